@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# ./build.sh demo    install what is missing, build, run the demo
+# ./build.sh check   install what is missing, build, run every test
+#                    (plain build, then an ASan/UBSan build of the same tests)
+# ./build.sh build   install what is missing and build only
+# ./build.sh deps    only install (or, without root, print) the packages
+# ./build.sh fuzz [RUNS]   build the libFuzzer harnesses with clang and run
+#                    each for RUNS iterations (default 1000000)
+#
+# Build trees: build/ (plain), build-asan/, build-fuzz/.
+set -eu
+
+top=$(cd "$(dirname "$0")" && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# Debian 12 packages the build and the tests need.
+PACKAGES="build-essential autoconf automake libtool pkg-config \
+libisal-dev libpcap-dev check tshark clang libclang-rt-14-dev"
+
+say() { printf '%s\n' "== $*"; }
+
+deps() {
+	missing=""
+	for p in $PACKAGES; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed'; then
+			missing="$missing $p"
+		fi
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -eq 0 ]; then
+		say "installing:$missing"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q
+		# shellcheck disable=SC2086
+		apt-get install -y -q --no-install-recommends $missing
+	else
+		echo "missing Debian packages; run as root:" >&2
+		echo "  apt-get install -y$missing" >&2
+		exit 1
+	fi
+}
+
+configure_tree() {
+	dir=$1
+	shift
+	if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+		say "autoreconf"
+		autoreconf -fi >/dev/null
+	fi
+	mkdir -p "$dir"
+	if [ ! -f "$dir/Makefile" ] || [ configure -nt "$dir/config.status" ]; then
+		say "configure $dir $*"
+		(cd "$dir" && "$top/configure" --enable-silent-rules "$@" >/dev/null)
+	fi
+}
+
+build() {
+	configure_tree build
+	say "make"
+	make -C build -j"$jobs" >/dev/null
+}
+
+run_check() {
+	dir=$1
+	say "make check ($dir)"
+	if ! make -C "$dir" -j"$jobs" check; then
+		for log in $(find "$dir/tests" -name '*.log' ! -name test-suite.log); do
+			if grep -q -E '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
+				echo "---- $log"
+				tail -50 "$log"
+			fi
+		done
+		exit 1
+	fi
+}
+
+check() {
+	build
+	run_check build
+	configure_tree build-asan --enable-asan
+	make -C build-asan -j"$jobs" >/dev/null
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_check build-asan
+	say "all tests passed"
+}
+
+demo() {
+	build
+	out=${TMPDIR:-/tmp}/iwcm-demo.pcap
+	say "encoding a sample MPA v2 peer-to-peer session into $out"
+	build/cli/iwcmctl sample -o "$out"
+	say "decoding it"
+	build/cli/iwcmctl decode "$out"
+}
+
+fuzz() {
+	runs=${1:-1000000}
+	configure_tree build-fuzz --enable-fuzzing CC=clang
+	make -C build-fuzz -j"$jobs" >/dev/null
+	make -C build-fuzz/tests -j"$jobs" fuzz-programs >/dev/null
+	for h in $(make -s -C build-fuzz/tests print-fuzz-harnesses); do
+		say "fuzz $h ($runs runs)"
+		corpus=$(mktemp -d)
+		cp "tests/fuzz/corpus/$h"/* "$corpus"/
+		build-fuzz/tests/"$h" -runs="$runs" -print_final_stats=1 \
+			"$corpus" 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|SUMMARY' || true
+		rm -rf "$corpus"
+	done
+}
+
+cmd=${1:-}
+case "$cmd" in
+demo) deps; demo ;;
+check) deps; check ;;
+build) deps; build ;;
+deps) deps ;;
+fuzz) deps; shift; fuzz "${1:-}" ;;
+*)
+	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac
