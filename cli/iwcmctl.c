@@ -1,2 +1,0 @@
-/* SPDX-License-Identifier: BSD-2-Clause */
-int main(void) { return 0; }
