@@ -7,3 +7,14 @@ TESTS += check_log
 check_log_SOURCES = check_log.c
 check_log_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_log_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+check_PROGRAMS += check_conf
+TESTS += check_conf
+check_conf_SOURCES = check_conf.c
+check_conf_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_conf_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+
+FUZZ_HARNESSES += fuzz_conf
+fuzz_conf_SOURCES = fuzz/fuzz_conf.c $(FUZZ_MAIN)
+fuzz_conf_CPPFLAGS = $(DAEMON_CPPFLAGS)
+fuzz_conf_LDADD = $(DAEMON_LIB)
+fuzz_conf_LDFLAGS = $(FUZZ_LINKFLAGS)

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_CONF_H
+#define IWCM_CONF_H
+
+/*
+ * iwcmd.conf(5): "key = value" lines, '#' comments, and [listener NAME]
+ * sections declaring listeners that clients attach to by service name.
+ * Parsing is table-driven and bounded (line length, listener and
+ * allow-list counts); an error names the file, the line and the key.
+ * SIGHUP parses into a fresh struct and swaps only on success.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#define CONF_LINE_MAX 1024
+#define CONF_NAME_MAX 64
+#define CONF_PATH_MAX 108		/* sun_path */
+#define CONF_MAX_LISTENERS 64
+#define CONF_MAX_PRIV_ALLOW 64
+
+enum conf_rev0 { CONF_REV0_STRICT, CONF_REV0_PERMISSIVE };
+enum conf_irdord { CONF_IRDORD_RELAXED, CONF_IRDORD_STRICT };
+enum conf_crc { CONF_CRC_REQUEST, CONF_CRC_PREFER_OFF };
+
+/* Negotiation policy, global defaults overridable per listener. */
+struct conf_policy {
+	enum conf_rev0 rev0;
+	enum conf_irdord irdord;
+	enum conf_crc crc;
+	bool markers;			/* ask the peer for markers */
+	bool rtr_frame;			/* seed-003 legacy RtR frame */
+	bool enhanced;			/* answer RFC 6581 enhanced requests */
+	uint8_t rtr_accept;		/* MPA_RTR_* types we accept */
+	uint8_t rtr_pref[3];		/* responder choice order */
+	unsigned int max_ird;
+	unsigned int max_ord;
+};
+
+struct conf_listener {
+	char name[CONF_NAME_MAX];
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	bool has_owner;
+	uid_t owner;
+	unsigned int backlog;
+	unsigned int pending_max;
+	struct conf_policy policy;
+};
+
+struct conf_priv_allow {
+	uid_t uid;
+	uint16_t port;
+};
+
+struct iwcmd_conf {
+	char socket_path[CONF_PATH_MAX];
+	bool verbose;
+	unsigned int request_timeout_ms;	/* 5 s: waiting for a Request */
+	unsigned int reply_timeout_ms;		/* 10 s: waiting for a Reply */
+	unsigned int ulp_timeout_ms;		/* ULP decision, not the peer's */
+	unsigned int rtr_timeout_ms;		/* 5 s: waiting for the RTR */
+	unsigned int max_listeners_per_uid;
+	unsigned int max_pending_per_uid;
+	unsigned int max_conns;
+	unsigned int pd_send_max;		/* private data we send */
+	struct conf_policy policy;
+	struct conf_listener listeners[CONF_MAX_LISTENERS];
+	size_t n_listeners;
+	struct conf_priv_allow priv_allow[CONF_MAX_PRIV_ALLOW];
+	size_t n_priv_allow;
+};
+
+/* Fill c with the built-in defaults (DESIGN.md "Defaults"). */
+void conf_defaults(struct iwcmd_conf *c);
+
+/*
+ * Parse text (len bytes, not necessarily NUL-terminated) on top of the
+ * defaults into *c.  fname is used in messages.  Returns 0, or -1 with a
+ * "fname:line: message" in err and errno EINVAL (c is then unspecified).
+ */
+int conf_parse(const char *text, size_t len, const char *fname,
+	       struct iwcmd_conf *c, char *err, size_t errlen);
+
+/* Read and parse path; -1 with err set on I/O or parse errors. */
+int conf_load(const char *path, struct iwcmd_conf *c, char *err,
+	      size_t errlen);
+
+/* Find a configured listener by service name, or NULL. */
+const struct conf_listener *conf_listener_find(const struct iwcmd_conf *c,
+					       const char *name);
+
+/* Whether uid may bind port (ports below 1024 need uid 0 or the list). */
+bool conf_port_allowed(const struct iwcmd_conf *c, uid_t uid, uint16_t port);
+
+#endif
