@@ -18,3 +18,9 @@ fuzz_conf_SOURCES = fuzz/fuzz_conf.c $(FUZZ_MAIN)
 fuzz_conf_CPPFLAGS = $(DAEMON_CPPFLAGS)
 fuzz_conf_LDADD = $(DAEMON_LIB)
 fuzz_conf_LDFLAGS = $(FUZZ_LINKFLAGS)
+
+check_PROGRAMS += check_conn_fsm
+TESTS += check_conn_fsm
+check_conn_fsm_SOURCES = check_conn_fsm.c
+check_conn_fsm_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_conn_fsm_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
