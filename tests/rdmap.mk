@@ -1,1 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# DDP headers (wire/ddp.c) and RDMAP messages (wire/rdmap.c, rdmap_names.c).
+check_PROGRAMS += check_ddp
+TESTS += check_ddp
+check_ddp_SOURCES = check_ddp.c
+check_ddp_LDADD = $(CHECK_LDADD)
+
+FUZZ_HARNESSES += fuzz_ddp
+fuzz_ddp_SOURCES = fuzz/fuzz_ddp.c $(FUZZ_MAIN)
+fuzz_ddp_LDADD = $(FUZZ_LIBS)
+fuzz_ddp_LDFLAGS = $(FUZZ_LINKFLAGS)

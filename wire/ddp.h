@@ -26,12 +26,17 @@
 #define DDP_VERSION_RDMAC 0	/* RDMA Consortium (seed 002) */
 #define DDP_VERSION_IETF 1	/* RFC 5041 */
 
-/* Untagged queue numbers (RFC 5040 §5.?, RFC 7306 §10.2). */
+/* Untagged queue numbers (RFC 5040 §4.1 Figure 4, RFC 7306 §10.2). */
 #define DDP_QN_SEND 0
-#define DDP_QN_READ_REQ 1	/* also Atomic Request */
+#define DDP_QN_READ_REQ 1	/* also Atomic Request (RFC 7306 §5.2) */
 #define DDP_QN_TERMINATE 2
 #define DDP_QN_ATOMIC_RESP 3
 
+/*
+ * A decoded DDP header.  Only the fields of the header's own model are
+ * meaningful: stag/to for tagged, rsvd_ulp32/qn/msn/mo for untagged; the
+ * parser zeroes the others.
+ */
 struct ddp_hdr {
 	bool tagged;		/* T */
 	bool last;		/* L */
@@ -55,13 +60,20 @@ static inline size_t ddp_hdr_len(uint8_t ctrl)
 }
 
 /*
- * Parse the DDP header at buf.  Any DV is returned; the caller checks it
- * against the negotiated version (RFC 5041 §7.2 "Invalid DDP version").
+ * Parse the DDP header at buf (the start of a ULPDU).  *used is the header
+ * length (14 or 18); what follows is ULP data.  WIRE_ESHORT when len is
+ * shorter than the header the T bit announces.  Any DV and any reserved
+ * bits are returned; the caller checks DV against the negotiated version
+ * (RFC 5041 §7.2 "Invalid DDP version").
  */
 enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len,
 			    struct ddp_hdr *out, size_t *used);
 
-/* Build a DDP header; reserved bits are sent as zero (RFC 5041 §4.2). */
+/*
+ * Build a DDP header in the model h->tagged selects; the reserved bits are
+ * sent as zero whatever h->rsvd holds (RFC 5041 §4.1).  WIRE_EINVAL when
+ * dv does not fit its 2 bits, WIRE_ENOSPC when cap is too small.
+ */
 enum wire_err ddp_hdr_build(const struct ddp_hdr *h, uint8_t *buf,
 			    size_t cap, size_t *written);
 
