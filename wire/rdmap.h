@@ -88,6 +88,8 @@ struct rdmap_atomic_resp {
 #define RDMAP_TERM_HDRCT_M 0x4	/* DDP Segment Length valid */
 #define RDMAP_TERM_HDRCT_D 0x2	/* DDP header included */
 #define RDMAP_TERM_HDRCT_R 0x1	/* RDMA (Read Request) header included */
+#define RDMAP_TERM_HDRCT_MASK 0x7
+#define RDMAP_TERM_LAYER_MAX 0xF	/* Layer and EType are 4 bits */
 
 /* Layer 0 error types / codes (RFC 5040 §4.8 Figure 9). */
 #define RDMAP_ETYPE_CATASTROPHIC 0x0
@@ -115,16 +117,25 @@ struct rdmap_atomic_resp {
 #define MPA_ECODE_INSUFFICIENT_IRD 0x06
 #define MPA_ECODE_NO_MATCHING_RTR 0x07
 
+/*
+ * A Terminate header (RFC 5040 §4.8 Figure 7).  On the wire: Terminate
+ * Control (19 bits) + 13 reserved bits, then the 16-bit DDP Segment Length
+ * when M or D is set, the Terminated DDP Header (14 or 18 octets, by its
+ * own T bit) when D is set, the 28-octet Terminated RDMA Header when R is
+ * set.  Fields whose HdrCt bit is clear are zero after parsing and are
+ * ignored by the builder; the reserved bits are ignored on receive and
+ * sent as zero.
+ */
 struct rdmap_term {
-	uint8_t layer;
-	uint8_t etype;
+	uint8_t layer;		/* RDMAP_TERM_LAYER_* (4 bits) */
+	uint8_t etype;		/* 4 bits */
 	uint8_t ecode;
 	uint8_t hdrct;		/* RDMAP_TERM_HDRCT_* */
-	uint16_t ddp_seg_len;	/* present when M or D */
-	bool has_ddp_seg_len;
+	uint16_t ddp_seg_len;	/* present when M or D, valid when M */
+	bool has_ddp_seg_len;	/* set by the parser: M or D */
 	/* Terminated DDP header, raw (14 or 18 octets) when D */
 	uint8_t ddp_hdr[DDP_UNTAGGED_HDR_LEN];
-	size_t ddp_hdr_len;
+	size_t ddp_hdr_len;	/* 0 without D */
 	/* Terminated RDMA header (a Read Request header) when R */
 	uint8_t rdma_hdr[RDMAP_READ_REQ_LEN];
 };
@@ -142,7 +153,7 @@ struct rdmap_msg {
 		struct rdmap_term term;
 		uint8_t imm[RDMAP_IMM_DATA_LEN];	/* big-endian value */
 	} u;
-	uint32_t inv_stag;	/* Send with Invalidate variants */
+	uint32_t inv_stag;	/* Send with Invalidate variants, else 0 */
 	const uint8_t *payload;	/* data after all headers (points in buf) */
 	size_t payload_len;
 };
@@ -155,6 +166,17 @@ struct rdmap_msg {
  * and lengths.  Returns WIRE_EOPCODE for an unknown opcode or a
  * tagged/untagged/QN mismatch, WIRE_ELEN for a bad length.  RV and DV are
  * returned, not checked (the caller knows the negotiated version).
+ *
+ * len is the whole segment: WIRE_ESHORT only when it is shorter than the
+ * DDP header; once the header is complete a length the opcode does not
+ * allow is WIRE_ELEN.  An opcode with its own header (Read Request,
+ * Terminate, Immediate Data, atomics) must be a single segment: L clear is
+ * WIRE_EFLAGS, MO other than 0 is WIRE_ELEN.  Opcodes 0xC-0xF are
+ * WIRE_EOPCODE.  A Terminate carries no ULP data, but octets after the
+ * headers its HdrCt announces (a peer may send the "zeroed" header fields
+ * of RFC 5040 §7.1 / RFC 7306 §8.1 with HdrCt clear) are accepted and
+ * returned as payload.  Any AOpCode is returned, supported or not (RFC
+ * 7306 §5.2.1 rule 4 makes that the responder's check).
  */
 enum wire_err rdmap_msg_parse(const uint8_t *buf, size_t len,
 			      struct rdmap_msg *out);
@@ -162,12 +184,24 @@ enum wire_err rdmap_msg_parse(const uint8_t *buf, size_t len,
 /*
  * Build the headers of m (DDP + RDMAP + opcode header) into buf; the
  * payload is not copied (*written is the header length).  The caller sets
- * m->ddp fields and m->rv; the control octet comes from rv and opcode.
+ * m->ddp fields and m->rv; the control octet comes from rv and opcode,
+ * the RDMAP reserved bits are sent as zero, and the untagged RsvdULP
+ * word is m->inv_stag for the Send with Invalidate variants and zero
+ * otherwise (RFC 5040 §4.1).  WIRE_EINVAL for what rdmap_msg_parse would
+ * reject: an unknown opcode, rv above 3, the wrong T bit or QN, or an
+ * opcode header in a segment with L clear or MO not 0.
  */
 enum wire_err rdmap_hdr_build(const struct rdmap_msg *m, uint8_t *buf,
 			      size_t cap, size_t *written);
 
-/* Individual opcode headers, for callers that assemble segments. */
+/*
+ * Individual opcode headers, for callers that assemble segments.  The
+ * parsers read the header at the start of buf (more octets may follow)
+ * and return WIRE_ESHORT when len is shorter; the fixed-size builders
+ * write exactly RDMAP_READ_REQ_LEN, RDMAP_ATOMIC_REQ_LEN or
+ * RDMAP_ATOMIC_RESP_LEN octets or return WIRE_ENOSPC.  Reserved bits are
+ * kept when parsed and sent as zero; an AOpCode above 0xF is WIRE_EINVAL.
+ */
 enum wire_err rdmap_read_req_parse(const uint8_t *buf, size_t len,
 				   struct rdmap_read_req *out);
 enum wire_err rdmap_read_req_build(const struct rdmap_read_req *r,
@@ -188,7 +222,11 @@ enum wire_err rdmap_term_build(const struct rdmap_term *t, uint8_t *buf,
 /*
  * RFC 5040 §4.8 Figure 10 header-copy rules: which of the offending
  * segment's headers a Terminate of (layer, etype) carries, given the
- * offending message's opcode.  Returns RDMAP_TERM_HDRCT_* bits.
+ * offending message's opcode.  Returns RDMAP_TERM_HDRCT_* bits: M|D for
+ * RDMAP Remote Protection and Remote Operation errors and for DDP Tagged
+ * and Untagged Buffer errors, plus R for a Remote Protection error on a
+ * Read Request; nothing for Local Catastrophic errors, LLP errors or
+ * unknown types.  R is never set for the RFC 7306 messages (§8.1).
  */
 uint8_t rdmap_term_hdrct(uint8_t layer, uint8_t etype, uint8_t opcode);
 
@@ -197,6 +235,10 @@ uint8_t rdmap_term_hdrct(uint8_t layer, uint8_t etype, uint8_t opcode);
  * long, may be NULL for a locally detected error): sets HdrCt by
  * rdmap_term_hdrct() and copies the DDP header / Read Request header as
  * RFC 5040 §4.8 and RFC 7306 §8.1 require (never the atomic header).
+ * seg is the whole segment: seg_len becomes the DDP Segment Length.  A
+ * header that cannot be copied (seg NULL or too short) is left out with
+ * its HdrCt bit ("Yes, if possible", Figure 10); M is cleared when
+ * seg_len does not fit 16 bits.
  */
 void rdmap_term_fill(struct rdmap_term *t, uint8_t layer, uint8_t etype,
 		     uint8_t ecode, const uint8_t *seg, size_t seg_len);
