@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_IWCMD_H
+#define IWCM_IWCMD_H
+
+/*
+ * iwcmd internals shared between its files, grouped by the file that
+ * defines them (the bgpd/tmux model).  Everything else is static.
+ *
+ * Ownership: a struct client is one peer on the client or admin socket;
+ * a struct listener is one listening TCP socket, owned by a uid and,
+ * while a client is attached, routed to that client; a struct conn is one
+ * connection being negotiated (conn.c), from accept/connect to handoff.
+ * The daemon never touches a connection's socket after handoff.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+
+#include "conf.h"
+#include "ipc.h"
+#include "iwcm.pb-c.h"
+#include "ctl.pb-c.h"
+
+struct conn;
+
+/* ---- main.c ---- */
+
+extern struct event_base *iwcmd_base;
+extern const struct iwcmd_conf *iwcmd_conf;	/* current configuration */
+
+/* Handshake outcome counters ("iwcmctl stats"). */
+struct iwcmd_stats {
+	uint64_t accepted;		/* TCP connections accepted */
+	uint64_t connects;		/* client connect requests */
+	uint64_t established;		/* handed off */
+	uint64_t rejected_local;	/* we sent R=1 */
+	uint64_t rejected_peer;		/* peer sent R=1 */
+	uint64_t timeouts;
+	uint64_t bad_frames;
+	uint64_t term_sent[8];		/* by RFC 5044/6581 MPA code 0-7 */
+	uint64_t fallbacks;		/* RFC 6581 §10 retries */
+	uint64_t unreachable;
+	uint64_t protocol_errors;	/* FSM pairs not in the table */
+};
+extern struct iwcmd_stats iwcmd_stats;
+
+/* Milliseconds since the daemon started (monotonic). */
+uint64_t iwcmd_now_ms(void);
+
+/* ---- control.c ---- */
+
+struct client {
+	TAILQ_ENTRY(client) entry;
+	uint64_t id;
+	int fd;
+	struct event *ev;
+	bool admin;		/* on the admin socket */
+	bool hello;		/* version handshake done */
+	uid_t uid;		/* SO_PEERCRED */
+	gid_t gid;
+	pid_t pid;
+	unsigned int n_listeners;
+	unsigned int n_pending;	/* connections awaiting its decision */
+};
+
+/* Bind (or adopt, fd >= 0 from socket activation) both sockets. */
+int control_init(const char *client_path, int client_fd,
+		 const char *admin_path, int admin_fd);
+/* Close the listening sockets and every client (shutdown). */
+void control_shutdown(void);
+/* The admin socket path beside a client socket path. */
+void control_admin_path(const char *client_path, char *out, size_t len);
+/* Send one message to a client; on failure the client is dropped. */
+int client_send(struct client *c, uint16_t type, uint32_t reqid,
+		const ProtobufCMessage *body, int fd);
+struct client *client_find(uint64_t id);
+
+/* ---- client_api.c ---- */
+
+/* Handle one message from a client (not admin) after the handshake. */
+void client_api_dispatch(struct client *c, struct ipc_msg *m);
+/* A client went away: drop its listeners, reject its pending requests. */
+void client_api_gone(struct client *c);
+
+/* Handle one admin request (admin socket); always ends with END or
+ * RESULT. */
+void control_admin_dispatch(struct client *c, struct ipc_msg *m);
+
+/* ---- listener.c ---- */
+
+struct listener {
+	TAILQ_ENTRY(listener) entry;
+	uint64_t id;
+	int fd;
+	struct event *ev;
+	struct sockaddr_storage addr;	/* as bound (port resolved) */
+	socklen_t addrlen;
+	char service[CONF_NAME_MAX];	/* "" unless from the config */
+	uid_t owner;
+	struct client *client;		/* attached owner, or NULL */
+	struct conf_policy policy;
+	Iwcm__ConnParams *params;	/* client's defaults, or NULL */
+	unsigned int pending;		/* requests not yet decided */
+	unsigned int pending_max;
+};
+
+/* Bind the listeners declared in the configuration. */
+int listener_init_config(const struct iwcmd_conf *conf);
+/* A client asks to listen (by address or service); result code. */
+Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
+			     struct listener **out);
+Iwcm__Result listener_unlisten(struct client *c, uint64_t id);
+/* The client to send a new request to, or NULL (then it waits). */
+struct client *listener_route(struct listener *l);
+struct listener *listener_find(uint64_t id);
+void listener_foreach(void (*fn)(struct listener *, void *), void *arg);
+/* Close every listening socket (shutdown). */
+void listener_shutdown(void);
+
+/* ---- conn.c (the FSM actions), mpa_negotiate.c, rtr_fence.c ---- */
+
+/* Responder side: listener.c accepted fd (consumes fd). */
+void conn_accepted(struct listener *l, int fd);
+/* Initiator side: a client's Connect; returns the result for its Ack. */
+Iwcm__Result conn_connect(struct client *c, const Iwcm__Connect *req,
+			  uint64_t *conn_id);
+/* The owner's decision on a CONNECT_REQUEST. */
+Iwcm__Result conn_ulp_accept(struct client *c, const Iwcm__Accept *req);
+Iwcm__Result conn_ulp_reject(struct client *c, const Iwcm__Reject *req);
+Iwcm__Result conn_disconnect(struct client *c, uint64_t conn_id);
+/* A listener now has a client: deliver the requests waiting for one. */
+void conn_listener_attached(struct listener *l);
+/* A listener or a client is gone. */
+void conn_listener_gone(struct listener *l);
+void conn_client_gone(struct client *c);
+/* iwcmctl kill; shutdown aborts all. */
+Iwcm__Result conn_kill(uint64_t conn_id);
+void conn_abort_all(void);
+/*
+ * iwcmctl connect: negotiate with the given parameters on behalf of an
+ * admin client; sends CTL_NEGOTIATION (raw frames and the outcome) and
+ * then RESULT with reqid when done.
+ */
+Iwcm__Result conn_force(struct client *c, uint32_t reqid,
+			const Iwcm__Ctl__ForceConnect *req);
+/* For the admin API: describe every live connection. */
+void conn_foreach_info(void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
+		       void *arg);
+Iwcm__Result conn_info(uint64_t conn_id,
+		       void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
+		       void *arg);
+/* Number of live connections. */
+unsigned int conn_count(void);
+
+#endif
