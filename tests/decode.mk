@@ -1,1 +1,27 @@
 # SPDX-License-Identifier: BSD-2-Clause
+#
+# iwcmctl decode: shell tests over the Linux siw captures in
+# vectors/captures/ and over damaged, reordered and hex inputs, and the
+# dissector fuzz harness.  The shell tests need $(top_builddir)/cli/iwcmctl.
+
+DECODE_TESTS = \
+	decode/captures.sh \
+	decode/damaged.sh \
+	decode/reassembly.sh \
+	decode/hex.sh \
+	decode/usage.sh
+TESTS += $(DECODE_TESTS)
+EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
+	vectors/captures/README.md \
+	vectors/captures/siw-readbw-mpa1-crc.pcap \
+	vectors/captures/siw-rping-default.pcap \
+	vectors/captures/siw-rping-mpa1.pcap \
+	vectors/captures/siw-rping-mpa2-p2p-writertr.pcap
+
+FUZZ_HARNESSES += fuzz_dissect
+fuzz_dissect_SOURCES = fuzz/fuzz_dissect.c \
+	../cli/decode.c ../cli/dissect.c ../cli/output.c $(FUZZ_MAIN)
+fuzz_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+fuzz_dissect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
+fuzz_dissect_LDADD = $(FUZZ_LIBS) $(PCAP_LIBS)
+fuzz_dissect_LDFLAGS = $(FUZZ_LINKFLAGS)
