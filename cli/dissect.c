@@ -67,6 +67,7 @@ struct side {
 	uint64_t bytes;
 	uint64_t ignored;
 	const char *stop_reason;
+	bool data_forbidden;	/* octets after the stop break a rule */
 };
 
 struct dissect {
@@ -219,14 +220,26 @@ static const uint8_t key_rtr_lower[MPA_KEY_LEN] = {
 	't', 'r', ' ', 'F', 'r', 'a', 'm', 'e',
 };
 
-static enum keym key_match1(const uint8_t *p, size_t len,
-			    const uint8_t *key)
+/* What all keys start with: a frame whose key is damaged after it is
+ * still reported as a bad frame, not decoded as FPDUs. */
+static const uint8_t key_common[] = { 'M', 'P', 'A', ' ', 'I', 'D', ' ' };
+
+static enum keym key_match_n(const uint8_t *p, size_t len,
+			     const uint8_t *key, size_t key_len)
 {
-	size_t n = len < MPA_KEY_LEN ? len : MPA_KEY_LEN;
+	size_t n = len < key_len ? len : key_len;
 
 	if (memcmp(p, key, n) != 0)
 		return KEYM_NO;
-	return n < MPA_KEY_LEN ? KEYM_PARTIAL : KEYM_FULL;
+	return n < key_len ? KEYM_PARTIAL : KEYM_FULL;
+}
+
+static enum keym key_match1(const uint8_t *p, size_t len,
+			    const uint8_t *key)
+{
+	if (key == key_common)
+		return key_match_n(p, len, key, sizeof(key_common));
+	return key_match_n(p, len, key, MPA_KEY_LEN);
 }
 
 /* Best match of p against the keys in keys[] (NULL-terminated). */
@@ -357,6 +370,7 @@ static void negotiate(struct dissect *d)
 		/* RFC 5044 §7.1.2: a rejected connection goes no further. */
 		side_stop(d, is, "the Reply rejected the connection");
 		side_stop(d, rs, "the Reply rejected the connection");
+		d->s[is].data_forbidden = d->s[rs].data_forbidden = true;
 		return;
 	}
 	d->s[is].version_known = d->s[rs].version_known =
@@ -433,9 +447,22 @@ static void side_advance(struct dissect *d, int side)
 			m = key_match(s->pend.p, s->pend.len, start_keys);
 			if (m == KEYM_PARTIAL)
 				return;
-			if (m == KEYM_FULL) {
+			if (m == KEYM_FULL || key_match1(s->pend.p, s->pend.len,
+							 key_common) == KEYM_FULL) {
+				/* a frame, or one whose key is damaged:
+				 * mpa_frame_parse() says which */
 				s->state = DS_FRAME;
 				break;
+			}
+			if (d->s[!side].have_frame) {
+				/* RFC 5044 §7.1.2: the peer's frame must be
+				 * answered by a frame */
+				event_at(d, side, 0, OUT_EV_MALFORMED, true,
+					 "expected an MPA %s frame",
+					 d->s[!side].role == ROLE_INITIATOR ?
+						 "Reply" : "Request");
+				side_stop(d, side, "no startup frame");
+				return;
 			}
 			/* No startup frame: the capture began in full
 			 * operation.  Decode FPDUs from the first octet seen,
@@ -938,7 +965,13 @@ static void side_end(struct dissect *d, int side)
 				 "FPDU incomplete at the end of the input: "
 				 "%zu octets", s->raw.len);
 	}
-	if (s->state == DS_STOP && s->ignored)
+	if (s->state == DS_STOP && s->ignored && s->data_forbidden)
+		/* RFC 5044 §7.1.2: nothing follows a rejecting Reply */
+		dissect_event(d, side, OUT_EV_PROTOCOL, true,
+			      "%llu octets sent after %s",
+			      (unsigned long long)s->ignored,
+			      "the Reply rejected the connection");
+	else if (s->state == DS_STOP && s->ignored)
 		dissect_event(d, side, OUT_EV_NOTE, false,
 			      "%llu octets not decoded (%s)",
 			      (unsigned long long)s->ignored, s->stop_reason);
