@@ -19,7 +19,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Debian 12 packages the build and the tests need.
 PACKAGES="build-essential autoconf automake libtool pkg-config \
 libisal-dev libpcap-dev check tshark \
-libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev"
+libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev \
+libevent-dev libsystemd-dev systemd"
 
 say() { printf '%s\n' "== $*"; }
 
