@@ -51,6 +51,7 @@ struct side {
 	uint8_t frame_raw[MPA_FRAME_MAX];
 	size_t frame_len;
 	struct mpa_frame frame;
+	uint64_t frames_len;	/* octets of startup frames so far */
 	/* full operation */
 	struct mpa_rx rx;
 	bool markers;
@@ -259,6 +260,7 @@ static enum keym key_match(const uint8_t *p, size_t len,
 static void emit_frame(struct dissect *d, int side, const struct mpa_frame *f,
 		       const uint8_t *raw, size_t raw_len, bool rtr_lower)
 {
+	struct side *s = &d->s[side];
 	struct out_frame of;
 
 	memset(&of, 0, sizeof(of));
@@ -266,10 +268,12 @@ static void emit_frame(struct dissect *d, int side, const struct mpa_frame *f,
 	of.dir = side_dir(d, side);
 	of.src = d->ep[side];
 	of.dst = d->ep[!side];
+	of.off = s->frames_len;
 	of.f = f;
 	of.raw = raw;
 	of.raw_len = raw_len;
 	of.key_rtr_lower = rtr_lower;
+	s->frames_len += raw_len;
 	d->st->frames++;
 	d->out->ops->frame(d->out, &of);
 }
@@ -419,8 +423,9 @@ static void frame_done(struct dissect *d, int side, const struct mpa_frame *f,
 static void frame_error(struct dissect *d, int side, const char *what,
 			enum wire_err err)
 {
-	event_at(d, side, 0, OUT_EV_MALFORMED, true, "%s frame: %s (%s)", what,
-		 wire_strerror(err), wire_errname(err));
+	event_at(d, side, d->s[side].frames_len, OUT_EV_MALFORMED, true,
+		 "%s frame: %s (%s)", what, wire_strerror(err),
+		 wire_errname(err));
 	side_stop(d, side, "malformed startup frame");
 }
 
@@ -447,10 +452,11 @@ static void side_advance(struct dissect *d, int side)
 			m = key_match(s->pend.p, s->pend.len, start_keys);
 			if (m == KEYM_PARTIAL)
 				return;
-			if (m == KEYM_FULL || key_match1(s->pend.p, s->pend.len,
-							 key_common) == KEYM_FULL) {
-				/* a frame, or one whose key is damaged:
-				 * mpa_frame_parse() says which */
+			/* a frame, or one whose key is damaged after
+			 * "MPA ID ": mpa_frame_parse() says which */
+			if (m == KEYM_FULL ||
+			    key_match1(s->pend.p, s->pend.len, key_common) ==
+				    KEYM_FULL) {
 				s->state = DS_FRAME;
 				break;
 			}
@@ -903,7 +909,6 @@ void dissect_data(struct dissect *d, int side, const uint8_t *buf,
 void dissect_gap(struct dissect *d, int side, uint64_t missing)
 {
 	struct side *s;
-	uint64_t at;
 
 	if (side < 0 || side > 1)
 		return;
@@ -912,10 +917,15 @@ void dissect_gap(struct dissect *d, int side, uint64_t missing)
 		s->ignored += missing;
 		return;
 	}
-	at = s->state == DS_FPDU ? s->off : s->pend.len;
-	event_at(d, side, at, OUT_EV_GAP, true,
-		 "%llu octets missing from the capture; direction not "
-		 "decoded further", (unsigned long long)missing);
+	if (s->state == DS_FPDU)
+		event_at(d, side, s->off, OUT_EV_GAP, true,
+			 "%llu octets missing from the capture; direction "
+			 "not decoded further", (unsigned long long)missing);
+	else
+		dissect_event(d, side, OUT_EV_GAP, true,
+			      "%llu octets missing from the capture before "
+			      "full operation; direction not decoded further",
+			      (unsigned long long)missing);
 	side_stop(d, side, "gap in the capture");
 }
 
@@ -927,12 +937,12 @@ static void side_end(struct dissect *d, int side)
 	case DS_START:
 	case DS_FRAME:
 		if (s->pend.len)
-			event_at(d, side, 0, OUT_EV_TRUNCATED, true,
+			event_at(d, side, s->frames_len, OUT_EV_TRUNCATED, true,
 				 "MPA startup frame incomplete: %zu octets",
 				 s->pend.len);
 		break;
 	case DS_RTR_FRAME:
-		event_at(d, side, 0, OUT_EV_TRUNCATED, true,
+		event_at(d, side, s->frames_len, OUT_EV_TRUNCATED, true,
 			 "MPA RtR frame incomplete: %zu octets", s->pend.len);
 		break;
 	case DS_RTR_KEY:

@@ -686,7 +686,7 @@ static void js_frame(struct out_sink *o, const struct out_frame *fr)
 
 	jw_begin(&w, o->fp, "frame");
 	jw_dir(&w, fr->conn, fr->dir, fr->src, fr->dst);
-	jw_uint(&w, "offset", 0);
+	jw_uint(&w, "offset", fr->off);
 	jw_str(&w, "frame", frame_type_name(f->type));
 	jw_key(&w, "key");
 	json_str(w.fp, (const char *)fr->raw,

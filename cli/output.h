@@ -41,6 +41,7 @@ struct out_frame {
 	unsigned int conn;
 	enum out_dir dir;
 	const char *src, *dst;
+	uint64_t off;		/* octets of this direction before it */
 	const struct mpa_frame *f;
 	const uint8_t *raw;	/* the whole frame as on the wire */
 	size_t raw_len;

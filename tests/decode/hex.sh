@@ -170,6 +170,7 @@ rc=$(decode_rc "$J" -j --hex "$T/rtrf.hex")
 is "RtR frame: exit status" "$rc" 0
 F=$(lines frame '"frame":"rtr"' <"$J")
 is "RtR frame: decoded" "$(echo "$F" | jval dir) $(echo "$F" | jval key_rtr_lower)" "i2r true"
+is "RtR frame: after the Request" "$(echo "$F" | jval offset)" 20
 is "RtR frame: S=1 Rev 1 is not enhanced" "$(lines negotiated <"$J" | jval enhanced)" false
 is "RtR frame: FPDU after it at offset 0" "$(lines fpdu <"$J" | jval offset)/$(lines fpdu <"$J" | jval payload)" 0/61626364
 
