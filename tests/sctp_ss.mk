@@ -1,1 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# DDP/SCTP session control (wire/sctp_ss.c) and the connection setup
+# decisions (wire/negotiate.c).
+check_PROGRAMS += check_sctp_ss
+TESTS += check_sctp_ss
+check_sctp_ss_SOURCES = check_sctp_ss.c
+check_sctp_ss_LDADD = $(CHECK_LDADD)
+
+FUZZ_HARNESSES += fuzz_sctp_ss
+fuzz_sctp_ss_SOURCES = fuzz/fuzz_sctp_ss.c $(FUZZ_MAIN)
+fuzz_sctp_ss_LDADD = $(FUZZ_LIBS)
+fuzz_sctp_ss_LDFLAGS = $(FUZZ_LINKFLAGS)
