@@ -72,12 +72,31 @@ static void ipc_hdr_put(uint8_t *p, uint16_t type, uint32_t reqid)
 	p[7] = (uint8_t)reqid;
 }
 
-/* Pack body behind a header and send it as one datagram, maybe with fd. */
-int ipc_send(int sock, uint16_t type, uint32_t reqid,
-	     const ProtobufCMessage *body, int fd)
+/* Pack header and body into buf; returns the message length. */
+ssize_t ipc_pack(uint16_t type, uint32_t reqid, const ProtobufCMessage *body,
+		 uint8_t *buf, size_t cap)
 {
-	uint8_t buf[IPC_MAX_MSG];
 	size_t blen = 0;
+
+	if (cap < IPC_HDR_LEN) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (body) {
+		blen = protobuf_c_message_get_packed_size(body);
+		if (blen > IPC_MAX_BODY || blen > cap - IPC_HDR_LEN) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		protobuf_c_message_pack(body, buf + IPC_HDR_LEN);
+	}
+	ipc_hdr_put(buf, type, reqid);
+	return (ssize_t)(IPC_HDR_LEN + blen);
+}
+
+/* Send len packed octets as one datagram, with fd attached when >= 0. */
+int ipc_send_buf(int sock, const uint8_t *buf, size_t len, int fd)
+{
 	struct iovec iov;
 	struct msghdr mh;
 	union {
@@ -86,17 +105,12 @@ int ipc_send(int sock, uint16_t type, uint32_t reqid,
 	} cbuf;
 	ssize_t n;
 
-	if (body) {
-		blen = protobuf_c_message_get_packed_size(body);
-		if (blen > IPC_MAX_BODY) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		protobuf_c_message_pack(body, buf + IPC_HDR_LEN);
+	if (len > IPC_MAX_MSG) {
+		errno = EMSGSIZE;
+		return -1;
 	}
-	ipc_hdr_put(buf, type, reqid);
-	iov.iov_base = buf;
-	iov.iov_len = IPC_HDR_LEN + blen;
+	iov.iov_base = (void *)buf;
+	iov.iov_len = len;
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
@@ -117,8 +131,42 @@ int ipc_send(int sock, uint16_t type, uint32_t reqid,
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
-	if ((size_t)n != iov.iov_len) {
+	if ((size_t)n != len) {
 		errno = EMSGSIZE;
+		return -1;
+	}
+	return 0;
+}
+
+/* Pack body behind a header and send it as one datagram, maybe with fd. */
+int ipc_send(int sock, uint16_t type, uint32_t reqid,
+	     const ProtobufCMessage *body, int fd)
+{
+	uint8_t buf[IPC_MAX_MSG];
+	ssize_t len;
+
+	len = ipc_pack(type, reqid, body, buf, sizeof(buf));
+	if (len < 0)
+		return -1;
+	return ipc_send_buf(sock, buf, (size_t)len, fd);
+}
+
+/* The admin socket path beside a client socket path. */
+int ipc_admin_path(const char *client_path, char *out, size_t len)
+{
+	static const char sfx[] = ".sock";
+	size_t n = strlen(client_path), sl = sizeof(sfx) - 1;
+	int w;
+
+	if (n >= sl && !strcmp(client_path + n - sl, sfx))
+		w = snprintf(out, len, "%.*s.admin.sock", (int)(n - sl),
+			     client_path);
+	else
+		w = snprintf(out, len, "%s.admin", client_path);
+	if (w < 0 || (size_t)w >= len) {
+		if (len)
+			out[0] = '\0';
+		errno = ENAMETOOLONG;
 		return -1;
 	}
 	return 0;

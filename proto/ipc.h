@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <protobuf-c/protobuf-c.h>
 
@@ -89,6 +90,25 @@ const char *ipc_type_name(uint16_t type);
  */
 int ipc_send(int sock, uint16_t type, uint32_t reqid,
 	     const ProtobufCMessage *body, int fd);
+
+/*
+ * Pack header and body into buf (cap octets, IPC_MAX_MSG is always
+ * enough); returns the message length, or -1 with EMSGSIZE.  With
+ * ipc_send_buf() this is ipc_send() in two steps, for senders that queue
+ * messages while a peer's socket is full.
+ */
+ssize_t ipc_pack(uint16_t type, uint32_t reqid, const ProtobufCMessage *body,
+		 uint8_t *buf, size_t cap);
+
+/* Send len packed octets as one datagram, with fd attached when >= 0. */
+int ipc_send_buf(int sock, const uint8_t *buf, size_t len, int fd);
+
+/*
+ * The admin socket path beside a client socket path: a trailing ".sock"
+ * becomes ".admin.sock", any other path gets ".admin" appended.  -1 with
+ * ENAMETOOLONG when the result does not fit in len.
+ */
+int ipc_admin_path(const char *client_path, char *out, size_t len);
 
 /*
  * Receive one datagram into m.  Returns 1 on a message, 0 on orderly EOF,

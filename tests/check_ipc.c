@@ -308,6 +308,47 @@ START_TEST(test_established_round_trip)
 }
 END_TEST
 
+START_TEST(test_packed_queue_send)
+{
+	Iwcm__Hello h = IWCM__HELLO__INIT, *g;
+	uint8_t buf[IPC_MAX_MSG];
+	ssize_t len;
+
+	h.version = IPC_PROTO_VERSION;
+	len = ipc_pack(IPC_HELLO, 9, &h.base, buf, sizeof(buf));
+	ck_assert_int_gt(len, IPC_HDR_LEN);
+	ck_assert_int_eq(ipc_pack(IPC_HELLO, 9, &h.base, buf, 4), -1);
+	ck_assert_int_eq(errno, EMSGSIZE);
+	ck_assert_int_eq(ipc_send_buf(sp[0], buf, (size_t)len, -1), 0);
+	ck_assert_int_eq(ipc_recv(sp[1], &msg, false), 1);
+	ck_assert_uint_eq(msg.hdr.type, IPC_HELLO);
+	ck_assert_uint_eq(msg.hdr.reqid, 9);
+	g = (Iwcm__Hello *)ipc_unpack(&msg, &iwcm__hello__descriptor);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->version, IPC_PROTO_VERSION);
+	protobuf_c_message_free_unpacked(&g->base, NULL);
+}
+END_TEST
+
+START_TEST(test_admin_path)
+{
+	char out[64];
+
+	ck_assert_int_eq(ipc_admin_path("/run/iwcm/iwcmd.sock", out,
+					sizeof(out)), 0);
+	ck_assert_str_eq(out, "/run/iwcm/iwcmd.admin.sock");
+	ck_assert_int_eq(ipc_admin_path("/tmp/x", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/tmp/x.admin");
+	ck_assert_int_eq(ipc_admin_path(".sock", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, ".admin.sock");
+	ck_assert_int_eq(ipc_admin_path("/tmp/sock", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/tmp/sock.admin");
+	ck_assert_int_eq(ipc_admin_path("/run/iwcm/iwcmd.sock", out, 20), -1);
+	ck_assert_int_eq(errno, ENAMETOOLONG);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 static Suite *ipc_suite(void)
 {
 	Suite *s = suite_create("ipc");
@@ -326,6 +367,8 @@ static Suite *ipc_suite(void)
 	tcase_add_test(tc, test_oversize_send);
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_established_round_trip);
+	tcase_add_test(tc, test_packed_queue_send);
+	tcase_add_test(tc, test_admin_path);
 	suite_add_tcase(s, tc);
 	return s;
 }
