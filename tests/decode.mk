@@ -9,6 +9,7 @@ DECODE_TESTS = \
 	decode/damaged.sh \
 	decode/reassembly.sh \
 	decode/hex.sh \
+	decode/links.sh \
 	decode/usage.sh
 TESTS += $(DECODE_TESTS)
 EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
