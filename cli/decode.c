@@ -5,6 +5,8 @@
  * link, IP and TCP headers, reassemble each TCP direction by sequence
  * number and feed the streams to the per-connection dissector.
  */
+#include "config.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -429,6 +431,8 @@ static void ipv4_packet(struct decode *dc, const uint8_t *p, size_t len)
 	}
 	ihl = (size_t)(p[0] & 0x0f) * 4;
 	tot = wire_be16(p + 2);
+	if (tot == 0)
+		tot = len;	/* segmentation offload left it unset */
 	if (ihl < 20 || ihl > len || tot < ihl) {
 		decode_input_event(dc, 0, "malformed IPv4 header (IHL %zu, "
 				   "total length %zu)", ihl, tot);

@@ -7,6 +7,8 @@
  * keeps the per-connection state, applies the negotiation rules to know
  * how each direction is framed, and describes the result to the output.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

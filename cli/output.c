@@ -5,6 +5,8 @@
  * JSON lines (one object per PDU, stable field names, documented in
  * iwcmctl(8)) and a null sink.
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
