@@ -291,6 +291,7 @@ static void negotiate(struct dissect *d)
 {
 	struct out_params *p = &d->params;
 	const struct mpa_frame *req, *rep;
+	bool problem_bad = false;
 	int is, rs;
 
 	if (d->params_done || !d->s[0].have_frame || !d->s[1].have_frame)
@@ -365,12 +366,16 @@ static void negotiate(struct dissect *d)
 			     "§10)";
 	/* RFC 6581 §9.2: peer-to-peer when A is set in both frames. */
 	p->p2p = p->enhanced && req->enh.p2p && rep->enh.p2p;
-	if (p->enhanced && req->enh.p2p && !rep->enh.p2p && !p->rejected)
+	if (p->enhanced && req->enh.p2p && !rep->enh.p2p && !p->rejected) {
+		/* a MUST of the responder, not a choice: count it */
 		p->problem = "Request has A=1 but the Reply has A=0 (RFC 6581 "
 			     "§9.2)";
+		problem_bad = true;
+	}
 	d->out->ops->params(d->out, p);
 	if (p->problem)
-		dissect_event(d, -1, OUT_EV_PROTOCOL, false, "%s", p->problem);
+		dissect_event(d, -1, OUT_EV_PROTOCOL, problem_bad, "%s",
+			      p->problem);
 
 	if (p->rejected) {
 		/* RFC 5044 §7.1.2: a rejected connection goes no further. */

@@ -40,6 +40,7 @@ static void usage(FILE *fp)
 	      fp);
 }
 
+/* Run the command named by argv[1] (or a unique prefix of its name). */
 int main(int argc, char **argv)
 {
 	const struct command *match = NULL, *prefix = NULL;
