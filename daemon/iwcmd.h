@@ -79,6 +79,21 @@ void control_admin_path(const char *client_path, char *out, size_t len);
 int client_send(struct client *c, uint16_t type, uint32_t reqid,
 		const ProtobufCMessage *body, int fd);
 struct client *client_find(uint64_t id);
+/*
+ * Close a client's connection (any error on it, or why == NULL for an
+ * orderly end); its listeners and requests go away.  The struct stays
+ * valid, with fd -1, until the event loop runs again.
+ */
+void client_close(struct client *c, const char *why);
+/* Hold back messages to c while one of its requests is handled. */
+void client_cork(struct client *c);
+/* Send a request's reply ahead of the held-back messages, releasing them. */
+int client_reply(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body);
+/* Connections awaiting a decision by all the clients of uid. */
+unsigned int control_uid_pending(uid_t uid);
+/* Whether both control sockets are being served (the watchdog asks). */
+bool control_healthy(void);
 
 /* ---- client_api.c ---- */
 
@@ -86,6 +101,10 @@ struct client *client_find(uint64_t id);
 void client_api_dispatch(struct client *c, struct ipc_msg *m);
 /* A client went away: drop its listeners, reject its pending requests. */
 void client_api_gone(struct client *c);
+/* Check a Connect's (or iwcmctl connect's, forced) destination and
+ * parameters: RES_OK or RES_EINVAL. */
+Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
+				      const Iwcm__ConnParams *p, bool forced);
 
 /* Handle one admin request (admin socket); always ends with END or
  * RESULT. */
@@ -121,6 +140,14 @@ struct listener *listener_find(uint64_t id);
 void listener_foreach(void (*fn)(struct listener *, void *), void *arg);
 /* Close every listening socket (shutdown). */
 void listener_shutdown(void);
+
+/* ---- watchdog.c ---- */
+
+/* Start the systemd watchdog pings and STATUS= updates, if enabled. */
+void watchdog_init(void);
+void watchdog_stop(void);
+/* Tell systemd state ("READY=1", ...) with a fresh STATUS= line. */
+void watchdog_notify(const char *state);
 
 /* ---- conn.c (the FSM actions), mpa_negotiate.c, rtr_fence.c ---- */
 

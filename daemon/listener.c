@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Listening TCP sockets.  A listener is either bound for a client
+ * (Listen{addr}: it belongs to that client's uid and closes with the
+ * client) or declared in iwcmd.conf ([listener NAME]: it lives as long as
+ * the configuration and clients attach to it with Listen{service}).
+ *
+ * Listening is cheap: the kernel backlog is large and fixed; what bounds
+ * the work a listener can cause is pending_max, the number of requests
+ * waiting for its owner's decision (conn.c enforces it).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "iwcmd.h"
+#include "log.h"
+
+#define LISTENER_BACKLOG 4096
+#define LISTENER_ACCEPT_BURST 64
+#define LISTENER_PENDING_DEFAULT 64
+
+/* struct listener is embedded: the EMFILE back-off timer is ours. */
+struct listener_priv {
+	struct listener l;
+	struct event *pause;
+	unsigned int backlog;
+};
+
+static TAILQ_HEAD(, listener) listeners = TAILQ_HEAD_INITIALIZER(listeners);
+static uint64_t listener_next_id;
+static struct log_ratelimit listener_rl = LOG_RATELIMIT_INIT(10, 10);
+
+static struct listener_priv *listener_priv(struct listener *l)
+{
+	return (struct listener_priv *)((char *)l -
+					offsetof(struct listener_priv, l));
+}
+
+static uint16_t ss_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+static const char *ss_str(const struct sockaddr_storage *ss, char *buf,
+			  size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr,
+			  a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ss_port(ss));
+	} else {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
+			  a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ss_port(ss));
+	}
+	return buf;
+}
+
+/* Same family and address, and the same port unless want's is 0. */
+static bool ss_match(const struct sockaddr_storage *have,
+		     const struct sockaddr_storage *want)
+{
+	if (have->ss_family != want->ss_family)
+		return false;
+	if (ss_port(want) && ss_port(have) != ss_port(want))
+		return false;
+	if (want->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)have)->sin6_addr,
+			       &((const struct sockaddr_in6 *)want)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return ((const struct sockaddr_in *)have)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)want)->sin_addr.s_addr;
+}
+
+static void listener_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct listener *l = arg;
+
+	event_add(l->ev, NULL);
+}
+
+static void listener_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	static const struct timeval pause_tv = { 1, 0 };
+	struct listener *l = arg;
+	struct timespec ts;
+	unsigned int supp;
+	int i, fd;
+
+	for (i = 0; i < LISTENER_ACCEPT_BURST; i++) {
+		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if (log_ratelimit_ok(&listener_rl, ts.tv_sec, &supp))
+				log_warn("listener %llu: accept",
+					 (unsigned long long)l->id);
+			if (errno == EMFILE || errno == ENFILE) {
+				/* out of fds: retry in a second rather than
+				 * spin on a readable socket */
+				event_del(l->ev);
+				evtimer_add(listener_priv(l)->pause,
+					    &pause_tv);
+			}
+			return;
+		}
+		conn_accepted(l, fd);
+	}
+}
+
+/* Bind and listen; 0, or -1 with errno. */
+static int listener_bind(const struct sockaddr_storage *ss, socklen_t sslen,
+			 unsigned int backlog, int *fdp,
+			 struct sockaddr_storage *bound, socklen_t *blen)
+{
+	int fd, one = 1, saved;
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (const struct sockaddr *)ss, sslen) < 0 ||
+	    listen(fd, (int)backlog) < 0)
+		goto fail;
+	*blen = sizeof(*bound);
+	if (getsockname(fd, (struct sockaddr *)bound, blen) < 0)
+		goto fail;
+	*fdp = fd;
+	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+static struct listener *listener_new(const struct sockaddr_storage *ss,
+				     socklen_t sslen, unsigned int backlog)
+{
+	struct listener_priv *p;
+	struct listener *l;
+	int fd;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		fatal("listener");
+	l = &p->l;
+	if (listener_bind(ss, sslen, backlog, &fd, &l->addr, &l->addrlen) <
+	    0) {
+		free(p);
+		return NULL;
+	}
+	l->fd = fd;
+	l->id = ++listener_next_id;
+	p->backlog = backlog;
+	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST,
+			  listener_accept, l);
+	p->pause = evtimer_new(iwcmd_base, listener_resume, l);
+	if (!l->ev || !p->pause)
+		fatal("listener: event_new");
+	event_add(l->ev, NULL);
+	TAILQ_INSERT_TAIL(&listeners, l, entry);
+	return l;
+}
+
+static void listener_detach(struct listener *l)
+{
+	if (l->client && l->client->n_listeners)
+		l->client->n_listeners--;
+	l->client = NULL;
+	if (l->params)
+		protobuf_c_message_free_unpacked(&l->params->base, NULL);
+	l->params = NULL;
+}
+
+static void listener_free(struct listener *l)
+{
+	struct listener_priv *p = listener_priv(l);
+
+	listener_detach(l);
+	TAILQ_REMOVE(&listeners, l, entry);
+	/* conn.c forgets l before it goes */
+	conn_listener_gone(l);
+	event_free(l->ev);
+	event_free(p->pause);
+	close(l->fd);
+	free(p);
+}
+
+/* A deep copy of a client's parameters (pack and unpack). */
+static Iwcm__ConnParams *params_dup(const Iwcm__ConnParams *p)
+{
+	uint8_t *buf;
+	size_t len;
+	Iwcm__ConnParams *d;
+
+	if (!p)
+		return NULL;
+	len = iwcm__conn_params__get_packed_size(p);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		fatal("listener: params");
+	iwcm__conn_params__pack(p, buf);
+	d = iwcm__conn_params__unpack(NULL, len, buf);
+	free(buf);
+	if (!d)
+		fatalx("listener: params copy");
+	return d;
+}
+
+static Iwcm__Result listener_attach(struct client *c, const Iwcm__Listen *req,
+				    struct listener **out)
+{
+	struct listener *l;
+	char a[64];
+
+	TAILQ_FOREACH(l, &listeners, entry)
+		if (l->service[0] && !strcmp(l->service, req->service))
+			break;
+	if (!l)
+		return IWCM__RESULT__RES_ENOENT;
+	/* only the configured owner, or root when none is configured */
+	if (c->uid != l->owner)
+		return IWCM__RESULT__RES_EPERM;
+	if (l->client)
+		return IWCM__RESULT__RES_EEXIST;
+	l->client = c;
+	c->n_listeners++;
+	l->params = params_dup(req->params);
+	if (req->has_backlog && req->backlog)
+		l->pending_max = req->backlog < l->pending_max ? req->backlog
+							       : l->pending_max;
+	log_info("listener %llu: service %s on %s attached to pid %ld",
+		 (unsigned long long)l->id, l->service,
+		 ss_str(&l->addr, a, sizeof(a)), (long)c->pid);
+	*out = l;
+	conn_listener_attached(l);
+	return IWCM__RESULT__RES_OK;
+}
+
+/* A client asks to listen (by address or service); result code. */
+Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
+			     struct listener **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	struct listener *l;
+	unsigned int n = 0, pmax;
+	uint16_t port;
+	char a[64];
+
+	if (req->service)
+		return listener_attach(c, req, out);
+	memset(&ss, 0, sizeof(ss));
+	port = (uint16_t)req->addr->port;
+	if (req->addr->addr.len == 16) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, req->addr->addr.data, 16);
+		s6->sin6_port = htons(port);
+		sslen = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		memcpy(&s4->sin_addr, req->addr->addr.data, 4);
+		s4->sin_port = htons(port);
+		sslen = sizeof(*s4);
+	}
+	if (!conf_port_allowed(iwcmd_conf, c->uid, port))
+		return IWCM__RESULT__RES_EPERM;
+	TAILQ_FOREACH(l, &listeners, entry) {
+		if (!l->service[0] && l->owner == c->uid)
+			n++;
+		if (port && ss_match(&l->addr, &ss))
+			return l->owner == c->uid ? IWCM__RESULT__RES_EEXIST
+						  : IWCM__RESULT__RES_EADDRINUSE;
+	}
+	if (n >= iwcmd_conf->max_listeners_per_uid)
+		return IWCM__RESULT__RES_ELIMIT;
+	l = listener_new(&ss, sslen, LISTENER_BACKLOG);
+	if (!l) {
+		switch (errno) {
+		case EADDRINUSE:
+			return IWCM__RESULT__RES_EADDRINUSE;
+		case EACCES:
+		case EPERM:
+			return IWCM__RESULT__RES_EPERM;
+		case EADDRNOTAVAIL:
+		case EAFNOSUPPORT:
+		case EINVAL:
+			return IWCM__RESULT__RES_EINVAL;
+		default:
+			log_warn("listener: %s for pid %ld",
+				 ss_str(&ss, a, sizeof(a)), (long)c->pid);
+			return IWCM__RESULT__RES_EINTERNAL;
+		}
+	}
+	/* the backlog a client asks for bounds its pending requests */
+	pmax = req->has_backlog && req->backlog ? req->backlog
+						: LISTENER_PENDING_DEFAULT;
+	if (pmax > iwcmd_conf->max_pending_per_uid)
+		pmax = iwcmd_conf->max_pending_per_uid;
+	l->owner = c->uid;
+	l->client = c;
+	l->pending_max = pmax;
+	l->policy = iwcmd_conf->policy;
+	l->params = params_dup(req->params);
+	c->n_listeners++;
+	log_info("listener %llu: listening on %s for pid %ld uid %lu",
+		 (unsigned long long)l->id, ss_str(&l->addr, a, sizeof(a)),
+		 (long)c->pid, (unsigned long)c->uid);
+	*out = l;
+	return IWCM__RESULT__RES_OK;
+}
+
+/* A client stops listening: its own listener closes, a service detaches. */
+Iwcm__Result listener_unlisten(struct client *c, uint64_t id)
+{
+	struct listener *l = listener_find(id);
+
+	if (!l || l->client != c)
+		return IWCM__RESULT__RES_ENOENT;
+	if (l->service[0]) {
+		const struct conf_listener *cl;
+
+		log_info("listener %llu: service %s detached from pid %ld",
+			 (unsigned long long)l->id, l->service, (long)c->pid);
+		listener_detach(l);
+		/* the service goes on: later requests wait for a client */
+		cl = conf_listener_find(iwcmd_conf, l->service);
+		l->pending_max = cl ? cl->pending_max
+				    : LISTENER_PENDING_DEFAULT;
+		return IWCM__RESULT__RES_OK;
+	}
+	log_info("listener %llu: closed by pid %ld", (unsigned long long)l->id,
+		 (long)c->pid);
+	listener_free(l);
+	return IWCM__RESULT__RES_OK;
+}
+
+/* The client to send a new request to, or NULL (then it waits). */
+struct client *listener_route(struct listener *l)
+{
+	/* a listener's requests go only to its owner's clients */
+	if (l->client && l->client->fd >= 0 && l->client->uid == l->owner)
+		return l->client;
+	return NULL;
+}
+
+/* Find a listener by id. */
+struct listener *listener_find(uint64_t id)
+{
+	struct listener *l;
+
+	TAILQ_FOREACH(l, &listeners, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+/* Call fn for every listener (fn must not remove listeners). */
+void listener_foreach(void (*fn)(struct listener *, void *), void *arg)
+{
+	struct listener *l;
+
+	TAILQ_FOREACH(l, &listeners, entry)
+		fn(l, arg);
+}
+
+static void listener_conf_apply(struct listener *l,
+				const struct conf_listener *cl)
+{
+	uid_t owner = cl->has_owner ? cl->owner : 0;
+
+	l->owner = owner;
+	l->policy = cl->policy;
+	l->pending_max = cl->pending_max;
+	if (l->client && l->client->uid != owner) {
+		log_info("listener %llu: service %s now belongs to uid %lu, "
+			 "pid %ld detached", (unsigned long long)l->id,
+			 l->service, (unsigned long)owner,
+			 (long)l->client->pid);
+		listener_detach(l);
+	}
+}
+
+/* Bind the listeners declared in the configuration (startup, SIGHUP). */
+int listener_init_config(const struct iwcmd_conf *conf)
+{
+	struct listener *l, *next;
+	size_t i;
+	int rc = 0;
+	char a[64];
+
+	/* services no longer configured go */
+	for (l = TAILQ_FIRST(&listeners); l; l = next) {
+		next = TAILQ_NEXT(l, entry);
+		if (l->service[0] && !conf_listener_find(conf, l->service)) {
+			log_info("listener %llu: service %s removed from the "
+				 "configuration", (unsigned long long)l->id,
+				 l->service);
+			listener_free(l);
+		}
+	}
+	for (i = 0; i < conf->n_listeners; i++) {
+		const struct conf_listener *cl = &conf->listeners[i];
+		struct listener *old = NULL, *nl;
+
+		TAILQ_FOREACH(l, &listeners, entry)
+			if (l->service[0] && !strcmp(l->service, cl->name))
+				old = l;
+		if (old && ss_match(&old->addr, &cl->addr) &&
+		    listener_priv(old)->backlog == cl->backlog) {
+			listener_conf_apply(old, cl);
+			continue;
+		}
+		if (!conf_port_allowed(conf, cl->has_owner ? cl->owner : 0,
+				       ss_port(&cl->addr))) {
+			log_warnx("listener %s: owner may not use port %u",
+				  cl->name, ss_port(&cl->addr));
+			rc = -1;
+			continue;
+		}
+		/* a changed address closes the old socket first (the new
+		 * one may overlap it, *:P and 127.0.0.1:P); an attached
+		 * client attaches again */
+		if (old) {
+			log_info("listener %llu: service %s changed",
+				 (unsigned long long)old->id, old->service);
+			listener_free(old);
+		}
+		nl = listener_new(&cl->addr, cl->addrlen, cl->backlog);
+		if (!nl) {
+			log_warn("listener %s: %s", cl->name,
+				 ss_str(&cl->addr, a, sizeof(a)));
+			rc = -1;
+			continue;
+		}
+		memcpy(nl->service, cl->name, strlen(cl->name) + 1);
+		listener_conf_apply(nl, cl);
+		log_info("listener %llu: service %s listening on %s",
+			 (unsigned long long)nl->id, nl->service,
+			 ss_str(&nl->addr, a, sizeof(a)));
+	}
+	return rc;
+}
+
+/* Close every listening socket (shutdown). */
+void listener_shutdown(void)
+{
+	struct listener *l;
+
+	while ((l = TAILQ_FIRST(&listeners)))
+		listener_free(l);
+}
