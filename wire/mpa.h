@@ -38,7 +38,8 @@
 enum mpa_frame_type {
 	MPA_FRAME_REQ = 1,	/* "MPA ID Req Frame" */
 	MPA_FRAME_REP,		/* "MPA ID Rep Frame" */
-	MPA_FRAME_RTR,		/* "MPA ID RtR Frame" (seed 003, opt-in) */
+	MPA_FRAME_RTR,		/* "MPA ID RtR Frame" (seed 003, opt-in);
+				 * "MPA ID Rtr Frame" also accepted */
 };
 
 extern const uint8_t mpa_key_req[MPA_KEY_LEN];
@@ -88,9 +89,14 @@ struct mpa_frame {
  * Parse one startup frame from buf.  Accepts any of the three keys (the
  * caller checks it got the one it expects; RFC 5044 §7.1.2 rules 5 and 8).
  * Never reads past buf+len; *used is the frame length on WIRE_OK.  Bytes
- * beyond *used are not looked at.  Errors: WIRE_ESHORT (incomplete),
- * WIRE_EKEY, WIRE_ELEN (PD_Length > 512), WIRE_EFLAGS (S=1 with Rev >= 2
- * but PD_Length < 4).  Any Rev value is returned (the caller decides).
+ * beyond *used are not looked at.  Errors: WIRE_ESHORT (incomplete: the
+ * bytes so far are a prefix of a valid frame), WIRE_EKEY (as soon as the
+ * bytes given cannot begin any key), WIRE_ELEN (PD_Length > 512, as soon
+ * as the header is in), WIRE_EFLAGS (S=1 with Rev >= 2 but PD_Length < 4).
+ * Any Rev value is returned (the caller decides).  The enhanced word is
+ * decoded only for S=1 and Rev >= 2; with Rev < 2, S stays in flags (the
+ * seed-003 legacy meaning) and ulp_pd == pd.  pd and ulp_pd are never NULL
+ * on WIRE_OK, even when their length is 0.
  */
 enum wire_err mpa_frame_parse(const uint8_t *buf, size_t len,
 			      struct mpa_frame *out, size_t *used);
@@ -99,13 +105,20 @@ enum wire_err mpa_frame_parse(const uint8_t *buf, size_t len,
  * Build a frame.  If f->enhanced, the enhanced word is encoded from f->enh,
  * S is set, and f->ulp_pd/ulp_pd_len follow it (f->pd and f->pd_len are
  * ignored); otherwise f->pd/f->pd_len are copied as is.  Reserved bits of
- * f->flags are cleared.  WIRE_ELEN if the Private Data exceeds 512,
- * WIRE_EINVAL for IRD/ORD > 0x3FFF, WIRE_ENOSPC if cap is too small.
+ * f->flags are cleared; f->rev is sent as given.  WIRE_ELEN if the Private
+ * Data exceeds 512, WIRE_EINVAL for IRD/ORD > 0x3FFF, rtr bits outside
+ * MPA_RTR_ALL, an unknown type, enhanced with rev < 2, S=1 with rev >= 2
+ * but fewer than 4 octets of raw pd, or a NULL pointer with a non-zero
+ * length; WIRE_ENOSPC if cap is too small (nothing is written then).
  */
 enum wire_err mpa_frame_build(const struct mpa_frame *f, uint8_t *buf,
 			      size_t cap, size_t *written);
 
-/* Decode / encode the 4-byte enhanced word (RFC 6581 §9). */
+/*
+ * Decode / encode the 4-byte enhanced word (RFC 6581 §9).  parse: ESHORT
+ * below 4 bytes.  build: EINVAL for IRD/ORD > 0x3FFF or unknown rtr bits,
+ * ENOSPC below 4 bytes.  mpa_enh_word() masks instead of checking.
+ */
 enum wire_err mpa_enh_parse(const uint8_t *buf, size_t len,
 			    struct mpa_enh *out);
 enum wire_err mpa_enh_build(const struct mpa_enh *e, uint8_t *buf,
@@ -145,22 +158,31 @@ struct mpa_dir {
 
 /*
  * Wire length of an FPDU carrying ulpdu_len bytes when it starts at stream
- * offset off (markers that fall inside it counted).
+ * offset d->off (markers that fall inside it counted, a leading one too).
+ * 0 when markers are on and d->off lies inside a marker (off % 512 in
+ * 1..3), which no correct stream produces.
  */
 size_t mpa_fpdu_wire_len(const struct mpa_dir *d, uint16_t ulpdu_len);
 
 /*
  * MULPDU (§4.5): the largest ULPDU whose FPDU fits in emss octets starting
- * at any stream offset (markers counted at the worst case).
+ * at any stream offset (markers counted at the worst case), by the RFC's
+ * formula; never below 128 (§4.5) nor above 65535.
  */
 uint16_t mpa_mulpdu(uint32_t emss, bool markers);
 
 /*
  * Transmit side.  Build the FPDU around a caller's ULPDU given as an iovec
  * list, without copying the payload: out[] receives the caller's iovecs
+ * (split where markers fall, empty ones dropped, adjacent pieces merged)
  * interleaved with pointers into *scratch (header, markers, pad, CRC).
- * The CRC covers markers as §4.4 requires.  Advances d->off.
- * out must hold mpa_fpdu_iov_max(n_in) entries.
+ * The CRC covers markers as §4.4 requires; with d->crc off the CRC field
+ * is sent as zeros.  A marker due before ULPDU_Length (d->off % 512 == 0)
+ * is emitted first with FPDUPTR 0.  On WIRE_OK advances d->off by
+ * *wire_len; out and *scratch must stay untouched until the bytes are
+ * sent.  out must hold mpa_fpdu_iov_max(n_in) entries (WIRE_ENOSPC
+ * otherwise, d unchanged).  WIRE_ELEN if the ULPDU exceeds 65535,
+ * WIRE_EINVAL for a NULL iov_base with a length or d->off inside a marker.
  */
 struct mpa_tx_scratch {
 	uint8_t hdr[MPA_MARKER_LEN + MPA_HDR_LEN];
@@ -178,7 +200,11 @@ enum wire_err mpa_fpdu_build_iov(struct mpa_dir *d, const struct iovec *in,
 				 struct iovec *out, size_t out_cap,
 				 size_t *n_out, size_t *wire_len);
 
-/* Contiguous variant: copies the ULPDU into buf. Advances d->off. */
+/*
+ * Contiguous variant (the iovec builder plus a gather): copies the FPDU
+ * into buf, which must not overlap ulpdu.  Needs cap >=
+ * mpa_fpdu_wire_len(d, ulpdu_len), else WIRE_ENOSPC.  Advances d->off.
+ */
 enum wire_err mpa_fpdu_build(struct mpa_dir *d, const uint8_t *ulpdu,
 			     uint16_t ulpdu_len, uint8_t *buf, size_t cap,
 			     size_t *written);
@@ -217,11 +243,15 @@ struct mpa_rx_ev {
 };
 
 struct mpa_rx {
-	struct mpa_dir dir;
+	struct mpa_dir dir;	/* dir.off: stream offset of the next octet */
 	/* private */
 	unsigned int state;
-	uint8_t tmp[4];
+	uint8_t tmp[4];		/* ULPDU_Length, then the CRC field */
 	unsigned int tmp_len;
+	uint8_t mk[4];		/* marker being read */
+	uint32_t mk_off;	/* its stream offset */
+	bool mk_lead;		/* it precedes ULPDU_Length (FPDUPTR 0) */
+	bool mk_crc;		/* it is covered by the CRC */
 	uint16_t ulpdu_len;
 	uint32_t ulpdu_left;
 	uint32_t pad_left;
@@ -232,9 +262,15 @@ struct mpa_rx {
 	bool markers_ok;
 	uint32_t bad_marker_off;
 	bool dead;
+	enum wire_err err;	/* why dead */
 };
 
-/* Start a decoder at stream offset off (0 right after the startup frames). */
+/*
+ * Start a decoder at stream offset off (0 right after the startup frames,
+ * or what the daemon handed over).  With markers on, an off inside a
+ * marker (off % 512 in 1..3) makes the first mpa_rx_step() fail with
+ * WIRE_EINVAL.
+ */
 void mpa_rx_init(struct mpa_rx *rx, bool markers, bool crc, uint32_t off);
 
 /*
@@ -246,6 +282,15 @@ void mpa_rx_init(struct mpa_rx *rx, bool markers, bool crc, uint32_t off);
  * markers_ok=false.  A ULPDU_Length the framing cannot follow is not
  * detectable without markers; ULPDU_Length values below minimum are the
  * caller's business (DDP).
+ *
+ * Events come in the order START, DATA*, END per FPDU.  START is reported
+ * once ULPDU_Length is complete (and consumes it, with a leading marker);
+ * DATA slices point into buf and never span a marker; END is reported when
+ * the last CRC octet is consumed.  NONE means all of buf was consumed
+ * without an event.  With CRC off, END has crc_checked=false, crc_ok=true
+ * and crc_calc=0 (no CRC is computed).  The only errors are WIRE_EINVAL
+ * (buf NULL with len > 0, or a start offset inside a marker); after an
+ * ERROR every call reports the same ERROR and consumes nothing.
  */
 enum wire_err mpa_rx_step(struct mpa_rx *rx, const uint8_t *buf, size_t len,
 			  size_t *used, struct mpa_rx_ev *ev);
@@ -257,6 +302,15 @@ enum wire_err mpa_rx_step(struct mpa_rx *rx, const uint8_t *buf, size_t len,
  * mpa_rx_step() on that memory.
  */
 size_t mpa_rx_data_room(const struct mpa_rx *rx);
+
+/*
+ * Framing octets (markers, ULPDU_Length, pad, CRC) the decoder needs next
+ * before it reaches ULPDU data (then mpa_rx_data_room() > 0) or the end of
+ * the current FPDU; a datapath reads exactly this many into a small buffer
+ * so that it never pulls ULPDU bytes into it.  0 when data_room > 0 or the
+ * decoder is dead.
+ */
+size_t mpa_rx_ctrl_need(const struct mpa_rx *rx);
 
 /* Complete-FPDU check on a contiguous buffer (decoder, tests). */
 struct mpa_fpdu_info {
@@ -271,8 +325,12 @@ struct mpa_fpdu_info {
 
 /*
  * Parse the FPDU at the start of buf (buf[0] is at stream offset d->off).
- * WIRE_ESHORT if incomplete.  ulpdu (cap >= 65535 is always enough)
- * receives the ULPDU without markers when non-NULL.
+ * WIRE_ESHORT if incomplete, WIRE_ENOSPC if ulpdu is too small for the
+ * ULPDU_Length read, WIRE_EINVAL if d->off lies inside a marker.  ulpdu
+ * (cap >= 65535 is always enough) receives the ULPDU without markers when
+ * non-NULL.  A bad CRC or marker is reported in *info (crc_ok, markers_ok)
+ * with WIRE_OK; with d->crc off, crc_ok=true and crc_calc=0.  d is not
+ * advanced (the next FPDU starts at d->off + info->wire_len).
  */
 enum wire_err mpa_fpdu_parse(const struct mpa_dir *d, const uint8_t *buf,
 			     size_t len, struct mpa_fpdu_info *info,
