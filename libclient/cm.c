@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Connection management: parameters, listeners, connect/accept/reject,
+ * the connection handle with its negotiated state, and the handling of
+ * the daemon's events (proto/iwcm.proto documents each flow).  Every
+ * value from the daemon is range-checked before a connection takes it; a
+ * malformed handoff fails that connection, never the process.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* A connection's untagged queues: RFC 5040 §5 uses three. */
+#define CM_MAX_MSN 64
+/* Longest service name the daemon accepts (iwcmd.conf(5)). */
+#define CM_SERVICE_MAX 63
+
+struct iwcm_conn_param {
+	Iwcm__ConnParams pb;		/* has_* = set by the caller */
+	uint8_t pd[IWCM_PRIVATE_DATA_MAX];
+};
+
+/* ---- addresses ---- */
+
+/* Convert a daemon SockAddr into a sockaddr_in or sockaddr_in6. */
+int cm_sockaddr_from_pb(const Iwcm__SockAddr *pb,
+			struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (!pb || pb->port > 65535)
+		return ERR(EINVAL);
+	if (pb->addr.len == 4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)pb->port);
+		memcpy(&sin->sin_addr, pb->addr.data, 4);
+		return 0;
+	}
+	if (pb->addr.len == 16) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)pb->port);
+		memcpy(&sin6->sin6_addr, pb->addr.data, 16);
+		return 0;
+	}
+	return ERR(EINVAL);
+}
+
+/* Convert a caller's address into a SockAddr whose octets live in buf. */
+int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
+		      uint8_t *buf)
+{
+	iwcm__sock_addr__init(pb);
+	if (!sa)
+		return ERR(EINVAL);
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		memcpy(buf, &sin->sin_addr, 4);
+		pb->addr.len = 4;
+		pb->port = ntohs(sin->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 =
+			(const struct sockaddr_in6 *)sa;
+
+		memcpy(buf, &sin6->sin6_addr, 16);
+		pb->addr.len = 16;
+		pb->port = ntohs(sin6->sin6_port);
+	} else {
+		return ERR(EAFNOSUPPORT);
+	}
+	pb->addr.data = buf;
+	return 0;
+}
+
+/* ---- connection parameters ---- */
+
+/* Allocate connection parameters, all unset. */
+IWCM_EXPORT struct iwcm_conn_param *iwcm_conn_param_new(void)
+{
+	struct iwcm_conn_param *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	iwcm__conn_params__init(&p->pb);
+	return p;
+}
+
+/* Free connection parameters. */
+IWCM_EXPORT void iwcm_conn_param_free(struct iwcm_conn_param *param)
+{
+	free(param);
+}
+
+/* Set the IRD. */
+IWCM_EXPORT int iwcm_conn_param_set_ird(struct iwcm_conn_param *param,
+					unsigned int ird)
+{
+	if (!param || ird > IWCM_IRD_ORD_MAX)
+		return ERR(EINVAL);
+	param->pb.has_ird = 1;
+	param->pb.ird = ird;
+	return 0;
+}
+
+/* Set the ORD. */
+IWCM_EXPORT int iwcm_conn_param_set_ord(struct iwcm_conn_param *param,
+					unsigned int ord)
+{
+	if (!param || ord > IWCM_IRD_ORD_MAX)
+		return ERR(EINVAL);
+	param->pb.has_ord = 1;
+	param->pb.ord = ord;
+	return 0;
+}
+
+/* Ask for the peer-to-peer model or not. */
+IWCM_EXPORT int iwcm_conn_param_set_p2p(struct iwcm_conn_param *param,
+					bool p2p)
+{
+	if (!param)
+		return ERR(EINVAL);
+	param->pb.has_p2p = 1;
+	param->pb.p2p = p2p;
+	return 0;
+}
+
+/* Set the RTR types offered or accepted. */
+IWCM_EXPORT int iwcm_conn_param_set_rtr_types(struct iwcm_conn_param *param,
+					      unsigned int types)
+{
+	const unsigned int all = IWCM_RTR_SEND | IWCM_RTR_WRITE | IWCM_RTR_READ;
+
+	if (!param || !types || (types & ~all))
+		return ERR(EINVAL);
+	param->pb.has_rtr_types = 1;
+	param->pb.rtr_types = types;
+	return 0;
+}
+
+/* Set the private data to send. */
+IWCM_EXPORT int iwcm_conn_param_set_private_data(
+	struct iwcm_conn_param *param, const void *data, size_t len)
+{
+	if (!param || (!data && len) || len > IWCM_PRIVATE_DATA_MAX)
+		return ERR(EINVAL);
+	if (len)
+		memcpy(param->pd, data, len);
+	param->pb.has_private_data = 1;
+	param->pb.private_data.data = param->pd;
+	param->pb.private_data.len = len;
+	return 0;
+}
+
+/* Set the MPA revision to request. */
+IWCM_EXPORT int iwcm_conn_param_set_mpa_rev(struct iwcm_conn_param *param,
+					    unsigned int rev)
+{
+	if (!param || rev < 1 || rev > 2)
+		return ERR(EINVAL);
+	param->pb.has_mpa_rev = 1;
+	param->pb.mpa_rev = rev;
+	return 0;
+}
+
+/* Ask the peer for markers or not. */
+IWCM_EXPORT int iwcm_conn_param_set_markers(struct iwcm_conn_param *param,
+					    bool markers)
+{
+	if (!param)
+		return ERR(EINVAL);
+	param->pb.has_markers = 1;
+	param->pb.markers = markers;
+	return 0;
+}
+
+/* Set the CRC policy. */
+IWCM_EXPORT int iwcm_conn_param_set_crc(struct iwcm_conn_param *param,
+					enum iwcm_crc_policy crc)
+{
+	if (!param || (crc != IWCM_CRC_REQUEST && crc != IWCM_CRC_PREFER_OFF))
+		return ERR(EINVAL);
+	param->pb.has_crc = 1;
+	param->pb.crc = (Iwcm__CrcPolicy)crc;
+	return 0;
+}
+
+/* Set the policy toward Rev 0 peers. */
+IWCM_EXPORT int iwcm_conn_param_set_rev0(struct iwcm_conn_param *param,
+					 enum iwcm_rev0_policy rev0)
+{
+	if (!param ||
+	    (rev0 != IWCM_REV0_STRICT && rev0 != IWCM_REV0_PERMISSIVE))
+		return ERR(EINVAL);
+	param->pb.has_rev0 = 1;
+	param->pb.rev0 = (Iwcm__Rev0Policy)rev0;
+	return 0;
+}
+
+/* Allow or forbid the RFC 6581 §10 retry without enhancement. */
+IWCM_EXPORT int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param,
+					     bool fallback)
+{
+	if (!param)
+		return ERR(EINVAL);
+	param->pb.has_enhanced_fallback = 1;
+	param->pb.enhanced_fallback = fallback;
+	return 0;
+}
+
+/* Set the MPA Reply timeout. */
+IWCM_EXPORT int iwcm_conn_param_set_reply_timeout(
+	struct iwcm_conn_param *param, unsigned int ms)
+{
+	if (!param || ms < 100 || ms > 600000)
+		return ERR(EINVAL);
+	param->pb.has_reply_timeout_ms = 1;
+	param->pb.reply_timeout_ms = ms;
+	return 0;
+}
+
+/* Set the timeout of the accept/reject decision. */
+IWCM_EXPORT int iwcm_conn_param_set_ulp_timeout(
+	struct iwcm_conn_param *param, unsigned int ms)
+{
+	if (!param || ms < 100 || ms > 3600000)
+		return ERR(EINVAL);
+	param->pb.has_ulp_timeout_ms = 1;
+	param->pb.ulp_timeout_ms = ms;
+	return 0;
+}
+
+/* Use the legacy RtR frame or not. */
+IWCM_EXPORT int iwcm_conn_param_set_rtr_frame(struct iwcm_conn_param *param,
+					      bool rtr_frame)
+{
+	if (!param)
+		return ERR(EINVAL);
+	param->pb.has_rtr_frame = 1;
+	param->pb.rtr_frame = rtr_frame;
+	return 0;
+}
+
+/* Set the transport. */
+IWCM_EXPORT int iwcm_conn_param_set_transport(struct iwcm_conn_param *param,
+					      enum iwcm_transport transport)
+{
+	if (!param || (transport != IWCM_TRANSPORT_TCP &&
+		       transport != IWCM_TRANSPORT_SCTP))
+		return ERR(EINVAL);
+	param->pb.has_transport = 1;
+	param->pb.transport = (Iwcm__Transport)transport;
+	return 0;
+}
+
+/* Private data beyond what the frame can carry is refused here rather
+ * than cut by the daemon. */
+static int cm_param_check_pd(const struct iwcm_conn_param *param,
+			     bool enhanced)
+{
+	size_t max = enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED
+			      : IWCM_PRIVATE_DATA_MAX;
+
+	if (param && param->pb.has_private_data &&
+	    param->pb.private_data.len > max)
+		return ERR(EINVAL);
+	return 0;
+}
+
+/* ---- listeners ---- */
+
+/* Find a listener of ctx by the daemon's id. */
+struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_listener *l;
+
+	TAILQ_FOREACH(l, &ctx->listeners, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+/* Free a listener (the daemon is told by the caller). */
+void cm_listener_destroy(struct iwcm_listener *l)
+{
+	TAILQ_REMOVE(&l->ctx->listeners, l, entry);
+	free(l);
+}
+
+static int cm_addr_ok(const struct sockaddr *sa)
+{
+	if (!sa)
+		return ERR(EINVAL);
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		return ERR(EAFNOSUPPORT);
+	return 0;
+}
+
+/* Ask the daemon to listen on an address or a configured service. */
+IWCM_EXPORT struct iwcm_listener *iwcm_listen(
+	struct iwcm_ctx *ctx, const struct sockaddr *addr, const char *service,
+	const struct iwcm_conn_param *param, int backlog)
+{
+	Iwcm__Listen req = IWCM__LISTEN__INIT;
+	Iwcm__SockAddr sa;
+	uint8_t buf[16];
+	Iwcm__ListenReply *rep;
+	struct iwcm_listener *l;
+	Iwcm__ConnParams params;
+	int e;
+
+	if (!ctx || !addr == !service || backlog < 0 || backlog > 65535)
+		return ERR_PTR(EINVAL);
+	if (addr) {
+		if (cm_addr_ok(addr) < 0 || cm_sockaddr_to_pb(addr, &sa, buf))
+			return NULL;
+		req.addr = &sa;
+	} else {
+		size_t n = strlen(service);
+
+		if (n == 0 || n > CM_SERVICE_MAX)
+			return ERR_PTR(EINVAL);
+		req.service = (char *)service;
+	}
+	if (param) {
+		params = param->pb;
+		req.params = &params;
+	}
+	if (backlog) {
+		req.has_backlog = 1;
+		req.backlog = (uint32_t)backlog;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	rep = (Iwcm__ListenReply *)ctx_request(
+		ctx, IPC_CLIENT_LISTEN, &req.base, IPC_CLIENT_LISTEN_REPLY,
+		&iwcm__listen_reply__descriptor);
+	if (!rep) {
+		e = errno;
+		free(l);
+		return ERR_PTR(e);
+	}
+	e = ctx_result_errno(rep->result);
+	if (!e && (!rep->has_listener_id || !rep->bound ||
+		   cm_sockaddr_from_pb(rep->bound, &l->addr) < 0 ||
+		   cm_listener_find(ctx, rep->listener_id)))
+		e = EPROTO;
+	if (e) {
+		protobuf_c_message_free_unpacked(&rep->base, NULL);
+		free(l);
+		return ERR_PTR(e);
+	}
+	l->ctx = ctx;
+	l->id = rep->listener_id;
+	protobuf_c_message_free_unpacked(&rep->base, NULL);
+	TAILQ_INSERT_TAIL(&ctx->listeners, l, entry);
+	return l;
+}
+
+/* Stop listening and free the listener. */
+IWCM_EXPORT int iwcm_listener_close(struct iwcm_listener *listener)
+{
+	Iwcm__Unlisten req = IWCM__UNLISTEN__INIT;
+	Iwcm__Ack *ack;
+	int e = 0;
+
+	if (!listener)
+		return 0;
+	/* Requests that arrive while we wait for the Ack are refused. */
+	TAILQ_REMOVE(&listener->ctx->listeners, listener, entry);
+	req.listener_id = listener->id;
+	ack = (Iwcm__Ack *)ctx_request(listener->ctx, IPC_CLIENT_UNLISTEN,
+				       &req.base, IPC_CLIENT_ACK,
+				       &iwcm__ack__descriptor);
+	if (!ack) {
+		e = errno;
+	} else {
+		e = ctx_result_errno(ack->result);
+		protobuf_c_message_free_unpacked(&ack->base, NULL);
+	}
+	free(listener);
+	return e ? ERR(e) : 0;
+}
+
+/* The address a listener is bound to. */
+IWCM_EXPORT const struct sockaddr *
+iwcm_listener_get_addr(const struct iwcm_listener *listener)
+{
+	if (!listener)
+		return ERR_PTR(EINVAL);
+	return (const struct sockaddr *)&listener->addr;
+}
+
+/* The port a listener is bound to. */
+IWCM_EXPORT int iwcm_listener_get_port(const struct iwcm_listener *listener)
+{
+	const struct sockaddr_storage *ss;
+
+	if (!listener)
+		return ERR(EINVAL);
+	ss = &listener->addr;
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+/* ---- connections ---- */
+
+/* Find a live (not freed by the caller) connection of ctx by id. */
+struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_conn *c;
+
+	TAILQ_FOREACH(c, &ctx->conns, entry)
+		if (c->id == id && !c->user_freed)
+			return c;
+	return NULL;
+}
+
+/* Allocate a connection owned by ctx with the caller's reference. */
+struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->ctx = ctx;
+	c->id = id;
+	c->refs = 1;
+	c->fd = -1;
+	TAILQ_INSERT_TAIL(&ctx->conns, c, entry);
+	return c;
+}
+
+/* Free a connection whatever its references. */
+void cm_conn_destroy(struct iwcm_conn *c)
+{
+	TAILQ_REMOVE(&c->ctx->conns, c, entry);
+	if (c->fd >= 0 && !c->fd_released)
+		close(c->fd);
+	free(c->reason_text);
+	free(c->peer_info.pd);
+	free(c->unread);
+	free(c->next_msn);
+	free(c);
+}
+
+/* Drop a reference; the last one frees the connection. */
+void cm_conn_put(struct iwcm_conn *c)
+{
+	if (--c->refs == 0)
+		cm_conn_destroy(c);
+}
+
+/* Start an outgoing connection. */
+IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
+					   const struct sockaddr *dst,
+					   const struct sockaddr *src,
+					   const struct iwcm_conn_param *param)
+{
+	Iwcm__Connect req = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr dpb, spb;
+	uint8_t dbuf[16], sbuf[16];
+	Iwcm__ConnParams params;
+	Iwcm__Ack *ack;
+	struct iwcm_conn *c;
+	bool enhanced;
+	int e;
+
+	if (!ctx)
+		return ERR_PTR(EINVAL);
+	if (cm_addr_ok(dst) < 0 || cm_sockaddr_to_pb(dst, &dpb, dbuf) < 0)
+		return NULL;
+	if (dpb.port == 0)
+		return ERR_PTR(EINVAL);
+	req.dst = &dpb;
+	if (src) {
+		if (cm_addr_ok(src) < 0 ||
+		    cm_sockaddr_to_pb(src, &spb, sbuf) < 0)
+			return NULL;
+		if (src->sa_family != dst->sa_family)
+			return ERR_PTR(EINVAL);
+		req.src = &spb;
+	}
+	enhanced = !(param && param->pb.has_mpa_rev && param->pb.mpa_rev == 1);
+	if (cm_param_check_pd(param, enhanced) < 0)
+		return NULL;
+	if (param) {
+		params = param->pb;
+		req.params = &params;
+	}
+	ack = (Iwcm__Ack *)ctx_request(ctx, IPC_CLIENT_CONNECT, &req.base,
+				       IPC_CLIENT_ACK,
+				       &iwcm__ack__descriptor);
+	if (!ack)
+		return NULL;
+	e = ctx_result_errno(ack->result);
+	if (!e && (!ack->has_conn_id || !ack->conn_id ||
+		   cm_conn_find(ctx, ack->conn_id)))
+		e = EPROTO;
+	if (!e) {
+		c = cm_conn_new(ctx, ack->conn_id);
+		if (!c)
+			e = ENOMEM;
+	}
+	protobuf_c_message_free_unpacked(&ack->base, NULL);
+	if (e)
+		return ERR_PTR(e);
+	c->initiator = true;
+	c->state = CONN_CONNECTING;
+	cm_sockaddr_from_pb(&dpb, &c->peer);
+	return c;
+}
+
+static int cm_decide(struct iwcm_conn *conn, uint16_t type,
+		     const ProtobufCMessage *body)
+{
+	Iwcm__Ack *ack;
+	int e;
+
+	ack = (Iwcm__Ack *)ctx_request(conn->ctx, type, body, IPC_CLIENT_ACK,
+				       &iwcm__ack__descriptor);
+	if (!ack)
+		return -1;
+	e = ctx_result_errno(ack->result);
+	protobuf_c_message_free_unpacked(&ack->base, NULL);
+	/* The daemon no longer knows the request (it expired): the
+	 * connection is over, unless an event said so meanwhile. */
+	if (e == ENOENT && conn->state == CONN_REQUESTED) {
+		conn->state = CONN_FAILED;
+		conn->reason = IWCM_STATUS_NOENT;
+	}
+	return e ? ERR(e) : 0;
+}
+
+/* Accept a connection request. */
+IWCM_EXPORT int iwcm_accept(struct iwcm_conn *conn,
+			    const struct iwcm_conn_param *param)
+{
+	Iwcm__Accept req = IWCM__ACCEPT__INIT;
+	Iwcm__ConnParams params;
+
+	if (!conn || conn->user_freed || conn->state != CONN_REQUESTED)
+		return ERR(EINVAL);
+	if (cm_param_check_pd(param, conn->peer_info.enhanced) < 0)
+		return -1;
+	req.conn_id = conn->id;
+	if (param) {
+		params = param->pb;
+		req.params = &params;
+	}
+	if (cm_decide(conn, IPC_CLIENT_ACCEPT, &req.base) < 0)
+		return -1;
+	conn->state = CONN_ACCEPTING;
+	return 0;
+}
+
+/* Reject a connection request. */
+IWCM_EXPORT int iwcm_reject(struct iwcm_conn *conn, const void *private_data,
+			    size_t len)
+{
+	Iwcm__Reject req = IWCM__REJECT__INIT;
+	size_t max;
+
+	if (!conn || conn->user_freed || conn->state != CONN_REQUESTED ||
+	    (!private_data && len))
+		return ERR(EINVAL);
+	max = conn->peer_info.enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED
+				       : IWCM_PRIVATE_DATA_MAX;
+	if (len > max)
+		return ERR(EINVAL);
+	req.conn_id = conn->id;
+	if (private_data) {
+		req.has_private_data = 1;
+		req.private_data.data = (uint8_t *)private_data;
+		req.private_data.len = len;
+	}
+	if (cm_decide(conn, IPC_CLIENT_REJECT, &req.base) < 0)
+		return -1;
+	conn->state = CONN_REJECTED;
+	return 0;
+}
+
+/* Free a connection, abandoning it if it is still being negotiated. */
+IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
+{
+	struct iwcm_ctx *ctx;
+	int e = errno;
+
+	if (!conn || conn->user_freed)
+		return;
+	ctx = conn->ctx;
+	conn->user_freed = true;
+	if (conn->state == CONN_REQUESTED) {
+		Iwcm__Reject rj = IWCM__REJECT__INIT;
+
+		rj.conn_id = conn->id;
+		ctx_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
+	} else if (conn->state == CONN_CONNECTING ||
+		   conn->state == CONN_ACCEPTING) {
+		Iwcm__Disconnect d = IWCM__DISCONNECT__INIT;
+
+		d.conn_id = conn->id;
+		ctx_send_async(ctx, IPC_CLIENT_DISCONNECT, &d.base);
+	}
+	if (conn->fd >= 0 && !conn->fd_released)
+		close(conn->fd);
+	conn->fd = -1;
+	events_drop_conn(ctx, conn);
+	cm_conn_put(conn);
+	errno = e;
+}
+
+/* ---- the daemon's events ---- */
+
+static int cm_status(Iwcm__Result r)
+{
+	if (r > IWCM__RESULT__RES_OK && r <= IWCM__RESULT__RES_ESHUTDOWN)
+		return (int)r;
+	return IWCM_STATUS_PROTOCOL;
+}
+
+/* Copy a PeerInfo after checking every field's range. */
+int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb)
+{
+	uint8_t *pd;
+
+	if (pb->mpa_rev > 2 || pb->flags > 0xFF ||
+	    (pb->rtr_types & ~(uint32_t)(IWCM_RTR_SEND | IWCM_RTR_WRITE |
+					  IWCM_RTR_READ)) ||
+	    pb->ird > IWCM_IRD_ORD_MAX || pb->ord > IWCM_IRD_ORD_MAX ||
+	    pb->private_data.len > IWCM_PRIVATE_DATA_MAX)
+		return ERR(EPROTO);
+	/* Never NULL, so that an empty private data reads as such. */
+	pd = malloc(pb->private_data.len ? pb->private_data.len : 1);
+	if (!pd)
+		return -1;
+	if (pb->private_data.len)
+		memcpy(pd, pb->private_data.data, pb->private_data.len);
+	free(pi->pd);
+	pi->pd = pd;
+	pi->pd_len = pb->private_data.len;
+	pi->mpa_rev = pb->mpa_rev;
+	pi->flags = pb->flags;
+	pi->enhanced = pb->enhanced;
+	pi->p2p = pb->p2p;
+	pi->rtr_types = pb->rtr_types;
+	pi->ird = pb->ird;
+	pi->ord = pb->ord;
+	pi->known = true;
+	return 0;
+}
+
+static void cm_set_reason_text(struct iwcm_conn *c, const char *text)
+{
+	free(c->reason_text);
+	c->reason_text = text ? strdup(text) : NULL;
+}
+
+/* A connection failed: record why and tell the caller. */
+static void cm_fail(struct iwcm_conn *c, enum iwcm_event_type type,
+		    int status, const char *text)
+{
+	c->state = type == IWCM_EVENT_REJECTED ? CONN_REJECTED : CONN_FAILED;
+	c->reason = status;
+	cm_set_reason_text(c, text);
+	if (c->fd >= 0 && !c->fd_released)
+		close(c->fd);
+	c->fd = -1;
+	/* Without memory the caller still learns of the failure through
+	 * the connection's state on its next request. */
+	events_queue(c->ctx, type, c);
+}
+
+/* The daemon refused nothing but we cannot take this request. */
+static void cm_refuse(struct iwcm_ctx *ctx, uint64_t conn_id)
+{
+	Iwcm__Reject rj = IWCM__REJECT__INIT;
+
+	rj.conn_id = conn_id;
+	ctx_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
+}
+
+static void cm_on_request(struct iwcm_ctx *ctx, const Iwcm__ConnectRequest *r)
+{
+	struct iwcm_conn *c;
+
+	if (!r->conn_id || cm_conn_find(ctx, r->conn_id))
+		return;
+	if (!cm_listener_find(ctx, r->listener_id)) {
+		/* Closed while the request was on its way. */
+		cm_refuse(ctx, r->conn_id);
+		return;
+	}
+	c = cm_conn_new(ctx, r->conn_id);
+	if (!c) {
+		cm_refuse(ctx, r->conn_id);
+		return;
+	}
+	c->state = CONN_REQUESTED;
+	c->listener_id = r->listener_id;
+	if (cm_sockaddr_from_pb(r->local, &c->local) < 0 ||
+	    cm_sockaddr_from_pb(r->peer, &c->peer) < 0 ||
+	    cm_peer_info_set(&c->peer_info, r->peer_info) < 0 ||
+	    events_queue(ctx, IWCM_EVENT_CONNECT_REQUEST, c) < 0) {
+		cm_refuse(ctx, r->conn_id);
+		cm_conn_destroy(c);
+		return;
+	}
+	c->local_known = true;
+}
+
+static bool cm_rtr_type_ok(uint32_t t)
+{
+	return t == IWCM_RTR_NONE || t == IWCM_RTR_SEND ||
+	       t == IWCM_RTR_WRITE || t == IWCM_RTR_READ;
+}
+
+static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
+{
+	struct sockaddr_storage local, peer;
+	uint8_t *unread;
+	uint32_t *msn;
+
+	if ((e->transport != IWCM__TRANSPORT__TRANSPORT_TCP &&
+	     e->transport != IWCM__TRANSPORT__TRANSPORT_SCTP) ||
+	    cm_sockaddr_from_pb(e->local, &local) < 0 ||
+	    cm_sockaddr_from_pb(e->peer, &peer) < 0 ||
+	    e->initiator != c->initiator || e->mpa_rev > 2 ||
+	    e->ddp_version > 1 || e->rdmap_version > 1 ||
+	    !cm_rtr_type_ok(e->rtr_type) || e->ird > IWCM_IRD_ORD_MAX ||
+	    e->ord > IWCM_IRD_ORD_MAX || e->n_next_msn > CM_MAX_MSN)
+		return ERR(EPROTO);
+	if (cm_peer_info_set(&c->peer_info, e->peer_info) < 0)
+		return -1;
+	unread = malloc(e->unread.len ? e->unread.len : 1);
+	msn = calloc(e->n_next_msn ? e->n_next_msn : 1, sizeof(*msn));
+	if (!unread || !msn) {
+		free(unread);
+		free(msn);
+		return -1;
+	}
+	if (e->has_unread && e->unread.len)
+		memcpy(unread, e->unread.data, e->unread.len);
+	if (e->n_next_msn)
+		memcpy(msn, e->next_msn, e->n_next_msn * sizeof(*msn));
+	c->unread = unread;
+	c->unread_len = e->has_unread ? e->unread.len : 0;
+	c->next_msn = msn;
+	c->n_msn = e->n_next_msn;
+	c->local = local;
+	c->local_known = true;
+	c->peer = peer;
+	c->transport = e->transport;
+	c->mpa_rev = e->mpa_rev;
+	c->ddp_version = e->ddp_version;
+	c->rdmap_version = e->rdmap_version;
+	c->markers_tx = e->markers_tx;
+	c->markers_rx = e->markers_rx;
+	c->crc = e->crc;
+	c->enhanced = e->enhanced;
+	c->p2p = e->p2p;
+	c->rtr_type = e->rtr_type;
+	c->rtr_frame = e->has_rtr_frame && e->rtr_frame;
+	c->ird = e->ird;
+	c->ord = e->ord;
+	c->tx_offset = e->tx_offset;
+	c->rx_offset = e->rx_offset;
+	c->wait_first_fpdu = e->wait_first_fpdu;
+	return 0;
+}
+
+static void cm_on_established(struct iwcm_ctx *ctx, struct ipc_msg *m,
+			      const Iwcm__Established *e)
+{
+	struct iwcm_conn *c = cm_conn_find(ctx, e->conn_id);
+	int fd;
+
+	/* Not ours (any more): ipc_msg_clear() closes the fd. */
+	if (!c || (c->state != CONN_CONNECTING && c->state != CONN_ACCEPTING))
+		return;
+	fd = ipc_take_fd(m);
+	if (fd < 0) {
+		cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
+			"handoff without a socket");
+		return;
+	}
+	if (cm_take_established(c, e) < 0) {
+		close(fd);
+		cm_fail(c, IWCM_EVENT_CONNECT_ERROR,
+			errno == EPROTO ? IWCM_STATUS_PROTOCOL
+					: IWCM_STATUS_INTERNAL,
+			errno == EPROTO ? "malformed handoff" : "out of memory");
+		return;
+	}
+	c->fd = fd;
+	c->state = CONN_ESTABLISHED;
+	/* Without memory for the event the state still tells. */
+	events_queue(ctx, IWCM_EVENT_ESTABLISHED, c);
+}
+
+static void cm_on_rejected(struct iwcm_ctx *ctx, const Iwcm__Rejected *r)
+{
+	struct iwcm_conn *c = cm_conn_find(ctx, r->conn_id);
+
+	if (!c || c->state != CONN_CONNECTING)
+		return;
+	if (r->peer_info && cm_peer_info_set(&c->peer_info, r->peer_info) < 0) {
+		cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
+			"malformed reject");
+		return;
+	}
+	cm_fail(c, IWCM_EVENT_REJECTED, cm_status(r->result), r->reason);
+}
+
+static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
+			const Iwcm__ConnError *ce)
+{
+	struct iwcm_conn *c = cm_conn_find(ctx, ce->conn_id);
+
+	if (!c || (c->state != CONN_CONNECTING &&
+		   c->state != CONN_REQUESTED && c->state != CONN_ACCEPTING))
+		return;
+	if (ce->has_term_layer || ce->has_term_etype || ce->has_term_ecode) {
+		c->term = true;
+		c->term_layer = ce->term_layer;
+		c->term_etype = ce->term_etype;
+		c->term_ecode = ce->term_ecode;
+	}
+	cm_fail(c,
+		type == IPC_EVENT_UNREACHABLE ? IWCM_EVENT_UNREACHABLE
+					      : IWCM_EVENT_CONNECT_ERROR,
+		cm_status(ce->result), ce->reason);
+}
+
+/* Apply one event message from the daemon. */
+void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m)
+{
+	const ProtobufCMessageDescriptor *d;
+	ProtobufCMessage *pb;
+
+	switch (m->hdr.type) {
+	case IPC_EVENT_CONNECT_REQUEST:
+		d = &iwcm__connect_request__descriptor;
+		break;
+	case IPC_EVENT_ESTABLISHED:
+		d = &iwcm__established__descriptor;
+		break;
+	case IPC_EVENT_REJECTED:
+		d = &iwcm__rejected__descriptor;
+		break;
+	case IPC_EVENT_UNREACHABLE:
+	case IPC_EVENT_ERROR:
+		d = &iwcm__conn_error__descriptor;
+		break;
+	default:
+		return;
+	}
+	pb = ipc_unpack(m, d);
+	if (!pb)
+		return;
+	switch (m->hdr.type) {
+	case IPC_EVENT_CONNECT_REQUEST:
+		cm_on_request(ctx, (Iwcm__ConnectRequest *)pb);
+		break;
+	case IPC_EVENT_ESTABLISHED:
+		cm_on_established(ctx, m, (Iwcm__Established *)pb);
+		break;
+	case IPC_EVENT_REJECTED:
+		cm_on_rejected(ctx, (Iwcm__Rejected *)pb);
+		break;
+	default:
+		cm_on_error(ctx, m->hdr.type, (Iwcm__ConnError *)pb);
+		break;
+	}
+	protobuf_c_message_free_unpacked(pb, NULL);
+}
+
+/* The daemon is gone: every connection being negotiated fails. */
+void cm_daemon_gone(struct iwcm_ctx *ctx)
+{
+	struct iwcm_conn *c;
+
+	TAILQ_FOREACH(c, &ctx->conns, entry) {
+		if (c->user_freed)
+			continue;
+		if (c->state == CONN_CONNECTING ||
+		    c->state == CONN_REQUESTED || c->state == CONN_ACCEPTING)
+			cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_RESET,
+				"the daemon went away");
+	}
+}
+
+/* ---- connection accessors ---- */
+
+/* The daemon's id of a connection. */
+IWCM_EXPORT uint64_t iwcm_conn_get_id(const struct iwcm_conn *conn)
+{
+	if (!conn) {
+		errno = EINVAL;
+		return 0;
+	}
+	return conn->id;
+}
+
+/* The listener a connection request came to. */
+IWCM_EXPORT struct iwcm_listener *
+iwcm_conn_get_listener(const struct iwcm_conn *conn)
+{
+	struct iwcm_listener *l;
+
+	if (!conn)
+		return ERR_PTR(EINVAL);
+	if (conn->initiator)
+		return ERR_PTR(ENOENT);
+	l = cm_listener_find(conn->ctx, conn->listener_id);
+	return l ? l : ERR_PTR(ENOENT);
+}
+
+/* Why a connection failed. */
+IWCM_EXPORT int iwcm_conn_get_reason(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR(EINVAL);
+	return conn->reason;
+}
+
+/* The daemon's description of a failure. */
+IWCM_EXPORT const char *iwcm_conn_get_reason_text(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR_PTR(EINVAL);
+	return conn->reason_text ? conn->reason_text : ERR_PTR(ENODATA);
+}
+
+/* The Terminate of a failed connection. */
+IWCM_EXPORT int iwcm_conn_get_term(const struct iwcm_conn *conn,
+				   unsigned int *layer, unsigned int *etype,
+				   unsigned int *ecode)
+{
+	if (!conn)
+		return ERR(EINVAL);
+	if (!conn->term)
+		return ERR(ENODATA);
+	if (layer)
+		*layer = conn->term_layer;
+	if (etype)
+		*etype = conn->term_etype;
+	if (ecode)
+		*ecode = conn->term_ecode;
+	return 0;
+}
+
+static int cm_established(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR(EINVAL);
+	if (conn->state != CONN_ESTABLISHED)
+		return ERR(ENOTCONN);
+	return 0;
+}
+
+/* The socket of an established connection, still owned by it. */
+IWCM_EXPORT int iwcm_conn_get_fd(const struct iwcm_conn *conn)
+{
+	if (cm_established(conn) < 0)
+		return -1;
+	if (conn->fd_released)
+		return ERR(EBADF);
+	return conn->fd;
+}
+
+/* Hand the socket of an established connection to the caller. */
+IWCM_EXPORT int iwcm_conn_release_fd(struct iwcm_conn *conn)
+{
+	if (cm_established(conn) < 0)
+		return -1;
+	if (conn->fd_released)
+		return ERR(EBADF);
+	conn->fd_released = true;
+	return conn->fd;
+}
+
+/* A connection's local address. */
+IWCM_EXPORT const struct sockaddr *
+iwcm_conn_get_local_addr(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR_PTR(EINVAL);
+	if (!conn->local_known)
+		return ERR_PTR(ENODATA);
+	return (const struct sockaddr *)&conn->local;
+}
+
+/* A connection's peer address. */
+IWCM_EXPORT const struct sockaddr *
+iwcm_conn_get_peer_addr(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR_PTR(EINVAL);
+	return (const struct sockaddr *)&conn->peer;
+}
+
+/* Whether this side initiated the connection. */
+IWCM_EXPORT int iwcm_conn_get_initiator(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR(EINVAL);
+	return conn->initiator;
+}
+
+/* Negotiated values, readable once ESTABLISHED; one accessor each. */
+#define CM_GET_ESTABLISHED(name, field)                                    \
+	IWCM_EXPORT int iwcm_conn_get_##name(const struct iwcm_conn *conn) \
+	{                                                                  \
+		if (cm_established(conn) < 0)                              \
+			return -1;                                         \
+		return (int)conn->field;                                   \
+	}
+
+/* The transport of an established connection. */
+CM_GET_ESTABLISHED(transport, transport)
+/* The negotiated MPA revision. */
+CM_GET_ESTABLISHED(mpa_rev, mpa_rev)
+/* The DDP version. */
+CM_GET_ESTABLISHED(ddp_version, ddp_version)
+/* The RDMAP version. */
+CM_GET_ESTABLISHED(rdmap_version, rdmap_version)
+/* Whether we send markers. */
+CM_GET_ESTABLISHED(markers_tx, markers_tx)
+/* Whether the peer sends markers. */
+CM_GET_ESTABLISHED(markers_rx, markers_rx)
+/* Whether FPDUs carry a CRC. */
+CM_GET_ESTABLISHED(crc, crc)
+/* Whether RFC 6581 enhanced establishment ran. */
+CM_GET_ESTABLISHED(enhanced, enhanced)
+/* Whether the peer-to-peer model was negotiated. */
+CM_GET_ESTABLISHED(p2p, p2p)
+/* The RTR type exchanged. */
+CM_GET_ESTABLISHED(rtr_type, rtr_type)
+/* Whether the legacy RtR frame was used. */
+CM_GET_ESTABLISHED(rtr_frame, rtr_frame)
+/* The final local IRD. */
+CM_GET_ESTABLISHED(ird, ird)
+/* The final local ORD. */
+CM_GET_ESTABLISHED(ord, ord)
+/* Whether the responder waits for the first FPDU. */
+CM_GET_ESTABLISHED(wait_first_fpdu, wait_first_fpdu)
+/* The number of untagged queues with an MSN. */
+CM_GET_ESTABLISHED(msn_count, n_msn)
+
+/* FPDU-mode octets the daemon sent. */
+IWCM_EXPORT int iwcm_conn_get_tx_offset(const struct iwcm_conn *conn,
+					uint64_t *offset)
+{
+	if (!offset)
+		return ERR(EINVAL);
+	if (cm_established(conn) < 0)
+		return -1;
+	*offset = conn->tx_offset;
+	return 0;
+}
+
+/* FPDU-mode octets the daemon read. */
+IWCM_EXPORT int iwcm_conn_get_rx_offset(const struct iwcm_conn *conn,
+					uint64_t *offset)
+{
+	if (!offset)
+		return ERR(EINVAL);
+	if (cm_established(conn) < 0)
+		return -1;
+	*offset = conn->rx_offset;
+	return 0;
+}
+
+/* Octets the daemon read past the handshake. */
+IWCM_EXPORT const void *iwcm_conn_get_unread(const struct iwcm_conn *conn,
+					     size_t *len)
+{
+	if (!len)
+		return ERR_PTR(EINVAL);
+	if (cm_established(conn) < 0)
+		return NULL;
+	*len = conn->unread_len;
+	return conn->unread;
+}
+
+/* The next MSN of an untagged queue. */
+IWCM_EXPORT int iwcm_conn_get_next_msn(const struct iwcm_conn *conn,
+				       unsigned int qn, uint32_t *msn)
+{
+	if (!msn)
+		return ERR(EINVAL);
+	if (cm_established(conn) < 0)
+		return -1;
+	if (qn >= conn->n_msn)
+		return ERR(ERANGE);
+	*msn = conn->next_msn[qn];
+	return 0;
+}
+
+static int cm_peer_known(const struct iwcm_conn *conn)
+{
+	if (!conn)
+		return ERR(EINVAL);
+	if (!conn->peer_info.known)
+		return ERR(ENODATA);
+	return 0;
+}
+
+/* What the peer's frame said; one accessor each. */
+#define CM_GET_PEER(name, field)                                           \
+	IWCM_EXPORT int iwcm_conn_get_peer_##name(                         \
+		const struct iwcm_conn *conn)                              \
+	{                                                                  \
+		if (cm_peer_known(conn) < 0)                               \
+			return -1;                                         \
+		return (int)conn->peer_info.field;                         \
+	}
+
+/* The MPA revision the peer sent. */
+CM_GET_PEER(mpa_rev, mpa_rev)
+/* The flags octet of the peer's frame. */
+CM_GET_PEER(flags, flags)
+/* Whether the peer sent enhanced data. */
+CM_GET_PEER(enhanced, enhanced)
+/* Whether the peer set flag A. */
+CM_GET_PEER(p2p, p2p)
+/* The RTR types the peer offered. */
+CM_GET_PEER(rtr_types, rtr_types)
+/* The IRD the peer sent. */
+CM_GET_PEER(ird, ird)
+/* The ORD the peer sent. */
+CM_GET_PEER(ord, ord)
+
+/* The peer's private data. */
+IWCM_EXPORT const void *
+iwcm_conn_get_peer_private_data(const struct iwcm_conn *conn, size_t *len)
+{
+	if (!len)
+		return ERR_PTR(EINVAL);
+	if (cm_peer_known(conn) < 0)
+		return NULL;
+	*len = conn->peer_info.pd_len;
+	return conn->peer_info.pd;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_LIBCLIENT_INTERNAL_H
+#define IWCM_LIBCLIENT_INTERNAL_H
+
+/*
+ * libiwcm internals shared between ctx.c (the daemon connection and the
+ * request/reply exchange), cm.c (listeners, connections, parameters) and
+ * events.c (the event queue).  Everything here is hidden: only functions
+ * marked IWCM_EXPORT and listed in libiwcm.map leave the library.
+ *
+ * Ownership: the context owns every listener, connection and event made
+ * from it (lists below) and frees them all in iwcm_ctx_close().  A
+ * connection is freed when the caller has called iwcm_conn_free() and no
+ * event refers to it any more (refs).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include "ipc.h"
+#include "iwcm.h"
+#include "iwcm.pb-c.h"
+
+#define IWCM_EXPORT __attribute__((visibility("default")))
+
+/* Set errno and fail, the rdma-core way. */
+#define ERR(e) (errno = (e), -1)
+#define ERR_PTR(e) (errno = (e), NULL)
+
+#define IWCM_DEFAULT_SOCKET "/run/iwcm/iwcmd.sock"
+/* How long a request waits for the daemon's reply. */
+#define IWCM_REQUEST_TIMEOUT_MS 30000
+
+/* Where a connection stands, from the library's point of view. */
+enum conn_state {
+	CONN_CONNECTING,	/* iwcm_connect() acknowledged */
+	CONN_REQUESTED,		/* CONNECT_REQUEST, no decision yet */
+	CONN_ACCEPTING,		/* iwcm_accept() acknowledged */
+	CONN_ESTABLISHED,
+	CONN_REJECTED,		/* by the peer, or by us (iwcm_reject) */
+	CONN_FAILED,		/* UNREACHABLE or CONNECT_ERROR */
+};
+
+/* What the peer's MPA frame said (PeerInfo). */
+struct peer_info {
+	bool known;
+	uint32_t mpa_rev;
+	uint32_t flags;
+	bool enhanced;
+	bool p2p;
+	uint32_t rtr_types;
+	uint32_t ird;
+	uint32_t ord;
+	uint8_t *pd;
+	size_t pd_len;
+};
+
+struct iwcm_listener {
+	TAILQ_ENTRY(iwcm_listener) entry;
+	struct iwcm_ctx *ctx;
+	uint64_t id;
+	struct sockaddr_storage addr;
+};
+
+struct iwcm_conn {
+	TAILQ_ENTRY(iwcm_conn) entry;
+	struct iwcm_ctx *ctx;
+	uint64_t id;
+	enum conn_state state;
+	bool initiator;
+	bool user_freed;		/* iwcm_conn_free() called */
+	unsigned int refs;		/* user + each event naming it */
+	uint64_t listener_id;		/* responder side, else 0 */
+
+	struct sockaddr_storage local;
+	bool local_known;
+	struct sockaddr_storage peer;
+
+	int fd;				/* -1 until ESTABLISHED */
+	bool fd_released;
+
+	/* Failure. */
+	int reason;			/* enum iwcm_status */
+	char *reason_text;
+	bool term;
+	unsigned int term_layer, term_etype, term_ecode;
+
+	/* Negotiated (Established). */
+	struct peer_info peer_info;
+	uint32_t transport;
+	uint32_t mpa_rev;
+	uint32_t ddp_version;
+	uint32_t rdmap_version;
+	bool markers_tx, markers_rx, crc, enhanced, p2p;
+	uint32_t rtr_type;
+	bool rtr_frame;
+	uint32_t ird, ord;
+	uint64_t tx_offset, rx_offset;
+	uint8_t *unread;
+	size_t unread_len;
+	uint32_t *next_msn;
+	size_t n_msn;
+	bool wait_first_fpdu;
+};
+
+struct iwcm_event {
+	TAILQ_ENTRY(iwcm_event) entry;
+	struct iwcm_ctx *ctx;
+	enum iwcm_event_type type;
+	struct iwcm_conn *conn;		/* holds a reference */
+	bool queued;			/* not yet returned to the caller */
+};
+
+TAILQ_HEAD(listener_list, iwcm_listener);
+TAILQ_HEAD(conn_list, iwcm_conn);
+TAILQ_HEAD(event_list, iwcm_event);
+
+struct iwcm_ctx {
+	int sock;			/* SEQPACKET to iwcmd, O_NONBLOCK */
+	int epfd;			/* iwcm_ctx_get_fd(): sock + evfd */
+	int evfd;			/* eventfd, readable while queued */
+	bool nonblock;
+	bool signaled;			/* evfd holds a count */
+	bool dead;			/* the daemon closed or misbehaved */
+	uint32_t next_reqid;
+	struct listener_list listeners;
+	struct conn_list conns;
+	struct event_list queue;	/* events not yet returned */
+	struct event_list out;		/* returned, not yet acknowledged */
+	struct ipc_msg msg;		/* receive buffer */
+};
+
+/* ---- ctx.c ---- */
+
+/*
+ * Send a request and wait for its reply of type reply_type, unpacked
+ * as d; events that arrive meanwhile are queued.  Returns the reply
+ * (free with protobuf_c_message_free_unpacked) or NULL with errno.
+ */
+ProtobufCMessage *ctx_request(struct iwcm_ctx *ctx, uint16_t type,
+			      const ProtobufCMessage *body,
+			      uint16_t reply_type,
+			      const ProtobufCMessageDescriptor *d);
+/* Send a request whose reply is ignored (Disconnect, Reject on drop). */
+int ctx_send_async(struct iwcm_ctx *ctx, uint16_t type,
+		   const ProtobufCMessage *body);
+/*
+ * Receive and handle at most one message without waiting.  Returns 1
+ * when one was handled, 0 when none was ready, -1 with errno when the
+ * daemon is gone (ECONNRESET) or the receive failed.
+ */
+int ctx_recv_one(struct iwcm_ctx *ctx);
+/* The errno for a daemon result code. */
+int ctx_result_errno(Iwcm__Result r);
+
+/* ---- cm.c ---- */
+
+/* Convert between SockAddr and sockaddr; -1 with EINVAL/EAFNOSUPPORT. */
+int cm_sockaddr_from_pb(const Iwcm__SockAddr *pb,
+			struct sockaddr_storage *ss);
+int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
+		      uint8_t *buf);
+struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id);
+struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id);
+/* Allocate a connection owned by ctx with one (user) reference. */
+struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id);
+/* Drop a reference; frees conn at zero. */
+void cm_conn_put(struct iwcm_conn *conn);
+/* Free a connection whatever its references (iwcm_ctx_close). */
+void cm_conn_destroy(struct iwcm_conn *conn);
+void cm_listener_destroy(struct iwcm_listener *l);
+/* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
+int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
+/* The daemon sent an event: update the connection, maybe queue an event.
+ * Consumes m's fd (or leaves it for ipc_msg_clear). */
+void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
+/* The daemon is gone: every connection being negotiated fails. */
+void cm_daemon_gone(struct iwcm_ctx *ctx);
+
+/* ---- events.c ---- */
+
+/* Queue an event about conn (takes a reference); -1 with ENOMEM. */
+int events_queue(struct iwcm_ctx *ctx, enum iwcm_event_type type,
+		 struct iwcm_conn *conn);
+/* Drop the queued events of conn (iwcm_conn_free). */
+void events_drop_conn(struct iwcm_ctx *ctx, struct iwcm_conn *conn);
+/* Free every event, queued or returned (iwcm_ctx_close). */
+void events_free_all(struct iwcm_ctx *ctx);
+/* Keep the eventfd readable exactly while events are queued. */
+void events_signal(struct iwcm_ctx *ctx);
+
+#endif

@@ -1,0 +1,1065 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_IWCM_H
+#define IWCM_IWCM_H
+
+/**
+ * DOC: libiwcm connection management
+ *
+ * <iwcm/iwcm.h> is the public interface of libiwcm, shaped like librdmacm.
+ * A context (struct iwcm_ctx) is one connection to the iwcmd daemon.  The
+ * daemon owns the listening sockets and performs the MPA (RFC 5044,
+ * RFC 6581) handshakes; once a connection is negotiated it hands the TCP
+ * socket and the negotiated state to the owning process, which receives
+ * them as an IWCM_EVENT_ESTABLISHED event.
+ *
+ * Every handle is opaque.  Functions return 0 (or a handle) on success and
+ * -1 (or NULL) with errno set on failure; the library never prints, never
+ * aborts and keeps no global state besides errno.  The reason a
+ * connection failed is kept per connection (iwcm_conn_get_reason()).
+ *
+ * Threads: unless a function says otherwise, a context and every handle
+ * made from it (listeners, connections, events) must be used by one thread
+ * at a time; different contexts are independent.  Connection parameters
+ * (struct iwcm_conn_param) belong to no context.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct iwcm_ctx;
+struct iwcm_conn_param;
+struct iwcm_listener;
+struct iwcm_conn;
+struct iwcm_event;
+
+/**
+ * enum iwcm_ctx_flags - Flags of iwcm_ctx_open().
+ * @IWCM_CTX_NONBLOCK: iwcm_get_event() fails with EAGAIN instead of
+ *	waiting when no event is ready.
+ */
+enum iwcm_ctx_flags {
+	IWCM_CTX_NONBLOCK = 1,
+};
+
+/**
+ * enum iwcm_event_type - What an event reports.
+ * @IWCM_EVENT_CONNECT_REQUEST: a peer asks to connect to one of our
+ *	listeners; the event carries a new connection to accept or reject.
+ * @IWCM_EVENT_ESTABLISHED: negotiation finished; the connection now owns
+ *	the socket and every negotiated field can be read.
+ * @IWCM_EVENT_REJECTED: the peer rejected our connection request.
+ * @IWCM_EVENT_UNREACHABLE: the peer could not be reached (refused, timed
+ *	out, no route).
+ * @IWCM_EVENT_CONNECT_ERROR: negotiation failed (protocol error,
+ *	Terminate, timeout, daemon gone).
+ */
+enum iwcm_event_type {
+	IWCM_EVENT_CONNECT_REQUEST = 1,
+	IWCM_EVENT_ESTABLISHED = 2,
+	IWCM_EVENT_REJECTED = 3,
+	IWCM_EVENT_UNREACHABLE = 4,
+	IWCM_EVENT_CONNECT_ERROR = 5,
+};
+
+/**
+ * enum iwcm_status - Why a connection failed, from iwcm_conn_get_reason().
+ * @IWCM_STATUS_OK: no failure.
+ * @IWCM_STATUS_INVALID: malformed or inconsistent request.
+ * @IWCM_STATUS_PERM: credentials do not allow it.
+ * @IWCM_STATUS_NOENT: no such listener, connection or service.
+ * @IWCM_STATUS_EXISTS: already listening there.
+ * @IWCM_STATUS_LIMIT: a per-user limit of the daemon was hit.
+ * @IWCM_STATUS_ADDRINUSE: address already in use.
+ * @IWCM_STATUS_TIMEDOUT: the peer did not answer in time.
+ * @IWCM_STATUS_REFUSED: the peer refused the TCP connection.
+ * @IWCM_STATUS_RESET: the connection was reset or the daemon went away.
+ * @IWCM_STATUS_REJECTED: the peer rejected the connection (MPA R bit).
+ * @IWCM_STATUS_PROTOCOL: the peer (or the daemon) violated the protocol.
+ * @IWCM_STATUS_VERSION: IPC version mismatch with the daemon.
+ * @IWCM_STATUS_INTERNAL: internal error in the daemon.
+ * @IWCM_STATUS_SHUTDOWN: the daemon is stopping.
+ */
+enum iwcm_status {
+	IWCM_STATUS_OK = 0,
+	IWCM_STATUS_INVALID = 1,
+	IWCM_STATUS_PERM = 2,
+	IWCM_STATUS_NOENT = 3,
+	IWCM_STATUS_EXISTS = 4,
+	IWCM_STATUS_LIMIT = 5,
+	IWCM_STATUS_ADDRINUSE = 6,
+	IWCM_STATUS_TIMEDOUT = 7,
+	IWCM_STATUS_REFUSED = 8,
+	IWCM_STATUS_RESET = 9,
+	IWCM_STATUS_REJECTED = 10,
+	IWCM_STATUS_PROTOCOL = 11,
+	IWCM_STATUS_VERSION = 12,
+	IWCM_STATUS_INTERNAL = 13,
+	IWCM_STATUS_SHUTDOWN = 14,
+};
+
+/**
+ * enum iwcm_transport - Transport under DDP.
+ * @IWCM_TRANSPORT_TCP: MPA over TCP (RFC 5044).
+ * @IWCM_TRANSPORT_SCTP: DDP over SCTP (RFC 5043).
+ */
+enum iwcm_transport {
+	IWCM_TRANSPORT_TCP = 0,
+	IWCM_TRANSPORT_SCTP = 1,
+};
+
+/**
+ * enum iwcm_crc_policy - CRC request of iwcm_conn_param_set_crc().
+ * @IWCM_CRC_REQUEST: set C=1, ask for CRC (RFC 5044 §4.4 default).
+ * @IWCM_CRC_PREFER_OFF: set C=0; CRC is still used if the peer sets C.
+ */
+enum iwcm_crc_policy {
+	IWCM_CRC_REQUEST = 0,
+	IWCM_CRC_PREFER_OFF = 1,
+};
+
+/**
+ * enum iwcm_rev0_policy - Answer to an RDMA Consortium (Rev 0) peer.
+ * @IWCM_REV0_STRICT: refuse Rev 0 peers.
+ * @IWCM_REV0_PERMISSIVE: answer Rev 0 with Rev 0, markers and CRC on.
+ */
+enum iwcm_rev0_policy {
+	IWCM_REV0_STRICT = 0,
+	IWCM_REV0_PERMISSIVE = 1,
+};
+
+/**
+ * enum iwcm_rtr - Ready-to-receive indication types (RFC 6581 §9.2).
+ * @IWCM_RTR_NONE: none.
+ * @IWCM_RTR_SEND: zero-length Send (flag B).
+ * @IWCM_RTR_WRITE: zero-length RDMA Write (flag C).
+ * @IWCM_RTR_READ: zero-length RDMA Read (flag D).
+ */
+enum iwcm_rtr {
+	IWCM_RTR_NONE = 0,
+	IWCM_RTR_SEND = 1,
+	IWCM_RTR_WRITE = 2,
+	IWCM_RTR_READ = 4,
+};
+
+/**
+ * enum iwcm_mpa_flags - Bits of the MPA frame's flags octet, as returned
+ * by iwcm_conn_get_peer_flags() (RFC 5044 §7.1, RFC 6581 §8).
+ * @IWCM_MPA_FLAG_M: markers required toward the sender.
+ * @IWCM_MPA_FLAG_C: CRC requested.
+ * @IWCM_MPA_FLAG_R: the frame rejects the connection.
+ * @IWCM_MPA_FLAG_S: enhanced connection data precede the private data.
+ */
+enum iwcm_mpa_flags {
+	IWCM_MPA_FLAG_M = 0x80,
+	IWCM_MPA_FLAG_C = 0x40,
+	IWCM_MPA_FLAG_R = 0x20,
+	IWCM_MPA_FLAG_S = 0x10,
+};
+
+/* RFC 6581 §9.1: IRD/ORD are 14 bits; all ones means "no automatic
+ * negotiation, the ULP handles it". */
+#define IWCM_IRD_ORD_MAX 0x3FFF
+#define IWCM_IRD_ORD_NONE 0x3FFF
+/* RFC 5044 §7.1: at most 512 octets of private data; an enhanced (MPA
+ * revision 2) frame spends 4 of them on IRD/ORD. */
+#define IWCM_PRIVATE_DATA_MAX 512
+#define IWCM_PRIVATE_DATA_MAX_ENHANCED 508
+
+/* ---- contexts ---- */
+
+/**
+ * iwcm_ctx_open() - Connect to the iwcmd daemon.
+ * @flags: 0 or IWCM_CTX_NONBLOCK.
+ *
+ * Opens the daemon's client socket, found through the IWCM_SOCKET
+ * environment variable or else at /run/iwcm/iwcmd.sock, and performs the
+ * version handshake.  The context is the event channel of every listener
+ * and connection made from it.
+ *
+ * Context: Thread-safe.
+ * Return: A new context, or NULL with errno set: ECONNREFUSED when no
+ * daemon listens there, EPROTO when the daemon speaks another protocol
+ * version, EINVAL for unknown flags or an unusable path, ENOMEM, or the
+ * errno of socket(2) and connect(2).
+ */
+struct iwcm_ctx *iwcm_ctx_open(unsigned int flags);
+
+/**
+ * iwcm_ctx_open_path() - Connect to the iwcmd daemon at a given socket.
+ * @path: path of the daemon's client socket.
+ * @flags: 0 or IWCM_CTX_NONBLOCK.
+ *
+ * As iwcm_ctx_open(), with an explicit socket path instead of IWCM_SOCKET
+ * or the default.
+ *
+ * Context: Thread-safe.
+ * Return: A new context, or NULL with errno set as for iwcm_ctx_open().
+ */
+struct iwcm_ctx *iwcm_ctx_open_path(const char *path, unsigned int flags);
+
+/**
+ * iwcm_ctx_close() - Disconnect from the daemon and free a context.
+ * @ctx: the context, or NULL.
+ *
+ * Frees every listener, connection and event made from @ctx, closing the
+ * socket of each connection that was not released with
+ * iwcm_conn_release_fd().  None of these handles may be used afterwards.
+ * The daemon drops the context's listeners and pending requests.
+ *
+ * Context: Not to be called concurrently with any other use of @ctx.
+ */
+void iwcm_ctx_close(struct iwcm_ctx *ctx);
+
+/**
+ * iwcm_ctx_get_fd() - The event channel file descriptor of a context.
+ * @ctx: the context.
+ *
+ * The descriptor becomes readable when an event may be ready; the caller
+ * then calls iwcm_get_event() (in non-blocking mode, until it fails with
+ * EAGAIN).  The descriptor belongs to @ctx: poll it, never read, write or
+ * close it.
+ *
+ * Context: Safe to call from any thread while @ctx is open.
+ * Return: The descriptor, or -1 with errno EINVAL if @ctx is NULL.
+ */
+int iwcm_ctx_get_fd(const struct iwcm_ctx *ctx);
+
+/* ---- connection parameters ---- */
+
+/**
+ * iwcm_conn_param_new() - Allocate connection parameters.
+ *
+ * Every parameter starts unset, which means "the daemon's default"
+ * (iwcmd.conf(5)).  Parameters are used by iwcm_listen() (defaults for the
+ * listener's connections), iwcm_connect() and iwcm_accept(), which copy
+ * them: the same parameters may be reused and freed at any time.
+ *
+ * Context: Thread-safe.
+ * Return: The parameters, or NULL with errno ENOMEM.
+ */
+struct iwcm_conn_param *iwcm_conn_param_new(void);
+
+/**
+ * iwcm_conn_param_free() - Free connection parameters.
+ * @param: the parameters, or NULL.
+ *
+ * Context: Thread-safe for distinct parameters.
+ */
+void iwcm_conn_param_free(struct iwcm_conn_param *param);
+
+/**
+ * iwcm_conn_param_set_ird() - Set the inbound RDMA Read queue depth.
+ * @param: the parameters.
+ * @ird: IRD, 0 to IWCM_IRD_ORD_MAX; IWCM_IRD_ORD_NONE leaves the
+ *	negotiation to the ULP (RFC 6581 §9.1).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ird is too big.
+ */
+int iwcm_conn_param_set_ird(struct iwcm_conn_param *param, unsigned int ird);
+
+/**
+ * iwcm_conn_param_set_ord() - Set the outbound RDMA Read limit.
+ * @param: the parameters.
+ * @ord: ORD, 0 to IWCM_IRD_ORD_MAX; IWCM_IRD_ORD_NONE leaves the
+ *	negotiation to the ULP (RFC 6581 §9.1).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ord is too big.
+ */
+int iwcm_conn_param_set_ord(struct iwcm_conn_param *param, unsigned int ord);
+
+/**
+ * iwcm_conn_param_set_p2p() - Ask for the peer-to-peer connection model.
+ * @param: the parameters.
+ * @p2p: true for peer-to-peer (flag A, an RTR exchange before the
+ *	connection is handed over), false for client-server.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL.
+ */
+int iwcm_conn_param_set_p2p(struct iwcm_conn_param *param, bool p2p);
+
+/**
+ * iwcm_conn_param_set_rtr_types() - Set the RTR types offered or accepted.
+ * @param: the parameters.
+ * @types: a non-empty OR of IWCM_RTR_SEND, IWCM_RTR_WRITE and
+ *	IWCM_RTR_READ (flags B, C, D of RFC 6581 §9.2).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @types is empty
+ * or has other bits.
+ */
+int iwcm_conn_param_set_rtr_types(struct iwcm_conn_param *param,
+				  unsigned int types);
+
+/**
+ * iwcm_conn_param_set_private_data() - Set the ULP private data to send.
+ * @param: the parameters.
+ * @data: the octets (copied), or NULL when @len is 0.
+ * @len: at most IWCM_PRIVATE_DATA_MAX; with an enhanced (revision 2)
+ *	frame at most IWCM_PRIVATE_DATA_MAX_ENHANCED, which iwcm_connect()
+ *	and iwcm_accept() check.
+ *
+ * The daemon may send less than IWCM_PRIVATE_DATA_MAX to peers that
+ * accept no more (iwcmd.conf(5) private_data_send_max).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL (NULL @param, NULL @data with a
+ * non-zero @len, @len too big) or ENOMEM.
+ */
+int iwcm_conn_param_set_private_data(struct iwcm_conn_param *param,
+				     const void *data, size_t len);
+
+/**
+ * iwcm_conn_param_set_mpa_rev() - Set the MPA revision to request.
+ * @param: the parameters.
+ * @rev: 1 (RFC 5044) or 2 (RFC 6581 enhanced).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @rev is not 1
+ * or 2.
+ */
+int iwcm_conn_param_set_mpa_rev(struct iwcm_conn_param *param,
+				unsigned int rev);
+
+/**
+ * iwcm_conn_param_set_markers() - Ask the peer for markers.
+ * @param: the parameters.
+ * @markers: true to set M=1 (RFC 5044 §7.1).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL.
+ */
+int iwcm_conn_param_set_markers(struct iwcm_conn_param *param, bool markers);
+
+/**
+ * iwcm_conn_param_set_crc() - Set the CRC policy.
+ * @param: the parameters.
+ * @crc: IWCM_CRC_REQUEST or IWCM_CRC_PREFER_OFF.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @crc unknown.
+ */
+int iwcm_conn_param_set_crc(struct iwcm_conn_param *param,
+			    enum iwcm_crc_policy crc);
+
+/**
+ * iwcm_conn_param_set_rev0() - Set the policy toward Rev 0 peers.
+ * @param: the parameters.
+ * @rev0: IWCM_REV0_STRICT or IWCM_REV0_PERMISSIVE.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @rev0 unknown.
+ */
+int iwcm_conn_param_set_rev0(struct iwcm_conn_param *param,
+			     enum iwcm_rev0_policy rev0);
+
+/**
+ * iwcm_conn_param_set_fallback() - Allow the enhanced-to-v1 retry.
+ * @param: the parameters.
+ * @fallback: true to retry without enhanced connection establishment
+ *	when an unenhanced responder closes (RFC 6581 §10).
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL.
+ */
+int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param,
+				 bool fallback);
+
+/**
+ * iwcm_conn_param_set_reply_timeout() - Set the MPA Reply timeout.
+ * @param: the parameters.
+ * @ms: milliseconds to wait for the peer's Reply, 100 to 600000.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ms is out of
+ * range.
+ */
+int iwcm_conn_param_set_reply_timeout(struct iwcm_conn_param *param,
+				      unsigned int ms);
+
+/**
+ * iwcm_conn_param_set_ulp_timeout() - Set the accept/reject timeout.
+ * @param: the parameters.
+ * @ms: milliseconds the daemon waits for iwcm_accept() or iwcm_reject()
+ *	after a connect request, 100 to 3600000.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ms is out of
+ * range.
+ */
+int iwcm_conn_param_set_ulp_timeout(struct iwcm_conn_param *param,
+				    unsigned int ms);
+
+/**
+ * iwcm_conn_param_set_rtr_frame() - Use the legacy "MPA ID RtR Frame".
+ * @param: the parameters.
+ * @rtr_frame: true to use the 2007 RtR frame; both ends must be
+ *	configured for it, it is never detected.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL.
+ */
+int iwcm_conn_param_set_rtr_frame(struct iwcm_conn_param *param,
+				  bool rtr_frame);
+
+/**
+ * iwcm_conn_param_set_transport() - Set the transport.
+ * @param: the parameters.
+ * @transport: IWCM_TRANSPORT_TCP or IWCM_TRANSPORT_SCTP.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @transport
+ * unknown.
+ */
+int iwcm_conn_param_set_transport(struct iwcm_conn_param *param,
+				  enum iwcm_transport transport);
+
+/* ---- listeners ---- */
+
+/**
+ * iwcm_listen() - Listen for connection requests.
+ * @ctx: the context that receives the requests.
+ * @addr: local IPv4 or IPv6 address and port to bind (port 0: any), or
+ *	NULL with @service.
+ * @service: name of a listener declared in iwcmd.conf(5), or NULL with
+ *	@addr.
+ * @param: defaults for the listener's connections, or NULL.
+ * @backlog: TCP backlog, 0 for the daemon's default.
+ *
+ * Exactly one of @addr and @service is given.  Each request arrives as an
+ * IWCM_EVENT_CONNECT_REQUEST on @ctx.  Waits for the daemon's answer,
+ * queueing any event that arrives meanwhile.
+ *
+ * Context: One thread per context.
+ * Return: The listener, or NULL with errno set: EINVAL (bad arguments),
+ * EACCES (port or service not allowed), EADDRINUSE, EEXIST, ENOENT (no
+ * such service), EMFILE (per-user limit), EPROTO or ECONNRESET (the
+ * daemon misbehaved or went away), ETIMEDOUT (no answer in 30 s), ENOMEM.
+ */
+struct iwcm_listener *iwcm_listen(struct iwcm_ctx *ctx,
+				  const struct sockaddr *addr,
+				  const char *service,
+				  const struct iwcm_conn_param *param,
+				  int backlog);
+
+/**
+ * iwcm_listener_close() - Stop listening and free a listener.
+ * @listener: the listener, or NULL.
+ *
+ * Connections already requested through @listener stay valid.
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno set if the daemon did not confirm (the
+ * listener is freed anyway).
+ */
+int iwcm_listener_close(struct iwcm_listener *listener);
+
+/**
+ * iwcm_listener_get_addr() - The address a listener is bound to.
+ * @listener: the listener.
+ *
+ * The port is the one bound, also when 0 was asked for.
+ *
+ * Context: One thread per context.
+ * Return: A sockaddr_in or sockaddr_in6 that lives as long as @listener,
+ * or NULL with errno EINVAL if @listener is NULL.
+ */
+const struct sockaddr *
+iwcm_listener_get_addr(const struct iwcm_listener *listener);
+
+/**
+ * iwcm_listener_get_port() - The TCP port a listener is bound to.
+ * @listener: the listener.
+ *
+ * Context: One thread per context.
+ * Return: The port in host byte order, or -1 with errno EINVAL if
+ * @listener is NULL.
+ */
+int iwcm_listener_get_port(const struct iwcm_listener *listener);
+
+/* ---- connections ---- */
+
+/**
+ * iwcm_connect() - Start an outgoing connection.
+ * @ctx: the context that receives the connection's events.
+ * @dst: the peer's IPv4 or IPv6 address and port.
+ * @src: local address to bind (port 0: any), or NULL.
+ * @param: connection parameters, or NULL for the daemon's defaults.
+ *
+ * The daemon connects and negotiates; the outcome arrives on @ctx as
+ * exactly one of IWCM_EVENT_ESTABLISHED, IWCM_EVENT_REJECTED,
+ * IWCM_EVENT_UNREACHABLE or IWCM_EVENT_CONNECT_ERROR naming the returned
+ * connection.  Waits for the daemon to accept the request, queueing any
+ * event that arrives meanwhile.
+ *
+ * Context: One thread per context.
+ * Return: The connection (free it with iwcm_conn_free()), or NULL with
+ * errno set: EINVAL (bad address or parameters, private data too long
+ * for the MPA revision), EAFNOSUPPORT, EACCES, EMFILE, EPROTO,
+ * ECONNRESET, ETIMEDOUT, ENOMEM.
+ */
+struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
+			       const struct sockaddr *dst,
+			       const struct sockaddr *src,
+			       const struct iwcm_conn_param *param);
+
+/**
+ * iwcm_accept() - Accept a connection request.
+ * @conn: the connection of an IWCM_EVENT_CONNECT_REQUEST.
+ * @param: parameters for the reply (IRD/ORD, private data, RTR types), or
+ *	NULL for the listener's defaults.
+ *
+ * The daemon sends the MPA Reply and, for peer-to-peer connections,
+ * completes the RTR exchange; then IWCM_EVENT_ESTABLISHED (or
+ * IWCM_EVENT_CONNECT_ERROR) arrives for @conn.
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno set: EINVAL (@conn is not a pending
+ * request, bad parameters), ENOENT (the request expired: @conn then
+ * reports IWCM_STATUS_NOENT), EPROTO, ECONNRESET, ETIMEDOUT.
+ */
+int iwcm_accept(struct iwcm_conn *conn, const struct iwcm_conn_param *param);
+
+/**
+ * iwcm_reject() - Reject a connection request.
+ * @conn: the connection of an IWCM_EVENT_CONNECT_REQUEST.
+ * @private_data: private data for the peer (copied), or NULL.
+ * @len: length of @private_data: at most IWCM_PRIVATE_DATA_MAX_ENHANCED
+ *	when the request was enhanced, else IWCM_PRIVATE_DATA_MAX.
+ *
+ * The daemon sends an MPA Reply with the R bit and closes the socket.
+ * @conn must still be freed with iwcm_conn_free().
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno set: EINVAL (@conn is not a pending
+ * request, @len too big), ENOENT (the request expired: @conn then
+ * reports IWCM_STATUS_NOENT), EPROTO, ECONNRESET, ETIMEDOUT.
+ */
+int iwcm_reject(struct iwcm_conn *conn, const void *private_data,
+		size_t len);
+
+/**
+ * iwcm_conn_free() - Free a connection.
+ * @conn: the connection, or NULL.
+ *
+ * Closes the connection's socket unless iwcm_conn_release_fd() took it.
+ * A connection still being negotiated is abandoned (the daemon closes
+ * it).  Queued events of @conn are dropped; an event already returned by
+ * iwcm_get_event() stays readable until it is acknowledged, but its
+ * connection must not be used.
+ *
+ * Context: One thread per context.
+ */
+void iwcm_conn_free(struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_id() - The daemon's identifier of a connection.
+ * @conn: the connection.
+ *
+ * The identifier is what iwcmctl(8) shows for the connection.
+ *
+ * Context: One thread per context.
+ * Return: The identifier, or 0 with errno EINVAL if @conn is NULL.
+ */
+uint64_t iwcm_conn_get_id(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_listener() - The listener a connection request came to.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: The listener, or NULL with errno EINVAL if @conn is NULL or
+ * ENOENT if @conn was made by iwcm_connect() or its listener is closed.
+ */
+struct iwcm_listener *iwcm_conn_get_listener(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_reason() - Why a connection failed.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: IWCM_STATUS_OK while nothing failed, else the reason given
+ * with IWCM_EVENT_REJECTED, IWCM_EVENT_UNREACHABLE or
+ * IWCM_EVENT_CONNECT_ERROR (see iwcm_strerror()); -1 with errno EINVAL if
+ * @conn is NULL.
+ */
+int iwcm_conn_get_reason(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_reason_text() - The daemon's description of a failure.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: A string that lives as long as @conn, or NULL with errno
+ * ENODATA when the daemon gave none, EINVAL if @conn is NULL.
+ */
+const char *iwcm_conn_get_reason_text(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_term() - The Terminate message of a failed connection.
+ * @conn: the connection.
+ * @layer: where to store the layer (2 for MPA), or NULL.
+ * @etype: where to store the error type, or NULL.
+ * @ecode: where to store the error code (RFC 6581 §9: 5, 6 or 7), or
+ *	NULL.
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno ENODATA if no Terminate was sent or
+ * received, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_term(const struct iwcm_conn *conn, unsigned int *layer,
+		       unsigned int *etype, unsigned int *ecode);
+
+/**
+ * iwcm_conn_get_fd() - The socket of an established connection.
+ * @conn: the connection.
+ *
+ * The socket stays owned by @conn and is closed by iwcm_conn_free().
+ * Data the daemon read past the handshake is in iwcm_conn_get_unread(),
+ * not in the socket.
+ *
+ * Context: One thread per context.
+ * Return: The descriptor, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EBADF after iwcm_conn_release_fd(), EINVAL if
+ * @conn is NULL.
+ */
+int iwcm_conn_get_fd(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_release_fd() - Take the socket of an established connection.
+ * @conn: the connection.
+ *
+ * Ownership moves to the caller, who must close the descriptor;
+ * iwcm_conn_free() no longer closes it.  The negotiated state stays
+ * readable.
+ *
+ * Context: One thread per context.
+ * Return: The descriptor, once; -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EBADF when already released, EINVAL if @conn is
+ * NULL.
+ */
+int iwcm_conn_release_fd(struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_local_addr() - A connection's local address.
+ * @conn: the connection.
+ *
+ * Known from IWCM_EVENT_CONNECT_REQUEST on the responder and from
+ * IWCM_EVENT_ESTABLISHED on both sides.
+ *
+ * Context: One thread per context.
+ * Return: A sockaddr_in or sockaddr_in6 that lives as long as @conn, or
+ * NULL with errno ENODATA when not known yet, EINVAL if @conn is NULL.
+ */
+const struct sockaddr *iwcm_conn_get_local_addr(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_addr() - A connection's peer address.
+ * @conn: the connection.
+ *
+ * Known from iwcm_connect() on the initiator and from
+ * IWCM_EVENT_CONNECT_REQUEST on the responder.
+ *
+ * Context: One thread per context.
+ * Return: A sockaddr_in or sockaddr_in6 that lives as long as @conn, or
+ * NULL with errno EINVAL if @conn is NULL.
+ */
+const struct sockaddr *iwcm_conn_get_peer_addr(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_transport() - The transport of an established connection.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: IWCM_TRANSPORT_TCP or IWCM_TRANSPORT_SCTP, or -1 with errno
+ * ENOTCONN before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_transport(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_initiator() - Whether this side initiated the connection.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 for the initiator, 0 for the responder, or -1 with errno
+ * EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_initiator(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_mpa_rev() - The negotiated MPA revision.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 0 (RDMA Consortium), 1 or 2, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_mpa_rev(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_ddp_version() - The DDP version to use.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 0 (RDMA Consortium) or 1 (RFC 5041), or -1 with errno ENOTCONN
+ * before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_ddp_version(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_rdmap_version() - The RDMAP version to use.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 0 (RDMA Consortium) or 1 (RFC 5040), or -1 with errno ENOTCONN
+ * before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_rdmap_version(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_markers_tx() - Whether we must send markers.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_markers_tx(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_markers_rx() - Whether the peer sends markers.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_markers_rx(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_crc() - Whether FPDUs carry a CRC.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_crc(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_enhanced() - Whether RFC 6581 enhanced establishment ran.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_enhanced(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_p2p() - Whether the peer-to-peer model was negotiated.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_p2p(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_rtr_type() - The RTR indication that was exchanged.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: IWCM_RTR_NONE, IWCM_RTR_SEND, IWCM_RTR_WRITE or IWCM_RTR_READ,
+ * or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED, EINVAL if
+ * @conn is NULL.
+ */
+int iwcm_conn_get_rtr_type(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_rtr_frame() - Whether the legacy RtR frame was used.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_rtr_frame(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_ird() - The final local IRD.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: The IRD, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_ird(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_ord() - The final local ORD.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: The ORD, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_ord(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_tx_offset() - FPDU-mode octets the daemon already sent.
+ * @conn: the connection.
+ * @offset: where to store the count (for marker positions).
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
+ * EINVAL if an argument is NULL.
+ */
+int iwcm_conn_get_tx_offset(const struct iwcm_conn *conn, uint64_t *offset);
+
+/**
+ * iwcm_conn_get_rx_offset() - FPDU-mode octets the daemon already read.
+ * @conn: the connection.
+ * @offset: where to store the count (for marker positions).
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
+ * EINVAL if an argument is NULL.
+ */
+int iwcm_conn_get_rx_offset(const struct iwcm_conn *conn, uint64_t *offset);
+
+/**
+ * iwcm_conn_get_unread() - Octets the daemon read past the handshake.
+ * @conn: the connection.
+ * @len: where to store their number (0 when none).
+ *
+ * These octets came from the peer before the socket was handed over and
+ * precede whatever the socket delivers next.
+ *
+ * Context: One thread per context.
+ * Return: The octets (never NULL on success, even when *@len is 0), valid
+ * as long as @conn, or NULL with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if an argument is NULL.
+ */
+const void *iwcm_conn_get_unread(const struct iwcm_conn *conn, size_t *len);
+
+/**
+ * iwcm_conn_get_msn_count() - Number of untagged queues with an MSN.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: The count, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_msn_count(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_next_msn() - Next MSN of an untagged queue.
+ * @conn: the connection.
+ * @qn: the queue number (RFC 5041 §5), below iwcm_conn_get_msn_count().
+ * @msn: where to store the next message sequence number to use.
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
+ * ERANGE if @qn is too big, EINVAL if an argument is NULL.
+ */
+int iwcm_conn_get_next_msn(const struct iwcm_conn *conn, unsigned int qn,
+			   uint32_t *msn);
+
+/**
+ * iwcm_conn_get_wait_first_fpdu() - Whether to wait for the peer's FPDU.
+ * @conn: the connection.
+ *
+ * An MPA v1 responder must not send before it received the first FPDU
+ * (RFC 5044 §7.1.4).
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENOTCONN before
+ * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_wait_first_fpdu(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_mpa_rev() - The MPA revision the peer sent.
+ * @conn: the connection.
+ *
+ * The peer's values are known from IWCM_EVENT_CONNECT_REQUEST on the
+ * responder and from IWCM_EVENT_ESTABLISHED or IWCM_EVENT_REJECTED on
+ * the initiator.
+ *
+ * Context: One thread per context.
+ * Return: The revision, or -1 with errno ENODATA when the peer's frame is
+ * not known, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_mpa_rev(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_flags() - The flags octet of the peer's MPA frame.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: An OR of enum iwcm_mpa_flags and the reserved bits as received,
+ * or -1 with errno ENODATA when the peer's frame is not known, EINVAL if
+ * @conn is NULL.
+ */
+int iwcm_conn_get_peer_flags(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_enhanced() - Whether the peer sent enhanced data.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENODATA when the peer's frame is not
+ * known, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_enhanced(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_p2p() - Whether the peer set flag A (peer-to-peer).
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: 1 or 0, or -1 with errno ENODATA when the peer's frame is not
+ * known, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_p2p(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_rtr_types() - The RTR types the peer offered.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: An OR of IWCM_RTR_SEND, IWCM_RTR_WRITE and IWCM_RTR_READ (flags
+ * B, C, D), or -1 with errno ENODATA when the peer's frame is not known,
+ * EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_rtr_types(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_ird() - The IRD the peer sent, as received.
+ * @conn: the connection.
+ *
+ * RFC 6581 §9.1: the peer's raw IRD and ORD are passed to the ULP, also
+ * with a reject.
+ *
+ * Context: One thread per context.
+ * Return: The 14-bit value, or -1 with errno ENODATA when the peer's
+ * frame is not known, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_ird(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_ord() - The ORD the peer sent, as received.
+ * @conn: the connection.
+ *
+ * Context: One thread per context.
+ * Return: The 14-bit value, or -1 with errno ENODATA when the peer's
+ * frame is not known, EINVAL if @conn is NULL.
+ */
+int iwcm_conn_get_peer_ord(const struct iwcm_conn *conn);
+
+/**
+ * iwcm_conn_get_peer_private_data() - The peer's ULP private data.
+ * @conn: the connection.
+ * @len: where to store the length (0 when none).
+ *
+ * Context: One thread per context.
+ * Return: The octets (never NULL on success, even when *@len is 0), valid
+ * as long as @conn, or NULL with errno ENODATA when the peer's frame is
+ * not known, EINVAL if an argument is NULL.
+ */
+const void *iwcm_conn_get_peer_private_data(const struct iwcm_conn *conn,
+					    size_t *len);
+
+/* ---- events ---- */
+
+/**
+ * iwcm_get_event() - Get the next event of a context.
+ * @ctx: the context.
+ * @event: where to store the event.
+ *
+ * Waits for an event unless @ctx was opened with IWCM_CTX_NONBLOCK.
+ * Every event must be given back with iwcm_ack_event().
+ *
+ * Context: One thread per context.
+ * Return: 0, or -1 with errno set: EAGAIN (non-blocking and no event
+ * ready), ECONNRESET (the daemon went away; every connection still being
+ * negotiated got an IWCM_EVENT_CONNECT_ERROR first), EINTR, EINVAL,
+ * ENOMEM.
+ */
+int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event);
+
+/**
+ * iwcm_ack_event() - Free an event.
+ * @event: the event, or NULL.
+ *
+ * The event's connection stays valid; after an
+ * IWCM_EVENT_CONNECT_REQUEST it belongs to the caller, who accepts or
+ * rejects it and frees it with iwcm_conn_free().
+ *
+ * Context: One thread per context.
+ */
+void iwcm_ack_event(struct iwcm_event *event);
+
+/**
+ * iwcm_event_get_type() - What an event reports.
+ * @event: the event.
+ *
+ * Context: One thread per context.
+ * Return: An enum iwcm_event_type, or -1 with errno EINVAL if @event is
+ * NULL.
+ */
+int iwcm_event_get_type(const struct iwcm_event *event);
+
+/**
+ * iwcm_event_get_conn() - The connection an event is about.
+ * @event: the event.
+ *
+ * Context: One thread per context.
+ * Return: The connection, or NULL with errno EINVAL if @event is NULL.
+ */
+struct iwcm_conn *iwcm_event_get_conn(const struct iwcm_event *event);
+
+/**
+ * iwcm_event_get_listener() - The listener of a connection request.
+ * @event: an IWCM_EVENT_CONNECT_REQUEST.
+ *
+ * Context: One thread per context.
+ * Return: The listener, or NULL with errno EINVAL if @event is NULL,
+ * ENOENT for other events or when the listener is closed.
+ */
+struct iwcm_listener *iwcm_event_get_listener(const struct iwcm_event *event);
+
+/**
+ * iwcm_event_type_str() - The name of an event type.
+ * @type: an enum iwcm_event_type.
+ *
+ * Context: Thread-safe.
+ * Return: A static string such as "ESTABLISHED"; "UNKNOWN" for an unknown
+ * @type.
+ */
+const char *iwcm_event_type_str(int type);
+
+/**
+ * iwcm_strerror() - Describe a connection failure.
+ * @status: an enum iwcm_status, as from iwcm_conn_get_reason().
+ *
+ * Context: Thread-safe.
+ * Return: A static string; "unknown status" for an unknown @status.
+ */
+const char *iwcm_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
