@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# <iwcm/iwcm.h> stands alone: it compiles as the first and only include in
+# C (c99, c11) and C++ (g++) with warnings as errors, twice in a row,
+# names no protobuf-c type and no internal header, and the man pages in
+# docs/ are exactly what docs/kdoc2man.sh makes of its kernel-doc.
+set -eu
+: "${top_srcdir:?}"
+
+hdr=$top_srcdir/libclient/iwcm.h
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-hdr-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/iwcm"
+cp "$hdr" "$tmp/iwcm/iwcm.h"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+cat >"$tmp/t.c" <<'EOT'
+#include <iwcm/iwcm.h>
+#include <iwcm/iwcm.h>
+
+int main(void)
+{
+	struct iwcm_ctx *ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
+	struct iwcm_event *ev;
+
+	if (ctx && iwcm_get_event(ctx, &ev) == 0)
+		iwcm_ack_event(ev);
+	iwcm_ctx_close(ctx);
+	return iwcm_strerror(IWCM_STATUS_OK) == 0;
+}
+EOT
+cp "$tmp/t.c" "$tmp/t.cc"
+
+cc=${CC:-cc}
+for std in c99 c11; do
+	$cc -std=$std -pedantic -Wall -Wextra -Werror -Wstrict-prototypes \
+		-I"$tmp" -c "$tmp/t.c" -o "$tmp/t.o" ||
+		fail "iwcm.h does not compile alone as C ($std)"
+done
+echo "ok: C (c99, c11)"
+
+cxx=
+for c in g++ c++ clang++; do
+	if command -v "$c" >/dev/null 2>&1; then
+		cxx=$c
+		break
+	fi
+done
+if [ -z "$cxx" ]; then
+	echo "SKIP: no C++ compiler (install g++)" >&2
+	exit 77
+fi
+$cxx -std=c++11 -pedantic -Wall -Wextra -Werror -I"$tmp" \
+	-c "$tmp/t.cc" -o "$tmp/t.o" ||
+	fail "iwcm.h does not compile alone as C++ ($cxx)"
+echo "ok: C++ ($cxx)"
+
+if grep -n -i -E 'protobuf|Iwcm__|#include "' "$hdr"; then
+	fail "iwcm.h names protobuf-c or an internal header"
+fi
+echo "ok: no protobuf-c or internal names"
+
+mkdir "$tmp/man"
+sh "$top_srcdir/docs/kdoc2man.sh" "$hdr" "$tmp/man"
+for f in "$tmp"/man/*.3; do
+	cmp -s "$f" "$top_srcdir/docs/${f##*/}" ||
+		fail "docs/${f##*/} differs from the kernel-doc (run docs/kdoc2man.sh libclient/iwcm.h docs)"
+done
+for f in "$top_srcdir"/docs/iwcm_*.3; do
+	[ -f "$tmp/man/${f##*/}" ] ||
+		fail "docs/${f##*/} documents no function of iwcm.h"
+done
+echo "ok: $(ls "$tmp"/man | wc -l) man pages mirror the kernel-doc"
