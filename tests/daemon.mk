@@ -24,3 +24,21 @@ TESTS += check_conn_fsm
 check_conn_fsm_SOURCES = check_conn_fsm.c
 check_conn_fsm_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_conn_fsm_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+
+# The connection engine in-process against a raw MPA peer over TCP.
+ENGINE_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la $(WIRE_LIB) \
+	$(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) $(CHECK_LIBS)
+ENGINE_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(LIBEVENT_CFLAGS)
+EXTRA_DIST += engine_peer.h
+check_PROGRAMS += check_engine_resp
+TESTS += check_engine_resp
+check_engine_resp_SOURCES = check_engine_resp.c engine_peer.c
+check_engine_resp_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_engine_resp_CFLAGS = $(ENGINE_CFLAGS)
+check_engine_resp_LDADD = $(ENGINE_LDADD)
+check_PROGRAMS += check_engine_init
+TESTS += check_engine_init
+check_engine_init_SOURCES = check_engine_init.c engine_peer.c
+check_engine_init_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_engine_init_CFLAGS = $(ENGINE_CFLAGS)
+check_engine_init_LDADD = $(ENGINE_LDADD)

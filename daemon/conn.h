@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_CONN_H
+#define IWCM_CONN_H
+
+/*
+ * One connection being negotiated, shared by the connection engine's
+ * files: conn.c (lifetime, ids, timers, the FSM actions), mpa_negotiate.c
+ * (the startup frames), rtr_fence.c (the RTR and the Terminate FPDUs) and
+ * handoff.c (the Established message with the fd).  The rest of the
+ * daemon sees only the functions of iwcmd.h.
+ *
+ * The phase files read input and classify it into an FSM event with
+ * conn_event(), which may free the connection: a caller never touches c
+ * after it.  Work that must follow an action (the handoff's outcome, a
+ * client that went away) is queued with conn_post() and runs from the
+ * event loop, so that no action ever re-enters the FSM.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <event2/event.h>
+
+#include "conn_fsm.h"
+#include "iwcmd.h"
+#include "mpa.h"
+#include "negotiate.h"
+#include "rdmap.h"
+
+/* Bytes already received past the handshake that travel with the fd. */
+#define CONN_UNREAD_MAX 4096
+/* Largest ULPDU read while fencing: a Read Request or a Terminate. */
+#define CONN_RTR_ULPDU_MAX 256
+/* A whole RTR-phase FPDU: leading marker, header, ULPDU, pad, CRC and
+ * the markers inside. */
+#define CONN_RTR_FPDU_MAX                                                    \
+	(MPA_MARKER_LEN + MPA_HDR_LEN + CONN_RTR_ULPDU_MAX + 3 +             \
+	 MPA_CRC_LEN + 2 * MPA_MARKER_LEN)
+#define CONN_RD_MAX MPA_FRAME_MAX
+/* STag of the zero-length Write and Read RTR: non-zero, as Linux siw
+ * sends it (Chelsio hardware rejects STag 0). */
+#define CONN_RTR_STAG 0x1u
+/* Untagged queues tracked for the handoff (RFC 5040 §4.1, RFC 7306). */
+#define CONN_NQN 4
+
+/* Exact-length reader: never consumes a byte past the message. */
+struct conn_rd {
+	uint8_t buf[CONN_RD_MAX];
+	size_t len;		/* bytes read so far */
+};
+
+struct conn {
+	TAILQ_ENTRY(conn) entry;
+	struct conn_fsm fsm;		/* fsm.id == id, fsm.arg == this */
+	uint64_t id;
+	int fd;
+	enum neg_role role;
+	bool force;			/* iwcmctl connect: report, no fd */
+	uint64_t created_ms;
+
+	struct event *ev_io;		/* read, or write to connect */
+	bool io_write;
+	struct event *ev_timer;
+	struct event *ev_post;
+	enum conn_event post[8];	/* queued events, run in order */
+	unsigned int n_post;
+
+	struct client *owner;		/* gets the events, or NULL */
+	uid_t owner_uid;
+	pid_t owner_pid;
+	uint32_t reqid;			/* force: the admin request */
+	struct listener *listener;	/* responder, until it goes away */
+	uint64_t listener_id;
+	bool routed;			/* CONNECT_REQUEST delivered */
+
+	struct sockaddr_storage local, peer;
+	socklen_t local_len, peer_len;
+	struct sockaddr_storage src;	/* initiator: bind here first */
+	socklen_t src_len;
+
+	/* policy: the listener's (responder) or the connect's */
+	struct conf_policy cpol;
+	Iwcm__ConnParams *lparams;	/* responder: listener defaults */
+	struct neg_policy pol;
+	struct neg_policy retry_pol;	/* RFC 6581 §10 retry */
+	unsigned int reply_timeout_ms;
+	unsigned int ulp_timeout_ms;
+	uint8_t pd[MPA_PD_MAX];		/* ULP private data to send */
+	uint16_t pd_len;
+
+	/* the startup frames as on the wire, parsed in place */
+	uint8_t req_raw[MPA_FRAME_MAX];
+	size_t req_len;
+	struct mpa_frame req;
+	uint8_t rep_raw[MPA_FRAME_MAX];
+	size_t rep_len;
+	struct mpa_frame rep;
+	bool have_rep;			/* rep_raw holds a Reply */
+	bool policy_reject;		/* R=1 by the policy */
+	struct neg_result res;
+	struct conn_rd rd;
+
+	/* full operation (after the Reply) */
+	struct mpa_dir tx, rx;
+	uint32_t next_msn[CONN_NQN];
+	uint8_t rtr_type;		/* RTR sent or received, MPA_RTR_* */
+	struct rdmap_read_req read_rtr;	/* Read RTR sent or received */
+	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ?
+				CONN_RTR_FPDU_MAX : MPA_FRAME_MAX];
+	size_t rtr_len;			/* RTR as sent or received */
+	uint8_t unread[CONN_UNREAD_MAX];
+	size_t unread_len;
+
+	/* outcome */
+	Iwcm__Result err;
+	char reason[160];
+	bool term_valid;		/* a Terminate was sent or received */
+	uint8_t term_layer, term_etype, term_ecode;
+	uint8_t term_code;		/* TERM to send (CONN_EV_TERM) */
+	bool reported;			/* force: report sent */
+	bool decided;			/* responder: the ULP has spoken */
+	bool lpending;			/* counted in listener->pending */
+	bool opending;			/* counted in owner->n_pending */
+};
+
+/* ---- conn.c ---- */
+
+/* Feed ev to c's FSM; c may be freed on return. */
+void conn_event(struct conn *c, enum conn_event ev);
+/* Queue ev for c, to run from the event loop after the current work. */
+void conn_post(struct conn *c, enum conn_event ev);
+/* Record why c failed (kept if already set) for the owner's event. */
+void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Write all of buf to c's socket; -1 with errno on error or short. */
+int conn_send(struct conn *c, const void *buf, size_t len);
+/*
+ * Read into c->rd until it holds want bytes, never more.  Returns 1 when
+ * complete, 0 when more must come, -1 when the peer closed or reset (or
+ * another error; errno set, 0 for an orderly close).
+ */
+int conn_read_upto(struct conn *c, size_t want);
+/* Start or stop watching c's socket for input. */
+void conn_read_enable(struct conn *c, bool on);
+/* Fill a SockAddr from a socket address; buf holds the address octets. */
+void conn_sockaddr(const struct sockaddr_storage *ss, Iwcm__SockAddr *out,
+		   uint8_t buf[16]);
+/* Describe the peer frame f as a PeerInfo (points into f). */
+void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi);
+
+/* ---- mpa_negotiate.c ---- */
+
+/* Initiator: build and send the Request for c->pol and c->pd. */
+int mpa_negotiate_send_request(struct conn *c);
+/* Responder: decide the Reply now that the ULP has spoken. */
+enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
+				     const uint8_t *pd, size_t pd_len);
+/* Responder: send the Reply built by mpa_negotiate_decide(). */
+int mpa_negotiate_send_reply(struct conn *c);
+/* Responder: a Reply with R=1 when the ULP did not decide in time. */
+int mpa_negotiate_send_reject(struct conn *c);
+/*
+ * Read one startup frame into c->rd, exactly.  1: complete, parsed into
+ * *f; 0: more must come; -1: the peer closed or reset; -2: improperly
+ * formatted (*err says why).
+ */
+int mpa_negotiate_read_frame(struct conn *c, struct mpa_frame *f,
+			     enum wire_err *err);
+/* Input while a startup frame is expected (WAIT_REQUEST, WAIT_REPLY). */
+void mpa_negotiate_input(struct conn *c);
+/* Input while the ULP decides (WAIT_ULP): watch for a close. */
+void mpa_negotiate_idle(struct conn *c);
+/* Set up the FPDU-mode directions from c->res. */
+void mpa_negotiate_fpdu_mode(struct conn *c);
+
+/* ---- rtr_fence.c ---- */
+
+/* Initiator: send the negotiated RTR (FPDU or seed-003 RtR frame). */
+int rtr_fence_send(struct conn *c);
+/* Responder: answer the Read RTR with a zero-length Read Response. */
+int rtr_fence_send_read_resp(struct conn *c);
+/* Send a Terminate, Layer 2 (LLP) / type 0 (MPA) / code. */
+int rtr_fence_send_term(struct conn *c, uint8_t code);
+/* Input while the RTR (responder) or Read Response (initiator) is due. */
+void rtr_fence_input(struct conn *c);
+
+/* ---- handoff.c ---- */
+
+/* Pass c's socket and state to its owner; queues HANDOFF_DONE/_FAILED. */
+void handoff_start(struct conn *c);
+/* iwcmctl connect: send the NegotiationReport (and the RESULT). */
+void handoff_report(struct conn *c, Iwcm__Result r);
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_TESTS_ENGINE_PEER_H
+#define IWCM_TESTS_ENGINE_PEER_H
+
+/*
+ * The connection engine (daemon/conn.c and its phase files) in-process:
+ * an event_base of the test's own, the daemon globals it reads, and test
+ * doubles for what the rest of the daemon provides to it (client_send(),
+ * listener_route(), control_uid_pending()).  The other end is a raw MPA peer written with the
+ * wire/ builders on real TCP sockets over the loopback: the tests assert
+ * the exact octets the engine sends and the handoff state the client
+ * receives.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "iwcmd.h"
+#include "mpa.h"
+#include "rdmap.h"
+
+#define ENV_MAX_RECS 32
+
+/* One message the engine sent to a client. */
+struct env_rec {
+	struct client *to;
+	uint16_t type;
+	uint32_t reqid;
+	uint8_t body[IPC_MAX_MSG];
+	size_t len;
+	int fd;			/* a dup of the fd sent, or -1 */
+};
+
+struct env {
+	struct event_base *base;
+	struct iwcmd_conf conf;
+	struct client client;	/* the ULP */
+	struct client admin;	/* an iwcmctl */
+	struct listener lis;
+	bool route;		/* listener_route() returns &client */
+	struct env_rec recs[ENV_MAX_RECS];
+	int n_recs;
+};
+
+extern struct env E;
+
+/* Fresh engine globals, conf defaults with the given timeouts (ms). */
+void env_setup(void);
+void env_teardown(void);
+
+/* Run the event loop until cond(arg) holds; fails the test after ms. */
+void env_pump_until(bool (*cond)(void *), void *arg, int ms);
+/* Run the loop for about ms (to let timers that must NOT fire run). */
+void env_pump(int ms);
+/* Wait for the n-th (1-based) client message; returns it. */
+struct env_rec *env_wait_rec(int n);
+/* The first client message of type, or NULL. */
+struct env_rec *env_find(uint16_t type);
+
+/* ---- sockets ---- */
+
+/* A listening socket on 127.0.0.1, port chosen by the kernel. */
+int tcp_listen(uint16_t *port);
+/* A connected pair: *peer (test) and the accepted end (returned). */
+int tcp_pair(int *peer);
+/* Accept on lfd once a connection is there (pumping meanwhile). */
+int tcp_accept(int lfd);
+
+/* Send all of buf from the raw peer. */
+void peer_send(int fd, const void *buf, size_t len);
+/* Read exactly n octets into buf (pumping the engine until they come). */
+void peer_read(int fd, void *buf, size_t n);
+/* Read one MPA startup frame exactly; returns its length. */
+size_t peer_read_frame(int fd, uint8_t *buf, struct mpa_frame *f);
+/* True once the engine closed or reset its end (pumping meanwhile). */
+bool peer_wait_closed(int fd, int ms);
+/* No octet is waiting on fd now. */
+bool peer_idle(int fd);
+
+/* Build and send a frame; returns its length. */
+size_t peer_send_frame(int fd, const struct mpa_frame *f);
+/* Build a zero-length RTR or Read Response ULPDU; returns its length. */
+size_t peer_rtr_ulpdu(uint8_t opcode, uint32_t stag, uint8_t *buf);
+/* Frame ulpdu on d and send it; returns the wire length. */
+size_t peer_send_fpdu(int fd, struct mpa_dir *d, const uint8_t *ulpdu,
+		      size_t len);
+/* Read one FPDU exactly at d (advanced); the ULPDU goes to ulpdu. */
+size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw,
+		      uint8_t *ulpdu, struct mpa_fpdu_info *info);
+
+/* ---- requests and their protobuf messages ---- */
+
+/* A SockAddr for 127.0.0.1:port (storage in *buf). */
+void env_sockaddr(Iwcm__SockAddr *a, uint8_t buf[4], uint16_t port);
+/* Unpack a recorded message; free with protobuf_c_message_free_unpacked. */
+Iwcm__Established *rec_established(struct env_rec *r);
+Iwcm__ConnectRequest *rec_request(struct env_rec *r);
+Iwcm__ConnError *rec_error(struct env_rec *r);
+Iwcm__Rejected *rec_rejected(struct env_rec *r);
+
+/* ---- assertions and frames ---- */
+
+/* buf holds exactly the octets of hex (spaces ignored). */
+void assert_hex(const uint8_t *buf, size_t len, const char *hex);
+/* The fd of r is the connection; the engine forgets its copy. */
+void env_assert_handed(struct env_rec *r, int peer);
+/* next_msn of an Established: QN 0 and 1 as given, 2 and 3 at 1. */
+void assert_msn(const Iwcm__Established *e, uint32_t q0, uint32_t q1);
+/* An unenhanced frame; pd NULL: no Private Data. */
+struct mpa_frame frame_v(enum mpa_frame_type t, uint8_t rev, uint8_t flags,
+			 const char *pd);
+/* An RFC 6581 enhanced frame (Rev 2, S=1 and the word first). */
+struct mpa_frame frame_enh(enum mpa_frame_type t, uint8_t flags, bool p2p,
+			   uint8_t rtr, uint16_t ird, uint16_t ord,
+			   const char *pd);
+/* A Terminate ULPDU, Layer 2 / type 0 / code; returns its length. */
+size_t peer_term_ulpdu(uint8_t code, uint8_t *buf);
+/* Read one FPDU and check it is a Terminate Layer 2 / type 0 / code. */
+void peer_expect_term(int fd, struct mpa_dir *d, uint8_t code);
+
+#endif
