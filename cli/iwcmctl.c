@@ -23,6 +23,17 @@ static const struct command commands[] = {
 	  "decode MPA/DDP/RDMAP in a pcap/pcapng capture or hex text" },
 	{ "sample", cmd_sample, "[-o FILE] [options]",
 	  "write a synthetic iWARP session as a pcap capture" },
+	{ "status", cmd_status, "", "iwcmd's version, uptime and counts" },
+	{ "listeners", cmd_listeners, "", "the listening sockets" },
+	{ "conns", cmd_conns, "", "connections being negotiated" },
+	{ "show", cmd_show, "ID", "one connection in detail" },
+	{ "stats", cmd_stats, "", "handshake counters" },
+	{ "log", cmd_log, "verbose|brief", "iwcmd's log level" },
+	{ "kill", cmd_kill, "ID", "abort a connection" },
+	{ "listener", cmd_listener, "set PORT KEY=VALUE...",
+	  "change the policy of the listener on PORT" },
+	{ "connect", cmd_connect, "HOST:PORT [options]",
+	  "negotiate by hand and show the frames on the wire" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -31,7 +42,13 @@ static void usage(FILE *fp)
 {
 	size_t i;
 
-	fputs("usage: iwcmctl [-h] [--version] COMMAND [ARGS]\n"
+	fputs("usage: iwcmctl [-h] [--version] [-s SOCKET] [-j] COMMAND "
+	      "[ARGS]\n"
+	      "  -s SOCKET  iwcmd's client socket (default $IWCM_SOCKET, "
+	      "else\n"
+	      "             /run/iwcm/iwcmd.sock); the admin socket is "
+	      "beside it\n"
+	      "  -j         JSON output\n"
 	      "commands:\n", fp);
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(fp, "  %s %s\n      %s\n", commands[i].name,
@@ -47,6 +64,24 @@ int main(int argc, char **argv)
 	size_t i, len;
 	int nmatch = 0, ambiguous = 0;
 
+	/* global options of the admin commands */
+	while (argc > 1 && argv[1][0] == '-' && argv[1][1] != '-' &&
+	       argv[1][1] != 'h' && argv[1][1]) {
+		if (!strcmp(argv[1], "-j")) {
+			ctl_json = true;
+			argc--;
+			argv++;
+		} else if (!strcmp(argv[1], "-s") && argc > 2) {
+			ctl_socket = argv[2];
+			argc -= 2;
+			argv += 2;
+		} else {
+			fprintf(stderr, "iwcmctl: unknown option '%s'\n",
+				argv[1]);
+			usage(stderr);
+			return 2;
+		}
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -7,11 +7,28 @@
  * iwcmctl commands.  Each takes the arguments after its name (argv[0] is
  * the command name) and returns the process exit status.
  */
+#include <stdbool.h>
 
 /* decode.c: iwcmctl decode [-j] [--hex] [FILE|-] */
 int cmd_decode(int argc, char **argv);
 
 /* sample.c: iwcmctl sample [-o FILE] [options]: write a sample session */
 int cmd_sample(int argc, char **argv);
+
+/*
+ * ctl.c: the admin commands, talking to iwcmd's admin socket.  The
+ * global options -s SOCKET and -j (before the command) set these.
+ */
+extern const char *ctl_socket;	/* -s: the client socket path */
+extern bool ctl_json;		/* -j */
+int cmd_status(int argc, char **argv);
+int cmd_listeners(int argc, char **argv);
+int cmd_conns(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_kill(int argc, char **argv);
+int cmd_listener(int argc, char **argv);
+int cmd_connect(int argc, char **argv);
 
 #endif

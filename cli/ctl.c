@@ -1,0 +1,1195 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * iwcmctl's admin commands: each sends one ctl.proto request on iwcmd's
+ * admin socket and prints the replies up to END or RESULT, as text or,
+ * with -j, as one JSON document.  The socket is -s PATH, else
+ * $IWCM_SOCKET, else /run/iwcm/iwcmd.sock, each naming the client
+ * socket; the admin socket is beside it (ipc_admin_path()).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "iwcmctl.h"
+#include "ipc.h"
+#include "iwcm.pb-c.h"
+#include "ctl.pb-c.h"
+#include "mpa.h"
+
+#define CTL_DEFAULT_SOCKET "/run/iwcm/iwcmd.sock"
+#define CTL_TIMEOUT_MS 10000
+#define CTL_CONNECT_TIMEOUT_MS 120000	/* a forced negotiation may wait */
+
+const char *ctl_socket;
+bool ctl_json;
+
+static struct ipc_msg ctl_msg;
+static uint32_t ctl_reqid;
+
+/* ---- output helpers ---- */
+
+static void json_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(fp, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", fp);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(fp, "\\u%04x", ch);
+		else
+			fputc(ch, fp);
+	}
+	fputc('"', fp);
+}
+
+static void json_hex(FILE *fp, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	fputc('"', fp);
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%02x", p[i]);
+	fputc('"', fp);
+}
+
+static const char *addr_str(const Iwcm__SockAddr *a, char *buf, size_t len)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+
+	if (!a) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	if (a->addr.len == 16) {
+		inet_ntop(AF_INET6, a->addr.data, h, sizeof(h));
+		snprintf(buf, len, "[%s]:%u", h, a->port);
+	} else if (a->addr.len == 4) {
+		inet_ntop(AF_INET, a->addr.data, h, sizeof(h));
+		snprintf(buf, len, "%s:%u", h, a->port);
+	} else {
+		snprintf(buf, len, "?:%u", a->port);
+	}
+	return buf;
+}
+
+static const char *host_str(const Iwcm__SockAddr *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "?");
+	if (a && a->addr.len == 16)
+		inet_ntop(AF_INET6, a->addr.data, buf, (socklen_t)len);
+	else if (a && a->addr.len == 4)
+		inet_ntop(AF_INET, a->addr.data, buf, (socklen_t)len);
+	return buf;
+}
+
+static const char *rtr_str(uint32_t rtr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", rtr & MPA_RTR_SEND ? "send," : "",
+		 rtr & MPA_RTR_WRITE ? "write," : "",
+		 rtr & MPA_RTR_READ ? "read," : "", rtr ? "" : "none");
+	if (rtr && buf[0])
+		buf[strlen(buf) - 1] = '\0';
+	return buf;
+}
+
+/* "RES_ENOENT" -> "ENOENT". */
+static const char *result_name(Iwcm__Result r)
+{
+	const ProtobufCEnumValue *v =
+		protobuf_c_enum_descriptor_get_value(&iwcm__result__descriptor,
+						     (int)r);
+
+	if (!v)
+		return "UNKNOWN";
+	return strncmp(v->name, "RES_", 4) ? v->name : v->name + 4;
+}
+
+static const char *result_text(Iwcm__Result r)
+{
+	switch (r) {
+	case IWCM__RESULT__RES_OK: return "ok";
+	case IWCM__RESULT__RES_EINVAL: return "invalid request";
+	case IWCM__RESULT__RES_EPERM: return "not permitted";
+	case IWCM__RESULT__RES_ENOENT: return "not found";
+	case IWCM__RESULT__RES_EEXIST: return "already exists";
+	case IWCM__RESULT__RES_ELIMIT: return "limit reached";
+	case IWCM__RESULT__RES_EADDRINUSE: return "address in use";
+	case IWCM__RESULT__RES_ETIMEDOUT: return "timed out";
+	case IWCM__RESULT__RES_ECONNREFUSED: return "connection refused";
+	case IWCM__RESULT__RES_ECONNRESET: return "connection reset";
+	case IWCM__RESULT__RES_EREJECTED: return "rejected by the peer";
+	case IWCM__RESULT__RES_EPROTO: return "protocol error";
+	case IWCM__RESULT__RES_EVERSION: return "IPC version mismatch";
+	case IWCM__RESULT__RES_EINTERNAL: return "internal error";
+	case IWCM__RESULT__RES_ESHUTDOWN: return "daemon stopping";
+	default: return "unknown result";
+	}
+}
+
+/* ---- talking to iwcmd ---- */
+
+static int ctl_connect(void)
+{
+	static struct ipc_msg *m = &ctl_msg;
+	Iwcm__Hello h = IWCM__HELLO__INIT;
+	Iwcm__Version *v;
+	struct sockaddr_un sun;
+	const char *path = ctl_socket;
+	char admin[sizeof(sun.sun_path)];
+	struct pollfd p;
+	int fd;
+
+	if (!path)
+		path = getenv("IWCM_SOCKET");
+	if (!path || !*path)
+		path = CTL_DEFAULT_SOCKET;
+	if (ipc_admin_path(path, admin, sizeof(admin)) < 0) {
+		fprintf(stderr, "iwcmctl: socket path too long: %s\n", path);
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		perror("iwcmctl: socket");
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, admin, strlen(admin) + 1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		fprintf(stderr, "iwcmctl: %s: %s (is iwcmd running?)\n", admin,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	h.version = IPC_PROTO_VERSION;
+	h.client_name = (char *)"iwcmctl";
+	p.fd = fd;
+	p.events = POLLIN;
+	if (ipc_send(fd, IPC_HELLO, 0, &h.base, -1) < 0 ||
+	    poll(&p, 1, CTL_TIMEOUT_MS) != 1 || ipc_recv(fd, m, false) != 1 ||
+	    m->hdr.type != IPC_VERSION) {
+		fprintf(stderr, "iwcmctl: %s: no answer to HELLO\n", admin);
+		close(fd);
+		return -1;
+	}
+	v = (Iwcm__Version *)ipc_unpack(m, &iwcm__version__descriptor);
+	if (!v || v->result != IWCM__RESULT__RES_OK) {
+		fprintf(stderr, "iwcmctl: iwcmd speaks IPC version %u, not %u\n",
+			v ? v->version : 0, IPC_PROTO_VERSION);
+		if (v)
+			protobuf_c_message_free_unpacked(&v->base, NULL);
+		close(fd);
+		return -1;
+	}
+	protobuf_c_message_free_unpacked(&v->base, NULL);
+	return fd;
+}
+
+static int ctl_send(int fd, uint16_t type, const ProtobufCMessage *body)
+{
+	if (ipc_send(fd, type, ++ctl_reqid, body, -1) < 0) {
+		fprintf(stderr, "iwcmctl: send: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The next reply to the current request; 0 or -1 (reported). */
+static int ctl_next(int fd, int timeout_ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int n;
+
+	for (;;) {
+		n = poll(&p, 1, timeout_ms);
+		if (n == 0) {
+			fprintf(stderr, "iwcmctl: no reply from iwcmd\n");
+			return -1;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		n = n < 0 ? -1 : ipc_recv(fd, &ctl_msg, false);
+		if (n == 1 && ctl_msg.hdr.reqid != ctl_reqid)
+			continue;	/* not ours */
+		if (n == 1)
+			return 0;
+		fprintf(stderr, "iwcmctl: %s\n",
+			n == 0 ? "iwcmd closed the connection"
+			       : strerror(errno));
+		return -1;
+	}
+}
+
+/* A RESULT: print errors; returns the exit status. */
+static int ctl_result(const char *what)
+{
+	Iwcm__Ctl__Result *r;
+	int rc;
+
+	r = (Iwcm__Ctl__Result *)ipc_unpack(&ctl_msg,
+					    &iwcm__ctl__result__descriptor);
+	if (!r) {
+		fprintf(stderr, "iwcmctl: malformed RESULT\n");
+		return 2;
+	}
+	rc = r->result == IWCM__RESULT__RES_OK ? 0 : 1;
+	if (ctl_json) {
+		printf("{\"result\":");
+		json_str(stdout, result_name(r->result));
+		if (r->message) {
+			printf(",\"message\":");
+			json_str(stdout, r->message);
+		}
+		printf("}\n");
+	} else if (rc) {
+		fprintf(stderr, "iwcmctl: %s: %s%s%s\n", what,
+			result_text(r->result), r->message ? ": " : "",
+			r->message ? r->message : "");
+	}
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return rc;
+}
+
+static ProtobufCMessage *ctl_unpack(const ProtobufCMessageDescriptor *d)
+{
+	ProtobufCMessage *m = ipc_unpack(&ctl_msg, d);
+
+	if (!m)
+		fprintf(stderr, "iwcmctl: malformed %s\n",
+			ipc_type_name(ctl_msg.hdr.type));
+	return m;
+}
+
+/* Strip -j (anywhere) from a command's arguments. */
+static int ctl_args(int argc, char **argv)
+{
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json"))
+			ctl_json = true;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static bool ctl_help(int argc, char **argv, const char *usage)
+{
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		printf("usage: iwcmctl [-s SOCKET] [-j] %s\n", usage);
+		return true;
+	}
+	return false;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ---- status ---- */
+
+static void print_status(const Iwcm__Ctl__Status *s)
+{
+	if (ctl_json) {
+		printf("{\"version\":");
+		json_str(stdout, s->version);
+		printf(",\"pid\":%u,\"uptime_s\":%" PRIu64 ",\"listeners\":%u,"
+		       "\"conns\":%u,\"clients\":%u,\"verbose\":%s}\n",
+		       s->pid, s->uptime_s, s->listeners, s->conns, s->clients,
+		       s->verbose ? "true" : "false");
+		return;
+	}
+	printf("iwcmd %s, pid %u, up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64
+	       ":%02" PRIu64 "\n",
+	       s->version, s->pid, s->uptime_s / 86400,
+	       s->uptime_s / 3600 % 24, s->uptime_s / 60 % 60,
+	       s->uptime_s % 60);
+	printf("listeners %u, connections %u, clients %u, log %s\n",
+	       s->listeners, s->conns, s->clients,
+	       s->verbose ? "verbose" : "brief");
+}
+
+/* Commands whose reply is data messages then END. */
+struct ctl_list {
+	const char *usage;
+	uint16_t req, item;
+	const ProtobufCMessageDescriptor *desc;
+	void (*begin)(void);
+	void (*item_fn)(const ProtobufCMessage *, unsigned int n);
+	void (*end)(unsigned int n);
+};
+
+static int ctl_list_run(const struct ctl_list *l, int argc, char **argv)
+{
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	unsigned int n = 0;
+	int fd, rc = 0;
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, l->usage))
+		return 0;
+	if (argc != 1) {
+		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n",
+			l->usage);
+		return 2;
+	}
+	fd = ctl_connect();
+	if (fd < 0 || ctl_send(fd, l->req, &e.base) < 0)
+		return 2;
+	if (l->begin)
+		l->begin();
+	for (;;) {
+		ProtobufCMessage *m;
+
+		if (ctl_next(fd, CTL_TIMEOUT_MS) < 0) {
+			rc = 2;
+			break;
+		}
+		if (ctl_msg.hdr.type == IPC_END)
+			break;
+		if (ctl_msg.hdr.type == IPC_RESULT) {
+			rc = ctl_result(argv[0]);
+			break;
+		}
+		if (ctl_msg.hdr.type != l->item ||
+		    !(m = ctl_unpack(l->desc))) {
+			rc = 2;
+			break;
+		}
+		l->item_fn(m, n++);
+		protobuf_c_message_free_unpacked(m, NULL);
+	}
+	if (l->end && rc == 0)
+		l->end(n);
+	close(fd);
+	return rc;
+}
+
+static void status_item(const ProtobufCMessage *m, unsigned int n)
+{
+	print_status((const Iwcm__Ctl__Status *)m);
+}
+
+/* iwcmctl status */
+int cmd_status(int argc, char **argv)
+{
+	static const struct ctl_list l = {
+		"status", IPC_CTL_STATUS, IPC_CTL_STATUS_REPLY,
+		&iwcm__ctl__status__descriptor, NULL, status_item, NULL,
+	};
+
+	return ctl_list_run(&l, argc, argv);
+}
+
+/* ---- listeners ---- */
+
+static void listeners_begin(void)
+{
+	if (ctl_json)
+		printf("[");
+	else
+		printf("%-6s %-28s %-16s %-8s %s\n", "ID", "ADDRESS", "SERVICE",
+		       "OWNER", "PENDING");
+}
+
+static void listener_item(const ProtobufCMessage *m, unsigned int n)
+{
+	const Iwcm__Ctl__ListenerInfo *li = (const void *)m;
+	char a[64];
+
+	if (!ctl_json) {
+		printf("%-6" PRIu64 " %-28s %-16s %-8u %u\n", li->id,
+		       addr_str(li->addr, a, sizeof(a)),
+		       li->service ? li->service : "-", li->owner_uid,
+		       li->pending);
+		return;
+	}
+	printf("%s{\"id\":%" PRIu64 ",\"address\":", n ? "," : "", li->id);
+	json_str(stdout, host_str(li->addr, a, sizeof(a)));
+	printf(",\"port\":%u", li->addr ? li->addr->port : 0);
+	if (li->service) {
+		printf(",\"service\":");
+		json_str(stdout, li->service);
+	}
+	printf(",\"owner_uid\":%u,\"pending\":%u}", li->owner_uid,
+	       li->pending);
+}
+
+static void list_end(unsigned int n)
+{
+	if (ctl_json)
+		printf("]\n");
+}
+
+/* iwcmctl listeners */
+int cmd_listeners(int argc, char **argv)
+{
+	static const struct ctl_list l = {
+		"listeners", IPC_CTL_LISTENERS, IPC_CTL_LISTENER_INFO,
+		&iwcm__ctl__listener_info__descriptor, listeners_begin,
+		listener_item, list_end,
+	};
+
+	return ctl_list_run(&l, argc, argv);
+}
+
+/* ---- connections ---- */
+
+static void conn_json(const Iwcm__Ctl__ConnInfo *c)
+{
+	char a[64];
+
+	printf("{\"id\":%" PRIu64 ",\"state\":", c->id);
+	json_str(stdout, c->state);
+	printf(",\"local\":");
+	json_str(stdout, addr_str(c->local, a, sizeof(a)));
+	printf(",\"peer\":");
+	json_str(stdout, addr_str(c->peer, a, sizeof(a)));
+	printf(",\"initiator\":%s", c->initiator ? "true" : "false");
+	if (c->has_mpa_rev)
+		printf(",\"mpa_rev\":%u", c->mpa_rev);
+	if (c->has_markers_tx)
+		printf(",\"markers_tx\":%s", c->markers_tx ? "true" : "false");
+	if (c->has_markers_rx)
+		printf(",\"markers_rx\":%s", c->markers_rx ? "true" : "false");
+	if (c->has_crc)
+		printf(",\"crc\":%s", c->crc ? "true" : "false");
+	if (c->has_ird)
+		printf(",\"ird\":%u", c->ird);
+	if (c->has_ord)
+		printf(",\"ord\":%u", c->ord);
+	if (c->has_p2p)
+		printf(",\"p2p\":%s", c->p2p ? "true" : "false");
+	if (c->has_rtr_type) {
+		printf(",\"rtr\":");
+		json_str(stdout, rtr_str(c->rtr_type, a, sizeof(a)));
+	}
+	if (c->has_owner_uid)
+		printf(",\"owner_uid\":%u", c->owner_uid);
+	if (c->has_owner_pid)
+		printf(",\"owner_pid\":%u", c->owner_pid);
+	printf(",\"age_ms\":%" PRIu64 "}", c->age_ms);
+}
+
+static const char *opt_bool(protobuf_c_boolean has, protobuf_c_boolean v)
+{
+	return !has ? "-" : v ? "on" : "off";
+}
+
+static void conns_begin(void)
+{
+	if (ctl_json)
+		printf("[");
+	else
+		printf("%-6s %-14s %-22s %-22s %-4s %-3s %-7s %-3s %-11s %-6s "
+		       "%-5s %-6s %s\n",
+		       "ID", "STATE", "LOCAL", "PEER", "ROLE", "REV", "MARKERS",
+		       "CRC", "IRD/ORD", "MODEL", "RTR", "OWNER", "AGE");
+}
+
+static void conn_item(const ProtobufCMessage *m, unsigned int n)
+{
+	const Iwcm__Ctl__ConnInfo *c = (const void *)m;
+	char l[64], p[64], io[24], rev[8], mk[16], rtr[24], own[16];
+
+	if (ctl_json) {
+		if (n)
+			printf(",");
+		conn_json(c);
+		return;
+	}
+	snprintf(io, sizeof(io), "%s/%s", "-", "-");
+	if (c->has_ird || c->has_ord)
+		snprintf(io, sizeof(io), "%u/%u", c->ird, c->ord);
+	snprintf(rev, sizeof(rev), "%s", "-");
+	if (c->has_mpa_rev)
+		snprintf(rev, sizeof(rev), "%u", c->mpa_rev);
+	snprintf(mk, sizeof(mk), "%s/%s",
+		 opt_bool(c->has_markers_tx, c->markers_tx),
+		 opt_bool(c->has_markers_rx, c->markers_rx));
+	snprintf(own, sizeof(own), "%s", "-");
+	if (c->has_owner_uid)
+		snprintf(own, sizeof(own), "%u", c->owner_uid);
+	printf("%-6" PRIu64 " %-14s %-22s %-22s %-4s %-3s %-7s %-3s %-11s "
+	       "%-6s %-5s %-6s %.1fs\n",
+	       c->id, c->state, addr_str(c->local, l, sizeof(l)),
+	       addr_str(c->peer, p, sizeof(p)), c->initiator ? "init" : "resp",
+	       rev, mk, opt_bool(c->has_crc, c->crc), io,
+	       !c->has_p2p ? "-" : c->p2p ? "p2p" : "cs",
+	       c->has_rtr_type ? rtr_str(c->rtr_type, rtr, sizeof(rtr)) : "-",
+	       own, (double)c->age_ms / 1000.0);
+}
+
+/* iwcmctl conns */
+int cmd_conns(int argc, char **argv)
+{
+	static const struct ctl_list l = {
+		"conns", IPC_CTL_CONNS, IPC_CTL_CONN_INFO,
+		&iwcm__ctl__conn_info__descriptor, conns_begin, conn_item,
+		list_end,
+	};
+
+	return ctl_list_run(&l, argc, argv);
+}
+
+static void conn_show_text(const Iwcm__Ctl__ConnInfo *c)
+{
+	char a[64];
+
+	printf("conn %" PRIu64 "\n", c->id);
+	printf("  state      %s\n", c->state);
+	printf("  local      %s\n", addr_str(c->local, a, sizeof(a)));
+	printf("  peer       %s\n", addr_str(c->peer, a, sizeof(a)));
+	printf("  role       %s\n", c->initiator ? "initiator" : "responder");
+	if (c->has_mpa_rev)
+		printf("  revision   %u\n", c->mpa_rev);
+	printf("  markers    tx %s, rx %s\n",
+	       opt_bool(c->has_markers_tx, c->markers_tx),
+	       opt_bool(c->has_markers_rx, c->markers_rx));
+	printf("  crc        %s\n", opt_bool(c->has_crc, c->crc));
+	if (c->has_ird || c->has_ord)
+		printf("  ird/ord    %u/%u\n", c->ird, c->ord);
+	if (c->has_p2p)
+		printf("  model      %s\n",
+		       c->p2p ? "peer-to-peer" : "client-server");
+	if (c->has_rtr_type)
+		printf("  rtr        %s\n", rtr_str(c->rtr_type, a, sizeof(a)));
+	if (c->has_owner_uid || c->has_owner_pid)
+		printf("  owner      uid %u pid %u\n", c->owner_uid,
+		       c->owner_pid);
+	printf("  age        %.3fs\n", (double)c->age_ms / 1000.0);
+}
+
+/* iwcmctl show ID */
+int cmd_show(int argc, char **argv)
+{
+	Iwcm__Ctl__Show s = IWCM__CTL__SHOW__INIT;
+	Iwcm__Ctl__ConnInfo *ci = NULL;
+	int fd, rc;
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, "show ID"))
+		return 0;
+	if (argc != 2 || parse_u64(argv[1], &s.conn_id) < 0) {
+		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] show ID\n");
+		return 2;
+	}
+	fd = ctl_connect();
+	if (fd < 0 || ctl_send(fd, IPC_CTL_SHOW, &s.base) < 0)
+		return 2;
+	for (;;) {
+		if (ctl_next(fd, CTL_TIMEOUT_MS) < 0) {
+			rc = 2;
+			break;
+		}
+		if (ctl_msg.hdr.type == IPC_CTL_CONN_INFO && !ci) {
+			ci = (Iwcm__Ctl__ConnInfo *)ctl_unpack(
+				&iwcm__ctl__conn_info__descriptor);
+			if (!ci) {
+				rc = 2;
+				break;
+			}
+			continue;
+		}
+		if (ctl_msg.hdr.type != IPC_RESULT) {
+			rc = 2;
+			break;
+		}
+		if (ci) {
+			/* the conn itself is the answer */
+			Iwcm__Ctl__Result *r = (Iwcm__Ctl__Result *)ipc_unpack(
+				&ctl_msg, &iwcm__ctl__result__descriptor);
+
+			rc = r && r->result == IWCM__RESULT__RES_OK ? 0 : 1;
+			if (r)
+				protobuf_c_message_free_unpacked(&r->base,
+								 NULL);
+			if (ctl_json) {
+				conn_json(ci);
+				printf("\n");
+			} else {
+				conn_show_text(ci);
+			}
+		} else {
+			char what[48];
+
+			snprintf(what, sizeof(what), "conn %" PRIu64,
+				 s.conn_id);
+			rc = ctl_result(what);
+		}
+		break;
+	}
+	if (ci)
+		protobuf_c_message_free_unpacked(&ci->base, NULL);
+	close(fd);
+	return rc;
+}
+
+/* ---- stats ---- */
+
+static void stats_item(const ProtobufCMessage *m, unsigned int n)
+{
+	const Iwcm__Ctl__Stats *s = (const void *)m;
+	size_t i;
+
+	if (ctl_json)
+		printf("{");
+	for (i = 0; i < s->n_counters; i++) {
+		const Iwcm__Ctl__Stats__CountersEntry *e = s->counters[i];
+
+		if (!e->key)
+			continue;
+		if (ctl_json) {
+			printf("%s", i ? "," : "");
+			json_str(stdout, e->key);
+			printf(":%" PRIu64, e->value);
+		} else {
+			printf("%-20s %" PRIu64 "\n", e->key, e->value);
+		}
+	}
+	if (ctl_json)
+		printf("}\n");
+}
+
+/* iwcmctl stats */
+int cmd_stats(int argc, char **argv)
+{
+	static const struct ctl_list l = {
+		"stats", IPC_CTL_STATS, IPC_CTL_STATS_REPLY,
+		&iwcm__ctl__stats__descriptor, NULL, stats_item, NULL,
+	};
+
+	return ctl_list_run(&l, argc, argv);
+}
+
+/* ---- requests answered by RESULT only ---- */
+
+static int ctl_simple(const char *what, uint16_t type,
+		      const ProtobufCMessage *body)
+{
+	int fd, rc;
+
+	fd = ctl_connect();
+	if (fd < 0 || ctl_send(fd, type, body) < 0)
+		return 2;
+	rc = 2;
+	if (ctl_next(fd, CTL_TIMEOUT_MS) == 0) {
+		if (ctl_msg.hdr.type == IPC_RESULT)
+			rc = ctl_result(what);
+		else
+			fprintf(stderr, "iwcmctl: unexpected %s\n",
+				ipc_type_name(ctl_msg.hdr.type));
+	}
+	close(fd);
+	return rc;
+}
+
+/* iwcmctl log verbose|brief */
+int cmd_log(int argc, char **argv)
+{
+	Iwcm__Ctl__LogLevel l = IWCM__CTL__LOG_LEVEL__INIT;
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, "log verbose|brief"))
+		return 0;
+	if (argc != 2 ||
+	    (strcmp(argv[1], "verbose") && strcmp(argv[1], "brief"))) {
+		fprintf(stderr,
+			"usage: iwcmctl [-s SOCKET] [-j] log verbose|brief\n");
+		return 2;
+	}
+	l.verbose = !strcmp(argv[1], "verbose");
+	return ctl_simple("log", IPC_CTL_LOG, &l.base);
+}
+
+/* iwcmctl kill ID */
+int cmd_kill(int argc, char **argv)
+{
+	Iwcm__Ctl__Kill k = IWCM__CTL__KILL__INIT;
+	char what[48];
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, "kill ID"))
+		return 0;
+	if (argc != 2 || parse_u64(argv[1], &k.conn_id) < 0) {
+		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] kill ID\n");
+		return 2;
+	}
+	snprintf(what, sizeof(what), "conn %" PRIu64, k.conn_id);
+	return ctl_simple(what, IPC_CTL_KILL, &k.base);
+}
+
+/* ---- parameters shared by listener set and connect ---- */
+
+static int parse_onoff(const char *v, protobuf_c_boolean *out)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_rtr(const char *v, uint32_t *out)
+{
+	char buf[64], *tok, *save = NULL;
+
+	if (strlen(v) >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, strlen(v) + 1);
+	*out = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "send"))
+			*out |= MPA_RTR_SEND;
+		else if (!strcmp(tok, "write"))
+			*out |= MPA_RTR_WRITE;
+		else if (!strcmp(tok, "read"))
+			*out |= MPA_RTR_READ;
+		else
+			return -1;
+	}
+	return *out ? 0 : -1;
+}
+
+static int parse_irdord(const char *v, uint32_t *out)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0 || n > MPA_IRD_ORD_NONE)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_hex(const char *v, uint8_t *buf, size_t cap, size_t *len)
+{
+	size_t n = strlen(v), i;
+
+	if (n >= 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		v += 2;
+		n -= 2;
+	}
+	if (n % 2 || n / 2 > cap)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		unsigned int b;
+
+		if (sscanf(v + 2 * i, "%2x", &b) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", v[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", v[2 * i + 1]))
+			return -1;
+		buf[i] = (uint8_t)b;
+	}
+	*len = n / 2;
+	return 0;
+}
+
+/*
+ * One KEY=VALUE (listener set) or --key VALUE (connect) setting into p.
+ * Returns 0, or -1 for an unknown key or a bad value.
+ */
+static int param_set(Iwcm__ConnParams *p, const char *key, const char *v,
+		     uint8_t *pd_buf)
+{
+	protobuf_c_boolean b;
+
+	if (!strcmp(key, "rev")) {
+		uint64_t r;
+
+		if (parse_u64(v, &r) < 0 || r > 2)
+			return -1;
+		p->has_mpa_rev = 1;
+		p->mpa_rev = (uint32_t)r;
+	} else if (!strcmp(key, "markers")) {
+		if (parse_onoff(v, &b) < 0)
+			return -1;
+		p->has_markers = 1;
+		p->markers = b;
+	} else if (!strcmp(key, "crc")) {
+		if (parse_onoff(v, &b) < 0)
+			return -1;
+		p->has_crc = 1;
+		p->crc = b ? IWCM__CRC_POLICY__CRC_REQUEST
+			   : IWCM__CRC_POLICY__CRC_PREFER_OFF;
+	} else if (!strcmp(key, "rtr")) {
+		if (parse_rtr(v, &p->rtr_types) < 0)
+			return -1;
+		p->has_rtr_types = 1;
+	} else if (!strcmp(key, "ird")) {
+		if (parse_irdord(v, &p->ird) < 0)
+			return -1;
+		p->has_ird = 1;
+	} else if (!strcmp(key, "ord")) {
+		if (parse_irdord(v, &p->ord) < 0)
+			return -1;
+		p->has_ord = 1;
+	} else if (!strcmp(key, "rev0")) {
+		if (!strcmp(v, "strict"))
+			p->rev0 = IWCM__REV0_POLICY__REV0_STRICT;
+		else if (!strcmp(v, "permissive"))
+			p->rev0 = IWCM__REV0_POLICY__REV0_PERMISSIVE;
+		else
+			return -1;
+		p->has_rev0 = 1;
+	} else if (!strcmp(key, "rtr-frame") || !strcmp(key, "rtr_frame")) {
+		if (parse_onoff(v, &b) < 0)
+			return -1;
+		p->has_rtr_frame = 1;
+		p->rtr_frame = b;
+	} else if (pd_buf && !strcmp(key, "private-data")) {
+		size_t n;
+
+		if (parse_hex(v, pd_buf, MPA_PD_MAX, &n) < 0)
+			return -1;
+		p->has_private_data = 1;
+		p->private_data.data = pd_buf;
+		p->private_data.len = n;
+	} else if (pd_buf && !strcmp(key, "p2p")) {
+		if (parse_onoff(v, &b) < 0)
+			return -1;
+		p->has_p2p = 1;
+		p->p2p = b;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* iwcmctl listener set PORT KEY=VALUE... */
+int cmd_listener(int argc, char **argv)
+{
+	static const char usage[] =
+		"listener set PORT KEY=VALUE...\n"
+		"  keys: rev=1|2 markers=on|off crc=on|off rtr=send,write,read\n"
+		"        ird=N ord=N rev0=strict|permissive rtr-frame=on|off";
+	Iwcm__Ctl__ListenerSet s = IWCM__CTL__LISTENER_SET__INIT;
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	uint64_t port;
+	char what[32];
+	int i;
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, usage))
+		return 0;
+	if (argc < 4 || strcmp(argv[1], "set") ||
+	    parse_u64(argv[2], &port) < 0 || port == 0 || port > 65535) {
+		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n", usage);
+		return 2;
+	}
+	for (i = 3; i < argc; i++) {
+		char key[32], *eq = strchr(argv[i], '=');
+
+		if (!eq || (size_t)(eq - argv[i]) >= sizeof(key)) {
+			fprintf(stderr, "iwcmctl: expected KEY=VALUE: %s\n",
+				argv[i]);
+			return 2;
+		}
+		memcpy(key, argv[i], (size_t)(eq - argv[i]));
+		key[eq - argv[i]] = '\0';
+		if (param_set(&p, key, eq + 1, NULL) < 0) {
+			fprintf(stderr, "iwcmctl: bad setting: %s\n", argv[i]);
+			return 2;
+		}
+	}
+	s.port = (uint32_t)port;
+	s.params = &p;
+	snprintf(what, sizeof(what), "port %u", s.port);
+	return ctl_simple(what, IPC_CTL_LISTENER_SET, &s.base);
+}
+
+/* ---- connect ---- */
+
+/* HOST:PORT or [HOST]:PORT, resolved to one address. */
+static int parse_dst(const char *arg, Iwcm__SockAddr *dst, uint8_t *buf)
+{
+	struct addrinfo hints, *res = NULL;
+	char host[256];
+	const char *colon = strrchr(arg, ':'), *h = arg;
+	size_t hl;
+	uint64_t port;
+	int rc;
+
+	if (!colon || parse_u64(colon + 1, &port) < 0 || !port ||
+	    port > 65535)
+		return -1;
+	hl = (size_t)(colon - arg);
+	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+		h = arg + 1;
+		hl -= 2;
+	}
+	if (!hl || hl >= sizeof(host))
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc) {
+		fprintf(stderr, "iwcmctl: %s: %s\n", host, gai_strerror(rc));
+		return -1;
+	}
+	if (res->ai_family == AF_INET6) {
+		memcpy(buf, &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr,
+		       16);
+		dst->addr.len = 16;
+	} else {
+		memcpy(buf, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
+		       4);
+		dst->addr.len = 4;
+	}
+	freeaddrinfo(res);
+	dst->addr.data = buf;
+	dst->port = (uint32_t)port;
+	return 0;
+}
+
+static void frame_text(const char *name, const ProtobufCBinaryData *raw)
+{
+	struct mpa_frame f;
+	size_t used, i;
+	char rtr[24];
+
+	printf("%s (%zu octets):", name, raw->len);
+	for (i = 0; i < raw->len; i++)
+		printf("%s%02x", i % 16 ? " " : "\n    ", raw->data[i]);
+	printf("\n");
+	if (mpa_frame_parse(raw->data, raw->len, &f, &used) != WIRE_OK)
+		return;
+	printf("    %s rev %u, M=%d C=%d R=%d S=%d, private data %u",
+	       mpa_frame_type_name(f.type), f.rev, !!(f.flags & MPA_FLAG_M),
+	       !!(f.flags & MPA_FLAG_C), !!(f.flags & MPA_FLAG_R),
+	       !!(f.flags & MPA_FLAG_S), f.pd_len);
+	if (f.enhanced)
+		printf("; enhanced: %s, rtr %s, ird %u, ord %u",
+		       f.enh.p2p ? "p2p" : "client-server",
+		       rtr_str(f.enh.rtr, rtr, sizeof(rtr)), f.enh.ird,
+		       f.enh.ord);
+	printf("\n");
+}
+
+static void report_text(const Iwcm__Ctl__NegotiationReport *r)
+{
+	char a[64], b[64], rtr[24];
+
+	if (r->has_request)
+		frame_text("request", &r->request);
+	if (r->has_reply)
+		frame_text("reply", &r->reply);
+	if (r->has_rtr) {
+		size_t i;
+
+		printf("rtr (%zu octets):", r->rtr.len);
+		for (i = 0; i < r->rtr.len; i++)
+			printf("%s%02x", i % 16 ? " " : "\n    ",
+			       r->rtr.data[i]);
+		printf("\n");
+	}
+	if (r->result) {
+		const Iwcm__Established *e = r->result;
+
+		printf("established %s -> %s: rev %u, ddp/rdmap %u/%u, "
+		       "markers tx %s rx %s, crc %s, %s, %s, rtr %s, "
+		       "ird %u, ord %u\n",
+		       addr_str(e->local, a, sizeof(a)),
+		       addr_str(e->peer, b, sizeof(b)), e->mpa_rev,
+		       e->ddp_version, e->rdmap_version,
+		       e->markers_tx ? "on" : "off",
+		       e->markers_rx ? "on" : "off", e->crc ? "on" : "off",
+		       e->enhanced ? "enhanced" : "not enhanced",
+		       e->p2p ? "peer-to-peer" : "client-server",
+		       rtr_str(e->rtr_type, rtr, sizeof(rtr)), e->ird, e->ord);
+	}
+	if (r->has_error)
+		printf("failed: %s%s%s\n", result_text(r->error),
+		       r->reason ? ": " : "", r->reason ? r->reason : "");
+	else if (r->reason)
+		printf("note: %s\n", r->reason);
+}
+
+static void report_json(const Iwcm__Ctl__NegotiationReport *r, bool first)
+{
+	char a[64];
+
+	printf("%s{", first ? "" : ",");
+	printf("\"request\":");
+	if (r->has_request)
+		json_hex(stdout, r->request.data, r->request.len);
+	else
+		printf("null");
+	printf(",\"reply\":");
+	if (r->has_reply)
+		json_hex(stdout, r->reply.data, r->reply.len);
+	else
+		printf("null");
+	if (r->has_rtr) {
+		printf(",\"rtr\":");
+		json_hex(stdout, r->rtr.data, r->rtr.len);
+	}
+	if (r->result) {
+		const Iwcm__Established *e = r->result;
+
+		printf(",\"established\":{\"local\":");
+		json_str(stdout, addr_str(e->local, a, sizeof(a)));
+		printf(",\"peer\":");
+		json_str(stdout, addr_str(e->peer, a, sizeof(a)));
+		printf(",\"mpa_rev\":%u,\"ddp_version\":%u,"
+		       "\"rdmap_version\":%u,\"markers_tx\":%s,"
+		       "\"markers_rx\":%s,\"crc\":%s,\"enhanced\":%s,"
+		       "\"p2p\":%s,\"rtr\":",
+		       e->mpa_rev, e->ddp_version, e->rdmap_version,
+		       e->markers_tx ? "true" : "false",
+		       e->markers_rx ? "true" : "false",
+		       e->crc ? "true" : "false",
+		       e->enhanced ? "true" : "false",
+		       e->p2p ? "true" : "false");
+		json_str(stdout, rtr_str(e->rtr_type, a, sizeof(a)));
+		printf(",\"ird\":%u,\"ord\":%u}", e->ird, e->ord);
+	}
+	if (r->has_error) {
+		printf(",\"error\":");
+		json_str(stdout, result_name(r->error));
+	}
+	if (r->reason) {
+		printf(",\"reason\":");
+		json_str(stdout, r->reason);
+	}
+	printf("}");
+}
+
+/* iwcmctl connect HOST:PORT [options] */
+int cmd_connect(int argc, char **argv)
+{
+	static const char usage[] =
+		"connect HOST:PORT [--rev 0|1|2] [--markers on|off] "
+		"[--crc on|off]\n"
+		"        [--p2p] [--rtr send,write,read] [--ird N] [--ord N]\n"
+		"        [--private-data HEX] [--rtr-frame]";
+	Iwcm__Ctl__ForceConnect f = IWCM__CTL__FORCE_CONNECT__INIT;
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	Iwcm__SockAddr dst = IWCM__SOCK_ADDR__INIT;
+	uint8_t abuf[16], pd[MPA_PD_MAX];
+	const char *target = NULL;
+	unsigned int n = 0;
+	int i, fd, rc = 2;
+
+	argc = ctl_args(argc, argv);
+	if (ctl_help(argc, argv, usage))
+		return 0;
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (!strcmp(o, "--p2p")) {
+			p.has_p2p = 1;
+			p.p2p = 1;
+		} else if (!strcmp(o, "--rtr-frame")) {
+			p.has_rtr_frame = 1;
+			p.rtr_frame = 1;
+		} else if (!strncmp(o, "--", 2) && i + 1 < argc) {
+			if (param_set(&p, o + 2, argv[i + 1], pd) < 0) {
+				fprintf(stderr, "iwcmctl: bad option: %s %s\n",
+					o, argv[i + 1]);
+				return 2;
+			}
+			i++;
+		} else if (o[0] != '-' && !target) {
+			target = o;
+		} else {
+			fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n",
+				usage);
+			return 2;
+		}
+	}
+	if (!target || parse_dst(target, &dst, abuf) < 0) {
+		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n", usage);
+		return 2;
+	}
+	f.dst = &dst;
+	f.params = &p;
+	fd = ctl_connect();
+	if (fd < 0 || ctl_send(fd, IPC_CTL_CONNECT, &f.base) < 0)
+		return 2;
+	if (ctl_json)
+		printf("{\"reports\":[");
+	for (;;) {
+		Iwcm__Ctl__NegotiationReport *r;
+
+		if (ctl_next(fd, CTL_CONNECT_TIMEOUT_MS) < 0)
+			break;
+		if (ctl_msg.hdr.type == IPC_RESULT) {
+			Iwcm__Ctl__Result *res = (Iwcm__Ctl__Result *)
+				ipc_unpack(&ctl_msg,
+					   &iwcm__ctl__result__descriptor);
+
+			if (!res)
+				break;
+			rc = res->result == IWCM__RESULT__RES_OK ? 0 : 1;
+			if (ctl_json) {
+				printf("],\"result\":");
+				json_str(stdout, result_name(res->result));
+				if (res->message) {
+					printf(",\"message\":");
+					json_str(stdout, res->message);
+				}
+				printf("}\n");
+			} else if (rc) {
+				fprintf(stderr, "iwcmctl: connect %s: %s%s%s\n",
+					target, result_text(res->result),
+					res->message ? ": " : "",
+					res->message ? res->message : "");
+			}
+			protobuf_c_message_free_unpacked(&res->base, NULL);
+			close(fd);
+			return rc;
+		}
+		if (ctl_msg.hdr.type != IPC_CTL_NEGOTIATION)
+			break;
+		r = (Iwcm__Ctl__NegotiationReport *)ctl_unpack(
+			&iwcm__ctl__negotiation_report__descriptor);
+		if (!r)
+			break;
+		if (ctl_json)
+			report_json(r, n == 0);
+		else
+			report_text(r);
+		n++;
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+	}
+	if (ctl_json)
+		printf("]}\n");
+	close(fd);
+	return 2;
+}
