@@ -17,7 +17,11 @@ header=$1
 outdir=$2
 mkdir -p "$outdir"
 
-awk -v outdir="$outdir" '
+# The pages carry a fixed date so that regenerating them changes nothing
+# unless the header did.
+date=2026-11-21
+
+awk -v outdir="$outdir" -v date="$date" '
 function esc(s,   out, m) {
 	gsub(/\\/, "\\e", s)
 	gsub(/-1/, "\\-1", s)
@@ -46,7 +50,8 @@ function flush_page(   f, i, sect, see, n, name, seen, refs, k) {
 	print ".\\\" SPDX-License-Identifier: BSD-2-Clause" > f
 	print ".\\\" Copyright (c) 2026 The iwcm authors" > f
 	print ".\\\" Generated from libclient/iwcm.h by docs/kdoc2man.sh." > f
-	print ".TH " toupper(fname) " 3 2026-11-21 iwcm \"Library Functions Manual\"" > f
+	print ".TH " toupper(fname) " 3 " date " iwcm " \
+		"\"Library Functions Manual\"" > f
 	print ".SH NAME" > f
 	print fname " \\- " summary > f
 	print ".SH LIBRARY" > f
@@ -131,7 +136,8 @@ state == 1 {
 		sub(/^[^-]*- /, "", summary)
 		sub(/\.$/, "", summary)
 		if (substr(summary, 2, 1) !~ /[A-Z]/)
-			summary = tolower(substr(summary, 1, 1)) substr(summary, 2)
+			summary = tolower(substr(summary, 1, 1)) \
+				  substr(summary, 2)
 		where = "head"
 		next
 	}

@@ -797,11 +797,12 @@ static void cm_on_established(struct iwcm_ctx *ctx, struct ipc_msg *m,
 		return;
 	}
 	if (cm_take_established(c, e) < 0) {
+		bool proto = errno == EPROTO;
+
 		close(fd);
 		cm_fail(c, IWCM_EVENT_CONNECT_ERROR,
-			errno == EPROTO ? IWCM_STATUS_PROTOCOL
-					: IWCM_STATUS_INTERNAL,
-			errno == EPROTO ? "malformed handoff" : "out of memory");
+			proto ? IWCM_STATUS_PROTOCOL : IWCM_STATUS_INTERNAL,
+			proto ? "malformed handoff" : "out of memory");
 		return;
 	}
 	c->fd = fd;

@@ -61,10 +61,11 @@ echo "ok: libipc linked in and hidden, libprotobuf-c dynamic"
 pc=$top_builddir/libclient/iwcm.pc
 [ -f "$pc" ] || fail "$pc not generated"
 if command -v pkg-config >/dev/null 2>&1; then
-	PKG_CONFIG_PATH=$top_builddir/libclient pkg-config --print-requires-private iwcm |
-		grep -q '^libprotobuf-c' ||
+	PKG_CONFIG_PATH=$top_builddir/libclient
+	export PKG_CONFIG_PATH
+	pkg-config --print-requires-private iwcm | grep -q '^libprotobuf-c' ||
 		fail "iwcm.pc lacks Requires.private: libprotobuf-c"
-	PKG_CONFIG_PATH=$top_builddir/libclient pkg-config --libs iwcm |
-		grep -q -- '-liwcm' || fail "iwcm.pc does not link -liwcm"
+	pkg-config --libs iwcm | grep -q -- '-liwcm' ||
+		fail "iwcm.pc does not link -liwcm"
 	echo "ok: iwcm.pc"
 fi

@@ -70,7 +70,8 @@ mkdir "$tmp/man"
 sh "$top_srcdir/docs/kdoc2man.sh" "$hdr" "$tmp/man"
 for f in "$tmp"/man/*.3; do
 	cmp -s "$f" "$top_srcdir/docs/${f##*/}" ||
-		fail "docs/${f##*/} differs from the kernel-doc (run docs/kdoc2man.sh libclient/iwcm.h docs)"
+		fail "docs/${f##*/} differs from the kernel-doc" \
+			"(run: sh docs/kdoc2man.sh libclient/iwcm.h docs)"
 done
 for f in "$top_srcdir"/docs/iwcm_*.3; do
 	[ -f "$tmp/man/${f##*/}" ] ||
