@@ -1289,6 +1289,12 @@ static void conn_abort(struct conn *c, Iwcm__Result r, const char *why)
 		conn_free(c);
 		return;
 	}
+	/* the client already has the socket: finish, do not report */
+	if (c->fsm.state == CONN_S_HANDOFF) {
+		conn_event(c, c->handed ? CONN_EV_HANDOFF_DONE :
+					  CONN_EV_HANDOFF_FAILED);
+		return;
+	}
 	conn_event(c, CONN_EV_ABORT);
 }
 

@@ -120,6 +120,7 @@ struct conn {
 	uint8_t term_layer, term_etype, term_ecode;
 	uint8_t term_code;		/* TERM to send (CONN_EV_TERM) */
 	bool reported;			/* force: report sent */
+	bool handed;			/* Established sent with the fd */
 	bool decided;			/* responder: the ULP has spoken */
 	bool lpending;			/* counted in listener->pending */
 	bool opending;			/* counted in owner->n_pending */
