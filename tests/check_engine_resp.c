@@ -941,6 +941,43 @@ START_TEST(resp_client_gone)
 }
 END_TEST
 
+static void info_cb(const Iwcm__Ctl__ConnInfo *i, void *arg)
+{
+	Iwcm__Ctl__ConnInfo *out = arg;
+
+	ck_assert_str_eq(i->state, "WAIT_ULP");
+	out->id = i->id;
+	out->initiator = i->initiator;
+	out->peer = NULL;
+	ck_assert_uint_eq(i->peer->addr.len, 4);
+	ck_assert(i->has_owner_uid && i->owner_uid == getuid());
+}
+
+/* iwcmctl conns / show while the ULP decides. */
+START_TEST(resp_conn_info)
+{
+	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 1, MPA_FLAG_C, NULL);
+	Iwcm__Ctl__ConnInfo out;
+	uint64_t id;
+	int peer;
+
+	env_setup();
+	id = resp_start(&peer, &req);
+	memset(&out, 0, sizeof(out));
+	ck_assert_int_eq(conn_info(id, info_cb, &out), IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(out.id, id);
+	ck_assert(!out.initiator);
+	memset(&out, 0, sizeof(out));
+	conn_foreach_info(info_cb, &out);
+	ck_assert_uint_eq(out.id, id);
+	ck_assert_int_eq(conn_info(id + 1, info_cb, &out),
+			 IWCM__RESULT__RES_ENOENT);
+	ck_assert_uint_eq(conn_count(), 1);
+	close(peer);
+	env_teardown();
+}
+END_TEST
+
 /* The peer closes while the ULP decides: ERROR to the client. */
 START_TEST(resp_peer_closes)
 {
@@ -991,6 +1028,7 @@ static Suite *engine_resp_suite(void)
 	add_tcase(s, "pending", resp_pending);
 	add_tcase(s, "client gone", resp_client_gone);
 	add_tcase(s, "peer closes", resp_peer_closes);
+	add_tcase(s, "conn info", resp_conn_info);
 	return s;
 }
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -471,8 +472,15 @@ void env_assert_handed(struct env_rec *r, int peer)
 	uint8_t b = 0;
 
 	struct pollfd p;
+	socklen_t len = sizeof(int);
+	int one = 0;
 
 	ck_assert_int_ge(r->fd, 0);
+	/* TCP_NODELAY on every connection */
+	ck_assert_int_eq(getsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				    &len),
+			 0);
+	ck_assert_int_eq(one, 1);
 	p.fd = r->fd;
 	p.events = POLLIN;
 	peer_send(peer, "Z", 1);
