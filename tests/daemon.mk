@@ -25,6 +25,18 @@ check_conn_fsm_SOURCES = check_conn_fsm.c
 check_conn_fsm_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_conn_fsm_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
 
+# The real iwcmd, started by the tests (daemon_harness.h).
+DAEMON_IPC_LIBS = $(top_builddir)/proto/libipc.la $(PROTOBUF_C_LIBS) \
+	$(CHECK_LIBS)
+EXTRA_DIST += daemon_harness.h
+check_PROGRAMS += check_daemon_control
+TESTS += check_daemon_control
+check_daemon_control_SOURCES = check_daemon_control.c daemon_harness.h
+check_daemon_control_CPPFLAGS = $(DAEMON_CPPFLAGS) \
+	-DSYSTEMD_SOCKET_ACTIVATE=\"$(SYSTEMD_SOCKET_ACTIVATE)\"
+check_daemon_control_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_daemon_control_LDADD = $(DAEMON_IPC_LIBS)
+
 # The connection engine in-process against a raw MPA peer over TCP.
 ENGINE_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la $(WIRE_LIB) \
 	$(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) $(CHECK_LIBS)
@@ -42,3 +54,7 @@ check_engine_init_SOURCES = check_engine_init.c engine_peer.c
 check_engine_init_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_engine_init_CFLAGS = $(ENGINE_CFLAGS)
 check_engine_init_LDADD = $(ENGINE_LDADD)
+
+# iwcmctl's admin commands against the real daemon; the systemd units.
+TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh
+EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh

@@ -1,0 +1,1213 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The real iwcmd, started per test with its own socket directory and
+ * config: the HELLO/VERSION handshake, socket modes, malformed and
+ * fd-carrying messages closing only their peer, Listen/Unlisten with
+ * bound ports that accept TCP, per-uid limits, privileged ports, service
+ * attachment, the admin API, queued replies to a client that does not
+ * read, SIGHUP reloads, SIGTERM, stale sockets and the watchdog.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+
+#include "common.h"
+#include "daemon_harness.h"
+
+static struct harness H;
+static struct ipc_msg M;
+static uint32_t next_reqid = 100;
+
+/* Every daemon must stop cleanly at SIGTERM (and, in the ASan build,
+ * without a leak or a sanitizer report). */
+static void teardown(void)
+{
+	int st = harness_stop(&H);
+
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fprintf(stderr, "iwcmd log:\n%s\n", harness_log(&H));
+	harness_cleanup(&H);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "iwcmd did not exit 0 (status 0x%x)", st);
+}
+
+/* Send a request and wait for the message answering it. */
+static void request(int fd, uint16_t type, const ProtobufCMessage *body,
+		    uint32_t *reqid)
+{
+	*reqid = next_reqid++;
+	ck_assert_int_eq(ipc_send(fd, type, *reqid, body, -1), 0);
+}
+
+static int reply(int fd, uint16_t type, uint32_t reqid)
+{
+	ck_assert_int_eq(ipc_wait(fd, &M), 1);
+	ck_assert_uint_eq(M.hdr.reqid, reqid);
+	ck_assert_msg(M.hdr.type == type, "got %s, wanted %s",
+		      ipc_type_name(M.hdr.type), ipc_type_name(type));
+	return 1;
+}
+
+static bool peer_closed(int fd)
+{
+	int n;
+
+	/* the daemon may answer (VERSION) before it closes */
+	while ((n = ipc_wait(fd, &M)) == 1)
+		ipc_msg_clear(&M);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+static Iwcm__Result listen_addr(int fd, const char *ip, uint16_t port,
+				uint64_t *id, uint16_t *bound)
+{
+	Iwcm__Listen l = IWCM__LISTEN__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__ListenReply *r;
+	uint8_t buf[16];
+	uint32_t reqid;
+	Iwcm__Result res;
+
+	if (strchr(ip, ':')) {
+		ck_assert_int_eq(inet_pton(AF_INET6, ip, buf), 1);
+		a.addr.len = 16;
+	} else {
+		ck_assert_int_eq(inet_pton(AF_INET, ip, buf), 1);
+		a.addr.len = 4;
+	}
+	a.addr.data = buf;
+	a.port = port;
+	l.addr = &a;
+	request(fd, IPC_CLIENT_LISTEN, &l.base, &reqid);
+	reply(fd, IPC_CLIENT_LISTEN_REPLY, reqid);
+	r = (Iwcm__ListenReply *)ipc_unpack(&M,
+					    &iwcm__listen_reply__descriptor);
+	ck_assert_ptr_nonnull(r);
+	res = r->result;
+	if (res == IWCM__RESULT__RES_OK) {
+		ck_assert(r->has_listener_id && r->listener_id);
+		ck_assert_ptr_nonnull(r->bound);
+		ck_assert_uint_eq(r->bound->addr.len, a.addr.len);
+		if (id)
+			*id = r->listener_id;
+		if (bound)
+			*bound = (uint16_t)r->bound->port;
+	}
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return res;
+}
+
+static Iwcm__Result listen_service(int fd, const char *name, uint64_t *id,
+				   uint16_t *bound)
+{
+	Iwcm__Listen l = IWCM__LISTEN__INIT;
+	Iwcm__ListenReply *r;
+	uint32_t reqid;
+	Iwcm__Result res;
+
+	l.service = (char *)name;
+	request(fd, IPC_CLIENT_LISTEN, &l.base, &reqid);
+	reply(fd, IPC_CLIENT_LISTEN_REPLY, reqid);
+	r = (Iwcm__ListenReply *)ipc_unpack(&M,
+					    &iwcm__listen_reply__descriptor);
+	ck_assert_ptr_nonnull(r);
+	res = r->result;
+	if (res == IWCM__RESULT__RES_OK) {
+		if (id)
+			*id = r->listener_id;
+		if (bound)
+			*bound = (uint16_t)r->bound->port;
+	}
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return res;
+}
+
+static Iwcm__Result ack_of(int fd, uint16_t type, const ProtobufCMessage *b)
+{
+	Iwcm__Ack *a;
+	uint32_t reqid;
+	Iwcm__Result res;
+
+	request(fd, type, b, &reqid);
+	reply(fd, IPC_CLIENT_ACK, reqid);
+	a = (Iwcm__Ack *)ipc_unpack(&M, &iwcm__ack__descriptor);
+	ck_assert_ptr_nonnull(a);
+	res = a->result;
+	protobuf_c_message_free_unpacked(&a->base, NULL);
+	return res;
+}
+
+static Iwcm__Result unlisten(int fd, uint64_t id)
+{
+	Iwcm__Unlisten u = IWCM__UNLISTEN__INIT;
+
+	u.listener_id = id;
+	return ack_of(fd, IPC_CLIENT_UNLISTEN, &u.base);
+}
+
+static int tcp_connect(uint16_t port)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+
+	ck_assert_int_ge(fd, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	close(fd);
+	return rc;
+}
+
+/* Admin request answered by one message then END; returns it unpacked. */
+static ProtobufCMessage *admin_one(int fd, uint16_t type, uint16_t rtype,
+				   const ProtobufCMessageDescriptor *d)
+{
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	ProtobufCMessage *r;
+	uint32_t reqid;
+
+	request(fd, type, &e.base, &reqid);
+	reply(fd, rtype, reqid);
+	r = ipc_unpack(&M, d);
+	ck_assert_ptr_nonnull(r);
+	reply(fd, IPC_END, reqid);
+	return r;
+}
+
+static Iwcm__Result admin_result(int fd, uint16_t type,
+				 const ProtobufCMessage *b)
+{
+	Iwcm__Ctl__Result *r;
+	uint32_t reqid;
+	Iwcm__Result res;
+
+	request(fd, type, b, &reqid);
+	reply(fd, IPC_RESULT, reqid);
+	r = (Iwcm__Ctl__Result *)ipc_unpack(&M, &iwcm__ctl__result__descriptor);
+	ck_assert_ptr_nonnull(r);
+	res = r->result;
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return res;
+}
+
+/* Listener infos, counting them; *port gets the one named svc. */
+static unsigned int admin_listeners(int fd, const char *svc, uint16_t *port)
+{
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	uint32_t reqid;
+	unsigned int n = 0;
+
+	request(fd, IPC_CTL_LISTENERS, &e.base, &reqid);
+	for (;;) {
+		Iwcm__Ctl__ListenerInfo *li;
+
+		ck_assert_int_eq(ipc_wait(fd, &M), 1);
+		ck_assert_uint_eq(M.hdr.reqid, reqid);
+		if (M.hdr.type == IPC_END)
+			return n;
+		ck_assert_uint_eq(M.hdr.type, IPC_CTL_LISTENER_INFO);
+		li = (Iwcm__Ctl__ListenerInfo *)ipc_unpack(
+			&M, &iwcm__ctl__listener_info__descriptor);
+		ck_assert_ptr_nonnull(li);
+		n++;
+		if (svc && port && li->service && !strcmp(li->service, svc))
+			*port = (uint16_t)li->addr->port;
+		protobuf_c_message_free_unpacked(&li->base, NULL);
+	}
+}
+
+static uint64_t admin_counter(int fd, const char *name)
+{
+	Iwcm__Ctl__Stats *s;
+	uint64_t v = UINT64_MAX;
+	size_t i;
+
+	s = (Iwcm__Ctl__Stats *)admin_one(fd, IPC_CTL_STATS,
+					  IPC_CTL_STATS_REPLY,
+					  &iwcm__ctl__stats__descriptor);
+	for (i = 0; i < s->n_counters; i++)
+		if (!strcmp(s->counters[i]->key, name))
+			v = s->counters[i]->value;
+	protobuf_c_message_free_unpacked(&s->base, NULL);
+	return v;
+}
+
+/* ---- handshake ---- */
+
+START_TEST(test_hello)
+{
+	Iwcm__Hello h = IWCM__HELLO__INIT;
+	Iwcm__Version *v;
+	int fd;
+
+	harness_start(&H, NULL);
+	fd = harness_connect(H.sock);
+	ck_assert_int_ge(fd, 0);
+	h.version = IPC_PROTO_VERSION;
+	ck_assert_int_eq(ipc_send(fd, IPC_HELLO, 7, &h.base, -1), 0);
+	reply(fd, IPC_VERSION, 7);
+	v = (Iwcm__Version *)ipc_unpack(&M, &iwcm__version__descriptor);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(v->version, IPC_PROTO_VERSION);
+	ck_assert_int_eq(v->result, IWCM__RESULT__RES_OK);
+	protobuf_c_message_free_unpacked(&v->base, NULL);
+	close(fd);
+	fd = ipc_open_hello(H.admin);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+END_TEST
+
+static void expect_eversion_close(int fd)
+{
+	Iwcm__Version *v;
+
+	ck_assert_int_eq(ipc_wait(fd, &M), 1);
+	ck_assert_uint_eq(M.hdr.type, IPC_VERSION);
+	v = (Iwcm__Version *)ipc_unpack(&M, &iwcm__version__descriptor);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(v->result, IWCM__RESULT__RES_EVERSION);
+	ck_assert_uint_eq(v->version, IPC_PROTO_VERSION);
+	protobuf_c_message_free_unpacked(&v->base, NULL);
+	ck_assert(peer_closed(fd));
+	close(fd);
+}
+
+START_TEST(test_bad_version)
+{
+	Iwcm__Hello h = IWCM__HELLO__INIT;
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	uint8_t raw[8] = { 0, 2, 0, IPC_HELLO, 0, 0, 0, 1 };
+	int fd, other;
+
+	harness_start(&H, NULL);
+	other = ipc_open_hello(H.sock);
+	ck_assert_int_ge(other, 0);
+
+	/* Hello{version 2} */
+	fd = harness_connect(H.sock);
+	h.version = 2;
+	ck_assert_int_eq(ipc_send(fd, IPC_HELLO, 1, &h.base, -1), 0);
+	expect_eversion_close(fd);
+
+	/* header version 2 */
+	fd = harness_connect(H.sock);
+	ck_assert_int_eq(send(fd, raw, sizeof(raw), 0), (ssize_t)sizeof(raw));
+	expect_eversion_close(fd);
+
+	/* something else before HELLO, on either socket */
+	fd = harness_connect(H.sock);
+	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_UNLISTEN, 1, NULL, -1), 0);
+	expect_eversion_close(fd);
+	fd = harness_connect(H.admin);
+	ck_assert_int_eq(ipc_send(fd, IPC_CTL_STATUS, 1, &e.base, -1), 0);
+	expect_eversion_close(fd);
+
+	/* the daemon still serves the client that behaved */
+	ck_assert_int_eq(unlisten(other, 4242), IWCM__RESULT__RES_ENOENT);
+	close(other);
+}
+END_TEST
+
+START_TEST(test_socket_modes)
+{
+	struct stat st;
+
+	harness_start(&H, NULL);
+	ck_assert_int_eq(stat(H.sock, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0660);
+	ck_assert_int_eq(stat(H.admin, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+}
+END_TEST
+
+/* ---- malformed input closes only that peer ---- */
+
+START_TEST(test_bad_messages)
+{
+	static uint8_t big[IPC_MAX_MSG + 100];
+	Iwcm__Hello h = IWCM__HELLO__INIT;
+	int other, fd, pfd[2];
+
+	harness_start(&H, NULL);
+	other = ipc_open_hello(H.sock);
+	ck_assert_int_ge(other, 0);
+
+	/* oversize datagram */
+	fd = ipc_open_hello(H.sock);
+	memcpy(big, "\0\1\0\xc9\0\0\0\1", 8);
+	ck_assert_int_eq(send(fd, big, sizeof(big), 0), (ssize_t)sizeof(big));
+	ck_assert(peer_closed(fd));
+	close(fd);
+
+	/* truncated header */
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_eq(send(fd, "\0\1\0", 3, 0), 3);
+	ck_assert(peer_closed(fd));
+	close(fd);
+
+	/* an fd toward the daemon, client and admin socket */
+	ck_assert_int_eq(pipe(pfd), 0);
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_UNLISTEN, 1, NULL, pfd[0]),
+			 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	fd = ipc_open_hello(H.admin);
+	ck_assert_int_eq(ipc_send(fd, IPC_CTL_STATUS, 1, NULL, pfd[0]), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	/* the daemon closed its copies: the write end sees no reader only
+	 * when ours is gone too */
+	close(pfd[0]);
+	close(pfd[1]);
+
+	/* unknown types, a second HELLO, an admin message on the client
+	 * socket and a client message on the admin socket */
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_eq(ipc_send(fd, 999, 1, NULL, -1), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	fd = ipc_open_hello(H.sock);
+	h.version = IPC_PROTO_VERSION;
+	ck_assert_int_eq(ipc_send(fd, IPC_HELLO, 1, &h.base, -1), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_eq(ipc_send(fd, IPC_CTL_STATUS, 1, NULL, -1), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	fd = ipc_open_hello(H.admin);
+	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_LISTEN, 1, NULL, -1), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+
+	/* a body that does not parse gets RES_EINVAL, the peer stays */
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_eq(send(fd, "\0\1\0\xc9\0\0\0\x09\xff\xff\xff", 11, 0),
+			 11);
+	reply(fd, IPC_CLIENT_ACK, 9);
+	ck_assert_int_eq(unlisten(fd, 1), IWCM__RESULT__RES_ENOENT);
+	close(fd);
+
+	/* the well-behaved client was never disturbed */
+	ck_assert_int_eq(unlisten(other, 1), IWCM__RESULT__RES_ENOENT);
+	close(other);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "ctl pid "));
+}
+END_TEST
+
+/* ---- listeners ---- */
+
+START_TEST(test_listen_bound_port)
+{
+	uint64_t id = 0, id6 = 0;
+	uint16_t port = 0, port6 = 0;
+	int fd, admin, i;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, &id, &port),
+			 IWCM__RESULT__RES_OK);
+	ck_assert_uint_ne(port, 0);
+	ck_assert_int_eq(tcp_connect(port), 0);
+	/* the accepted socket went to the connection engine */
+	for (i = 0; i < 200 && admin_counter(admin, "accepted") < 1; i++)
+		poll(NULL, 0, 5);
+	ck_assert_uint_eq(admin_counter(admin, "accepted"), 1);
+	/* the same address again is refused */
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", port, NULL, NULL),
+			 IWCM__RESULT__RES_EEXIST);
+	/* IPv6 where the host has it */
+	i = socket(AF_INET6, SOCK_STREAM, 0);
+	if (i >= 0) {
+		close(i);
+		if (listen_addr(fd, "::1", 0, &id6, &port6) ==
+		    IWCM__RESULT__RES_OK)
+			ck_assert_uint_ne(port6, 0);
+	}
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), id6 ? 2 : 1);
+	close(fd);
+	close(admin);
+}
+END_TEST
+
+START_TEST(test_listen_invalid)
+{
+	Iwcm__Listen l = IWCM__LISTEN__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	Iwcm__ListenReply *r;
+	uint8_t buf[5] = { 127, 0, 0, 1, 0 };
+	uint32_t reqid;
+	int fd;
+	struct {
+		size_t alen;
+		const char *service;
+		bool params;
+		uint32_t ird;
+		uint32_t transport;
+	} cases[] = {
+		{ 5, NULL, false, 0, 0 },	/* 5-octet address */
+		{ 0, NULL, false, 0, 0 },	/* neither */
+		{ 4, "svc", false, 0, 0 },	/* both */
+		{ 0, "", false, 0, 0 },		/* empty service */
+		{ 4, NULL, true, 0x4000, 0 },	/* IRD beyond 14 bits */
+		{ 4, NULL, true, 1, 1 },	/* SCTP */
+	};
+	size_t i;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		iwcm__listen__init(&l);
+		iwcm__conn_params__init(&p);
+		a.addr.data = buf;
+		a.addr.len = cases[i].alen;
+		a.port = 0;
+		l.addr = cases[i].alen ? &a : NULL;
+		l.service = (char *)cases[i].service;
+		if (cases[i].params) {
+			p.has_ird = 1;
+			p.ird = cases[i].ird;
+			p.has_transport = cases[i].transport != 0;
+			p.transport = cases[i].transport;
+			l.params = &p;
+		}
+		request(fd, IPC_CLIENT_LISTEN, &l.base, &reqid);
+		reply(fd, IPC_CLIENT_LISTEN_REPLY, reqid);
+		r = (Iwcm__ListenReply *)ipc_unpack(
+			&M, &iwcm__listen_reply__descriptor);
+		ck_assert_ptr_nonnull(r);
+		ck_assert_msg(r->result == IWCM__RESULT__RES_EINVAL,
+			      "case %zu: result %d", i, r->result);
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+	}
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_unlisten)
+{
+	uint64_t id;
+	uint16_t port;
+	int fd, other;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	other = ipc_open_hello(H.sock);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, &id, &port),
+			 IWCM__RESULT__RES_OK);
+	/* another client (same uid) cannot close it */
+	ck_assert_int_eq(unlisten(other, id), IWCM__RESULT__RES_ENOENT);
+	ck_assert_int_eq(unlisten(fd, id), IWCM__RESULT__RES_OK);
+	ck_assert_int_ne(tcp_connect(port), 0);
+	ck_assert_int_eq(errno, ECONNREFUSED);
+	ck_assert_int_eq(unlisten(fd, id), IWCM__RESULT__RES_ENOENT);
+	close(fd);
+	close(other);
+}
+END_TEST
+
+START_TEST(test_client_gone)
+{
+	uint16_t port;
+	int fd, admin, i;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
+			 IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 1);
+	close(fd);
+	for (i = 0; i < 200 && admin_listeners(admin, NULL, NULL); i++)
+		poll(NULL, 0, 5);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 0);
+	ck_assert_int_ne(tcp_connect(port), 0);
+	close(admin);
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	uint64_t id[3];
+	int fd, fd2;
+
+	harness_start(&H, "max_listeners_per_uid = 2\n");
+	fd = ipc_open_hello(H.sock);
+	fd2 = ipc_open_hello(H.sock);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, &id[0], NULL),
+			 IWCM__RESULT__RES_OK);
+	/* the limit is per uid, not per client */
+	ck_assert_int_eq(listen_addr(fd2, "127.0.0.1", 0, &id[1], NULL),
+			 IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, &id[2], NULL),
+			 IWCM__RESULT__RES_ELIMIT);
+	ck_assert_int_eq(unlisten(fd, id[0]), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, &id[2], NULL),
+			 IWCM__RESULT__RES_OK);
+	close(fd);
+	close(fd2);
+}
+END_TEST
+
+static const char svc_conf[] =
+	"# services\n"
+	"[listener svc]\n"
+	"address = 127.0.0.1:0\n"
+	"pending_max = 8\n"
+	"[listener owned]\n"
+	"address = 127.0.0.1:0\n"
+	"owner = 65534\n";
+
+START_TEST(test_service_attach)
+{
+	uint64_t id;
+	uint16_t port = 0, listed = 0;
+	int fd, fd2, admin, i;
+
+	if (geteuid() != 0) {
+		/* without root only configured owners attach: nothing to
+		 * attach to as an ordinary user here */
+		fprintf(stderr, "test_service_attach: needs root, skipped\n");
+		return;
+	}
+	harness_start(&H, svc_conf);
+	fd = ipc_open_hello(H.sock);
+	fd2 = ipc_open_hello(H.sock);
+	admin = ipc_open_hello(H.admin);
+	ck_assert_uint_eq(admin_listeners(admin, "svc", &listed), 2);
+	ck_assert_uint_ne(listed, 0);
+	ck_assert_int_eq(listen_service(fd, "svc", &id, &port),
+			 IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(port, listed);
+	ck_assert_int_eq(listen_service(fd2, "svc", NULL, NULL),
+			 IWCM__RESULT__RES_EEXIST);
+	ck_assert_int_eq(listen_service(fd2, "nope", NULL, NULL),
+			 IWCM__RESULT__RES_ENOENT);
+	ck_assert_int_eq(listen_service(fd2, "owned", NULL, NULL),
+			 IWCM__RESULT__RES_EPERM);
+	/* detaching leaves the service listening */
+	ck_assert_int_eq(unlisten(fd, id), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(tcp_connect(port), 0);
+	ck_assert_int_eq(listen_service(fd2, "svc", NULL, NULL),
+			 IWCM__RESULT__RES_OK);
+	/* and a client that goes away only detaches */
+	close(fd2);
+	for (i = 0; i < 200; i++) {
+		Iwcm__Result r = listen_service(fd, "svc", NULL, NULL);
+
+		if (r == IWCM__RESULT__RES_OK)
+			break;
+		ck_assert_int_eq(r, IWCM__RESULT__RES_EEXIST);
+		poll(NULL, 0, 5);
+	}
+	ck_assert_int_lt(i, 200);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 2);
+	close(fd);
+	close(admin);
+}
+END_TEST
+
+/* As uid 65534 in a child: privileged ports and owned services. */
+static int nobody_child(const char *sock)
+{
+	uint16_t port;
+	int fd;
+
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		return 10;
+	fd = ipc_open_hello(sock);
+	if (fd < 0)
+		return 11;
+	if (listen_addr(fd, "127.0.0.1", 1000, NULL, NULL) !=
+	    IWCM__RESULT__RES_EPERM)
+		return 12;
+	if (listen_addr(fd, "127.0.0.1", 0, NULL, &port) !=
+	    IWCM__RESULT__RES_OK)
+		return 13;
+	if (listen_service(fd, "svc", NULL, NULL) != IWCM__RESULT__RES_EPERM)
+		return 14;
+	if (listen_service(fd, "owned", NULL, NULL) != IWCM__RESULT__RES_OK)
+		return 15;
+	/* on the allow-list: the bind itself may still find it taken */
+	switch (listen_addr(fd, "127.0.0.1", 1019, NULL, NULL)) {
+	case IWCM__RESULT__RES_OK:
+	case IWCM__RESULT__RES_EADDRINUSE:
+		break;
+	default:
+		return 16;
+	}
+	close(fd);
+	return 0;
+}
+
+START_TEST(test_privileged_port)
+{
+	char conf[512];
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		/* we are the unprivileged uid ourselves */
+		int fd;
+
+		harness_start(&H, NULL);
+		fd = ipc_open_hello(H.sock);
+		ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 1000, NULL, NULL),
+				 IWCM__RESULT__RES_EPERM);
+		close(fd);
+		return;
+	}
+	snprintf(conf, sizeof(conf), "allow_privileged = 65534:1019\n%s",
+		 svc_conf);
+	harness_start(&H, conf);
+	/* let uid 65534 reach the client socket of this test's daemon */
+	ck_assert_int_eq(chmod(H.dir, 0755), 0);
+	ck_assert_int_eq(chmod(H.sock, 0666), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(nobody_child(H.sock));
+	st = harness_wait(pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "nobody child failed at step %d", WEXITSTATUS(st));
+}
+END_TEST
+
+START_TEST(test_connect_checks)
+{
+	Iwcm__Connect c = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	Iwcm__Accept ac = IWCM__ACCEPT__INIT;
+	Iwcm__Reject rj = IWCM__REJECT__INIT;
+	Iwcm__Disconnect d = IWCM__DISCONNECT__INIT;
+	uint8_t lo[4] = { 127, 0, 0, 1 }, pd[513];
+	int fd;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	memset(pd, 0xab, sizeof(pd));
+	a.addr.data = lo;
+	c.dst = &a;
+
+	a.addr.len = 3;
+	a.port = 7000;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+	a.addr.len = 4;
+	a.port = 0;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+	a.port = 7000;
+	c.params = &p;
+	p.has_private_data = 1;
+	p.private_data.data = pd;
+	p.private_data.len = 513;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+	p.has_private_data = 0;
+	p.has_ord = 1;
+	p.ord = 0x4000;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+	p.has_ord = 0;
+	p.has_mpa_rev = 1;
+	p.mpa_rev = 0;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+	p.has_mpa_rev = 0;
+	p.has_rtr_types = 1;
+	p.rtr_types = 8;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_EINVAL);
+
+	/* decisions on connections that do not exist */
+	ac.conn_id = 777;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_ACCEPT, &ac.base),
+			 IWCM__RESULT__RES_ENOENT);
+	rj.conn_id = 777;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_REJECT, &rj.base),
+			 IWCM__RESULT__RES_ENOENT);
+	rj.has_private_data = 1;
+	rj.private_data.data = pd;
+	rj.private_data.len = 513;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_REJECT, &rj.base),
+			 IWCM__RESULT__RES_EINVAL);
+	d.conn_id = 777;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_DISCONNECT, &d.base),
+			 IWCM__RESULT__RES_ENOENT);
+	close(fd);
+}
+END_TEST
+
+/* A Connect is acknowledged before any event about it. */
+START_TEST(test_connect_ack_first)
+{
+	Iwcm__Connect c = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__Ack *ack;
+	Iwcm__ConnError *e;
+	uint8_t lo[4] = { 127, 0, 0, 1 };
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	uint32_t reqid;
+	uint64_t id;
+	int fd, s;
+
+	/* a port nobody listens on: bind, learn it, close */
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(s, (struct sockaddr *)&sin, &sl), 0);
+	close(s);
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	a.addr.data = lo;
+	a.addr.len = 4;
+	a.port = ntohs(sin.sin_port);
+	c.dst = &a;
+	request(fd, IPC_CLIENT_CONNECT, &c.base, &reqid);
+	reply(fd, IPC_CLIENT_ACK, reqid);
+	ack = (Iwcm__Ack *)ipc_unpack(&M, &iwcm__ack__descriptor);
+	ck_assert_ptr_nonnull(ack);
+	ck_assert_int_eq(ack->result, IWCM__RESULT__RES_OK);
+	ck_assert(ack->has_conn_id);
+	id = ack->conn_id;
+	protobuf_c_message_free_unpacked(&ack->base, NULL);
+	ck_assert_int_eq(ipc_wait(fd, &M), 1);
+	ck_assert_msg(M.hdr.type == IPC_EVENT_UNREACHABLE ||
+			      M.hdr.type == IPC_EVENT_ERROR,
+		      "got %s", ipc_type_name(M.hdr.type));
+	e = (Iwcm__ConnError *)ipc_unpack(&M, &iwcm__conn_error__descriptor);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->conn_id, id);
+	protobuf_c_message_free_unpacked(&e->base, NULL);
+	close(fd);
+}
+END_TEST
+
+/* ---- admin API ---- */
+
+START_TEST(test_admin)
+{
+	Iwcm__Ctl__Status *st;
+	Iwcm__Ctl__LogLevel lv = IWCM__CTL__LOG_LEVEL__INIT;
+	Iwcm__Ctl__Kill k = IWCM__CTL__KILL__INIT;
+	Iwcm__Ctl__Show sh = IWCM__CTL__SHOW__INIT;
+	Iwcm__Ctl__ListenerSet ls = IWCM__CTL__LISTENER_SET__INIT;
+	Iwcm__Ctl__Probe pr = IWCM__CTL__PROBE__INIT;
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint16_t port;
+	uint32_t reqid;
+	int fd, admin;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
+			 IWCM__RESULT__RES_OK);
+
+	st = (Iwcm__Ctl__Status *)admin_one(admin, IPC_CTL_STATUS,
+					    IPC_CTL_STATUS_REPLY,
+					    &iwcm__ctl__status__descriptor);
+	ck_assert_uint_eq(st->pid, (uint32_t)H.pid);
+	ck_assert_str_eq(st->version, PACKAGE_VERSION);
+	ck_assert_uint_eq(st->listeners, 1);
+	ck_assert_uint_eq(st->clients, 1);
+	ck_assert_uint_eq(st->conns, 0);
+	ck_assert(!st->verbose);
+	protobuf_c_message_free_unpacked(&st->base, NULL);
+
+	ck_assert_uint_eq(admin_counter(admin, "accepted"), 0);
+	ck_assert_uint_eq(admin_counter(admin, "term_sent_7"), 0);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 1);
+
+	request(admin, IPC_CTL_CONNS, &e.base, &reqid);
+	reply(admin, IPC_END, reqid);
+
+	lv.verbose = 1;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_LOG, &lv.base),
+			 IWCM__RESULT__RES_OK);
+	st = (Iwcm__Ctl__Status *)admin_one(admin, IPC_CTL_STATUS,
+					    IPC_CTL_STATUS_REPLY,
+					    &iwcm__ctl__status__descriptor);
+	ck_assert(st->verbose);
+	protobuf_c_message_free_unpacked(&st->base, NULL);
+
+	k.conn_id = 12345;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_KILL, &k.base),
+			 IWCM__RESULT__RES_ENOENT);
+	sh.conn_id = 12345;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_SHOW, &sh.base),
+			 IWCM__RESULT__RES_ENOENT);
+
+	ls.params = &p;
+	ls.port = port;
+	p.has_crc = 1;
+	p.crc = IWCM__CRC_POLICY__CRC_PREFER_OFF;
+	p.has_rtr_types = 1;
+	p.rtr_types = IWCM__RTR_TYPE__RTR_READ;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_LISTENER_SET, &ls.base),
+			 IWCM__RESULT__RES_OK);
+	ls.port = port == 65535 ? 65534 : port + 1;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_LISTENER_SET, &ls.base),
+			 IWCM__RESULT__RES_ENOENT);
+	ls.port = port;
+	p.has_p2p = 1;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_LISTENER_SET, &ls.base),
+			 IWCM__RESULT__RES_EINVAL);
+
+	a.addr.data = lo;
+	a.addr.len = 4;
+	a.port = port;
+	pr.dst = &a;
+	ck_assert_int_eq(admin_result(admin, IPC_CTL_PROBE, &pr.base),
+			 IWCM__RESULT__RES_EINVAL);
+
+	/* malformed body: RESULT EINVAL, the admin stays */
+	ck_assert_int_eq(send(admin, "\0\1\0\x6a\0\0\0\x05\xff", 9, 0), 9);
+	reply(admin, IPC_RESULT, 5);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 1);
+	close(admin);
+	close(fd);
+}
+END_TEST
+
+/* A client that sends requests without reading: replies queue, the
+ * daemon stops reading it for a while (XOFF), nothing is lost or
+ * reordered. */
+START_TEST(test_slow_reader)
+{
+	enum { N = 3000 };
+	Iwcm__Unlisten u = IWCM__UNLISTEN__INIT;
+	uint32_t sent = 0, got = 0;
+	int fd, fl, other;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	other = ipc_open_hello(H.sock);
+	fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	u.listener_id = 99;
+	while (got < N) {
+		while (sent < N) {
+			if (ipc_send(fd, IPC_CLIENT_UNLISTEN, 1000 + sent,
+				     &u.base, -1) < 0) {
+				ck_assert_int_eq(errno, EAGAIN);
+				break;
+			}
+			sent++;
+		}
+		/* meanwhile the daemon serves others */
+		if (sent == N / 2 || got == N / 3)
+			ck_assert_int_eq(unlisten(other, 1),
+					 IWCM__RESULT__RES_ENOENT);
+		ck_assert_int_eq(ipc_wait(fd, &M), 1);
+		ck_assert_uint_eq(M.hdr.type, IPC_CLIENT_ACK);
+		ck_assert_uint_eq(M.hdr.reqid, 1000 + got);
+		got++;
+	}
+	close(fd);
+	close(other);
+}
+END_TEST
+
+/* ---- signals, sockets, config ---- */
+
+START_TEST(test_sighup)
+{
+	uint16_t port = 0;
+	int admin;
+
+	harness_start(&H, "max_conns = 100\n");
+	admin = ipc_open_hello(H.admin);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 0);
+
+	harness_write(H.conf, "[listener svc2]\naddress = 127.0.0.1:0\n");
+	kill(H.pid, SIGHUP);
+#ifdef HAVE_SYSTEMD
+	ck_assert(harness_notified(&H, "RELOADING=1", HARNESS_TIMEOUT_MS));
+	ck_assert(harness_notified(&H, "READY=1", HARNESS_TIMEOUT_MS));
+#endif
+	{
+		int i;
+
+		for (i = 0; i < 200 && !admin_listeners(admin, NULL, NULL);
+		     i++)
+			poll(NULL, 0, 5);
+	}
+	ck_assert_uint_eq(admin_listeners(admin, "svc2", &port), 1);
+	ck_assert_uint_ne(port, 0);
+	ck_assert_int_eq(tcp_connect(port), 0);
+
+	/* an invalid file changes nothing */
+	harness_write(H.conf, "[listener svc2]\naddress = 127.0.0.1:0\n"
+			      "bogus_key = 1\n");
+	kill(H.pid, SIGHUP);
+#ifdef HAVE_SYSTEMD
+	ck_assert(harness_notified(&H, "READY=1", HARNESS_TIMEOUT_MS));
+#endif
+	{
+		int i;
+
+		for (i = 0; i < 200 && !strstr(harness_log(&H), "reload:");
+		     i++)
+			poll(NULL, 0, 5);
+	}
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "bogus_key"));
+	ck_assert_uint_eq(admin_listeners(admin, "svc2", &port), 1);
+
+	/* a service that leaves the file goes */
+	harness_write(H.conf, "");
+	kill(H.pid, SIGHUP);
+	{
+		int i;
+
+		for (i = 0; i < 200 && admin_listeners(admin, NULL, NULL);
+		     i++)
+			poll(NULL, 0, 5);
+	}
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 0);
+	ck_assert_int_ne(tcp_connect(port), 0);
+	close(admin);
+}
+END_TEST
+
+START_TEST(test_sigterm)
+{
+	int st, fd;
+
+	harness_start(&H, NULL);
+	fd = ipc_open_hello(H.sock);
+	ck_assert_int_ge(fd, 0);
+	kill(H.pid, SIGTERM);
+#ifdef HAVE_SYSTEMD
+	ck_assert(harness_notified(&H, "STOPPING=1", HARNESS_TIMEOUT_MS));
+#endif
+	st = harness_wait(H.pid);
+	H.pid = -1;
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert(peer_closed(fd));
+	close(fd);
+	ck_assert_int_ne(access(H.sock, F_OK), 0);
+	ck_assert_int_ne(access(H.admin, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_stale_and_busy_socket)
+{
+	struct sockaddr_un sun;
+	struct harness h2;
+	int s, st;
+
+	harness_init(&H, NULL);
+	/* a socket file left behind by a dead daemon */
+	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", H.sock);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(s);
+	H.pid = harness_spawn(&H, NULL, NULL);
+	ck_assert(harness_ready(&H));
+	s = ipc_open_hello(H.sock);
+	ck_assert_int_ge(s, 0);
+	close(s);
+
+	/* a second daemon on the same path gives up, the first serves on */
+	harness_init(&h2, NULL);
+	h2.pid = harness_spawn(&h2, NULL,
+			       (const char *const[]){ "-d", "-f", h2.conf,
+						      "-s", H.sock, NULL });
+	st = harness_wait(h2.pid);
+	h2.pid = -1;
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	ck_assert_ptr_nonnull(strstr(harness_log(&h2), "in use"));
+	harness_cleanup(&h2);
+	s = ipc_open_hello(H.sock);
+	ck_assert_int_ge(s, 0);
+	close(s);
+}
+END_TEST
+
+START_TEST(test_config_errors)
+{
+	char missing[160];
+	pid_t pid;
+	int st;
+
+	harness_init(&H, "max_conns = lots\n");
+	/* -n checks and exits */
+	pid = harness_spawn(&H, NULL,
+			    (const char *const[]){ "-n", "-f", H.conf, NULL });
+	st = harness_wait(pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "max_conns"));
+	harness_write(H.conf, "max_conns = 10\n");
+	pid = harness_spawn(&H, NULL,
+			    (const char *const[]){ "-n", "-f", H.conf, NULL });
+	st = harness_wait(pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* an explicit file that does not exist is an error */
+	snprintf(missing, sizeof(missing), "%s/nope.conf", H.dir);
+	pid = harness_spawn(&H, NULL,
+			    (const char *const[]){ "-d", "-f", missing, "-s",
+						   H.sock, NULL });
+	st = harness_wait(pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	ck_assert_int_ne(access(H.sock, F_OK), 0);
+	/* a bad option */
+	pid = harness_spawn(&H, NULL, (const char *const[]){ "-x", NULL });
+	st = harness_wait(pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+END_TEST
+
+START_TEST(test_watchdog)
+{
+#ifdef HAVE_SYSTEMD
+	static const char *const env[] = { "WATCHDOG_USEC=100000", NULL };
+	int n = 0;
+
+	harness_start_env(&H, NULL, env);
+	while (n < 3 && harness_notified(&H, "WATCHDOG=1", 1000))
+		n++;
+	ck_assert_int_eq(n, 3);
+#else
+	fprintf(stderr, "test_watchdog: built without libsystemd\n");
+#endif
+}
+END_TEST
+
+/* systemd-style socket activation: both sockets inherited by name, in
+ * either order, and left in place at exit (systemd owns them). */
+static void activation_round(const char *first, const char *second)
+{
+	char names[32], l1[112], l2[112];
+	const char *sa = SYSTEMD_SOCKET_ACTIVATE;
+	long long end;
+	uint16_t port;
+	int fd, admin, st;
+
+	harness_init(&H, NULL);
+	snprintf(names, sizeof(names), "--fdname=%s:%s", first, second);
+	snprintf(l1, sizeof(l1), "--listen=%s",
+		 !strcmp(first, "admin") ? H.admin : H.sock);
+	snprintf(l2, sizeof(l2), "--listen=%s",
+		 !strcmp(second, "admin") ? H.admin : H.sock);
+	H.pid = fork();
+	ck_assert_int_ge(H.pid, 0);
+	if (H.pid == 0) {
+		int lfd = open(H.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (lfd < 0 || dup2(lfd, 2) < 0)
+			_exit(126);
+		unsetenv("NOTIFY_SOCKET");
+		execl(sa, sa, "--seqpacket", l1, l2, names, IWCMD_BIN, "-d",
+		      "-f", H.conf, "-s", "/nonexistent/ignored.sock",
+		      (char *)NULL);
+		_exit(127);
+	}
+	/* the sockets exist before iwcmd runs; connecting starts it */
+	end = harness_ms() + HARNESS_TIMEOUT_MS;
+	while ((access(H.sock, F_OK) || access(H.admin, F_OK)) &&
+	       harness_ms() < end)
+		poll(NULL, 0, 5);
+	fd = ipc_open_hello(H.sock);
+	ck_assert_msg(fd >= 0, "no HELLO on the activated client socket:\n%s",
+		      harness_log(&H));
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_ge(admin, 0);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
+			 IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 1);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "socket activation"));
+	close(fd);
+	close(admin);
+	kill(H.pid, SIGTERM);
+	st = harness_wait(H.pid);
+	H.pid = -1;
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(access(H.sock, F_OK), 0);
+	ck_assert_int_eq(access(H.admin, F_OK), 0);
+	harness_cleanup(&H);
+}
+
+START_TEST(test_socket_activation)
+{
+	if (!SYSTEMD_SOCKET_ACTIVATE[0] ||
+	    access(SYSTEMD_SOCKET_ACTIVATE, X_OK) != 0) {
+		fprintf(stderr, "test_socket_activation: "
+				"systemd-socket-activate not installed\n");
+		return;
+	}
+#ifndef HAVE_SYSTEMD
+	fprintf(stderr, "test_socket_activation: built without libsystemd\n");
+	return;
+#endif
+	activation_round("client", "admin");
+	activation_round("admin", "client");
+}
+END_TEST
+
+static Suite *daemon_control_suite(void)
+{
+	Suite *s = suite_create("daemon_control");
+	struct {
+		const char *name;
+		const TTest *fn;
+	} tests[] = {
+		{ "hello", test_hello },
+		{ "bad_version", test_bad_version },
+		{ "socket_modes", test_socket_modes },
+		{ "bad_messages", test_bad_messages },
+		{ "listen_bound_port", test_listen_bound_port },
+		{ "listen_invalid", test_listen_invalid },
+		{ "unlisten", test_unlisten },
+		{ "client_gone", test_client_gone },
+		{ "limits", test_limits },
+		{ "service_attach", test_service_attach },
+		{ "privileged_port", test_privileged_port },
+		{ "connect_checks", test_connect_checks },
+		{ "connect_ack_first", test_connect_ack_first },
+		{ "admin", test_admin },
+		{ "slow_reader", test_slow_reader },
+		{ "sighup", test_sighup },
+		{ "sigterm", test_sigterm },
+		{ "stale_and_busy_socket", test_stale_and_busy_socket },
+		{ "config_errors", test_config_errors },
+		{ "watchdog", test_watchdog },
+		{ "socket_activation", test_socket_activation },
+	};
+	size_t i;
+
+	/* the daemon ignores SIGPIPE; so must we when it closes on us */
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		TCase *tc = tcase_create(tests[i].name);
+
+		tcase_set_timeout(tc, 30);
+		tcase_add_checked_fixture(tc, NULL, teardown);
+		tcase_add_test(tc, tests[i].fn);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+TEST_MAIN(daemon_control_suite)
