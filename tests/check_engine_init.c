@@ -900,6 +900,27 @@ START_TEST(init_force)
 }
 END_TEST
 
+/* The client is gone as the Established is sent: the daemon closes. */
+START_TEST(init_handoff_fails)
+{
+	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16,
+					      16, NULL);
+	uint8_t raw[MPA_FRAME_MAX];
+	int lfd, peer;
+
+	env_setup();
+	E.fail_type = IPC_EVENT_ESTABLISHED;
+	init_start(&lfd, &peer, NULL);
+	init_request(peer, raw, &req);
+	peer_send_frame(peer, &rep);
+	ck_assert(peer_wait_closed(peer, 1000));
+	ck_assert_uint_eq(conn_count(), 0);
+	ck_assert_int_eq(E.n_recs, 0);
+	ck_assert_uint_eq(iwcmd_stats.established, 0);
+	init_end(lfd, peer);
+}
+END_TEST
+
 /* The client disconnects before the handoff (no event follows), or an
  * administrator kills the connection (ERROR). */
 START_TEST(init_disconnect_kill)
@@ -965,6 +986,7 @@ static Suite *engine_init_suite(void)
 	add_tcase(s, "params", init_params);
 	add_tcase(s, "force", init_force);
 	add_tcase(s, "disconnect, kill", init_disconnect_kill);
+	add_tcase(s, "handoff fails", init_handoff_fails);
 	return s;
 }
 

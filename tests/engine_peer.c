@@ -51,6 +51,10 @@ int client_send(struct client *c, uint16_t type, uint32_t reqid,
 {
 	struct env_rec *r;
 
+	if (E.fail_type && type == E.fail_type) {
+		conn_client_gone(c);
+		return -1;
+	}
 	ck_assert_int_lt(E.n_recs, ENV_MAX_RECS);
 	r = &E.recs[E.n_recs++];
 	r->to = c;

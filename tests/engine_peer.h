@@ -41,6 +41,8 @@ struct env {
 	struct client admin;	/* an iwcmctl */
 	struct listener lis;
 	bool route;		/* listener_route() returns &client */
+	uint16_t fail_type;	/* client_send() of this type fails and
+				 * drops the client, as control.c does */
 	struct env_rec recs[ENV_MAX_RECS];
 	int n_recs;
 };
