@@ -798,6 +798,88 @@ START_TEST(test_connect_ack_first)
 }
 END_TEST
 
+/* Both ends through one daemon: CONNECT_REQUEST to the listener's
+ * client, Accept acknowledged before ESTABLISHED on each side, and the
+ * two handed-off fds are the two ends of one TCP connection. */
+static int expect_established(int fd, uint64_t *conn_id)
+{
+	Iwcm__Established *e;
+	int sock;
+
+	ck_assert_int_eq(ipc_wait(fd, &M), 1);
+	ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s",
+		      ipc_type_name(M.hdr.type));
+	e = (Iwcm__Established *)ipc_unpack(&M,
+					    &iwcm__established__descriptor);
+	ck_assert_ptr_nonnull(e);
+	if (conn_id)
+		*conn_id = e->conn_id;
+	ck_assert_uint_eq(e->mpa_rev, 2);
+	protobuf_c_message_free_unpacked(&e->base, NULL);
+	sock = ipc_take_fd(&M);
+	ck_assert_int_ge(sock, 0);
+	return sock;
+}
+
+START_TEST(test_end_to_end)
+{
+	Iwcm__Connect c = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__Accept ac = IWCM__ACCEPT__INIT;
+	Iwcm__ConnectRequest *cr;
+	Iwcm__Ack *ack;
+	uint8_t lo[4] = { 127, 0, 0, 1 };
+	uint64_t lid, req_id, cid;
+	uint32_t creq, areq;
+	uint16_t port;
+	int srv, cli, s1, s2;
+	char buf[8];
+
+	harness_start(&H, NULL);
+	srv = ipc_open_hello(H.sock);
+	cli = ipc_open_hello(H.sock);
+	ck_assert_int_eq(listen_addr(srv, "127.0.0.1", 0, &lid, &port),
+			 IWCM__RESULT__RES_OK);
+	a.addr.data = lo;
+	a.addr.len = 4;
+	a.port = port;
+	c.dst = &a;
+	request(cli, IPC_CLIENT_CONNECT, &c.base, &creq);
+	reply(cli, IPC_CLIENT_ACK, creq);
+	ack = (Iwcm__Ack *)ipc_unpack(&M, &iwcm__ack__descriptor);
+	ck_assert_ptr_nonnull(ack);
+	ck_assert_int_eq(ack->result, IWCM__RESULT__RES_OK);
+	cid = ack->conn_id;
+	protobuf_c_message_free_unpacked(&ack->base, NULL);
+
+	ck_assert_int_eq(ipc_wait(srv, &M), 1);
+	ck_assert_uint_eq(M.hdr.type, IPC_EVENT_CONNECT_REQUEST);
+	cr = (Iwcm__ConnectRequest *)ipc_unpack(
+		&M, &iwcm__connect_request__descriptor);
+	ck_assert_ptr_nonnull(cr);
+	ck_assert_uint_eq(cr->listener_id, lid);
+	req_id = cr->conn_id;
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+
+	ac.conn_id = req_id;
+	request(srv, IPC_CLIENT_ACCEPT, &ac.base, &areq);
+	reply(srv, IPC_CLIENT_ACK, areq);
+	ack = (Iwcm__Ack *)ipc_unpack(&M, &iwcm__ack__descriptor);
+	ck_assert_ptr_nonnull(ack);
+	ck_assert_int_eq(ack->result, IWCM__RESULT__RES_OK);
+	protobuf_c_message_free_unpacked(&ack->base, NULL);
+	s1 = expect_established(srv, NULL);
+	s2 = expect_established(cli, &cid);
+	ck_assert_int_eq(write(s2, "ping", 4), 4);
+	ck_assert_int_eq(read(s1, buf, sizeof(buf)), 4);
+	ck_assert_mem_eq(buf, "ping", 4);
+	close(s1);
+	close(s2);
+	close(srv);
+	close(cli);
+}
+END_TEST
+
 /* ---- admin API ---- */
 
 START_TEST(test_admin)
@@ -924,6 +1006,58 @@ START_TEST(test_slow_reader)
 	}
 	close(fd);
 	close(other);
+}
+END_TEST
+
+/* Out of fds: accepting pauses for a second instead of spinning, the
+ * daemon keeps serving its clients, and accepting resumes once fds are
+ * free again. */
+START_TEST(test_emfile_pause)
+{
+	enum { N = 40 };
+	struct sockaddr_in sin;
+	uint64_t accepted;
+	uint16_t port;
+	int fd, admin, i, t[N];
+	long long end;
+
+	harness_init(&H, "request_timeout_ms = 60000\n");
+	H.nofile = 24;
+	H.pid = harness_spawn(&H, NULL, NULL);
+	ck_assert(harness_ready(&H));
+	fd = ipc_open_hello(H.sock);
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
+			 IWCM__RESULT__RES_OK);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < N; i++) {
+		t[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ck_assert_int_eq(connect(t[i], (struct sockaddr *)&sin,
+					 sizeof(sin)), 0);
+	}
+	end = harness_ms() + HARNESS_TIMEOUT_MS;
+	while (!strstr(harness_log(&H), "pausing") &&
+	       !strstr(harness_log(&H), "Too many open files") &&
+	       harness_ms() < end)
+		poll(NULL, 0, 10);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "Too many open files"));
+	/* still serving */
+	ck_assert_int_eq(unlisten(fd, 4242), IWCM__RESULT__RES_ENOENT);
+	accepted = admin_counter(admin, "accepted");
+	ck_assert_uint_lt(accepted, N);
+	for (i = 0; i < N; i++)
+		close(t[i]);
+	/* the queued connections are accepted (and end) after the pause */
+	end = harness_ms() + HARNESS_TIMEOUT_MS;
+	while (admin_counter(admin, "accepted") < N && harness_ms() < end)
+		poll(NULL, 0, 20);
+	ck_assert_uint_eq(admin_counter(admin, "accepted"), N);
+	ck_assert_int_eq(tcp_connect(port), 0);
+	close(fd);
+	close(admin);
 }
 END_TEST
 
@@ -1186,8 +1320,10 @@ static Suite *daemon_control_suite(void)
 		{ "privileged_port", test_privileged_port },
 		{ "connect_checks", test_connect_checks },
 		{ "connect_ack_first", test_connect_ack_first },
+		{ "end_to_end", test_end_to_end },
 		{ "admin", test_admin },
 		{ "slow_reader", test_slow_reader },
+		{ "emfile_pause", test_emfile_pause },
 		{ "sighup", test_sighup },
 		{ "sigterm", test_sigterm },
 		{ "stale_and_busy_socket", test_stale_and_busy_socket },

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -43,6 +44,7 @@ struct harness {
 	char log[96];
 	char notify[96];
 	int notify_fd;
+	unsigned int nofile;	/* RLIMIT_NOFILE for the daemon, or 0 */
 };
 
 static inline long long harness_ms(void)
@@ -169,6 +171,12 @@ static inline pid_t harness_spawn(struct harness *h, const char *const *env,
 
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(126);
+		if (h->nofile) {
+			struct rlimit rl = { h->nofile, h->nofile };
+
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+				_exit(125);
+		}
 		setenv("NOTIFY_SOCKET", h->notify, 1);
 		unsetenv("WATCHDOG_USEC");
 		unsetenv("WATCHDOG_PID");
