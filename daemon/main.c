@@ -260,8 +260,6 @@ int main(int argc, char **argv)
 	}
 	log_init(dest, main_verbose || main_conf->verbose, "iwcmd");
 
-	if (dest == LOG_TO_SYSLOG && daemon(0, 0) < 0)
-		fatal("daemon");
 	signal(SIGPIPE, SIG_IGN);
 	iwcmd_base = event_base_new();
 	if (!iwcmd_base)
@@ -282,6 +280,14 @@ int main(int argc, char **argv)
 		fatalx("cannot set up the control sockets");
 	if (listener_init_config(main_conf) < 0)
 		fatalx("cannot set up the configured listeners");
+	/* detach only once the sockets are up, so that a failure to start
+	 * shows in the exit status */
+	if (dest == LOG_TO_SYSLOG) {
+		if (daemon(0, 0) < 0)
+			fatal("daemon");
+		if (event_reinit(iwcmd_base) < 0)
+			fatalx("event_reinit failed");
+	}
 
 	for (i = 0; i < 3; i++) {
 		main_sig[i] = evsignal_new(iwcmd_base, sigs[i], main_signal,
