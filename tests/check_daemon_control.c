@@ -1124,11 +1124,33 @@ END_TEST
 
 START_TEST(test_sigterm)
 {
-	int st, fd;
+	Iwcm__Connect c = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
+	Iwcm__ConnError *e;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	uint8_t lo[4] = { 127, 0, 0, 1 };
+	int st, fd, peer;
+
+	/* a peer that accepts TCP and never answers the MPA Request */
+	peer = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(peer, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(peer, 4), 0);
+	ck_assert_int_eq(getsockname(peer, (struct sockaddr *)&sin, &sl), 0);
 
 	harness_start(&H, NULL);
 	fd = ipc_open_hello(H.sock);
 	ck_assert_int_ge(fd, 0);
+	a.addr.data = lo;
+	a.addr.len = 4;
+	a.port = ntohs(sin.sin_port);
+	c.dst = &a;
+	ck_assert_int_eq(ack_of(fd, IPC_CLIENT_CONNECT, &c.base),
+			 IWCM__RESULT__RES_OK);
+
 	kill(H.pid, SIGTERM);
 #ifdef HAVE_SYSTEMD
 	ck_assert(harness_notified(&H, "STOPPING=1", HARNESS_TIMEOUT_MS));
@@ -1137,8 +1159,16 @@ START_TEST(test_sigterm)
 	H.pid = -1;
 	ck_assert(WIFEXITED(st));
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	/* the handshake in progress failed with RES_ESHUTDOWN */
+	ck_assert_int_eq(ipc_wait(fd, &M), 1);
+	ck_assert_uint_eq(M.hdr.type, IPC_EVENT_ERROR);
+	e = (Iwcm__ConnError *)ipc_unpack(&M, &iwcm__conn_error__descriptor);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(e->result, IWCM__RESULT__RES_ESHUTDOWN);
+	protobuf_c_message_free_unpacked(&e->base, NULL);
 	ck_assert(peer_closed(fd));
 	close(fd);
+	close(peer);
 	ck_assert_int_ne(access(H.sock, F_OK), 0);
 	ck_assert_int_ne(access(H.admin, F_OK), 0);
 }
