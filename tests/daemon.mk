@@ -54,6 +54,13 @@ check_engine_init_SOURCES = check_engine_init.c engine_peer.c
 check_engine_init_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_engine_init_CFLAGS = $(ENGINE_CFLAGS)
 check_engine_init_LDADD = $(ENGINE_LDADD)
+# ... and end to end through the real iwcmd (daemon_harness.h).
+check_PROGRAMS += check_engine_daemon
+TESTS += check_engine_daemon
+check_engine_daemon_SOURCES = check_engine_daemon.c daemon_harness.h
+check_engine_daemon_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_engine_daemon_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_engine_daemon_LDADD = $(DAEMON_IPC_LIBS) $(WIRE_LIB)
 
 # iwcmctl's admin commands against the real daemon; the systemd units.
 TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh
