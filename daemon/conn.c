@@ -775,8 +775,8 @@ static int a_reject(void *arg, enum conn_event ev)
 
 	conn_timer_stop(c);
 	if (mpa_negotiate_send_reject(c) < 0)
-		log_info("conn %llu: sending the reject: %s",
-			 (unsigned long long)c->id, strerror(errno));
+		log_debug("conn %llu: sending the reject: %s",
+			  (unsigned long long)c->id, strerror(errno));
 	else
 		iwcmd_stats.rejected_local++;
 	if (ev != CONN_EV_ULP_REJECT || c->policy_reject) {
@@ -898,9 +898,10 @@ static int a_term(void *arg, enum conn_event ev)
 	if (c->err == IWCM__RESULT__RES_OK)
 		conn_fail(c, IWCM__RESULT__RES_EPROTO, "negotiation failed");
 	/* RFC 6581 §8: Layer 2 (LLP), Error Type 0 (MPA). */
+	conn_peer_log(c, c->reason);
 	if (rtr_fence_send_term(c, c->term_code) < 0)
-		log_info("conn %llu: sending the Terminate: %s",
-			 (unsigned long long)c->id, strerror(errno));
+		log_debug("conn %llu: sending the Terminate: %s",
+			  (unsigned long long)c->id, strerror(errno));
 	if (c->term_code < sizeof(iwcmd_stats.term_sent) /
 				   sizeof(iwcmd_stats.term_sent[0]))
 		iwcmd_stats.term_sent[c->term_code]++;
@@ -936,8 +937,12 @@ static int a_error(void *arg, enum conn_event ev)
 	if (ev == CONN_EV_PEER_CLOSED)
 		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
 			  "peer closed the connection");
-	log_info("conn %llu: %s: %s", (unsigned long long)c->id,
-		 conn_event_names[ev], c->reason[0] ? c->reason : "error");
+	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
+		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
+			 conn_event_names[ev],
+			 c->reason[0] ? c->reason : "error");
+	else	/* the peer's doing: rate-limited */
+		conn_peer_log(c, c->reason[0] ? c->reason : "error");
 	conn_send_error(c, IPC_EVENT_ERROR);
 	conn_close_fd(c, false);
 	return 0;

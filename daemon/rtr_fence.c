@@ -181,10 +181,10 @@ int rtr_fence_send_term(struct conn *c, uint8_t code)
 		errno = EINVAL;
 		return -1;
 	}
-	log_info("conn %llu: sending Terminate (MPA code %u: %s)",
-		 (unsigned long long)c->id, code,
-		 rdmap_term_ecode_name(RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
-				       code));
+	log_debug("conn %llu: sending Terminate (MPA code %u: %s)",
+		  (unsigned long long)c->id, code,
+		  rdmap_term_ecode_name(RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
+					code));
 	return rtr_fence_send_fpdu(c, ulpdu, n, false);
 }
 
