@@ -705,6 +705,70 @@ START_TEST(resp_rtr_wrong_type)
 }
 END_TEST
 
+/* RFC 5044 §8 code 3: a marker that disagrees with the framing. */
+START_TEST(resp_rtr_bad_marker)
+{
+	struct mpa_frame req = req_enh(0, true, MPA_RTR_WRITE, 1, 1, NULL);
+	struct mpa_dir tx = { .markers = true, .crc = false, .off = 0 };
+	struct mpa_dir rx = { .markers = false, .crc = false, .off = 0 };
+	Iwcm__ConnError *ce;
+	struct mpa_frame rep;
+	uint8_t raw[MPA_FRAME_MAX], u[64], fp[64];
+	size_t n, w;
+	int peer;
+
+	env_setup();
+	E.lis.policy.markers = true;
+	E.lis.policy.crc = CONF_CRC_PREFER_OFF;
+	resp_accept(resp_start(&peer, &req), NULL);
+	peer_read_frame(peer, raw, &rep);
+	n = peer_rtr_ulpdu(RDMAP_WRITE, 1, u);
+	ck_assert_int_eq(mpa_fpdu_build(&tx, u, (uint16_t)n, fp, sizeof(fp),
+					&w),
+			 WIRE_OK);
+	ck_assert_uint_eq(w, 24);
+	fp[3] = 0x08;		/* marker 0 pointing elsewhere */
+	peer_send(peer, fp, w);
+	peer_expect_term(peer, &rx, MPA_ECODE_MARKER);
+	ce = rec_error(env_wait_rec(2));
+	ck_assert_uint_eq(ce->term_ecode, 3);
+	iwcm__conn_error__free_unpacked(ce, NULL);
+	close(peer);
+	env_teardown();
+}
+END_TEST
+
+/* RFC 6581 §9.3: an error with no code of its own (an RTR carrying
+ * data) is TERM code 5 before the reset. */
+START_TEST(resp_rtr_not_zero_length)
+{
+	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1,
+				       NULL);
+	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
+	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
+	Iwcm__ConnError *ce;
+	struct mpa_frame rep;
+	uint8_t raw[MPA_FRAME_MAX], u[64];
+	size_t n;
+	int peer;
+
+	env_setup();
+	resp_accept(resp_start(&peer, &req), NULL);
+	peer_read_frame(peer, raw, &rep);
+	n = peer_rtr_ulpdu(RDMAP_WRITE, 1, u);
+	memcpy(u + n, "data", 4);
+	peer_send_fpdu(peer, &tx, u, n + 4);
+	peer_expect_term(peer, &rx, MPA_ECODE_LOCAL_CATASTROPHIC);
+	ce = rec_error(env_wait_rec(2));
+	ck_assert_uint_eq(ce->term_ecode, 5);
+	iwcm__conn_error__free_unpacked(ce, NULL);
+	ck_assert(peer_wait_closed(peer, 1000));
+	ck_assert_uint_eq(iwcmd_stats.term_sent[5], 1);
+	close(peer);
+	env_teardown();
+}
+END_TEST
+
 /* The initiator's Terminate instead of an RTR reaches the client. */
 START_TEST(resp_peer_term)
 {
@@ -1021,6 +1085,8 @@ static Suite *engine_resp_suite(void)
 	add_tcase(s, "RTR timeout", resp_rtr_timeout);
 	add_tcase(s, "RTR wrong type", resp_rtr_wrong_type);
 	add_tcase(s, "peer TERM", resp_peer_term);
+	add_tcase(s, "RTR with data", resp_rtr_not_zero_length);
+	add_tcase(s, "RTR bad marker", resp_rtr_bad_marker);
 	add_tcase(s, "glued", resp_glued);
 	add_tcase(s, "Rev 0 permissive", resp_rev0);
 	add_tcase(s, "Rev 0 strict", resp_rev0_strict);
