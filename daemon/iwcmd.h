@@ -130,6 +130,9 @@ struct listener {
 
 /* Bind the listeners declared in the configuration. */
 int listener_init_config(const struct iwcmd_conf *conf);
+/* Keep a socket-activated TCP socket for the [listener NAME] it is named
+ * after (consumes fd); listener_init_config() uses it instead of binding. */
+void listener_adopt(const char *name, int fd);
 /* A client asks to listen (by address or service); result code. */
 Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
 			     struct listener **out);

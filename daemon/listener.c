@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,9 +35,19 @@ struct listener_priv {
 	struct listener l;
 	struct event *pause;
 	unsigned int backlog;
+	bool activated;			/* fd from systemd */
 };
 
+/* Sockets from systemd named after a [listener NAME], not yet used. */
+struct listener_adopted {
+	char name[CONF_NAME_MAX];
+	int fd;
+};
+#define LISTENER_ADOPT_MAX CONF_MAX_LISTENERS
+
 static TAILQ_HEAD(, listener) listeners = TAILQ_HEAD_INITIALIZER(listeners);
+static struct listener_adopted adopted[LISTENER_ADOPT_MAX];
+static size_t n_adopted;
 static uint64_t listener_next_id;
 static struct log_ratelimit listener_rl = LOG_RATELIMIT_INIT(10, 10);
 
@@ -152,19 +163,27 @@ fail:
 	return -1;
 }
 
+/* A listener on a new socket, or on fd (>= 0: socket-activated). */
 static struct listener *listener_new(const struct sockaddr_storage *ss,
-				     socklen_t sslen, unsigned int backlog)
+				     socklen_t sslen, unsigned int backlog,
+				     int fd)
 {
 	struct listener_priv *p;
 	struct listener *l;
-	int fd;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		fatal("listener");
 	l = &p->l;
-	if (listener_bind(ss, sslen, backlog, &fd, &l->addr, &l->addrlen) <
-	    0) {
+	if (fd >= 0) {
+		l->addrlen = sizeof(l->addr);
+		if (getsockname(fd, (struct sockaddr *)&l->addr,
+				&l->addrlen) < 0) {
+			free(p);
+			return NULL;
+		}
+	} else if (listener_bind(ss, sslen, backlog, &fd, &l->addr,
+				 &l->addrlen) < 0) {
 		free(p);
 		return NULL;
 	}
@@ -297,7 +316,7 @@ Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
 	}
 	if (n >= iwcmd_conf->max_listeners_per_uid)
 		return IWCM__RESULT__RES_ELIMIT;
-	l = listener_new(&ss, sslen, LISTENER_BACKLOG);
+	l = listener_new(&ss, sslen, LISTENER_BACKLOG, -1);
 	if (!l) {
 		switch (errno) {
 		case EADDRINUSE:
@@ -404,6 +423,49 @@ static void listener_conf_apply(struct listener *l,
 	}
 }
 
+/* Keep a socket-activated TCP socket for its [listener NAME]. */
+void listener_adopt(const char *name, int fd)
+{
+	int type = 0, acc = 0;
+	socklen_t tl = sizeof(type), al = sizeof(acc);
+	int fl;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) < 0 ||
+	    type != SOCK_STREAM || !acc || strlen(name) >= CONF_NAME_MAX ||
+	    n_adopted == LISTENER_ADOPT_MAX) {
+		log_warnx("listener %s: activated fd %d is not a listening "
+			  "TCP socket, closed", name, fd);
+		close(fd);
+		return;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		log_warn("listener %s: activated fd %d", name, fd);
+		close(fd);
+		return;
+	}
+	memcpy(adopted[n_adopted].name, name, strlen(name) + 1);
+	adopted[n_adopted].fd = fd;
+	n_adopted++;
+}
+
+static int listener_take_adopted(const char *name)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < n_adopted; i++) {
+		if (strcmp(adopted[i].name, name))
+			continue;
+		fd = adopted[i].fd;
+		adopted[i] = adopted[--n_adopted];
+		return fd;
+	}
+	return -1;
+}
+
 /* Bind the listeners declared in the configuration (startup, SIGHUP). */
 int listener_init_config(const struct iwcmd_conf *conf)
 {
@@ -425,15 +487,19 @@ int listener_init_config(const struct iwcmd_conf *conf)
 	for (i = 0; i < conf->n_listeners; i++) {
 		const struct conf_listener *cl = &conf->listeners[i];
 		struct listener *old = NULL, *nl;
+		int afd;
 
 		TAILQ_FOREACH(l, &listeners, entry)
 			if (l->service[0] && !strcmp(l->service, cl->name))
 				old = l;
-		if (old && ss_match(&old->addr, &cl->addr) &&
-		    listener_priv(old)->backlog == cl->backlog) {
+		if (old && (listener_priv(old)->activated ||
+			    (ss_match(&old->addr, &cl->addr) &&
+			     listener_priv(old)->backlog == cl->backlog))) {
+			/* a socket from systemd stays what systemd made */
 			listener_conf_apply(old, cl);
 			continue;
 		}
+		afd = listener_take_adopted(cl->name);
 		if (!conf_port_allowed(conf, cl->has_owner ? cl->owner : 0,
 				       ss_port(&cl->addr))) {
 			log_warnx("listener %s: owner may not use port %u",
@@ -449,19 +515,31 @@ int listener_init_config(const struct iwcmd_conf *conf)
 				 (unsigned long long)old->id, old->service);
 			listener_free(old);
 		}
-		nl = listener_new(&cl->addr, cl->addrlen, cl->backlog);
+		nl = listener_new(&cl->addr, cl->addrlen, cl->backlog, afd);
 		if (!nl) {
 			log_warn("listener %s: %s", cl->name,
 				 ss_str(&cl->addr, a, sizeof(a)));
+			if (afd >= 0)
+				close(afd);
 			rc = -1;
 			continue;
 		}
+		listener_priv(nl)->activated = afd >= 0;
 		memcpy(nl->service, cl->name, strlen(cl->name) + 1);
 		listener_conf_apply(nl, cl);
-		log_info("listener %llu: service %s listening on %s",
+		log_info("listener %llu: service %s listening on %s%s",
 			 (unsigned long long)nl->id, nl->service,
-			 ss_str(&nl->addr, a, sizeof(a)));
+			 ss_str(&nl->addr, a, sizeof(a)),
+			 afd >= 0 ? " (socket activation)" : "");
 	}
+	/* sockets named after no configured listener are of no use */
+	for (i = 0; i < n_adopted; i++) {
+		log_warnx("listener %s: activated socket (fd %d) names no "
+			  "[listener] in the configuration, closed",
+			  adopted[i].name, adopted[i].fd);
+		close(adopted[i].fd);
+	}
+	n_adopted = 0;
 	return rc;
 }
 

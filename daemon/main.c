@@ -150,7 +150,10 @@ static bool main_sock_path(int fd, char *out, size_t len)
 	return true;
 }
 
-/* Sockets passed by systemd, by FileDescriptorName= (never by order). */
+/*
+ * Sockets passed by systemd, by FileDescriptorName= (never by order):
+ * "client", "admin", or the name of a configured listener.
+ */
 static void main_activation(int *client_fd, int *admin_fd)
 {
 	char **names = NULL;
@@ -172,9 +175,8 @@ static void main_activation(int *client_fd, int *admin_fd)
 		} else if (!strcmp(name, "admin") && *admin_fd < 0) {
 			*admin_fd = fd;
 		} else {
-			log_warnx("socket activation: fd %d named '%s' is not "
-				  "'client' or 'admin', closed", fd, name);
-			close(fd);
+			/* a TCP socket for the [listener NAME] of its name */
+			listener_adopt(name, fd);
 		}
 	}
 	if (names) {

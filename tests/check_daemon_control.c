@@ -1313,6 +1313,98 @@ static void activation_round(const char *first, const char *second)
 	harness_cleanup(&H);
 }
 
+static int make_sock(int type, const char *path, uint16_t *port)
+{
+	int fd = socket(path ? AF_UNIX : AF_INET, type | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	if (path) {
+		struct sockaddr_un sun;
+
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun,
+				      sizeof(sun)), 0);
+	} else {
+		struct sockaddr_in sin;
+		socklen_t sl = sizeof(sin);
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin,
+				      sizeof(sin)), 0);
+		ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &sl),
+				 0);
+		*port = ntohs(sin.sin_port);
+	}
+	ck_assert_int_eq(listen(fd, 16), 0);
+	return fd;
+}
+
+/* The sd_listen_fds(3) protocol by hand, as systemd speaks it: a TCP
+ * socket named after a configured listener is that listener, whatever
+ * address the file gives; a name nobody knows is closed. */
+START_TEST(test_activated_tcp_listener)
+{
+	int fds[4], admin, i;
+	uint16_t port = 0, stray = 0, listed = 0;
+	pid_t pid;
+
+#ifndef HAVE_SYSTEMD
+	fprintf(stderr, "test_activated_tcp_listener: built without "
+			"libsystemd\n");
+	return;
+#endif
+	harness_init(&H, "[listener svc]\naddress = 127.0.0.1:9\n");
+	fds[0] = make_sock(SOCK_STREAM, NULL, &port);
+	fds[1] = make_sock(SOCK_SEQPACKET, H.admin, NULL);
+	fds[2] = make_sock(SOCK_SEQPACKET, H.sock, NULL);
+	fds[3] = make_sock(SOCK_STREAM, NULL, &stray);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int lfd = open(H.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		char envpid[32];
+
+		if (lfd < 0 || dup2(lfd, 2) < 0)
+			_exit(126);
+		for (i = 0; i < 4; i++)
+			fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 100);
+		for (i = 0; i < 4; i++)
+			if (dup2(fds[i], 3 + i) < 0)
+				_exit(126);
+		snprintf(envpid, sizeof(envpid), "%ld", (long)getpid());
+		setenv("LISTEN_PID", envpid, 1);
+		setenv("LISTEN_FDS", "4", 1);
+		setenv("LISTEN_FDNAMES", "svc:admin:client:stray", 1);
+		setenv("NOTIFY_SOCKET", H.notify, 1);
+		execl(IWCMD_BIN, "iwcmd", "-d", "-f", H.conf, "-s",
+		      "/nonexistent/ignored.sock", (char *)NULL);
+		_exit(127);
+	}
+	H.pid = pid;
+	for (i = 0; i < 4; i++)
+		close(fds[i]);
+	ck_assert_msg(harness_ready(&H), "%s", harness_log(&H));
+	admin = ipc_open_hello(H.admin);
+	ck_assert_int_ge(admin, 0);
+	ck_assert_uint_eq(admin_listeners(admin, "svc", &listed), 1);
+	ck_assert_uint_eq(listed, port);
+	ck_assert_int_eq(tcp_connect(port), 0);
+	ck_assert_int_ne(tcp_connect(stray), 0);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "stray"));
+	/* a reload keeps the socket systemd gave, whatever the file says */
+	kill(H.pid, SIGHUP);
+	ck_assert(harness_notified(&H, "RELOADING=1", HARNESS_TIMEOUT_MS));
+	ck_assert(harness_notified(&H, "READY=1", HARNESS_TIMEOUT_MS));
+	ck_assert_uint_eq(admin_listeners(admin, "svc", &listed), 1);
+	ck_assert_uint_eq(listed, port);
+	close(admin);
+}
+END_TEST
+
 START_TEST(test_socket_activation)
 {
 	if (!SYSTEMD_SOCKET_ACTIVATE[0] ||
@@ -1360,6 +1452,7 @@ static Suite *daemon_control_suite(void)
 		{ "config_errors", test_config_errors },
 		{ "watchdog", test_watchdog },
 		{ "socket_activation", test_socket_activation },
+		{ "activated_tcp_listener", test_activated_tcp_listener },
 	};
 	size_t i;
 
