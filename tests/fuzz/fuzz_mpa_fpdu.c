@@ -89,8 +89,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		w = mpa_fpdu_wire_len(&d1, len);
 		if (slen + (w ? w : 8) > STREAM_MAX || ulen + len > STREAM_MAX)
 			break;
-		for (i = 0; i < len; i++)
-			u[i] = pool[i % pool_len];
+		/* The pool, repeated (by doubling: few memcpy calls). */
+		if (len) {
+			i = len < pool_len ? len : pool_len;
+			memcpy(u, pool, i);
+			while (i < len) {
+				pos = len - i < i ? len - i : i;
+				memcpy(u + i, u, pos);
+				i += pos;
+			}
+		}
 		/* Cut the payload at random points, some pieces empty. */
 		left = len;
 		for (i = 0; i < n_in; i++) {
@@ -166,12 +174,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct mpa_rx_ev ev;
 			size_t n = slen - pos, used;
 
+			/* Small pieces only while that stays cheap. */
 			if (mode == 1)
-				n = 1 + rnd() % 16;
+				n = 1 + rnd() % (slen <= 16384 ? 16 : 256);
 			else if (mode == 2)
 				n = 1 + rnd() % 1500;
-			else if (mode == 3)	/* byte by byte, if cheap */
-				n = slen <= 16384 ? 1 : 1 + rnd() % 16;
+			else if (mode == 3)
+				n = slen <= 8192 ? 1 : 1 + rnd() % 64;
 			if (n > slen - pos)
 				n = slen - pos;
 			CHECK(mpa_rx_step(&rx, stream + pos, n, &used, &ev) ==
