@@ -25,6 +25,7 @@ struct client_reply_buf {
 	Iwcm__Ack ack;
 	Iwcm__ListenReply lr;
 	Iwcm__SockAddr bound;
+	uint8_t bound_buf[16];
 };
 
 static bool sockaddr_ok(const Iwcm__SockAddr *a)
@@ -76,25 +77,6 @@ Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 	return IWCM__RESULT__RES_OK;
 }
 
-static void sockaddr_to_pb(const struct sockaddr_storage *ss,
-			   Iwcm__SockAddr *pb)
-{
-	iwcm__sock_addr__init(pb);
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		pb->addr.data = (uint8_t *)&s6->sin6_addr;
-		pb->addr.len = 16;
-		pb->port = ntohs(s6->sin6_port);
-	} else {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		pb->addr.data = (uint8_t *)&s4->sin_addr;
-		pb->addr.len = 4;
-		pb->port = ntohs(s4->sin_port);
-	}
-}
-
 static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 			       struct client_reply_buf *r)
 {
@@ -121,7 +103,7 @@ static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 	if (res == IWCM__RESULT__RES_OK) {
 		r->lr.has_listener_id = 1;
 		r->lr.listener_id = lst->id;
-		sockaddr_to_pb(&lst->addr, &r->bound);
+		pb_sockaddr_from(&lst->addr, &r->bound, r->bound_buf);
 		r->lr.bound = &r->bound;
 	}
 	return res;

@@ -272,55 +272,6 @@ static void conn_addrs(struct conn *c)
 		c->peer_len = 0;
 }
 
-/* Fill a SockAddr from a socket address; buf holds the address octets. */
-void conn_sockaddr(const struct sockaddr_storage *ss, Iwcm__SockAddr *out,
-		   uint8_t buf[16])
-{
-	iwcm__sock_addr__init(out);
-	out->addr.data = buf;
-	out->addr.len = 0;
-	out->port = 0;
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)ss;
-
-		memcpy(buf, &sin->sin_addr, 4);
-		out->addr.len = 4;
-		out->port = ntohs(sin->sin_port);
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)ss;
-
-		memcpy(buf, &sin6->sin6_addr, 16);
-		out->addr.len = 16;
-		out->port = ntohs(sin6->sin6_port);
-	}
-}
-
-static int conn_sockaddr_parse(const Iwcm__SockAddr *a,
-			       struct sockaddr_storage *ss, socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (!a || a->port > 65535)
-		return -1;
-	if (a->addr.len == 4) {
-		struct sockaddr_in *sin = (void *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)a->port);
-		memcpy(&sin->sin_addr, a->addr.data, 4);
-		*len = sizeof(*sin);
-		return 0;
-	}
-	if (a->addr.len == 16) {
-		struct sockaddr_in6 *sin6 = (void *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)a->port);
-		memcpy(&sin6->sin6_addr, a->addr.data, 16);
-		*len = sizeof(*sin6);
-		return 0;
-	}
-	return -1;
-}
 
 /* Describe the peer frame f as a PeerInfo (points into f). */
 void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi)
@@ -445,21 +396,10 @@ static int conn_policy(struct neg_policy *p, enum neg_role role,
 
 static Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p)
 {
-	uint8_t *buf;
-	size_t len;
-	Iwcm__ConnParams *d;
+	Iwcm__ConnParams *d = pb_conn_params_dup(p);
 
-	if (!p)
-		return NULL;
-	len = iwcm__conn_params__get_packed_size(p);
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		fatal("conn: malloc");
-	iwcm__conn_params__pack(p, buf);
-	d = iwcm__conn_params__unpack(NULL, len, buf);
-	free(buf);
-	if (!d)
-		fatalx("conn: cannot copy connection parameters");
+	if (p && !d)
+		fatal("conn: cannot copy connection parameters");
 	return d;
 }
 
@@ -603,8 +543,8 @@ static void conn_send_request(struct conn *c)
 	}
 	r.conn_id = c->id;
 	r.listener_id = c->listener_id;
-	conn_sockaddr(&c->local, &local, lb);
-	conn_sockaddr(&c->peer, &peer, pb);
+	pb_sockaddr_from(&c->local, &local, lb);
+	pb_sockaddr_from(&c->peer, &peer, pb);
 	r.local = &local;
 	r.peer = &peer;
 	conn_peer_info(&c->req, &pi);
@@ -1109,8 +1049,8 @@ static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,
 	if (conn_n >= iwcmd_conf->max_conns)
 		return IWCM__RESULT__RES_ELIMIT;
 	c = conn_new(NEG_INITIATOR);
-	if (conn_sockaddr_parse(dst, &c->peer, &c->peer_len) < 0 ||
-	    (src && conn_sockaddr_parse(src, &c->src, &c->src_len) < 0) ||
+	if (pb_sockaddr_to(dst, &c->peer, &c->peer_len) < 0 ||
+	    (src && pb_sockaddr_to(src, &c->src, &c->src_len) < 0) ||
 	    conn_policy(&c->pol, NEG_INITIATOR, &iwcmd_conf->policy, NULL,
 			params) < 0 ||
 	    (params && params->has_private_data &&
@@ -1334,8 +1274,8 @@ static void conn_fill_info(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
 	iwcm__ctl__conn_info__init(i);
 	i->id = c->id;
 	i->state = (char *)(uintptr_t)conn_state_names[c->fsm.state];
-	conn_sockaddr(&c->local, local, lb);
-	conn_sockaddr(&c->peer, peer, pb);
+	pb_sockaddr_from(&c->local, local, lb);
+	pb_sockaddr_from(&c->peer, peer, pb);
 	i->local = local;
 	i->peer = peer;
 	i->initiator = c->role == NEG_INITIATOR;

@@ -145,9 +145,6 @@ int conn_send(struct conn *c, const void *buf, size_t len);
 int conn_read_upto(struct conn *c, size_t want);
 /* Start or stop watching c's socket for input. */
 void conn_read_enable(struct conn *c, bool on);
-/* Fill a SockAddr from a socket address; buf holds the address octets. */
-void conn_sockaddr(const struct sockaddr_storage *ss, Iwcm__SockAddr *out,
-		   uint8_t buf[16]);
 /* Describe the peer frame f as a PeerInfo (points into f). */
 void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi);
 

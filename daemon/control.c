@@ -762,25 +762,6 @@ static void admin_end(struct client *c, uint32_t reqid)
 	client_send(c, IPC_END, reqid, NULL, -1);
 }
 
-static void sockaddr_to_pb(const struct sockaddr_storage *ss,
-			   Iwcm__SockAddr *pb)
-{
-	iwcm__sock_addr__init(pb);
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		pb->addr.data = (uint8_t *)&s6->sin6_addr;
-		pb->addr.len = 16;
-		pb->port = ntohs(s6->sin6_port);
-	} else {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		pb->addr.data = (uint8_t *)&s4->sin_addr;
-		pb->addr.len = 4;
-		pb->port = ntohs(s4->sin_port);
-	}
-}
-
 static void count_listener(struct listener *l, void *arg)
 {
 	(*(unsigned int *)arg)++;
@@ -818,8 +799,9 @@ static void admin_listener_one(struct listener *l, void *arg)
 	struct admin_walk *w = arg;
 	Iwcm__Ctl__ListenerInfo li = IWCM__CTL__LISTENER_INFO__INIT;
 	Iwcm__SockAddr sa;
+	uint8_t sa_buf[16];
 
-	sockaddr_to_pb(&l->addr, &sa);
+	pb_sockaddr_from(&l->addr, &sa, sa_buf);
 	li.id = l->id;
 	li.addr = &sa;
 	li.service = l->service[0] ? l->service : NULL;

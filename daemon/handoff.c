@@ -55,8 +55,8 @@ static void handoff_fill(struct conn *c, struct handoff_msg *h)
 	iwcm__established__init(e);
 	e->conn_id = c->id;
 	e->transport = IWCM__TRANSPORT__TRANSPORT_TCP;
-	conn_sockaddr(&c->local, &h->local, h->lbuf);
-	conn_sockaddr(&c->peer, &h->peer, h->pbuf);
+	pb_sockaddr_from(&c->local, &h->local, h->lbuf);
+	pb_sockaddr_from(&c->peer, &h->peer, h->pbuf);
 	e->local = &h->local;
 	e->peer = &h->peer;
 	e->initiator = c->role == NEG_INITIATOR;

@@ -23,6 +23,7 @@
 
 #include "conf.h"
 #include "ipc.h"
+#include "pbaddr.h"
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
 

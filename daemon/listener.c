@@ -224,24 +224,13 @@ static void listener_free(struct listener *l)
 	free(p);
 }
 
-/* A deep copy of a client's parameters (pack and unpack). */
+/* A deep copy of a client's parameters; out of memory is fatal here. */
 static Iwcm__ConnParams *params_dup(const Iwcm__ConnParams *p)
 {
-	uint8_t *buf;
-	size_t len;
-	Iwcm__ConnParams *d;
+	Iwcm__ConnParams *d = pb_conn_params_dup(p);
 
-	if (!p)
-		return NULL;
-	len = iwcm__conn_params__get_packed_size(p);
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		fatal("listener: params");
-	iwcm__conn_params__pack(p, buf);
-	d = iwcm__conn_params__unpack(NULL, len, buf);
-	free(buf);
-	if (!d)
-		fatalx("listener: params copy");
+	if (p && !d)
+		fatal("listener: params copy");
 	return d;
 }
 
