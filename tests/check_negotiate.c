@@ -1321,12 +1321,11 @@ START_TEST(test_captures)
 	ck_assert_int_eq(ri.crc, c->crc);
 	ck_assert_int_eq(rr.crc, c->crc);
 	ck_assert_int_eq(ri.enhanced, !v1);
-	if (!v1) {
-		ck_assert_uint_eq(ri.ird, c->ird);
-		ck_assert_uint_eq(ri.ord, c->ord);
-		ck_assert_uint_eq(rr.ird, c->ird);
-		ck_assert_uint_eq(rr.ord, c->ord);
-	}
+	/* RFC 6581 §10: unenhanced, both sides keep their own IRD/ORD. */
+	ck_assert_uint_eq(ri.ird, c->ird);
+	ck_assert_uint_eq(ri.ord, c->ord);
+	ck_assert_uint_eq(rr.ird, c->ird);
+	ck_assert_uint_eq(rr.ord, c->ord);
 	ck_assert(!ri.markers_irx && !ri.markers_rrx);
 	ck_assert_int_eq(rr.wait_first_fpdu, !c->p2p);
 

@@ -358,6 +358,12 @@ enum neg_action neg_mpa_respond(const struct mpa_frame *req,
 		res->peer_enh = true;
 		res->peer = req->enh;
 	}
+	/*
+	 * RFC 6581 §10: without the enhanced exchange the ULP deals with
+	 * IRD and ORD, so the local values stand, as on the initiator.
+	 */
+	res->ird = p->ird;
+	res->ord = p->ord;
 
 	/* RFC 5044 §7.1.2 rule 5: a key other than the Request's. */
 	if (req->type != MPA_FRAME_REQ)
