@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Integration through the real iwcmd (daemon_harness.h): the matrix of
+# negotiations between two client processes, hostile raw peers and
+# misbehaving clients, and two daemons in two network namespaces.
+INTEG_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/libclient
+INTEG_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+EXTRA_DIST += integ_util.h
+check_PROGRAMS += check_integ_matrix
+TESTS += check_integ_matrix
+check_integ_matrix_SOURCES = check_integ_matrix.c integ_util.h \
+	daemon_harness.h
+check_integ_matrix_CPPFLAGS = $(INTEG_CPPFLAGS)
+check_integ_matrix_CFLAGS = $(INTEG_CFLAGS)
+check_integ_matrix_LDADD = $(top_builddir)/libclient/libiwcm.la \
+	$(DAEMON_IPC_LIBS) $(WIRE_LIB)
