@@ -29,6 +29,7 @@ static unsigned int conn_n;
 static const struct conn_fsm_ops conn_ops;
 
 static struct log_ratelimit conn_peer_rl = LOG_RATELIMIT_INIT(10, 50);
+static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static void conn_free(struct conn *c);
 
@@ -978,13 +979,27 @@ static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 /* Responder side: listener.c accepted fd (consumes fd). */
 void conn_accepted(struct listener *l, int fd)
 {
+	unsigned int suppressed = 0;
 	struct conn *c;
 	int fl;
 
 	iwcmd_stats.accepted++;
 	if (conn_n >= iwcmd_conf->max_conns) {
-		log_info("listener %llu: %u connections, refusing one",
-			 (unsigned long long)l->id, conn_n);
+		/* a flood of peers: rate-limited like their misbehaviour */
+		if (!log_ratelimit_ok(&conn_refuse_rl,
+				      (long long)(iwcmd_now_ms() / 1000),
+				      &suppressed)) {
+			close(fd);
+			return;
+		}
+		if (suppressed)
+			log_info("listener %llu: %u connections, refusing "
+				 "one (%u similar messages suppressed)",
+				 (unsigned long long)l->id, conn_n,
+				 suppressed);
+		else
+			log_info("listener %llu: %u connections, refusing "
+				 "one", (unsigned long long)l->id, conn_n);
 		close(fd);
 		return;
 	}

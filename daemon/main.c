@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -25,6 +26,8 @@
 #include "sd_compat.h"
 
 #define IWCMD_CONF_DEFAULT "/etc/iwcm/iwcmd.conf"
+/* Descriptors kept beside the connections: clients, listeners, logs. */
+#define IWCMD_FD_RESERVE 256
 
 struct event_base *iwcmd_base;
 const struct iwcmd_conf *iwcmd_conf;
@@ -84,6 +87,45 @@ static struct iwcmd_conf *main_load(char *err, size_t errlen)
 	return NULL;
 }
 
+/*
+ * Every connection being negotiated holds a socket: raise the soft
+ * RLIMIT_NOFILE (1024 by default, also under systemd) toward the hard
+ * limit so that max_conns fits, with IWCMD_FD_RESERVE left for the
+ * clients and listeners.  Where the hard limit is lower, accept fewer
+ * connections rather than run out of descriptors: at EMFILE neither
+ * the listeners nor the control sockets could accept.
+ */
+static void main_nofile(struct iwcmd_conf *c)
+{
+	rlim_t want = (rlim_t)c->max_conns + IWCMD_FD_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		log_warn("getrlimit");
+		return;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+					      rl.rlim_max > want ?
+				      want :
+				      rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("setrlimit");
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+			return;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		unsigned int max = rl.rlim_cur > 2 * IWCMD_FD_RESERVE ?
+					   (unsigned int)(rl.rlim_cur -
+							  IWCMD_FD_RESERVE) :
+					   (unsigned int)rl.rlim_cur / 2;
+
+		log_warnx("descriptor limit %llu: max_conns %u lowered to %u",
+			  (unsigned long long)rl.rlim_cur, c->max_conns, max);
+		c->max_conns = max;
+	}
+}
+
 static void main_reload(void)
 {
 	struct iwcmd_conf *c, *old = main_conf;
@@ -99,6 +141,7 @@ static void main_reload(void)
 	}
 	if (!main_socket && strcmp(c->socket_path, old->socket_path))
 		log_warnx("reload: the socket path changes only at restart");
+	main_nofile(c);
 	main_conf = c;
 	iwcmd_conf = c;
 	if (!main_verbose)
@@ -261,6 +304,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_init(dest, main_verbose || main_conf->verbose, "iwcmd");
+	main_nofile(main_conf);
 
 	signal(SIGPIPE, SIG_IGN);
 	iwcmd_base = event_base_new();
