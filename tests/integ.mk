@@ -13,3 +13,17 @@ check_integ_matrix_CPPFLAGS = $(INTEG_CPPFLAGS)
 check_integ_matrix_CFLAGS = $(INTEG_CFLAGS)
 check_integ_matrix_LDADD = $(top_builddir)/libclient/libiwcm.la \
 	$(DAEMON_IPC_LIBS) $(WIRE_LIB)
+check_PROGRAMS += check_integ_hostile check_integ_halfopen
+TESTS += check_integ_hostile check_integ_halfopen
+check_integ_hostile_SOURCES = check_integ_hostile.c integ_util.h \
+	daemon_harness.h
+check_integ_hostile_CPPFLAGS = $(INTEG_CPPFLAGS)
+check_integ_hostile_CFLAGS = $(INTEG_CFLAGS)
+check_integ_hostile_LDADD = $(check_integ_matrix_LDADD)
+# The same program with only the 1000 half-open connections, which
+# SKIPs where RLIMIT_NOFILE cannot be raised that far.
+check_integ_halfopen_SOURCES = check_integ_hostile.c integ_util.h \
+	daemon_harness.h
+check_integ_halfopen_CPPFLAGS = $(INTEG_CPPFLAGS) -DINTEG_HALFOPEN
+check_integ_halfopen_CFLAGS = $(INTEG_CFLAGS)
+check_integ_halfopen_LDADD = $(check_integ_matrix_LDADD)
