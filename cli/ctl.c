@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "iwcmctl.h"
+#include "cmopt.h"
 #include "ipc.h"
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
@@ -749,7 +750,7 @@ int cmd_kill(int argc, char **argv)
 	return ctl_simple(what, IPC_CTL_KILL, &k.base);
 }
 
-/* ---- parameters shared by listener set and connect ---- */
+/* ---- parameters of listener set ---- */
 
 static int parse_onoff(const char *v, protobuf_c_boolean *out)
 {
@@ -794,35 +795,11 @@ static int parse_irdord(const char *v, uint32_t *out)
 	return 0;
 }
 
-static int parse_hex(const char *v, uint8_t *buf, size_t cap, size_t *len)
-{
-	size_t n = strlen(v), i;
-
-	if (n >= 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-		v += 2;
-		n -= 2;
-	}
-	if (n % 2 || n / 2 > cap)
-		return -1;
-	for (i = 0; i < n / 2; i++) {
-		unsigned int b;
-
-		if (sscanf(v + 2 * i, "%2x", &b) != 1 ||
-		    !strchr("0123456789abcdefABCDEF", v[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", v[2 * i + 1]))
-			return -1;
-		buf[i] = (uint8_t)b;
-	}
-	*len = n / 2;
-	return 0;
-}
-
 /*
- * One KEY=VALUE (listener set) or --key VALUE (connect) setting into p.
- * Returns 0, or -1 for an unknown key or a bad value.
+ * One KEY=VALUE setting of listener set into p.  Returns 0, or -1 for an
+ * unknown key or a bad value.
  */
-static int param_set(Iwcm__ConnParams *p, const char *key, const char *v,
-		     uint8_t *pd_buf)
+static int param_set(Iwcm__ConnParams *p, const char *key, const char *v)
 {
 	protobuf_c_boolean b;
 
@@ -869,19 +846,6 @@ static int param_set(Iwcm__ConnParams *p, const char *key, const char *v,
 			return -1;
 		p->has_rtr_frame = 1;
 		p->rtr_frame = b;
-	} else if (pd_buf && !strcmp(key, "private-data")) {
-		size_t n;
-
-		if (parse_hex(v, pd_buf, MPA_PD_MAX, &n) < 0)
-			return -1;
-		p->has_private_data = 1;
-		p->private_data.data = pd_buf;
-		p->private_data.len = n;
-	} else if (pd_buf && !strcmp(key, "p2p")) {
-		if (parse_onoff(v, &b) < 0)
-			return -1;
-		p->has_p2p = 1;
-		p->p2p = b;
 	} else {
 		return -1;
 	}
@@ -919,7 +883,7 @@ int cmd_listener(int argc, char **argv)
 		}
 		memcpy(key, argv[i], (size_t)(eq - argv[i]));
 		key[eq - argv[i]] = '\0';
-		if (param_set(&p, key, eq + 1, NULL) < 0) {
+		if (param_set(&p, key, eq + 1) < 0) {
 			fprintf(stderr, "iwcmctl: bad setting: %s\n", argv[i]);
 			return 2;
 		}
@@ -1090,53 +1054,25 @@ static void report_json(const Iwcm__Ctl__NegotiationReport *r, bool first)
 	printf("}");
 }
 
-/* iwcmctl connect HOST:PORT [options] */
-int cmd_connect(int argc, char **argv)
+/* iwcmctl connect HOST:PORT --daemon [options] (options from cmopt.c) */
+int ctl_force_connect(const char *target, const struct cmopt *o)
 {
-	static const char usage[] =
-		"connect HOST:PORT [--rev 0|1|2] [--markers on|off] "
-		"[--crc on|off]\n"
-		"        [--p2p] [--rtr send,write,read] [--ird N] [--ord N]\n"
-		"        [--private-data HEX] [--rtr-frame]";
 	Iwcm__Ctl__ForceConnect f = IWCM__CTL__FORCE_CONNECT__INIT;
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 	Iwcm__SockAddr dst = IWCM__SOCK_ADDR__INIT;
-	uint8_t abuf[16], pd[MPA_PD_MAX];
-	const char *target = NULL;
+	uint8_t abuf[16];
 	unsigned int n = 0;
-	int i, fd, rc = 2;
+	int fd, rc = 2, wait_ms = CTL_CONNECT_TIMEOUT_MS;
 
-	argc = ctl_args(argc, argv);
-	if (ctl_help(argc, argv, usage))
-		return 0;
-	for (i = 1; i < argc; i++) {
-		const char *o = argv[i];
-
-		if (!strcmp(o, "--p2p")) {
-			p.has_p2p = 1;
-			p.p2p = 1;
-		} else if (!strcmp(o, "--rtr-frame")) {
-			p.has_rtr_frame = 1;
-			p.rtr_frame = 1;
-		} else if (!strncmp(o, "--", 2) && i + 1 < argc) {
-			if (param_set(&p, o + 2, argv[i + 1], pd) < 0) {
-				fprintf(stderr, "iwcmctl: bad option: %s %s\n",
-					o, argv[i + 1]);
-				return 2;
-			}
-			i++;
-		} else if (o[0] != '-' && !target) {
-			target = o;
-		} else {
-			fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n",
-				usage);
-			return 2;
-		}
-	}
-	if (!target || parse_dst(target, &dst, abuf) < 0) {
-		fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] %s\n", usage);
+	ctl_json |= o->json;
+	if (parse_dst(target, &dst, abuf) < 0) {
+		fprintf(stderr, "iwcmctl: connect: bad destination '%s'\n",
+			target);
 		return 2;
 	}
+	cmopt_to_pb(o, &p);
+	if (o->has_timeout)
+		wait_ms = (int)o->timeout_ms + CTL_TIMEOUT_MS;
 	f.dst = &dst;
 	f.params = &p;
 	fd = ctl_connect();
@@ -1147,7 +1083,7 @@ int cmd_connect(int argc, char **argv)
 	for (;;) {
 		Iwcm__Ctl__NegotiationReport *r;
 
-		if (ctl_next(fd, CTL_CONNECT_TIMEOUT_MS) < 0)
+		if (ctl_next(fd, wait_ms) < 0)
 			break;
 		if (ctl_msg.hdr.type == IPC_RESULT) {
 			Iwcm__Ctl__Result *res = (Iwcm__Ctl__Result *)

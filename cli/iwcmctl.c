@@ -32,8 +32,11 @@ static const struct command commands[] = {
 	{ "kill", cmd_kill, "ID", "abort a connection" },
 	{ "listener", cmd_listener, "set PORT KEY=VALUE...",
 	  "change the policy of the listener on PORT" },
-	{ "connect", cmd_connect, "HOST:PORT [options]",
-	  "negotiate by hand and show the frames on the wire" },
+	{ "listen", cmd_listen, "[ADDR:]PORT [options]",
+	  "listen through iwcmd, answer requests, print the negotiation" },
+	{ "connect", cmd_connect, "HOST:PORT [--daemon] [options]",
+	  "negotiate as a client (--daemon: by iwcmd itself, with the "
+	  "frames)" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -29,6 +29,16 @@ int cmd_stats(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_listener(int argc, char **argv);
+
+/*
+ * client.c: iwcmctl listen and connect, negotiating through iwcmd's
+ * client socket with libiwcm; connect --daemon goes to ctl.c.
+ */
+struct cmopt;
+int cmd_listen(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
+
+/* ctl.c: connect --daemon, iwcmd negotiating by itself (admin socket). */
+int ctl_force_connect(const char *target, const struct cmopt *o);
 
 #endif

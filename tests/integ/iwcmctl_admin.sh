@@ -4,8 +4,8 @@
 #
 # iwcmctl's admin commands against a real iwcmd -d on a temporary socket
 # directory and config: status, listeners, conns, show, stats, log, kill,
-# listener set and connect, in text and in JSON (read back with sed),
-# the socket from -s and from $IWCM_SOCKET, usage and connection errors,
+# listener set and connect --daemon, in text and in JSON (read back with
+# sed), the socket from -s and from $IWCM_SOCKET, usage and connection errors,
 # then SIGTERM: exit 0 and no socket left behind.
 set -u
 iwcmd="$top_builddir/daemon/iwcmd"
@@ -120,11 +120,13 @@ closed=$((port == 65535 ? 65534 : port + 1))
 while "$ctl" -s "$sock" -j listeners | grep -q "\"port\":$closed[,}]"; do
 	closed=$((closed + 1))
 done
-expect 1 "$ctl" -s "$sock" -j connect "127.0.0.1:$closed" --rev 2 --p2p \
-	--rtr write --ird 4 --ord 4 --private-data 0a0b && has "$out" '"result":'
-expect 2 "$ctl" -s "$sock" connect "127.0.0.1:$closed" --rev 3
-expect 2 "$ctl" -s "$sock" connect 127.0.0.1
-expect 2 "$ctl" -s "$sock" connect "127.0.0.1:$closed" --private-data abc
+expect 1 "$ctl" -s "$sock" -j connect "127.0.0.1:$closed" --daemon --rev 2 \
+	--p2p --rtr write --ird 4 --ord 4 --private-data 0a0b &&
+	has "$out" '"result":'
+expect 2 "$ctl" -s "$sock" connect "127.0.0.1:$closed" --daemon --rev 3
+expect 2 "$ctl" -s "$sock" connect 127.0.0.1 --daemon
+expect 2 "$ctl" -s "$sock" connect "127.0.0.1:$closed" --daemon \
+	--private-data abc
 
 # usage and connection errors
 expect 2 "$ctl" -s "$sock" show

@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * iwcmctl listen and iwcmctl connect: negotiate through iwcmd as any
+ * client does, with libiwcm (iwcm_listen, iwcm_accept or iwcm_reject;
+ * iwcm_connect), and print what the peer sent and what was negotiated,
+ * as text or, with -j, one JSON object per line named after the
+ * iwcm_conn_get_* accessors (iwcmctl(8)).  connect --daemon is the
+ * forced negotiation of the admin socket (ctl.c).
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmopt.h"
+#include "iwcmctl.h"
+
+/* Longest wait for an outcome when --timeout is not given. */
+#define CLI_CONNECT_WAIT_MS 120000
+/* What the daemon may take beyond --timeout to report the outcome. */
+#define CLI_WAIT_MARGIN_MS 2000
+
+/* What print_conn() shows besides the connection's identity. */
+#define SHOW_PEER 1u		/* the peer's MPA frame */
+#define SHOW_STATE 2u		/* the negotiated (handoff) state */
+#define SHOW_REASON 4u		/* why it failed */
+
+/* ---- addresses ---- */
+
+static int parse_port(const char *s, uint16_t *port)
+{
+	unsigned long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n > 65535)
+		return -1;
+	*port = (uint16_t)n;
+	return 0;
+}
+
+/*
+ * HOST:PORT, [HOST]:PORT, or PORT alone when host_opt (any IPv4
+ * address); port 0 only when port0.  Resolved to one address.
+ */
+static int parse_addr(const char *arg, bool host_opt, bool port0,
+		      struct sockaddr_storage *ss)
+{
+	struct addrinfo hints, *res = NULL;
+	const char *colon = strrchr(arg, ':'), *h = arg;
+	char host[256];
+	uint16_t port;
+	size_t hl;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon && host_opt) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (parse_port(arg, &port) < 0 || (!port && !port0))
+			return -1;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		sin->sin_port = htons(port);
+		return 0;
+	}
+	if (!colon || parse_port(colon + 1, &port) < 0 || (!port && !port0))
+		return -1;
+	hl = (size_t)(colon - arg);
+	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+		h = arg + 1;
+		hl -= 2;
+	}
+	if (!hl || hl >= sizeof(host))
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc) {
+		fprintf(stderr, "iwcmctl: %s: %s\n", host, gai_strerror(rc));
+		return -1;
+	}
+	if (res->ai_addrlen > sizeof(*ss)) {
+		freeaddrinfo(res);
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return 0;
+}
+
+static const char *addr_str(const struct sockaddr *sa, char *buf,
+			    size_t len)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+
+	if (sa && sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
+		snprintf(buf, len, "[%s]:%u", h, ntohs(s6->sin6_port));
+	} else if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
+		snprintf(buf, len, "%s:%u", h, ntohs(s4->sin_port));
+	} else {
+		snprintf(buf, len, "-");
+	}
+	return buf;
+}
+
+/* ---- output ---- */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", stdout);
+		else if (ch < 0x20 || ch == 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void hex(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		printf("%02x", p[i]);
+}
+
+static void jnum(const char *key, long long v)
+{
+	printf(",\"%s\":%lld", key, v);
+}
+
+static void jbool(const char *key, int v)
+{
+	printf(",\"%s\":%s", key, v ? "true" : "false");
+}
+
+static void jstr(const char *key, const char *v)
+{
+	printf(",\"%s\":", key);
+	json_str(v);
+}
+
+static void jhex(const char *key, const uint8_t *p, size_t n)
+{
+	printf(",\"%s\":\"", key);
+	hex(p, n);
+	putchar('"');
+}
+
+/* "EREJECTED" for IWCM_STATUS_REJECTED: the names of iwcmctl's admin
+ * results (the status values are those of iwcm.proto's Result). */
+static const char *status_name(int status)
+{
+	const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+		&iwcm__result__descriptor, status);
+
+	if (!v)
+		return "UNKNOWN";
+	return strncmp(v->name, "RES_", 4) ? v->name : v->name + 4;
+}
+
+static const char *onoff(int v)
+{
+	return v ? "on" : "off";
+}
+
+/* The peer's MPA frame (RFC 5044 §7.1, RFC 6581 §8), as text. */
+static void peer_text(const struct iwcm_conn *c)
+{
+	const uint8_t *pd;
+	size_t len = 0;
+	char rtr[24];
+	int flags = iwcm_conn_get_peer_flags(c);
+	int rtrs = iwcm_conn_get_peer_rtr_types(c);
+
+	if (flags < 0)
+		return;
+	printf("  peer frame: rev %d, flags 0x%02x (M=%d C=%d R=%d S=%d)",
+	       iwcm_conn_get_peer_mpa_rev(c), flags,
+	       !!(flags & IWCM_MPA_FLAG_M), !!(flags & IWCM_MPA_FLAG_C),
+	       !!(flags & IWCM_MPA_FLAG_R), !!(flags & IWCM_MPA_FLAG_S));
+	if (iwcm_conn_get_peer_enhanced(c) == 1)
+		printf(", A=%d B=%d C=%d D=%d (%s, rtr %s), ird %d, ord %d",
+		       iwcm_conn_get_peer_p2p(c) == 1,
+		       !!(rtrs & IWCM_RTR_SEND), !!(rtrs & IWCM_RTR_WRITE),
+		       !!(rtrs & IWCM_RTR_READ),
+		       iwcm_conn_get_peer_p2p(c) == 1 ? "peer-to-peer"
+						      : "client-server",
+		       cmopt_rtr_str((unsigned int)(rtrs < 0 ? 0 : rtrs), rtr,
+				     sizeof(rtr)),
+		       iwcm_conn_get_peer_ird(c), iwcm_conn_get_peer_ord(c));
+	else
+		printf(", not enhanced");
+	pd = iwcm_conn_get_peer_private_data(c, &len);
+	printf(", private data ");
+	if (pd && len)
+		hex(pd, len);
+	else
+		printf("none");
+	printf("\n");
+}
+
+static void peer_json(const struct iwcm_conn *c)
+{
+	const uint8_t *pd;
+	size_t len = 0;
+	char rtr[24];
+	int flags = iwcm_conn_get_peer_flags(c);
+	int rtrs = iwcm_conn_get_peer_rtr_types(c);
+	bool enh = iwcm_conn_get_peer_enhanced(c) == 1;
+
+	if (flags < 0)
+		return;
+	jnum("peer_mpa_rev", iwcm_conn_get_peer_mpa_rev(c));
+	jnum("peer_flags", flags);
+	jbool("peer_markers", flags & IWCM_MPA_FLAG_M);
+	jbool("peer_crc", flags & IWCM_MPA_FLAG_C);
+	jbool("peer_reject", flags & IWCM_MPA_FLAG_R);
+	jbool("peer_enhanced", enh);
+	if (enh) {
+		jbool("peer_p2p", iwcm_conn_get_peer_p2p(c) == 1);
+		jstr("peer_rtr_types",
+		     cmopt_rtr_str((unsigned int)(rtrs < 0 ? 0 : rtrs), rtr,
+				   sizeof(rtr)));
+		jnum("peer_ird", iwcm_conn_get_peer_ird(c));
+		jnum("peer_ord", iwcm_conn_get_peer_ord(c));
+	}
+	pd = iwcm_conn_get_peer_private_data(c, &len);
+	jhex("peer_private_data", pd, pd ? len : 0);
+}
+
+/* The negotiated state handed over with the socket, as text. */
+static void state_text(const struct iwcm_conn *c)
+{
+	uint64_t tx = 0, rx = 0;
+	uint32_t msn;
+	size_t unread = 0;
+	char rtr[24];
+	int i, n;
+
+	printf("  negotiated: %s, MPA rev %d, %s, DDP/RDMAP %d/%d, "
+	       "markers tx %s rx %s, CRC %s, %s, RTR %s%s, ird %d, ord %d\n",
+	       iwcm_conn_get_transport(c) == IWCM_TRANSPORT_SCTP ? "sctp"
+								 : "tcp",
+	       iwcm_conn_get_mpa_rev(c),
+	       iwcm_conn_get_enhanced(c) == 1 ? "enhanced" : "not enhanced",
+	       iwcm_conn_get_ddp_version(c), iwcm_conn_get_rdmap_version(c),
+	       onoff(iwcm_conn_get_markers_tx(c) == 1),
+	       onoff(iwcm_conn_get_markers_rx(c) == 1),
+	       onoff(iwcm_conn_get_crc(c) == 1),
+	       iwcm_conn_get_p2p(c) == 1 ? "peer-to-peer" : "client-server",
+	       cmopt_rtr_str((unsigned int)iwcm_conn_get_rtr_type(c), rtr,
+			     sizeof(rtr)),
+	       iwcm_conn_get_rtr_frame(c) == 1 ? " (RtR frame)" : "",
+	       iwcm_conn_get_ird(c), iwcm_conn_get_ord(c));
+	iwcm_conn_get_tx_offset(c, &tx);
+	iwcm_conn_get_rx_offset(c, &rx);
+	iwcm_conn_get_unread(c, &unread);
+	printf("  handoff: tx offset %" PRIu64 ", rx offset %" PRIu64
+	       ", unread %zu, wait for first FPDU %s, next MSN",
+	       tx, rx, unread,
+	       iwcm_conn_get_wait_first_fpdu(c) == 1 ? "yes" : "no");
+	n = iwcm_conn_get_msn_count(c);
+	for (i = 0; i < n; i++)
+		if (iwcm_conn_get_next_msn(c, (unsigned int)i, &msn) == 0)
+			printf("%s%" PRIu32, i ? "," : " ", msn);
+	printf("%s\n", n > 0 ? "" : " none");
+}
+
+static void state_json(const struct iwcm_conn *c)
+{
+	uint64_t tx = 0, rx = 0;
+	uint32_t msn;
+	size_t unread = 0;
+	char rtr[24];
+	int i, n;
+
+	jstr("transport", iwcm_conn_get_transport(c) == IWCM_TRANSPORT_SCTP
+				  ? "sctp" : "tcp");
+	jnum("mpa_rev", iwcm_conn_get_mpa_rev(c));
+	jnum("ddp_version", iwcm_conn_get_ddp_version(c));
+	jnum("rdmap_version", iwcm_conn_get_rdmap_version(c));
+	jbool("markers_tx", iwcm_conn_get_markers_tx(c) == 1);
+	jbool("markers_rx", iwcm_conn_get_markers_rx(c) == 1);
+	jbool("crc", iwcm_conn_get_crc(c) == 1);
+	jbool("enhanced", iwcm_conn_get_enhanced(c) == 1);
+	jbool("p2p", iwcm_conn_get_p2p(c) == 1);
+	jstr("rtr_type", cmopt_rtr_str((unsigned int)iwcm_conn_get_rtr_type(c),
+				       rtr, sizeof(rtr)));
+	jbool("rtr_frame", iwcm_conn_get_rtr_frame(c) == 1);
+	jnum("ird", iwcm_conn_get_ird(c));
+	jnum("ord", iwcm_conn_get_ord(c));
+	iwcm_conn_get_tx_offset(c, &tx);
+	iwcm_conn_get_rx_offset(c, &rx);
+	iwcm_conn_get_unread(c, &unread);
+	jnum("tx_offset", (long long)tx);
+	jnum("rx_offset", (long long)rx);
+	jnum("unread", (long long)unread);
+	jbool("wait_first_fpdu", iwcm_conn_get_wait_first_fpdu(c) == 1);
+	printf(",\"next_msn\":[");
+	n = iwcm_conn_get_msn_count(c);
+	for (i = 0; i < n; i++)
+		if (iwcm_conn_get_next_msn(c, (unsigned int)i, &msn) == 0)
+			printf("%s%" PRIu32, i ? "," : "", msn);
+	printf("]");
+}
+
+static void reason_text(const struct iwcm_conn *c)
+{
+	const char *text = iwcm_conn_get_reason_text(c);
+	unsigned int layer, etype, ecode;
+
+	printf("  failed: %s%s%s", iwcm_strerror(iwcm_conn_get_reason(c)),
+	       text ? ": " : "", text ? text : "");
+	if (iwcm_conn_get_term(c, &layer, &etype, &ecode) == 0)
+		printf("; Terminate layer %u, type %u, code %u", layer, etype,
+		       ecode);
+	printf("\n");
+}
+
+static void reason_json(const struct iwcm_conn *c)
+{
+	const char *text = iwcm_conn_get_reason_text(c);
+	unsigned int layer, etype, ecode;
+
+	jstr("reason", status_name(iwcm_conn_get_reason(c)));
+	jstr("reason_text", text ? text
+				 : iwcm_strerror(iwcm_conn_get_reason(c)));
+	if (iwcm_conn_get_term(c, &layer, &etype, &ecode) == 0) {
+		jnum("term_layer", layer);
+		jnum("term_etype", etype);
+		jnum("term_ecode", ecode);
+	}
+}
+
+/*
+ * One event of connection c: its identity, then what show asks for.
+ * sent, when not NULL, is the private data we rejected with.
+ */
+static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
+		       unsigned int show, const struct cmopt *sent)
+{
+	bool init = iwcm_conn_get_initiator(c) == 1;
+	char la[64], pa[64];
+
+	addr_str(iwcm_conn_get_local_addr(c), la, sizeof(la));
+	addr_str(iwcm_conn_get_peer_addr(c), pa, sizeof(pa));
+	if (json) {
+		printf("{\"event\":");
+		json_str(event);
+		jnum("id", (long long)iwcm_conn_get_id(c));
+		jstr("role", init ? "initiator" : "responder");
+		jstr("local", la);
+		jstr("peer", pa);
+		if (show & SHOW_PEER)
+			peer_json(c);
+		if (show & SHOW_STATE)
+			state_json(c);
+		if (show & SHOW_REASON)
+			reason_json(c);
+		if (sent)
+			jhex("private_data", sent->private_data,
+			     sent->private_data_len);
+		printf("}\n");
+	} else {
+		printf("conn %" PRIu64 ": %s, %s, %s %s %s\n",
+		       iwcm_conn_get_id(c), event,
+		       init ? "initiator" : "responder", la,
+		       init ? "->" : "<-", pa);
+		if (show & SHOW_PEER)
+			peer_text(c);
+		if (show & SHOW_STATE)
+			state_text(c);
+		if (show & SHOW_REASON)
+			reason_text(c);
+		if (sent) {
+			printf("  rejected by us, private data ");
+			if (sent->private_data_len)
+				hex(sent->private_data,
+				    sent->private_data_len);
+			else
+				printf("none");
+			printf("\n");
+		}
+	}
+	fflush(stdout);
+}
+
+/* ---- talking to iwcmd ---- */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct iwcm_ctx *cli_open(const char *who)
+{
+	struct iwcm_ctx *ctx;
+	const char *path = ctl_socket;
+
+	if (path)
+		ctx = iwcm_ctx_open_path(path, IWCM_CTX_NONBLOCK);
+	else
+		ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
+	if (!ctx) {
+		if (!path)
+			path = getenv("IWCM_SOCKET");
+		fprintf(stderr, "iwcmctl: %s: %s: %s (is iwcmd running?)\n",
+			who, path && *path ? path : "/run/iwcm/iwcmd.sock",
+			strerror(errno));
+	}
+	return ctx;
+}
+
+/*
+ * The next event of ctx, waiting until deadline (a now_ms() value, or
+ * -1: no limit).  0, or -1 with errno ETIMEDOUT or the error of
+ * iwcm_get_event().
+ */
+static int cli_event(struct iwcm_ctx *ctx, long long deadline,
+		     struct iwcm_event **ev)
+{
+	struct pollfd p = { iwcm_ctx_get_fd(ctx), POLLIN, 0 };
+
+	for (;;) {
+		long long left = -1;
+
+		if (iwcm_get_event(ctx, ev) == 0)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (deadline >= 0) {
+			left = deadline - now_ms();
+			if (left <= 0) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+		}
+		if (poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left) < 0 &&
+		    errno != EINTR)
+			return -1;
+	}
+}
+
+static bool want_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
+/* ---- listen ---- */
+
+static void listen_usage(FILE *fp)
+{
+	fputs("usage: iwcmctl [-s SOCKET] [-j] listen [ADDR:]PORT | "
+	      "--service NAME [options]\n", fp);
+	cmopt_usage(fp, CMOPT_LISTEN);
+}
+
+/* One CONNECT_REQUEST: answer it as the options say; 1 when done. */
+static int listen_request(const struct cmopt *o, struct iwcm_conn *c,
+			  const struct iwcm_conn_param *param, int *failed)
+{
+	print_conn(o->json, "CONNECT_REQUEST", c, SHOW_PEER, NULL);
+	if (o->reject) {
+		if (iwcm_reject(c, o->private_data, o->private_data_len) < 0) {
+			fprintf(stderr, "iwcmctl: listen: reject conn %" PRIu64
+				": %s\n", iwcm_conn_get_id(c),
+				strerror(errno));
+			(*failed)++;
+		} else {
+			print_conn(o->json, "REJECTED", c, 0, o);
+		}
+		iwcm_conn_free(c);
+		return 1;
+	}
+	if (iwcm_accept(c, param) < 0) {
+		fprintf(stderr, "iwcmctl: listen: accept conn %" PRIu64
+			": %s\n", iwcm_conn_get_id(c), strerror(errno));
+		(*failed)++;
+		iwcm_conn_free(c);
+		return 1;
+	}
+	return 0;		/* ESTABLISHED or CONNECT_ERROR follows */
+}
+
+/* iwcmctl listen [ADDR:]PORT | --service NAME [options] */
+int cmd_listen(int argc, char **argv)
+{
+	struct iwcm_conn_param *param = NULL;
+	struct iwcm_listener *l = NULL;
+	struct iwcm_ctx *ctx = NULL;
+	struct sockaddr_storage ss;
+	const char *target;
+	struct cmopt o;
+	unsigned int started = 0, done = 0;
+	long long deadline = -1;
+	int failed = 0, rc = 2;
+	char la[64];
+
+	if (want_help(argc, argv)) {
+		listen_usage(stdout);
+		return 0;
+	}
+	if (cmopt_parse(&o, CMOPT_LISTEN, argc, argv, &target) < 0)
+		goto usage;
+	o.json |= ctl_json;
+	if (!target == !o.service ||
+	    (target && parse_addr(target, true, true, &ss) < 0))
+		goto usage;
+	param = cmopt_param(&o, true);
+	if (!param) {
+		fprintf(stderr, "iwcmctl: listen: %s\n", strerror(errno));
+		return 2;
+	}
+	ctx = cli_open("listen");
+	if (!ctx)
+		goto out;
+	l = iwcm_listen(ctx, target ? (struct sockaddr *)&ss : NULL,
+			o.service, param, 0);
+	if (!l) {
+		fprintf(stderr, "iwcmctl: listen %s: %s\n",
+			target ? target : o.service, strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	addr_str(iwcm_listener_get_addr(l), la, sizeof(la));
+	if (o.json) {
+		printf("{\"event\":\"LISTENING\"");
+		jstr("local", la);
+		jnum("port", iwcm_listener_get_port(l));
+		printf("}\n");
+	} else {
+		printf("listening on %s\n", la);
+	}
+	fflush(stdout);
+	if (o.has_timeout)
+		deadline = now_ms() + o.timeout_ms;
+	rc = 0;
+	while (done < o.count) {
+		struct iwcm_event *ev;
+		struct iwcm_conn *c;
+		int type;
+
+		if (cli_event(ctx, deadline, &ev) < 0) {
+			fprintf(stderr, "iwcmctl: listen: %s\n",
+				errno == ETIMEDOUT ? "timed out"
+						   : strerror(errno));
+			rc = 1;
+			break;
+		}
+		type = iwcm_event_get_type(ev);
+		c = iwcm_event_get_conn(ev);
+		iwcm_ack_event(ev);
+		if (type == IWCM_EVENT_CONNECT_REQUEST && started == o.count) {
+			/* more requests than asked for */
+			iwcm_reject(c, NULL, 0);
+			iwcm_conn_free(c);
+		} else if (type == IWCM_EVENT_CONNECT_REQUEST) {
+			started++;
+			done += (unsigned int)listen_request(&o, c, param,
+							     &failed);
+		} else if (type == IWCM_EVENT_ESTABLISHED) {
+			print_conn(o.json, "ESTABLISHED", c,
+				   SHOW_PEER | SHOW_STATE, NULL);
+			iwcm_conn_free(c);
+			done++;
+		} else {
+			print_conn(o.json, iwcm_event_type_str(type), c,
+				   SHOW_PEER | SHOW_REASON, NULL);
+			iwcm_conn_free(c);
+			failed++;
+			done++;
+		}
+	}
+	if (failed)
+		rc = 1;
+out:
+	if (l)
+		iwcm_listener_close(l);
+	iwcm_ctx_close(ctx);
+	iwcm_conn_param_free(param);
+	return rc;
+usage:
+	listen_usage(stderr);
+	return 2;
+}
+
+/* ---- connect ---- */
+
+static void connect_usage(FILE *fp)
+{
+	fputs("usage: iwcmctl [-s SOCKET] [-j] connect HOST:PORT "
+	      "[--daemon] [options]\n", fp);
+	cmopt_usage(fp, CMOPT_CONNECT | CMOPT_DAEMON);
+}
+
+/* iwcmctl connect HOST:PORT [--daemon] [options] */
+int cmd_connect(int argc, char **argv)
+{
+	struct iwcm_conn_param *param = NULL;
+	struct iwcm_ctx *ctx = NULL;
+	struct iwcm_conn *c = NULL;
+	struct sockaddr_storage ss;
+	unsigned int mode = CMOPT_CONNECT;
+	const char *target;
+	struct cmopt o;
+	long long deadline;
+	int i, rc = 2;
+
+	if (want_help(argc, argv)) {
+		connect_usage(stdout);
+		return 0;
+	}
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--daemon"))
+			mode = CMOPT_DAEMON;
+	if (cmopt_parse(&o, mode, argc, argv, &target) < 0)
+		goto usage;
+	o.json |= ctl_json;
+	if (!target || parse_addr(target, false, false, &ss) < 0)
+		goto usage;
+	if (o.daemon)
+		return ctl_force_connect(target, &o);
+	param = cmopt_param(&o, false);
+	if (!param) {
+		fprintf(stderr, "iwcmctl: connect: %s\n", strerror(errno));
+		return 2;
+	}
+	ctx = cli_open("connect");
+	if (!ctx)
+		goto out;
+	c = iwcm_connect(ctx, (struct sockaddr *)&ss, NULL, param);
+	if (!c) {
+		fprintf(stderr, "iwcmctl: connect %s: %s\n", target,
+			strerror(errno));
+		rc = errno == EINVAL ? 2 : 1;
+		goto out;
+	}
+	deadline = now_ms() + (o.has_timeout ? o.timeout_ms +
+						       CLI_WAIT_MARGIN_MS
+					      : CLI_CONNECT_WAIT_MS);
+	for (;;) {
+		struct iwcm_event *ev;
+		int type;
+
+		if (cli_event(ctx, deadline, &ev) < 0) {
+			fprintf(stderr, "iwcmctl: connect %s: %s\n", target,
+				errno == ETIMEDOUT ? "timed out"
+						   : strerror(errno));
+			rc = 1;
+			break;
+		}
+		type = iwcm_event_get_type(ev);
+		if (iwcm_event_get_conn(ev) != c) {
+			iwcm_ack_event(ev);
+			continue;
+		}
+		iwcm_ack_event(ev);
+		if (type == IWCM_EVENT_ESTABLISHED) {
+			print_conn(o.json, "ESTABLISHED", c,
+				   SHOW_PEER | SHOW_STATE, NULL);
+			rc = 0;
+		} else {
+			print_conn(o.json, iwcm_event_type_str(type), c,
+				   SHOW_PEER | SHOW_REASON, NULL);
+			rc = 1;
+		}
+		break;
+	}
+out:
+	iwcm_conn_free(c);
+	iwcm_ctx_close(ctx);
+	iwcm_conn_param_free(param);
+	return rc;
+usage:
+	connect_usage(stderr);
+	return 2;
+}
