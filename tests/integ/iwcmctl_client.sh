@@ -62,14 +62,16 @@ listen() {
 	i=0
 	port=
 	while [ -z "$port" ]; do
-		port=$(sed -n 's/.*"event":"LISTENING".*"port":\([0-9]*\).*/\1/p' \
+		port=$(sed -n \
+			's/.*"event":"LISTENING".*"port":\([0-9]*\).*/\1/p' \
 			"$dir/l.out")
 		i=$((i + 1))
 		if [ $i -gt 500 ] || ! kill -0 "$lpid" 2>/dev/null; then
 			port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' \
 				"$dir/l.out")
 			[ -n "$port" ] && break
-			fail "listen $*: no port: $(cat "$dir/l.out" "$dir/l.err")"
+			fail "listen $*: no port:" \
+				"$(cat "$dir/l.out" "$dir/l.err")"
 			return 1
 		fi
 		sleep 0.01
@@ -83,7 +85,8 @@ finish() {
 	lrc=$?
 	lpid=
 	[ "$lrc" -eq "$2" ] && ok ||
-		fail "$1: listen exited $lrc, not $2: $(cat "$dir/l.out" "$dir/l.err")"
+		fail "$1: listen exited $lrc, not $2:" \
+			"$(cat "$dir/l.out" "$dir/l.err")"
 	l=$(tail -n 1 "$dir/l.out")
 	req=$(grep '"event":"CONNECT_REQUEST"' "$dir/l.out" | head -n 1)
 }
@@ -96,7 +99,8 @@ connect() {
 	crc=$?
 	c=$(cat "$dir/c.out")
 	[ "$crc" -eq "$want" ] && ok ||
-		fail "$name: connect exited $crc, not $want: $c $(cat "$dir/c.err")"
+		fail "$name: connect exited $crc, not $want:" \
+			"$c $(cat "$dir/c.err")"
 }
 # agree NAME: both sides established and agree on the negotiated state
 agree() {
