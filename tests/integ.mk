@@ -27,3 +27,6 @@ check_integ_halfopen_SOURCES = check_integ_hostile.c integ_util.h \
 check_integ_halfopen_CPPFLAGS = $(INTEG_CPPFLAGS) -DINTEG_HALFOPEN
 check_integ_halfopen_CFLAGS = $(INTEG_CFLAGS)
 check_integ_halfopen_LDADD = $(check_integ_matrix_LDADD)
+# Two daemons in two network namespaces (root and iproute2, else SKIP).
+TESTS += integ/netns_pair.sh
+EXTRA_DIST += integ/netns_pair.sh
