@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# ./build.sh demo    install what is missing, build, run the demo
+# ./build.sh demo    install what is missing, build, run the demo: iwcmd
+#                    and two processes connecting peer-to-peer through it,
+#                    then a sample session encoded and decoded
 # ./build.sh check   install what is missing, build, run every test
 #                    (plain build, then an ASan/UBSan build of the same tests)
 # ./build.sh build   install what is missing and build only
@@ -90,8 +92,76 @@ check() {
 	say "all tests passed"
 }
 
+demo_dir=
+demo_pid=
+demo_stop() {
+	if [ -n "$demo_pid" ]; then
+		kill "$demo_pid" 2>/dev/null || true
+		wait "$demo_pid" 2>/dev/null || true
+	fi
+	[ -z "$demo_dir" ] || rm -rf "$demo_dir"
+}
+
+# Part 1: iwcmd on a private socket, examples/p2p_pair as two processes
+# negotiating MPA v2 peer-to-peer through it.  Part 2: the wire codecs,
+# a synthetic session written as a pcap and decoded.
 demo() {
 	build
+	demo_dir=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-demo.XXXXXX")
+	trap demo_stop EXIT
+	trap 'exit 1' INT TERM
+	sock=$demo_dir/iwcmd.sock
+	printf '# iwcm demo: the defaults, a private socket\n' \
+		>"$demo_dir/iwcmd.conf"
+	say "starting iwcmd on $sock"
+	build/daemon/iwcmd -d -f "$demo_dir/iwcmd.conf" --socket "$sock" \
+		2>"$demo_dir/iwcmd.log" &
+	demo_pid=$!
+	i=0
+	until build/cli/iwcmctl -s "$sock" status >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 500 ] || ! kill -0 "$demo_pid" 2>/dev/null; then
+			cat "$demo_dir/iwcmd.log" >&2
+			echo "iwcmd did not start" >&2
+			exit 1
+		fi
+		sleep 0.01
+	done
+	IWCM_SOCKET=$sock
+	export IWCM_SOCKET
+	say "two processes connect peer-to-peer through it"
+	: >"$demo_dir/listener.out"
+	build/examples/p2p_pair listen 127.0.0.1:0 \
+		>"$demo_dir/listener.out" 2>&1 &
+	lpid=$!
+	port=
+	i=0
+	while [ -z "$port" ]; do
+		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+			"$demo_dir/listener.out")
+		i=$((i + 1))
+		if [ $i -gt 500 ] || ! kill -0 "$lpid" 2>/dev/null; then
+			[ -n "$port" ] && break
+			cat "$demo_dir/listener.out" >&2
+			exit 1
+		fi
+		[ -n "$port" ] || sleep 0.01
+	done
+	rc=0
+	build/examples/p2p_pair connect "127.0.0.1:$port" \
+		>"$demo_dir/connector.out" 2>&1 || rc=1
+	wait "$lpid" || rc=1
+	say "listener (build/examples/p2p_pair listen 127.0.0.1:0)"
+	cat "$demo_dir/listener.out"
+	say "connector (build/examples/p2p_pair connect 127.0.0.1:$port)"
+	cat "$demo_dir/connector.out"
+	say "iwcmd's log"
+	cat "$demo_dir/iwcmd.log"
+	demo_stop
+	demo_pid=
+	demo_dir=
+	[ $rc -eq 0 ] || exit 1
+
 	out=${TMPDIR:-/tmp}/iwcm-demo.pcap
 	say "encoding a sample MPA v2 peer-to-peer session into $out"
 	build/cli/iwcmctl sample -o "$out"
@@ -122,7 +192,7 @@ build) deps; build ;;
 deps) deps ;;
 fuzz) deps; shift; fuzz "${1:-}" ;;
 *)
-	sed -n '3,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
