@@ -3,9 +3,10 @@
 # Copyright (c) 2026 The iwcm authors
 #
 # kdoc2man.sh HEADER OUTDIR: write one man page (section 3) per function
-# documented with kernel-doc in HEADER (libclient/iwcm.h).  The pages in
-# docs/ are this script's output; tests/check_headers.sh regenerates them
-# and fails when they differ, so the header stays the one source.
+# documented with kernel-doc in HEADER (libclient/iwcm.h or
+# libclient/verbs.h).  The pages in docs/ are this script's output;
+# tests/check_headers.sh regenerates them and fails when they differ, so
+# the headers stay the one source.
 #
 # Kernel-doc understood: "name() - Summary.", "@arg: text" (continued on
 # lines indented by a tab), free paragraphs, "Context: ..." and
@@ -20,8 +21,9 @@ mkdir -p "$outdir"
 # The pages carry a fixed date so that regenerating them changes nothing
 # unless the header did.
 date=2026-11-21
+base=$(basename "$header")
 
-awk -v outdir="$outdir" -v date="$date" '
+awk -v outdir="$outdir" -v date="$date" -v base="$base" '
 function esc(s,   out, m) {
 	gsub(/\\/, "\\e", s)
 	gsub(/-1/, "\\-1", s)
@@ -49,7 +51,7 @@ function flush_page(   f, i, sect, see, n, name, seen, refs, k) {
 	f = outdir "/" fname ".3"
 	print ".\\\" SPDX-License-Identifier: BSD-2-Clause" > f
 	print ".\\\" Copyright (c) 2026 The iwcm authors" > f
-	print ".\\\" Generated from libclient/iwcm.h by docs/kdoc2man.sh." > f
+	print ".\\\" Generated from libclient/" base " by docs/kdoc2man.sh." > f
 	print ".TH " toupper(fname) " 3 " date " iwcm " \
 		"\"Library Functions Manual\"" > f
 	print ".SH NAME" > f
@@ -59,7 +61,7 @@ function flush_page(   f, i, sect, see, n, name, seen, refs, k) {
 	print ".RI ( libiwcm \", \" \\-liwcm )" > f
 	print ".SH SYNOPSIS" > f
 	print ".nf" > f
-	print ".B #include <iwcm/iwcm.h>" > f
+	print ".B #include <iwcm/" base ">" > f
 	print ".PP" > f
 	for (i = 1; i <= nproto; i++)
 		print proto[i] > f

@@ -274,6 +274,8 @@ static void ctx_free(struct iwcm_ctx *ctx)
 	struct iwcm_conn *c;
 	struct iwcm_listener *l;
 
+	/* QPs own the sockets of their connections: stop them first. */
+	dp_ctx_free(ctx);
 	events_free_all(ctx);
 	while ((c = TAILQ_FIRST(&ctx->conns)))
 		cm_conn_destroy(c);
@@ -295,7 +297,8 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	struct iwcm_ctx *ctx;
 	int e;
 
-	if (flags & ~(unsigned int)IWCM_CTX_NONBLOCK)
+	if (flags & ~(unsigned int)(IWCM_CTX_NONBLOCK |
+				    IWCM_CTX_MANUAL_PROGRESS))
 		return ERR_PTR(EINVAL);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
@@ -303,6 +306,7 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	ctx->sock = ctx->epfd = ctx->evfd = -1;
 	ctx->msg.fd = -1;
 	ctx->nonblock = flags & IWCM_CTX_NONBLOCK;
+	ctx->flags = flags;
 	TAILQ_INIT(&ctx->listeners);
 	TAILQ_INIT(&ctx->conns);
 	TAILQ_INIT(&ctx->queue);

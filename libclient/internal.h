@@ -104,6 +104,9 @@ struct iwcm_conn {
 	uint32_t *next_msn;
 	size_t n_msn;
 	bool wait_first_fpdu;
+	/* Datapath capabilities set by iwcm_conn_synth() (synth.h);
+	 * otherwise atomics and Immediate Data follow rdmap_version. */
+	bool dp_caps, dp_atomics, dp_imm_data;
 };
 
 struct iwcm_event {
@@ -118,11 +121,15 @@ TAILQ_HEAD(listener_list, iwcm_listener);
 TAILQ_HEAD(conn_list, iwcm_conn);
 TAILQ_HEAD(event_list, iwcm_event);
 
+struct dp;
+
 struct iwcm_ctx {
 	int sock;			/* SEQPACKET to iwcmd, O_NONBLOCK */
 	int epfd;			/* iwcm_ctx_get_fd(): sock + evfd */
 	int evfd;			/* eventfd, readable while queued */
 	bool nonblock;
+	unsigned int flags;		/* enum iwcm_ctx_flags */
+	struct dp *dp;			/* the datapath (dp.h), or NULL */
 	bool signaled;			/* evfd holds a count */
 	bool dead;			/* the daemon closed or misbehaved */
 	uint32_t next_reqid;
@@ -155,6 +162,9 @@ int ctx_send_async(struct iwcm_ctx *ctx, uint16_t type,
 int ctx_recv_one(struct iwcm_ctx *ctx);
 /* The errno for a daemon result code. */
 int ctx_result_errno(Iwcm__Result r);
+
+/* Free the context's datapath objects (verbs.c). */
+void dp_ctx_free(struct iwcm_ctx *ctx);
 
 /* ---- cm.c ---- */
 

@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <iwcm/verbs.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,11 +42,14 @@ struct iwcm_event;
 
 /**
  * enum iwcm_ctx_flags - Flags of iwcm_ctx_open().
- * @IWCM_CTX_NONBLOCK: iwcm_get_event() fails with EAGAIN instead of
- *	waiting when no event is ready.
+ * @IWCM_CTX_NONBLOCK: iwcm_get_event() and iwcm_get_async_event() fail
+ *	with EAGAIN instead of waiting when no event is ready.
+ * @IWCM_CTX_MANUAL_PROGRESS: no progress thread: the caller moves the
+ *	data of the context's queue pairs with iwcm_progress().
  */
 enum iwcm_ctx_flags {
 	IWCM_CTX_NONBLOCK = 1,
+	IWCM_CTX_MANUAL_PROGRESS = 2,
 };
 
 /**
@@ -175,7 +180,7 @@ enum iwcm_mpa_flags {
 
 /**
  * iwcm_ctx_open() - Connect to the iwcmd daemon.
- * @flags: 0 or IWCM_CTX_NONBLOCK.
+ * @flags: an OR of enum iwcm_ctx_flags.
  *
  * Opens the daemon's client socket, found through the IWCM_SOCKET
  * environment variable or else at /run/iwcm/iwcmd.sock, and performs the
@@ -193,7 +198,7 @@ struct iwcm_ctx *iwcm_ctx_open(unsigned int flags);
 /**
  * iwcm_ctx_open_path() - Connect to the iwcmd daemon at a given socket.
  * @path: path of the daemon's client socket.
- * @flags: 0 or IWCM_CTX_NONBLOCK.
+ * @flags: an OR of enum iwcm_ctx_flags.
  *
  * As iwcm_ctx_open(), with an explicit socket path instead of IWCM_SOCKET
  * or the default.
@@ -209,8 +214,10 @@ struct iwcm_ctx *iwcm_ctx_open_path(const char *path, unsigned int flags);
  *
  * Frees every listener, connection and event made from @ctx, closing the
  * socket of each connection that was not released with
- * iwcm_conn_release_fd().  None of these handles may be used afterwards.
- * The daemon drops the context's listeners and pending requests.
+ * iwcm_conn_release_fd(), and every verbs object of <iwcm/verbs.h> made
+ * from it (its progress thread stops, its queue pairs close their
+ * sockets).  None of these handles may be used afterwards.  The daemon
+ * drops the context's listeners and pending requests.
  *
  * Context: Not to be called concurrently with any other use of @ctx.
  */

@@ -26,11 +26,10 @@
  * application.  With IWCM_CTX_MANUAL_PROGRESS the caller drives it with
  * iwcm_progress().
  *
- * Threads: unless a function says otherwise, verbs objects follow the
- * context rule of <iwcm/iwcm.h>; iwcm_post_send(), iwcm_post_recv(),
- * iwcm_poll_cq() and iwcm_req_notify_cq() may be called from any thread
- * concurrently with the progress thread (one caller per QP or CQ at a
- * time).
+ * Threads: every function of this header may be called from any thread,
+ * concurrently with the progress engine and with other calls, except
+ * that an object must not be destroyed while another call uses it.
+ * iwcm_poll_cq() never waits for the progress engine.
  *
  * The structures in this header whose fields are documented (work
  * requests, scatter/gather entries, completions, attributes) are part of
@@ -364,54 +363,441 @@ struct iwcm_async_event {
 	uint8_t term_ecode;
 };
 
-/* Protection domains and memory regions (RFC 5042 §5). */
+/* ---- protection domains and memory regions (RFC 5042 §5) ---- */
+
+/**
+ * iwcm_alloc_pd() - Allocate a protection domain.
+ * @ctx: the context.
+ *
+ * A QP reaches only memory regions of its own protection domain: an STag
+ * of another domain is "not associated with this stream" (RFC 5042
+ * §5.2) whatever its access rights.
+ *
+ * Context: Thread-safe.
+ * Return: The protection domain, or NULL with errno EINVAL (@ctx NULL)
+ * or ENOMEM.
+ */
 struct iwcm_pd *iwcm_alloc_pd(struct iwcm_ctx *ctx);
+
+/**
+ * iwcm_dealloc_pd() - Free a protection domain.
+ * @pd: the protection domain.
+ *
+ * Context: Thread-safe; @pd must not be in use by another call.
+ * Return: 0, or -1 with errno EBUSY while a memory region, shared receive
+ * queue or QP still uses @pd, EINVAL if @pd is NULL.
+ */
 int iwcm_dealloc_pd(struct iwcm_pd *pd);
+
+/**
+ * iwcm_reg_mr() - Register a memory region and give it an STag.
+ * @pd: the protection domain.
+ * @addr: start of the region; Tagged Offsets are addresses, so the
+ *	peer names this octet with TO @addr.
+ * @length: octets, 0 allowed.
+ * @access: an OR of enum iwcm_access_flags; 0 allows local reads only
+ *	(send sources).
+ *
+ * The STag is a 24-bit index into the context's STag table and an 8-bit
+ * key incremented each time that index is reused, so an STag of a
+ * deregistered region does not match its successor.  No STag below 256
+ * is ever valid.  The memory must stay valid until iwcm_dereg_mr().
+ *
+ * Context: Thread-safe.
+ * Return: The region, or NULL with errno EINVAL (@pd NULL, @addr NULL
+ * with a @length, unknown @access bits, REMOTE_WRITE or REMOTE_ATOMIC
+ * without LOCAL_WRITE, a range that wraps), ENOSPC (STag table full) or
+ * ENOMEM.
+ */
 struct iwcm_mr *iwcm_reg_mr(struct iwcm_pd *pd, void *addr, size_t length,
 			    unsigned int access);
+
+/**
+ * iwcm_dereg_mr() - Deregister a memory region.
+ * @mr: the region.
+ *
+ * From the moment this returns, the library no longer reads or writes
+ * the region: octets of queued FPDUs that point into it are copied
+ * first, work requests that still name its STag complete with
+ * IWCM_WC_LOC_PROT_ERR and the peer's accesses get a Terminate.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EINVAL if @mr is NULL.
+ */
 int iwcm_dereg_mr(struct iwcm_mr *mr);
+
+/**
+ * iwcm_mr_get_stag() - The STag of a memory region.
+ * @mr: the region.
+ *
+ * The STag is both the lkey of local scatter/gather entries and the rkey
+ * the peer uses.
+ *
+ * Context: Thread-safe.
+ * Return: The STag, or 0 if @mr is NULL.
+ */
 uint32_t iwcm_mr_get_stag(const struct iwcm_mr *mr);
 
-/* Completion channels and queues. */
+/* ---- completion channels and queues ---- */
+
+/**
+ * iwcm_create_comp_channel() - Create a completion channel.
+ * @ctx: the context.
+ *
+ * A completion channel is a file descriptor that becomes readable when a
+ * completion queue armed with iwcm_req_notify_cq() gets a completion.
+ *
+ * Context: Thread-safe.
+ * Return: The channel, or NULL with errno EINVAL (@ctx NULL), ENOMEM or
+ * the errno of eventfd(2).
+ */
 struct iwcm_comp_channel *iwcm_create_comp_channel(struct iwcm_ctx *ctx);
+
+/**
+ * iwcm_destroy_comp_channel() - Destroy a completion channel.
+ * @channel: the channel.
+ *
+ * Context: Thread-safe; @channel must not be in use by another call.
+ * Return: 0, or -1 with errno EBUSY while a completion queue uses it,
+ * EINVAL if @channel is NULL.
+ */
 int iwcm_destroy_comp_channel(struct iwcm_comp_channel *channel);
+
+/**
+ * iwcm_comp_channel_get_fd() - The descriptor of a completion channel.
+ * @channel: the channel.
+ *
+ * Readable while completion events wait for iwcm_get_cq_event().  The
+ * caller may set O_NONBLOCK on it; it must not read, write or close it.
+ *
+ * Context: Thread-safe.
+ * Return: The descriptor, or -1 with errno EINVAL if @channel is NULL.
+ */
 int iwcm_comp_channel_get_fd(const struct iwcm_comp_channel *channel);
+
+/**
+ * iwcm_create_cq() - Create a completion queue.
+ * @ctx: the context.
+ * @cqe: entries, 1 to 1048576.
+ * @cq_context: returned by iwcm_get_cq_event().
+ * @channel: the completion channel for notifications, or NULL.
+ *
+ * A completion that finds the queue full is lost: the queue reports
+ * IWCM_EVENT_CQ_ERR once and the QP that completed moves to error.
+ *
+ * Context: Thread-safe.
+ * Return: The completion queue, or NULL with errno EINVAL (@ctx NULL,
+ * @cqe out of range, @channel of another context) or ENOMEM.
+ */
 struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
 			       void *cq_context,
 			       struct iwcm_comp_channel *channel);
+
+/**
+ * iwcm_destroy_cq() - Destroy a completion queue.
+ * @cq: the completion queue.
+ *
+ * Its completions and channel events not yet taken are dropped.
+ *
+ * Context: Thread-safe; @cq must not be in use by another call.
+ * Return: 0, or -1 with errno EBUSY while a QP uses it, EINVAL if @cq is
+ * NULL.
+ */
 int iwcm_destroy_cq(struct iwcm_cq *cq);
+
+/**
+ * iwcm_poll_cq() - Take completions.
+ * @cq: the completion queue.
+ * @num_entries: at most this many.
+ * @wc: where to store them.
+ *
+ * Never waits.  Completions of one QP's send queue come in the order the
+ * work requests were posted (RFC 5040 §5.5 rule 15), receives in the
+ * order the messages arrived.  After an error every outstanding work
+ * request completes with IWCM_WC_WR_FLUSH_ERR, signaled or not.
+ *
+ * Context: Thread-safe; never waits for the progress engine.
+ * Return: The number of completions stored (0 when none), or -1 with
+ * errno EINVAL.
+ */
 int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc);
+
+/**
+ * iwcm_req_notify_cq() - Ask for a completion event.
+ * @cq: a completion queue with a channel.
+ * @solicited_only: 0 for the next completion; otherwise the next
+ *	completion of a message with the Solicited Event bit, or an
+ *	unsuccessful one.
+ *
+ * One request gives at most one event on the channel.  Completions
+ * already queued do not count: poll the queue after requesting.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EINVAL (@cq NULL or without a channel).
+ */
 int iwcm_req_notify_cq(struct iwcm_cq *cq, int solicited_only);
+
+/**
+ * iwcm_get_cq_event() - Take the next completion event of a channel.
+ * @channel: the channel.
+ * @cq: where to store the completion queue the event is about.
+ * @cq_context: where to store its cq_context, or NULL.
+ *
+ * Waits unless the channel's descriptor was set O_NONBLOCK.  With
+ * IWCM_CTX_MANUAL_PROGRESS a waiting call drives the progress engine
+ * itself.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EAGAIN (non-blocking, no event), EINVAL
+ * or the errno of read(2).
+ */
 int iwcm_get_cq_event(struct iwcm_comp_channel *channel, struct iwcm_cq **cq,
 		      void **cq_context);
+
+/**
+ * iwcm_ack_cq_events() - Acknowledge completion events.
+ * @cq: the completion queue.
+ * @nevents: events taken with iwcm_get_cq_event().
+ *
+ * Kept for libibverbs parity; events need no acknowledgement before
+ * iwcm_destroy_cq().
+ *
+ * Context: Thread-safe.
+ */
 void iwcm_ack_cq_events(struct iwcm_cq *cq, unsigned int nevents);
 
-/* Shared receive queues. */
+/* ---- shared receive queues ---- */
+
+/**
+ * iwcm_create_srq() - Create a shared receive queue.
+ * @pd: the protection domain of the QPs that will use it.
+ * @max_wr: receive work requests it holds, 1 to 16384.
+ * @max_sge: scatter/gather entries per request, 0 to 32.
+ *
+ * Sends, Sends with Invalidate and Immediate Data arriving on any QP
+ * created with this queue take its oldest buffer.
+ *
+ * Context: Thread-safe.
+ * Return: The queue, or NULL with errno EINVAL or ENOMEM.
+ */
 struct iwcm_srq *iwcm_create_srq(struct iwcm_pd *pd, uint32_t max_wr,
 				 uint32_t max_sge);
+
+/**
+ * iwcm_destroy_srq() - Destroy a shared receive queue.
+ * @srq: the queue.
+ *
+ * Context: Thread-safe; @srq must not be in use by another call.
+ * Return: 0, or -1 with errno EBUSY while a QP uses it, EINVAL if @srq
+ * is NULL.
+ */
 int iwcm_destroy_srq(struct iwcm_srq *srq);
+
+/**
+ * iwcm_post_srq_recv() - Post receive buffers to a shared receive queue.
+ * @srq: the queue.
+ * @wr: a list of receive work requests (next-linked).
+ * @bad_wr: where to store the first request not posted, or NULL.
+ *
+ * The scatter/gather entries are checked when a message lands in them
+ * (lkey valid, same protection domain, LOCAL_WRITE, in bounds).
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EINVAL (a request has more than max_sge
+ * entries or 4 GiB or more), ENOMEM (the queue is full); requests before
+ * *@bad_wr were posted.
+ */
 int iwcm_post_srq_recv(struct iwcm_srq *srq, struct iwcm_recv_wr *wr,
 		       struct iwcm_recv_wr **bad_wr);
 
-/*
- * Queue pairs.  iwcm_create_qp() takes an ESTABLISHED connection and its
- * socket (the connection keeps no fd afterwards) and starts moving data.
+/* ---- queue pairs ---- */
+
+/**
+ * iwcm_create_qp() - Create the queue pair of an established connection.
+ * @conn: a connection after IWCM_EVENT_ESTABLISHED, with its socket.
+ * @pd: the protection domain, of the same context as @conn.
+ * @attr: queues, depths and limits: max_send_wr 1 to 16384, max_recv_wr
+ *	1 to 16384 (unless srq), max_send_sge and max_recv_sge up to 32 (0
+ *	counts as 1), max_inline_data up to 4096; comp_mask 0.
+ *
+ * The QP takes the connection's socket (iwcm_conn_get_fd() then fails
+ * with EBADF), its negotiated state (versions, markers, CRC, IRD/ORD,
+ * marker positions, next MSNs, MPA v1 fencing) and the octets the daemon
+ * read past the handshake, and starts moving data: in its RTS state it
+ * receives at once.  The connection may be freed afterwards.
+ *
+ * Context: Thread-safe.
+ * Return: The QP, or NULL with errno EINVAL (bad argument or attribute,
+ * objects of different contexts), ENOTCONN (not established), EBADF
+ * (socket released or taken by another QP), EOPNOTSUPP (not TCP) or
+ * ENOMEM.
  */
 struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn, struct iwcm_pd *pd,
 			       const struct iwcm_qp_init_attr *attr);
+
+/**
+ * iwcm_destroy_qp() - Destroy a queue pair and close its socket.
+ * @qp: the queue pair.
+ *
+ * Abortive when the QP is still connected (use iwcm_qp_disconnect()
+ * first for a graceful close).  No completion is generated; completions
+ * of @qp still in its completion queues are dropped.
+ *
+ * Context: Thread-safe; @qp must not be in use by another call.  Waits
+ * for the progress engine to let go of the socket.
+ * Return: 0, or -1 with errno EINVAL if @qp is NULL.
+ */
 int iwcm_destroy_qp(struct iwcm_qp *qp);
+
+/**
+ * iwcm_qp_disconnect() - Close a queue pair gracefully.
+ * @qp: the queue pair.
+ *
+ * The QP moves to IWCM_QPS_CLOSING: new send work requests fail with
+ * ENOTCONN, the ones posted are sent and their RDMA Reads and atomics
+ * answered, responses owed to the peer go out, then the socket's sending
+ * side is shut down (FIN).  Receiving goes on until the peer closes too;
+ * the QP then moves to IWCM_QPS_ERROR, flushes what is left and reports
+ * IWCM_EVENT_QP_PEER_CLOSED.
+ *
+ * Context: Thread-safe.
+ * Return: 0 (also when already closing or in error), or -1 with errno
+ * EINVAL if @qp is NULL.
+ */
 int iwcm_qp_disconnect(struct iwcm_qp *qp);
+
+/**
+ * iwcm_query_qp() - What a queue pair's connection supports.
+ * @qp: the queue pair.
+ * @attr: where to store the attributes.
+ *
+ * IRD and ORD are those of the handoff; atomics and Immediate Data are
+ * on for RDMAP version 1; mulpdu follows the TCP maximum segment size.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EINVAL.
+ */
 int iwcm_query_qp(const struct iwcm_qp *qp, struct iwcm_qp_attr *attr);
+
+/**
+ * iwcm_qp_get_context() - The context pointer of a queue pair.
+ * @qp: the queue pair.
+ *
+ * Context: Thread-safe.
+ * Return: The qp_context given at creation, NULL if @qp is NULL.
+ */
 void *iwcm_qp_get_context(const struct iwcm_qp *qp);
+
+/**
+ * iwcm_post_send() - Post send work requests.
+ * @qp: the queue pair.
+ * @wr: a list of send work requests (next-linked).
+ * @bad_wr: where to store the first request not posted, or NULL.
+ *
+ * Requests are carried out in order (RFC 5040 §5.5 rule 13).  An RDMA
+ * Read or atomic waits while ORD requests are outstanding, and every
+ * request behind it waits too; IWCM_SEND_FENCE waits for every earlier
+ * Read and atomic to complete.  A Send or Write completes once all of it
+ * is written to the socket, a Read or atomic when its response has been
+ * placed.  Scatter/gather entries are checked when they are sent (lkey
+ * valid, same protection domain, in bounds; LOCAL_WRITE for Read and
+ * atomic results): a failure completes the request with
+ * IWCM_WC_LOC_PROT_ERR, sends a Terminate and moves the QP to error.
+ * Payload is sent from the registered memory without a copy, so it must
+ * stay untouched until completion, unless IWCM_SEND_INLINE copied it.
+ * Posting to a QP in error completes each request at once with
+ * IWCM_WC_WR_FLUSH_ERR.
+ *
+ * Context: Thread-safe, also concurrently with the progress engine.
+ * Return: 0, or -1 with errno EINVAL (bad opcode, flags or SGE count; a
+ * Read with more than one SGE; an atomic without exactly one 8-octet SGE
+ * or with an unaligned remote address; a Read or atomic when ORD is 0;
+ * INLINE above max_inline_data), EOPNOTSUPP (atomics or Immediate Data
+ * on a connection without them), ENOMEM (send queue full), ENOTCONN
+ * (after iwcm_qp_disconnect()); requests before *@bad_wr were posted.
+ */
 int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		   struct iwcm_send_wr **bad_wr);
+
+/**
+ * iwcm_post_recv() - Post receive buffers.
+ * @qp: a queue pair without a shared receive queue.
+ * @wr: a list of receive work requests (next-linked).
+ * @bad_wr: where to store the first request not posted, or NULL.
+ *
+ * Each Send, Send with Invalidate or Immediate Data message takes the
+ * oldest buffer (RFC 5040 §5.3); a message that finds none, or does not
+ * fit, is a Terminate (RFC 5041 §7.2).  Posting to a QP in error
+ * completes each request at once with IWCM_WC_WR_FLUSH_ERR.
+ *
+ * Context: Thread-safe, also concurrently with the progress engine.
+ * Return: 0, or -1 with errno EINVAL (QP with a shared receive queue,
+ * too many SGEs, 4 GiB or more), ENOMEM (receive queue full); requests
+ * before *@bad_wr were posted.
+ */
 int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 		   struct iwcm_recv_wr **bad_wr);
 
-/* Asynchronous events and manual progress. */
+/* ---- asynchronous events and manual progress ---- */
+
+/**
+ * iwcm_ctx_get_async_fd() - The asynchronous event descriptor.
+ * @ctx: the context.
+ *
+ * Readable exactly while asynchronous events wait for
+ * iwcm_get_async_event().  Poll it; never read, write or close it.
+ *
+ * Context: Thread-safe.
+ * Return: The descriptor, or -1 with errno EINVAL or ENOMEM.
+ */
 int iwcm_ctx_get_async_fd(const struct iwcm_ctx *ctx);
+
+/**
+ * iwcm_get_async_event() - Take the next asynchronous event.
+ * @ctx: the context.
+ * @event: where to store the event (a copy: nothing to acknowledge).
+ *
+ * Each QP that moves to error reports exactly one event:
+ * IWCM_EVENT_QP_TERMINATE when the peer's Terminate did it (its layer,
+ * type and code in the event), IWCM_EVENT_QP_PEER_CLOSED when the peer
+ * closed or reset the connection, IWCM_EVENT_QP_FATAL for an error found
+ * here (with the Terminate sent, if any).  A completion queue that
+ * overflows reports IWCM_EVENT_CQ_ERR.  Waits for an event unless @ctx
+ * is IWCM_CTX_NONBLOCK; with IWCM_CTX_MANUAL_PROGRESS a waiting call
+ * drives the progress engine itself.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EAGAIN (non-blocking, no event) or EINVAL.
+ */
 int iwcm_get_async_event(struct iwcm_ctx *ctx, struct iwcm_async_event *event);
+
+/**
+ * iwcm_progress() - Drive the progress engine of a context.
+ * @ctx: a context opened with IWCM_CTX_MANUAL_PROGRESS.
+ * @timeout_ms: 0 to handle what is ready and return, a positive number
+ *	of milliseconds to wait at most for something to happen, -1 to wait
+ *	until something does.
+ *
+ * Reads and places what arrived on every QP of @ctx, answers RDMA Reads
+ * and atomics, sends what is queued and generates the completions and
+ * events.  Posting already sends what the socket accepts at once.
+ * Without IWCM_CTX_MANUAL_PROGRESS the context's own thread does this.
+ *
+ * Context: Thread-safe: a call made while another thread is inside
+ * iwcm_progress() for the same context waits for it and returns 0.
+ * Return: The number of socket events handled (0 when none), or -1 with
+ * errno EINVAL (@ctx NULL or not in manual progress mode) or ENOMEM.
+ */
 int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms);
+
+/**
+ * iwcm_wc_status_str() - Describe a completion status.
+ * @status: an enum iwcm_wc_status.
+ *
+ * Context: Thread-safe.
+ * Return: A static string, as ibv_wc_status_str() words it; "unknown"
+ * for an unknown @status.
+ */
 const char *iwcm_wc_status_str(int status);
 
 #ifdef __cplusplus

@@ -3,8 +3,8 @@
 # Copyright (c) 2026 The iwcm authors
 #
 # libiwcm.so exports exactly the symbols of libiwcm.map, each with its
-# version node, and they are the functions iwcm.h declares, each with a
-# man page; the IPC code is linked in and hidden, libprotobuf-c is a
+# version node, and they are the functions iwcm.h and verbs.h declare, each
+# with a man page; the IPC code is linked in and hidden, libprotobuf-c is a
 # dynamic dependency, and the pkg-config file names it privately.
 set -eu
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -12,6 +12,7 @@ set -eu
 lib=$top_builddir/libclient/.libs/libiwcm.so
 map=$top_srcdir/libclient/libiwcm.map
 hdr=$top_srcdir/libclient/iwcm.h
+vhdr=$top_srcdir/libclient/verbs.h
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-abi-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -32,18 +33,18 @@ grep -v '@@IWCM_' "$tmp/dyn" >"$tmp/unversioned" || true
 # Symbols listed in the map's global sections.
 sed -n 's/^[[:space:]]*\(iwcm_[a-z0-9_]*\);.*/\1/p' "$map" | sort -u \
 	>"$tmp/map"
-# Functions the public header declares (outside comments).
-grep -v -E '^ \*|^/\*' "$hdr" | grep -o 'iwcm_[a-z0-9_]*(' | tr -d '(' |
-	sort -u >"$tmp/header"
+# Functions the public headers declare (outside comments).
+cat "$hdr" "$vhdr" | grep -v -E '^ \*|^/\*' | grep -o 'iwcm_[a-z0-9_]*(' |
+	tr -d '(' | sort -u >"$tmp/header"
 
 diff -u "$tmp/map" "$tmp/exported" >"$tmp/d1" ||
 	fail "libiwcm.so exports differ from libiwcm.map:
 $(cat "$tmp/d1")"
 echo "ok: $(wc -l <"$tmp/map") symbols exported, all in libiwcm.map"
 diff -u "$tmp/header" "$tmp/map" >"$tmp/d2" ||
-	fail "iwcm.h and libiwcm.map disagree:
+	fail "iwcm.h/verbs.h and libiwcm.map disagree:
 $(cat "$tmp/d2")"
-echo "ok: iwcm.h declares exactly the map's symbols"
+echo "ok: iwcm.h and verbs.h declare exactly the map's symbols"
 while read -r s; do
 	[ -f "$top_srcdir/docs/$s.3" ] || fail "no man page docs/$s.3"
 	grep -q "[[:space:]]$s\.3" "$top_srcdir/docs/libiwcm.mk" ||

@@ -2,18 +2,21 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# <iwcm/iwcm.h> stands alone: it compiles as the first and only include in
-# C (c99, c11) and C++ (g++) with warnings as errors, twice in a row,
-# names no protobuf-c type and no internal header, and the man pages in
-# docs/ are exactly what docs/kdoc2man.sh makes of its kernel-doc.
+# <iwcm/iwcm.h> (which includes <iwcm/verbs.h>) stands alone: each
+# compiles as the first and only include in C (c99, c11) and C++ (g++)
+# with warnings as errors, twice in a row, names no protobuf-c type and no
+# internal header, and the man pages in docs/ are exactly what
+# docs/kdoc2man.sh makes of their kernel-doc.
 set -eu
 : "${top_srcdir:?}"
 
 hdr=$top_srcdir/libclient/iwcm.h
+vhdr=$top_srcdir/libclient/verbs.h
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-hdr-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/iwcm"
 cp "$hdr" "$tmp/iwcm/iwcm.h"
+cp "$vhdr" "$tmp/iwcm/verbs.h"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -36,12 +39,36 @@ int main(void)
 }
 EOT
 cp "$tmp/t.c" "$tmp/t.cc"
+cat >"$tmp/v.c" <<'EOT'
+#include <iwcm/verbs.h>
+#include <iwcm/verbs.h>
+#include <string.h>
+
+int f(struct iwcm_qp *qp, struct iwcm_cq *cq);
+
+int f(struct iwcm_qp *qp, struct iwcm_cq *cq)
+{
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IWCM_WR_SEND;
+	wr.send_flags = IWCM_SEND_SIGNALED;
+	if (iwcm_post_send(qp, &wr, 0) < 0)
+		return -1;
+	return iwcm_poll_cq(cq, 1, &wc);
+}
+EOT
+cp "$tmp/v.c" "$tmp/v.cc"
 
 cc=${CC:-cc}
 for std in c99 c11; do
 	$cc -std=$std -pedantic -Wall -Wextra -Werror -Wstrict-prototypes \
 		-I"$tmp" -c "$tmp/t.c" -o "$tmp/t.o" ||
 		fail "iwcm.h does not compile alone as C ($std)"
+	$cc -std=$std -pedantic -Wall -Wextra -Werror -Wstrict-prototypes \
+		-I"$tmp" -c "$tmp/v.c" -o "$tmp/v.o" ||
+		fail "verbs.h does not compile alone as C ($std)"
 done
 echo "ok: C (c99, c11)"
 
@@ -59,22 +86,31 @@ fi
 $cxx -std=c++11 -pedantic -Wall -Wextra -Werror -I"$tmp" \
 	-c "$tmp/t.cc" -o "$tmp/t.o" ||
 	fail "iwcm.h does not compile alone as C++ ($cxx)"
+$cxx -std=c++11 -pedantic -Wall -Wextra -Werror -I"$tmp" \
+	-c "$tmp/v.cc" -o "$tmp/v.o" ||
+	fail "verbs.h does not compile alone as C++ ($cxx)"
 echo "ok: C++ ($cxx)"
 
-if grep -n -i -E 'protobuf|Iwcm__|#include "' "$hdr"; then
-	fail "iwcm.h names protobuf-c or an internal header"
+if grep -n -i -E 'protobuf|Iwcm__|#include "' "$hdr" "$vhdr"; then
+	fail "iwcm.h or verbs.h names protobuf-c or an internal header"
 fi
 echo "ok: no protobuf-c or internal names"
 
 mkdir "$tmp/man"
-sh "$top_srcdir/docs/kdoc2man.sh" "$hdr" "$tmp/man"
-for f in "$tmp"/man/*.3; do
-	cmp -s "$f" "$top_srcdir/docs/${f##*/}" ||
-		fail "docs/${f##*/} differs from the kernel-doc" \
-			"(run: sh docs/kdoc2man.sh libclient/iwcm.h docs)"
+for h in "$hdr" "$vhdr"; do
+	mkdir "$tmp/one"
+	sh "$top_srcdir/docs/kdoc2man.sh" "$h" "$tmp/one"
+	for f in "$tmp"/one/*.3; do
+		cmp -s "$f" "$top_srcdir/docs/${f##*/}" ||
+			fail "docs/${f##*/} differs from the kernel-doc" \
+				"(run: sh docs/kdoc2man.sh" \
+				"libclient/${h##*/} docs)"
+	done
+	mv "$tmp"/one/*.3 "$tmp/man/"
+	rmdir "$tmp/one"
 done
 for f in "$top_srcdir"/docs/iwcm_*.3; do
 	[ -f "$tmp/man/${f##*/}" ] ||
-		fail "docs/${f##*/} documents no function of iwcm.h"
+		fail "docs/${f##*/} documents no function of iwcm.h or verbs.h"
 done
 echo "ok: $(ls "$tmp"/man | wc -l) man pages mirror the kernel-doc"

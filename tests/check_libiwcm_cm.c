@@ -619,7 +619,7 @@ START_TEST(test_no_daemon)
 	memset(longp, 'a', sizeof(longp) - 1);
 	longp[sizeof(longp) - 1] = 0;
 	ERRNO_NULL(iwcm_ctx_open_path(longp, 0), EINVAL);
-	ERRNO_NULL(iwcm_ctx_open_path(path, 2), EINVAL);
+	ERRNO_NULL(iwcm_ctx_open_path(path, 0x100), EINVAL);
 	ERRNO_IS(iwcm_ctx_get_fd(NULL), EINVAL);
 	iwcm_ctx_close(NULL);
 	ck_assert_int_eq(open_fds(), fds);

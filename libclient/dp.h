@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_LIBCLIENT_DP_H
+#define IWCM_LIBCLIENT_DP_H
+
+/*
+ * The datapath internals: verbs objects (verbs.c), the RDMAP/DDP engine
+ * (qp.c), MPA framing over the socket (mpa_stream.c), the progress engine
+ * (progress.c) and the atomic operations (atomics.c).
+ *
+ * Locking: one mutex per context (struct dp.lock) guards every object of
+ * the datapath and the engine; the progress thread takes it for each
+ * socket event, the verbs take it for each call.  A completion queue has
+ * its own lock so that polling never waits for the engine; a completion
+ * channel and the async event queue have theirs.  Lock order: dp.lock,
+ * then a CQ's lock, then a channel's lock.  Sockets are non-blocking, so
+ * nothing sleeps while dp.lock is held except pthread_cond_wait().
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+#include <uv.h>
+
+#include "internal.h"
+#include "mpa.h"
+#include "rdmap.h"
+
+/* ---- STags (RFC 5042 §5) ---- */
+
+/* An STag is a 24-bit index into the context's table and an 8-bit key
+ * that changes each time the index is reused. */
+#define DP_STAG_KEY_BITS 8
+#define DP_STAG_INDEX_MAX 0xFFFFFFu
+#define DP_STAG_INDEX(s) ((s) >> DP_STAG_KEY_BITS)
+#define DP_STAG_KEY(s) ((uint8_t)(s))
+#define DP_STAG_MAKE(i, k) ((uint32_t)(i) << DP_STAG_KEY_BITS | (uint8_t)(k))
+
+struct dp_stag_slot {
+	struct iwcm_mr *mr;		/* NULL when free */
+	uint32_t next_free;		/* free list link (index) */
+	uint8_t key;			/* key of the last STag made here */
+};
+
+struct dp_stag_table {
+	struct dp_stag_slot *slots;	/* slot 0 is never used */
+	uint32_t n;			/* slots allocated */
+	uint32_t free_head;		/* oldest free index, 0: none */
+	uint32_t free_tail;		/* newest free index */
+	uint32_t used;
+	uint32_t limit;			/* highest index allowed */
+};
+
+/* Results of the RFC 5042 checks, mapped to Terminate codes by the
+ * caller (tagged DDP or RDMAP Remote Protection). */
+enum dp_prot {
+	DP_PROT_OK = 0,
+	DP_PROT_INVALID_STAG,		/* unknown, stale key, invalidated */
+	DP_PROT_PD,			/* not associated with this stream */
+	DP_PROT_ACCESS,			/* access rights */
+	DP_PROT_WRAP,			/* TO + length wraps 64 bits */
+	DP_PROT_BOUNDS,			/* outside the region */
+	DP_PROT_ALIGN,			/* atomic target not 8-aligned */
+};
+
+struct iwcm_pd {
+	struct iwcm_ctx *ctx;
+	TAILQ_ENTRY(iwcm_pd) entry;
+	unsigned int refs;		/* MRs, SRQs, QPs */
+};
+
+struct iwcm_mr {
+	struct iwcm_pd *pd;
+	TAILQ_ENTRY(iwcm_mr) entry;
+	uint8_t *addr;
+	size_t length;
+	unsigned int access;
+	uint32_t stag;
+	bool valid;			/* false once remotely invalidated */
+};
+
+/* ---- completion queues and channels ---- */
+
+struct iwcm_comp_channel {
+	struct iwcm_ctx *ctx;
+	TAILQ_ENTRY(iwcm_comp_channel) entry;
+	pthread_mutex_t lock;
+	int fd;				/* eventfd, semaphore: one per event */
+	TAILQ_HEAD(, iwcm_cq) pending;	/* CQs with events not yet taken */
+	unsigned int refs;		/* CQs */
+};
+
+enum cq_arm {
+	CQ_ARM_NONE = 0,
+	CQ_ARM_ALL,
+	CQ_ARM_SOLICITED,
+};
+
+struct iwcm_cq {
+	struct iwcm_ctx *ctx;
+	TAILQ_ENTRY(iwcm_cq) entry;
+	pthread_mutex_t lock;
+	struct iwcm_wc *ring;
+	uint32_t size, head, count;
+	void *cq_context;
+	struct iwcm_comp_channel *channel;
+	enum cq_arm arm;
+	bool overflowed;
+	/* channel bookkeeping (under the channel's lock) */
+	TAILQ_ENTRY(iwcm_cq) ch_entry;
+	bool ch_queued;
+	unsigned int ch_events;		/* queued, not yet taken */
+	unsigned int refs;		/* QPs */
+};
+
+/* ---- receive queues ---- */
+
+struct rq_wqe {
+	uint64_t wr_id;
+	int num_sge;
+	uint64_t total;
+	struct iwcm_sge *sge;
+};
+
+struct rq {
+	struct rq_wqe *ring;
+	struct iwcm_sge *sges;
+	uint32_t size, max_sge;
+	uint32_t head, count;
+};
+
+struct iwcm_srq {
+	struct iwcm_pd *pd;
+	TAILQ_ENTRY(iwcm_srq) entry;
+	struct rq rq;
+	unsigned int refs;		/* QPs */
+};
+
+/* ---- queue pairs ---- */
+
+enum sq_wqe_state {
+	WQE_QUEUED = 0,			/* not started */
+	WQE_TX,				/* segments being built or written */
+	WQE_WAIT,			/* request sent, response awaited */
+	WQE_DONE,			/* ready to complete */
+};
+
+struct sq_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;			/* enum iwcm_wr_opcode */
+	uint8_t state;			/* enum sq_wqe_state */
+	bool signaled, solicited, fence, inl;
+	bool imm_phase;			/* Write with Immediate: Write sent */
+	bool built;			/* every segment built */
+	int num_sge;
+	struct iwcm_sge *sge;
+	uint8_t *inl_buf;
+	uint64_t total;
+	uint64_t imm;
+	uint32_t inv_stag;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t cmp_add, cmp_add_mask, swap, swap_mask;
+	uint64_t sent;			/* payload octets segmented */
+	uint32_t frames;		/* frames built, not yet written */
+	uint32_t req_msn;		/* Read/Atomic Request: QN 1 MSN */
+	uint32_t req_id;		/* Atomic Request identifier */
+	int status;
+	uint32_t vendor_err;
+};
+
+enum irq_kind {
+	IRQ_READ = 1,
+	IRQ_ATOMIC,
+};
+
+/* An inbound Read or Atomic Request awaiting its response. */
+struct irq_entry {
+	uint8_t kind;
+	bool started;
+	struct rdmap_read_req rr;
+	struct rdmap_atomic_req ar;
+	uint64_t sent;			/* Read Response octets segmented */
+	uint8_t seg[DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN];
+	size_t seg_len;			/* for a Terminate's header copy */
+};
+
+/* One FPDU on its way to the socket. */
+enum tx_kind {
+	TXF_SQ = 1,			/* a segment of an SQ work request */
+	TXF_IRQ,			/* a response */
+	TXF_TERM,			/* our Terminate */
+};
+
+struct tx_frame {
+	uint8_t kind;			/* enum tx_kind */
+	bool msg_last;			/* last segment of its message */
+	struct sq_wqe *wqe;		/* TXF_SQ */
+	uint8_t hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN +
+		    RDMAP_TERM_MAX_LEN];
+	struct mpa_tx_scratch scratch;
+	struct iovec *in;		/* header + payload pieces */
+	struct iovec *out;		/* what writev() sends */
+	size_t n_out;
+	size_t wire_len;
+	size_t sent;			/* octets of wire_len written */
+	uint8_t *bounce;		/* unsent octets copied (dereg) */
+};
+
+/* Receive phases inside one FPDU. */
+enum rx_phase {
+	RXP_CTRL = 0,			/* framing: length, markers, CRC */
+	RXP_HDR,			/* DDP/RDMAP header into hbuf */
+	RXP_DATA,			/* payload straight into its target */
+	RXP_DISCARD,			/* payload of a rejected segment */
+};
+
+/* Limits of one object. */
+#define DP_MAX_WR 16384u
+#define DP_MAX_SGE 32u
+#define DP_MAX_INLINE 4096u
+#define DP_MAX_CQE (1u << 20)
+#define DP_MAX_RX_IOV DP_MAX_SGE
+
+#define DP_HBUF_LEN 256
+#define DP_TX_FRAMES 16
+#define DP_DISCARD_LEN 4096
+
+enum qp_reason {
+	QP_R_NONE = 0,
+	QP_R_LOCAL,			/* we detected an error */
+	QP_R_TERM,			/* the peer sent a Terminate */
+	QP_R_CLOSED,			/* the peer closed or reset */
+	QP_R_USER,			/* destroyed by the application */
+};
+
+struct iwcm_qp {
+	struct iwcm_ctx *ctx;
+	struct iwcm_pd *pd;
+	TAILQ_ENTRY(iwcm_qp) entry;
+	TAILQ_ENTRY(iwcm_qp) sync_entry;	/* dp.sync list */
+	bool sync_queued;
+	struct iwcm_cq *send_cq, *recv_cq;
+	struct iwcm_srq *srq;
+	void *qp_context;
+	int fd;
+	int state;			/* enum iwcm_qp_state */
+	enum qp_reason reason;
+	bool sq_sig_all;
+	uint32_t max_send_sge, max_recv_sge, max_inline;
+
+	/* Negotiated state (struct iwcm_conn at creation). */
+	bool initiator;
+	uint8_t version;		/* RDMAP version (RV) */
+	uint8_t ddp_version;		/* DDP version (DV) */
+	bool atomics, imm_data;
+	uint32_t ird, ord;
+	bool markers_tx, markers_rx, crc;
+	uint16_t mulpdu;
+	bool wait_first_fpdu;
+
+	/* Send queue: counters, ring index = counter % sq_size. */
+	struct sq_wqe *sq;
+	struct iwcm_sge *sq_sges;
+	uint8_t *sq_inl;
+	uint32_t sq_size;
+	uint32_t sq_pi, sq_ci, sq_tx;	/* produced, completed, next to start */
+	uint32_t *orq;			/* SQ counters of requests sent */
+	uint32_t orq_head, orq_count;	/* awaiting a response */
+	uint32_t next_req_id;
+
+	struct rq rq;
+
+	/* Responder queue of inbound Read and Atomic Requests. */
+	struct irq_entry *irq;
+	uint32_t irq_size, irq_head, irq_count;
+
+	/* Transmit. */
+	struct mpa_dir tx_dir;
+	uint32_t tx_msn[4];
+	struct tx_frame *frames;
+	size_t in_cap, out_cap;
+	uint32_t tx_head, tx_count;	/* frames ring */
+	enum tx_kind tx_cur;		/* message being segmented, or 0 */
+	struct sq_wqe *tx_wqe;
+	bool tx_blocked;		/* socket full: wait for POLLOUT */
+	bool term_pending, term_sent;
+	struct rdmap_term term;		/* ours */
+	bool fin_sent;			/* shutdown(SHUT_WR) done */
+
+	/* Receive. */
+	struct mpa_rx rx;
+	enum rx_phase rx_phase;
+	uint8_t cbuf[64];
+	uint8_t *discard;		/* DP_DISCARD_LEN octets */
+	uint8_t hbuf[DP_HBUF_LEN];
+	size_t hlen, hneed;
+	uint16_t ulpdu_len;
+	struct rdmap_msg msg;		/* the header of this segment */
+	bool first_fpdu;		/* one FPDU received */
+	bool rx_eof;			/* EOF or reset seen */
+	bool rx_dead;			/* stop interpreting the stream */
+	uint8_t *unread;
+	size_t unread_len, unread_off;
+	uint32_t rx_msn[4];
+	/* placement of this segment */
+	uint8_t *dst;			/* tagged: contiguous target */
+	uint64_t dst_off;		/* untagged: MO of the next octet */
+	uint32_t data_left;
+	bool rx_err;			/* a check failed on this segment */
+	uint8_t err_layer, err_etype, err_ecode;
+	int err_status;			/* for the receive WQE */
+	/* untagged QN 0 message in progress */
+	bool cur_recv;
+	struct rq_wqe recv;
+	uint64_t recv_len;		/* highest MO + length seen */
+	/* RFC 7306 §6: an Immediate Data after a Write */
+	bool write_open;
+	uint64_t write_len;
+	bool last_was_write;
+	uint64_t last_write_len;
+
+	/* Progress engine (loop thread only). */
+	uv_poll_t poll;
+	bool poll_init, poll_closing, poll_closed;
+	int poll_events;
+	bool dying;
+};
+
+/* ---- the context's datapath ---- */
+
+struct dp_async {
+	struct iwcm_async_event ev;
+};
+
+struct dp {
+	struct iwcm_ctx *ctx;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool manual;
+
+	struct dp_stag_table stags;
+	TAILQ_HEAD(, iwcm_pd) pds;
+	TAILQ_HEAD(, iwcm_mr) mrs;
+	TAILQ_HEAD(, iwcm_cq) cqs;
+	TAILQ_HEAD(, iwcm_comp_channel) channels;
+	TAILQ_HEAD(, iwcm_srq) srqs;
+	TAILQ_HEAD(, iwcm_qp) qps;
+	TAILQ_HEAD(, iwcm_qp) sync;	/* QPs whose poll needs the loop */
+
+	/* Asynchronous events. */
+	pthread_mutex_t alock;
+	struct dp_async *aq;
+	uint32_t aq_size, aq_head, aq_count;
+	int async_fd;			/* eventfd, semaphore */
+
+	/* Progress engine. */
+	bool loop_init;
+	uv_loop_t loop;
+	uv_async_t doorbell;
+	uv_timer_t timer;
+	pthread_t thread;
+	bool thread_started;
+	bool stopping;
+	bool loop_busy;			/* a thread is inside uv_run() */
+	unsigned long work;		/* events handled */
+};
+
+/* ---- verbs.c ---- */
+
+/* The datapath of ctx, created on first use; NULL with errno. */
+struct dp *dp_get(struct iwcm_ctx *ctx);
+/* STag table: insert mr (sets mr->stag), remove, look up. */
+int dp_stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr);
+void dp_stag_free(struct dp_stag_table *t, uint32_t stag);
+struct iwcm_mr *dp_stag_lookup(const struct dp_stag_table *t, uint32_t stag);
+void dp_stag_table_free(struct dp_stag_table *t);
+/* RFC 5042 §5: may pd reach [to, to + len) of stag with access? */
+enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
+			 const struct iwcm_pd *pd, uint64_t to, uint64_t len,
+			 unsigned int access, struct iwcm_mr **out);
+/* Queue a completion (dp.lock held); false when the CQ overflowed. */
+bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* Queue an asynchronous event. */
+void dp_async_push(struct dp *dp, const struct iwcm_async_event *ev);
+
+/* ---- qp.c ---- */
+
+/* Set up the engine state of a new QP from its connection. */
+int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn);
+void qp_engine_free(struct iwcm_qp *qp);
+/* Work the socket: read what is there, write what is queued. */
+void qp_rx_progress(struct iwcm_qp *qp);
+void qp_tx_progress(struct iwcm_qp *qp);
+/* Move the QP to error: Terminate (if term), flush, async event. */
+void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
+	      uint8_t layer, uint8_t etype, uint8_t ecode,
+	      const uint8_t *seg, size_t seg_len);
+/* Complete (flush) what a QP in error still holds. */
+void qp_flush(struct iwcm_qp *qp);
+/* Complete finished send work requests in order. */
+void qp_sq_reap(struct iwcm_qp *qp);
+/* Graceful close: FIN once the send side is drained. */
+void qp_close_check(struct iwcm_qp *qp);
+/* A memory region goes away: copy unsent octets that point into it. */
+void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
+/* Drop this QP's completions from a CQ (destroy). */
+void qp_cq_purge(struct iwcm_cq *cq, const struct iwcm_qp *qp);
+/* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
+int qp_poll_events(const struct iwcm_qp *qp);
+
+/* ---- mpa_stream.c ---- */
+
+/* Read up to len octets (handoff's unread octets first): >0, 0 on EOF,
+ * -1 with errno (EAGAIN when nothing is there). */
+ssize_t mpa_stream_read(struct iwcm_qp *qp, void *buf, size_t len);
+ssize_t mpa_stream_readv(struct iwcm_qp *qp, const struct iovec *iov,
+			 int n);
+/* Frame one ULPDU (in[0] the headers, then payload pieces) into f. */
+int mpa_stream_frame(struct iwcm_qp *qp, struct tx_frame *f, size_t n_in);
+/* Write the queued frames: octets written, -1 with errno. */
+ssize_t mpa_stream_write(struct iwcm_qp *qp);
+/* The FPDU payload limit for this socket (RFC 5044 §4.5). */
+uint16_t mpa_stream_mulpdu(int fd, bool markers);
+
+/* ---- progress.c ---- */
+
+/* Start the loop (and the thread unless manual). */
+int progress_start(struct dp *dp);
+/* Stop the thread and close the loop (dp.lock not held). */
+void progress_stop(struct dp *dp);
+/* Ask the loop to (re)arm this QP's poll; rings the doorbell. */
+void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp);
+/* Wait until the loop has closed this QP's poll (dp.lock held). */
+void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp);
+
+/* ---- atomics.c ---- */
+
+/* RFC 7306 §5.1.1: masked add of one 64-bit word (pure). */
+uint64_t atomic_masked_add(uint64_t orig, uint64_t add, uint64_t mask);
+/* RFC 7306 §5.1.2: the CmpSwap result for orig (pure). */
+uint64_t atomic_cmp_swap_val(uint64_t orig, uint64_t cmp, uint64_t cmp_mask,
+			     uint64_t swap, uint64_t swap_mask);
+/* Run an atomic on an aligned word, atomically with every other one of
+ * the process; returns the original value. */
+uint64_t atomic_run(uint64_t *p, uint8_t aopcode, uint64_t add_swap,
+		    uint64_t add_swap_mask, uint64_t cmp, uint64_t cmp_mask);
+
+#endif

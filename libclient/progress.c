@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The progress engine: one libuv loop per context, watching the socket
+ * of every QP (uv_poll) and woken by a doorbell (uv_async) when another
+ * thread changed what a QP waits for.  By default a thread runs the
+ * loop, so one-sided operations complete without the application; with
+ * IWCM_CTX_MANUAL_PROGRESS iwcm_progress() runs it.
+ *
+ * libuv handles may only be touched by the thread running the loop, so
+ * the other threads put a QP on dp.sync and ring the doorbell; the loop
+ * thread (re)arms, starts or closes the QP's poll.  Only uv_async_send()
+ * is called from other threads.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "dp.h"
+
+static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp);
+
+static void progress_poll_closed(uv_handle_t *h)
+{
+	struct iwcm_qp *qp = h->data;
+	struct dp *dp = qp->ctx->dp;
+
+	pthread_mutex_lock(&dp->lock);
+	qp->poll_closed = true;
+	pthread_cond_broadcast(&dp->cond);
+	pthread_mutex_unlock(&dp->lock);
+}
+
+/* A QP's socket is readable or writable (loop thread, dp.lock free). */
+static void progress_on_poll(uv_poll_t *h, int status, int events)
+{
+	struct iwcm_qp *qp = h->data;
+	struct dp *dp = qp->ctx->dp;
+
+	pthread_mutex_lock(&dp->lock);
+	if (qp->dying || qp->poll_closing) {
+		pthread_mutex_unlock(&dp->lock);
+		return;
+	}
+	dp->work++;
+	if (status < 0) {
+		/* libuv reports a socket error: read it as a reset. */
+		events = UV_READABLE | UV_WRITABLE;
+	}
+	if (events & UV_WRITABLE) {
+		qp->tx_blocked = false;
+		qp_tx_progress(qp);
+	}
+	if (events & (UV_READABLE | UV_DISCONNECT))
+		qp_rx_progress(qp);
+	progress_qp_apply(dp, qp);
+	pthread_mutex_unlock(&dp->lock);
+}
+
+/* Bring a QP's poll in line with its state (loop thread, dp.lock held). */
+static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
+{
+	int ev;
+
+	if (qp->poll_closing)
+		return;
+	if (qp->dying) {
+		if (qp->poll_init) {
+			uv_poll_stop(&qp->poll);
+			qp->poll_closing = true;
+			uv_close((uv_handle_t *)&qp->poll,
+				 progress_poll_closed);
+		} else {
+			qp->poll_closed = true;
+			pthread_cond_broadcast(&dp->cond);
+		}
+		return;
+	}
+	if (!qp->poll_init) {
+		if (uv_poll_init(&dp->loop, &qp->poll, qp->fd) < 0) {
+			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
+				 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
+			return;
+		}
+		qp->poll.data = qp;
+		qp->poll_init = true;
+		qp->poll_events = 0;
+		/* Octets the daemon read are not in the socket. */
+		if (qp->unread_off < qp->unread_len)
+			qp_rx_progress(qp);
+		qp_tx_progress(qp);
+	}
+	ev = qp_poll_events(qp);
+	if (ev == qp->poll_events)
+		return;
+	if (ev)
+		uv_poll_start(&qp->poll, ev, progress_on_poll);
+	else
+		uv_poll_stop(&qp->poll);
+	qp->poll_events = ev;
+}
+
+/* Apply every pending change (loop thread, dp.lock held). */
+static void progress_sync_all(struct dp *dp)
+{
+	struct iwcm_qp *qp;
+
+	while ((qp = TAILQ_FIRST(&dp->sync))) {
+		TAILQ_REMOVE(&dp->sync, qp, sync_entry);
+		qp->sync_queued = false;
+		progress_qp_apply(dp, qp);
+	}
+}
+
+static void progress_on_doorbell(uv_async_t *h)
+{
+	struct dp *dp = h->data;
+
+	pthread_mutex_lock(&dp->lock);
+	progress_sync_all(dp);
+	if (dp->stopping)
+		uv_stop(&dp->loop);
+	pthread_mutex_unlock(&dp->lock);
+}
+
+static void progress_on_timer(uv_timer_t *h)
+{
+	(void)h;
+}
+
+static void *progress_thread(void *arg)
+{
+	struct dp *dp = arg;
+	sigset_t all;
+
+	/* Signals belong to the application's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	uv_run(&dp->loop, UV_RUN_DEFAULT);
+	return NULL;
+}
+
+/* Set up the loop, and start the thread unless progress is manual. */
+int progress_start(struct dp *dp)
+{
+	int r;
+
+	if (!dp->loop_init) {
+		if (uv_loop_init(&dp->loop) < 0)
+			return ERR(ENOMEM);
+		if (uv_async_init(&dp->loop, &dp->doorbell,
+				  progress_on_doorbell) < 0) {
+			uv_loop_close(&dp->loop);
+			return ERR(ENOMEM);
+		}
+		dp->doorbell.data = dp;
+		uv_timer_init(&dp->loop, &dp->timer);
+		dp->timer.data = dp;
+		dp->loop_init = true;
+	}
+	if (dp->manual || dp->thread_started)
+		return 0;
+	r = pthread_create(&dp->thread, NULL, progress_thread, dp);
+	if (r)
+		return ERR(r);
+	dp->thread_started = true;
+	dp->loop_busy = true;
+	return 0;
+}
+
+static void progress_close_walk(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+/* Stop the thread and close the loop and every handle. */
+void progress_stop(struct dp *dp)
+{
+	if (!dp->loop_init)
+		return;
+	if (dp->thread_started) {
+		pthread_mutex_lock(&dp->lock);
+		dp->stopping = true;
+		pthread_mutex_unlock(&dp->lock);
+		uv_async_send(&dp->doorbell);
+		pthread_join(dp->thread, NULL);
+		dp->thread_started = false;
+	}
+	/* The loop is ours now: close what is left and let it finish. */
+	uv_walk(&dp->loop, progress_close_walk, NULL);
+	uv_run(&dp->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&dp->loop);
+	dp->loop_init = false;
+}
+
+/* Ask the loop to apply a QP's new state (dp.lock held). */
+void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp)
+{
+	if (!dp->loop_init)
+		return;
+	if (qp->poll_init && !qp->dying &&
+	    qp_poll_events(qp) == qp->poll_events)
+		return;
+	if (!qp->sync_queued) {
+		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
+		qp->sync_queued = true;
+	}
+	uv_async_send(&dp->doorbell);
+}
+
+/* Run the loop ourselves once (manual mode, dp.lock held, not busy). */
+static void progress_run_once(struct dp *dp, uv_run_mode mode)
+{
+	dp->loop_busy = true;
+	progress_sync_all(dp);
+	pthread_mutex_unlock(&dp->lock);
+	uv_run(&dp->loop, mode);
+	pthread_mutex_lock(&dp->lock);
+	dp->loop_busy = false;
+	pthread_cond_broadcast(&dp->cond);
+}
+
+/* Close a QP's poll and wait until libuv let go of it (dp.lock held). */
+void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
+{
+	qp->dying = true;
+	if (!dp->loop_init || (!qp->poll_init && !qp->sync_queued)) {
+		if (qp->sync_queued) {
+			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
+			qp->sync_queued = false;
+		}
+		return;
+	}
+	if (!qp->sync_queued) {
+		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
+		qp->sync_queued = true;
+	}
+	while (!qp->poll_closed) {
+		if (dp->loop_busy) {
+			/* The loop thread (or an iwcm_progress() caller)
+			 * closes it. */
+			uv_async_send(&dp->doorbell);
+			pthread_cond_wait(&dp->cond, &dp->lock);
+		} else {
+			progress_run_once(dp, UV_RUN_NOWAIT);
+		}
+	}
+	if (qp->sync_queued) {
+		TAILQ_REMOVE(&dp->sync, qp, sync_entry);
+		qp->sync_queued = false;
+	}
+}
+
+/* Drive the progress engine of a manual-progress context. */
+IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
+{
+	struct dp *dp;
+	unsigned long before;
+	uv_run_mode mode = UV_RUN_ONCE;
+
+	if (!ctx)
+		return ERR(EINVAL);
+	dp = dp_get(ctx);
+	if (!dp)
+		return -1;
+	if (!dp->manual)
+		return ERR(EINVAL);
+	pthread_mutex_lock(&dp->lock);
+	if (progress_start(dp) < 0) {
+		pthread_mutex_unlock(&dp->lock);
+		return -1;
+	}
+	if (dp->loop_busy) {
+		/* Another thread is progressing: wait for it. */
+		while (dp->loop_busy)
+			pthread_cond_wait(&dp->cond, &dp->lock);
+		pthread_mutex_unlock(&dp->lock);
+		return 0;
+	}
+	before = dp->work;
+	if (timeout_ms == 0)
+		mode = UV_RUN_NOWAIT;
+	else if (timeout_ms > 0)
+		uv_timer_start(&dp->timer, progress_on_timer,
+			       (uint64_t)timeout_ms, 0);
+	progress_run_once(dp, mode);
+	uv_timer_stop(&dp->timer);
+	before = dp->work - before;
+	pthread_mutex_unlock(&dp->lock);
+	return before > INT32_MAX ? INT32_MAX : (int)before;
+}
