@@ -1293,10 +1293,18 @@ static void activation_round(const char *first, const char *second)
 	while ((access(H.sock, F_OK) || access(H.admin, F_OK)) &&
 	       harness_ms() < end)
 		poll(NULL, 0, 5);
-	fd = ipc_open_hello(H.sock);
+	/*
+	 * The socket file appears at bind(), a moment before listen():
+	 * a connect in between is refused, so retry until the deadline.
+	 */
+	while ((fd = ipc_open_hello(H.sock)) < 0 && errno == ECONNREFUSED &&
+	       harness_ms() < end)
+		poll(NULL, 0, 5);
 	ck_assert_msg(fd >= 0, "no HELLO on the activated client socket:\n%s",
 		      harness_log(&H));
-	admin = ipc_open_hello(H.admin);
+	while ((admin = ipc_open_hello(H.admin)) < 0 &&
+	       errno == ECONNREFUSED && harness_ms() < end)
+		poll(NULL, 0, 5);
 	ck_assert_int_ge(admin, 0);
 	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
 			 IWCM__RESULT__RES_OK);
