@@ -60,6 +60,9 @@ static void conn_fsm_log(void *arg, const char *fmt, ...)
 	va_list ap;
 
 	(void)arg;
+	/* Every transition comes here: format only what will be logged. */
+	if (!log_getverbose())
+		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
