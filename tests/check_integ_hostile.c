@@ -183,6 +183,27 @@ static long long hs_good(void)
 	return t;
 }
 
+/*
+ * The daemon's fd count once it has settled: a peer the test just closed
+ * (the readiness probe, an admin query) is closed by iwcmd a moment later,
+ * so take the count only when three reads 20 ms apart agree.
+ */
+static int hs_fds_settled(void)
+{
+	long long end = harness_ms() + 2000;
+	int a = integ_fds(H.pid), b = -2, c = -3;
+
+	while (harness_ms() < end) {
+		poll(NULL, 0, 20);
+		c = b;
+		b = a;
+		a = integ_fds(H.pid);
+		if (a == b && b == c)
+			break;
+	}
+	return a;
+}
+
 /* Nothing left in the daemon: no connection, the fds it started with. */
 static void hs_all_freed(int listeners)
 {
@@ -204,7 +225,7 @@ static void hs_start(const char *conf)
 {
 	harness_start(&H, conf);
 	hs_listen();
-	fds_base = integ_fds(H.pid);
+	fds_base = hs_fds_settled();
 	ck_assert_int_gt(fds_base, 0);
 }
 
@@ -658,7 +679,7 @@ START_TEST(client_killed)
 	iwcm_ctx_close(ctx);	/* the test's own client is not needed */
 	ctx = NULL;
 	ck_assert_int_eq(integ_count_until(&H, IPC_CTL_LISTENERS, 0, 2000), 0);
-	fds_base = integ_fds(H.pid);
+	fds_base = hs_fds_settled();
 	lfd = integ_tcp_listen(&rport);
 	ck_assert_int_ge(lfd, 0);
 	ck_assert_int_eq(pipe(pp), 0);
@@ -883,7 +904,7 @@ START_TEST(halfopen_1000)
 	harness_init(&H, "request_timeout_ms = 20000\n");
 	hs_spawn_soft(256);
 	hs_listen();
-	fds_base = integ_fds(H.pid);
+	fds_base = hs_fds_settled();
 	hs_halfopen(fds, HS_HALFOPEN);
 	t = hs_good();
 	fprintf(stderr, "a good handshake beside %d half-open connections: "
@@ -917,7 +938,7 @@ START_TEST(halfopen_fd_limit)
 					     "max_conns 4096 lowered to 344"),
 			 1);
 	hs_listen();
-	fds_base = integ_fds(H.pid);
+	fds_base = hs_fds_settled();
 	hs_halfopen(fds, HS_HALFOPEN);
 	t0 = harness_ms();
 	ck_assert_int_eq(integ_count(&H, IPC_CTL_CONNS), 344);
