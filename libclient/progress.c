@@ -284,9 +284,12 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 	before = dp->work;
 	if (timeout_ms == 0)
 		mode = UV_RUN_NOWAIT;
-	else if (timeout_ms > 0)
+	else if (timeout_ms > 0) {
+		/* From now, not from the loop's last idea of the time. */
+		uv_update_time(&dp->loop);
 		uv_timer_start(&dp->timer, progress_on_timer,
 			       (uint64_t)timeout_ms, 0);
+	}
 	progress_run_once(dp, mode);
 	uv_timer_stop(&dp->timer);
 	before = dp->work - before;

@@ -531,6 +531,398 @@ START_TEST(test_send_recv)
 }
 END_TEST
 
+
+static struct iwcm_send_wr wr_of(int opcode, uint64_t id)
+{
+	struct iwcm_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.opcode = opcode;
+	wr.send_flags = IWCM_SEND_SIGNALED;
+	return wr;
+}
+
+static void expect_wc(struct end *e, struct end *o, uint64_t id, int status,
+		      int opcode)
+{
+	struct iwcm_wc wc = wait_wc(e, o);
+
+	ck_assert_msg(wc.wr_id == id && wc.status == status &&
+			      wc.opcode == opcode,
+		      "wc id %llu status %d (%s) opcode %d, want %llu %d %d",
+		      (unsigned long long)wc.wr_id, wc.status,
+		      iwcm_wc_status_str(wc.status), wc.opcode,
+		      (unsigned long long)id, status, opcode);
+}
+
+static struct iwcm_async_event wait_async(struct end *e, struct end *o)
+{
+	struct iwcm_async_event ev;
+	int64_t end = now_ms() + 10000;
+	struct pollfd pfd;
+
+	pfd.fd = iwcm_ctx_get_async_fd(e->ctx);
+	pfd.events = POLLIN;
+	for (;;) {
+		if (poll(&pfd, 1, 0) == 1) {
+			ck_assert_int_eq(iwcm_get_async_event(e->ctx, &ev), 0);
+			return ev;
+		}
+		ck_assert_msg(now_ms() < end, "no async event");
+		if (manual) {
+			iwcm_progress(e->ctx, 0);
+			iwcm_progress(o->ctx, 0);
+		} else {
+			usleep(100);
+		}
+	}
+}
+
+/* RDMA Write, then Write with Immediate (RFC 7306 §6). */
+START_TEST(test_write)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	static const uint32_t sizes[] = { 0, 1, 3000, 65536, 200001 };
+
+	manual = _i;
+	pair_default(&a, &b);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint32_t n = sizes[i];
+
+		fill(a.buf, n, (uint8_t)(i + 3));
+		wr = wr_of(IWCM_WR_RDMA_WRITE, i);
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b.buf + 4096);
+		wr.wr.rdma.rkey = iwcm_mr_get_stag(b.mr);
+		post(&a, &wr, 0, n);
+		expect_wc(&a, &b, i, IWCM_WC_SUCCESS, IWCM_WC_RDMA_WRITE);
+		/* A Send after the Write: delivered once it is placed. */
+		post_recv(&b, 50, BUF_LEN - 64, 64);
+		wr = wr_of(IWCM_WR_SEND, 99);
+		post(&a, &wr, 0, 0);
+		expect_wc(&a, &b, 99, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+		expect_wc(&b, &a, 50, IWCM_WC_SUCCESS, IWCM_WC_RECV);
+		ck_assert(memcmp(a.buf, b.buf + 4096, n) == 0);
+	}
+	post_recv(&b, 7, 0, 0);
+	fill(a.buf, 5000, 9);
+	wr = wr_of(IWCM_WR_RDMA_WRITE_WITH_IMM, 8);
+	wr.imm_data = 0x0123456789ABCDEFull;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b.buf + 8192);
+	wr.wr.rdma.rkey = iwcm_mr_get_stag(b.mr);
+	post(&a, &wr, 0, 5000);
+	expect_wc(&a, &b, 8, IWCM_WC_SUCCESS, IWCM_WC_RDMA_WRITE);
+	wc = wait_wc(&b, &a);
+	ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, IWCM_WC_RECV_RDMA_WITH_IMM);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	ck_assert_uint_eq(wc.byte_len, 5000);
+	ck_assert(wc.wc_flags & IWCM_WC_WITH_IMM);
+	ck_assert_uint_eq(wc.imm_data, 0x0123456789ABCDEFull);
+	ck_assert(memcmp(a.buf, b.buf + 8192, 5000) == 0);
+
+	/* Immediate Data alone, with SE. */
+	post_recv(&b, 9, 0, 0);
+	wr = wr_of(IWCM_WR_IMM_DATA, 10);
+	wr.send_flags |= IWCM_SEND_SOLICITED;
+	wr.imm_data = 42;
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	expect_wc(&a, &b, 10, IWCM_WC_SUCCESS, IWCM_WC_IMM_DATA);
+	wc = wait_wc(&b, &a);
+	ck_assert_int_eq(wc.opcode, IWCM_WC_RECV_IMM_DATA);
+	ck_assert_uint_eq(wc.imm_data, 42);
+	ck_assert_uint_eq(wc.wc_flags, IWCM_WC_WITH_IMM | IWCM_WC_SOLICITED);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* RDMA Read of every size, more outstanding than ORD (queued). */
+START_TEST(test_read)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	static const uint32_t sizes[] = { 0, 1, 4000, 65535, 150000, 7 };
+
+	manual = _i;
+	pair_default(&a, &b);
+	fill(b.buf, BUF_LEN, 77);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		wr = wr_of(IWCM_WR_RDMA_READ, i);
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b.buf + 100 * i);
+		wr.wr.rdma.rkey = iwcm_mr_get_stag(b.mr);
+		post(&a, &wr, 200000 * i, sizes[i]);
+	}
+	/* Completions in order (RFC 5040 §5.5 rule 15). */
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct iwcm_wc wc = wait_wc(&a, &b);
+
+		ck_assert_uint_eq(wc.wr_id, i);
+		ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+		ck_assert_int_eq(wc.opcode, IWCM_WC_RDMA_READ);
+		ck_assert_uint_eq(wc.byte_len, sizes[i]);
+		ck_assert(memcmp(a.buf + 200000 * i, b.buf + 100 * i,
+				 sizes[i]) == 0);
+	}
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* RFC 7306 atomics and the seed draft's Swap. */
+START_TEST(test_atomics)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	uint64_t *target, *result;
+
+	manual = _i;
+	pair_default(&a, &b);
+	target = (uint64_t *)(b.buf + 64);
+	result = (uint64_t *)(a.buf + 128);
+	*target = 100;
+	wr = wr_of(IWCM_WR_ATOMIC_FETCH_ADD, 1);
+	wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+	wr.wr.atomic.rkey = iwcm_mr_get_stag(b.mr);
+	wr.wr.atomic.compare_add = 5;
+	post(&a, &wr, 128, 8);
+	expect_wc(&a, &b, 1, IWCM_WC_SUCCESS, IWCM_WC_FETCH_ADD);
+	ck_assert_uint_eq(*result, 100);
+	ck_assert_uint_eq(*target, 105);
+
+	wr = wr_of(IWCM_WR_ATOMIC_CMP_SWP, 2);
+	wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+	wr.wr.atomic.rkey = iwcm_mr_get_stag(b.mr);
+	wr.wr.atomic.compare_add = 105;
+	wr.wr.atomic.compare_add_mask = UINT64_MAX;
+	wr.wr.atomic.swap = 7;
+	wr.wr.atomic.swap_mask = UINT64_MAX;
+	post(&a, &wr, 128, 8);
+	expect_wc(&a, &b, 2, IWCM_WC_SUCCESS, IWCM_WC_COMP_SWAP);
+	ck_assert_uint_eq(*result, 105);
+	ck_assert_uint_eq(*target, 7);
+
+	wr = wr_of(IWCM_WR_ATOMIC_SWAP, 3);
+	wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)target;
+	wr.wr.atomic.rkey = iwcm_mr_get_stag(b.mr);
+	wr.wr.atomic.swap = 0xAA;
+	post(&a, &wr, 128, 8);
+	expect_wc(&a, &b, 3, IWCM_WC_SUCCESS, IWCM_WC_SWAP);
+	ck_assert_uint_eq(*result, 7);
+	ck_assert_uint_eq(*target, 0xAA);
+
+	/* Unaligned: refused at post time. */
+	wr = wr_of(IWCM_WR_ATOMIC_SWAP, 4);
+	wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)target + 4;
+	wr.wr.atomic.rkey = iwcm_mr_get_stag(b.mr);
+	{
+		struct iwcm_sge sge = { (uint64_t)(uintptr_t)result, 8,
+					iwcm_mr_get_stag(a.mr) };
+		struct iwcm_send_wr *bad = NULL;
+
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		ck_assert_int_eq(iwcm_post_send(a.qp, &wr, &bad), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_ptr_eq(bad, &wr);
+	}
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* Send with Invalidate, then a Write to the invalidated STag: the
+ * responder's Terminate, the events and the flush on both sides. */
+START_TEST(test_invalidate_terminate)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_async_event ev;
+	struct iwcm_wc wc;
+	uint32_t stag;
+
+	manual = _i;
+	pair_default(&a, &b);
+	stag = iwcm_mr_get_stag(b.mr);
+	post_recv(&b, 1, 0, 16);
+	wr = wr_of(IWCM_WR_SEND_WITH_INV, 2);
+	wr.invalidate_stag = stag;
+	post(&a, &wr, 0, 16);
+	expect_wc(&a, &b, 2, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	wc = wait_wc(&b, &a);
+	ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+	ck_assert(wc.wc_flags & IWCM_WC_WITH_INV);
+	ck_assert_uint_eq(wc.invalidated_stag, stag);
+
+	/* B's region no longer answers to its STag. */
+	post_recv(&b, 3, 0, 16);
+	post_recv(&b, 4, 0, 16);
+	wr = wr_of(IWCM_WR_RDMA_WRITE, 5);
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b.buf;
+	wr.wr.rdma.rkey = stag;
+	post(&a, &wr, 0, 16);
+	expect_wc(&a, &b, 5, IWCM_WC_SUCCESS, IWCM_WC_RDMA_WRITE);
+	ev = wait_async(&b, &a);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+	ck_assert_ptr_eq(ev.qp, b.qp);
+	/* RFC 5041 §7.2: tagged buffer error, invalid STag. */
+	ck_assert_uint_eq(ev.term_layer, RDMAP_TERM_LAYER_DDP);
+	ck_assert_uint_eq(ev.term_etype, DDP_ETYPE_TAGGED);
+	ck_assert_uint_eq(ev.term_ecode, DDP_ECODE_T_INVALID_STAG);
+	expect_wc(&b, &a, 3, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_RECV);
+	expect_wc(&b, &a, 4, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_RECV);
+	ev = wait_async(&a, &b);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_TERMINATE);
+	ck_assert_uint_eq(ev.term_layer, RDMAP_TERM_LAYER_DDP);
+	ck_assert_uint_eq(ev.term_ecode, DDP_ECODE_T_INVALID_STAG);
+	{
+		struct iwcm_qp_attr qa;
+
+		ck_assert_int_eq(iwcm_query_qp(a.qp, &qa), 0);
+		ck_assert_int_eq(qa.state, IWCM_QPS_ERROR);
+	}
+	/* Posting to a QP in error flushes at once. */
+	wr = wr_of(IWCM_WR_SEND, 6);
+	wr.send_flags = 0;
+	post(&a, &wr, 0, 1);
+	expect_wc(&a, &b, 6, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_SEND);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* A Read the peer refuses: REM_ACCESS_ERR with the Terminate's codes,
+ * then everything behind it is flushed. */
+START_TEST(test_read_refused)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+
+	manual = _i;
+	pair_default(&a, &b);
+	wr = wr_of(IWCM_WR_RDMA_READ, 1);
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b.buf + BUF_LEN - 8;
+	wr.wr.rdma.rkey = iwcm_mr_get_stag(b.mr);
+	post(&a, &wr, 0, 16);
+	/* FENCE holds the Send behind the Read: it is flushed. */
+	wr = wr_of(IWCM_WR_SEND, 2);
+	wr.send_flags = IWCM_SEND_FENCE;
+	post(&a, &wr, 0, 1);
+	wc = wait_wc(&a, &b);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.status, IWCM_WC_REM_ACCESS_ERR);
+	/* RFC 5040 §4.8: RDMAP, Remote Protection, base or bounds. */
+	ck_assert_uint_eq(wc.vendor_err,
+			  (uint32_t)RDMAP_TERM_LAYER_RDMAP << 16 |
+				  RDMAP_ETYPE_REMOTE_PROT << 8 |
+				  RDMAP_ECODE_BASE_BOUNDS);
+	expect_wc(&a, &b, 2, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_SEND);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* Inline data, several SGEs, a shared receive queue. */
+START_TEST(test_inline_sge_srq)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	uint8_t tmp[200];
+	struct iwcm_sge sge[3];
+
+	manual = _i;
+	pair_default(&a, &b);
+	for (size_t i = 0; i < sizeof(tmp); i++)
+		tmp[i] = (uint8_t)(i ^ 0x5A);
+	post_recv(&b, 1, 1000, 300);
+	wr = wr_of(IWCM_WR_SEND, 2);
+	wr.send_flags |= IWCM_SEND_INLINE;
+	sge[0].addr = (uint64_t)(uintptr_t)tmp;
+	sge[0].length = 150;
+	sge[0].lkey = 0;
+	sge[1].addr = (uint64_t)(uintptr_t)(tmp + 150);
+	sge[1].length = 50;
+	sge[1].lkey = 0;
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	memset(tmp, 0, sizeof(tmp));
+	expect_wc(&a, &b, 2, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	wc = wait_wc(&b, &a);
+	ck_assert_uint_eq(wc.byte_len, 200);
+	for (size_t i = 0; i < 200; i++)
+		ck_assert_uint_eq(b.buf[1000 + i], (uint8_t)(i ^ 0x5A));
+
+	/* Gather from three pieces, scatter into two. */
+	fill(a.buf, 3000, 1);
+	{
+		struct iwcm_sge rs[2] = {
+			{ (uint64_t)(uintptr_t)(b.buf + 10000), 1000,
+			  iwcm_mr_get_stag(b.mr) },
+			{ (uint64_t)(uintptr_t)(b.buf + 20000), 2000,
+			  iwcm_mr_get_stag(b.mr) },
+		};
+		struct iwcm_recv_wr rwr = { 3, NULL, rs, 2 };
+
+		ck_assert_int_eq(iwcm_post_recv(b.qp, &rwr, NULL), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		sge[i].addr = (uint64_t)(uintptr_t)(a.buf + 1000 * i);
+		sge[i].length = 1000;
+		sge[i].lkey = iwcm_mr_get_stag(a.mr);
+	}
+	wr = wr_of(IWCM_WR_SEND, 4);
+	wr.sg_list = sge;
+	wr.num_sge = 3;
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	expect_wc(&a, &b, 4, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	wc = wait_wc(&b, &a);
+	ck_assert_uint_eq(wc.byte_len, 3000);
+	ck_assert(memcmp(b.buf + 10000, a.buf, 1000) == 0);
+	ck_assert(memcmp(b.buf + 20000, a.buf + 1000, 2000) == 0);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* Graceful close: the queued Send arrives, both sides see the close. */
+START_TEST(test_disconnect)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_async_event ev;
+
+	manual = _i;
+	pair_default(&a, &b);
+	post_recv(&b, 1, 0, 100);
+	post_recv(&b, 2, 0, 100);
+	wr = wr_of(IWCM_WR_SEND, 3);
+	post(&a, &wr, 0, 100);
+	ck_assert_int_eq(iwcm_qp_disconnect(a.qp), 0);
+	if (manual) {
+		/* Nothing progressed yet: still closing. */
+		wr.num_sge = 0;
+		ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), -1);
+		ck_assert_int_eq(errno, ENOTCONN);
+	}
+	expect_wc(&a, &b, 3, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	expect_wc(&b, &a, 1, IWCM_WC_SUCCESS, IWCM_WC_RECV);
+	ev = wait_async(&b, &a);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_PEER_CLOSED);
+	expect_wc(&b, &a, 2, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_RECV);
+	ev = wait_async(&a, &b);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_PEER_CLOSED);
+	ck_assert_int_eq(iwcm_destroy_qp(a.qp), 0);
+	ck_assert_int_eq(iwcm_destroy_qp(b.qp), 0);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs");
@@ -546,6 +938,14 @@ int main(void)
 	add_tcase(s, "atomic_math", test_atomic_math);
 	add_tcase(s, "cq_channel", test_cq_channel);
 	add_loop_tcase(s, "send_recv", test_send_recv, 2);
+	add_loop_tcase(s, "write", test_write, 2);
+	add_loop_tcase(s, "read", test_read, 2);
+	add_loop_tcase(s, "atomics", test_atomics, 2);
+	add_loop_tcase(s, "invalidate_terminate", test_invalidate_terminate,
+		       2);
+	add_loop_tcase(s, "read_refused", test_read_refused, 2);
+	add_loop_tcase(s, "inline_sge_srq", test_inline_sge_srq, 2);
+	add_loop_tcase(s, "disconnect", test_disconnect, 2);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
