@@ -923,6 +923,238 @@ START_TEST(test_disconnect)
 }
 END_TEST
 
+/* Send, Write and Read over one configuration of the pair. */
+static void traffic(struct end *a, struct end *b)
+{
+	static const uint32_t sizes[] = { 0, 5, 511, 1500, 66000, 250000 };
+	struct iwcm_send_wr wr;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		uint32_t n = sizes[i];
+		struct iwcm_wc wc;
+
+		fill(a->buf, n, (uint8_t)(i * 13));
+		post_recv(b, i, 300000, 300000);
+		wr = wr_of(IWCM_WR_SEND, i);
+		post(a, &wr, 0, n);
+		expect_wc(a, b, i, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+		wc = wait_wc(b, a);
+		ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+		ck_assert_uint_eq(wc.byte_len, n);
+		ck_assert(memcmp(a->buf, b->buf + 300000, n) == 0);
+
+		fill(b->buf, n, (uint8_t)(i * 17));
+		wr = wr_of(IWCM_WR_RDMA_WRITE, 100 + i);
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(a->buf + 600000);
+		wr.wr.rdma.rkey = iwcm_mr_get_stag(a->mr);
+		post(b, &wr, 0, n);
+		expect_wc(b, a, 100 + i, IWCM_WC_SUCCESS, IWCM_WC_RDMA_WRITE);
+		wr = wr_of(IWCM_WR_RDMA_READ, 200 + i);
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(a->buf + 600000);
+		wr.wr.rdma.rkey = iwcm_mr_get_stag(a->mr);
+		post(b, &wr, 300000, n);
+		expect_wc(b, a, 200 + i, IWCM_WC_SUCCESS, IWCM_WC_RDMA_READ);
+		ck_assert(memcmp(b->buf, b->buf + 300000, n) == 0);
+	}
+}
+
+struct mk_case {
+	int m_ab, m_ba, crc;	/* markers A->B, B->A */
+	uint64_t off_ab, off_ba;
+};
+
+static const struct mk_case mk_cases[] = {
+	{ 1, 1, 1, 0, 0 },
+	{ 1, 0, 1, 4, 100 },
+	{ 0, 1, 0, 300, 511 },
+	{ 1, 1, 0, 508, 1028 },
+	{ 0, 0, 0, 0, 0 },
+	{ 1, 1, 1, (1ull << 32) + 516, 7 * 512 + 4 },
+};
+
+/* RFC 5044 §4.3-4.4: markers at the handed-over stream offsets, CRC on
+ * or off, each direction on its own. */
+START_TEST(test_markers_crc)
+{
+	const struct mk_case *c = &mk_cases[_i / 2];
+	struct iwcm_synth sa, sb;
+	struct iwcm_qp_attr qa;
+	struct end a, b;
+
+	manual = _i & 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.mpa_rev = 1;
+	sa.version = 1;
+	sa.ird = sa.ord = 4;
+	sa.atomics = sa.imm_data = 1;
+	sa.crc = c->crc;
+	sb = sa;
+	sa.initiator = 1;
+	sa.markers_tx = sb.markers_rx = c->m_ab;
+	sa.markers_rx = sb.markers_tx = c->m_ba;
+	sa.tx_offset = sb.rx_offset = c->off_ab;
+	sa.rx_offset = sb.tx_offset = c->off_ba;
+	pair_up(&a, &b, &sa, &sb);
+	ck_assert_int_eq(iwcm_query_qp(a.qp, &qa), 0);
+	ck_assert_int_eq(qa.markers_tx, c->m_ab);
+	ck_assert_int_eq(qa.markers_rx, c->m_ba);
+	ck_assert_int_eq(qa.crc, c->crc);
+	ck_assert_uint_ge(qa.mulpdu, 128);
+	traffic(&a, &b);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* RDMA Consortium peers: DDP and RDMAP version 0, no RFC 7306. */
+START_TEST(test_version0)
+{
+	struct iwcm_synth sa, sb;
+	struct iwcm_qp_attr qa;
+	struct iwcm_send_wr wr;
+	struct end a, b;
+
+	manual = _i;
+	memset(&sa, 0, sizeof(sa));
+	sa.mpa_rev = 0;
+	sa.version = 0;
+	sa.markers_tx = sa.markers_rx = sa.crc = 1;
+	sa.ird = sa.ord = 2;
+	sa.atomics = sa.imm_data = 1;
+	sb = sa;
+	sa.initiator = 1;
+	pair_up(&a, &b, &sa, &sb);
+	ck_assert_int_eq(iwcm_query_qp(a.qp, &qa), 0);
+	ck_assert_uint_eq(qa.rdmap_version, 0);
+	ck_assert_int_eq(qa.atomics, 0);
+	ck_assert_int_eq(qa.imm_data, 0);
+	wr = wr_of(IWCM_WR_IMM_DATA, 1);
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), -1);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	traffic(&a, &b);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends nothing before the
+ * initiator's first FPDU. */
+START_TEST(test_first_fpdu_fence)
+{
+	struct iwcm_synth sa, sb;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	struct end a, b;
+
+	manual = _i;
+	memset(&sa, 0, sizeof(sa));
+	sa.mpa_rev = 1;
+	sa.version = 1;
+	sa.crc = 1;
+	sa.ird = sa.ord = 1;
+	sb = sa;
+	sa.initiator = 1;
+	sb.wait_first_fpdu = 1;
+	pair_up(&a, &b, &sa, &sb);
+	post_recv(&a, 1, 0, 64);
+	post_recv(&b, 2, 0, 64);
+	wr = wr_of(IWCM_WR_SEND, 3);
+	post(&b, &wr, 1000, 10);
+	for (int i = 0; i < 50; i++) {
+		if (manual) {
+			iwcm_progress(a.ctx, 1);
+			iwcm_progress(b.ctx, 1);
+		} else {
+			usleep(1000);
+		}
+	}
+	ck_assert_int_eq(iwcm_poll_cq(a.cq, 1, &wc), 0);
+	ck_assert_int_eq(iwcm_poll_cq(b.cq, 1, &wc), 0);
+	wr = wr_of(IWCM_WR_SEND, 4);
+	post(&a, &wr, 1000, 10);
+	expect_wc(&a, &b, 4, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	expect_wc(&b, &a, 2, IWCM_WC_SUCCESS, IWCM_WC_RECV);
+	expect_wc(&b, &a, 3, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	expect_wc(&a, &b, 1, IWCM_WC_SUCCESS, IWCM_WC_RECV);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* The octets the daemon read past the handshake come first: here a
+ * whole Send and half of the next FPDU, with markers and CRC. */
+START_TEST(test_unread_first)
+{
+	struct iwcm_synth sa, sb;
+	struct mpa_dir d = { .markers = true, .crc = true, .off = 0 };
+	struct rdmap_msg m;
+	uint8_t ulpdu[64], wire[2][256];
+	size_t hl, wl[2], n;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	struct end a, b;
+	uint8_t unread[512];
+
+	manual = _i;
+	for (int k = 0; k < 2; k++) {
+		memset(&m, 0, sizeof(m));
+		m.rv = 1;
+		m.ddp.dv = 1;
+		m.opcode = RDMAP_SEND;
+		m.ddp.qn = 0;
+		m.ddp.msn = 1 + (uint32_t)k;
+		m.ddp.last = true;
+		ck_assert_int_eq(rdmap_hdr_build(&m, ulpdu, sizeof(ulpdu), &hl),
+				 WIRE_OK);
+		memset(ulpdu + hl, 'a' + k, 10);
+		ck_assert_int_eq(mpa_fpdu_build(&d, ulpdu, (uint16_t)(hl + 10),
+						wire[k], sizeof(wire[k]),
+						&wl[k]),
+				 WIRE_OK);
+	}
+	n = wl[0] + wl[1] / 2;
+	memcpy(unread, wire[0], wl[0]);
+	memcpy(unread + wl[0], wire[1], wl[1] / 2);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.mpa_rev = 1;
+	sa.version = 1;
+	sa.crc = 1;
+	sa.markers_tx = sa.markers_rx = 1;
+	sa.ird = sa.ord = 1;
+	sb = sa;
+	sa.initiator = 1;
+	/* A "sent" MSNs 1 and 2 already; B expects 1. */
+	sa.next_msn[0] = 3;
+	sa.tx_offset = wl[0] + wl[1];
+	sb.unread = unread;
+	sb.unread_len = n;
+	pair_up(&a, &b, &sa, &sb);
+	for (int k = 0; k < 3; k++)
+		post_recv(&b, 10 + (uint64_t)k, 64 * (uint64_t)k, 64);
+	/* The other half of the second FPDU, as if still in flight. */
+	ck_assert_int_eq(write(a.qp->fd, wire[1] + wl[1] / 2,
+			       wl[1] - wl[1] / 2),
+			 (ssize_t)(wl[1] - wl[1] / 2));
+	wr = wr_of(IWCM_WR_SEND, 5);
+	fill(a.buf, 20, 3);
+	post(&a, &wr, 0, 20);
+	wc = wait_wc(&b, &a);
+	ck_assert_uint_eq(wc.wr_id, 10);
+	ck_assert_uint_eq(wc.byte_len, 10);
+	ck_assert_uint_eq(b.buf[0], 'a');
+	wc = wait_wc(&b, &a);
+	ck_assert_uint_eq(wc.wr_id, 11);
+	ck_assert_uint_eq(b.buf[64], 'b');
+	wc = wait_wc(&b, &a);
+	ck_assert_uint_eq(wc.wr_id, 12);
+	ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+	ck_assert(memcmp(b.buf + 128, a.buf, 20) == 0);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs");
@@ -946,6 +1178,11 @@ int main(void)
 	add_loop_tcase(s, "read_refused", test_read_refused, 2);
 	add_loop_tcase(s, "inline_sge_srq", test_inline_sge_srq, 2);
 	add_loop_tcase(s, "disconnect", test_disconnect, 2);
+	add_loop_tcase(s, "markers_crc", test_markers_crc,
+		       2 * ARRAY_SIZE(mk_cases));
+	add_loop_tcase(s, "version0", test_version0, 2);
+	add_loop_tcase(s, "first_fpdu_fence", test_first_fpdu_fence, 2);
+	add_loop_tcase(s, "unread_first", test_unread_first, 2);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
