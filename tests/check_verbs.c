@@ -358,6 +358,8 @@ END_TEST
 struct end {
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
+	struct iwcm_comp_channel *ch;
+	struct iwcm_srq *srq;
 	struct iwcm_cq *cq;
 	struct iwcm_qp *qp;
 	struct iwcm_mr *mr;
@@ -367,6 +369,9 @@ struct end {
 #define BUF_LEN (1u << 20)
 
 static bool manual;
+/* Knobs for the next end_up(), reset by pair_up(). */
+static int cq_depth = 256;
+static bool with_srq, with_channel;
 
 static void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 {
@@ -379,7 +384,10 @@ static void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 	c = iwcm_conn_synth(e->ctx, fd, st);
 	ck_assert_ptr_nonnull(c);
 	e->pd = iwcm_alloc_pd(e->ctx);
-	e->cq = iwcm_create_cq(e->ctx, 256, NULL, NULL);
+	e->ch = with_channel ? iwcm_create_comp_channel(e->ctx) : NULL;
+	e->cq = iwcm_create_cq(e->ctx, cq_depth, e, e->ch);
+	ck_assert_ptr_nonnull(e->cq);
+	e->srq = with_srq ? iwcm_create_srq(e->pd, 16, 2) : NULL;
 	e->buf = aligned_alloc(4096, BUF_LEN);
 	ck_assert_ptr_nonnull(e->buf);
 	memset(e->buf, 0, BUF_LEN);
@@ -392,6 +400,7 @@ static void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 	qa.max_send_wr = qa.max_recv_wr = 64;
 	qa.max_send_sge = qa.max_recv_sge = 4;
 	qa.max_inline_data = 256;
+	qa.srq = e->srq;
 	e->qp = iwcm_create_qp(c, e->pd, &qa);
 	ck_assert_ptr_nonnull(e->qp);
 	ck_assert_int_eq(iwcm_conn_get_fd(c), -1);
@@ -407,6 +416,8 @@ static void pair_up(struct end *a, struct end *b, const struct iwcm_synth *sa,
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	end_up(a, sv[0], sa);
 	end_up(b, sv[1], sb);
+	cq_depth = 256;
+	with_srq = with_channel = false;
 }
 
 static void pair_default(struct end *a, struct end *b)
@@ -1155,6 +1166,185 @@ START_TEST(test_unread_first)
 }
 END_TEST
 
+/* A shared receive queue serves the QP's Sends. */
+START_TEST(test_srq)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	struct iwcm_sge sge[2];
+	struct iwcm_recv_wr rwr[2];
+
+	manual = _i;
+	with_srq = true;
+	pair_default(&a, &b);
+	/* The receive queue of a QP with an SRQ takes no buffers. */
+	sge[0].addr = (uint64_t)(uintptr_t)b.buf;
+	sge[0].length = 100;
+	sge[0].lkey = iwcm_mr_get_stag(b.mr);
+	rwr[0].wr_id = 1;
+	rwr[0].next = NULL;
+	rwr[0].sg_list = sge;
+	rwr[0].num_sge = 1;
+	ck_assert_int_eq(iwcm_post_recv(b.qp, rwr, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(iwcm_destroy_srq(b.srq), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	sge[1] = sge[0];
+	sge[1].addr += 100;
+	rwr[1] = rwr[0];
+	rwr[1].wr_id = 2;
+	rwr[1].sg_list = &sge[1];
+	rwr[0].next = &rwr[1];
+	ck_assert_int_eq(iwcm_post_srq_recv(b.srq, rwr, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		fill(a.buf, 50, (uint8_t)i);
+		wr = wr_of(IWCM_WR_SEND, 10 + (uint64_t)i);
+		post(&a, &wr, 0, 50);
+		expect_wc(&a, &b, 10 + (uint64_t)i, IWCM_WC_SUCCESS,
+			  IWCM_WC_SEND);
+		wc = wait_wc(&b, &a);
+		ck_assert_uint_eq(wc.wr_id, 1 + (uint64_t)i);
+		ck_assert_uint_eq(wc.byte_len, 50);
+		ck_assert(memcmp(b.buf + 100 * i, a.buf, 50) == 0);
+	}
+	ck_assert_int_eq(iwcm_destroy_qp(b.qp), 0);
+	ck_assert_int_eq(iwcm_destroy_srq(b.srq), 0);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* The completion channel wakes a waiter on a solicited completion. */
+START_TEST(test_channel_wakeup)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_cq *cq;
+	struct iwcm_wc wc;
+	void *cctx;
+
+	manual = _i;
+	with_channel = true;
+	pair_default(&a, &b);
+	post_recv(&b, 1, 0, 64);
+	post_recv(&b, 2, 0, 64);
+	ck_assert_int_eq(iwcm_req_notify_cq(b.cq, 1), 0);
+	/* Not solicited: no event yet. */
+	wr = wr_of(IWCM_WR_SEND, 3);
+	post(&a, &wr, 0, 8);
+	expect_wc(&b, &a, 1, IWCM_WC_SUCCESS, IWCM_WC_RECV);
+	{
+		struct pollfd p = { iwcm_comp_channel_get_fd(b.ch), POLLIN,
+				    0 };
+
+		ck_assert_int_eq(poll(&p, 1, 0), 0);
+	}
+	wr = wr_of(IWCM_WR_SEND, 4);
+	wr.send_flags |= IWCM_SEND_SOLICITED;
+	post(&a, &wr, 0, 8);
+	/* Blocks: the progress thread, or (manual) the call itself. */
+	ck_assert_int_eq(iwcm_get_cq_event(b.ch, &cq, &cctx), 0);
+	ck_assert_ptr_eq(cq, b.cq);
+	ck_assert_ptr_eq(cctx, &b);
+	iwcm_ack_cq_events(cq, 1);
+	ck_assert_int_eq(iwcm_poll_cq(b.cq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert(wc.wc_flags & IWCM_WC_SOLICITED);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* A full CQ: IWCM_EVENT_CQ_ERR once, the QP in error. */
+START_TEST(test_cq_overflow)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_async_event ev;
+
+	manual = _i;
+	pair_default(&a, &b);
+	/* Replace B's CQ by a tiny one on a fresh pair. */
+	end_down(&a);
+	end_down(&b);
+	cq_depth = 256;
+	{
+		struct iwcm_synth s;
+		int sv[2];
+
+		memset(&s, 0, sizeof(s));
+		s.version = 1;
+		s.mpa_rev = 1;
+		s.ird = s.ord = 1;
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		s.initiator = 1;
+		end_up(&a, sv[0], &s);
+		cq_depth = 2;
+		s.initiator = 0;
+		end_up(&b, sv[1], &s);
+		cq_depth = 256;
+	}
+	for (int i = 0; i < 4; i++)
+		post_recv(&b, 10 + (uint64_t)i, 0, 64);
+	for (int i = 0; i < 3; i++) {
+		wr = wr_of(IWCM_WR_SEND, (uint64_t)i);
+		post(&a, &wr, 0, 8);
+	}
+	ev = wait_async(&b, &a);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_CQ_ERR);
+	ck_assert_ptr_eq(ev.cq, b.cq);
+	ev = wait_async(&b, &a);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+	ev = wait_async(&a, &b);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_TERMINATE);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/* Zero copy and deregistration: octets queued for the socket are copied
+ * before iwcm_dereg_mr() returns, so scribbling afterwards is harmless. */
+START_TEST(test_dereg_in_flight)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_wc wc;
+	const uint32_t n = 700000;
+	uint8_t *copy = malloc(n);
+	struct iwcm_mr *mr;
+
+	manual = _i;
+	pair_default(&a, &b);
+	/* A second region over the same memory, deregistered early. */
+	mr = iwcm_reg_mr(a.pd, a.buf, n, 0);
+	fill(a.buf, n, 42);
+	memcpy(copy, a.buf, n);
+	post_recv(&b, 1, 0, BUF_LEN);
+	{
+		struct iwcm_sge sge = { (uint64_t)(uintptr_t)a.buf, n,
+					iwcm_mr_get_stag(mr) };
+
+		wr = wr_of(IWCM_WR_SEND, 2);
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	}
+	ck_assert_int_eq(iwcm_dereg_mr(mr), 0);
+	memset(a.buf, 0xEE, n);
+	wc = wait_wc(&a, &b);
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+	wc = wait_wc(&b, &a);
+	ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, n);
+	ck_assert(memcmp(b.buf, copy, n) == 0);
+	free(copy);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs");
@@ -1183,6 +1373,10 @@ int main(void)
 	add_loop_tcase(s, "version0", test_version0, 2);
 	add_loop_tcase(s, "first_fpdu_fence", test_first_fpdu_fence, 2);
 	add_loop_tcase(s, "unread_first", test_unread_first, 2);
+	add_loop_tcase(s, "srq", test_srq, 2);
+	add_loop_tcase(s, "channel_wakeup", test_channel_wakeup, 2);
+	add_loop_tcase(s, "cq_overflow", test_cq_overflow, 2);
+	add_loop_tcase(s, "dereg_in_flight", test_dereg_in_flight, 2);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
