@@ -12,6 +12,8 @@
  * on 127.0.0.1, consistent negotiated state on both ends and working
  * sockets.
  */
+#include "config.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
@@ -1859,7 +1861,7 @@ static void e2e_stop(void)
 	d = opendir(E.dir);
 	ck_assert_ptr_nonnull(d);
 	while ((de = readdir(d))) {
-		char p[256];
+		char p[sizeof(E.dir) + 258];
 
 		if (de->d_name[0] == '.')
 			continue;
