@@ -225,7 +225,12 @@ enum rx_phase {
 
 #define DP_HBUF_LEN 256
 #define DP_TX_FRAMES 16
-#define DP_DISCARD_LEN 4096
+/* Staging buffer of the receive side (framing, headers, small payloads,
+ * dropped octets). */
+#define DP_STAGE_LEN 4096
+/* Payloads of segments up to this size are read with their headers and
+ * copied; larger ones are read straight into their target. */
+#define DP_RX_INLINE 128
 
 enum qp_reason {
 	QP_R_NONE = 0,
@@ -292,8 +297,7 @@ struct iwcm_qp {
 	/* Receive. */
 	struct mpa_rx rx;
 	enum rx_phase rx_phase;
-	uint8_t cbuf[64];
-	uint8_t *discard;		/* DP_DISCARD_LEN octets */
+	uint8_t *stage;			/* DP_STAGE_LEN octets */
 	uint8_t hbuf[DP_HBUF_LEN];
 	size_t hlen, hneed;
 	uint16_t ulpdu_len;

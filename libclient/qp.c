@@ -182,8 +182,8 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 
 	rsge = qp->srq ? qp->srq->rq.max_sge : qp->max_recv_sge;
 	qp->recv.sge = calloc(rsge ? rsge : 1, sizeof(*qp->recv.sge));
-	qp->discard = malloc(DP_DISCARD_LEN);
-	if (!qp->recv.sge || !qp->discard)
+	qp->stage = malloc(DP_STAGE_LEN);
+	if (!qp->recv.sge || !qp->stage)
 		return ERR(ENOMEM);
 
 	/* Frame = header + up to max_send_sge payload pieces. */
@@ -219,7 +219,7 @@ void qp_engine_free(struct iwcm_qp *qp)
 	free(qp->orq);
 	free(qp->irq);
 	free(qp->recv.sge);
-	free(qp->discard);
+	free(qp->stage);
 	free(qp->unread);
 }
 
@@ -1621,37 +1621,6 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 		qp_tx_kick(qp);
 }
 
-/* Feed octets already read to the MPA decoder and act on its events. */
-static void rx_feed(struct iwcm_qp *qp, const uint8_t *buf, size_t n)
-{
-	size_t off = 0;
-
-	while (off < n && !qp->rx_dead) {
-		struct mpa_rx_ev ev;
-		size_t used;
-
-		mpa_rx_step(&qp->rx, buf + off, n - off, &used, &ev);
-		off += used;
-		switch (ev.type) {
-		case MPA_RX_EV_START:
-			rx_start(qp, ev.ulpdu_len);
-			break;
-		case MPA_RX_EV_END:
-			rx_end(qp, &ev);
-			break;
-		case MPA_RX_EV_ERROR:
-			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
-				 MPA_ETYPE_MPA, MPA_ECODE_LOCAL_CATASTROPHIC,
-				 NULL, 0);
-			return;
-		default:
-			if (!used)
-				return;
-			break;
-		}
-	}
-}
-
 /* Scatter list for the next octets of an untagged message at dst_off. */
 static int recv_iov(struct iwcm_qp *qp, size_t want, struct iovec *iov,
 		    int cap)
@@ -1681,15 +1650,133 @@ static int recv_iov(struct iwcm_qp *qp, size_t want, struct iovec *iov,
 	return n;
 }
 
-/* Account n octets read into iov (the decoder sees them in order). */
-static void rx_feed_iov(struct iwcm_qp *qp, const struct iovec *iov, int cnt,
-			size_t n)
+/* Payload octets that came in the staging buffer: copy them home. */
+static void rx_place(struct iwcm_qp *qp, const uint8_t *p, size_t k)
 {
-	for (int i = 0; i < cnt && n; i++) {
-		size_t k = iov[i].iov_len < n ? iov[i].iov_len : n;
+	if (qp->dst) {
+		memcpy(qp->dst, p, k);
+		qp->dst += k;
+	} else {
+		struct iovec iov[DP_MAX_RX_IOV];
+		int cnt = recv_iov(qp, k, iov, DP_MAX_RX_IOV);
 
-		rx_feed(qp, iov[i].iov_base, k);
-		n -= k;
+		for (int i = 0; i < cnt; i++) {
+			memcpy(iov[i].iov_base, p, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		qp->dst_off += k;
+	}
+	qp->data_left -= (uint32_t)k;
+}
+
+/* ULPDU octets the decoder handed out of the staging buffer: header
+ * octets to hbuf, payload to its target, a rejected segment's to
+ * nowhere. */
+static void rx_route(struct iwcm_qp *qp, const uint8_t *p, size_t len)
+{
+	while (len && !qp->rx_dead) {
+		size_t k;
+
+		switch (qp->rx_phase) {
+		case RXP_HDR:
+			k = qp->hneed - qp->hlen;
+			if (k > len)
+				k = len;
+			memcpy(qp->hbuf + qp->hlen, p, k);
+			qp->hlen += k;
+			if (qp->hlen == qp->hneed)
+				rx_header(qp);
+			break;
+		case RXP_DATA:
+		case RXP_DISCARD:
+			k = qp->data_left < len ? qp->data_left : len;
+			if (!k)
+				goto broken;
+			if (qp->rx_phase == RXP_DATA)
+				rx_place(qp, p, k);
+			else
+				qp->data_left -= (uint32_t)k;
+			break;
+		default:
+			goto broken;
+		}
+		p += k;
+		len -= k;
+	}
+	return;
+broken:
+	/* The decoder and the segment disagree on the ULPDU length. */
+	qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
+		 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
+}
+
+/*
+ * Feed octets already read to the MPA decoder and act on its events.
+ * ULPDU octets are routed (copied from a staging buffer) unless they were
+ * read straight into their target (placed).
+ */
+static void rx_feed(struct iwcm_qp *qp, const uint8_t *buf, size_t n,
+		    bool placed)
+{
+	size_t off = 0;
+
+	while (off < n && !qp->rx_dead) {
+		struct mpa_rx_ev ev;
+		size_t used;
+
+		mpa_rx_step(&qp->rx, buf + off, n - off, &used, &ev);
+		off += used;
+		switch (ev.type) {
+		case MPA_RX_EV_START:
+			rx_start(qp, ev.ulpdu_len);
+			break;
+		case MPA_RX_EV_DATA:
+			if (!placed)
+				rx_route(qp, ev.data, ev.len);
+			break;
+		case MPA_RX_EV_END:
+			rx_end(qp, &ev);
+			break;
+		case MPA_RX_EV_ERROR:
+			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
+				 MPA_ETYPE_MPA, MPA_ECODE_LOCAL_CATASTROPHIC,
+				 NULL, 0);
+			return;
+		default:
+			if (!used)
+				return;
+			break;
+		}
+	}
+}
+
+/*
+ * How many octets to read into the staging buffer: the framing the
+ * decoder needs, plus what certainly follows and is no payload of a
+ * larger segment (the next ULPDU_Length and the 14 octets every DDP
+ * header has), plus the rest of a segment whose payload is small
+ * enough to copy (cheaper than another system call).
+ */
+static size_t rx_want(const struct iwcm_qp *qp, size_t need)
+{
+	size_t tail = mpa_pad_len(qp->ulpdu_len) + MPA_CRC_LEN + MPA_HDR_LEN +
+		      DDP_TAGGED_HDR_LEN;
+
+	if (need) {
+		if (qp->rx_phase == RXP_CTRL)
+			return need + DDP_TAGGED_HDR_LEN;
+		if (qp->rx_phase != RXP_HDR && !qp->data_left)
+			return need + MPA_HDR_LEN + DDP_TAGGED_HDR_LEN;
+		return need;
+	}
+	switch (qp->rx_phase) {
+	case RXP_HDR:
+		if (qp->ulpdu_len <= DP_RX_INLINE ||
+		    qp->hneed == qp->ulpdu_len)
+			return qp->ulpdu_len - qp->hlen + tail;
+		return qp->hneed - qp->hlen;
+	default:
+		return qp->data_left + tail;
 	}
 }
 
@@ -1707,51 +1794,32 @@ void qp_rx_progress(struct iwcm_qp *qp)
 	if (qp->fd < 0 || qp->dying)
 		return;
 	while (!qp->rx_eof && budget) {
-		struct iovec iov[DP_MAX_RX_IOV];
 		size_t need, room, want;
 		ssize_t n;
-		int cnt = 1;
 
 		if (qp->rx_dead) {
 			/* RFC 5041 §7.1: later segments are dropped. */
-			n = mpa_stream_read(qp, qp->discard, DP_DISCARD_LEN);
+			n = mpa_stream_read(qp, qp->stage, DP_STAGE_LEN);
 			if (n <= 0)
 				goto rd;
 			budget -= budget < (size_t)n ? budget : (size_t)n;
 			continue;
 		}
 		need = mpa_rx_ctrl_need(&qp->rx);
-		if (need) {
-			if (need > sizeof(qp->cbuf))
-				need = sizeof(qp->cbuf);
-			n = mpa_stream_read(qp, qp->cbuf, need);
-			if (n <= 0)
-				goto rd;
-			rx_feed(qp, qp->cbuf, (size_t)n);
-			continue;
-		}
 		room = mpa_rx_data_room(&qp->rx);
-		if (!room) {
+		if (!need && !room) {
 			/* The decoder is dead (a start inside a marker). */
 			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
 				 MPA_ETYPE_MPA, MPA_ECODE_MARKER, NULL, 0);
 			return;
 		}
-		switch (qp->rx_phase) {
-		case RXP_HDR:
-			want = qp->hneed - qp->hlen;
-			if (want > room)
-				want = room;
-			n = mpa_stream_read(qp, qp->hbuf + qp->hlen, want);
-			if (n <= 0)
-				goto rd;
-			qp->hlen += (size_t)n;
-			rx_feed(qp, qp->hbuf + qp->hlen - n, (size_t)n);
-			if (qp->hlen == qp->hneed && !qp->rx_dead &&
-			    qp->rx_phase == RXP_HDR)
-				rx_header(qp);
-			break;
-		case RXP_DATA:
+		if (!need && qp->rx_phase == RXP_DATA &&
+		    qp->ulpdu_len > DP_RX_INLINE) {
+			struct iovec iov[DP_MAX_RX_IOV];
+			int cnt = 1;
+
+			/* Zero copy: the payload goes straight into the
+			 * target region, the decoder checks it there. */
 			want = qp->data_left < room ? qp->data_left : room;
 			if (qp->dst) {
 				iov[0].iov_base = qp->dst;
@@ -1766,7 +1834,6 @@ void qp_rx_progress(struct iwcm_qp *qp)
 					return;
 				}
 			}
-			/* Zero copy: straight into the target region. */
 			n = mpa_stream_readv(qp, iov, cnt);
 			if (n <= 0)
 				goto rd;
@@ -1776,25 +1843,24 @@ void qp_rx_progress(struct iwcm_qp *qp)
 			else
 				qp->dst_off += (uint64_t)n;
 			budget -= budget < (size_t)n ? budget : (size_t)n;
-			rx_feed_iov(qp, iov, cnt, (size_t)n);
-			break;
-		case RXP_DISCARD:
-			want = qp->data_left < room ? qp->data_left : room;
-			if (want > DP_DISCARD_LEN)
-				want = DP_DISCARD_LEN;
-			n = mpa_stream_read(qp, qp->discard, want);
-			if (n <= 0)
-				goto rd;
-			qp->data_left -= (uint32_t)n;
-			rx_feed(qp, qp->discard, (size_t)n);
-			break;
-		default:
-			/* Framing is done but the decoder wants data:
-			 * a zero-length payload left over. */
-			qp->rx_phase = RXP_DISCARD;
-			qp->data_left = (uint32_t)room;
-			break;
+			for (int i = 0, left = (int)n; i < cnt && left; i++) {
+				size_t k = iov[i].iov_len < (size_t)left ?
+						   iov[i].iov_len :
+						   (size_t)left;
+
+				rx_feed(qp, iov[i].iov_base, k, true);
+				left -= (int)k;
+			}
+			continue;
 		}
+		want = rx_want(qp, need);
+		if (want > DP_STAGE_LEN)
+			want = DP_STAGE_LEN;
+		n = mpa_stream_read(qp, qp->stage, want);
+		if (n <= 0)
+			goto rd;
+		budget -= budget < (size_t)n ? budget : (size_t)n;
+		rx_feed(qp, qp->stage, (size_t)n, false);
 		continue;
 rd:
 		if (n == 0) {
@@ -1825,7 +1891,7 @@ void qp_cq_purge(struct iwcm_cq *cq, const struct iwcm_qp *qp)
 		if (w->qp != qp)
 			cq->ring[(cq->head + n++) % cq->size] = *w;
 	}
-	cq->count = n;
+	__atomic_store_n(&cq->count, n, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cq->lock);
 }
 

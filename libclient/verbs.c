@@ -615,7 +615,7 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 		return false;
 	}
 	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
+	__atomic_store_n(&cq->count, cq->count + 1, __ATOMIC_RELEASE);
 	if (cq->arm == CQ_ARM_ALL ||
 	    (cq->arm == CQ_ARM_SOLICITED &&
 	     ((wc->wc_flags & IWCM_WC_SOLICITED) ||
@@ -649,11 +649,15 @@ IWCM_EXPORT int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
 
 	if (!cq || num_entries < 0 || (num_entries && !wc))
 		return ERR(EINVAL);
+	/* An empty queue is seen without the lock, so that a caller
+	 * polling in a loop never holds up the progress engine. */
+	if (!__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE))
+		return 0;
 	pthread_mutex_lock(&cq->lock);
 	while (n < num_entries && cq->count) {
 		wc[n++] = cq->ring[cq->head];
 		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
+		__atomic_store_n(&cq->count, cq->count - 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&cq->lock);
 	return n;
