@@ -409,6 +409,8 @@ void qp_sq_reap(struct iwcm_qp *qp);
 void qp_close_check(struct iwcm_qp *qp);
 /* A memory region goes away: copy unsent octets that point into it. */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
+/* A memory region goes away: stop placing into it. */
+void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* Drop this QP's completions from a CQ (destroy). */
 void qp_cq_purge(struct iwcm_cq *cq, const struct iwcm_qp *qp);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */

@@ -1072,17 +1072,15 @@ static void rx_setup_send(struct iwcm_qp *qp, uint32_t plen)
 		rx_fail_untagged(qp, DDP_ECODE_U_INVALID_MSN_RANGE, 0);
 		return;
 	}
-	if (!qp->cur_recv) {
-		if (!rq_take(qp)) {
-			rx_fail_untagged(qp, DDP_ECODE_U_INVALID_MSN_NOBUF, 0);
-			return;
-		}
-		if (!recv_sges_ok(qp)) {
-			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
-				RDMAP_ETYPE_CATASTROPHIC, 0,
-				IWCM_WC_LOC_PROT_ERR);
-			return;
-		}
+	if (!qp->cur_recv && !rq_take(qp)) {
+		rx_fail_untagged(qp, DDP_ECODE_U_INVALID_MSN_NOBUF, 0);
+		return;
+	}
+	/* Every segment: the buffer's regions may have gone meanwhile. */
+	if (!recv_sges_ok(qp)) {
+		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+			0, IWCM_WC_LOC_PROT_ERR);
+		return;
 	}
 	if (qp->msg.opcode == RDMAP_IMM_DATA ||
 	    qp->msg.opcode == RDMAP_IMM_DATA_SE) {
@@ -1877,6 +1875,39 @@ rd:
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
 	qp_close_check(qp);
+}
+
+static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a,
+		     size_t len)
+{
+	return l && p < a + len && a < p + l;
+}
+
+/* A memory region goes away while a segment is being placed into it:
+ * the rest of the segment is dropped and the QP fails at its end. */
+void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
+{
+	bool hit = false;
+
+	if (qp->rx_phase != RXP_DATA || !qp->data_left)
+		return;
+	if (qp->dst) {
+		hit = overlaps(qp->dst, qp->data_left, addr, len);
+	} else {
+		for (int i = 0; i < qp->recv.num_sge && !hit; i++)
+			hit = overlaps((const uint8_t *)(uintptr_t)
+					       qp->recv.sge[i].addr,
+				       qp->recv.sge[i].length, addr, len);
+	}
+	if (!hit)
+		return;
+	qp->rx_phase = RXP_DISCARD;
+	qp->dst = NULL;
+	if (qp->msg.ddp.tagged)
+		rx_fail_ddp_tagged(qp, DP_PROT_INVALID_STAG);
+	else
+		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
+			0, IWCM_WC_LOC_PROT_ERR);
 }
 
 /* Drop this QP's completions from a CQ. */

@@ -458,10 +458,13 @@ IWCM_EXPORT int iwcm_dereg_mr(struct iwcm_mr *mr)
 	dp = mr->pd->ctx->dp;
 	pthread_mutex_lock(&dp->lock);
 	dp_stag_free(&dp->stags, mr->stag);
-	/* Zero copy: frames still point into the region; after this call
-	 * the caller may free it, so copy what is not sent yet. */
-	TAILQ_FOREACH(qp, &dp->qps, entry)
+	/* Zero copy: frames still point into the region, a segment may be
+	 * half placed in it; after this call the caller may free it, so
+	 * copy what is not sent yet and place nothing more there. */
+	TAILQ_FOREACH(qp, &dp->qps, entry) {
 		qp_tx_detach(qp, mr->addr, mr->length);
+		qp_rx_detach(qp, mr->addr, mr->length);
+	}
 	mr->pd->refs--;
 	TAILQ_REMOVE(&dp->mrs, mr, entry);
 	pthread_mutex_unlock(&dp->lock);

@@ -1345,6 +1345,44 @@ START_TEST(test_dereg_in_flight)
 }
 END_TEST
 
+/* A region deregistered while a Write is being placed into it: nothing
+ * more lands there, the segment is refused with the DDP Terminate. */
+START_TEST(test_dereg_mid_placement)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_async_event ev;
+	const uint32_t n = 700000;
+	struct iwcm_mr *mr;
+	bool clean = true;
+
+	manual = true;
+	pair_default(&a, &b);
+	mr = iwcm_reg_mr(b.pd, b.buf, n,
+			 IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
+	fill(a.buf, n, 5);
+	wr = wr_of(IWCM_WR_RDMA_WRITE, 1);
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)b.buf;
+	wr.wr.rdma.rkey = iwcm_mr_get_stag(mr);
+	post(&a, &wr, 0, n);
+	/* B places what the socket holds, part of the Write. */
+	iwcm_progress(b.ctx, 0);
+	ck_assert_int_eq(iwcm_dereg_mr(mr), 0);
+	memset(b.buf, 0xEE, n);
+	ev = wait_async(&b, &a);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+	ck_assert_uint_eq(ev.term_layer, RDMAP_TERM_LAYER_DDP);
+	ck_assert_uint_eq(ev.term_etype, DDP_ETYPE_TAGGED);
+	ev = wait_async(&a, &b);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_TERMINATE);
+	for (uint32_t i = 0; i < n; i++)
+		clean &= b.buf[i] == 0xEE;
+	ck_assert(clean);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs");
@@ -1377,6 +1415,7 @@ int main(void)
 	add_loop_tcase(s, "channel_wakeup", test_channel_wakeup, 2);
 	add_loop_tcase(s, "cq_overflow", test_cq_overflow, 2);
 	add_loop_tcase(s, "dereg_in_flight", test_dereg_in_flight, 2);
+	add_tcase(s, "dereg_mid_placement", test_dereg_mid_placement);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
