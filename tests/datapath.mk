@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The datapath protocol tests: libiwcm QPs over connections synthesized
+# from handoff state (libclient/synth.h, linked from the convenience
+# library), back to back and against the raw FPDU peer of dp_peer.[ch].
+DP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libclient
+DP_CFLAGS = $(AM_CFLAGS) -pthread
+DP_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
+	$(CHECK_LIBS) -lpthread
+DP_SOURCES = dp_peer.c dp_peer.h
+check_PROGRAMS += check_dp_ops
+TESTS += check_dp_ops
+check_dp_ops_SOURCES = check_dp_ops.c $(DP_SOURCES)
+check_dp_ops_CPPFLAGS = $(DP_CPPFLAGS)
+check_dp_ops_CFLAGS = $(DP_CFLAGS)
+check_dp_ops_LDADD = $(DP_LDADD)
