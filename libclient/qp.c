@@ -1392,10 +1392,12 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 				IWCM_WC_LOC_PROT_ERR);
 			return;
 		}
+		/* Check 5 failed: "STag not associated with RDMAP Stream"
+		 * (Figure 9), not "cannot be Invalidated". */
 		if (mr->pd != qp->pd) {
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
-				RDMAP_ECODE_CANT_INVALIDATE,
+				RDMAP_ECODE_STAG_NOT_ASSOC,
 				IWCM_WC_LOC_PROT_ERR);
 			return;
 		}
