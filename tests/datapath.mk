@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The datapath protocol tests: libiwcm QPs over connections synthesized
 # from handoff state (libclient/synth.h, linked from the convenience
-# library), back to back and against the raw FPDU peer of dp_peer.[ch].
+# library), back to back and against the raw FPDU peer of dp_peer.[ch];
+# dp_traffic drives the live loopback capture of integ/dp_capture.sh
+# through a real iwcmd.
 DP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libclient
 DP_CFLAGS = $(AM_CFLAGS) -pthread
 DP_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
@@ -25,3 +27,10 @@ check_dp_order_SOURCES = check_dp_order.c $(DP_SOURCES)
 check_dp_order_CPPFLAGS = $(DP_CPPFLAGS)
 check_dp_order_CFLAGS = $(DP_CFLAGS)
 check_dp_order_LDADD = $(DP_LDADD)
+check_PROGRAMS += dp_traffic
+TESTS += integ/dp_capture.sh
+EXTRA_DIST += integ/dp_capture.sh
+dp_traffic_SOURCES = dp_traffic.c $(DP_SOURCES) daemon_harness.h
+dp_traffic_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/libclient
+dp_traffic_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
+dp_traffic_LDADD = $(DP_LDADD) $(DAEMON_IPC_LIBS)
