@@ -1392,12 +1392,16 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 				IWCM_WC_LOC_PROT_ERR);
 			return;
 		}
-		/* Check 5 failed: "STag not associated with RDMAP Stream"
-		 * (Figure 9), not "cannot be Invalidated". */
+		/*
+		 * Check 5 failed.  RFC 5040 §5.3 names the code for exactly
+		 * this case: "issue a Terminate Message with the STag Cannot
+		 * be Invalidated Terminate Error Code, if the STag is not
+		 * associated with the RDMAP Stream" (Figure 9: 0/1/0x09).
+		 */
 		if (mr->pd != qp->pd) {
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
-				RDMAP_ECODE_STAG_NOT_ASSOC,
+				RDMAP_ECODE_CANT_INVALIDATE,
 				IWCM_WC_LOC_PROT_ERR);
 			return;
 		}

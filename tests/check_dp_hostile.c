@@ -628,8 +628,9 @@ static const struct hcase cases[] = {
 	/* Sends with Invalidate (§7.2 checks 4, 5). */
 	{ "send_inv_bad_stag", c_send_inv_bad_stag, H_HIT_RECV,
 	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE }, -1 },
+	/* RFC 5040 §5.3 names "STag Cannot be Invalidated" for this */
 	{ "send_inv_other_pd", c_send_inv_other_pd, H_HIT_RECV,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_STAG_NOT_ASSOC), NONE },
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_CANT_INVALIDATE), NONE },
 	  R_OTHER },
 	/* Untagged placement (RFC 5041 §7.1, §7.2 type 2). */
 	{ "msn_range", c_msn_range, 0,
