@@ -363,7 +363,6 @@ struct dp {
 	bool loop_init;
 	uv_loop_t loop;
 	uv_async_t doorbell;
-	uv_timer_t timer;
 	pthread_t thread;
 	bool thread_started;
 	bool stopping;
@@ -388,6 +387,8 @@ enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
 /* Queue an asynchronous event. */
 void dp_async_push(struct dp *dp, const struct iwcm_async_event *ev);
+/* qp.c: the completion opcode (enum iwcm_wc_opcode) of a send opcode. */
+int dp_wc_opcode(int wr_opcode);
 
 /* ---- qp.c ---- */
 

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -125,11 +126,6 @@ static void progress_on_doorbell(uv_async_t *h)
 	pthread_mutex_unlock(&dp->lock);
 }
 
-static void progress_on_timer(uv_timer_t *h)
-{
-	(void)h;
-}
-
 static void *progress_thread(void *arg)
 {
 	struct dp *dp = arg;
@@ -156,8 +152,6 @@ int progress_start(struct dp *dp)
 			return ERR(ENOMEM);
 		}
 		dp->doorbell.data = dp;
-		uv_timer_init(&dp->loop, &dp->timer);
-		dp->timer.data = dp;
 		dp->loop_init = true;
 	}
 	if (dp->manual || dp->thread_started)
@@ -282,16 +276,29 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 		return 0;
 	}
 	before = dp->work;
-	if (timeout_ms == 0)
-		mode = UV_RUN_NOWAIT;
-	else if (timeout_ms > 0) {
-		/* From now, not from the loop's last idea of the time. */
-		uv_update_time(&dp->loop);
-		uv_timer_start(&dp->timer, progress_on_timer,
-			       (uint64_t)timeout_ms, 0);
+	if (timeout_ms < 0) {
+		progress_run_once(dp, mode);
+	} else {
+		/*
+		 * A bounded wait is done outside libuv: a uv timer armed
+		 * here can expire before uv_run() computes its poll timeout
+		 * (the machine being slow is enough), and uv_run() then
+		 * blocks with no timer at all.  Poll the loop's backend fd
+		 * instead, which the doorbell and every QP socket wake.
+		 */
+		progress_run_once(dp, UV_RUN_NOWAIT);
+		if (timeout_ms > 0 && dp->work == before) {
+			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN, 0 };
+
+			dp->loop_busy = true;
+			pthread_mutex_unlock(&dp->lock);
+			(void)poll(&p, 1, timeout_ms);
+			pthread_mutex_lock(&dp->lock);
+			dp->loop_busy = false;
+			pthread_cond_broadcast(&dp->cond);
+			progress_run_once(dp, UV_RUN_NOWAIT);
+		}
 	}
-	progress_run_once(dp, mode);
-	uv_timer_stop(&dp->timer);
 	before = dp->work - before;
 	pthread_mutex_unlock(&dp->lock);
 	return before > INT32_MAX ? INT32_MAX : (int)before;
