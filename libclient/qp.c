@@ -43,7 +43,8 @@ static bool op_is_atomic(int op)
 	       op == IWCM_WR_ATOMIC_SWAP;
 }
 
-static int wc_opcode(int wr_opcode)
+/* The completion opcode of a send work request opcode. */
+int dp_wc_opcode(int wr_opcode)
 {
 	switch (wr_opcode) {
 	case IWCM_WR_RDMA_WRITE:
@@ -242,7 +243,7 @@ void qp_sq_reap(struct iwcm_qp *qp)
 			memset(&wc, 0, sizeof(wc));
 			wc.wr_id = w->wr_id;
 			wc.status = w->status;
-			wc.opcode = wc_opcode(w->opcode);
+			wc.opcode = dp_wc_opcode(w->opcode);
 			wc.vendor_err = w->vendor_err;
 			if (w->status == IWCM_WC_SUCCESS)
 				wc.byte_len = op_is_atomic(w->opcode) ?

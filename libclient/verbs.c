@@ -1035,27 +1035,6 @@ IWCM_EXPORT void *iwcm_qp_get_context(const struct iwcm_qp *qp)
 	return qp ? qp->qp_context : NULL;
 }
 
-static int wc_opcode_of(int wr_opcode)
-{
-	switch (wr_opcode) {
-	case IWCM_WR_RDMA_WRITE:
-	case IWCM_WR_RDMA_WRITE_WITH_IMM:
-		return IWCM_WC_RDMA_WRITE;
-	case IWCM_WR_RDMA_READ:
-		return IWCM_WC_RDMA_READ;
-	case IWCM_WR_ATOMIC_FETCH_ADD:
-		return IWCM_WC_FETCH_ADD;
-	case IWCM_WR_ATOMIC_CMP_SWP:
-		return IWCM_WC_COMP_SWAP;
-	case IWCM_WR_ATOMIC_SWAP:
-		return IWCM_WC_SWAP;
-	case IWCM_WR_IMM_DATA:
-		return IWCM_WC_IMM_DATA;
-	default:
-		return IWCM_WC_SEND;
-	}
-}
-
 static bool wr_is_atomic(int op)
 {
 	return op == IWCM_WR_ATOMIC_FETCH_ADD || op == IWCM_WR_ATOMIC_CMP_SWP ||
@@ -1209,7 +1188,7 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		if (qp->state == IWCM_QPS_ERROR) {
 			/* As libibverbs: flushed at once. */
 			qp_flush_wc(qp, qp->send_cq, wr->wr_id,
-				    wc_opcode_of(wr->opcode));
+				    dp_wc_opcode(wr->opcode));
 			continue;
 		}
 		if (qp->sq_pi - qp->sq_ci == qp->sq_size) {
