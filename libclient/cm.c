@@ -30,32 +30,6 @@ struct iwcm_conn_param {
 
 /* ---- addresses ---- */
 
-/* Convert a daemon SockAddr into a sockaddr_in or sockaddr_in6. */
-int cm_sockaddr_from_pb(const Iwcm__SockAddr *pb,
-			struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (!pb || pb->port > 65535)
-		return ERR(EINVAL);
-	if (pb->addr.len == 4) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)pb->port);
-		memcpy(&sin->sin_addr, pb->addr.data, 4);
-		return 0;
-	}
-	if (pb->addr.len == 16) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)pb->port);
-		memcpy(&sin6->sin6_addr, pb->addr.data, 16);
-		return 0;
-	}
-	return ERR(EINVAL);
-}
-
 /* Convert a caller's address into a SockAddr whose octets live in buf. */
 int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
 		      uint8_t *buf)
@@ -353,7 +327,7 @@ IWCM_EXPORT struct iwcm_listener *iwcm_listen(
 	}
 	e = ctx_result_errno(rep->result);
 	if (!e && (!rep->has_listener_id || !rep->bound ||
-		   cm_sockaddr_from_pb(rep->bound, &l->addr) < 0 ||
+		   pb_sockaddr_to(rep->bound, &l->addr, NULL) < 0 ||
 		   cm_listener_find(ctx, rep->listener_id)))
 		e = EPROTO;
 	if (e) {
@@ -519,7 +493,7 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 		return ERR_PTR(e);
 	c->initiator = true;
 	c->state = CONN_CONNECTING;
-	cm_sockaddr_from_pb(&dpb, &c->peer);
+	pb_sockaddr_to(&dpb, &c->peer, NULL);
 	return c;
 }
 
@@ -710,8 +684,8 @@ static void cm_on_request(struct iwcm_ctx *ctx, const Iwcm__ConnectRequest *r)
 	}
 	c->state = CONN_REQUESTED;
 	c->listener_id = r->listener_id;
-	if (cm_sockaddr_from_pb(r->local, &c->local) < 0 ||
-	    cm_sockaddr_from_pb(r->peer, &c->peer) < 0 ||
+	if (pb_sockaddr_to(r->local, &c->local, NULL) < 0 ||
+	    pb_sockaddr_to(r->peer, &c->peer, NULL) < 0 ||
 	    cm_peer_info_set(&c->peer_info, r->peer_info) < 0 ||
 	    events_queue(ctx, IWCM_EVENT_CONNECT_REQUEST, c) < 0) {
 		cm_refuse(ctx, r->conn_id);
@@ -735,8 +709,8 @@ static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
 
 	if ((e->transport != IWCM__TRANSPORT__TRANSPORT_TCP &&
 	     e->transport != IWCM__TRANSPORT__TRANSPORT_SCTP) ||
-	    cm_sockaddr_from_pb(e->local, &local) < 0 ||
-	    cm_sockaddr_from_pb(e->peer, &peer) < 0 ||
+	    pb_sockaddr_to(e->local, &local, NULL) < 0 ||
+	    pb_sockaddr_to(e->peer, &peer, NULL) < 0 ||
 	    e->initiator != c->initiator || e->mpa_rev > 2 ||
 	    e->ddp_version > 1 || e->rdmap_version > 1 ||
 	    !cm_rtr_type_ok(e->rtr_type) || e->ird > IWCM_IRD_ORD_MAX ||

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "ipc.h"
+#include "pbaddr.h"
 #include "iwcm.h"
 #include "iwcm.pb-c.h"
 
@@ -168,9 +169,8 @@ void dp_ctx_free(struct iwcm_ctx *ctx);
 
 /* ---- cm.c ---- */
 
-/* Convert between SockAddr and sockaddr; -1 with EINVAL/EAFNOSUPPORT. */
-int cm_sockaddr_from_pb(const Iwcm__SockAddr *pb,
-			struct sockaddr_storage *ss);
+/* A caller's address as a SockAddr (octets in buf); -1 with EAFNOSUPPORT
+ * for another family.  The reverse is pb_sockaddr_to() (pbaddr.h). */
 int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
 		      uint8_t *buf);
 struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id);

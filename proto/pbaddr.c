@@ -32,7 +32,7 @@ void pb_sockaddr_from(const struct sockaddr_storage *ss, Iwcm__SockAddr *out,
 	}
 }
 
-/* The socket address of a 4 or 16 octet SockAddr. */
+/* The socket address of a 4 or 16 octet SockAddr (len may be NULL). */
 int pb_sockaddr_to(const Iwcm__SockAddr *a, struct sockaddr_storage *ss,
 		   socklen_t *len)
 {
@@ -45,7 +45,8 @@ int pb_sockaddr_to(const Iwcm__SockAddr *a, struct sockaddr_storage *ss,
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons((uint16_t)a->port);
 		memcpy(&sin->sin_addr, a->addr.data, 4);
-		*len = sizeof(*sin);
+		if (len)
+			*len = sizeof(*sin);
 		return 0;
 	}
 	if (a->addr.len == 16) {
@@ -54,7 +55,8 @@ int pb_sockaddr_to(const Iwcm__SockAddr *a, struct sockaddr_storage *ss,
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = htons((uint16_t)a->port);
 		memcpy(&sin6->sin6_addr, a->addr.data, 16);
-		*len = sizeof(*sin6);
+		if (len)
+			*len = sizeof(*sin6);
 		return 0;
 	}
 bad:

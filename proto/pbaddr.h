@@ -21,8 +21,9 @@ void pb_sockaddr_from(const struct sockaddr_storage *ss, Iwcm__SockAddr *out,
 		      uint8_t buf[16]);
 
 /*
- * The socket address of a (4 or 16 octet) SockAddr; -1 with errno EINVAL
- * for anything else or a port above 65535.
+ * The socket address of a (4 or 16 octet) SockAddr, its length in *len
+ * (len may be NULL); -1 with errno EINVAL for anything else or a port
+ * above 65535.
  */
 int pb_sockaddr_to(const Iwcm__SockAddr *a, struct sockaddr_storage *ss,
 		   socklen_t *len);
