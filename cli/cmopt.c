@@ -9,7 +9,10 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,4 +477,76 @@ const char *cmopt_rtr_str(unsigned int rtr, char *buf, size_t len)
 	if (rtr && buf[0])
 		buf[strlen(buf) - 1] = '\0';
 	return buf;
+}
+
+static int parse_port(const char *s, uint16_t *port)
+{
+	unsigned long n;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n > 65535)
+		return -1;
+	*port = (uint16_t)n;
+	return 0;
+}
+
+/*
+ * HOST:PORT, [HOST]:PORT, or PORT alone when host_opt (any IPv4
+ * address); port 0 only when port0.  Resolved to one address.
+ */
+int cmopt_parse_addr(const char *arg, bool host_opt, bool port0,
+		     struct sockaddr_storage *ss)
+{
+	struct addrinfo hints, *res = NULL;
+	const char *colon = strrchr(arg, ':'), *h = arg;
+	char host[256];
+	uint16_t port;
+	size_t hl;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon && host_opt) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (parse_port(arg, &port) < 0 || (!port && !port0))
+			return -1;
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		sin->sin_port = htons(port);
+		return 0;
+	}
+	if (!colon || parse_port(colon + 1, &port) < 0 || (!port && !port0))
+		return -1;
+	hl = (size_t)(colon - arg);
+	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
+		h = arg + 1;
+		hl -= 2;
+	}
+	if (!hl || hl >= sizeof(host))
+		return -1;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc) {
+		fprintf(stderr, "iwcmctl: %s: %s\n", host, gai_strerror(rc));
+		return -1;
+	}
+	if (res->ai_addrlen > sizeof(*ss)) {
+		freeaddrinfo(res);
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return 0;
 }

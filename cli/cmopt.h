@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "iwcm.h"
 #include "iwcm.pb-c.h"
@@ -72,5 +73,12 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p);
 
 /* "send,write,read" for IWCM_RTR_* bits, "none" for 0, into buf. */
 const char *cmopt_rtr_str(unsigned int rtr, char *buf, size_t len);
+
+/*
+ * HOST:PORT, [HOST]:PORT, or PORT alone when host_opt (any IPv4 address);
+ * port 0 only when port0.  Resolved to one address; -1 on bad input.
+ */
+int cmopt_parse_addr(const char *arg, bool host_opt, bool port0,
+		     struct sockaddr_storage *ss);
 
 #endif

@@ -26,6 +26,7 @@
 #include "iwcmctl.h"
 #include "cmopt.h"
 #include "ipc.h"
+#include "pbaddr.h"
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
 #include "mpa.h"
@@ -899,45 +900,11 @@ int cmd_listener(int argc, char **argv)
 /* HOST:PORT or [HOST]:PORT, resolved to one address. */
 static int parse_dst(const char *arg, Iwcm__SockAddr *dst, uint8_t *buf)
 {
-	struct addrinfo hints, *res = NULL;
-	char host[256];
-	const char *colon = strrchr(arg, ':'), *h = arg;
-	size_t hl;
-	uint64_t port;
-	int rc;
+	struct sockaddr_storage ss;
 
-	if (!colon || parse_u64(colon + 1, &port) < 0 || !port ||
-	    port > 65535)
+	if (cmopt_parse_addr(arg, false, false, &ss) < 0)
 		return -1;
-	hl = (size_t)(colon - arg);
-	if (hl >= 2 && arg[0] == '[' && arg[hl - 1] == ']') {
-		h = arg + 1;
-		hl -= 2;
-	}
-	if (!hl || hl >= sizeof(host))
-		return -1;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(host, NULL, &hints, &res);
-	if (rc) {
-		fprintf(stderr, "iwcmctl: %s: %s\n", host, gai_strerror(rc));
-		return -1;
-	}
-	if (res->ai_family == AF_INET6) {
-		memcpy(buf, &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr,
-		       16);
-		dst->addr.len = 16;
-	} else {
-		memcpy(buf, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
-		       4);
-		dst->addr.len = 4;
-	}
-	freeaddrinfo(res);
-	dst->addr.data = buf;
-	dst->port = (uint32_t)port;
+	pb_sockaddr_from(&ss, dst, buf);
 	return 0;
 }
 
