@@ -3,1378 +3,46 @@
 /*
  * iwcm-bench: perftest-style benchmarks of iwcm, each printed beside a
  * raw TCP baseline measured in the same run.  The tests are rows of one
- * table; the only one so far is "cm", the connection manager: handshakes
- * per second through handoff (MPA v1, MPA v2 peer-to-peer with a Write or
- * a Read RTR) against plain TCP connect/accept pairs on 127.0.0.1, one at
- * a time and pipelined.
+ * table: "cm", the connection manager (cm.c), and the datapath tests
+ * write_bw, read_bw, send_lat, write_lat and atomic_lat (dp.c).
  *
  * Unless --socket names a running daemon, the benchmark starts its own
  * iwcmd on a private socket in a temporary directory and stops it at the
- * end.  The iwcm rows use libiwcm only, two contexts in this process: one
- * listens and accepts, the other connects.  A handshake counts when both
- * ends received IWCM_EVENT_ESTABLISHED with their socket and the
- * negotiated fields the row asked for; its latency runs from the
- * iwcm_connect() call to the later of the two events.
+ * end (daemon.c).
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "iwcm.h"
 
-#define BENCH_ITERS_DEFAULT 1000
-#define BENCH_ITERS_MAX 10000000UL
-#define BENCH_WARMUP_MAX 100
-#define BENCH_DEPTH_MAX 1024
-#define BENCH_DEPTHS_MAX 8
-/* No progress for this long ends a row as failed. */
-#define BENCH_STALL_MS 10000
-/* Failures described on stderr per row; the rest are only counted. */
-#define BENCH_FAIL_PRINT 5
-#define NS_PER_S 1000000000ULL
-
-struct bench_opts {
-	unsigned long iters;
-	unsigned long warmup;
-	bool warmup_set;
-	size_t size;
-	unsigned int depths[BENCH_DEPTHS_MAX];
-	unsigned int ndepths;
-	bool json;
-	const char *socket;
-	const char *iwcmd;
-};
-
-struct bench_test {
-	const char *name;
-	const char *summary;
-	int (*run)(const struct bench_opts *o);
-};
-
-/* ---- time, CPU, statistics ---- */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-/* CPU time of a process (0: this one) in ns; 0 when it cannot be read. */
-static uint64_t cpu_ns(pid_t pid)
-{
-	clockid_t clk = CLOCK_PROCESS_CPUTIME_ID;
-	struct timespec ts;
-
-	if (pid > 0 && clock_getcpuclockid(pid, &clk) != 0)
-		return 0;
-	if (clock_gettime(clk, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of n sorted values. */
-static uint64_t percentile(const uint64_t *v, size_t n, unsigned int pct)
-{
-	size_t rank;
-
-	if (n == 0)
-		return 0;
-	rank = (n * pct + 99) / 100;
-	if (rank == 0)
-		rank = 1;
-	return v[rank - 1];
-}
-
-/* ---- the daemon ---- */
-
-struct daemon {
-	pid_t pid;		/* ours to stop, or 0 */
-	pid_t peer_pid;		/* whoever serves the socket, or 0 */
-	char dir[80];
-	char sock[112];
-	char admin[112];
-	char conf[112];
-	char log[112];
-	const char *path;	/* the socket the contexts open */
-	char bin[PATH_MAX];
-};
-
-static struct daemon D;
-
-/* Ctrl-C: stop our daemon and remove its directory. */
-static void bench_signal(int sig)
-{
-	if (D.pid > 0)
-		kill(D.pid, SIGKILL);
-	if (D.dir[0]) {
-		unlink(D.sock);
-		unlink(D.admin);
-		unlink(D.conf);
-		unlink(D.log);
-		rmdir(D.dir);
-	}
-	_exit(128 + sig);
-}
-
-static bool executable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       access(path, X_OK) == 0;
-}
-
-/*
- * iwcmd beside this program: in the build tree (bench/ and daemon/ side
- * by side, or bench/.libs/ under libtool), then installed (bin/ and
- * sbin/), then where configure installs it.
- */
-static int daemon_find(const struct bench_opts *o)
-{
-	static const char *const rel[] = {
-		"iwcmd",	   "../daemon/iwcmd", "../../daemon/iwcmd",
-		"../sbin/iwcmd",
-	};
-	char self[PATH_MAX], *slash;
-	ssize_t n;
-	size_t i;
-
-	if (o->iwcmd) {
-		if (!executable(o->iwcmd)) {
-			fprintf(stderr, "iwcm-bench: %s: not an executable\n",
-				o->iwcmd);
-			return -1;
-		}
-		snprintf(D.bin, sizeof(D.bin), "%s", o->iwcmd);
-		return 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-			if (snprintf(D.bin, sizeof(D.bin), "%s/%s", self,
-				     rel[i]) >= (int)sizeof(D.bin))
-				continue;
-			if (executable(D.bin))
-				return 0;
-		}
-	}
-	snprintf(D.bin, sizeof(D.bin), "%s", IWCMD_SBIN);
-	if (executable(D.bin))
-		return 0;
-	fprintf(stderr, "iwcm-bench: iwcmd not found beside this program "
-			"nor at %s; name it with --iwcmd or use --socket\n",
-		IWCMD_SBIN);
-	return -1;
-}
-
-static void daemon_print_log(void)
-{
-	char buf[4096];
-	FILE *fp = fopen(D.log, "r");
-	size_t n;
-
-	if (!fp)
-		return;
-	fprintf(stderr, "iwcm-bench: iwcmd's log:\n");
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		fwrite(buf, 1, n, stderr);
-	fclose(fp);
-}
-
-static void daemon_rmdir(void)
-{
-	if (!D.dir[0])
-		return;
-	unlink(D.conf);
-	unlink(D.log);
-	unlink(D.sock);
-	unlink(D.admin);
-	rmdir(D.dir);
-	D.dir[0] = '\0';
-}
-
-/* The pid serving a UNIX socket (SO_PEERCRED), or 0. */
-static pid_t socket_peer_pid(const char *path)
-{
-	struct sockaddr_un sun;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	pid_t pid = 0;
-	int fd;
-
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 &&
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0)
-		pid = cred.pid;
-	close(fd);
-	return pid;
-}
-
-/*
- * Start iwcmd -d on a private socket and wait until it serves (its
- * client socket accepts a context, at most 5 s).
- */
-static int daemon_start(const struct bench_opts *o)
-{
-	const char *tmp = getenv("TMPDIR");
-	pid_t parent = getpid();
-	struct iwcm_ctx *ctx = NULL;
-	FILE *fp;
-	int i, st = 0;
-
-	if (o->socket) {
-		D.path = o->socket;
-		ctx = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
-		if (!ctx) {
-			fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n",
-				D.path, strerror(errno));
-			return -1;
-		}
-		iwcm_ctx_close(ctx);
-		D.peer_pid = socket_peer_pid(o->socket);
-		return 0;
-	}
-	if (daemon_find(o) < 0)
-		return -1;
-	if (!tmp || !*tmp || strlen(tmp) > 40)
-		tmp = "/tmp";
-	snprintf(D.dir, sizeof(D.dir), "%s/iwcm-bench.XXXXXX", tmp);
-	if (!mkdtemp(D.dir)) {
-		fprintf(stderr, "iwcm-bench: mkdtemp %s: %s\n", D.dir,
-			strerror(errno));
-		D.dir[0] = '\0';
-		return -1;
-	}
-	snprintf(D.sock, sizeof(D.sock), "%s/iwcmd.sock", D.dir);
-	snprintf(D.admin, sizeof(D.admin), "%s/iwcmd.admin.sock", D.dir);
-	snprintf(D.conf, sizeof(D.conf), "%s/iwcmd.conf", D.dir);
-	snprintf(D.log, sizeof(D.log), "%s/iwcmd.log", D.dir);
-	fp = fopen(D.conf, "w");
-	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
-	    fclose(fp) != 0) {
-		fprintf(stderr, "iwcm-bench: %s: %s\n", D.conf,
-			strerror(errno));
-		daemon_rmdir();
-		return -1;
-	}
-	D.pid = fork();
-	if (D.pid < 0) {
-		perror("iwcm-bench: fork");
-		D.pid = 0;
-		daemon_rmdir();
-		return -1;
-	}
-	if (D.pid == 0) {
-		int fd = open(D.log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		/* Never outlive the benchmark. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent || fd < 0)
-			_exit(126);
-		dup2(fd, STDERR_FILENO);
-		close(fd);
-		fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, STDIN_FILENO);
-			dup2(fd, STDOUT_FILENO);
-			close(fd);
-		}
-		unsetenv("NOTIFY_SOCKET");
-		unsetenv("LISTEN_FDS");
-		unsetenv("LISTEN_PID");
-		unsetenv("LISTEN_FDNAMES");
-		unsetenv("WATCHDOG_USEC");
-		unsetenv("WATCHDOG_PID");
-		execl(D.bin, "iwcmd", "-d", "-f", D.conf, "-s", D.sock,
-		      (char *)NULL);
-		_exit(127);
-	}
-	D.path = D.sock;
-	D.peer_pid = D.pid;
-	for (i = 0; i < 500; i++) {
-		ctx = iwcm_ctx_open_path(D.sock, IWCM_CTX_NONBLOCK);
-		if (ctx || (errno != ECONNREFUSED && errno != ENOENT))
-			break;
-		if (waitpid(D.pid, &st, WNOHANG) == D.pid) {
-			D.pid = 0;
-			break;
-		}
-		poll(NULL, 0, 10);
-	}
-	if (!ctx) {
-		if (D.pid == 0 && WIFEXITED(st))
-			fprintf(stderr, "iwcm-bench: %s did not start: exit "
-					"status %d\n", D.bin, WEXITSTATUS(st));
-		else if (D.pid == 0)
-			fprintf(stderr, "iwcm-bench: %s did not start: "
-					"status %d\n", D.bin, st);
-		else
-			fprintf(stderr, "iwcm-bench: %s did not start: %s\n",
-				D.bin, strerror(errno));
-		daemon_print_log();
-		if (D.pid > 0) {
-			kill(D.pid, SIGKILL);
-			waitpid(D.pid, &st, 0);
-			D.pid = 0;
-		}
-		daemon_rmdir();
-		return -1;
-	}
-	iwcm_ctx_close(ctx);
-	return 0;
-}
-
-/* SIGTERM our daemon; -1 when it does not exit cleanly. */
-static int daemon_stop(void)
-{
-	uint64_t end = now_ns() + 5 * NS_PER_S;
-	int st = 0, rc = 0;
-
-	if (D.pid <= 0)
-		return 0;
-	kill(D.pid, SIGTERM);
-	for (;;) {
-		pid_t r = waitpid(D.pid, &st, WNOHANG);
-
-		if (r == D.pid)
-			break;
-		if (r < 0 || now_ns() > end) {
-			kill(D.pid, SIGKILL);
-			waitpid(D.pid, &st, 0);
-			st = -1;
-			break;
-		}
-		poll(NULL, 0, 5);
-	}
-	D.pid = 0;
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "iwcm-bench: iwcmd did not exit cleanly "
-				"(status %d)\n", st);
-		daemon_print_log();
-		rc = -1;
-	}
-	daemon_rmdir();
-	return rc;
-}
-
-/* ---- the cm test: rows and their results ---- */
-
-enum cm_kind {
-	CM_TCP,
-	CM_IWCM,
-};
-
-struct cm_row {
-	const char *name;
-	const char *desc;
-	enum cm_kind kind;
-	unsigned int mpa_rev;
-	bool p2p;
-	unsigned int rtr;	/* offered by the initiator, and expected */
-};
-
-/* Each depth runs the rows in this order, the baseline first. */
-static const struct cm_row cm_rows[] = {
-	{ "tcp", "raw TCP connect/accept (baseline)", CM_TCP, 0, false,
-	  IWCM_RTR_NONE },
-	{ "v1", "MPA v1 client-server (RFC 5044)", CM_IWCM, 1, false,
-	  IWCM_RTR_NONE },
-	{ "v2-p2p-write", "MPA v2 peer-to-peer, RDMA Write RTR (RFC 6581)",
-	  CM_IWCM, 2, true, IWCM_RTR_WRITE },
-	{ "v2-p2p-read", "MPA v2 peer-to-peer, RDMA Read RTR (RFC 6581)",
-	  CM_IWCM, 2, true, IWCM_RTR_READ },
-};
-
-#define N_CM_ROWS (sizeof(cm_rows) / sizeof(cm_rows[0]))
-
-struct cm_result {
-	const struct cm_row *row;
-	unsigned int depth;
-	unsigned long iters;
-	unsigned long completed;
-	unsigned long failed;
-	unsigned long warm_failed;
-	uint64_t elapsed_ns;
-	uint64_t bench_cpu_ns;
-	uint64_t daemon_cpu_ns;
-	bool daemon_cpu_known;
-	uint64_t *lat;		/* ns, sorted after the run */
-	double ratio;
-};
-
-/* One row's run: counters shared by the TCP and the iwcm loops. */
-struct run {
-	const struct cm_row *row;
-	const struct bench_opts *o;
-	unsigned int depth;
-	unsigned long iters;
-	unsigned long started;
-	unsigned long done;	/* completed + failed */
-	unsigned long completed;
-	unsigned long failed;
-	unsigned int inflight;
-	uint64_t *lat;		/* NULL during the warm-up */
-};
-
-static void run_fail(struct run *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Count a failed handshake and describe the first few. */
-static void run_fail(struct run *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	r->failed++;
-	r->done++;
-	if (r->failed > BENCH_FAIL_PRINT)
-		return;
-	fprintf(stderr, "iwcm-bench: %s depth %u: ", r->row->name, r->depth);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void run_complete(struct run *r, uint64_t t0, uint64_t t_end)
-{
-	if (r->lat)
-		r->lat[r->completed] = t_end - t0;
-	r->completed++;
-	r->done++;
-}
-
-static uint16_t sa_port(const struct sockaddr *sa)
-{
-	if (!sa)
-		return 0;
-	if (sa->sa_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	return 0;
-}
-
-static void sin_loopback(struct sockaddr_in *sin, uint16_t port)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-}
-
-/* ---- raw TCP: connect + accept pairs, both ends here ---- */
-
-struct tcp_slot {
-	bool used;
-	bool connected;
-	bool accepted;
-	int cfd;
-	int afd;
-	uint16_t port;		/* the connecting end's local port */
-	uint64_t t0;
-	uint64_t t_conn;
-	uint64_t t_acc;
-};
-
-static void tcp_nodelay(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-static void tcp_slot_close(struct tcp_slot *s)
-{
-	if (s->cfd >= 0)
-		close(s->cfd);
-	if (s->afd >= 0)
-		close(s->afd);
-	memset(s, 0, sizeof(*s));
-	s->cfd = s->afd = -1;
-}
-
-/* Start a non-blocking connect in a free slot. */
-static void tcp_start(struct run *r, struct tcp_slot *slots,
-		      const struct sockaddr_in *dst)
-{
-	struct sockaddr_in me;
-	socklen_t len = sizeof(me);
-	struct tcp_slot *s = NULL;
-	unsigned int i;
-
-	for (i = 0; i < r->depth; i++) {
-		if (!slots[i].used) {
-			s = &slots[i];
-			break;
-		}
-	}
-	r->started++;
-	s->t0 = now_ns();
-	s->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0);
-	if (s->cfd < 0) {
-		run_fail(r, "socket: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	tcp_nodelay(s->cfd);
-	if (connect(s->cfd, (const struct sockaddr *)dst, sizeof(*dst)) == 0) {
-		s->connected = true;
-		s->t_conn = now_ns();
-	} else if (errno != EINPROGRESS) {
-		run_fail(r, "connect: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	if (getsockname(s->cfd, (struct sockaddr *)&me, &len) < 0) {
-		run_fail(r, "getsockname: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	s->port = ntohs(me.sin_port);
-	s->used = true;
-	r->inflight++;
-}
-
-static void tcp_finish(struct run *r, struct tcp_slot *s)
-{
-	if (!s->connected || !s->accepted)
-		return;
-	run_complete(r, s->t0, s->t_conn > s->t_acc ? s->t_conn : s->t_acc);
-	tcp_slot_close(s);
-	r->inflight--;
-}
-
-static void tcp_accept_all(struct run *r, struct tcp_slot *slots, int lfd)
-{
-	for (;;) {
-		struct sockaddr_in peer;
-		socklen_t len = sizeof(peer);
-		unsigned int i;
-		uint16_t port;
-		int fd;
-
-		fd = accept4(lfd, (struct sockaddr *)&peer, &len,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR && errno != ECONNABORTED)
-				fprintf(stderr, "iwcm-bench: accept: %s\n",
-					strerror(errno));
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return;
-		}
-		tcp_nodelay(fd);
-		port = ntohs(peer.sin_port);
-		for (i = 0; i < r->depth; i++) {
-			if (slots[i].used && !slots[i].accepted &&
-			    slots[i].port == port)
-				break;
-		}
-		if (i == r->depth) {
-			/* Not ours (a stray connection to our port). */
-			close(fd);
-			continue;
-		}
-		slots[i].afd = fd;
-		slots[i].accepted = true;
-		slots[i].t_acc = now_ns();
-		tcp_finish(r, &slots[i]);
-	}
-}
-
-/* A connect finished: see whether it worked. */
-static void tcp_connected(struct run *r, struct tcp_slot *s)
-{
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	if (getsockopt(s->cfd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err) {
-		run_fail(r, "connect: %s", strerror(err));
-		tcp_slot_close(s);
-		r->inflight--;
-		return;
-	}
-	s->connected = true;
-	s->t_conn = now_ns();
-	tcp_finish(r, s);
-}
-
-static int tcp_listen(struct sockaddr_in *addr)
-{
-	socklen_t len = sizeof(*addr);
-	int fd, one = 1;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sin_loopback(addr, 0);
-	if (bind(fd, (struct sockaddr *)addr, sizeof(*addr)) < 0 ||
-	    listen(fd, BENCH_DEPTH_MAX) < 0 ||
-	    getsockname(fd, (struct sockaddr *)addr, &len) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The raw TCP loop; -1 when it could not run at all. */
-static int tcp_run(struct run *r)
-{
-	struct pollfd *pfd = calloc(r->depth + 1, sizeof(*pfd));
-	struct tcp_slot *slots = calloc(r->depth, sizeof(*slots));
-	unsigned int *idx = calloc(r->depth + 1, sizeof(*idx));
-	struct sockaddr_in addr;
-	unsigned int i, n;
-	int lfd = -1, rc = -1;
-
-	if (!pfd || !slots || !idx) {
-		fprintf(stderr, "iwcm-bench: out of memory\n");
-		goto out;
-	}
-	for (i = 0; i < r->depth; i++)
-		tcp_slot_close(&slots[i]);
-	lfd = tcp_listen(&addr);
-	if (lfd < 0) {
-		fprintf(stderr, "iwcm-bench: TCP listener on 127.0.0.1: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	rc = 0;
-	while (r->done < r->iters) {
-		int k;
-
-		while (r->inflight < r->depth && r->started < r->iters)
-			tcp_start(r, slots, &addr);
-		n = 0;
-		pfd[n].fd = lfd;
-		pfd[n++].events = POLLIN;
-		for (i = 0; i < r->depth; i++) {
-			if (!slots[i].used || slots[i].connected)
-				continue;
-			idx[n] = i;
-			pfd[n].fd = slots[i].cfd;
-			pfd[n++].events = POLLOUT;
-		}
-		if (r->inflight == 0)
-			continue;
-		k = poll(pfd, n, BENCH_STALL_MS);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			fprintf(stderr, "iwcm-bench: %s depth %u: %s\n",
-				r->row->name, r->depth,
-				k == 0 ? "no progress for 10 s" :
-					 strerror(errno));
-			for (i = 0; i < r->depth; i++) {
-				if (slots[i].used)
-					tcp_slot_close(&slots[i]);
-			}
-			r->failed += r->iters - r->done;
-			r->done = r->iters;
-			r->inflight = 0;
-			rc = 1;
-			break;
-		}
-		for (i = 1; i < n; i++) {
-			struct tcp_slot *s = &slots[idx[i]];
-
-			if (pfd[i].revents && s->used && !s->connected)
-				tcp_connected(r, s);
-		}
-		if (pfd[0].revents)
-			tcp_accept_all(r, slots, lfd);
-	}
-out:
-	if (lfd >= 0)
-		close(lfd);
-	free(pfd);
-	free(slots);
-	free(idx);
-	return rc;
-}
-
-/* ---- iwcm: iwcm_connect on one context, accept on the other ---- */
-
-/* The initiator's side of a handshake in flight. */
-struct cm_init {
-	struct iwcm_conn *ic;
-	uint64_t t0;
-	uint64_t t_est;
-	uint16_t port;		/* local port, once established */
-	bool est;
-};
-
-enum cm_resp_state {
-	RESP_FREE,
-	RESP_PENDING,
-	RESP_EST,
-	RESP_FAILED,
-};
-
-/* The responder's side, found again through the initiator's port. */
-struct cm_resp {
-	struct iwcm_conn *rc;
-	uint64_t t_est;
-	uint16_t port;		/* peer port = the initiator's local port */
-	enum cm_resp_state state;
-};
-
-struct cm_loop {
-	struct run *r;
-	struct iwcm_ctx *srv;
-	struct iwcm_ctx *cli;
-	struct iwcm_listener *l;
-	struct iwcm_conn_param *cp;
-	struct iwcm_conn_param *ap;
-	struct sockaddr_in dst;
-	struct cm_init *init;	/* depth slots */
-	struct cm_resp *resp;
-	unsigned int nresp;
-	int *port_init;		/* port -> init slot, or -1 */
-	int *port_resp;		/* port -> resp slot, or -1 */
-};
-
-static const char *cm_reason(const struct iwcm_conn *c)
-{
-	const char *text = iwcm_conn_get_reason_text(c);
-
-	return text ? text : iwcm_strerror(iwcm_conn_get_reason(c));
-}
-
-/*
- * What the row asked for on both ends: the socket, the MPA revision, the
- * connection model, the RTR (RFC 6581 §9.2) and the private data.
- */
-static const char *cm_check(const struct cm_loop *lp,
-			    const struct iwcm_conn *c)
-{
-	const struct cm_row *row = lp->r->row;
-	size_t len = SIZE_MAX;
-
-	if (iwcm_conn_get_fd(c) < 0)
-		return "no socket";
-	if (iwcm_conn_get_mpa_rev(c) != (int)row->mpa_rev)
-		return "MPA revision";
-	if (iwcm_conn_get_p2p(c) != (int)row->p2p)
-		return "connection model";
-	if (iwcm_conn_get_rtr_type(c) != (int)row->rtr)
-		return "RTR type";
-	if (!iwcm_conn_get_peer_private_data(c, &len) ||
-	    len != lp->r->o->size)
-		return "private data length";
-	return NULL;
-}
-
-static struct iwcm_conn_param *cm_param(const struct bench_opts *o,
-					const struct cm_row *row,
-					bool initiator)
-{
-	struct iwcm_conn_param *p = iwcm_conn_param_new();
-	unsigned char pd[IWCM_PRIVATE_DATA_MAX];
-	size_t i;
-	int bad = 0;
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < o->size; i++)
-		pd[i] = (unsigned char)i;
-	if (o->size)
-		bad |= iwcm_conn_param_set_private_data(p, pd, o->size);
-	if (initiator) {
-		bad |= iwcm_conn_param_set_mpa_rev(p, row->mpa_rev);
-		bad |= iwcm_conn_param_set_p2p(p, row->p2p);
-		if (row->rtr != IWCM_RTR_NONE)
-			bad |= iwcm_conn_param_set_rtr_types(p, row->rtr);
-	}
-	if (bad) {
-		iwcm_conn_param_free(p);
-		return NULL;
-	}
-	return p;
-}
-
-static void cm_init_clear(struct cm_loop *lp, struct cm_init *s)
-{
-	if (s->est && lp->port_init[s->port] == (int)(s - lp->init))
-		lp->port_init[s->port] = -1;
-	iwcm_conn_free(s->ic);
-	memset(s, 0, sizeof(*s));
-	lp->r->inflight--;
-}
-
-static void cm_resp_clear(struct cm_loop *lp, struct cm_resp *rs)
-{
-	if (lp->port_resp[rs->port] == (int)(rs - lp->resp))
-		lp->port_resp[rs->port] = -1;
-	iwcm_conn_free(rs->rc);
-	memset(rs, 0, sizeof(*rs));
-}
-
-/* Both ends reported: a completed or a failed handshake. */
-static void cm_pair(struct cm_loop *lp, struct cm_init *s, struct cm_resp *rs)
-{
-	const char *bad;
-
-	if (rs->state == RESP_FAILED) {
-		run_fail(lp->r, "responder: %s", cm_reason(rs->rc));
-	} else if ((bad = cm_check(lp, s->ic))) {
-		run_fail(lp->r, "initiator: unexpected %s", bad);
-	} else if ((bad = cm_check(lp, rs->rc))) {
-		run_fail(lp->r, "responder: unexpected %s", bad);
-	} else {
-		run_complete(lp->r, s->t0,
-			     s->t_est > rs->t_est ? s->t_est : rs->t_est);
-	}
-	cm_init_clear(lp, s);
-	cm_resp_clear(lp, rs);
-}
-
-static void cm_start(struct cm_loop *lp)
-{
-	struct run *r = lp->r;
-	struct cm_init *s = NULL;
-	unsigned int i;
-
-	for (i = 0; i < r->depth; i++) {
-		if (!lp->init[i].ic) {
-			s = &lp->init[i];
-			break;
-		}
-	}
-	r->started++;
-	s->t0 = now_ns();
-	s->ic = iwcm_connect(lp->cli, (const struct sockaddr *)&lp->dst, NULL,
-			     lp->cp);
-	if (!s->ic) {
-		run_fail(r, "iwcm_connect: %s", strerror(errno));
-		return;
-	}
-	r->inflight++;
-}
-
-static struct cm_init *cm_find_init(struct cm_loop *lp,
-				    const struct iwcm_conn *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < lp->r->depth; i++) {
-		if (lp->init[i].ic == c)
-			return &lp->init[i];
-	}
-	return NULL;
-}
-
-static struct cm_resp *cm_find_resp(struct cm_loop *lp,
-				    const struct iwcm_conn *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < lp->nresp; i++) {
-		if (lp->resp[i].state != RESP_FREE && lp->resp[i].rc == c)
-			return &lp->resp[i];
-	}
-	return NULL;
-}
-
-/* The initiator's outcome. */
-static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
-{
-	struct cm_init *s = cm_find_init(lp, c);
-	int ri;
-
-	if (!s)
-		return;
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		run_fail(lp->r, "initiator: %s: %s", iwcm_event_type_str(type),
-			 cm_reason(c));
-		cm_init_clear(lp, s);
-		return;
-	}
-	s->est = true;
-	s->t_est = now_ns();
-	s->port = sa_port(iwcm_conn_get_local_addr(c));
-	ri = lp->port_resp[s->port];
-	if (ri >= 0 && lp->resp[ri].state != RESP_PENDING)
-		cm_pair(lp, s, &lp->resp[ri]);
-	else
-		lp->port_init[s->port] = (int)(s - lp->init);
-}
-
-/* A new connection request: accept it, remembered by the peer's port. */
-static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
-{
-	uint16_t port = sa_port(iwcm_conn_get_peer_addr(c));
-	struct cm_resp *rs = NULL;
-	unsigned int i;
-	int old = lp->port_resp[port];
-
-	/* A leftover of a failed handshake on a reused port goes. */
-	if (old >= 0)
-		cm_resp_clear(lp, &lp->resp[old]);
-	for (i = 0; i < lp->nresp; i++) {
-		if (lp->resp[i].state == RESP_FREE) {
-			rs = &lp->resp[i];
-			break;
-		}
-	}
-	if (!rs) {
-		struct cm_resp *n = realloc(lp->resp, (lp->nresp * 2 + 1) *
-							      sizeof(*n));
-
-		if (!n) {
-			iwcm_conn_free(c);
-			return;
-		}
-		memset(n + lp->nresp, 0, (lp->nresp + 1) * sizeof(*n));
-		lp->resp = n;
-		rs = &lp->resp[lp->nresp];
-		lp->nresp = lp->nresp * 2 + 1;
-	}
-	rs->rc = c;
-	rs->port = port;
-	rs->state = RESP_PENDING;
-	lp->port_resp[port] = (int)(rs - lp->resp);
-	if (iwcm_accept(c, lp->ap) < 0) {
-		rs->state = RESP_FAILED;
-		fprintf(stderr, "iwcm-bench: iwcm_accept: %s\n",
-			strerror(errno));
-	}
-}
-
-/* The responder's outcome. */
-static void cm_resp_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
-{
-	struct cm_resp *rs;
-	int si;
-
-	if (type == IWCM_EVENT_CONNECT_REQUEST) {
-		cm_request(lp, c);
-		return;
-	}
-	rs = cm_find_resp(lp, c);
-	if (!rs)
-		return;
-	if (type == IWCM_EVENT_ESTABLISHED) {
-		rs->state = RESP_EST;
-		rs->t_est = now_ns();
-	} else {
-		rs->state = RESP_FAILED;
-	}
-	si = lp->port_init[rs->port];
-	if (si >= 0 && lp->init[si].est)
-		cm_pair(lp, &lp->init[si], rs);
-}
-
-/* Drain a context; false when it failed (the daemon went away). */
-static bool cm_drain(struct cm_loop *lp, struct iwcm_ctx *ctx, bool srv)
-{
-	struct iwcm_event *ev;
-
-	while (iwcm_get_event(ctx, &ev) == 0) {
-		int type = iwcm_event_get_type(ev);
-		struct iwcm_conn *c = iwcm_event_get_conn(ev);
-
-		iwcm_ack_event(ev);
-		if (srv)
-			cm_resp_event(lp, type, c);
-		else
-			cm_init_event(lp, type, c);
-	}
-	if (errno == EAGAIN || errno == EINTR)
-		return true;
-	fprintf(stderr, "iwcm-bench: iwcm_get_event: %s\n", strerror(errno));
-	return false;
-}
-
-static void cm_loop_free(struct cm_loop *lp)
-{
-	unsigned int i;
-
-	for (i = 0; lp->init && i < lp->r->depth; i++) {
-		if (lp->init[i].ic)
-			cm_init_clear(lp, &lp->init[i]);
-	}
-	for (i = 0; lp->resp && i < lp->nresp; i++) {
-		if (lp->resp[i].state != RESP_FREE)
-			cm_resp_clear(lp, &lp->resp[i]);
-	}
-	if (lp->l)
-		iwcm_listener_close(lp->l);
-	iwcm_ctx_close(lp->cli);
-	iwcm_ctx_close(lp->srv);
-	iwcm_conn_param_free(lp->cp);
-	iwcm_conn_param_free(lp->ap);
-	free(lp->init);
-	free(lp->resp);
-	free(lp->port_init);
-	free(lp->port_resp);
-}
-
-static int cm_loop_init(struct cm_loop *lp, struct run *r)
-{
-	struct sockaddr_in sin;
-	size_t i;
-
-	memset(lp, 0, sizeof(*lp));
-	lp->r = r;
-	lp->init = calloc(r->depth, sizeof(*lp->init));
-	lp->port_init = malloc(65536 * sizeof(int));
-	lp->port_resp = malloc(65536 * sizeof(int));
-	lp->cp = cm_param(r->o, r->row, true);
-	lp->ap = cm_param(r->o, r->row, false);
-	if (!lp->init || !lp->port_init || !lp->port_resp || !lp->cp ||
-	    !lp->ap) {
-		fprintf(stderr, "iwcm-bench: out of memory\n");
-		return -1;
-	}
-	for (i = 0; i < 65536; i++)
-		lp->port_init[i] = lp->port_resp[i] = -1;
-	lp->srv = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
-	if (lp->srv)
-		lp->cli = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
-	if (!lp->cli) {
-		fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
-			strerror(errno));
-		return -1;
-	}
-	sin_loopback(&sin, 0);
-	lp->l = iwcm_listen(lp->srv, (struct sockaddr *)&sin, NULL, NULL,
-			    (int)(r->depth < 128 ? 128 : r->depth));
-	if (!lp->l) {
-		fprintf(stderr, "iwcm-bench: iwcm_listen 127.0.0.1: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	sin_loopback(&lp->dst, (uint16_t)iwcm_listener_get_port(lp->l));
-	return 0;
-}
-
-/* The iwcm loop; -1 when it could not run at all. */
-static int cm_run(struct run *r)
-{
-	struct cm_loop lp;
-	int rc = 0;
-
-	if (cm_loop_init(&lp, r) < 0) {
-		cm_loop_free(&lp);
-		return -1;
-	}
-	while (r->done < r->iters) {
-		struct pollfd pfd[2] = {
-			{ .fd = iwcm_ctx_get_fd(lp.srv), .events = POLLIN },
-			{ .fd = iwcm_ctx_get_fd(lp.cli), .events = POLLIN },
-		};
-		int k;
-
-		while (r->inflight < r->depth && r->started < r->iters)
-			cm_start(&lp);
-		if (r->inflight == 0)
-			continue;
-		k = poll(pfd, 2, BENCH_STALL_MS);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k > 0 && cm_drain(&lp, lp.srv, true) &&
-		    cm_drain(&lp, lp.cli, false))
-			continue;
-		if (k == 0)
-			fprintf(stderr, "iwcm-bench: %s depth %u: no progress "
-					"for 10 s\n", r->row->name, r->depth);
-		else if (k < 0)
-			perror("iwcm-bench: poll");
-		r->failed += r->iters - r->done;
-		r->done = r->iters;
-		rc = 1;
-		break;
-	}
-	cm_loop_free(&lp);
-	r->inflight = 0;
-	return rc;
-}
-
-/* ---- running the rows ---- */
-
-/* Run one row (iters handshakes); the warm-up records nothing. */
-static int cm_row_run(const struct bench_opts *o, struct cm_result *res,
-		      unsigned long iters, bool warm)
-{
-	struct run r;
-	uint64_t t0, c0, d0, t1;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.row = res->row;
-	r.o = o;
-	r.depth = res->depth;
-	r.iters = iters;
-	if (!warm) {
-		res->lat = calloc(iters ? iters : 1, sizeof(*res->lat));
-		if (!res->lat) {
-			fprintf(stderr, "iwcm-bench: out of memory\n");
-			return -1;
-		}
-		r.lat = res->lat;
-	}
-	c0 = cpu_ns(0);
-	d0 = D.peer_pid ? cpu_ns(D.peer_pid) : 0;
-	t0 = now_ns();
-	rc = res->row->kind == CM_TCP ? tcp_run(&r) : cm_run(&r);
-	t1 = now_ns();
-	if (rc < 0)
-		return rc;
-	if (warm) {
-		res->warm_failed = r.failed;
-		return 0;
-	}
-	res->iters = iters;
-	res->completed = r.completed;
-	res->failed = r.failed;
-	res->elapsed_ns = t1 - t0;
-	res->bench_cpu_ns = cpu_ns(0) - c0;
-	if (D.peer_pid && d0) {
-		uint64_t d1 = cpu_ns(D.peer_pid);
-
-		res->daemon_cpu_known = d1 >= d0;
-		res->daemon_cpu_ns = d1 - d0;
-	}
-	qsort(res->lat, res->completed, sizeof(*res->lat), cmp_u64);
-	return 0;
-}
-
-static double res_rate(const struct cm_result *res)
-{
-	if (!res->elapsed_ns)
-		return 0.0;
-	return (double)res->completed * 1e9 / (double)res->elapsed_ns;
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
-static double per_hs_us(const struct cm_result *res, uint64_t ns)
-{
-	return res->completed ? us(ns) / (double)res->completed : 0.0;
-}
-
-static void print_text(const struct bench_opts *o,
-		       const struct cm_result *res, size_t n)
-{
-	size_t i;
-
-	printf("iwcm-bench cm: handshakes through handoff on 127.0.0.1, "
-	       "%ld CPUs, iwcmd %s\n",
-	       sysconf(_SC_NPROCESSORS_ONLN),
-	       o->socket ? o->socket : "started for this run");
-	printf("%lu handshakes per row after %lu warm-up, private data %zu "
-	       "octets each way;\nratio = handshakes/s over raw TCP "
-	       "connect/accept at the same depth\n\n",
-	       o->iters, o->warmup, o->size);
-	printf("%-13s %5s %7s %6s %8s %9s %6s %8s %8s %7s %7s\n", "test",
-	       "depth", "iters", "failed", "seconds", "hs/s", "ratio",
-	       "p50 us", "p99 us", "cpu us", "iwcmd");
-	for (i = 0; i < n; i++) {
-		const struct cm_result *r = &res[i];
-		char dcpu[16] = "-";
-
-		if (r->daemon_cpu_known && r->row->kind == CM_IWCM)
-			snprintf(dcpu, sizeof(dcpu), "%.1f",
-				 per_hs_us(r, r->daemon_cpu_ns));
-		printf("%-13s %5u %7lu %6lu %8.4f %9.1f %6.3f %8.1f %8.1f "
-		       "%7.1f %7s\n",
-		       r->row->name, r->depth, r->iters, r->failed,
-		       (double)r->elapsed_ns / 1e9, res_rate(r), r->ratio,
-		       us(percentile(r->lat, r->completed, 50)),
-		       us(percentile(r->lat, r->completed, 99)),
-		       per_hs_us(r, r->bench_cpu_ns), dcpu);
-	}
-	printf("\ncpu us: CPU time per handshake of this program (both ends "
-	       "of every row);\niwcmd: of the daemon, which runs both ends "
-	       "of every iwcm handshake\n");
-}
-
-static void print_json(const struct bench_opts *o,
-		       const struct cm_result *res, size_t n)
-{
-	struct utsname u;
-	size_t i;
-
-	if (uname(&u) < 0)
-		strcpy(u.release, "unknown");
-	printf("{\"test\":\"cm\",\"iters\":%lu,\"warmup\":%lu,\"size\":%zu,"
-	       "\"depths\":[",
-	       o->iters, o->warmup, o->size);
-	for (i = 0; i < o->ndepths; i++)
-		printf("%s%u", i ? "," : "", o->depths[i]);
-	printf("],\"address\":\"127.0.0.1\",\"cpus\":%ld,\"kernel\":\"",
-	       sysconf(_SC_NPROCESSORS_ONLN));
-	for (i = 0; u.release[i]; i++) {
-		unsigned char ch = (unsigned char)u.release[i];
-
-		putchar(ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x7f ?
-				ch : '?');
-	}
-	printf("\",\"daemon\":\"%s\",\"baseline\":\"tcp\",\"results\":[\n",
-	       o->socket ? "external" : "spawned");
-	for (i = 0; i < n; i++) {
-		const struct cm_result *r = &res[i];
-
-		printf("{\"name\":\"%s\",\"transport\":\"%s\","
-		       "\"mpa_rev\":%u,\"p2p\":%s,\"rtr\":\"%s\","
-		       "\"depth\":%u,\"iterations\":%lu,\"completed\":%lu,"
-		       "\"failed\":%lu,\"seconds\":%.6f,"
-		       "\"handshakes_per_sec\":%.1f,\"ratio\":%.4f,"
-		       "\"latency_us\":{\"min\":%.1f,\"p50\":%.1f,"
-		       "\"p99\":%.1f,\"max\":%.1f},"
-		       "\"cpu_us_per_handshake\":{\"bench\":%.2f,",
-		       r->row->name, r->row->kind == CM_TCP ? "tcp" : "mpa",
-		       r->row->mpa_rev, r->row->p2p ? "true" : "false",
-		       r->row->rtr == IWCM_RTR_WRITE ? "write" :
-		       r->row->rtr == IWCM_RTR_READ  ? "read" :
-						       "none",
-		       r->depth, r->iters, r->completed, r->failed,
-		       (double)r->elapsed_ns / 1e9, res_rate(r), r->ratio,
-		       us(percentile(r->lat, r->completed, 0)),
-		       us(percentile(r->lat, r->completed, 50)),
-		       us(percentile(r->lat, r->completed, 99)),
-		       us(percentile(r->lat, r->completed, 100)),
-		       per_hs_us(r, r->bench_cpu_ns));
-		if (r->daemon_cpu_known)
-			printf("\"iwcmd\":%.2f}}",
-			       per_hs_us(r, r->daemon_cpu_ns));
-		else
-			printf("\"iwcmd\":null}}");
-		printf("%s\n", i + 1 < n ? "," : "");
-	}
-	printf("]}\n");
-}
-
-/* Enough descriptors for the deepest row: both ends of each handshake. */
-static int raise_nofile(const struct bench_opts *o)
-{
-	unsigned int i, depth = 1;
-	struct rlimit rl;
-	rlim_t need;
-
-	for (i = 0; i < o->ndepths; i++)
-		if (o->depths[i] > depth)
-			depth = o->depths[i];
-	need = (rlim_t)depth * 2 + 64;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
-		return 0;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need * 4 ?
-			      need * 4 : rl.rlim_max;
-	if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
-		fprintf(stderr, "iwcm-bench: depth %u needs %lu descriptors; "
-				"raise the limit (ulimit -n)\n",
-			depth, (unsigned long)need);
-		return -1;
-	}
-	return 0;
-}
-
-static int bench_cm(const struct bench_opts *o)
-{
-	size_t n = (size_t)o->ndepths * N_CM_ROWS, i;
-	struct cm_result *res = calloc(n, sizeof(*res));
-	int rc = 0;
-
-	if (!res) {
-		fprintf(stderr, "iwcm-bench: out of memory\n");
-		return 1;
-	}
-	if (raise_nofile(o) < 0 || daemon_start(o) < 0) {
-		free(res);
-		return 1;
-	}
-	for (i = 0; i < n; i++) {
-		struct cm_result *r = &res[i];
-
-		r->row = &cm_rows[i % N_CM_ROWS];
-		r->depth = o->depths[i / N_CM_ROWS];
-		if ((o->warmup && cm_row_run(o, r, o->warmup, true) < 0) ||
-		    cm_row_run(o, r, o->iters, false) < 0) {
-			rc = 1;
-			n = i;
-			break;
-		}
-		if (r->failed || r->warm_failed)
-			rc = 1;
-	}
-	/* Ratio over the baseline of the same depth, run just before. */
-	for (i = 0; i < n; i++) {
-		const struct cm_result *base = &res[i - i % N_CM_ROWS];
-		double b = res_rate(base);
-
-		res[i].ratio = b > 0.0 ? res_rate(&res[i]) / b : 0.0;
-	}
-	if (daemon_stop() < 0)
-		rc = 1;
-	if (n > 0) {
-		if (o->json)
-			print_json(o, res, n);
-		else
-			print_text(o, res, n);
-	}
-	for (i = 0; i < (size_t)o->ndepths * N_CM_ROWS; i++)
-		free(res[i].lat);
-	free(res);
-	return rc;
-}
+#include "bench.h"
 
 /* ---- command line ---- */
 
 static const struct bench_test bench_tests[] = {
 	{ "cm", "handshakes per second through handoff: MPA v1, MPA v2 "
-		"peer-to-peer\n         with a Write and with a Read RTR, "
-		"against raw TCP connect/accept",
-	  bench_cm },
+		"peer-to-peer\n             with a Write and with a Read "
+		"RTR, against raw TCP connect/accept",
+	  cm_bench, BENCH_DP_NONE, 0, 0, IWCM_PRIVATE_DATA_MAX_ENHANCED,
+	  "1,16" },
+	{ "write_bw", "RDMA Write bandwidth against a TCP stream",
+	  dp_bench, BENCH_DP_WRITE_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
+	{ "read_bw", "RDMA Read bandwidth against a TCP stream",
+	  dp_bench, BENCH_DP_READ_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
+	{ "send_lat", "Send ping-pong latency against a TCP ping-pong",
+	  dp_bench, BENCH_DP_SEND_LAT, 8, 1, BENCH_SIZE_MAX, NULL },
+	{ "write_lat", "RDMA Write ping-pong latency against a TCP "
+		       "ping-pong",
+	  dp_bench, BENCH_DP_WRITE_LAT, 8, 1, BENCH_SIZE_MAX, NULL },
+	{ "atomic_lat", "FetchAdd latency against an 8-octet TCP "
+			"request/reply",
+	  dp_bench, BENCH_DP_ATOMIC_LAT, 8, 8, 8, NULL },
 };
 
 #define N_BENCH_TESTS (sizeof(bench_tests) / sizeof(bench_tests[0]))
@@ -1386,16 +54,36 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: iwcm-bench TEST [-j] [-n ITERS] [-w N] [-s SIZE] "
 		"[-d DEPTH[,DEPTH...]]\n"
+		"                  [-e] [--mpa-rev 1|2] [--markers] "
+		"[--crc | --no-crc] [--tcp-poll]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
-		"  -n, --iters N      handshakes per row (default %d)\n"
-		"  -w, --warmup N     untimed handshakes before each row\n"
+		"  -n, --iters N      handshakes or messages per row "
+		"(default %d)\n"
+		"  -w, --warmup N     untimed iterations before each row\n"
 		"                     (default iters/10, at most %d)\n"
-		"  -s, --size N       private data octets each way "
-		"(0 to %d, default 0)\n"
-		"  -d, --depth LIST   handshakes in flight, a set of rows per "
-		"value\n"
-		"                     (1 to %d, at most %d values, "
-		"default 1,16)\n"
+		"  -s, --size N       cm: private data octets each way "
+		"(0 to %d, default 0);\n"
+		"                     datapath: octets per message, K, M or G "
+		"suffix allowed\n"
+		"                     (default 1M for *_bw, 8 for *_lat; "
+		"atomic_lat only 8)\n"
+		"  -d, --depth LIST   cm: handshakes in flight (default 1,16); "
+		"*_bw: work\n"
+		"                     requests in flight (default 128); a set "
+		"of rows per\n"
+		"                     value (1 to %d, at most %d values)\n"
+		"  -e, --event        datapath: the progress thread and "
+		"completion channel\n"
+		"                     instead of busy-polling iwcm_progress()\n"
+		"      --mpa-rev N    datapath: MPA revision 1 or 2 "
+		"(default 2)\n"
+		"      --markers      datapath: MPA markers both ways\n"
+		"      --crc          datapath: MPA CRC (the default)\n"
+		"      --no-crc       datapath: no MPA CRC\n"
+		"      --tcp-poll     datapath: the TCP baseline spins on "
+		"non-blocking sockets\n"
+		"                     instead of blocking in read(2) and "
+		"write(2)\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -1406,7 +94,7 @@ static void usage(FILE *fp)
 		IWCM_PRIVATE_DATA_MAX_ENHANCED, BENCH_DEPTH_MAX,
 		BENCH_DEPTHS_MAX, IWCMD_SBIN);
 	for (i = 0; i < N_BENCH_TESTS; i++)
-		fprintf(fp, "  %-6s %s\n", bench_tests[i].name,
+		fprintf(fp, "  %-10s %s\n", bench_tests[i].name,
 			bench_tests[i].summary);
 }
 
@@ -1423,6 +111,32 @@ static int parse_ulong(const char *s, unsigned long min, unsigned long max,
 	if (errno || *end || v < min || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* Octets, with an optional binary K, M or G suffix; range checked later. */
+static int parse_size(const char *s, size_t *out)
+{
+	unsigned long v, mul = 1;
+	char buf[32], *end;
+	size_t n;
+
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	n = strlen(buf);
+	end = n ? &buf[n - 1] : buf;
+	if (*end == 'k' || *end == 'K')
+		mul = 1UL << 10;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1UL << 20;
+	else if (*end == 'g' || *end == 'G')
+		mul = 1UL << 30;
+	if (mul > 1)
+		*end = '\0';
+	if (parse_ulong(buf, 0, BENCH_SIZE_MAX / mul, &v) < 0)
+		return -1;
+	*out = v * mul;
 	return 0;
 }
 
@@ -1445,16 +159,61 @@ static int parse_depths(const char *s, struct bench_opts *o)
 	return o->ndepths ? 0 : -1;
 }
 
+/* The options that depend on the test; -1 after printing why not. */
+static int check_test_opts(struct bench_opts *o, bool size_set,
+			   bool depth_set, const char *dp_opt)
+{
+	const struct bench_test *t = o->test;
+
+	if (!size_set)
+		o->size = t->size_def;
+	if (o->size < t->size_min || o->size > t->size_max) {
+		fprintf(stderr, "iwcm-bench: %s: --size %zu out of range "
+				"(%zu to %zu)\n",
+			t->name, o->size, t->size_min, t->size_max);
+		return -1;
+	}
+	if (!t->depths_def && depth_set) {
+		fprintf(stderr, "iwcm-bench: %s: --depth does not apply\n",
+			t->name);
+		return -1;
+	}
+	if (t->depths_def && !depth_set && parse_depths(t->depths_def, o) < 0)
+		return -1;
+	if (!t->dp && dp_opt) {
+		fprintf(stderr, "iwcm-bench: %s: %s applies to the datapath "
+				"tests only\n",
+			t->name, dp_opt);
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse the command line and run the test it names. */
 int main(int argc, char **argv)
 {
-	enum { OPT_SOCKET = 256, OPT_IWCMD, OPT_VERSION };
+	enum {
+		OPT_SOCKET = 256,
+		OPT_IWCMD,
+		OPT_VERSION,
+		OPT_MPA_REV,
+		OPT_MARKERS,
+		OPT_CRC,
+		OPT_NO_CRC,
+		OPT_TCP_POLL,
+	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "event", no_argument, NULL, 'e' },
+		{ "mpa-rev", required_argument, NULL, OPT_MPA_REV },
+		{ "markers", no_argument, NULL, OPT_MARKERS },
+		{ "crc", no_argument, NULL, OPT_CRC },
+		{ "no-crc", no_argument, NULL, OPT_NO_CRC },
+		{ "tcp-poll", no_argument, NULL, OPT_TCP_POLL },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -1463,17 +222,18 @@ int main(int argc, char **argv)
 	};
 	struct bench_opts o = {
 		.iters = BENCH_ITERS_DEFAULT,
-		.depths = { 1, 16 },
-		.ndepths = 2,
+		.mpa_rev = 2,
+		.crc = true,
 	};
-	const struct bench_test *t = NULL;
+	const char *dp_opt = NULL;
+	bool size_set = false, depth_set = false;
 	struct sigaction sa;
 	unsigned long v;
 	size_t i;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "n:w:s:d:jh", longopts, NULL)) !=
-	       -1) {
+	while ((ch = getopt_long(argc, argv, "n:w:s:d:jeh", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 'n':
 			if (parse_ulong(optarg, 1, BENCH_ITERS_MAX, &o.iters) <
@@ -1487,17 +247,40 @@ int main(int argc, char **argv)
 			o.warmup_set = true;
 			break;
 		case 's':
-			if (parse_ulong(optarg, 0,
-					IWCM_PRIVATE_DATA_MAX_ENHANCED, &v) < 0)
+			if (parse_size(optarg, &o.size) < 0)
 				goto bad;
-			o.size = v;
+			size_set = true;
 			break;
 		case 'd':
 			if (parse_depths(optarg, &o) < 0)
 				goto bad;
+			depth_set = true;
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 'e':
+			o.event = true;
+			dp_opt = "--event";
+			break;
+		case OPT_MPA_REV:
+			if (parse_ulong(optarg, 1, 2, &v) < 0)
+				goto bad;
+			o.mpa_rev = (unsigned int)v;
+			dp_opt = "--mpa-rev";
+			break;
+		case OPT_MARKERS:
+			o.markers = true;
+			dp_opt = "--markers";
+			break;
+		case OPT_CRC:
+		case OPT_NO_CRC:
+			o.crc = ch == OPT_CRC;
+			dp_opt = ch == OPT_CRC ? "--crc" : "--no-crc";
+			break;
+		case OPT_TCP_POLL:
+			o.tcp_poll = true;
+			dp_opt = "--tcp-poll";
 			break;
 		case OPT_SOCKET:
 			o.socket = optarg;
@@ -1522,14 +305,16 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < N_BENCH_TESTS; i++) {
 		if (!strcmp(argv[optind], bench_tests[i].name))
-			t = &bench_tests[i];
+			o.test = &bench_tests[i];
 	}
-	if (!t) {
+	if (!o.test) {
 		fprintf(stderr, "iwcm-bench: unknown test '%s'\n",
 			argv[optind]);
 		usage(stderr);
 		return 2;
 	}
+	if (check_test_opts(&o, size_set, depth_set, dp_opt) < 0)
+		return 2;
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "
 				"each other\n");
@@ -1543,11 +328,11 @@ int main(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = bench_signal;
+	sa.sa_handler = daemon_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	return t->run(&o);
+	return o.test->run(&o);
 bad:
 	fprintf(stderr, "iwcm-bench: bad value '%s' for -%c\n", optarg, ch);
 	usage(stderr);

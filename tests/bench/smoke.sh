@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# iwcm-bench cm end to end, never its speed: the usage errors; a JSON run
+# iwcm-bench end to end, never its speed: the usage errors; a cm JSON run
 # with the daemon the benchmark starts itself (found beside it in the
 # build tree), whose object must parse and hold every row with every
-# handshake completed; a table run against a daemon started here, whose
-# counters must show each handshake (both ends) went through it; the
-# errors for a missing daemon; and no temporary directory left behind.
+# handshake completed; a cm table run against a daemon started here,
+# whose counters must show each handshake (both ends) went through it;
+# each datapath test, tiny, as a table and as JSON with its fields and a
+# positive ratio, across the MPA and progress options; the errors for a
+# missing daemon; and no temporary directory left behind.
 set -u
 bench="$top_builddir/bench/iwcm-bench"
 iwcmd="$top_builddir/daemon/iwcmd"
@@ -58,7 +60,8 @@ mkdir "$dir/tmp"
 
 # ---- usage ----
 expect 2 "$bench" && has "$dir/err" "usage: iwcm-bench TEST"
-expect 2 "$bench" write_bw && has "$dir/err" "unknown test 'write_bw'"
+expect 2 "$bench" write_bandwidth &&
+	has "$dir/err" "unknown test 'write_bandwidth'"
 expect 2 "$bench" cm extra
 expect 2 "$bench" cm --iters 0
 expect 2 "$bench" cm --iters 12x
@@ -68,8 +71,19 @@ expect 2 "$bench" cm --depth 1,2000
 expect 2 "$bench" cm --depth 1,2,3,4,5,6,7,8,9
 expect 2 "$bench" cm --bogus
 expect 2 "$bench" cm --socket "$dir/x" --iwcmd "$iwcmd"
+expect 2 "$bench" cm --markers && has "$dir/err" "datapath tests only"
+expect 2 "$bench" cm -e
+expect 2 "$bench" write_bw --size 0 && has "$dir/err" "out of range"
+expect 2 "$bench" write_bw --size 2G
+expect 2 "$bench" write_bw --size 1X
+expect 2 "$bench" write_bw --mpa-rev 3
+expect 2 "$bench" atomic_lat --size 16
+expect 2 "$bench" send_lat --depth 4 && has "$dir/err" "does not apply"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST"
+for t in write_bw read_bw send_lat write_lat atomic_lat; do
+	has "$dir/out" "  $t "
+done
 expect 0 "$bench" --version && has "$dir/out" "iwcm-bench "
 
 # ---- JSON, with the daemon the benchmark starts ----
@@ -144,6 +158,110 @@ expect 0 "$bench" cm --iters 50 --json && check_json "$dir/out" 50 1 16 &&
 expect 0 "$bench" cm -j -n 10 -w 0 -s 508 -d 3 &&
 	check_json "$dir/out" 10 3 && has "$dir/out" '"size":508'
 
+# ---- the datapath tests, tiny ----
+# dp_json FILE TEST SIZE ITERS DEPTHS OPTIONS...: the object's fields,
+# one row per depth (a single one for the latency tests), each with both
+# figures, its CPU times and a positive ratio; the negotiation as asked.
+dp_json() {
+	file=$1
+	shift
+	if head -n 1 "$file" | grep -q "^{\"test\":\"$1\",.*\"results\":\[\$" &&
+		tail -n 1 "$file" | grep -q '^]}$'; then ok; else
+		fail "not one JSON object: $(cat "$file")"
+	fi
+	if grep -Eq '"ratio":([1-9][0-9]*\.[0-9]+|0\.[0-9]*[1-9])' "$file"
+	then ok; else
+		fail "no positive ratio: $(cat "$file")"
+	fi
+	if ! command -v python3 >/dev/null 2>&1; then
+		return
+	fi
+	if python3 - "$file" "$@" <<'EOF'; then ok; else
+import json, sys
+d = json.load(open(sys.argv[1]))
+test, size, iters = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+depths = [int(x) for x in sys.argv[5].split(",")]
+opts = sys.argv[6:]
+bw = test.endswith("_bw")
+if not bw:
+    depths = []
+assert d["test"] == test and d["iters"] == iters and d["size"] == size, d
+assert d["depths"] == depths and d["baseline"] == "tcp", d
+assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
+assert d["progress"] == ("event" if "-e" in opts else "manual"), d
+assert d["tcp_io"] == ("poll" if "--tcp-poll" in opts else "blocking"), d
+rev = 1 if "--mpa-rev" in opts else 2
+crc = "--no-crc" not in opts
+markers = "--markers" in opts
+assert (d["mpa_rev"], d["crc"], d["markers"]) == (rev, crc, markers), d
+assert d["metric"] == ("mib_per_sec" if bw else "half_rtt_p50_us"), d
+assert d["better"] == ("higher" if bw else "lower"), d
+assert len(d["results"]) == (len(depths) if bw else 1), d["results"]
+for i, r in enumerate(d["results"]):
+    assert r["name"] == test and r["size"] == size, r
+    assert r["iterations"] == iters and r["failed"] is False, r
+    assert r["depth"] == (depths[i] if bw else 1), r
+    for k in ("iwcm", "tcp"):
+        s = r[k]
+        assert s["value"] > 0 and s["seconds"] > 0, r
+        if bw:
+            assert s["mib_per_sec"] == s["value"], r
+        else:
+            lat = s["latency_us"]
+            assert 0 <= lat["min"] <= lat["p50"] <= lat["p99"] <= \
+                lat["max"], r
+            assert lat["p50"] == s["value"] and lat["avg"] > 0, r
+        for side in ("client", "server"):
+            c = s["cpu"][side]
+            assert c["user"] >= 0 and c["sys"] >= 0, r
+            assert c["percent"] >= 0, r
+    n = r["iwcm"]["negotiated"]
+    assert (n["mpa_rev"], n["crc"]) == (rev, crc), r
+    assert n["markers_tx"] == markers and n["markers_rx"] == markers, r
+    assert n["ird"] >= 1 and n["ord"] >= 1 and n["mulpdu"] > 0, r
+    ratio = r["iwcm"]["value"] / r["tcp"]["value"]
+    assert r["ratio"] > 0, r
+    assert abs(r["ratio"] - ratio) <= 1e-3 * ratio + 1e-4, r
+EOF
+		fail "python3 rejects $(cat "$file")"
+	fi
+}
+# dp_text TEST SIZE ITERS: every row names the test, the size and the
+# iterations and has a positive ratio (after the two figures).
+dp_text() {
+	if awk -v t="$1" -v s="$2" -v n="$3" '
+		$1 == t { rows++
+			f = (t ~ /_bw$/) ? 4 : 3
+			if ($2 != s || $f != n || !($(f + 3) > 0)) bad++ }
+		END { exit !(rows > 0 && !bad) }' "$dir/out"; then ok; else
+		fail "$1 table: $(cat "$dir/out")"
+	fi
+}
+# Each test as a table and as JSON, tiny, the options spread over the
+# runs: test, size, iterations, depths (- for the default) and options.
+while read -r t size iters depths opts; do
+	dflag=
+	[ "$depths" = - ] && depths=128 || dflag="-d $depths"
+	# shellcheck disable=SC2086
+	expect 0 "$bench" "$t" -n "$iters" -w 2 -s "$size" $dflag $opts &&
+		dp_text "$t" "$size" "$iters"
+	[ -s "$dir/err" ] && fail "stderr of $t: $(cat "$dir/err")"
+	# shellcheck disable=SC2086
+	expect 0 "$bench" "$t" -j -n "$iters" -w 1 -s "$size" $dflag $opts &&
+		dp_json "$dir/out" "$t" "$size" "$iters" "$depths" $opts
+done <<EOF
+write_bw 65536 20 1,8 --markers
+write_bw 4096 30 - --no-crc --mpa-rev 1 -e
+read_bw 65536 20 4 -e --tcp-poll
+read_bw 1000 20 - --markers --no-crc
+send_lat 8 50 - --markers --mpa-rev 1
+send_lat 100000 10 - -e --no-crc
+write_lat 100 50 - -e
+write_lat 8 50 - --mpa-rev 1 --tcp-poll
+atomic_lat 8 50 - -e --markers
+atomic_lat 8 50 -
+EOF
+
 # ---- a table, against a daemon started here ----
 sock="$dir/iwcmd.sock"
 printf '# iwcm-bench smoke test\n' >"$dir/iwcmd.conf"
@@ -185,6 +303,7 @@ pid=
 # ---- no daemon ----
 expect 1 "$bench" cm -n 1 --socket "$sock" && has "$dir/err" "$sock" &&
 	if [ -s "$dir/out" ]; then fail "output: $(cat "$dir/out")"; else ok; fi
+expect 1 "$bench" send_lat -n 1 --socket "$sock" && has "$dir/err" "$sock"
 expect 1 "$bench" cm -n 1 --iwcmd "$dir/nonexistent" &&
 	has "$dir/err" "not an executable"
 # a daemon that cannot start: its log is shown

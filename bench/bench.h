@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_BENCH_H
+#define IWCM_BENCH_H
+
+/*
+ * iwcm-bench internals: the options, the table of tests, and what the
+ * tests share (time, CPU, statistics, loopback sockets, the JSON
+ * preamble in bench.c; the daemon in daemon.c).  Each test is a file:
+ * cm.c, and dp.c for the datapath tests with their TCP baselines.
+ */
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define BENCH_ITERS_DEFAULT 1000
+#define BENCH_ITERS_MAX 10000000UL
+#define BENCH_WARMUP_MAX 100
+#define BENCH_DEPTH_MAX 1024
+#define BENCH_DEPTHS_MAX 8
+/* Largest message of the datapath tests (one registered buffer each). */
+#define BENCH_SIZE_MAX (1UL << 30)
+/* No progress for this long ends a row as failed. */
+#define BENCH_STALL_MS 10000
+/* Failures described on stderr per row; the rest are only counted. */
+#define BENCH_FAIL_PRINT 5
+#define NS_PER_S 1000000000ULL
+
+/* What a datapath test measures (0 for the cm test). */
+enum bench_dp {
+	BENCH_DP_NONE = 0,
+	BENCH_DP_WRITE_BW,
+	BENCH_DP_READ_BW,
+	BENCH_DP_SEND_LAT,
+	BENCH_DP_WRITE_LAT,
+	BENCH_DP_ATOMIC_LAT,
+};
+
+struct bench_test;
+
+struct bench_opts {
+	const struct bench_test *test;
+	unsigned long iters;
+	unsigned long warmup;
+	bool warmup_set;
+	size_t size;
+	unsigned int depths[BENCH_DEPTHS_MAX];
+	unsigned int ndepths;
+	bool json;
+	const char *socket;
+	const char *iwcmd;
+	/* the datapath tests */
+	unsigned int mpa_rev;
+	bool crc;
+	bool markers;
+	bool event;		/* progress thread + completion channel */
+	bool tcp_poll;		/* the TCP baseline spins, never blocks */
+};
+
+/* A row of the table of tests; -s and -d are checked against it. */
+struct bench_test {
+	const char *name;
+	const char *summary;
+	int (*run)(const struct bench_opts *o);
+	enum bench_dp dp;
+	size_t size_def;
+	size_t size_min;
+	size_t size_max;
+	const char *depths_def;	/* NULL: -d does not apply */
+};
+
+/* The daemon the tests talk to (daemon.c). */
+struct daemon {
+	pid_t pid;		/* ours to stop, or 0 */
+	pid_t peer_pid;		/* whoever serves the socket, or 0 */
+	char dir[80];
+	char sock[112];
+	char admin[112];
+	char conf[112];
+	char log[112];
+	const char *path;	/* the socket the contexts open */
+	char bin[PATH_MAX];
+};
+
+extern struct daemon D;
+
+/* bench.c */
+uint64_t bench_now_ns(void);
+uint64_t bench_cpu_ns(pid_t pid);
+int bench_cmp_u64(const void *a, const void *b);
+uint64_t bench_percentile(const uint64_t *v, size_t n, unsigned int pct);
+double bench_us(uint64_t ns);
+void bench_sin_loopback(struct sockaddr_in *sin, uint16_t port);
+void bench_tcp_nodelay(int fd);
+int bench_tcp_listen(struct sockaddr_in *addr);
+void bench_json_host(const struct bench_opts *o);
+
+/* daemon.c */
+void daemon_signal(int sig);
+int daemon_start(const struct bench_opts *o);
+int daemon_stop(void);
+
+/* cm.c */
+int cm_bench(const struct bench_opts *o);
+
+/* dp.c */
+int dp_bench(const struct bench_opts *o);
+
+#endif

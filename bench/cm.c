@@ -1,0 +1,953 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The cm test: handshakes per second through handoff (MPA v1, MPA v2
+ * peer-to-peer with a Write or a Read RTR) against plain TCP
+ * connect/accept pairs on 127.0.0.1, one at a time and pipelined.
+ *
+ * The iwcm rows use libiwcm only, two contexts in this process: one
+ * listens and accepts, the other connects.  A handshake counts when both
+ * ends received IWCM_EVENT_ESTABLISHED with their socket and the
+ * negotiated fields the row asked for; its latency runs from the
+ * iwcm_connect() call to the later of the two events.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "iwcm.h"
+
+#include "bench.h"
+
+/* ---- the cm test: rows and their results ---- */
+
+enum cm_kind {
+	CM_TCP,
+	CM_IWCM,
+};
+
+struct cm_row {
+	const char *name;
+	const char *desc;
+	enum cm_kind kind;
+	unsigned int mpa_rev;
+	bool p2p;
+	unsigned int rtr;	/* offered by the initiator, and expected */
+};
+
+/* Each depth runs the rows in this order, the baseline first. */
+static const struct cm_row cm_rows[] = {
+	{ "tcp", "raw TCP connect/accept (baseline)", CM_TCP, 0, false,
+	  IWCM_RTR_NONE },
+	{ "v1", "MPA v1 client-server (RFC 5044)", CM_IWCM, 1, false,
+	  IWCM_RTR_NONE },
+	{ "v2-p2p-write", "MPA v2 peer-to-peer, RDMA Write RTR (RFC 6581)",
+	  CM_IWCM, 2, true, IWCM_RTR_WRITE },
+	{ "v2-p2p-read", "MPA v2 peer-to-peer, RDMA Read RTR (RFC 6581)",
+	  CM_IWCM, 2, true, IWCM_RTR_READ },
+};
+
+#define N_CM_ROWS (sizeof(cm_rows) / sizeof(cm_rows[0]))
+
+struct cm_result {
+	const struct cm_row *row;
+	unsigned int depth;
+	unsigned long iters;
+	unsigned long completed;
+	unsigned long failed;
+	unsigned long warm_failed;
+	uint64_t elapsed_ns;
+	uint64_t bench_cpu_ns;
+	uint64_t daemon_cpu_ns;
+	bool daemon_cpu_known;
+	uint64_t *lat;		/* ns, sorted after the run */
+	double ratio;
+};
+
+/* One row's run: counters shared by the TCP and the iwcm loops. */
+struct run {
+	const struct cm_row *row;
+	const struct bench_opts *o;
+	unsigned int depth;
+	unsigned long iters;
+	unsigned long started;
+	unsigned long done;	/* completed + failed */
+	unsigned long completed;
+	unsigned long failed;
+	unsigned int inflight;
+	uint64_t *lat;		/* NULL during the warm-up */
+};
+
+static void run_fail(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Count a failed handshake and describe the first few. */
+static void run_fail(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->failed++;
+	r->done++;
+	if (r->failed > BENCH_FAIL_PRINT)
+		return;
+	fprintf(stderr, "iwcm-bench: %s depth %u: ", r->row->name, r->depth);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void run_complete(struct run *r, uint64_t t0, uint64_t t_end)
+{
+	if (r->lat)
+		r->lat[r->completed] = t_end - t0;
+	r->completed++;
+	r->done++;
+}
+
+static uint16_t sa_port(const struct sockaddr *sa)
+{
+	if (!sa)
+		return 0;
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return 0;
+}
+
+/* ---- raw TCP: connect + accept pairs, both ends here ---- */
+
+struct tcp_slot {
+	bool used;
+	bool connected;
+	bool accepted;
+	int cfd;
+	int afd;
+	uint16_t port;		/* the connecting end's local port */
+	uint64_t t0;
+	uint64_t t_conn;
+	uint64_t t_acc;
+};
+
+static void tcp_slot_close(struct tcp_slot *s)
+{
+	if (s->cfd >= 0)
+		close(s->cfd);
+	if (s->afd >= 0)
+		close(s->afd);
+	memset(s, 0, sizeof(*s));
+	s->cfd = s->afd = -1;
+}
+
+/* Start a non-blocking connect in a free slot. */
+static void tcp_start(struct run *r, struct tcp_slot *slots,
+		      const struct sockaddr_in *dst)
+{
+	struct sockaddr_in me;
+	socklen_t len = sizeof(me);
+	struct tcp_slot *s = NULL;
+	unsigned int i;
+
+	for (i = 0; i < r->depth; i++) {
+		if (!slots[i].used) {
+			s = &slots[i];
+			break;
+		}
+	}
+	r->started++;
+	s->t0 = bench_now_ns();
+	s->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	if (s->cfd < 0) {
+		run_fail(r, "socket: %s", strerror(errno));
+		tcp_slot_close(s);
+		return;
+	}
+	bench_tcp_nodelay(s->cfd);
+	if (connect(s->cfd, (const struct sockaddr *)dst, sizeof(*dst)) == 0) {
+		s->connected = true;
+		s->t_conn = bench_now_ns();
+	} else if (errno != EINPROGRESS) {
+		run_fail(r, "connect: %s", strerror(errno));
+		tcp_slot_close(s);
+		return;
+	}
+	if (getsockname(s->cfd, (struct sockaddr *)&me, &len) < 0) {
+		run_fail(r, "getsockname: %s", strerror(errno));
+		tcp_slot_close(s);
+		return;
+	}
+	s->port = ntohs(me.sin_port);
+	s->used = true;
+	r->inflight++;
+}
+
+static void tcp_finish(struct run *r, struct tcp_slot *s)
+{
+	if (!s->connected || !s->accepted)
+		return;
+	run_complete(r, s->t0, s->t_conn > s->t_acc ? s->t_conn : s->t_acc);
+	tcp_slot_close(s);
+	r->inflight--;
+}
+
+static void tcp_accept_all(struct run *r, struct tcp_slot *slots, int lfd)
+{
+	for (;;) {
+		struct sockaddr_in peer;
+		socklen_t len = sizeof(peer);
+		unsigned int i;
+		uint16_t port;
+		int fd;
+
+		fd = accept4(lfd, (struct sockaddr *)&peer, &len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				fprintf(stderr, "iwcm-bench: accept: %s\n",
+					strerror(errno));
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		bench_tcp_nodelay(fd);
+		port = ntohs(peer.sin_port);
+		for (i = 0; i < r->depth; i++) {
+			if (slots[i].used && !slots[i].accepted &&
+			    slots[i].port == port)
+				break;
+		}
+		if (i == r->depth) {
+			/* Not ours (a stray connection to our port). */
+			close(fd);
+			continue;
+		}
+		slots[i].afd = fd;
+		slots[i].accepted = true;
+		slots[i].t_acc = bench_now_ns();
+		tcp_finish(r, &slots[i]);
+	}
+}
+
+/* A connect finished: see whether it worked. */
+static void tcp_connected(struct run *r, struct tcp_slot *s)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (getsockopt(s->cfd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err) {
+		run_fail(r, "connect: %s", strerror(err));
+		tcp_slot_close(s);
+		r->inflight--;
+		return;
+	}
+	s->connected = true;
+	s->t_conn = bench_now_ns();
+	tcp_finish(r, s);
+}
+
+/* The raw TCP loop; -1 when it could not run at all. */
+static int tcp_run(struct run *r)
+{
+	struct pollfd *pfd = calloc(r->depth + 1, sizeof(*pfd));
+	struct tcp_slot *slots = calloc(r->depth, sizeof(*slots));
+	unsigned int *idx = calloc(r->depth + 1, sizeof(*idx));
+	struct sockaddr_in addr;
+	unsigned int i, n;
+	int lfd = -1, rc = -1;
+
+	if (!pfd || !slots || !idx) {
+		fprintf(stderr, "iwcm-bench: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < r->depth; i++)
+		tcp_slot_close(&slots[i]);
+	lfd = bench_tcp_listen(&addr);
+	if (lfd < 0) {
+		fprintf(stderr, "iwcm-bench: TCP listener on 127.0.0.1: %s\n",
+			strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	while (r->done < r->iters) {
+		int k;
+
+		while (r->inflight < r->depth && r->started < r->iters)
+			tcp_start(r, slots, &addr);
+		n = 0;
+		pfd[n].fd = lfd;
+		pfd[n++].events = POLLIN;
+		for (i = 0; i < r->depth; i++) {
+			if (!slots[i].used || slots[i].connected)
+				continue;
+			idx[n] = i;
+			pfd[n].fd = slots[i].cfd;
+			pfd[n++].events = POLLOUT;
+		}
+		if (r->inflight == 0)
+			continue;
+		k = poll(pfd, n, BENCH_STALL_MS);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			fprintf(stderr, "iwcm-bench: %s depth %u: %s\n",
+				r->row->name, r->depth,
+				k == 0 ? "no progress for 10 s" :
+					 strerror(errno));
+			for (i = 0; i < r->depth; i++) {
+				if (slots[i].used)
+					tcp_slot_close(&slots[i]);
+			}
+			r->failed += r->iters - r->done;
+			r->done = r->iters;
+			r->inflight = 0;
+			rc = 1;
+			break;
+		}
+		for (i = 1; i < n; i++) {
+			struct tcp_slot *s = &slots[idx[i]];
+
+			if (pfd[i].revents && s->used && !s->connected)
+				tcp_connected(r, s);
+		}
+		if (pfd[0].revents)
+			tcp_accept_all(r, slots, lfd);
+	}
+out:
+	if (lfd >= 0)
+		close(lfd);
+	free(pfd);
+	free(slots);
+	free(idx);
+	return rc;
+}
+
+/* ---- iwcm: iwcm_connect on one context, accept on the other ---- */
+
+/* The initiator's side of a handshake in flight. */
+struct cm_init {
+	struct iwcm_conn *ic;
+	uint64_t t0;
+	uint64_t t_est;
+	uint16_t port;		/* local port, once established */
+	bool est;
+};
+
+enum cm_resp_state {
+	RESP_FREE,
+	RESP_PENDING,
+	RESP_EST,
+	RESP_FAILED,
+};
+
+/* The responder's side, found again through the initiator's port. */
+struct cm_resp {
+	struct iwcm_conn *rc;
+	uint64_t t_est;
+	uint16_t port;		/* peer port = the initiator's local port */
+	enum cm_resp_state state;
+};
+
+struct cm_loop {
+	struct run *r;
+	struct iwcm_ctx *srv;
+	struct iwcm_ctx *cli;
+	struct iwcm_listener *l;
+	struct iwcm_conn_param *cp;
+	struct iwcm_conn_param *ap;
+	struct sockaddr_in dst;
+	struct cm_init *init;	/* depth slots */
+	struct cm_resp *resp;
+	unsigned int nresp;
+	int *port_init;		/* port -> init slot, or -1 */
+	int *port_resp;		/* port -> resp slot, or -1 */
+};
+
+static const char *cm_reason(const struct iwcm_conn *c)
+{
+	const char *text = iwcm_conn_get_reason_text(c);
+
+	return text ? text : iwcm_strerror(iwcm_conn_get_reason(c));
+}
+
+/*
+ * What the row asked for on both ends: the socket, the MPA revision, the
+ * connection model, the RTR (RFC 6581 §9.2) and the private data.
+ */
+static const char *cm_check(const struct cm_loop *lp,
+			    const struct iwcm_conn *c)
+{
+	const struct cm_row *row = lp->r->row;
+	size_t len = SIZE_MAX;
+
+	if (iwcm_conn_get_fd(c) < 0)
+		return "no socket";
+	if (iwcm_conn_get_mpa_rev(c) != (int)row->mpa_rev)
+		return "MPA revision";
+	if (iwcm_conn_get_p2p(c) != (int)row->p2p)
+		return "connection model";
+	if (iwcm_conn_get_rtr_type(c) != (int)row->rtr)
+		return "RTR type";
+	if (!iwcm_conn_get_peer_private_data(c, &len) ||
+	    len != lp->r->o->size)
+		return "private data length";
+	return NULL;
+}
+
+static struct iwcm_conn_param *cm_param(const struct bench_opts *o,
+					const struct cm_row *row,
+					bool initiator)
+{
+	struct iwcm_conn_param *p = iwcm_conn_param_new();
+	unsigned char pd[IWCM_PRIVATE_DATA_MAX];
+	size_t i;
+	int bad = 0;
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < o->size; i++)
+		pd[i] = (unsigned char)i;
+	if (o->size)
+		bad |= iwcm_conn_param_set_private_data(p, pd, o->size);
+	if (initiator) {
+		bad |= iwcm_conn_param_set_mpa_rev(p, row->mpa_rev);
+		bad |= iwcm_conn_param_set_p2p(p, row->p2p);
+		if (row->rtr != IWCM_RTR_NONE)
+			bad |= iwcm_conn_param_set_rtr_types(p, row->rtr);
+	}
+	if (bad) {
+		iwcm_conn_param_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void cm_init_clear(struct cm_loop *lp, struct cm_init *s)
+{
+	if (s->est && lp->port_init[s->port] == (int)(s - lp->init))
+		lp->port_init[s->port] = -1;
+	iwcm_conn_free(s->ic);
+	memset(s, 0, sizeof(*s));
+	lp->r->inflight--;
+}
+
+static void cm_resp_clear(struct cm_loop *lp, struct cm_resp *rs)
+{
+	if (lp->port_resp[rs->port] == (int)(rs - lp->resp))
+		lp->port_resp[rs->port] = -1;
+	iwcm_conn_free(rs->rc);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* Both ends reported: a completed or a failed handshake. */
+static void cm_pair(struct cm_loop *lp, struct cm_init *s, struct cm_resp *rs)
+{
+	const char *bad;
+
+	if (rs->state == RESP_FAILED) {
+		run_fail(lp->r, "responder: %s", cm_reason(rs->rc));
+	} else if ((bad = cm_check(lp, s->ic))) {
+		run_fail(lp->r, "initiator: unexpected %s", bad);
+	} else if ((bad = cm_check(lp, rs->rc))) {
+		run_fail(lp->r, "responder: unexpected %s", bad);
+	} else {
+		run_complete(lp->r, s->t0,
+			     s->t_est > rs->t_est ? s->t_est : rs->t_est);
+	}
+	cm_init_clear(lp, s);
+	cm_resp_clear(lp, rs);
+}
+
+static void cm_start(struct cm_loop *lp)
+{
+	struct run *r = lp->r;
+	struct cm_init *s = NULL;
+	unsigned int i;
+
+	for (i = 0; i < r->depth; i++) {
+		if (!lp->init[i].ic) {
+			s = &lp->init[i];
+			break;
+		}
+	}
+	r->started++;
+	s->t0 = bench_now_ns();
+	s->ic = iwcm_connect(lp->cli, (const struct sockaddr *)&lp->dst, NULL,
+			     lp->cp);
+	if (!s->ic) {
+		run_fail(r, "iwcm_connect: %s", strerror(errno));
+		return;
+	}
+	r->inflight++;
+}
+
+static struct cm_init *cm_find_init(struct cm_loop *lp,
+				    const struct iwcm_conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < lp->r->depth; i++) {
+		if (lp->init[i].ic == c)
+			return &lp->init[i];
+	}
+	return NULL;
+}
+
+static struct cm_resp *cm_find_resp(struct cm_loop *lp,
+				    const struct iwcm_conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < lp->nresp; i++) {
+		if (lp->resp[i].state != RESP_FREE && lp->resp[i].rc == c)
+			return &lp->resp[i];
+	}
+	return NULL;
+}
+
+/* The initiator's outcome. */
+static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
+{
+	struct cm_init *s = cm_find_init(lp, c);
+	int ri;
+
+	if (!s)
+		return;
+	if (type != IWCM_EVENT_ESTABLISHED) {
+		run_fail(lp->r, "initiator: %s: %s", iwcm_event_type_str(type),
+			 cm_reason(c));
+		cm_init_clear(lp, s);
+		return;
+	}
+	s->est = true;
+	s->t_est = bench_now_ns();
+	s->port = sa_port(iwcm_conn_get_local_addr(c));
+	ri = lp->port_resp[s->port];
+	if (ri >= 0 && lp->resp[ri].state != RESP_PENDING)
+		cm_pair(lp, s, &lp->resp[ri]);
+	else
+		lp->port_init[s->port] = (int)(s - lp->init);
+}
+
+/* A new connection request: accept it, remembered by the peer's port. */
+static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
+{
+	uint16_t port = sa_port(iwcm_conn_get_peer_addr(c));
+	struct cm_resp *rs = NULL;
+	unsigned int i;
+	int old = lp->port_resp[port];
+
+	/* A leftover of a failed handshake on a reused port goes. */
+	if (old >= 0)
+		cm_resp_clear(lp, &lp->resp[old]);
+	for (i = 0; i < lp->nresp; i++) {
+		if (lp->resp[i].state == RESP_FREE) {
+			rs = &lp->resp[i];
+			break;
+		}
+	}
+	if (!rs) {
+		struct cm_resp *n = realloc(lp->resp, (lp->nresp * 2 + 1) *
+							      sizeof(*n));
+
+		if (!n) {
+			iwcm_conn_free(c);
+			return;
+		}
+		memset(n + lp->nresp, 0, (lp->nresp + 1) * sizeof(*n));
+		lp->resp = n;
+		rs = &lp->resp[lp->nresp];
+		lp->nresp = lp->nresp * 2 + 1;
+	}
+	rs->rc = c;
+	rs->port = port;
+	rs->state = RESP_PENDING;
+	lp->port_resp[port] = (int)(rs - lp->resp);
+	if (iwcm_accept(c, lp->ap) < 0) {
+		rs->state = RESP_FAILED;
+		fprintf(stderr, "iwcm-bench: iwcm_accept: %s\n",
+			strerror(errno));
+	}
+}
+
+/* The responder's outcome. */
+static void cm_resp_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
+{
+	struct cm_resp *rs;
+	int si;
+
+	if (type == IWCM_EVENT_CONNECT_REQUEST) {
+		cm_request(lp, c);
+		return;
+	}
+	rs = cm_find_resp(lp, c);
+	if (!rs)
+		return;
+	if (type == IWCM_EVENT_ESTABLISHED) {
+		rs->state = RESP_EST;
+		rs->t_est = bench_now_ns();
+	} else {
+		rs->state = RESP_FAILED;
+	}
+	si = lp->port_init[rs->port];
+	if (si >= 0 && lp->init[si].est)
+		cm_pair(lp, &lp->init[si], rs);
+}
+
+/* Drain a context; false when it failed (the daemon went away). */
+static bool cm_drain(struct cm_loop *lp, struct iwcm_ctx *ctx, bool srv)
+{
+	struct iwcm_event *ev;
+
+	while (iwcm_get_event(ctx, &ev) == 0) {
+		int type = iwcm_event_get_type(ev);
+		struct iwcm_conn *c = iwcm_event_get_conn(ev);
+
+		iwcm_ack_event(ev);
+		if (srv)
+			cm_resp_event(lp, type, c);
+		else
+			cm_init_event(lp, type, c);
+	}
+	if (errno == EAGAIN || errno == EINTR)
+		return true;
+	fprintf(stderr, "iwcm-bench: iwcm_get_event: %s\n", strerror(errno));
+	return false;
+}
+
+static void cm_loop_free(struct cm_loop *lp)
+{
+	unsigned int i;
+
+	for (i = 0; lp->init && i < lp->r->depth; i++) {
+		if (lp->init[i].ic)
+			cm_init_clear(lp, &lp->init[i]);
+	}
+	for (i = 0; lp->resp && i < lp->nresp; i++) {
+		if (lp->resp[i].state != RESP_FREE)
+			cm_resp_clear(lp, &lp->resp[i]);
+	}
+	if (lp->l)
+		iwcm_listener_close(lp->l);
+	iwcm_ctx_close(lp->cli);
+	iwcm_ctx_close(lp->srv);
+	iwcm_conn_param_free(lp->cp);
+	iwcm_conn_param_free(lp->ap);
+	free(lp->init);
+	free(lp->resp);
+	free(lp->port_init);
+	free(lp->port_resp);
+}
+
+static int cm_loop_init(struct cm_loop *lp, struct run *r)
+{
+	struct sockaddr_in sin;
+	size_t i;
+
+	memset(lp, 0, sizeof(*lp));
+	lp->r = r;
+	lp->init = calloc(r->depth, sizeof(*lp->init));
+	lp->port_init = malloc(65536 * sizeof(int));
+	lp->port_resp = malloc(65536 * sizeof(int));
+	lp->cp = cm_param(r->o, r->row, true);
+	lp->ap = cm_param(r->o, r->row, false);
+	if (!lp->init || !lp->port_init || !lp->port_resp || !lp->cp ||
+	    !lp->ap) {
+		fprintf(stderr, "iwcm-bench: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < 65536; i++)
+		lp->port_init[i] = lp->port_resp[i] = -1;
+	lp->srv = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+	if (lp->srv)
+		lp->cli = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+	if (!lp->cli) {
+		fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
+			strerror(errno));
+		return -1;
+	}
+	bench_sin_loopback(&sin, 0);
+	lp->l = iwcm_listen(lp->srv, (struct sockaddr *)&sin, NULL, NULL,
+			    (int)(r->depth < 128 ? 128 : r->depth));
+	if (!lp->l) {
+		fprintf(stderr, "iwcm-bench: iwcm_listen 127.0.0.1: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	bench_sin_loopback(&lp->dst, (uint16_t)iwcm_listener_get_port(lp->l));
+	return 0;
+}
+
+/* The iwcm loop; -1 when it could not run at all. */
+static int cm_run(struct run *r)
+{
+	struct cm_loop lp;
+	int rc = 0;
+
+	if (cm_loop_init(&lp, r) < 0) {
+		cm_loop_free(&lp);
+		return -1;
+	}
+	while (r->done < r->iters) {
+		struct pollfd pfd[2] = {
+			{ .fd = iwcm_ctx_get_fd(lp.srv), .events = POLLIN },
+			{ .fd = iwcm_ctx_get_fd(lp.cli), .events = POLLIN },
+		};
+		int k;
+
+		while (r->inflight < r->depth && r->started < r->iters)
+			cm_start(&lp);
+		if (r->inflight == 0)
+			continue;
+		k = poll(pfd, 2, BENCH_STALL_MS);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k > 0 && cm_drain(&lp, lp.srv, true) &&
+		    cm_drain(&lp, lp.cli, false))
+			continue;
+		if (k == 0)
+			fprintf(stderr, "iwcm-bench: %s depth %u: no progress "
+					"for 10 s\n", r->row->name, r->depth);
+		else if (k < 0)
+			perror("iwcm-bench: poll");
+		r->failed += r->iters - r->done;
+		r->done = r->iters;
+		rc = 1;
+		break;
+	}
+	cm_loop_free(&lp);
+	r->inflight = 0;
+	return rc;
+}
+
+/* ---- running the rows ---- */
+
+/* Run one row (iters handshakes); the warm-up records nothing. */
+static int cm_row_run(const struct bench_opts *o, struct cm_result *res,
+		      unsigned long iters, bool warm)
+{
+	struct run r;
+	uint64_t t0, c0, d0, t1;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.row = res->row;
+	r.o = o;
+	r.depth = res->depth;
+	r.iters = iters;
+	if (!warm) {
+		res->lat = calloc(iters ? iters : 1, sizeof(*res->lat));
+		if (!res->lat) {
+			fprintf(stderr, "iwcm-bench: out of memory\n");
+			return -1;
+		}
+		r.lat = res->lat;
+	}
+	c0 = bench_cpu_ns(0);
+	d0 = D.peer_pid ? bench_cpu_ns(D.peer_pid) : 0;
+	t0 = bench_now_ns();
+	rc = res->row->kind == CM_TCP ? tcp_run(&r) : cm_run(&r);
+	t1 = bench_now_ns();
+	if (rc < 0)
+		return rc;
+	if (warm) {
+		res->warm_failed = r.failed;
+		return 0;
+	}
+	res->iters = iters;
+	res->completed = r.completed;
+	res->failed = r.failed;
+	res->elapsed_ns = t1 - t0;
+	res->bench_cpu_ns = bench_cpu_ns(0) - c0;
+	if (D.peer_pid && d0) {
+		uint64_t d1 = bench_cpu_ns(D.peer_pid);
+
+		res->daemon_cpu_known = d1 >= d0;
+		res->daemon_cpu_ns = d1 - d0;
+	}
+	qsort(res->lat, res->completed, sizeof(*res->lat), bench_cmp_u64);
+	return 0;
+}
+
+static double res_rate(const struct cm_result *res)
+{
+	if (!res->elapsed_ns)
+		return 0.0;
+	return (double)res->completed * 1e9 / (double)res->elapsed_ns;
+}
+
+static double per_hs_us(const struct cm_result *res, uint64_t ns)
+{
+	return res->completed ? bench_us(ns) / (double)res->completed : 0.0;
+}
+
+static void print_text(const struct bench_opts *o,
+		       const struct cm_result *res, size_t n)
+{
+	size_t i;
+
+	printf("iwcm-bench cm: handshakes through handoff on 127.0.0.1, "
+	       "%ld CPUs, iwcmd %s\n",
+	       sysconf(_SC_NPROCESSORS_ONLN),
+	       o->socket ? o->socket : "started for this run");
+	printf("%lu handshakes per row after %lu warm-up, private data %zu "
+	       "octets each way;\nratio = handshakes/s over raw TCP "
+	       "connect/accept at the same depth\n\n",
+	       o->iters, o->warmup, o->size);
+	printf("%-13s %5s %7s %6s %8s %9s %6s %8s %8s %7s %7s\n", "test",
+	       "depth", "iters", "failed", "seconds", "hs/s", "ratio",
+	       "p50 us", "p99 us", "cpu us", "iwcmd");
+	for (i = 0; i < n; i++) {
+		const struct cm_result *r = &res[i];
+		char dcpu[16] = "-";
+
+		if (r->daemon_cpu_known && r->row->kind == CM_IWCM)
+			snprintf(dcpu, sizeof(dcpu), "%.1f",
+				 per_hs_us(r, r->daemon_cpu_ns));
+		printf("%-13s %5u %7lu %6lu %8.4f %9.1f %6.3f %8.1f %8.1f "
+		       "%7.1f %7s\n",
+		       r->row->name, r->depth, r->iters, r->failed,
+		       (double)r->elapsed_ns / 1e9, res_rate(r), r->ratio,
+		       bench_us(bench_percentile(r->lat, r->completed, 50)),
+		       bench_us(bench_percentile(r->lat, r->completed, 99)),
+		       per_hs_us(r, r->bench_cpu_ns), dcpu);
+	}
+	printf("\ncpu us: CPU time per handshake of this program (both ends "
+	       "of every row);\niwcmd: of the daemon, which runs both ends "
+	       "of every iwcm handshake\n");
+}
+
+static void print_json(const struct bench_opts *o,
+		       const struct cm_result *res, size_t n)
+{
+	size_t i;
+
+	printf("{\"test\":\"cm\",\"iters\":%lu,\"warmup\":%lu,\"size\":%zu,"
+	       "\"depths\":[",
+	       o->iters, o->warmup, o->size);
+	for (i = 0; i < o->ndepths; i++)
+		printf("%s%u", i ? "," : "", o->depths[i]);
+	printf("],");
+	bench_json_host(o);
+	printf(",\"baseline\":\"tcp\",\"results\":[\n");
+	for (i = 0; i < n; i++) {
+		const struct cm_result *r = &res[i];
+
+		printf("{\"name\":\"%s\",\"transport\":\"%s\","
+		       "\"mpa_rev\":%u,\"p2p\":%s,\"rtr\":\"%s\","
+		       "\"depth\":%u,\"iterations\":%lu,\"completed\":%lu,"
+		       "\"failed\":%lu,\"seconds\":%.6f,"
+		       "\"handshakes_per_sec\":%.1f,\"ratio\":%.4f,"
+		       "\"latency_us\":{\"min\":%.1f,\"p50\":%.1f,"
+		       "\"p99\":%.1f,\"max\":%.1f},"
+		       "\"cpu_us_per_handshake\":{\"bench\":%.2f,",
+		       r->row->name, r->row->kind == CM_TCP ? "tcp" : "mpa",
+		       r->row->mpa_rev, r->row->p2p ? "true" : "false",
+		       r->row->rtr == IWCM_RTR_WRITE ? "write" :
+		       r->row->rtr == IWCM_RTR_READ  ? "read" :
+						       "none",
+		       r->depth, r->iters, r->completed, r->failed,
+		       (double)r->elapsed_ns / 1e9, res_rate(r), r->ratio,
+		       bench_us(bench_percentile(r->lat, r->completed, 0)),
+		       bench_us(bench_percentile(r->lat, r->completed, 50)),
+		       bench_us(bench_percentile(r->lat, r->completed, 99)),
+		       bench_us(bench_percentile(r->lat, r->completed, 100)),
+		       per_hs_us(r, r->bench_cpu_ns));
+		if (r->daemon_cpu_known)
+			printf("\"iwcmd\":%.2f}}",
+			       per_hs_us(r, r->daemon_cpu_ns));
+		else
+			printf("\"iwcmd\":null}}");
+		printf("%s\n", i + 1 < n ? "," : "");
+	}
+	printf("]}\n");
+}
+
+/* Enough descriptors for the deepest row: both ends of each handshake. */
+static int raise_nofile(const struct bench_opts *o)
+{
+	unsigned int i, depth = 1;
+	struct rlimit rl;
+	rlim_t need;
+
+	for (i = 0; i < o->ndepths; i++)
+		if (o->depths[i] > depth)
+			depth = o->depths[i];
+	need = (rlim_t)depth * 2 + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need * 4 ?
+			      need * 4 : rl.rlim_max;
+	if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		fprintf(stderr, "iwcm-bench: depth %u needs %lu descriptors; "
+				"raise the limit (ulimit -n)\n",
+			depth, (unsigned long)need);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the cm test: every row at every depth, then the table. */
+int cm_bench(const struct bench_opts *o)
+{
+	size_t n = (size_t)o->ndepths * N_CM_ROWS, i;
+	struct cm_result *res = calloc(n, sizeof(*res));
+	int rc = 0;
+
+	if (!res) {
+		fprintf(stderr, "iwcm-bench: out of memory\n");
+		return 1;
+	}
+	if (raise_nofile(o) < 0 || daemon_start(o) < 0) {
+		free(res);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct cm_result *r = &res[i];
+
+		r->row = &cm_rows[i % N_CM_ROWS];
+		r->depth = o->depths[i / N_CM_ROWS];
+		if ((o->warmup && cm_row_run(o, r, o->warmup, true) < 0) ||
+		    cm_row_run(o, r, o->iters, false) < 0) {
+			rc = 1;
+			n = i;
+			break;
+		}
+		if (r->failed || r->warm_failed)
+			rc = 1;
+	}
+	/* Ratio over the baseline of the same depth, run just before. */
+	for (i = 0; i < n; i++) {
+		const struct cm_result *base = &res[i - i % N_CM_ROWS];
+		double b = res_rate(base);
+
+		res[i].ratio = b > 0.0 ? res_rate(&res[i]) / b : 0.0;
+	}
+	if (daemon_stop() < 0)
+		rc = 1;
+	if (n > 0) {
+		if (o->json)
+			print_json(o, res, n);
+		else
+			print_text(o, res, n);
+	}
+	for (i = 0; i < (size_t)o->ndepths * N_CM_ROWS; i++)
+		free(res[i].lat);
+	free(res);
+	return rc;
+}
