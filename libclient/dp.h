@@ -408,7 +408,8 @@ void qp_flush(struct iwcm_qp *qp);
 void qp_sq_reap(struct iwcm_qp *qp);
 /* Graceful close: FIN once the send side is drained. */
 void qp_close_check(struct iwcm_qp *qp);
-/* A memory region goes away: copy unsent octets that point into it. */
+/* A memory region goes away: copy the frames not all sent that point
+ * into it. */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* A memory region goes away: stop placing into it. */
 void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);

@@ -916,13 +916,18 @@ void qp_close_check(struct iwcm_qp *qp)
 	qp_fin(qp);
 }
 
-/* Copy unsent octets of queued frames that point into [addr, +len). */
+/*
+ * Copy the queued frames that point into [addr, +len) whose octets are
+ * not all sent.  The whole frame is copied and its sent count kept, so
+ * that a frame begun on the wire still reads as begun: a QP failing
+ * later keeps it whole before its Terminate (tx_drop_unsent()).
+ */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 {
 	for (uint32_t i = 0; i < qp->tx_count; i++) {
 		struct tx_frame *f =
 			&qp->frames[(qp->tx_head + i) % DP_TX_FRAMES];
-		size_t skip = f->sent, left = f->wire_len - f->sent, pos = 0;
+		size_t skip = f->sent, pos = 0, o = 0;
 		bool hit = false;
 		uint8_t *b;
 
@@ -934,9 +939,9 @@ void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 				hit = true;
 			pos += l;
 		}
-		if (!hit || !left)
+		if (!hit || f->sent == f->wire_len)
 			continue;
-		b = malloc(left);
+		b = malloc(f->wire_len);
 		if (!b) {
 			/* Without memory the frame cannot be kept: fail the
 			 * stream rather than read freed memory later. */
@@ -944,28 +949,15 @@ void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 			qp_fatal(qp, QP_R_LOCAL, false, 0, 0, 0, NULL, 0);
 			return;
 		}
-		pos = 0;
-		for (size_t j = 0, o = 0; j < f->n_out; j++) {
-			const uint8_t *p = f->out[j].iov_base;
-			size_t l = f->out[j].iov_len, a = 0;
-
-			if (pos + l <= skip) {
-				pos += l;
-				continue;
-			}
-			if (pos < skip)
-				a = skip - pos;
-			memcpy(b + o, p + a, l - a);
-			o += l - a;
-			pos += l;
+		for (size_t j = 0; j < f->n_out; j++) {
+			memcpy(b + o, f->out[j].iov_base, f->out[j].iov_len);
+			o += f->out[j].iov_len;
 		}
 		free(f->bounce);
 		f->bounce = b;
 		f->out[0].iov_base = b;
-		f->out[0].iov_len = left;
+		f->out[0].iov_len = f->wire_len;
 		f->n_out = 1;
-		f->wire_len = left;
-		f->sent = 0;
 	}
 }
 

@@ -1383,6 +1383,98 @@ START_TEST(test_dereg_mid_placement)
 }
 END_TEST
 
+/*
+ * A region deregistered under an RDMA Read in flight.  Bit 0 clear: the
+ * requester's sink, before the response arrives: the Read completes with
+ * IWCM_WC_LOC_PROT_ERR and nothing lands in the region.  Bit 0 set: the
+ * responder's source, mid-response: the octets already queued are sent
+ * from a copy, the rest is refused with RDMAP Remote Protection, Invalid
+ * STag (RFC 5040 §4.8), so the requester sees IWCM_WC_REM_ACCESS_ERR and
+ * never an octet written after deregistration.  The Read is larger than
+ * the socket buffer and the frames queued together (16 of up to 64 KiB).
+ */
+START_TEST(test_dereg_read_in_flight)
+{
+	const uint32_t n = 4u << 20;
+	bool source = _i & 1;
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_async_event ev;
+	struct iwcm_sge sge;
+	struct iwcm_mr *src, *dst;
+	struct iwcm_wc wc;
+	uint8_t *sbuf = malloc(n), *dbuf = calloc(1, n), *copy = malloc(n);
+	bool clean = true;
+
+	ck_assert_ptr_nonnull(sbuf);
+	ck_assert_ptr_nonnull(dbuf);
+	ck_assert_ptr_nonnull(copy);
+	manual = true;
+	pair_default(&a, &b);
+	fill(sbuf, n, 4);
+	memcpy(copy, sbuf, n);
+	src = iwcm_reg_mr(b.pd, sbuf, n, IWCM_ACCESS_REMOTE_READ);
+	dst = iwcm_reg_mr(a.pd, dbuf, n, IWCM_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(dst);
+	wr = wr_of(IWCM_WR_RDMA_READ, 1);
+	sge.addr = (uint64_t)(uintptr_t)dbuf;
+	sge.length = n;
+	sge.lkey = iwcm_mr_get_stag(dst);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)sbuf;
+	wr.wr.rdma.rkey = iwcm_mr_get_stag(src);
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	/* b answers what its socket takes; a reads nothing yet. */
+	for (int i = 0; i < 20; i++)
+		iwcm_progress(b.ctx, 1);
+	if (source) {
+		ck_assert_int_eq(iwcm_dereg_mr(src), 0);
+		memset(sbuf, 0xEE, n);
+	} else {
+		ck_assert_int_eq(iwcm_dereg_mr(dst), 0);
+		memset(dbuf, 0xEE, n);
+	}
+	wc = wait_wc(&a, &b);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(wc.opcode, IWCM_WC_RDMA_READ);
+	if (source) {
+		ck_assert_int_eq(wc.status, IWCM_WC_REM_ACCESS_ERR);
+		ck_assert_uint_eq(wc.vendor_err,
+				  (uint32_t)RDMAP_TERM_LAYER_RDMAP << 16 |
+					  RDMAP_ETYPE_REMOTE_PROT << 8 |
+					  RDMAP_ECODE_INVALID_STAG);
+		ev = wait_async(&b, &a);
+		ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+		ev = wait_async(&a, &b);
+		ck_assert_int_eq(ev.type, IWCM_EVENT_QP_TERMINATE);
+		/* What arrived is the region as it was, or nothing. */
+		for (uint32_t i = 0; i < n; i++)
+			clean &= dbuf[i] == copy[i] || dbuf[i] == 0;
+		/* Some of it arrived, not all. */
+		ck_assert(memcmp(dbuf, copy, 1000) == 0);
+		ck_assert(memcmp(dbuf, copy, n) != 0);
+		ck_assert_int_eq(iwcm_dereg_mr(dst), 0);
+	} else {
+		ck_assert_int_eq(wc.status, IWCM_WC_LOC_PROT_ERR);
+		ev = wait_async(&a, &b);
+		ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+		ev = wait_async(&b, &a);
+		ck_assert_int_eq(ev.type, IWCM_EVENT_QP_TERMINATE);
+		for (uint32_t i = 0; i < n; i++)
+			clean &= dbuf[i] == 0xEE;
+		ck_assert_int_eq(iwcm_dereg_mr(src), 0);
+	}
+	ck_assert(clean);
+	end_down(&a);
+	end_down(&b);
+	free(sbuf);
+	free(dbuf);
+	free(copy);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("verbs");
@@ -1416,6 +1508,7 @@ int main(void)
 	add_loop_tcase(s, "cq_overflow", test_cq_overflow, 2);
 	add_loop_tcase(s, "dereg_in_flight", test_dereg_in_flight, 2);
 	add_tcase(s, "dereg_mid_placement", test_dereg_mid_placement);
+	add_loop_tcase(s, "dereg_read_in_flight", test_dereg_read_in_flight, 2);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
