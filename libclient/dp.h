@@ -111,6 +111,7 @@ struct iwcm_cq {
 	TAILQ_ENTRY(iwcm_cq) ch_entry;
 	bool ch_queued;
 	unsigned int ch_events;		/* queued, not yet taken */
+	unsigned int ch_unacked;	/* taken, not yet acknowledged */
 	unsigned int refs;		/* QPs */
 };
 

@@ -569,7 +569,8 @@ IWCM_EXPORT struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
 	return cq;
 }
 
-/* Destroy a completion queue no QP uses. */
+/* Destroy a completion queue no QP uses and no unacknowledged event
+ * names. */
 IWCM_EXPORT int iwcm_destroy_cq(struct iwcm_cq *cq)
 {
 	struct dp *dp;
@@ -586,6 +587,13 @@ IWCM_EXPORT int iwcm_destroy_cq(struct iwcm_cq *cq)
 	ch = cq->channel;
 	if (ch) {
 		pthread_mutex_lock(&ch->lock);
+		/* The caller still holds events naming cq (libibverbs
+		 * waits here; failing cannot deadlock one thread). */
+		if (cq->ch_unacked) {
+			pthread_mutex_unlock(&ch->lock);
+			pthread_mutex_unlock(&dp->lock);
+			return ERR(EBUSY);
+		}
 		/* Events of this CQ not yet taken disappear with it. */
 		while (cq->ch_events) {
 			uint64_t v;
@@ -716,6 +724,7 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 			TAILQ_REMOVE(&channel->pending, c, ch_entry);
 			c->ch_queued = false;
 		}
+		c->ch_unacked++;
 		pthread_mutex_unlock(&channel->lock);
 		*cq = c;
 		if (cq_context)
@@ -724,11 +733,17 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 	}
 }
 
-/* Acknowledge completion events (kept for libibverbs parity). */
+/* Acknowledge completion events taken with iwcm_get_cq_event(). */
 IWCM_EXPORT void iwcm_ack_cq_events(struct iwcm_cq *cq, unsigned int nevents)
 {
-	(void)cq;
-	(void)nevents;
+	struct iwcm_comp_channel *ch;
+
+	/* A CQ without a channel never had an event to acknowledge. */
+	if (!cq || !(ch = cq->channel))
+		return;
+	pthread_mutex_lock(&ch->lock);
+	cq->ch_unacked -= nevents < cq->ch_unacked ? nevents : cq->ch_unacked;
+	pthread_mutex_unlock(&ch->lock);
 }
 
 /* ---- receive queues ---- */

@@ -497,11 +497,16 @@ struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
  * iwcm_destroy_cq() - Destroy a completion queue.
  * @cq: the completion queue.
  *
- * Its completions and channel events not yet taken are dropped.
+ * Its completions and the channel events not yet taken are dropped.  A
+ * completion event taken with iwcm_get_cq_event() hands the caller a
+ * pointer to @cq, so @cq outlives it: where libibverbs' ibv_destroy_cq()
+ * waits until every such event is acknowledged, this call fails at once
+ * instead, which cannot deadlock a single-threaded caller.
  *
  * Context: Thread-safe; @cq must not be in use by another call.
- * Return: 0, or -1 with errno EBUSY while a QP uses it, EINVAL if @cq is
- * NULL.
+ * Return: 0, or -1 with errno EBUSY while a QP uses it or while events
+ * taken with iwcm_get_cq_event() are not acknowledged with
+ * iwcm_ack_cq_events(), EINVAL if @cq is NULL.
  */
 int iwcm_destroy_cq(struct iwcm_cq *cq);
 
@@ -545,7 +550,8 @@ int iwcm_req_notify_cq(struct iwcm_cq *cq, int solicited_only);
  *
  * Waits unless the channel's descriptor was set O_NONBLOCK.  With
  * IWCM_CTX_MANUAL_PROGRESS a waiting call drives the progress engine
- * itself.
+ * itself.  Every event returned must be acknowledged with
+ * iwcm_ack_cq_events() before iwcm_destroy_cq() can destroy its queue.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EAGAIN (non-blocking, no event), EINVAL
@@ -557,10 +563,12 @@ int iwcm_get_cq_event(struct iwcm_comp_channel *channel, struct iwcm_cq **cq,
 /**
  * iwcm_ack_cq_events() - Acknowledge completion events.
  * @cq: the completion queue.
- * @nevents: events taken with iwcm_get_cq_event().
+ * @nevents: events of @cq taken with iwcm_get_cq_event().
  *
- * Kept for libibverbs parity; events need no acknowledgement before
- * iwcm_destroy_cq().
+ * As ibv_ack_cq_events(): one call may acknowledge several events, and
+ * iwcm_destroy_cq() fails with EBUSY until every event taken for @cq has
+ * been acknowledged.  Acknowledging more events than were taken counts
+ * only those taken; a NULL @cq is ignored.
  *
  * Context: Thread-safe.
  */

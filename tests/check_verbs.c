@@ -934,6 +934,67 @@ START_TEST(test_disconnect)
 }
 END_TEST
 
+/* ---- completion event acknowledgement ---- */
+
+/* ibv_ack_cq_events() semantics: a CQ whose events were taken but not
+ * all acknowledged is not destroyed (EBUSY instead of ibv_destroy_cq()'s
+ * wait); events not taken yet go with it. */
+START_TEST(test_ack_cq_events)
+{
+	struct iwcm_ctx *ctx = iwcm_ctx_new_detached(0);
+	struct iwcm_comp_channel *ch = iwcm_create_comp_channel(ctx);
+	struct iwcm_cq *cq, *plain, *got;
+	struct iwcm_wc wc;
+	void *cctx;
+	int fd;
+
+	ck_assert_ptr_nonnull(ch);
+	cq = iwcm_create_cq(ctx, 16, NULL, ch);
+	plain = iwcm_create_cq(ctx, 16, NULL, NULL);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_ptr_nonnull(plain);
+	fd = iwcm_comp_channel_get_fd(ch);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	memset(&wc, 0, sizeof(wc));
+
+	/* Three events taken: EBUSY until all three are acknowledged. */
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(iwcm_req_notify_cq(cq, 0), 0);
+		ck_assert(dp_cq_push(cq, &wc));
+		ck_assert_int_eq(iwcm_get_cq_event(ch, &got, &cctx), 0);
+		ck_assert_ptr_eq(got, cq);
+	}
+	ck_assert_int_eq(iwcm_destroy_cq(cq), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	iwcm_ack_cq_events(cq, 1);
+	ck_assert_int_eq(iwcm_destroy_cq(cq), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	iwcm_ack_cq_events(cq, 0);
+	iwcm_ack_cq_events(cq, 2);
+	/* Acknowledging more than was taken counts only those taken: the
+	 * next event still needs its own acknowledgement. */
+	iwcm_ack_cq_events(cq, 5);
+	ck_assert_int_eq(iwcm_req_notify_cq(cq, 0), 0);
+	ck_assert(dp_cq_push(cq, &wc));
+	ck_assert_int_eq(iwcm_get_cq_event(ch, &got, &cctx), 0);
+	ck_assert_int_eq(iwcm_destroy_cq(cq), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	iwcm_ack_cq_events(cq, 1);
+	/* An event queued but not taken does not hold the CQ. */
+	ck_assert_int_eq(iwcm_req_notify_cq(cq, 0), 0);
+	ck_assert(dp_cq_push(cq, &wc));
+	ck_assert_int_eq(iwcm_destroy_cq(cq), 0);
+	ck_assert_int_eq(iwcm_get_cq_event(ch, &got, &cctx), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	/* No channel, no event: nothing to acknowledge; NULL is ignored. */
+	iwcm_ack_cq_events(plain, 3);
+	iwcm_ack_cq_events(NULL, 1);
+	ck_assert_int_eq(iwcm_destroy_cq(plain), 0);
+	ck_assert_int_eq(iwcm_destroy_comp_channel(ch), 0);
+	iwcm_ctx_close(ctx);
+}
+END_TEST
+
 /* Send, Write and Read over one configuration of the pair. */
 static void traffic(struct end *a, struct end *b)
 {
@@ -1498,6 +1559,7 @@ int main(void)
 	add_loop_tcase(s, "read_refused", test_read_refused, 2);
 	add_loop_tcase(s, "inline_sge_srq", test_inline_sge_srq, 2);
 	add_loop_tcase(s, "disconnect", test_disconnect, 2);
+	add_tcase(s, "ack_cq_events", test_ack_cq_events);
 	add_loop_tcase(s, "markers_crc", test_markers_crc,
 		       2 * ARRAY_SIZE(mk_cases));
 	add_loop_tcase(s, "version0", test_version0, 2);
