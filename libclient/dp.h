@@ -223,6 +223,9 @@ enum rx_phase {
 #define DP_MAX_INLINE 4096u
 #define DP_MAX_CQE (1u << 20)
 #define DP_MAX_RX_IOV DP_MAX_SGE
+/* RFC 5040 §4.4: a Read Request names one Data Sink STag and TO, so the
+ * response lands in one local buffer (Linux siw: SIW_MAX_SGE_RD 1). */
+#define DP_MAX_SGE_RD 1u
 
 #define DP_HBUF_LEN 256
 #define DP_TX_FRAMES 16
@@ -409,6 +412,8 @@ void qp_flush(struct iwcm_qp *qp);
 void qp_sq_reap(struct iwcm_qp *qp);
 /* Graceful close: FIN once the send side is drained. */
 void qp_close_check(struct iwcm_qp *qp);
+/* Push a completion of qp; an overflow is reported once per CQ. */
+bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 /* A memory region goes away: copy the frames not all sent that point
  * into it. */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);

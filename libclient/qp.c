@@ -92,9 +92,8 @@ static struct sq_wqe *sq_at(const struct iwcm_qp *qp, uint32_t c)
 	return &qp->sq[c % qp->sq_size];
 }
 
-/* Push a completion; an overflow is reported once per CQ. */
-static bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq,
-		       struct iwcm_wc *wc)
+/* Push a completion of qp; an overflow is reported once per CQ. */
+bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc)
 {
 	bool was = cq->overflowed;
 

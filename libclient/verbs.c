@@ -1040,6 +1040,8 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	attr->crc = qp->crc;
 	attr->mulpdu = qp->mulpdu;
 	attr->max_inline_data = qp->max_inline;
+	attr->max_sge_rd = DP_MAX_SGE_RD;
+	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD;
 	pthread_mutex_unlock(&dp->lock);
 	return 0;
 }
@@ -1090,8 +1092,9 @@ static int sq_wr_check(const struct iwcm_qp *qp, const struct iwcm_send_wr *wr,
 	if (op == IWCM_WR_IMM_DATA && wr->num_sge)
 		return ERR(EINVAL);
 	if (op == IWCM_WR_RDMA_READ) {
-		/* One remote buffer into one local one (RFC 5040 §5.2.1). */
-		if (wr->num_sge > 1 || !qp->ord)
+		/* RFC 5040 §4.4: the Read Request names one Data Sink STag
+		 * and TO, so the response lands in one local buffer. */
+		if ((uint32_t)wr->num_sge > DP_MAX_SGE_RD || !qp->ord)
 			return ERR(EINVAL);
 		if (wr->num_sge && wr->wr.rdma.remote_addr >
 					   UINT64_MAX - t)
@@ -1170,8 +1173,8 @@ static void qp_flush_wc(struct iwcm_qp *qp, struct iwcm_cq *cq,
 	wc.wr_id = wr_id;
 	wc.status = IWCM_WC_WR_FLUSH_ERR;
 	wc.opcode = opcode;
-	wc.qp = qp;
-	dp_cq_push(cq, &wc);
+	/* A full CQ reports IWCM_EVENT_CQ_ERR, as for any completion. */
+	qp_cq_push(qp, cq, &wc);
 }
 
 /* Post a list of send work requests. */

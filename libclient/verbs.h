@@ -301,8 +301,17 @@ enum iwcm_qp_state {
 };
 
 /**
+ * enum iwcm_qp_attr_mask - Optional fields of struct iwcm_qp_attr.
+ * @IWCM_QP_ATTR_MAX_SGE_RD: max_sge_rd is valid.
+ */
+enum iwcm_qp_attr_mask {
+	IWCM_QP_ATTR_MAX_SGE_RD = 1 << 0,
+};
+
+/**
  * struct iwcm_qp_attr - What a connection really supports.
- * @comp_mask: 0 (reserved).
+ * @comp_mask: set by iwcm_query_qp(): an OR of enum iwcm_qp_attr_mask,
+ *	which of the fields after @max_inline_data are valid.
  * @state: enum iwcm_qp_state.
  * @ird: inbound RDMA Read (and atomic) requests accepted at once.
  * @ord: outbound RDMA Read (and atomic) requests in flight at once.
@@ -314,6 +323,9 @@ enum iwcm_qp_state {
  * @crc: MPA CRC on.
  * @mulpdu: largest ULPDU per FPDU (RFC 5044 §4.5).
  * @max_inline_data: as created.
+ * @max_sge_rd: local scatter/gather entries an RDMA Read may have: 1,
+ *	because a Read Request names a single Data Sink STag and Tagged
+ *	Offset (RFC 5040 §4.4), as libibverbs' max_sge_rd of Linux siw.
  */
 struct iwcm_qp_attr {
 	uint32_t comp_mask;
@@ -328,6 +340,7 @@ struct iwcm_qp_attr {
 	int crc;
 	uint32_t mulpdu;
 	uint32_t max_inline_data;
+	uint32_t max_sge_rd;
 };
 
 /**
@@ -680,7 +693,9 @@ int iwcm_qp_disconnect(struct iwcm_qp *qp);
  * @attr: where to store the attributes.
  *
  * IRD and ORD are those of the handoff; atomics and Immediate Data are
- * on for RDMAP version 1; mulpdu follows the TCP maximum segment size.
+ * on for RDMAP version 1; mulpdu follows the TCP maximum segment size;
+ * max_sge_rd is 1 (RFC 5040 §4.4: a Read Request names one Data Sink),
+ * which comp_mask says with IWCM_QP_ATTR_MAX_SGE_RD.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EINVAL.
@@ -718,7 +733,9 @@ void *iwcm_qp_get_context(const struct iwcm_qp *qp);
  *
  * Context: Thread-safe, also concurrently with the progress engine.
  * Return: 0, or -1 with errno EINVAL (bad opcode, flags or SGE count; a
- * Read with more than one SGE; an atomic without exactly one 8-octet SGE
+ * Read with more SGEs than max_sge_rd, which is 1 because a Read Request
+ * names a single Data Sink STag and Tagged Offset (RFC 5040 §4.4), the
+ * same limit as Linux siw; an atomic without exactly one 8-octet SGE
  * or with an unaligned remote address; a Read or atomic when ORD is 0;
  * INLINE above max_inline_data), EOPNOTSUPP (atomics or Immediate Data
  * on a connection without them), ENOMEM (send queue full), ENOTCONN

@@ -511,8 +511,13 @@ static void reads(struct dp_ep *s, struct dp_ep *r)
 	struct reg *dst = reg_new(s, BIG + 4096, IWCM_ACCESS_LOCAL_WRITE);
 	struct iwcm_send_wr wr, *bad;
 	struct iwcm_sge sg[2];
+	struct iwcm_qp_attr at;
 	bool one_sge = false;
 
+	memset(&at, 0, sizeof(at));
+	ck_assert_int_eq(iwcm_query_qp(s->qp, &at), 0);
+	ck_assert(at.comp_mask & IWCM_QP_ATTR_MAX_SGE_RD);
+	ck_assert_uint_ge(at.max_sge_rd, 1);
 	test_rand_bytes(src->p, src->len);
 	/* One octet, unaligned. */
 	dp_wr(&wr, sg, IWCM_WR_RDMA_READ, 71, dst->mr, dst->p + 1, 1);
@@ -520,9 +525,9 @@ static void reads(struct dp_ep *s, struct dp_ep *r)
 	wr.wr.rdma.rkey = src->stag;
 	dp_post_send(s->qp, &wr);
 	/*
-	 * Scattered into two local SGEs, or refused: a Read Request names
-	 * one Data Sink STag (RFC 5040 §4.4), so an iWARP device may take
-	 * a single SGE only (as Linux siw does).
+	 * Scattered into two local SGEs, or refused as max_sge_rd says: a
+	 * Read Request names one Data Sink STag (RFC 5040 §4.4), so an
+	 * iWARP device may take a single SGE only (as Linux siw does).
 	 */
 	dp_wr(&wr, sg, IWCM_WR_RDMA_READ, 72, dst->mr, dst->p + 10, 1000);
 	sg[1] = (struct iwcm_sge){ addr(dst->p + 2000), 2000, dst->stag };
@@ -531,6 +536,7 @@ static void reads(struct dp_ep *s, struct dp_ep *r)
 	wr.wr.rdma.rkey = src->stag;
 	bad = NULL;
 	if (iwcm_post_send(s->qp, &wr, &bad) < 0) {
+		ck_assert_uint_lt(at.max_sge_rd, 2);
 		ck_assert_int_eq(errno, EINVAL);
 		ck_assert_ptr_eq(bad, &wr);
 		/* The same 3000 octets into one SGE. */
@@ -540,6 +546,8 @@ static void reads(struct dp_ep *s, struct dp_ep *r)
 		wr.wr.rdma.rkey = src->stag;
 		dp_post_send(s->qp, &wr);
 		one_sge = true;
+	} else {
+		ck_assert_uint_ge(at.max_sge_rd, 2);
 	}
 	/* Larger than the MULPDU: many Read Response segments. */
 	dp_wr(&wr, sg, IWCM_WR_RDMA_READ, 73, dst->mr, dst->p + 4001, BIG);

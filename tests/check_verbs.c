@@ -453,7 +453,8 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Wait for one completion on e's CQ, progressing both ends. */
+/* Wait for one completion on e's CQ, progressing both ends (other may be
+ * NULL: a raw peer). */
 static struct iwcm_wc wait_wc(struct end *e, struct end *other)
 {
 	int64_t end = now_ms() + 10000;
@@ -468,7 +469,8 @@ static struct iwcm_wc wait_wc(struct end *e, struct end *other)
 		ck_assert_msg(now_ms() < end, "no completion");
 		if (manual) {
 			iwcm_progress(e->ctx, 0);
-			iwcm_progress(other->ctx, 0);
+			if (other)
+				iwcm_progress(other->ctx, 0);
 		} else {
 			usleep(100);
 		}
@@ -583,7 +585,8 @@ static struct iwcm_async_event wait_async(struct end *e, struct end *o)
 		ck_assert_msg(now_ms() < end, "no async event");
 		if (manual) {
 			iwcm_progress(e->ctx, 0);
-			iwcm_progress(o->ctx, 0);
+			if (o)
+				iwcm_progress(o->ctx, 0);
 		} else {
 			usleep(100);
 		}
@@ -992,6 +995,130 @@ START_TEST(test_ack_cq_events)
 	ck_assert_int_eq(iwcm_destroy_cq(plain), 0);
 	ck_assert_int_eq(iwcm_destroy_comp_channel(ch), 0);
 	iwcm_ctx_close(ctx);
+}
+END_TEST
+
+/* ---- multi-SGE RDMA Read and other misuse ---- */
+
+/* RFC 5040 §4.4: one Data Sink per Read Request, so max_sge_rd is 1 and a
+ * Read with two local SGEs is refused before anything is posted. */
+START_TEST(test_read_sge_limit)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr, wr2, *bad;
+	struct iwcm_qp_attr qa;
+	struct iwcm_sge sge[2];
+	struct iwcm_wc wc;
+
+	manual = _i;
+	pair_default(&a, &b);
+	memset(&qa, 0, sizeof(qa));
+	ck_assert_int_eq(iwcm_query_qp(a.qp, &qa), 0);
+	ck_assert(qa.comp_mask & IWCM_QP_ATTR_MAX_SGE_RD);
+	ck_assert_uint_eq(qa.max_sge_rd, 1);
+	fill(b.buf + 8192, 200, 9);
+	for (int i = 0; i < 2; i++) {
+		sge[i].addr = (uint64_t)(uintptr_t)(a.buf + 1000 * i);
+		sge[i].length = 100;
+		sge[i].lkey = iwcm_mr_get_stag(a.mr);
+	}
+	/* A good Send first in the list: posted; the Read is bad_wr. */
+	wr2 = wr_of(IWCM_WR_SEND, 1);
+	wr2.sg_list = sge;
+	wr2.num_sge = 1;
+	wr = wr_of(IWCM_WR_RDMA_READ, 2);
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(b.buf + 8192);
+	wr.wr.rdma.rkey = iwcm_mr_get_stag(b.mr);
+	wr2.next = &wr;
+	post_recv(&b, 10, 0, 200);
+	bad = NULL;
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr2, &bad), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_eq(bad, &wr);
+	expect_wc(&a, &b, 1, IWCM_WC_SUCCESS, IWCM_WC_SEND);
+	/* The same Read with max_sge_rd entries goes through. */
+	wr.num_sge = 1;
+	wr.wr_id = 3;
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), 0);
+	expect_wc(&a, &b, 3, IWCM_WC_SUCCESS, IWCM_WC_RDMA_READ);
+	ck_assert(memcmp(a.buf, b.buf + 8192, 100) == 0);
+	/* Nothing of the refused Read was sent or completed. */
+	ck_assert_int_eq(iwcm_poll_cq(a.cq, 1, &wc), 0);
+	end_down(&a);
+	end_down(&b);
+}
+END_TEST
+
+/*
+ * Misuse that must stay well defined: freeing a PD or a CQ a live QP
+ * uses (EBUSY), posting to a QP in error (flushed at once, also into a
+ * full CQ: IWCM_EVENT_CQ_ERR), disconnecting it (a no-op).
+ */
+START_TEST(test_misuse)
+{
+	struct end a, b;
+	struct iwcm_send_wr wr;
+	struct iwcm_recv_wr rwr;
+	struct iwcm_sge sge;
+	struct iwcm_async_event ev;
+	struct iwcm_wc wc;
+	int n;
+
+	manual = _i;
+	cq_depth = 8;
+	pair_default(&a, &b);
+	ck_assert_int_eq(iwcm_dealloc_pd(a.pd), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert_int_eq(iwcm_destroy_cq(a.cq), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	/* The peer goes away: a is in error. */
+	end_down(&b);
+	ev = wait_async(&a, NULL);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_PEER_CLOSED);
+	ck_assert_int_eq(iwcm_qp_disconnect(a.qp), 0);
+	/* A bad request is still refused, a good one flushed. */
+	wr = wr_of(IWCM_WR_ATOMIC_SWAP + 1, 1);
+	ck_assert_int_eq(iwcm_post_send(a.qp, &wr, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	sge.addr = (uint64_t)(uintptr_t)a.buf;
+	sge.length = 8;
+	sge.lkey = iwcm_mr_get_stag(a.mr);
+	rwr.wr_id = 2;
+	rwr.next = NULL;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	ck_assert_int_eq(iwcm_post_recv(a.qp, &rwr, NULL), 0);
+	expect_wc(&a, NULL, 2, IWCM_WC_WR_FLUSH_ERR, IWCM_WC_RECV);
+	/* Eight flushed Sends fill the CQ; the ninth is lost and says so,
+	 * once. */
+	for (int i = 0; i < 10; i++) {
+		wr = wr_of(IWCM_WR_SEND, 10 + (uint64_t)i);
+		post(&a, &wr, 0, 8);
+	}
+	ev = wait_async(&a, NULL);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_CQ_ERR);
+	ck_assert_ptr_eq(ev.cq, a.cq);
+	for (n = 0; iwcm_poll_cq(a.cq, 1, &wc) == 1; n++) {
+		ck_assert_uint_eq(wc.wr_id, 10 + (uint64_t)n);
+		ck_assert_int_eq(wc.status, IWCM_WC_WR_FLUSH_ERR);
+		ck_assert_int_eq(wc.opcode, IWCM_WC_SEND);
+	}
+	ck_assert_int_eq(n, 8);
+	{
+		struct pollfd p = { iwcm_ctx_get_async_fd(a.ctx), POLLIN, 0 };
+
+		ck_assert_int_eq(poll(&p, 1, 0), 0);
+	}
+	/* Once the QP is gone, the PD holds only the MR, the CQ nothing. */
+	ck_assert_int_eq(iwcm_destroy_qp(a.qp), 0);
+	ck_assert_int_eq(iwcm_dealloc_pd(a.pd), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert_int_eq(iwcm_destroy_cq(a.cq), 0);
+	ck_assert_int_eq(iwcm_dereg_mr(a.mr), 0);
+	ck_assert_int_eq(iwcm_dealloc_pd(a.pd), 0);
+	end_down(&a);
 }
 END_TEST
 
@@ -1560,6 +1687,8 @@ int main(void)
 	add_loop_tcase(s, "inline_sge_srq", test_inline_sge_srq, 2);
 	add_loop_tcase(s, "disconnect", test_disconnect, 2);
 	add_tcase(s, "ack_cq_events", test_ack_cq_events);
+	add_loop_tcase(s, "read_sge_limit", test_read_sge_limit, 2);
+	add_loop_tcase(s, "misuse", test_misuse, 2);
 	add_loop_tcase(s, "markers_crc", test_markers_crc,
 		       2 * ARRAY_SIZE(mk_cases));
 	add_loop_tcase(s, "version0", test_version0, 2);
