@@ -226,6 +226,9 @@ enum rx_phase {
 /* RFC 5040 §4.4: a Read Request names one Data Sink STag and TO, so the
  * response lands in one local buffer (Linux siw: SIW_MAX_SGE_RD 1). */
 #define DP_MAX_SGE_RD 1u
+/* Bound of the close begun by iwcm_qp_disconnect(), milliseconds. */
+#define DP_DISCONNECT_TIMEOUT_MS 3000u
+#define DP_DISCONNECT_TIMEOUT_MAX 600000u
 
 #define DP_HBUF_LEN 256
 #define DP_TX_FRAMES 16
@@ -298,6 +301,11 @@ struct iwcm_qp {
 	struct rdmap_term term;		/* ours */
 	bool fin_sent;			/* shutdown(SHUT_WR) done */
 
+	/* Bounded close (iwcm_qp_disconnect()). */
+	uint32_t disconnect_ms;		/* the bound */
+	uint64_t close_deadline;	/* uv_hrtime() milliseconds */
+	int abort_fd;			/* reset socket libuv still watches */
+
 	/* Receive. */
 	struct mpa_rx rx;
 	enum rx_phase rx_phase;
@@ -333,6 +341,8 @@ struct iwcm_qp {
 	uv_poll_t poll;
 	bool poll_init, poll_closing, poll_closed;
 	int poll_events;
+	uv_timer_t timer;		/* the disconnect timeout */
+	bool timer_init, timer_active, timer_closing, timer_closed;
 	bool dying;
 };
 
@@ -412,6 +422,9 @@ void qp_flush(struct iwcm_qp *qp);
 void qp_sq_reap(struct iwcm_qp *qp);
 /* Graceful close: FIN once the send side is drained. */
 void qp_close_check(struct iwcm_qp *qp);
+/* The graceful close timed out: move to error, reset the connection and
+ * leave its socket in qp->abort_fd for the loop to close. */
+void qp_close_timeout(struct iwcm_qp *qp);
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 /* A memory region goes away: copy the frames not all sent that point

@@ -9,8 +9,12 @@
  *
  * libuv handles may only be touched by the thread running the loop, so
  * the other threads put a QP on dp.sync and ring the doorbell; the loop
- * thread (re)arms, starts or closes the QP's poll.  Only uv_async_send()
- * is called from other threads.
+ * thread (re)arms, starts or closes the QP's poll and its disconnect
+ * timer.  Only uv_async_send() is called from other threads.
+ *
+ * The disconnect timer is a uv_timer: the progress thread's uv_run()
+ * honours it, and so does iwcm_progress(), whose bounded wait ends when
+ * the next timer is due.
  */
 #include "config.h"
 
@@ -18,20 +22,103 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "dp.h"
 
 static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp);
 
-static void progress_poll_closed(uv_handle_t *h)
+/* A handle of a QP is closed (loop thread, dp.lock free). */
+static void progress_handle_closed(uv_handle_t *h)
 {
 	struct iwcm_qp *qp = h->data;
 	struct dp *dp = qp->ctx->dp;
 
 	pthread_mutex_lock(&dp->lock);
-	qp->poll_closed = true;
+	if (h == (uv_handle_t *)&qp->timer) {
+		qp->timer_closed = true;
+	} else {
+		qp->poll_closed = true;
+		/* libuv let go of an aborted QP's socket: close it now,
+		 * before its number can be reused under the watcher. */
+		if (qp->abort_fd >= 0) {
+			close(qp->abort_fd);
+			qp->abort_fd = -1;
+		}
+	}
 	pthread_cond_broadcast(&dp->cond);
 	pthread_mutex_unlock(&dp->lock);
+}
+
+/* Has the loop nothing to change for this QP's timer? */
+static bool progress_timer_synced(const struct iwcm_qp *qp)
+{
+	return qp->timer_active == (qp->state == IWCM_QPS_CLOSING);
+}
+
+/* The disconnect timeout expired (loop thread, dp.lock free). */
+static void progress_on_timer(uv_timer_t *t)
+{
+	struct iwcm_qp *qp = t->data;
+	struct dp *dp = qp->ctx->dp;
+
+	pthread_mutex_lock(&dp->lock);
+	qp->timer_active = false;
+	if (!qp->dying && qp->state == IWCM_QPS_CLOSING) {
+		dp->work++;
+		qp_close_timeout(qp);
+	}
+	progress_qp_apply(dp, qp);
+	pthread_mutex_unlock(&dp->lock);
+}
+
+/* Run the disconnect timer exactly while the QP is closing (loop thread,
+ * dp.lock held). */
+static void progress_qp_timer(struct dp *dp, struct iwcm_qp *qp)
+{
+	uint64_t now, left;
+
+	if (progress_timer_synced(qp))
+		return;
+	if (qp->timer_active) {
+		uv_timer_stop(&qp->timer);
+		qp->timer_active = false;
+		return;
+	}
+	if (!qp->timer_init) {
+		/* uv_timer_init() cannot fail. */
+		uv_timer_init(&dp->loop, &qp->timer);
+		qp->timer.data = qp;
+		qp->timer_init = true;
+	}
+	/* The deadline counts from iwcm_qp_disconnect(); the loop's clock
+	 * may be old in manual mode. */
+	uv_update_time(&dp->loop);
+	now = uv_now(&dp->loop);
+	left = qp->close_deadline > now ? qp->close_deadline - now : 0;
+	uv_timer_start(&qp->timer, progress_on_timer, left, 0);
+	qp->timer_active = true;
+}
+
+/* Close a QP's handles for its destruction (loop thread, dp.lock held). */
+static void progress_qp_close(struct dp *dp, struct iwcm_qp *qp)
+{
+	if (qp->timer_init && !qp->timer_closing) {
+		uv_timer_stop(&qp->timer);
+		qp->timer_active = false;
+		qp->timer_closing = true;
+		uv_close((uv_handle_t *)&qp->timer, progress_handle_closed);
+	} else if (!qp->timer_init) {
+		qp->timer_closed = true;
+	}
+	if (qp->poll_init && !qp->poll_closing) {
+		uv_poll_stop(&qp->poll);
+		qp->poll_closing = true;
+		uv_close((uv_handle_t *)&qp->poll, progress_handle_closed);
+	} else if (!qp->poll_init) {
+		qp->poll_closed = true;
+	}
+	pthread_cond_broadcast(&dp->cond);
 }
 
 /* A QP's socket is readable or writable (loop thread, dp.lock free). */
@@ -60,25 +147,35 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 	pthread_mutex_unlock(&dp->lock);
 }
 
-/* Bring a QP's poll in line with its state (loop thread, dp.lock held). */
+/* Bring a QP's poll and timer in line with its state (loop thread,
+ * dp.lock held). */
 static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 {
 	int ev;
 
+	if (qp->dying) {
+		progress_qp_close(dp, qp);
+		return;
+	}
+	progress_qp_timer(dp, qp);
 	if (qp->poll_closing)
 		return;
-	if (qp->dying) {
+	if (qp->abort_fd >= 0) {
+		/* Reset by the disconnect timeout: stop watching, then
+		 * close (progress_handle_closed). */
 		if (qp->poll_init) {
 			uv_poll_stop(&qp->poll);
 			qp->poll_closing = true;
 			uv_close((uv_handle_t *)&qp->poll,
-				 progress_poll_closed);
+				 progress_handle_closed);
 		} else {
-			qp->poll_closed = true;
-			pthread_cond_broadcast(&dp->cond);
+			close(qp->abort_fd);
+			qp->abort_fd = -1;
 		}
 		return;
 	}
+	if (qp->fd < 0)
+		return;
 	if (!qp->poll_init) {
 		if (uv_poll_init(&dp->loop, &qp->poll, qp->fd) < 0) {
 			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
@@ -197,7 +294,8 @@ void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp)
 	if (!dp->loop_init)
 		return;
 	if (qp->poll_init && !qp->dying &&
-	    qp_poll_events(qp) == qp->poll_events)
+	    qp_poll_events(qp) == qp->poll_events &&
+	    progress_timer_synced(qp))
 		return;
 	if (!qp->sync_queued) {
 		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
@@ -218,11 +316,13 @@ static void progress_run_once(struct dp *dp, uv_run_mode mode)
 	pthread_cond_broadcast(&dp->cond);
 }
 
-/* Close a QP's poll and wait until libuv let go of it (dp.lock held). */
+/* Close a QP's handles and wait until libuv let go of them (dp.lock
+ * held). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 {
 	qp->dying = true;
-	if (!dp->loop_init || (!qp->poll_init && !qp->sync_queued)) {
+	if (!dp->loop_init ||
+	    (!qp->poll_init && !qp->timer_init && !qp->sync_queued)) {
 		if (qp->sync_queued) {
 			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
 			qp->sync_queued = false;
@@ -233,7 +333,7 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
 		qp->sync_queued = true;
 	}
-	while (!qp->poll_closed) {
+	while (!qp->poll_closed || !qp->timer_closed) {
 		if (dp->loop_busy) {
 			/* The loop thread (or an iwcm_progress() caller)
 			 * closes it. */
@@ -289,10 +389,17 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 		progress_run_once(dp, UV_RUN_NOWAIT);
 		if (timeout_ms > 0 && dp->work == before) {
 			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN, 0 };
+			int wait = timeout_ms, next;
 
+			/* A disconnect timer due sooner ends the wait; the
+			 * run below fires it. */
+			uv_update_time(&dp->loop);
+			next = uv_backend_timeout(&dp->loop);
+			if (next >= 0 && next < wait)
+				wait = next;
 			dp->loop_busy = true;
 			pthread_mutex_unlock(&dp->lock);
-			(void)poll(&p, 1, timeout_ms);
+			(void)poll(&p, 1, wait);
 			pthread_mutex_lock(&dp->lock);
 			dp->loop_busy = false;
 			pthread_cond_broadcast(&dp->cond);

@@ -916,6 +916,33 @@ void qp_close_check(struct iwcm_qp *qp)
 }
 
 /*
+ * The close begun by iwcm_qp_disconnect() did not complete in time: the
+ * peer does not read what is queued or never sends its FIN.  RFC 5040
+ * §6.2 leaves LLP Abortive Termination as the way out, RFC 5044 §8 code 1
+ * names the cause ("lost by timeout"); Chelsio's iw_cxgb4 does the same
+ * when its endpoint timer expires in CLOSING: the QP to error and a TCP
+ * reset.  No Terminate: the peer reads nothing more, or has our FIN.
+ */
+void qp_close_timeout(struct iwcm_qp *qp)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (qp->state != IWCM_QPS_CLOSING || qp->fd < 0)
+		return;
+	/* A zero linger time makes close(2) send a reset, not a FIN. */
+	(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	/* Nothing more is read or written; the loop closes the socket once
+	 * libuv no longer watches it. */
+	qp->abort_fd = qp->fd;
+	qp->fd = -1;
+	qp->tx_count = 0;
+	qp->tx_blocked = false;
+	qp->rx_eof = true;
+	qp_fatal(qp, QP_R_LOCAL, false, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
+		 MPA_ECODE_CLOSED, NULL, 0);
+}
+
+/*
  * Copy the queued frames that point into [addr, +len) whose octets are
  * not all sent.  The whole frame is copied and its sent count kept, so
  * that a frame begun on the wire still reads as begun: a QP failing

@@ -79,6 +79,8 @@ static void qp_free(struct iwcm_qp *qp)
 	qp_engine_free(qp);
 	if (qp->fd >= 0)
 		close(qp->fd);
+	if (qp->abort_fd >= 0)
+		close(qp->abort_fd);
 	rq_free(&qp->rq);
 	free(qp);
 }
@@ -880,7 +882,13 @@ IWCM_EXPORT int iwcm_post_srq_recv(struct iwcm_srq *srq,
 static int qp_attr_check(const struct iwcm_pd *pd,
 			 const struct iwcm_qp_init_attr *a)
 {
-	if (!a || a->comp_mask || !a->send_cq || !a->recv_cq)
+	const uint32_t known = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
+
+	if (!a || (a->comp_mask & ~known) || !a->send_cq || !a->recv_cq)
+		return ERR(EINVAL);
+	if ((a->comp_mask & IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT) &&
+	    (!a->disconnect_timeout_ms ||
+	     a->disconnect_timeout_ms > DP_DISCONNECT_TIMEOUT_MAX))
 		return ERR(EINVAL);
 	if (a->send_cq->ctx != pd->ctx || a->recv_cq->ctx != pd->ctx)
 		return ERR(EINVAL);
@@ -921,6 +929,10 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->ctx = pd->ctx;
 	qp->pd = pd;
 	qp->fd = -1;
+	qp->abort_fd = -1;
+	qp->disconnect_ms = DP_DISCONNECT_TIMEOUT_MS;
+	if (attr->comp_mask & IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT)
+		qp->disconnect_ms = attr->disconnect_timeout_ms;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
 	qp->srq = attr->srq;
@@ -1010,6 +1022,9 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 	pthread_mutex_lock(&dp->lock);
 	if (qp->state == IWCM_QPS_RTS) {
 		qp->state = IWCM_QPS_CLOSING;
+		/* Bounded: the progress engine's timer aborts a close that
+		 * is not done by then (qp_close_timeout()). */
+		qp->close_deadline = uv_hrtime() / 1000000 + qp->disconnect_ms;
 		qp_tx_progress(qp);
 		qp_close_check(qp);
 		progress_sync_qp(dp, qp);
@@ -1041,7 +1056,9 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	attr->mulpdu = qp->mulpdu;
 	attr->max_inline_data = qp->max_inline;
 	attr->max_sge_rd = DP_MAX_SGE_RD;
-	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD;
+	attr->disconnect_timeout_ms = qp->disconnect_ms;
+	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD |
+			  IWCM_QP_ATTR_DISCONNECT_TIMEOUT;
 	pthread_mutex_unlock(&dp->lock);
 	return 0;
 }

@@ -261,8 +261,17 @@ struct iwcm_wc {
 };
 
 /**
+ * enum iwcm_qp_init_attr_mask - Optional fields of struct iwcm_qp_init_attr.
+ * @IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT: disconnect_timeout_ms is set.
+ */
+enum iwcm_qp_init_attr_mask {
+	IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT = 1 << 0,
+};
+
+/**
  * struct iwcm_qp_init_attr - Queue pair creation attributes.
- * @comp_mask: 0 (reserved for future fields).
+ * @comp_mask: an OR of enum iwcm_qp_init_attr_mask: which of the fields
+ *	after @qp_context the caller set.
  * @send_cq: completions of the send queue.
  * @recv_cq: completions of the receive queue.
  * @srq: a shared receive queue, or NULL.
@@ -273,6 +282,9 @@ struct iwcm_wc {
  * @max_inline_data: octets IWCM_SEND_INLINE may carry.
  * @sq_sig_all: every send request is signaled.
  * @qp_context: returned by iwcm_qp_get_context().
+ * @disconnect_timeout_ms: with IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT, how
+ *	long a close begun by iwcm_qp_disconnect() may take before it turns
+ *	abortive, 1 to 600000 milliseconds; without it, 3000.
  */
 struct iwcm_qp_init_attr {
 	uint32_t comp_mask;
@@ -286,12 +298,13 @@ struct iwcm_qp_init_attr {
 	uint32_t max_inline_data;
 	int sq_sig_all;
 	void *qp_context;
+	uint32_t disconnect_timeout_ms;
 };
 
 /**
  * enum iwcm_qp_state - State of a queue pair.
  * @IWCM_QPS_RTS: connected, moving data.
- * @IWCM_QPS_CLOSING: graceful close in progress.
+ * @IWCM_QPS_CLOSING: graceful close in progress (iwcm_qp_disconnect()).
  * @IWCM_QPS_ERROR: failed or closed: outstanding requests were flushed.
  */
 enum iwcm_qp_state {
@@ -303,9 +316,11 @@ enum iwcm_qp_state {
 /**
  * enum iwcm_qp_attr_mask - Optional fields of struct iwcm_qp_attr.
  * @IWCM_QP_ATTR_MAX_SGE_RD: max_sge_rd is valid.
+ * @IWCM_QP_ATTR_DISCONNECT_TIMEOUT: disconnect_timeout_ms is valid.
  */
 enum iwcm_qp_attr_mask {
 	IWCM_QP_ATTR_MAX_SGE_RD = 1 << 0,
+	IWCM_QP_ATTR_DISCONNECT_TIMEOUT = 1 << 1,
 };
 
 /**
@@ -326,6 +341,8 @@ enum iwcm_qp_attr_mask {
  * @max_sge_rd: local scatter/gather entries an RDMA Read may have: 1,
  *	because a Read Request names a single Data Sink STag and Tagged
  *	Offset (RFC 5040 §4.4), as libibverbs' max_sge_rd of Linux siw.
+ * @disconnect_timeout_ms: how long a close begun by iwcm_qp_disconnect()
+ *	may take (struct iwcm_qp_init_attr).
  */
 struct iwcm_qp_attr {
 	uint32_t comp_mask;
@@ -341,11 +358,14 @@ struct iwcm_qp_attr {
 	uint32_t mulpdu;
 	uint32_t max_inline_data;
 	uint32_t max_sge_rd;
+	uint32_t disconnect_timeout_ms;
 };
 
 /**
  * enum iwcm_async_event_type - Asynchronous events.
- * @IWCM_EVENT_QP_FATAL: a local error moved the QP to error.
+ * @IWCM_EVENT_QP_FATAL: a local error moved the QP to error; also a close
+ *	of iwcm_qp_disconnect() that timed out (Terminate Layer LLP, Error
+ *	Type MPA, Error Code 1: RFC 5044 §8 "lost by timeout").
  * @IWCM_EVENT_QP_TERMINATE: the peer sent a Terminate (layer, type and
  *	code in the event); the QP is in error.
  * @IWCM_EVENT_QP_PEER_CLOSED: the peer closed or reset the connection.
@@ -639,7 +659,9 @@ int iwcm_post_srq_recv(struct iwcm_srq *srq, struct iwcm_recv_wr *wr,
  * @pd: the protection domain, of the same context as @conn.
  * @attr: queues, depths and limits: max_send_wr 1 to 16384, max_recv_wr
  *	1 to 16384 (unless srq), max_send_sge and max_recv_sge up to 32 (0
- *	counts as 1), max_inline_data up to 4096; comp_mask 0.
+ *	counts as 1), max_inline_data up to 4096; comp_mask 0 or
+ *	IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT with disconnect_timeout_ms 1
+ *	to 600000.
  *
  * The QP takes the connection's socket (iwcm_conn_get_fd() then fails
  * with EBADF), its negotiated state (versions, markers, CRC, IRD/ORD,
@@ -677,9 +699,22 @@ int iwcm_destroy_qp(struct iwcm_qp *qp);
  * The QP moves to IWCM_QPS_CLOSING: new send work requests fail with
  * ENOTCONN, the ones posted are sent and their RDMA Reads and atomics
  * answered, responses owed to the peer go out, then the socket's sending
- * side is shut down (FIN).  Receiving goes on until the peer closes too;
- * the QP then moves to IWCM_QPS_ERROR, flushes what is left and reports
+ * side is shut down (FIN: the LLP Graceful Termination of RFC 5040 §6.2
+ * and RFC 5044 §7.2).  Receiving goes on until the peer closes too; the
+ * QP then moves to IWCM_QPS_ERROR, flushes what is left and reports
  * IWCM_EVENT_QP_PEER_CLOSED.
+ *
+ * The close is bounded: when it has not completed within the QP's
+ * disconnect timeout (3 seconds unless set at creation), counted from
+ * this call and kept by the progress engine (the progress thread, or
+ * iwcm_progress() with IWCM_CTX_MANUAL_PROGRESS), the QP moves to
+ * IWCM_QPS_ERROR, every outstanding work request completes with
+ * IWCM_WC_WR_FLUSH_ERR, the socket is closed abortively (a TCP reset,
+ * RFC 5040 §6.2 LLP Abortive Termination, as Chelsio's iw_cxgb4 does
+ * when its endpoint timer expires in CLOSING) and IWCM_EVENT_QP_FATAL
+ * reports Layer LLP, Error Type MPA, Error Code 1 (RFC 5044 §8).  A
+ * peer that never reads or never closes cannot keep the QP in
+ * IWCM_QPS_CLOSING.
  *
  * Context: Thread-safe.
  * Return: 0 (also when already closing or in error), or -1 with errno
@@ -694,8 +729,9 @@ int iwcm_qp_disconnect(struct iwcm_qp *qp);
  *
  * IRD and ORD are those of the handoff; atomics and Immediate Data are
  * on for RDMAP version 1; mulpdu follows the TCP maximum segment size;
- * max_sge_rd is 1 (RFC 5040 §4.4: a Read Request names one Data Sink),
- * which comp_mask says with IWCM_QP_ATTR_MAX_SGE_RD.
+ * max_sge_rd is 1 (RFC 5040 §4.4: a Read Request names one Data Sink);
+ * disconnect_timeout_ms is the bound of iwcm_qp_disconnect().  comp_mask
+ * says IWCM_QP_ATTR_MAX_SGE_RD and IWCM_QP_ATTR_DISCONNECT_TIMEOUT.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EINVAL.
@@ -786,7 +822,8 @@ int iwcm_ctx_get_async_fd(const struct iwcm_ctx *ctx);
  * IWCM_EVENT_QP_TERMINATE when the peer's Terminate did it (its layer,
  * type and code in the event), IWCM_EVENT_QP_PEER_CLOSED when the peer
  * closed or reset the connection, IWCM_EVENT_QP_FATAL for an error found
- * here (with the Terminate sent, if any).  A completion queue that
+ * here (with the Terminate sent, if any) or a close of
+ * iwcm_qp_disconnect() that timed out.  A completion queue that
  * overflows reports IWCM_EVENT_CQ_ERR.  Waits for an event unless @ctx
  * is IWCM_CTX_NONBLOCK; with IWCM_CTX_MANUAL_PROGRESS a waiting call
  * drives the progress engine itself.
@@ -804,14 +841,17 @@ int iwcm_get_async_event(struct iwcm_ctx *ctx, struct iwcm_async_event *event);
  *	until something does.
  *
  * Reads and places what arrived on every QP of @ctx, answers RDMA Reads
- * and atomics, sends what is queued and generates the completions and
- * events.  Posting already sends what the socket accepts at once.
- * Without IWCM_CTX_MANUAL_PROGRESS the context's own thread does this.
+ * and atomics, sends what is queued, runs the disconnect timeouts that
+ * expired and generates the completions and events; a wait ends early
+ * when a disconnect timeout expires.  Posting already sends what the
+ * socket accepts at once.  Without IWCM_CTX_MANUAL_PROGRESS the
+ * context's own thread does this.
  *
  * Context: Thread-safe: a call made while another thread is inside
  * iwcm_progress() for the same context waits for it and returns 0.
- * Return: The number of socket events handled (0 when none), or -1 with
- * errno EINVAL (@ctx NULL or not in manual progress mode) or ENOMEM.
+ * Return: The number of socket events and expired disconnect timeouts
+ * handled (0 when none), or -1 with errno EINVAL (@ctx NULL or not in
+ * manual progress mode) or ENOMEM.
  */
 int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms);
 
