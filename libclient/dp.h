@@ -238,6 +238,9 @@ enum rx_phase {
 /* Payloads of segments up to this size are read with their headers and
  * copied; larger ones are read straight into their target. */
 #define DP_RX_INLINE 128
+/* Iovecs of one gathered payload read: data runs between Markers (RFC
+ * 5044 §4.3), each possibly split over SGEs, and the Markers. */
+#define DP_RX_READV_IOV 256
 
 enum qp_reason {
 	QP_R_NONE = 0,

@@ -1644,11 +1644,12 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 		qp_tx_kick(qp);
 }
 
-/* Scatter list for the next octets of an untagged message at dst_off. */
-static int recv_iov(struct iwcm_qp *qp, size_t want, struct iovec *iov,
-		    int cap)
+/* Scatter list for the next octets of an untagged message at offset
+ * off of its receive buffers. */
+static int recv_iov(const struct iwcm_qp *qp, uint64_t off, size_t want,
+		    struct iovec *iov, int cap)
 {
-	uint64_t off = qp->dst_off, pos = 0;
+	uint64_t pos = 0;
 	int n = 0;
 
 	for (int i = 0; i < qp->recv.num_sge && want && n < cap; i++) {
@@ -1681,7 +1682,7 @@ static void rx_place(struct iwcm_qp *qp, const uint8_t *p, size_t k)
 		qp->dst += k;
 	} else {
 		struct iovec iov[DP_MAX_RX_IOV];
-		int cnt = recv_iov(qp, k, iov, DP_MAX_RX_IOV);
+		int cnt = recv_iov(qp, qp->dst_off, k, iov, DP_MAX_RX_IOV);
 
 		for (int i = 0; i < cnt; i++) {
 			memcpy(iov[i].iov_base, p, iov[i].iov_len);
@@ -1803,6 +1804,80 @@ static size_t rx_want(const struct iwcm_qp *qp, size_t need)
 	}
 }
 
+enum rx_gather_res {
+	RXG_NONE,			/* no payload ahead: framing first */
+	RXG_READ,			/* a read was made, *nread says how */
+	RXG_FATAL,			/* the QP failed */
+};
+
+/*
+ * Zero copy (RFC 5041 §5 placement): read the payload ahead straight into
+ * its target and the Markers between its pieces (RFC 5044 §4.3) into a
+ * scratch array, in one gathered read; the decoder then checks what was
+ * read where it lies (CRC over the placed octets).
+ */
+static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread)
+{
+	struct mpa_rx_run runs[DP_RX_READV_IOV / 2];
+	uint8_t mk[DP_RX_READV_IOV / 2][MPA_MARKER_LEN];
+	struct iovec iov[DP_RX_READV_IOV];
+	bool is_mk[DP_RX_READV_IOV];
+	size_t nr, data_off = 0;
+	int cnt = 0;
+	ssize_t n;
+
+	nr = mpa_rx_data_runs(&qp->rx, qp->data_left, runs,
+			      sizeof(runs) / sizeof(runs[0]));
+	for (size_t i = 0; i < nr && cnt < DP_RX_READV_IOV; i++) {
+		int k = 1;
+
+		if (runs[i].marker) {
+			/* A read never ends on a Marker. */
+			if (cnt + 1 == DP_RX_READV_IOV)
+				break;
+			iov[cnt].iov_base = mk[i];
+			iov[cnt].iov_len = runs[i].len;
+		} else if (qp->dst) {
+			iov[cnt].iov_base = qp->dst + data_off;
+			iov[cnt].iov_len = runs[i].len;
+		} else {
+			k = recv_iov(qp, qp->dst_off + data_off, runs[i].len,
+				     iov + cnt, DP_RX_READV_IOV - cnt);
+			if (!k) {
+				qp_fatal(qp, QP_R_LOCAL, true,
+					 RDMAP_TERM_LAYER_RDMAP,
+					 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
+				return RXG_FATAL;
+			}
+		}
+		for (int j = 0; j < k; j++) {
+			is_mk[cnt + j] = runs[i].marker;
+			if (!runs[i].marker)
+				data_off += iov[cnt + j].iov_len;
+		}
+		cnt += k;
+	}
+	if (!cnt)
+		return RXG_NONE;
+	n = mpa_stream_readv(qp, iov, cnt);
+	*nread = n;
+	for (int i = 0; i < cnt && n > 0; i++) {
+		size_t k = iov[i].iov_len < (size_t)n ? iov[i].iov_len :
+							(size_t)n;
+
+		if (!is_mk[i]) {
+			qp->data_left -= (uint32_t)k;
+			if (qp->dst)
+				qp->dst += k;
+			else
+				qp->dst_off += k;
+		}
+		rx_feed(qp, iov[i].iov_base, k, true);
+		n -= (ssize_t)k;
+	}
+	return RXG_READ;
+}
+
 static void rx_closed(struct iwcm_qp *qp)
 {
 	qp->rx_eof = true;
@@ -1836,45 +1911,19 @@ void qp_rx_progress(struct iwcm_qp *qp)
 				 MPA_ETYPE_MPA, MPA_ECODE_MARKER, NULL, 0);
 			return;
 		}
-		if (!need && qp->rx_phase == RXP_DATA &&
-		    qp->ulpdu_len > DP_RX_INLINE) {
-			struct iovec iov[DP_MAX_RX_IOV];
-			int cnt = 1;
-
-			/* Zero copy: the payload goes straight into the
-			 * target region, the decoder checks it there. */
-			want = qp->data_left < room ? qp->data_left : room;
-			if (qp->dst) {
-				iov[0].iov_base = qp->dst;
-				iov[0].iov_len = want;
-			} else {
-				cnt = recv_iov(qp, want, iov, DP_MAX_RX_IOV);
-				if (!cnt) {
-					qp_fatal(qp, QP_R_LOCAL, true,
-						 RDMAP_TERM_LAYER_RDMAP,
-						 RDMAP_ETYPE_CATASTROPHIC, 0,
-						 NULL, 0);
-					return;
-				}
+		if (qp->rx_phase == RXP_DATA && qp->ulpdu_len > DP_RX_INLINE) {
+			switch (rx_gather(qp, &n)) {
+			case RXG_FATAL:
+				return;
+			case RXG_READ:
+				if (n <= 0)
+					goto rd;
+				budget -= budget < (size_t)n ? budget :
+							       (size_t)n;
+				continue;
+			case RXG_NONE:
+				break;
 			}
-			n = mpa_stream_readv(qp, iov, cnt);
-			if (n <= 0)
-				goto rd;
-			qp->data_left -= (uint32_t)n;
-			if (qp->dst)
-				qp->dst += n;
-			else
-				qp->dst_off += (uint64_t)n;
-			budget -= budget < (size_t)n ? budget : (size_t)n;
-			for (int i = 0, left = (int)n; i < cnt && left; i++) {
-				size_t k = iov[i].iov_len < (size_t)left ?
-						   iov[i].iov_len :
-						   (size_t)left;
-
-				rx_feed(qp, iov[i].iov_base, k, true);
-				left -= (int)k;
-			}
-			continue;
 		}
 		want = rx_want(qp, need);
 		if (want > DP_STAGE_LEN)

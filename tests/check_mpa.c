@@ -596,11 +596,12 @@ enum split_mode {
 	SPLIT_SMALL,		/* 1..16 */
 	SPLIT_RANDOM,		/* 1..3000 */
 	SPLIT_DATAPATH,		/* ctrl_need / data_room, readv-style */
+	SPLIT_RUNS,		/* ctrl_need / data_runs, gathered reads */
 	SPLIT_MAX
 };
 
 static const char *const split_names[] = {
-	"whole", "byte", "small", "random", "datapath",
+	"whole", "byte", "small", "random", "datapath", "runs",
 };
 
 static void feed_chunk(struct mpa_rx *rx, struct rx_run *r,
@@ -683,9 +684,92 @@ static void feed_datapath(struct mpa_rx *rx, struct rx_run *r,
 	free(target);
 }
 
+/*
+ * The gathered-read pattern: framing through ctrl_need as above, ULPDU
+ * octets as planned by mpa_rx_data_runs (data runs into the "target",
+ * Marker runs into their own scratch), handed over run by run.
+ */
+static void feed_runs(struct mpa_rx *rx, struct rx_run *r,
+		      const uint8_t *s, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		struct mpa_rx_run runs[9];
+		uint8_t target[4096], mk[sizeof(runs) / sizeof(runs[0])][4];
+		size_t want = 1 + test_rand32() % 3000;
+		size_t nr = mpa_rx_data_runs(rx, want, runs,
+					     1 + test_rand32() % 9);
+		size_t need = mpa_rx_ctrl_need(rx), data = 0, t = 0;
+		struct mpa_rx_ev ev;
+		size_t used;
+
+		if (!nr) {
+			uint8_t bounce[32];
+			size_t n = 0;
+
+			REQUIRE_EQ(mpa_rx_data_room(rx), 0);
+			REQUIRE_GT(need, 0);
+			REQUIRE_LE(need, sizeof(bounce));
+			REQUIRE_LE(need, len - pos);
+			memcpy(bounce, s + pos, need);
+			while (n < need) {
+				REQUIRE_EQ(mpa_rx_step(rx, bounce + n,
+						       need - n, &used, &ev),
+					   WIRE_OK);
+				REQUIRE_MSG(ev.type != MPA_RX_EV_DATA,
+					    "ctrl_need pulled ULPDU octets");
+				run_event(r, &ev);
+				n += used;
+				if (ev.type == MPA_RX_EV_NONE)
+					break;
+			}
+			REQUIRE_EQ(n, need);
+			pos += need;
+			continue;
+		}
+		REQUIRE_MSG(!runs[nr - 1].marker, "plan ends in a Marker");
+		for (size_t i = 0; i < nr; i++) {
+			uint8_t *dst = runs[i].marker ? mk[i] : target + t;
+
+			REQUIRE_LE(runs[i].len, len - pos);
+			if (runs[i].marker)
+				REQUIRE_LE(runs[i].len, 4);
+			else
+				REQUIRE_LE(t + runs[i].len, sizeof(target));
+			memcpy(dst, s + pos, runs[i].len);
+			pos += runs[i].len;
+			for (size_t n = 0; n < runs[i].len;) {
+				REQUIRE_EQ(mpa_rx_step(rx, dst + n,
+						       runs[i].len - n, &used,
+						       &ev),
+					   WIRE_OK);
+				if (runs[i].marker) {
+					REQUIRE_MSG(ev.type != MPA_RX_EV_DATA,
+						    "Marker run gave data");
+				} else {
+					REQUIRE_EQ(ev.type, MPA_RX_EV_DATA);
+					REQUIRE(ev.data == dst + n);
+				}
+				run_event(r, &ev);
+				n += used;
+			}
+			if (!runs[i].marker) {
+				t += runs[i].len;
+				data += runs[i].len;
+			}
+		}
+		REQUIRE_LE(data, want);
+	}
+}
+
 static void feed(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 		 size_t len, enum split_mode mode)
 {
+	if (mode == SPLIT_RUNS) {
+		feed_runs(rx, r, s, len);
+		return;
+	}
 	size_t pos = 0;
 
 	if (mode == SPLIT_DATAPATH) {

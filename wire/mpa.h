@@ -303,6 +303,26 @@ enum wire_err mpa_rx_step(struct mpa_rx *rx, const uint8_t *buf, size_t len,
  */
 size_t mpa_rx_data_room(const struct mpa_rx *rx);
 
+/* One stretch of the wire inside an FPDU's ULPDU: data or Marker octets. */
+struct mpa_rx_run {
+	uint32_t len;
+	bool marker;
+};
+
+/*
+ * Plan one gathered read of the current FPDU's ULPDU octets: the wire
+ * from the decoder's position on, cut into runs of ULPDU data and of
+ * Marker octets (RFC 5044 §4.3), covering at most data_max data octets
+ * and never reaching past the last ULPDU octet (pad and CRC stay framing
+ * for mpa_rx_ctrl_need()).  Fills at most cap runs, never ending with a
+ * Marker run; returns how many.  0 when the decoder is not inside ULPDU
+ * data (or data_max or cap is 0).  Reading those runs into the places the
+ * caller chose and handing them to mpa_rx_step() in order yields DATA
+ * events for the data runs only.
+ */
+size_t mpa_rx_data_runs(const struct mpa_rx *rx, size_t data_max,
+			struct mpa_rx_run *runs, size_t cap);
+
 /*
  * Framing octets (markers, ULPDU_Length, pad, CRC) the decoder needs next
  * before it reaches ULPDU data (then mpa_rx_data_room() > 0) or the end of

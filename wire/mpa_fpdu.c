@@ -504,6 +504,44 @@ size_t mpa_rx_data_room(const struct mpa_rx *rx)
 	return min_sz(rx->ulpdu_left, MPA_MARKER_INTERVAL - ph);
 }
 
+/* The ULPDU wire ahead as data and Marker runs (RFC 5044 §4.3). */
+size_t mpa_rx_data_runs(const struct mpa_rx *rx, size_t data_max,
+			struct mpa_rx_run *runs, size_t cap)
+{
+	uint32_t off, ph;
+	size_t left, n = 0;
+
+	if (rx->dead || rx->state != RX_S_DATA || rx->ulpdu_left == 0)
+		return 0;
+	left = min_sz(rx->ulpdu_left, data_max);
+	off = rx->dir.off;
+	while (left && n < cap) {
+		size_t k;
+
+		ph = rx->dir.markers ? mk_phase(off) : MPA_MARKER_LEN;
+		if (ph < MPA_MARKER_LEN) {
+			/* A Marker (or the rest of one) comes first; it
+			 * only counts if data follows it in this plan. */
+			if (n + 1 >= cap)
+				break;
+			runs[n].len = MPA_MARKER_LEN - ph;
+			runs[n].marker = true;
+			off += runs[n].len;
+			n++;
+			ph = MPA_MARKER_LEN;
+		}
+		k = left;
+		if (rx->dir.markers)
+			k = min_sz(k, MPA_MARKER_INTERVAL - ph);
+		runs[n].len = (uint32_t)k;
+		runs[n].marker = false;
+		off += (uint32_t)k;
+		left -= k;
+		n++;
+	}
+	return n;
+}
+
 /* Octets of framing (Markers, header, pad, CRC) the decoder wants next. */
 size_t mpa_rx_ctrl_need(const struct mpa_rx *rx)
 {
