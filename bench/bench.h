@@ -23,7 +23,8 @@
 #define BENCH_DEPTHS_MAX 8
 /* Largest message of the datapath tests (one registered buffer each). */
 #define BENCH_SIZE_MAX (1UL << 30)
-/* No progress for this long ends a row as failed. */
+/* No progress for this long ends a row as failed (the datapath tests
+ * take IWCM_BENCH_STALL_MS from the environment instead). */
 #define BENCH_STALL_MS 10000
 /* Failures described on stderr per row; the rest are only counted. */
 #define BENCH_FAIL_PRINT 5
@@ -58,6 +59,7 @@ struct bench_opts {
 	bool markers;
 	bool event;		/* progress thread + completion channel */
 	bool tcp_poll;		/* the TCP baseline spins, never blocks */
+	unsigned int stall_ms;	/* datapath: no progress this long fails */
 };
 
 /* A row of the table of tests; -s and -d are checked against it. */

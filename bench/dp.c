@@ -35,11 +35,14 @@
  * measurement the server sends the port it listens on (0 when it could
  * not start), both run, the client says it finished, the server answers
  * with its result (CPU time, verification).  Whichever side fails
- * closes its connection first so that the other fails fast too.  In-band
- * Sends (HELLO from the client, READY from the server, START after the
- * warm-up, DONE at the end) keep the two QPs in step; the client sends
- * first because an MPA revision 1 responder sends nothing before the
- * first FPDU arrived (RFC 5044 §7.1.2).
+ * closes its connection first so that the other fails fast too; a side
+ * that waits for something from its peer fails after the stall time (10
+ * s, or IWCM_BENCH_STALL_MS) without progress, except the server while
+ * the client's one-sided operations run.  In-band Sends (HELLO from the
+ * client, READY from the server, START after the warm-up, DONE at the
+ * end) keep the two QPs in step; the client sends first because an MPA
+ * revision 1 responder sends nothing before the first FPDU arrived (RFC
+ * 5044 §7.1.2).
  */
 #include "config.h"
 
@@ -168,6 +171,7 @@ struct dp_ep {
 	struct iwcm_conn_param *param;
 	uint32_t sq_depth;
 	bool armed;
+	bool passive;		/* waits as long as the peer works */
 	/* the region the peer reaches, and the local source or sink */
 	uint8_t *buf;
 	size_t buf_len;
@@ -390,10 +394,12 @@ static void dp_ctl_finish(struct dp_run *r)
 
 /* ---- the raw TCP baseline ---- */
 
-/* A connected socket: TCP_NODELAY, 10 s timeouts or non-blocking. */
+/* A connected socket: TCP_NODELAY, the stall time as timeouts, or
+ * non-blocking. */
 static void dp_tcp_setup(struct dp_run *r, int fd)
 {
-	struct timeval tv = { BENCH_STALL_MS / 1000, 0 };
+	struct timeval tv = { r->o->stall_ms / 1000,
+			      (r->o->stall_ms % 1000) * 1000 };
 
 	bench_tcp_nodelay(fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -404,8 +410,9 @@ static void dp_tcp_setup(struct dp_run *r, int fd)
 
 /*
  * After a read(2) or write(2) that returned k: true to try again at
- * once (EINTR, or EAGAIN of a busy-polled socket until 10 s passed
- * without progress), false when it moved data or failed (*fail -1).
+ * once (EINTR, or EAGAIN of a busy-polled socket until the stall time
+ * passed without progress), false when it moved data or failed (*fail
+ * -1).
  */
 static bool dp_tcp_retry(struct dp_run *r, ssize_t k, bool wr,
 			 unsigned int *spins, uint64_t *end, int *fail)
@@ -421,14 +428,16 @@ static bool dp_tcp_retry(struct dp_run *r, ssize_t k, bool wr,
 		if (++*spins % DP_SPIN_CHECK)
 			return true;
 		if (!*end)
-			*end = bench_now_ns() + BENCH_STALL_MS * 1000000ULL;
+			*end = bench_now_ns() + r->o->stall_ms * 1000000ULL;
 		if (bench_now_ns() < *end)
 			return true;
 	}
-	dp_fail(&r->side, "TCP %s: %s", wr ? "write" : "read",
-		k == 0		? "connection closed" :
-		errno == EAGAIN ? "no progress for 10 s" :
-				  strerror(errno));
+	if (k < 0 && errno == EAGAIN)
+		dp_fail(&r->side, "TCP %s: no progress for %u ms",
+			wr ? "write" : "read", r->o->stall_ms);
+	else
+		dp_fail(&r->side, "TCP %s: %s", wr ? "write" : "read",
+			k == 0 ? "connection closed" : strerror(errno));
 	*fail = -1;
 	return false;
 }
@@ -650,14 +659,17 @@ static void dp_tcp_server(struct dp_run *r)
 	p.fd = lfd;
 	p.events = POLLIN;
 	do
-		k = poll(&p, 1, BENCH_STALL_MS);
+		k = poll(&p, 1, (int)r->o->stall_ms);
 	while (k < 0 && errno == EINTR);
 	if (k > 0)
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	close(lfd);
+	if (fd < 0 && k == 0)
+		dp_fail(&r->side, "TCP accept: no connection for %u ms",
+			r->o->stall_ms);
+	else if (fd < 0)
+		dp_fail(&r->side, "TCP accept: %s", strerror(errno));
 	if (fd < 0) {
-		dp_fail(&r->side, "TCP accept: %s",
-			k == 0 ? "no connection for 10 s" : strerror(errno));
 	} else {
 		dp_tcp_setup(r, fd);
 		dp_tcp_serve(r, fd, buf, src);
@@ -740,32 +752,48 @@ static int dp_async_check(struct dp_ep *e)
 }
 
 /*
- * A manual-progress spin: drive the engine once, and every so often
- * look at the clock (*end is the stall deadline, 0 until the first
- * look) and at the asynchronous events.  -1 once the run failed.
+ * A spin: drive the engine once (manual progress) or yield to its
+ * thread, and every so often look at the asynchronous events and the
+ * clock: *end is the stall deadline, 0 until the first look and again
+ * whenever the engine handled something.  -1 once the run failed.
  */
 static int dp_spin(struct dp_ep *e, unsigned int *spins, uint64_t *end)
 {
-	if (e->manual && iwcm_progress(e->ctx, 0) < 0) {
-		dp_fail(&e->r->side, "iwcm_progress: %s", strerror(errno));
-		return -1;
-	}
-	if (!e->manual)
+	int k = 0;
+
+	if (e->manual) {
+		k = iwcm_progress(e->ctx, 0);
+		if (k < 0) {
+			dp_fail(&e->r->side, "iwcm_progress: %s",
+				strerror(errno));
+			return -1;
+		}
+	} else {
 		sched_yield();
+	}
+	if (k > 0)
+		*end = 0;
 	if (++*spins % DP_SPIN_CHECK)
 		return 0;
 	if (dp_async_check(e) < 0)
 		return -1;
+	if (e->passive)
+		return 0;
 	if (!*end) {
-		*end = bench_now_ns() + BENCH_STALL_MS * 1000000ULL;
+		*end = bench_now_ns() + e->r->o->stall_ms * 1000000ULL;
 	} else if (bench_now_ns() > *end) {
-		dp_fail(&e->r->side, "no progress for 10 s");
+		dp_fail(&e->r->side, "no progress for %u ms",
+			e->r->o->stall_ms);
 		return -1;
 	}
 	return 0;
 }
 
-/* Event mode: sleep until the CQ's channel or the async fd fires. */
+/*
+ * Event mode: sleep until the CQ's channel or the async fd fires; a
+ * passive wait (the server's, while the peer's one-sided operations run
+ * through the progress thread without a completion here) has no limit.
+ */
 static int dp_sleep(struct dp_ep *e)
 {
 	struct pollfd p[2] = {
@@ -787,11 +815,15 @@ static int dp_sleep(struct dp_ep *e)
 		return 0;
 	}
 	do
-		k = poll(p, 2, BENCH_STALL_MS);
+		k = poll(p, 2, e->passive ? -1 : (int)e->r->o->stall_ms);
 	while (k < 0 && errno == EINTR);
-	if (k <= 0) {
-		dp_fail(&e->r->side, "%s",
-			k == 0 ? "no completion for 10 s" : strerror(errno));
+	if (k == 0) {
+		dp_fail(&e->r->side, "no completion for %u ms",
+			e->r->o->stall_ms);
+		return -1;
+	}
+	if (k < 0) {
+		dp_fail(&e->r->side, "poll: %s", strerror(errno));
 		return -1;
 	}
 	if (p[1].revents && dp_async_check(e) < 0)
@@ -943,12 +975,12 @@ static int dp_wait_tag(struct dp_ep *e, const uint8_t *p, uint8_t tag)
 	return 0;
 }
 
-/* The next CM event of the endpoint's context, at most 10 s away. */
+/* The next CM event of the endpoint's context, within the stall time. */
 static struct iwcm_event *dp_cm_event(struct dp_ep *e)
 {
 	struct iwcm_event *ev;
 	struct pollfd p = { iwcm_ctx_get_fd(e->ctx), POLLIN, 0 };
-	uint64_t end = bench_now_ns() + BENCH_STALL_MS * 1000000ULL;
+	uint64_t end = bench_now_ns() + e->r->o->stall_ms * 1000000ULL;
 
 	while (iwcm_get_event(e->ctx, &ev) < 0) {
 		if (errno != EAGAIN && errno != EINTR) {
@@ -957,7 +989,8 @@ static struct iwcm_event *dp_cm_event(struct dp_ep *e)
 			return NULL;
 		}
 		if (bench_now_ns() > end) {
-			dp_fail(&e->r->side, "no connection event for 10 s");
+			dp_fail(&e->r->side, "no connection event for %u ms",
+				e->r->o->stall_ms);
 			return NULL;
 		}
 		poll(&p, 1, 100);
@@ -1390,6 +1423,9 @@ static void dp_iw_serve(struct dp_run *r, struct dp_ep *e)
 	case BENCH_DP_WRITE_BW:
 	case BENCH_DP_READ_BW:
 	case BENCH_DP_ATOMIC_LAT:
+		/* The client's Writes, Reads or atomics complete nothing
+		 * here: wait for DONE as long as the QP works. */
+		e->passive = true;
 		if (dp_recv_msg(e, DP_MSG_START) < 0)
 			return;
 		dp_mark(&a);

@@ -224,8 +224,9 @@ int main(int argc, char **argv)
 		.iters = BENCH_ITERS_DEFAULT,
 		.mpa_rev = 2,
 		.crc = true,
+		.stall_ms = BENCH_STALL_MS,
 	};
-	const char *dp_opt = NULL;
+	const char *dp_opt = NULL, *env;
 	bool size_set = false, depth_set = false;
 	struct sigaction sa;
 	unsigned long v;
@@ -319,6 +320,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "
 				"each other\n");
 		return 2;
+	}
+	env = getenv("IWCM_BENCH_STALL_MS");
+	if (env && *env) {
+		if (parse_ulong(env, 1, 3600000, &v) < 0) {
+			fprintf(stderr, "iwcm-bench: bad IWCM_BENCH_STALL_MS "
+					"'%s' (1 to 3600000)\n",
+				env);
+			return 2;
+		}
+		o.stall_ms = (unsigned int)v;
 	}
 	if (!o.warmup_set) {
 		o.warmup = o.iters / 10;

@@ -261,6 +261,15 @@ write_lat 8 50 - --mpa-rev 1 --tcp-poll
 atomic_lat 8 50 - -e --markers
 atomic_lat 8 50 -
 EOF
+# The server waits for the end of the client's one-sided operations as
+# long as they take, longer than the stall time (each run here lasts
+# well over 200 ms, busy-polling or asleep); the client's waits are
+# shorter.
+export IWCM_BENCH_STALL_MS=200
+expect 0 "$bench" atomic_lat -n 40000 -w 0 && dp_text atomic_lat 8 40000
+expect 0 "$bench" atomic_lat -e -n 20000 -w 0 && dp_text atomic_lat 8 20000
+unset IWCM_BENCH_STALL_MS
+expect 2 env IWCM_BENCH_STALL_MS=0 "$bench" send_lat
 
 # ---- a table, against a daemon started here ----
 sock="$dir/iwcmd.sock"
