@@ -6,6 +6,9 @@
 #                    then a sample session encoded and decoded
 # ./build.sh check   install what is missing, build, run every test
 #                    (plain build, then an ASan/UBSan build of the same tests)
+# ./build.sh interop install what is missing, build, run the interop suite
+#                    against Linux siw in a qemu guest (tests/interop/,
+#                    docs/interop.md); SKIP when qemu or a download is missing
 # ./build.sh build   install what is missing and build only
 # ./build.sh deps    only install (or, without root, print) the packages
 # ./build.sh fuzz [RUNS]   build the libFuzzer harnesses with clang and run
@@ -90,6 +93,14 @@ check() {
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_check build-asan
 	say "all tests passed"
+}
+
+# The suite prints SKIP and exits 0 (make check-interop) when it cannot
+# run here; a failed case fails.
+interop() {
+	build
+	say "make check-interop (build)"
+	make -C build check-interop
 }
 
 demo_dir=
@@ -189,10 +200,11 @@ case "$cmd" in
 demo) deps; demo ;;
 check) deps; check ;;
 build) deps; build ;;
+interop) deps; interop ;;
 deps) deps ;;
 fuzz) deps; shift; fuzz "${1:-}" ;;
 *)
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -214,10 +214,86 @@ case_h2g_mpa1() {
 		"MPA rev 1, $CS, CRC off" 1/0x00/- 1/0x00/- off
 }
 
+# Markers.  siw never sends markers.  Our responder asking for them
+# (M=1 in the Reply): siw refuses the Reply (RFC 5044 §7.1.1: the
+# initiator must then send markers) and closes, rping sees REJECTED;
+# our side sees the peer close.  (A responder that allows markers but
+# does not ask for them, iwcmd's default, is g2h-default.)
+case_g2h_markers() {
+	daemon_start || return 0
+	g2h "" "$HSRV --markers --crc off" "$GCLI" || return 0
+	expect_rc "guest rping" "$GUEST_RC" 255 guest.out
+	expect_text "$C/guest.out" "RDMA_CM_EVENT_REJECTED, error -111" \
+		"siw's rping"
+	expect_rc "host iwcm-rping" "$HOST_RC" 1 host.err
+	expect_text "$C/host.err" "the client closed after 0 of $N pings" \
+		"iwcm-rping"
+	expect_state "MPA rev 2, $CS, CRC off, markers tx off rx on"
+	capture_check rejected
+	expect_frames 2/0x10/0x00010001 2/0x90/0x00010001
+	expect_negotiated markers_i2r true
+	expect_lines "$C/decode.fpdus" . 0 "FPDUs"
+	note "$REQ_SUMMARY -> $REP_SUMMARY, siw refused the Reply"
+}
+
+# ctl_json KEY VALUE: a field of iwcmctl -j connect's line (host.out).
+ctl_json() {
+	local l v
+	l=$(grep -m 1 '^{"event"' "$C/host.out")
+	v=$(jfield "$l" "$1")
+	if [ "$v" = "$2" ]; then
+		ok "iwcmctl connect: $1=$v"
+	else
+		fail "iwcmctl connect: $1='$v', expected '$2': ${l:0:300}"
+	fi
+}
+
+CTL_CONNECT="$CTL -j connect 127.0.0.1:@PORT@ --ird 1 --ord 1 --crc off"
+
+# Our initiator asking for markers: siw answers R=1 (siw_proc_mpareq),
+# the connection request never reaches rping; our client sees REJECTED.
+case_h2g_markers() {
+	daemon_start || return 0
+	h2g "" "$GSRV" "$CTL_CONNECT --markers on"
+	ctl_json event REJECTED
+	ctl_json reason EREJECTED
+	ctl_json peer_reject true
+	ctl_json peer_markers false
+	expect_lines "$C/guest.out" 'ping data' 0 "guest pings"
+	capture_check rejected
+	expect_frames 2/0x90/0x00010001 2/0x30/0x00000000
+	expect_negotiated rejected true
+	expect_lines "$C/decode.fpdus" . 0 "FPDUs"
+	note "$REQ_SUMMARY -> $REP_SUMMARY, REJECTED"
+}
+
+# Our peer-to-peer initiator offering only a Send RTR: siw's Reply names
+# Write all the same (RFC 6581 §9.2 lets a responder name a type it
+# supports), which the initiator cannot generate, having offered Send
+# only: TERM Layer 2, Error Type 0, Code 7 and the connection ends
+# (§9.2, §9.3).  siw, still waiting for the RTR, then hits the kernel
+# BUG of iw_cm (iwcm.c, cm_work_handler) that any close before the RTR
+# triggers; that BUG is expected here and noted.
+case_h2g_send_rtr() {
+	SIW_BUG="kernel BUG at drivers/infiniband/core/iwcm.c"
+	daemon_start || return 0
+	h2g "" "$GSRV" "$CTL_CONNECT --p2p --rtr send"
+	ctl_json event CONNECT_ERROR
+	ctl_json reason EPROTO
+	ctl_json term_layer 2
+	ctl_json term_etype 0
+	ctl_json term_ecode 7
+	capture_check rejected
+	expect_frames 2/0x10/0xc0010001 2/0x10/0x80018001
+	expect_negotiated rtr_allowed '["write"]'
+	expect_term 2 0 7
+	note "$REQ_SUMMARY -> $REP_SUMMARY, TERM 2/0/7"
+}
+
 CASES="g2h_default g2h_iwcm_crc g2h_crc g2h_crc_prefer_off
-g2h_p2p_read g2h_p2p_write g2h_p2p_both g2h_gso g2h_mpa1
+g2h_p2p_read g2h_p2p_write g2h_p2p_both g2h_gso g2h_mpa1 g2h_markers
 h2g_default h2g_iwcm_crc h2g_crc h2g_p2p_read h2g_p2p_write h2g_p2p_both
-h2g_gso h2g_mpa1"
+h2g_gso h2g_mpa1 h2g_markers h2g_send_rtr"
 
 # ---- main -----------------------------------------------------------------
 selected() {
@@ -297,6 +373,12 @@ for c in $CASES; do
 	"case_$c"
 	case_end
 done
+# RFC 5043 DDP stream sessions over SCTP (kernel SCTP in the guest,
+# usrsctp over UDP encapsulation here) need iwcmd's SCTP transport.
+if ! grep -q '^#define HAVE_USRSCTP 1' "$BUILD/config.h" 2>/dev/null; then
+	echo "SKIP sctp-g2h, sctp-h2g: iwcmd is built without an SCTP" \
+		"transport (usrsctp)" | tee -a "$R/summary.txt"
+fi
 echo "== interop: $N_PASS passed, $N_FAIL failed," \
 	"$(( $(date +%s) - T0 )) s" | tee -a "$R/summary.txt"
 [ $N_FAIL -eq 0 ]
