@@ -626,6 +626,36 @@ static void feed_chunk(struct mpa_rx *rx, struct rx_run *r,
 }
 
 /*
+ * The framing step of the datapath: exactly ctrl_need octets (never ULPDU
+ * octets) read into a small bounce buffer and handed over.  Returns how
+ * many octets of s it took.
+ */
+static size_t feed_ctrl(struct mpa_rx *rx, struct rx_run *r,
+			const uint8_t *s, size_t len)
+{
+	size_t need = mpa_rx_ctrl_need(rx), n = 0, used;
+	uint8_t bounce[32];
+	struct mpa_rx_ev ev;
+
+	REQUIRE_GT(need, 0);
+	REQUIRE_LE(need, sizeof(bounce));
+	REQUIRE_LE(need, len);
+	memcpy(bounce, s, need);
+	while (n < need) {
+		REQUIRE_EQ(mpa_rx_step(rx, bounce + n, need - n, &used, &ev),
+			   WIRE_OK);
+		REQUIRE_MSG(ev.type != MPA_RX_EV_DATA,
+			    "ctrl_need pulled ULPDU octets");
+		run_event(r, &ev);
+		n += used;
+		if (ev.type == MPA_RX_EV_NONE)
+			break;
+	}
+	REQUIRE_EQ(n, need);
+	return need;
+}
+
+/*
  * The datapath pattern: read framing octets (exactly ctrl_need) into a
  * small bounce buffer, and ULPDU octets (at most data_room) straight into
  * the "target", then hand exactly those to mpa_rx_step.
@@ -660,26 +690,7 @@ static void feed_datapath(struct mpa_rx *rx, struct rx_run *r,
 			pos += n;
 			continue;
 		}
-		uint8_t bounce[32];
-
-		REQUIRE_GT(need, 0);
-		REQUIRE_LE(need, sizeof(bounce));
-		REQUIRE_LE(need, len - pos);
-		memcpy(bounce, s + pos, need);
-		n = 0;
-		while (n < need) {
-			REQUIRE_EQ(mpa_rx_step(rx, bounce + n, need - n,
-						     &used, &ev),
-					 WIRE_OK);
-			REQUIRE_MSG(ev.type != MPA_RX_EV_DATA,
-				      "ctrl_need pulled ULPDU octets");
-			run_event(r, &ev);
-			n += used;
-			if (ev.type == MPA_RX_EV_NONE)
-				break;
-		}
-		REQUIRE_EQ(n, need);
-		pos += need;
+		pos += feed_ctrl(rx, r, s + pos, len - pos);
 	}
 	free(target);
 }
@@ -700,32 +711,13 @@ static void feed_runs(struct mpa_rx *rx, struct rx_run *r,
 		size_t want = 1 + test_rand32() % 3000;
 		size_t nr = mpa_rx_data_runs(rx, want, runs,
 					     1 + test_rand32() % 9);
-		size_t need = mpa_rx_ctrl_need(rx), data = 0, t = 0;
+		size_t data = 0, t = 0;
 		struct mpa_rx_ev ev;
 		size_t used;
 
 		if (!nr) {
-			uint8_t bounce[32];
-			size_t n = 0;
-
 			REQUIRE_EQ(mpa_rx_data_room(rx), 0);
-			REQUIRE_GT(need, 0);
-			REQUIRE_LE(need, sizeof(bounce));
-			REQUIRE_LE(need, len - pos);
-			memcpy(bounce, s + pos, need);
-			while (n < need) {
-				REQUIRE_EQ(mpa_rx_step(rx, bounce + n,
-						       need - n, &used, &ev),
-					   WIRE_OK);
-				REQUIRE_MSG(ev.type != MPA_RX_EV_DATA,
-					    "ctrl_need pulled ULPDU octets");
-				run_event(r, &ev);
-				n += used;
-				if (ev.type == MPA_RX_EV_NONE)
-					break;
-			}
-			REQUIRE_EQ(n, need);
-			pos += need;
+			pos += feed_ctrl(rx, r, s + pos, len - pos);
 			continue;
 		}
 		REQUIRE_MSG(!runs[nr - 1].marker, "plan ends in a Marker");

@@ -434,35 +434,27 @@ frame_summary() {
 	echo "$(jfield "$l" rev)/$(jfield "$l" flags)/${w:--}"
 }
 
+# expect_eq WHAT GOT WANT: the check "WHAT GOT" passes when GOT is WANT.
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1$2"
+	else
+		fail "$1'$2', expected '$3'"
+	fi
+}
+
 # expect_frames REQUEST REPLY: the startup frames, as rev/flags/word.
 expect_frames() {
-	local got
-	got=$(frame_summary request)
-	if [ "$got" = "$1" ]; then
-		ok "MPA Request $got"
-	else
-		fail "MPA Request $got, expected $1"
-	fi
-	REQ_SUMMARY=$got
-	got=$(frame_summary reply)
-	if [ "$got" = "$2" ]; then
-		ok "MPA Reply $got"
-	else
-		fail "MPA Reply $got, expected $2"
-	fi
-	REP_SUMMARY=$got
+	REQ_SUMMARY=$(frame_summary request)
+	expect_eq "MPA Request " "$REQ_SUMMARY" "$1"
+	REP_SUMMARY=$(frame_summary reply)
+	expect_eq "MPA Reply " "$REP_SUMMARY" "$2"
 }
 
 # expect_negotiated KEY VALUE: a field of the decoder's negotiated line.
 expect_negotiated() {
-	local l v
-	l=$(grep -m 1 '"type":"negotiated"' "$C/decode.json")
-	v=$(jfield "$l" "$1")
-	if [ "$v" = "$2" ]; then
-		ok "decoded $1=$v"
-	else
-		fail "decoded $1='$v', expected '$2'"
-	fi
+	expect_eq "decoded $1=" "$(jfield "$(grep -m 1 '"type":"negotiated"' \
+		"$C/decode.json")" "$1")" "$2"
 }
 
 # expect_rtr TYPE: the initiator's first FPDU is the RTR of TYPE.

@@ -238,14 +238,8 @@ case_g2h_markers() {
 
 # ctl_json KEY VALUE: a field of iwcmctl -j connect's line (host.out).
 ctl_json() {
-	local l v
-	l=$(grep -m 1 '^{"event"' "$C/host.out")
-	v=$(jfield "$l" "$1")
-	if [ "$v" = "$2" ]; then
-		ok "iwcmctl connect: $1=$v"
-	else
-		fail "iwcmctl connect: $1='$v', expected '$2': ${l:0:300}"
-	fi
+	expect_eq "iwcmctl connect: $1=" \
+		"$(jfield "$(grep -m 1 '^{"event"' "$C/host.out")" "$1")" "$2"
 }
 
 CTL_CONNECT="$CTL -j connect 127.0.0.1:@PORT@ --ird 1 --ord 1 --crc off"
