@@ -238,6 +238,12 @@ enum rx_phase {
 /* Payloads of segments up to this size are read with their headers and
  * copied; larger ones are read straight into their target. */
 #define DP_RX_INLINE 128
+/* The first read of a segment asks for this much beyond its ULPDU_Length:
+ * the whole of a segment of DP_RX_INLINE octets (pad, CRC) and the next
+ * ULPDU_Length and DDP header, so that a small message costs one read.
+ * Of a larger segment, at most this much payload is copied. */
+#define DP_RX_AHEAD (DP_RX_INLINE + 3 + MPA_CRC_LEN + MPA_HDR_LEN + \
+		     DDP_TAGGED_HDR_LEN)
 /* Iovecs of one gathered payload read: data runs between Markers (RFC
  * 5044 §4.3), each possibly split over SGEs, and the Markers. */
 #define DP_RX_READV_IOV 256

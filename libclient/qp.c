@@ -1779,7 +1779,10 @@ static void rx_feed(struct iwcm_qp *qp, const uint8_t *buf, size_t n,
  * decoder needs, plus what certainly follows and is no payload of a
  * larger segment (the next ULPDU_Length and the 14 octets every DDP
  * header has), plus the rest of a segment whose payload is small
- * enough to copy (cheaper than another system call).
+ * enough to copy (cheaper than another system call).  At the start of a
+ * segment the read asks for a whole small segment (DP_RX_AHEAD): one
+ * read per small message, the price being that up to that many octets
+ * of a larger segment's payload are copied rather than read in place.
  */
 static size_t rx_want(const struct iwcm_qp *qp, size_t need)
 {
@@ -1788,7 +1791,7 @@ static size_t rx_want(const struct iwcm_qp *qp, size_t need)
 
 	if (need) {
 		if (qp->rx_phase == RXP_CTRL)
-			return need + DDP_TAGGED_HDR_LEN;
+			return need + DP_RX_AHEAD;
 		if (qp->rx_phase != RXP_HDR && !qp->data_left)
 			return need + MPA_HDR_LEN + DDP_TAGGED_HDR_LEN;
 		return need;
@@ -1816,7 +1819,8 @@ enum rx_gather_res {
  * scratch array, in one gathered read; the decoder then checks what was
  * read where it lies (CRC over the placed octets).
  */
-static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread)
+static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread,
+				     size_t *asked)
 {
 	struct mpa_rx_run runs[DP_RX_READV_IOV / 2];
 	uint8_t mk[DP_RX_READV_IOV / 2][MPA_MARKER_LEN];
@@ -1859,6 +1863,9 @@ static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread)
 	}
 	if (!cnt)
 		return RXG_NONE;
+	*asked = 0;
+	for (int i = 0; i < cnt; i++)
+		*asked += iov[i].iov_len;
 	n = mpa_stream_readv(qp, iov, cnt);
 	*nread = n;
 	for (int i = 0; i < cnt && n > 0; i++) {
@@ -1893,6 +1900,7 @@ void qp_rx_progress(struct iwcm_qp *qp)
 		return;
 	while (!qp->rx_eof && budget) {
 		size_t need, room, want;
+		bool sock = qp->unread_off >= qp->unread_len;
 		ssize_t n;
 
 		if (qp->rx_dead) {
@@ -1912,7 +1920,7 @@ void qp_rx_progress(struct iwcm_qp *qp)
 			return;
 		}
 		if (qp->rx_phase == RXP_DATA && qp->ulpdu_len > DP_RX_INLINE) {
-			switch (rx_gather(qp, &n)) {
+			switch (rx_gather(qp, &n, &want)) {
 			case RXG_FATAL:
 				return;
 			case RXG_READ:
@@ -1920,6 +1928,11 @@ void qp_rx_progress(struct iwcm_qp *qp)
 					goto rd;
 				budget -= budget < (size_t)n ? budget :
 							       (size_t)n;
+				/* A short read from the socket emptied it:
+				 * the poll says when more comes, no read
+				 * to see EAGAIN. */
+				if (sock && (size_t)n < want)
+					goto out;
 				continue;
 			case RXG_NONE:
 				break;
@@ -1933,6 +1946,8 @@ void qp_rx_progress(struct iwcm_qp *qp)
 			goto rd;
 		budget -= budget < (size_t)n ? budget : (size_t)n;
 		rx_feed(qp, qp->stage, (size_t)n, false);
+		if (sock && (size_t)n < want)
+			goto out;
 		continue;
 rd:
 		if (n == 0) {
@@ -1945,6 +1960,7 @@ rd:
 			rx_closed(qp);
 		break;
 	}
+out:
 	if (qp->state != IWCM_QPS_ERROR)
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
