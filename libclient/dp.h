@@ -391,6 +391,7 @@ struct dp {
 	bool stopping;
 	bool loop_busy;			/* a thread is inside uv_run() */
 	unsigned long work;		/* events handled */
+	unsigned int direct_calls;	/* iwcm_progress() without the loop */
 };
 
 /* ---- verbs.c ---- */
@@ -419,7 +420,7 @@ int dp_wc_opcode(int wr_opcode);
 int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn);
 void qp_engine_free(struct iwcm_qp *qp);
 /* Work the socket: read what is there, write what is queued. */
-void qp_rx_progress(struct iwcm_qp *qp);
+bool qp_rx_progress(struct iwcm_qp *qp);
 void qp_tx_progress(struct iwcm_qp *qp);
 /* Move the QP to error: Terminate (if term), flush, async event. */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,

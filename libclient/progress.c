@@ -349,6 +349,48 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 	}
 }
 
+/*
+ * A manual-progress context with few QPs, polled without waiting: read
+ * each QP's socket directly (one read(2) when a message is there, where
+ * the loop takes epoll_wait(2) and then the read), and let libuv run
+ * one call in PROGRESS_DIRECT_LOOP, or at once when a QP needs its poll
+ * or timer changed or waits to write.  Returns false when the loop must
+ * run now (caller holds dp.lock, the loop is not busy).
+ */
+#define PROGRESS_DIRECT_QPS 4
+#define PROGRESS_DIRECT_LOOP 16
+
+static bool progress_direct(struct dp *dp)
+{
+	struct iwcm_qp *qp;
+	unsigned int n = 0;
+
+	if (!TAILQ_EMPTY(&dp->sync) ||
+	    ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
+		return false;
+	TAILQ_FOREACH(qp, &dp->qps, entry) {
+		if (++n > PROGRESS_DIRECT_QPS || !qp->poll_init ||
+		    qp->poll_closing || qp->dying || qp->tx_blocked ||
+		    qp->abort_fd >= 0 || qp->poll_events != UV_READABLE ||
+		    !progress_timer_synced(qp))
+			return false;
+	}
+	TAILQ_FOREACH(qp, &dp->qps, entry) {
+		if (!qp_rx_progress(qp))
+			continue;
+		dp->work++;
+		if (qp->dying || qp->abort_fd >= 0 ||
+		    qp_poll_events(qp) != qp->poll_events ||
+		    !progress_timer_synced(qp)) {
+			/* Its poll or timer changes (say, to wait until
+			 * it can write): the caller is the loop's thread. */
+			progress_qp_apply(dp, qp);
+			return true;
+		}
+	}
+	return true;
+}
+
 /* Drive the progress engine of a manual-progress context. */
 IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 {
@@ -378,6 +420,8 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 	before = dp->work;
 	if (timeout_ms < 0) {
 		progress_run_once(dp, mode);
+	} else if (timeout_ms == 0 && progress_direct(dp)) {
+		/* done without the loop */
 	} else {
 		/*
 		 * A bounded wait is done outside libuv: a uv timer armed

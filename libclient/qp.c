@@ -1891,13 +1891,15 @@ static void rx_closed(struct iwcm_qp *qp)
 	qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
 }
 
-/* Read and act on what the socket has (and the handoff's octets). */
-void qp_rx_progress(struct iwcm_qp *qp)
+/* Read and act on what the socket has (and the handoff's octets).
+ * Returns false when the socket had nothing at all (EAGAIN at once). */
+bool qp_rx_progress(struct iwcm_qp *qp)
 {
 	size_t budget = QP_RX_BUDGET;
+	bool idle = false;
 
 	if (qp->fd < 0 || qp->dying)
-		return;
+		return false;
 	while (!qp->rx_eof && budget) {
 		size_t need, room, want;
 		bool sock = qp->unread_off >= qp->unread_len;
@@ -1917,12 +1919,12 @@ void qp_rx_progress(struct iwcm_qp *qp)
 			/* The decoder is dead (a start inside a marker). */
 			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
 				 MPA_ETYPE_MPA, MPA_ECODE_MARKER, NULL, 0);
-			return;
+			return true;
 		}
 		if (qp->rx_phase == RXP_DATA && qp->ulpdu_len > DP_RX_INLINE) {
 			switch (rx_gather(qp, &n, &want)) {
 			case RXG_FATAL:
-				return;
+				return true;
 			case RXG_READ:
 				if (n <= 0)
 					goto rd;
@@ -1952,12 +1954,14 @@ void qp_rx_progress(struct iwcm_qp *qp)
 rd:
 		if (n == 0) {
 			rx_closed(qp);
-			return;
+			return true;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			rx_closed(qp);
+		else if (budget == QP_RX_BUDGET)
+			idle = true;
 		break;
 	}
 out:
@@ -1965,6 +1969,7 @@ out:
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
 	qp_close_check(qp);
+	return !idle;
 }
 
 static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a,
