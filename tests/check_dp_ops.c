@@ -1417,6 +1417,52 @@ START_TEST(t_progress_manual)
 }
 END_TEST
 
+/* Wait until fd is readable (or fails the test after DP_TIMEOUT_MS). */
+static void readable(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	ck_assert_int_eq(poll(&p, 1, DP_TIMEOUT_MS), 1);
+}
+
+/*
+ * iwcm_destroy_qp() of a connected QP is abortive, as its page says: the
+ * peer gets a TCP reset (RFC 5040 §6.2 LLP Abortive Termination), not a
+ * FIN it could take for a graceful close.  After iwcm_qp_disconnect()
+ * the peer has the FIN and sees nothing more (_i 1).
+ */
+START_TEST(t_destroy)
+{
+	struct iwcm_synth sa, sb;
+	struct dp_ep e;
+	int fd[2];
+	char c;
+
+	dp_cfg_default(&C);
+	C.tcp = 1;
+	dp_cfg_synth(&C, &sa, &sb);
+	dp_sockpair(1, fd);
+	dp_ep_open(&e, 0);
+	dp_ep_qp(&e, fd[0], &sa, &C);
+	if (_i) {
+		ck_assert_int_eq(iwcm_qp_disconnect(e.qp), 0);
+		readable(fd[1]);
+		ck_assert_int_eq(read(fd[1], &c, 1), 0);
+	}
+	ck_assert_int_eq(iwcm_destroy_qp(e.qp), 0);
+	e.qp = NULL;
+	readable(fd[1]);
+	if (_i) {
+		ck_assert_int_eq(read(fd[1], &c, 1), 0);
+	} else {
+		ck_assert_int_eq(read(fd[1], &c, 1), -1);
+		ck_assert_int_eq(errno, ECONNRESET);
+	}
+	close(fd[1]);
+	dp_ep_close(&e);
+}
+END_TEST
+
 static Suite *dp_ops_suite(void)
 {
 	Suite *s = suite_create("dp_ops");
@@ -1438,6 +1484,7 @@ static Suite *dp_ops_suite(void)
 	add_loop_tcase(s, "unread", t_unread, 4);
 	add_tcase(s, "progress_thread", t_progress_thread);
 	add_tcase(s, "progress_manual", t_progress_manual);
+	add_loop_tcase(s, "destroy", t_destroy, 2);
 	return s;
 }
 
