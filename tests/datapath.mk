@@ -34,3 +34,12 @@ dp_traffic_SOURCES = dp_traffic.c $(DP_SOURCES) daemon_harness.h
 dp_traffic_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/libclient
 dp_traffic_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
 dp_traffic_LDADD = $(DP_LDADD) $(DAEMON_IPC_LIBS)
+# The receive path against a hostile peer, under libFuzzer (a corpus
+# replay in ordinary builds).
+FUZZ_HARNESSES += fuzz_dp_rx
+fuzz_dp_rx_SOURCES = fuzz/fuzz_dp_rx.c $(FUZZ_MAIN)
+fuzz_dp_rx_CPPFLAGS = $(DP_CPPFLAGS)
+fuzz_dp_rx_CFLAGS = $(DP_CFLAGS)
+fuzz_dp_rx_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
+	-lpthread
+fuzz_dp_rx_LDFLAGS = $(FUZZ_LINKFLAGS)
