@@ -216,7 +216,8 @@ struct iwcm_ctx *iwcm_ctx_open_path(const char *path, unsigned int flags);
  * socket of each connection that was not released with
  * iwcm_conn_release_fd(), and every verbs object of <iwcm/verbs.h> made
  * from it (its progress thread stops, its queue pairs close their
- * sockets).  None of these handles may be used afterwards.  The daemon
+ * sockets: abortively those still connected, as iwcm_destroy_qp()
+ * does).  None of these handles may be used afterwards.  The daemon
  * drops the context's listeners and pending requests.
  *
  * Context: Not to be called concurrently with any other use of @ctx.

@@ -78,6 +78,19 @@ static void rq_free(struct rq *rq)
 static void qp_free(struct iwcm_qp *qp)
 {
 	qp_engine_free(qp);
+	if (qp->state == IWCM_QPS_RTS && qp->fd >= 0) {
+		/*
+		 * Still connected, no graceful close begun: an abortive one
+		 * (RFC 5040 §6.2 LLP Abortive Termination; iw_cm does the
+		 * same when a connected cm_id is destroyed).  A TCP RST
+		 * tells the peer at once instead of a FIN it could take
+		 * for a graceful close.
+		 */
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg,
+				 sizeof(lg));
+	}
 	if (qp->fd >= 0)
 		close(qp->fd);
 	if (qp->abort_fd >= 0)
@@ -998,19 +1011,6 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	pthread_mutex_lock(&dp->lock);
 	qp->dying = true;
 	progress_detach_qp(dp, qp);
-	if (qp->state == IWCM_QPS_RTS && qp->fd >= 0) {
-		/*
-		 * Still connected, no graceful close begun: an abortive one
-		 * (RFC 5040 §6.2 LLP Abortive Termination; iw_cm does the
-		 * same when a connected cm_id is destroyed).  A TCP RST
-		 * tells the peer at once instead of a FIN it could take
-		 * for a graceful close.
-		 */
-		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-		(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg,
-				 sizeof(lg));
-	}
 	TAILQ_REMOVE(&dp->qps, qp, entry);
 	qp_cq_purge(qp->send_cq, qp);
 	if (qp->recv_cq != qp->send_cq)

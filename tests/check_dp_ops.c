@@ -1428,8 +1428,9 @@ static void readable(int fd)
 /*
  * iwcm_destroy_qp() of a connected QP is abortive, as its page says: the
  * peer gets a TCP reset (RFC 5040 §6.2 LLP Abortive Termination), not a
- * FIN it could take for a graceful close.  After iwcm_qp_disconnect()
- * the peer has the FIN and sees nothing more (_i 1).
+ * FIN it could take for a graceful close; so does iwcm_ctx_close() with
+ * the QP still there (_i 2).  After iwcm_qp_disconnect() the peer has
+ * the FIN and sees nothing more (_i 1).
  */
 START_TEST(t_destroy)
 {
@@ -1444,22 +1445,29 @@ START_TEST(t_destroy)
 	dp_sockpair(1, fd);
 	dp_ep_open(&e, 0);
 	dp_ep_qp(&e, fd[0], &sa, &C);
-	if (_i) {
+	if (_i == 1) {
 		ck_assert_int_eq(iwcm_qp_disconnect(e.qp), 0);
 		readable(fd[1]);
 		ck_assert_int_eq(read(fd[1], &c, 1), 0);
 	}
-	ck_assert_int_eq(iwcm_destroy_qp(e.qp), 0);
-	e.qp = NULL;
+	if (_i == 2) {
+		/* Everything of the context goes with it. */
+		iwcm_ctx_close(e.ctx);
+		memset(&e, 0, sizeof(e));
+	} else {
+		ck_assert_int_eq(iwcm_destroy_qp(e.qp), 0);
+		e.qp = NULL;
+	}
 	readable(fd[1]);
-	if (_i) {
+	if (_i == 1) {
 		ck_assert_int_eq(read(fd[1], &c, 1), 0);
 	} else {
 		ck_assert_int_eq(read(fd[1], &c, 1), -1);
 		ck_assert_int_eq(errno, ECONNRESET);
 	}
 	close(fd[1]);
-	dp_ep_close(&e);
+	if (_i != 2)
+		dp_ep_close(&e);
 }
 END_TEST
 
@@ -1484,7 +1492,7 @@ static Suite *dp_ops_suite(void)
 	add_loop_tcase(s, "unread", t_unread, 4);
 	add_tcase(s, "progress_thread", t_progress_thread);
 	add_tcase(s, "progress_manual", t_progress_manual);
-	add_loop_tcase(s, "destroy", t_destroy, 2);
+	add_loop_tcase(s, "destroy", t_destroy, 3);
 	return s;
 }
 
