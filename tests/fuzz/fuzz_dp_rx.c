@@ -45,9 +45,9 @@
  *
  * Checks: no octet outside what the peer was granted changes (regions
  * sit between PROT_NONE guard pages, canaries fill the room before a
- * region, a region without remote write keeps its contents, a local
- * region changes only in the posted receive, Read sink and atomic result
- * buffers, a deregistered one not at all after deregistration); every
+ * region, one without remote write or atomic rights keeps its contents,
+ * a local one changes only in the posted receive, Read sink and atomic
+ * result buffers, a deregistered one not at all after deregistration); every
  * Read Response the library sends comes from a region with REMOTE_READ of
  * its PD, within a Read Request the peer made; what the library sends is
  * well framed and nothing follows its Terminate; each work request
