@@ -1896,7 +1896,6 @@ static void rx_closed(struct iwcm_qp *qp)
 bool qp_rx_progress(struct iwcm_qp *qp)
 {
 	size_t budget = QP_RX_BUDGET;
-	bool idle = false;
 
 	if (qp->fd < 0 || qp->dying)
 		return false;
@@ -1961,7 +1960,7 @@ rd:
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			rx_closed(qp);
 		else if (budget == QP_RX_BUDGET)
-			idle = true;
+			return false;	/* nothing came: nothing changed */
 		break;
 	}
 out:
@@ -1969,7 +1968,7 @@ out:
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
 	qp_close_check(qp);
-	return !idle;
+	return true;
 }
 
 static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a,

@@ -36,6 +36,10 @@ struct dp *dp_get(struct iwcm_ctx *ctx)
 
 	if (!ctx)
 		return ERR_PTR(EINVAL);
+	/* Made once, never replaced: no lock once it is there. */
+	dp = __atomic_load_n(&ctx->dp, __ATOMIC_ACQUIRE);
+	if (dp)
+		return dp;
 	pthread_mutex_lock(&dp_create_lock);
 	dp = ctx->dp;
 	if (dp)
@@ -62,7 +66,7 @@ struct dp *dp_get(struct iwcm_ctx *ctx)
 	TAILQ_INIT(&dp->srqs);
 	TAILQ_INIT(&dp->qps);
 	TAILQ_INIT(&dp->sync);
-	ctx->dp = dp;
+	__atomic_store_n(&ctx->dp, dp, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&dp_create_lock);
 	return dp;
