@@ -369,10 +369,12 @@ static bool progress_direct(struct dp *dp)
 	    ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
 		return false;
 	TAILQ_FOREACH(qp, &dp->qps, entry) {
+		/* A disconnect timer must fire in time however seldom
+		 * the caller polls: the loop runs while one is armed. */
 		if (++n > PROGRESS_DIRECT_QPS || !qp->poll_init ||
 		    qp->poll_closing || qp->dying || qp->tx_blocked ||
 		    qp->abort_fd >= 0 || qp->poll_events != UV_READABLE ||
-		    !progress_timer_synced(qp))
+		    qp->timer_active || !progress_timer_synced(qp))
 			return false;
 	}
 	TAILQ_FOREACH(qp, &dp->qps, entry) {

@@ -1231,6 +1231,44 @@ START_TEST(test_disconnect_graceful_bounded)
 }
 END_TEST
 
+/*
+ * Manual progress polled seldom with a zero timeout: the one call made
+ * after the disconnect timeout is due fires it.  (iwcm_progress(ctx, 0)
+ * reads a few QPs' sockets without the libuv loop most of the time; the
+ * loop, and its timer, must run while a timer is armed.)
+ */
+START_TEST(test_disconnect_timeout_slow_poller)
+{
+	struct iwcm_async_event ev;
+	struct iwcm_qp_attr qa;
+	struct pollfd pfd;
+	struct end a;
+	int peer, lib_fd, i;
+
+	manual = 1;
+	peer = end_raw_peer(&a, false, 50, &lib_fd);
+	/* Calls enough to be past the loop's own turn. */
+	for (i = 0; i < 40; i++)
+		ck_assert_int_ge(iwcm_progress(a.ctx, 0), 0);
+	ck_assert_int_eq(iwcm_qp_disconnect(a.qp), 0);
+	ck_assert_int_ge(iwcm_progress(a.ctx, 0), 0);
+	usleep(150 * 1000);
+	ck_assert_int_ge(iwcm_progress(a.ctx, 0), 0);
+	pfd = (struct pollfd){ iwcm_ctx_get_async_fd(a.ctx), POLLIN, 0 };
+	ck_assert_int_eq(poll(&pfd, 1, 0), 1);
+	ck_assert_int_eq(iwcm_get_async_event(a.ctx, &ev), 0);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+	ck_assert_uint_eq(ev.term_ecode, MPA_ECODE_CLOSED);
+	memset(&qa, 0, sizeof(qa));
+	ck_assert_int_eq(iwcm_query_qp(a.qp, &qa), 0);
+	ck_assert_int_eq(qa.state, IWCM_QPS_ERROR);
+	ck_assert_int_eq(iwcm_destroy_qp(a.qp), 0);
+	close(peer);
+	end_down(&a);
+	manual = 0;
+}
+END_TEST
+
 /* The disconnect timeout attribute: default, range, comp_mask. */
 START_TEST(test_disconnect_timeout_attr)
 {
@@ -2044,6 +2082,8 @@ int main(void)
 	add_loop_tcase(s, "disconnect_graceful_bounded",
 		       test_disconnect_graceful_bounded, 4);
 	add_tcase(s, "disconnect_timeout_attr", test_disconnect_timeout_attr);
+	add_tcase(s, "disconnect_timeout_slow_poller",
+		  test_disconnect_timeout_slow_poller);
 	add_tcase(s, "ack_cq_events", test_ack_cq_events);
 	add_loop_tcase(s, "read_sge_limit", test_read_sge_limit, 2);
 	add_loop_tcase(s, "misuse", test_misuse, 2);
