@@ -848,7 +848,8 @@ int iwcm_get_async_event(struct iwcm_ctx *ctx, struct iwcm_async_event *event);
  * context's own thread does this.  A busy-polling caller is served best
  * with @timeout_ms 0: with at most four QPs in @ctx such a call reads
  * their sockets directly, one read(2) per arrived message, and consults
- * epoll only on one call in sixteen or when a QP waits to write.
+ * epoll only on one call in sixteen, or on every call while a QP waits
+ * to write or is closing.
  *
  * Context: Thread-safe: a call made while another thread is inside
  * iwcm_progress() for the same context waits for it and returns 0.
