@@ -59,6 +59,7 @@ struct bench_opts {
 	bool markers;
 	bool event;		/* progress thread + completion channel */
 	bool tcp_poll;		/* the TCP baseline spins, never blocks */
+	bool tcp_gaps;		/* *_bw: the TCP stream has Markers' gaps */
 	unsigned int stall_ms;	/* datapath: no progress this long fails */
 };
 

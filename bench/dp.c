@@ -61,6 +61,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +145,7 @@ struct dp_run {
 	struct dp_side peer;	/* client: the server's, from DP_CTL_RESULT */
 	uint64_t *lat;		/* client: n half round trips (latency) */
 	struct dp_nego nego;	/* client, iwcm */
+	uint64_t tcp_off;	/* --tcp-gaps: stream octets moved */
 };
 
 /* A row of the output: one depth (bandwidth) or the only one. */
@@ -464,6 +466,80 @@ static int dp_tcp_io(struct dp_run *r, int fd, void *buf, size_t len,
 	return 0;
 }
 
+/*
+ * --tcp-gaps: the stream skips DP_GAP octets at every multiple of
+ * DP_GAP_EVERY of its offset, where RFC 5044 §4.3 puts a Marker, and the
+ * message octets go between, gathered and scattered by writev(2) and
+ * readv(2) straight from and into the message buffer, the pattern iwcm's
+ * zero-copy Markers give the kernel.  A gap only precedes message octets.
+ */
+#define DP_GAP 4
+#define DP_GAP_EVERY 512
+#define DP_GAP_IOV 1024
+
+static uint8_t dp_gap_octets[DP_GAP];
+
+/* The iovecs of len octets at p from stream offset off; their count. */
+static int dp_gap_iov(uint64_t off, uint8_t *p, size_t len,
+		      struct iovec *iov)
+{
+	int k = 0;
+
+	while (len && k < DP_GAP_IOV - 1) {
+		size_t in = off % DP_GAP_EVERY, n;
+
+		if (in < DP_GAP) {
+			iov[k].iov_base = dp_gap_octets + in;
+			iov[k++].iov_len = DP_GAP - in;
+			off += DP_GAP - in;
+			continue;
+		}
+		n = DP_GAP_EVERY - in;
+		if (n > len)
+			n = len;
+		iov[k].iov_base = p;
+		iov[k++].iov_len = n;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return k;
+}
+
+/* writev(2) or readv(2) of exactly len message octets with the gaps. */
+static int dp_tcp_gap_io(struct dp_run *r, int fd, uint8_t *p, size_t len,
+			 bool wr)
+{
+	struct iovec iov[DP_GAP_IOV];
+	unsigned int spins = 0;
+	uint64_t end = 0;
+	int fail = 0;
+
+	while (len) {
+		int cnt = dp_gap_iov(r->tcp_off, p, len, iov);
+		ssize_t k = wr ? writev(fd, iov, cnt) : readv(fd, iov, cnt);
+		size_t left;
+
+		if (dp_tcp_retry(r, k, wr, &spins, &end, &fail))
+			continue;
+		if (fail)
+			return -1;
+		r->tcp_off += (uint64_t)k;
+		left = (size_t)k;
+		for (int i = 0; i < cnt && left; i++) {
+			size_t n = iov[i].iov_len < left ? iov[i].iov_len :
+							   left;
+
+			if (iov[i].iov_base == p) {
+				p += n;
+				len -= n;
+			}
+			left -= n;
+		}
+	}
+	return 0;
+}
+
 /* count messages of size from src. */
 static int dp_tcp_source(struct dp_run *r, int fd, uint8_t *src,
 			 unsigned long count)
@@ -471,7 +547,9 @@ static int dp_tcp_source(struct dp_run *r, int fd, uint8_t *src,
 	unsigned long i;
 
 	for (i = 0; i < count; i++) {
-		if (dp_tcp_io(r, fd, src, r->o->size, true) < 0)
+		if ((r->o->tcp_gaps ?
+			     dp_tcp_gap_io(r, fd, src, r->o->size, true) :
+			     dp_tcp_io(r, fd, src, r->o->size, true)) < 0)
 			return -1;
 	}
 	return 0;
@@ -486,6 +564,13 @@ static int dp_tcp_sink(struct dp_run *r, int fd, uint8_t *buf,
 	unsigned int spins = 0;
 	int fail = 0;
 
+	if (r->o->tcp_gaps) {
+		for (unsigned long i = 0; i < count; i++) {
+			if (dp_tcp_gap_io(r, fd, buf, size, false) < 0)
+				return -1;
+		}
+		return 0;
+	}
 	while (left) {
 		size_t want = size - pos;
 		ssize_t k;
@@ -1839,9 +1924,11 @@ static void dp_print_text(const struct bench_opts *o,
 		       g->ord, g->mulpdu);
 		break;
 	}
-	printf("tcp:  %s, %s read(2)/write(2), TCP_NODELAY\n",
-	       dp_tcp_what[t],
-	       o->tcp_poll ? "busy-polling non-blocking" : "blocking");
+	printf("tcp:  %s, %s %s, TCP_NODELAY\n", dp_tcp_what[t],
+	       o->tcp_poll ? "busy-polling non-blocking" : "blocking",
+	       o->tcp_gaps ? "readv(2)/writev(2) skipping 4 octets every "
+			     "512 of the stream" :
+			     "read(2)/write(2)");
 	printf("%lu iterations of %zu octets per row after %lu warm-up; one "
 	       "process per side;\n",
 	       o->iters, o->size, o->warmup);
@@ -1948,10 +2035,12 @@ static void dp_print_json(const struct bench_opts *o,
 	printf("],");
 	bench_json_host(o);
 	printf(",\"baseline\":\"tcp\",\"tcp_io\":\"%s\","
+	       "\"tcp_gaps\":%s,"
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
 	       o->tcp_poll ? "poll" : "blocking",
+	       o->tcp_gaps ? "true" : "false",
 	       o->event ? "event" : "manual", o->mpa_rev,
 	       o->crc ? "true" : "false", o->markers ? "true" : "false",
 	       DP_IRD_ORD, bw ? "mib_per_sec" : "half_rtt_p50_us",

@@ -56,6 +56,7 @@ static void usage(FILE *fp)
 		"[-d DEPTH[,DEPTH...]]\n"
 		"                  [-e] [--mpa-rev 1|2] [--markers] "
 		"[--crc | --no-crc] [--tcp-poll]\n"
+		"                  [--tcp-gaps]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -84,6 +85,11 @@ static void usage(FILE *fp)
 		"non-blocking sockets\n"
 		"                     instead of blocking in read(2) and "
 		"write(2)\n"
+		"      --tcp-gaps     *_bw: the TCP stream skips 4 octets "
+		"every 512, as MPA\n"
+		"                     Markers make iwcm do (writev/readv): "
+		"the ceiling of\n"
+		"                     zero-copy Markers on this kernel\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -180,6 +186,13 @@ static int check_test_opts(struct bench_opts *o, bool size_set,
 	}
 	if (t->depths_def && !depth_set && parse_depths(t->depths_def, o) < 0)
 		return -1;
+	if (o->tcp_gaps && t->dp != BENCH_DP_WRITE_BW &&
+	    t->dp != BENCH_DP_READ_BW) {
+		fprintf(stderr, "iwcm-bench: %s: --tcp-gaps applies to "
+				"write_bw and read_bw only\n",
+			t->name);
+		return -1;
+	}
 	if (!t->dp && dp_opt) {
 		fprintf(stderr, "iwcm-bench: %s: %s applies to the datapath "
 				"tests only\n",
@@ -201,6 +214,7 @@ int main(int argc, char **argv)
 		OPT_CRC,
 		OPT_NO_CRC,
 		OPT_TCP_POLL,
+		OPT_TCP_GAPS,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -214,6 +228,7 @@ int main(int argc, char **argv)
 		{ "crc", no_argument, NULL, OPT_CRC },
 		{ "no-crc", no_argument, NULL, OPT_NO_CRC },
 		{ "tcp-poll", no_argument, NULL, OPT_TCP_POLL },
+		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -282,6 +297,10 @@ int main(int argc, char **argv)
 		case OPT_TCP_POLL:
 			o.tcp_poll = true;
 			dp_opt = "--tcp-poll";
+			break;
+		case OPT_TCP_GAPS:
+			o.tcp_gaps = true;
+			dp_opt = "--tcp-gaps";
 			break;
 		case OPT_SOCKET:
 			o.socket = optarg;

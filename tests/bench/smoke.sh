@@ -79,6 +79,7 @@ expect 2 "$bench" write_bw --size 1X
 expect 2 "$bench" write_bw --mpa-rev 3
 expect 2 "$bench" atomic_lat --size 16
 expect 2 "$bench" send_lat --depth 4 && has "$dir/err" "does not apply"
+expect 2 "$bench" send_lat --tcp-gaps && has "$dir/err" "write_bw and read_bw"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
@@ -190,6 +191,7 @@ assert d["depths"] == depths and d["baseline"] == "tcp", d
 assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
 assert d["progress"] == ("event" if "-e" in opts else "manual"), d
 assert d["tcp_io"] == ("poll" if "--tcp-poll" in opts else "blocking"), d
+assert d["tcp_gaps"] == ("--tcp-gaps" in opts), d
 rev = 1 if "--mpa-rev" in opts else 2
 crc = "--no-crc" not in opts
 markers = "--markers" in opts
@@ -251,6 +253,8 @@ while read -r t size iters depths opts; do
 		dp_json "$dir/out" "$t" "$size" "$iters" "$depths" $opts
 done <<EOF
 write_bw 65536 20 1,8 --markers
+write_bw 100000 20 2 --markers --tcp-gaps
+read_bw 70000 20 - --tcp-gaps -e
 write_bw 4096 30 - --no-crc --mpa-rev 1 -e
 read_bw 65536 20 4 -e --tcp-poll
 read_bw 1000 20 - --markers --no-crc
