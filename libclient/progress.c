@@ -56,6 +56,14 @@ static bool progress_timer_synced(const struct iwcm_qp *qp)
 	return qp->timer_active == (qp->state == IWCM_QPS_CLOSING);
 }
 
+/* Has the loop nothing to change for this QP, poll or timer? */
+static bool progress_qp_in_sync(const struct iwcm_qp *qp)
+{
+	return qp->poll_init && !qp->dying && qp->abort_fd < 0 &&
+	       qp_poll_events(qp) == qp->poll_events &&
+	       progress_timer_synced(qp);
+}
+
 /* The disconnect timeout expired (loop thread, dp.lock free). */
 static void progress_on_timer(uv_timer_t *t)
 {
@@ -293,9 +301,7 @@ void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp)
 {
 	if (!dp->loop_init)
 		return;
-	if (qp->poll_init && !qp->dying &&
-	    qp_poll_events(qp) == qp->poll_events &&
-	    progress_timer_synced(qp))
+	if (progress_qp_in_sync(qp))
 		return;
 	if (!qp->sync_queued) {
 		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
@@ -371,19 +377,16 @@ static bool progress_direct(struct dp *dp)
 	TAILQ_FOREACH(qp, &dp->qps, entry) {
 		/* A disconnect timer must fire in time however seldom
 		 * the caller polls: the loop runs while one is armed. */
-		if (++n > PROGRESS_DIRECT_QPS || !qp->poll_init ||
-		    qp->poll_closing || qp->dying || qp->tx_blocked ||
-		    qp->abort_fd >= 0 || qp->poll_events != UV_READABLE ||
-		    qp->timer_active || !progress_timer_synced(qp))
+		if (++n > PROGRESS_DIRECT_QPS || !progress_qp_in_sync(qp) ||
+		    qp->poll_closing || qp->tx_blocked ||
+		    qp->poll_events != UV_READABLE || qp->timer_active)
 			return false;
 	}
 	TAILQ_FOREACH(qp, &dp->qps, entry) {
 		if (!qp_rx_progress(qp))
 			continue;
 		dp->work++;
-		if (qp->dying || qp->abort_fd >= 0 ||
-		    qp_poll_events(qp) != qp->poll_events ||
-		    !progress_timer_synced(qp)) {
+		if (!progress_qp_in_sync(qp)) {
 			/* Its poll or timer changes (say, to wait until
 			 * it can write): the caller is the loop's thread. */
 			progress_qp_apply(dp, qp);
