@@ -26,7 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 
 #include "bench.h"
 

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 
 #include "bench.h"
 

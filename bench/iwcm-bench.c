@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 
 #include "bench.h"
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "iwcm.pb-c.h"
 
 /* Which command parses: an option lists the commands that take it. */

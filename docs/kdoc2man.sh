@@ -3,8 +3,8 @@
 # Copyright (c) 2026 The iwcm authors
 #
 # kdoc2man.sh HEADER OUTDIR: write one man page (section 3) per function
-# documented with kernel-doc in HEADER (libclient/iwcm.h or
-# libclient/verbs.h).  The pages in docs/ are this script's output;
+# documented with kernel-doc in HEADER (include/iwcm/iwcm.h or
+# include/iwcm/verbs.h).  The pages in docs/ are this script's output;
 # tests/check_headers.sh regenerates them and fails when they differ, so
 # the headers stay the one source.
 #
@@ -51,7 +51,7 @@ function flush_page(   f, i, sect, see, n, name, seen, refs, k) {
 	f = outdir "/" fname ".3"
 	print ".\\\" SPDX-License-Identifier: BSD-2-Clause" > f
 	print ".\\\" Copyright (c) 2026 The iwcm authors" > f
-	print ".\\\" Generated from libclient/" base " by docs/kdoc2man.sh." > f
+	print ".\\\" Generated from include/iwcm/" base " by docs/kdoc2man.sh." > f
 	print ".TH " toupper(fname) " 3 " date " iwcm " \
 		"\"Library Functions Manual\"" > f
 	print ".SH NAME" > f

@@ -22,7 +22,7 @@
 
 #include "ipc.h"
 #include "pbaddr.h"
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "iwcm.pb-c.h"
 
 #define IWCM_EXPORT __attribute__((visibility("default")))

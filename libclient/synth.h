@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 
 #ifdef __cplusplus
 extern "C" {

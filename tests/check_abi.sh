@@ -11,8 +11,8 @@ set -eu
 
 lib=$top_builddir/libclient/.libs/libiwcm.so
 map=$top_srcdir/libclient/libiwcm.map
-hdr=$top_srcdir/libclient/iwcm.h
-vhdr=$top_srcdir/libclient/verbs.h
+hdr=$top_srcdir/include/iwcm/iwcm.h
+vhdr=$top_srcdir/include/iwcm/verbs.h
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-abi-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

@@ -10,8 +10,8 @@
 set -eu
 : "${top_srcdir:?}"
 
-hdr=$top_srcdir/libclient/iwcm.h
-vhdr=$top_srcdir/libclient/verbs.h
+hdr=$top_srcdir/include/iwcm/iwcm.h
+vhdr=$top_srcdir/include/iwcm/verbs.h
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iwcm-hdr-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/iwcm"
@@ -104,7 +104,7 @@ for h in "$hdr" "$vhdr"; do
 		cmp -s "$f" "$top_srcdir/docs/${f##*/}" ||
 			fail "docs/${f##*/} differs from the kernel-doc" \
 				"(run: sh docs/kdoc2man.sh" \
-				"libclient/${h##*/} docs)"
+				"include/iwcm/${h##*/} docs)"
 	done
 	mv "$tmp"/one/*.3 "$tmp/man/"
 	rmdir "$tmp/one"

@@ -22,7 +22,7 @@
 
 #include "common.h"
 #include "integ_util.h"
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 
 #define HS_HALFOPEN 1000
 

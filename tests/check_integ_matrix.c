@@ -21,7 +21,7 @@
 
 #include "common.h"
 #include "integ_util.h"
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "negotiate.h"
 
 /* The payload of each FPDU: long enough for markers inside it. */

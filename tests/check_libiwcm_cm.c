@@ -32,7 +32,7 @@
 #include "common.h"
 
 #include "ipc.h"
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "iwcm.pb-c.h"
 
 #define FAKE_WAIT_MS 10000

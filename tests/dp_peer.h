@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "synth.h"
-#include "verbs.h"
+#include <iwcm/verbs.h>
 
 #include "mpa.h"
 #include "rdmap.h"

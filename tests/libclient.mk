@@ -7,7 +7,7 @@ LIBIWCM = $(top_builddir)/libclient/libiwcm.la
 check_PROGRAMS += check_libiwcm_cm
 TESTS += check_libiwcm_cm check_headers.sh check_abi.sh
 check_libiwcm_cm_SOURCES = check_libiwcm_cm.c
-check_libiwcm_cm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libclient \
+check_libiwcm_cm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/include -I$(top_srcdir)/libclient \
 	-I$(top_srcdir)/proto -I$(top_builddir)/proto \
 	-DIWCMD_PATH=\"$(abs_top_builddir)/daemon/iwcmd\"
 check_libiwcm_cm_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -pthread

@@ -66,9 +66,9 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz.h"
-#include "iwcm.h"
+#include <iwcm/iwcm.h>
 #include "synth.h"
-#include "verbs.h"
+#include <iwcm/verbs.h>
 
 #include "ddp.h"
 #include "mpa.h"
