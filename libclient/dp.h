@@ -394,10 +394,48 @@ struct dp {
 	unsigned int direct_calls;	/* iwcm_progress() without the loop */
 };
 
-/* ---- verbs.c ---- */
+/* ---- small helpers shared by qp.c, qp_tx.c and qp_rx.c ---- */
+
+static inline bool dp_op_is_atomic(int op)
+{
+	return op == IWCM_WR_ATOMIC_FETCH_ADD || op == IWCM_WR_ATOMIC_CMP_SWP ||
+	       op == IWCM_WR_ATOMIC_SWAP;
+}
+
+static inline uint64_t dp_be64_get(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void dp_be64_put(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static inline struct dp_stag_table *qp_stags(const struct iwcm_qp *qp)
+{
+	return &qp->ctx->dp->stags;
+}
+
+static inline struct sq_wqe *sq_at(const struct iwcm_qp *qp, uint32_t c)
+{
+	return &qp->sq[c % qp->sq_size];
+}
+
+/* ---- dp.c ---- */
 
 /* The datapath of ctx, created on first use; NULL with errno. */
 struct dp *dp_get(struct iwcm_ctx *ctx);
+
+/* ---- stag.c ---- */
+
 /* STag table: insert mr (sets mr->stag), remove, look up. */
 int dp_stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr);
 void dp_stag_free(struct dp_stag_table *t, uint32_t stag);
@@ -407,14 +445,40 @@ void dp_stag_table_free(struct dp_stag_table *t);
 enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
 			 const struct iwcm_pd *pd, uint64_t to, uint64_t len,
 			 unsigned int access, struct iwcm_mr **out);
+/* The RDMAP Remote Protection error code of a failed check. */
+uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
+
+/* ---- cq.c ---- */
+
 /* Queue a completion (dp.lock held); false when the CQ overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* Drop this QP's completions from a CQ (destroy). */
+void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp);
+/* Free a completion queue, a completion channel (nothing refers to it). */
+void cq_free(struct iwcm_cq *cq);
+void channel_free(struct iwcm_comp_channel *ch);
+
+/* ---- srq.c ---- */
+
+/* A receive ring of size entries of max_sge each; -1 with errno. */
+int rq_init(struct rq *rq, uint32_t size, uint32_t max_sge);
+/* May wr be queued on rq?  -1 with errno if not. */
+int rq_check(const struct rq *rq, const struct iwcm_recv_wr *wr);
+/* Queue wr (checked) on rq. */
+void rq_push(struct rq *rq, const struct iwcm_recv_wr *wr);
+void rq_free(struct rq *rq);
+
+/* ---- async.c ---- */
+
 /* Queue an asynchronous event. */
 void dp_async_push(struct dp *dp, const struct iwcm_async_event *ev);
-/* qp.c: the completion opcode (enum iwcm_wc_opcode) of a send opcode. */
-int dp_wc_opcode(int wr_opcode);
 
 /* ---- qp.c ---- */
+
+/* The completion opcode (enum iwcm_wc_opcode) of a send opcode. */
+int dp_wc_opcode(int wr_opcode);
+/* How much one call reads before letting other QPs run. */
+#define QP_RX_BUDGET (1u << 20)
 
 /* Set up the engine state of a new QP from its connection. */
 int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn);
@@ -430,6 +494,16 @@ void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 void qp_flush(struct iwcm_qp *qp);
 /* Complete finished send work requests in order. */
 void qp_sq_reap(struct iwcm_qp *qp);
+/* Complete a receive work request (its CQ, or the QP's if none). */
+void qp_recv_complete(struct iwcm_qp *qp, struct iwcm_wc *wc);
+/* Send our FIN once (shutdown(SHUT_WR)). */
+void qp_fin(struct iwcm_qp *qp);
+/* Drop queued frames nobody started writing (a QP in error). */
+void qp_tx_drop_unsent(struct iwcm_qp *qp);
+/* A local error on a send work request (RFC 5040 §7.1 case 1). */
+void qp_sq_local_error(struct iwcm_qp *qp, struct sq_wqe *w, int status);
+/* Write what is queued unless the socket is full. */
+void qp_tx_kick(struct iwcm_qp *qp);
 /* Graceful close: FIN once the send side is drained. */
 void qp_close_check(struct iwcm_qp *qp);
 /* The graceful close timed out: move to error, reset the connection and
@@ -442,8 +516,6 @@ bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* A memory region goes away: stop placing into it. */
 void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
-/* Drop this QP's completions from a CQ (destroy). */
-void qp_cq_purge(struct iwcm_cq *cq, const struct iwcm_qp *qp);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
 int qp_poll_events(const struct iwcm_qp *qp);
 

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Completion channels and completion queues.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dp.h"
+
+/* Free a completion queue (its QPs are gone). */
+void cq_free(struct iwcm_cq *cq)
+{
+	pthread_mutex_destroy(&cq->lock);
+	free(cq->ring);
+	free(cq);
+}
+
+/* Free a completion channel (its CQs are gone). */
+void channel_free(struct iwcm_comp_channel *ch)
+{
+	pthread_mutex_destroy(&ch->lock);
+	if (ch->fd >= 0)
+		close(ch->fd);
+	free(ch);
+}
+
+/* ---- completion channels and queues ---- */
+
+/* Create a completion channel. */
+IWCM_EXPORT struct iwcm_comp_channel *iwcm_create_comp_channel(
+	struct iwcm_ctx *ctx)
+{
+	struct dp *dp = dp_get(ctx);
+	struct iwcm_comp_channel *ch;
+
+	if (!dp)
+		return NULL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return NULL;
+	ch->ctx = ctx;
+	ch->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (ch->fd < 0) {
+		free(ch);
+		return NULL;
+	}
+	pthread_mutex_init(&ch->lock, NULL);
+	TAILQ_INIT(&ch->pending);
+	pthread_mutex_lock(&dp->lock);
+	TAILQ_INSERT_TAIL(&dp->channels, ch, entry);
+	pthread_mutex_unlock(&dp->lock);
+	return ch;
+}
+
+/* Destroy a completion channel no CQ uses. */
+IWCM_EXPORT int iwcm_destroy_comp_channel(struct iwcm_comp_channel *channel)
+{
+	struct dp *dp;
+
+	if (!channel)
+		return ERR(EINVAL);
+	dp = channel->ctx->dp;
+	pthread_mutex_lock(&dp->lock);
+	if (channel->refs) {
+		pthread_mutex_unlock(&dp->lock);
+		return ERR(EBUSY);
+	}
+	TAILQ_REMOVE(&dp->channels, channel, entry);
+	pthread_mutex_unlock(&dp->lock);
+	channel_free(channel);
+	return 0;
+}
+
+/* The descriptor of a completion channel. */
+IWCM_EXPORT int iwcm_comp_channel_get_fd(
+	const struct iwcm_comp_channel *channel)
+{
+	if (!channel)
+		return ERR(EINVAL);
+	return channel->fd;
+}
+
+/* Create a completion queue of at least cqe entries. */
+IWCM_EXPORT struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
+					   void *cq_context,
+					   struct iwcm_comp_channel *channel)
+{
+	struct dp *dp;
+	struct iwcm_cq *cq;
+
+	if (!ctx || cqe < 1 || (unsigned int)cqe > DP_MAX_CQE ||
+	    (channel && channel->ctx != ctx))
+		return ERR_PTR(EINVAL);
+	dp = dp_get(ctx);
+	if (!dp)
+		return NULL;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	cq->ring = calloc((size_t)cqe, sizeof(*cq->ring));
+	if (!cq->ring) {
+		free(cq);
+		return NULL;
+	}
+	cq->ctx = ctx;
+	cq->size = (uint32_t)cqe;
+	cq->cq_context = cq_context;
+	cq->channel = channel;
+	pthread_mutex_init(&cq->lock, NULL);
+	pthread_mutex_lock(&dp->lock);
+	if (channel)
+		channel->refs++;
+	TAILQ_INSERT_TAIL(&dp->cqs, cq, entry);
+	pthread_mutex_unlock(&dp->lock);
+	return cq;
+}
+
+/* Destroy a completion queue no QP uses and no unacknowledged event
+ * names. */
+IWCM_EXPORT int iwcm_destroy_cq(struct iwcm_cq *cq)
+{
+	struct dp *dp;
+	struct iwcm_comp_channel *ch;
+
+	if (!cq)
+		return ERR(EINVAL);
+	dp = cq->ctx->dp;
+	pthread_mutex_lock(&dp->lock);
+	if (cq->refs) {
+		pthread_mutex_unlock(&dp->lock);
+		return ERR(EBUSY);
+	}
+	ch = cq->channel;
+	if (ch) {
+		pthread_mutex_lock(&ch->lock);
+		/* The caller still holds events naming cq (libibverbs
+		 * waits here; failing cannot deadlock one thread). */
+		if (cq->ch_unacked) {
+			pthread_mutex_unlock(&ch->lock);
+			pthread_mutex_unlock(&dp->lock);
+			return ERR(EBUSY);
+		}
+		/* Events of this CQ not yet taken disappear with it. */
+		while (cq->ch_events) {
+			uint64_t v;
+
+			if (read(ch->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+				break;
+			cq->ch_events--;
+		}
+		if (cq->ch_queued)
+			TAILQ_REMOVE(&ch->pending, cq, ch_entry);
+		pthread_mutex_unlock(&ch->lock);
+		ch->refs--;
+	}
+	TAILQ_REMOVE(&dp->cqs, cq, entry);
+	pthread_mutex_unlock(&dp->lock);
+	cq_free(cq);
+	return 0;
+}
+
+/* Queue a completion, notify the channel if armed. */
+bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
+{
+	struct iwcm_comp_channel *ch = cq->channel;
+	bool notify = false;
+
+	pthread_mutex_lock(&cq->lock);
+	if (cq->count == cq->size) {
+		cq->overflowed = true;
+		pthread_mutex_unlock(&cq->lock);
+		return false;
+	}
+	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
+	__atomic_store_n(&cq->count, cq->count + 1, __ATOMIC_RELEASE);
+	if (cq->arm == CQ_ARM_ALL ||
+	    (cq->arm == CQ_ARM_SOLICITED &&
+	     ((wc->wc_flags & IWCM_WC_SOLICITED) ||
+	      wc->status != IWCM_WC_SUCCESS)))
+		notify = true;
+	if (notify && ch) {
+		uint64_t one = 1;
+		ssize_t n;
+
+		/* One event per request for notification. */
+		cq->arm = CQ_ARM_NONE;
+		pthread_mutex_lock(&ch->lock);
+		cq->ch_events++;
+		if (!cq->ch_queued) {
+			TAILQ_INSERT_TAIL(&ch->pending, cq, ch_entry);
+			cq->ch_queued = true;
+		}
+		n = write(ch->fd, &one, sizeof(one));
+		(void)n;
+		pthread_mutex_unlock(&ch->lock);
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return true;
+}
+
+/* Take up to num_entries completions. */
+IWCM_EXPORT int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
+			     struct iwcm_wc *wc)
+{
+	int n = 0;
+
+	if (!cq || num_entries < 0 || (num_entries && !wc))
+		return ERR(EINVAL);
+	/* An empty queue is seen without the lock, so that a caller
+	 * polling in a loop never holds up the progress engine. */
+	if (!__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&cq->lock);
+	while (n < num_entries && cq->count) {
+		wc[n++] = cq->ring[cq->head];
+		cq->head = (cq->head + 1) % cq->size;
+		__atomic_store_n(&cq->count, cq->count - 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return n;
+}
+
+/* Ask for one channel event at the next (solicited) completion. */
+IWCM_EXPORT int iwcm_req_notify_cq(struct iwcm_cq *cq, int solicited_only)
+{
+	if (!cq)
+		return ERR(EINVAL);
+	if (!cq->channel)
+		return ERR(EINVAL);
+	pthread_mutex_lock(&cq->lock);
+	/* An earlier request for every completion is not narrowed. */
+	if (!solicited_only || cq->arm != CQ_ARM_ALL)
+		cq->arm = solicited_only ? CQ_ARM_SOLICITED : CQ_ARM_ALL;
+	pthread_mutex_unlock(&cq->lock);
+	return 0;
+}
+
+/* Acknowledge completion events taken with iwcm_get_cq_event(). */
+IWCM_EXPORT void iwcm_ack_cq_events(struct iwcm_cq *cq, unsigned int nevents)
+{
+	struct iwcm_comp_channel *ch;
+
+	/* A CQ without a channel never had an event to acknowledge. */
+	if (!cq || !(ch = cq->channel))
+		return;
+	pthread_mutex_lock(&ch->lock);
+	cq->ch_unacked -= nevents < cq->ch_unacked ? nevents : cq->ch_unacked;
+	pthread_mutex_unlock(&ch->lock);
+}
+
+
+/* Drop this QP's completions from a CQ. */
+void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp)
+{
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&cq->lock);
+	for (uint32_t i = 0; i < cq->count; i++) {
+		struct iwcm_wc *w = &cq->ring[(cq->head + i) % cq->size];
+
+		if (w->qp != qp)
+			cq->ring[(cq->head + n++) % cq->size] = *w;
+	}
+	__atomic_store_n(&cq->count, n, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&cq->lock);
+}
