@@ -336,6 +336,7 @@ struct iwcm_qp {
 	bool rx_err;			/* a check failed on this segment */
 	uint8_t err_layer, err_etype, err_ecode;
 	int err_status;			/* for the receive WQE */
+	int err_sq_status;		/* for the Read it answers */
 	/* untagged QN 0 message in progress */
 	bool cur_recv;
 	struct rq_wqe recv;

@@ -207,10 +207,11 @@ static void rx_setup_read_resp(struct iwcm_qp *qp, uint32_t plen)
 	}
 	if (dp_mr_check(qp_stags(qp), d->stag, qp->pd, d->to, plen,
 			IWCM_ACCESS_LOCAL_WRITE, NULL) != DP_PROT_OK) {
-		/* Our region went away under the Read. */
-		w->status = IWCM_WC_LOC_PROT_ERR;
+		/* Our region went away under the Read: the Read fails with
+		 * this status once the FPDU proved intact (rx_end()). */
 		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
 			0, 0);
+		qp->err_sq_status = IWCM_WC_LOC_PROT_ERR;
 		return;
 	}
 	qp->dst = (uint8_t *)(uintptr_t)d->to;
@@ -400,6 +401,7 @@ static void rx_start(struct iwcm_qp *qp, uint16_t ulpdu_len)
 	memset(qp->hbuf, 0, DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN);
 	qp->rx_err = false;
 	qp->err_status = 0;
+	qp->err_sq_status = 0;
 	qp->data_left = 0;
 	if (ulpdu_len < 2) {
 		/* No room for a DDP header. */
@@ -602,8 +604,16 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 
 	if (qp->rx_dead)
 		return;
-	/* RFC 5044 §8: a bad CRC or marker is an LLP error. */
+	/*
+	 * RFC 5044 §8: a bad CRC or marker is an LLP error, and the only
+	 * one: whatever the header said (a length, protection or opcode
+	 * error) came from octets nobody vouches for, so it is dropped
+	 * with the segment, and no work request completes with it.
+	 */
 	if (!ev->crc_ok || !ev->markers_ok) {
+		qp->rx_err = false;
+		qp->err_status = 0;
+		qp->err_sq_status = 0;
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
 			 MPA_ETYPE_MPA,
 			 ev->crc_ok ? MPA_ECODE_MARKER : MPA_ECODE_CRC, NULL,
@@ -615,6 +625,8 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 	if (qp->rx_err) {
 		/* RFC 5040 §7.1 cases 2-3: the offending segment's
 		 * headers go back in the Terminate. */
+		if (qp->err_sq_status && orq_head(qp))
+			orq_head(qp)->status = qp->err_sq_status;
 		qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer, qp->err_etype,
 			 qp->err_ecode, qp->hbuf, qp->ulpdu_len);
 		return;

@@ -811,6 +811,8 @@ struct dp_msg *dp_peer_recv_term(struct dp_peer *p)
 			      wire_strerror(msg->perr));
 		if (msg->m.opcode == RDMAP_TERMINATE)
 			break;
+		ck_assert_msg(!p->term_only, "%s before the Terminate",
+			      rdmap_opcode_name(msg->m.opcode));
 		dp_check_msn(p, &msg->m);
 	}
 	/* RFC 5040 §5.4: untagged, QN 2, one message. */
