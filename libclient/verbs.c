@@ -184,7 +184,6 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	}
 	(void)setsockopt(conn->fd, IPPROTO_TCP, TCP_NODELAY, &one,
 			 sizeof(one));
-	qp->mulpdu = mpa_stream_mulpdu(conn->fd, qp->markers_tx);
 
 	pthread_mutex_lock(&dp->lock);
 	if (progress_start(dp) < 0) {

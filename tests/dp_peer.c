@@ -38,6 +38,8 @@ long long dp_ms(void)
 }
 
 /* Drive every manual-progress context once (no wait). */
+void (*dp_pump_hook)(void);
+
 void dp_pump(void)
 {
 	int i;
@@ -45,6 +47,8 @@ void dp_pump(void)
 	for (i = 0; i < DP_MAX_MANUAL; i++)
 		if (dp_manual[i])
 			ck_assert_int_ge(iwcm_progress(dp_manual[i], 0), 0);
+	if (dp_pump_hook)
+		dp_pump_hook();
 }
 
 static void dp_nap(void)

@@ -38,8 +38,10 @@
 
 /* Milliseconds of a monotonic clock. */
 long long dp_ms(void);
-/* Drive every manual-progress context once (no wait). */
+/* Drive every manual-progress context once (no wait), then the hook. */
 void dp_pump(void);
+/* Called by dp_pump() when set (a test's own transport). */
+extern void (*dp_pump_hook)(void);
 /* Sleep about ms while driving the manual-progress contexts. */
 void dp_idle(int ms);
 
