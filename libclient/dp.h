@@ -261,8 +261,7 @@ struct iwcm_qp {
 	bool atomics, imm_data;
 	uint32_t ird, ord;
 	bool markers_tx, markers_rx, crc;
-	uint16_t mulpdu;
-	bool wait_first_fpdu;
+	uint16_t mulpdu;		/* the framing's */
 
 	/* Send queue: counters, ring index = counter % sq_size. */
 	struct sq_wqe *sq;
@@ -307,7 +306,6 @@ struct iwcm_qp {
 	size_t hlen;
 	uint32_t seg_len;		/* its length, header included */
 	struct rdmap_msg msg;		/* the header of this segment */
-	bool first_fpdu;		/* one FPDU received */
 	bool rx_eof;			/* EOF or reset seen */
 	bool rx_dead;			/* stop interpreting the stream */
 	uint32_t rx_msn[4];
@@ -475,6 +473,8 @@ void qp_framing_set(struct iwcm_qp *qp, struct framing *fr);
 void qp_framing_free(struct iwcm_qp *qp);
 /* Do octets received before the handoff wait to be read? */
 bool qp_rx_buffered(const struct iwcm_qp *qp);
+/* May the framing send yet (qp_tx.c)? */
+bool qp_tx_ready(const struct iwcm_qp *qp);
 /* The framing gave segment cookie (a struct tx_frame) back: it is out. */
 void qp_tx_done(void *arg, void *cookie);
 /* Move the QP to error: Terminate (if term), flush, async event. */

@@ -82,6 +82,9 @@ struct framing_ops {
 	 * sent still point to there; -1 with errno. */
 	int (*tx_detach)(struct framing *fr, const uint8_t *addr,
 			 size_t len);
+	/* May segments go out yet?  (RFC 5044 §7.1.2 rule 4: an MPA v1
+	 * responder sends nothing before the first FPDU arrived.) */
+	bool (*tx_ready)(const struct framing *fr);
 	/* Read what the transport has and call back; false when nothing at
 	 * all was there. */
 	bool (*rx_progress)(struct framing *fr, size_t budget);

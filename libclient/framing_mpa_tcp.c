@@ -92,7 +92,11 @@ struct mpa_tcp {
 	size_t pay_off;			/* payload octets of this segment seen */
 	size_t data_left;		/* payload octets still to come */
 	bool drop;			/* the payload's rest goes nowhere */
-	bool lost;			/* rx_lost() called */
+	bool lost;			/* the stream is gone */
+	/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends nothing before
+	 * the first FPDU arrived (one whose CRC and Markers are right). */
+	bool wait_first;
+	bool first_rx;
 	/* What the daemon read past the handshake, read first. */
 	uint8_t *unread;
 	size_t unread_len, unread_off;
@@ -428,6 +432,8 @@ static void mt_end(struct mpa_tcp *mt, const struct mpa_rx_ev *ev)
 		err = &mt_err_crc;
 	else if (!ev->markers_ok)
 		err = &mt_err_marker;
+	else
+		mt->first_rx = true;
 	mt->fr.up->rx_end(mt->fr.arg, err);
 }
 
@@ -640,6 +646,13 @@ rd:
 	return true;
 }
 
+static bool mt_tx_ready(const struct framing *fr)
+{
+	const struct mpa_tcp *mt = (const struct mpa_tcp *)fr;
+
+	return !mt->wait_first || mt->first_rx;
+}
+
 static bool mt_rx_buffered(const struct framing *fr)
 {
 	const struct mpa_tcp *mt = (const struct mpa_tcp *)fr;
@@ -666,6 +679,7 @@ static const struct framing_ops mpa_tcp_ops = {
 	.tx_flush = mt_tx_flush,
 	.tx_drop_unsent = mt_tx_drop_unsent,
 	.tx_detach = mt_tx_detach,
+	.tx_ready = mt_tx_ready,
 	.rx_progress = mt_rx_progress,
 	.rx_buffered = mt_rx_buffered,
 	.free = mt_free,
@@ -705,6 +719,7 @@ struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
 	mpa_rx_init(&mt->rx, conn->markers_rx, conn->crc,
 		    (uint32_t)conn->rx_offset);
 	mt->fr.mulpdu = mt_mulpdu(fd, conn->markers_tx);
+	mt->wait_first = conn->wait_first_fpdu;
 
 	mt->out_cap = mpa_fpdu_iov_max(max_iov);
 	mt->stage = malloc(MT_STAGE_LEN);

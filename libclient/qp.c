@@ -90,7 +90,6 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->markers_tx = conn->markers_tx;
 	qp->markers_rx = conn->markers_rx;
 	qp->crc = conn->crc;
-	qp->wait_first_fpdu = conn->wait_first_fpdu;
 
 	/* RFC 5041 §5.3: MSNs start at 1; the handoff gives the next ones
 	 * of the direction the RTR used (daemon/handoff.c). */
@@ -254,7 +253,7 @@ void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 	 * (RFC 5044 §7.1.2 rule 4).
 	 */
 	if (send_term && !qp->term_sent && !qp->rx_eof && !qp->fin_sent &&
-	    !(qp->wait_first_fpdu && !qp->first_fpdu)) {
+	    qp_tx_ready(qp)) {
 		rdmap_term_fill(&qp->term, layer, etype, ecode, seg, seg_len);
 		qp->term_pending = true;
 	}

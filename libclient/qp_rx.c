@@ -614,7 +614,6 @@ static void rx_end(void *arg, const struct framing_err *err)
 {
 	struct iwcm_qp *qp = arg;
 	const struct rdmap_msg *m = &qp->msg;
-	bool first = !qp->first_fpdu;
 
 	if (qp->rx_dead)
 		return;
@@ -633,7 +632,6 @@ static void rx_end(void *arg, const struct framing_err *err)
 			 err->etype, err->ecode, NULL, 0);
 		return;
 	}
-	qp->first_fpdu = true;
 	if (qp->rx_err) {
 		/* RFC 5040 §7.1 cases 2-3: the offending segment's
 		 * headers go back in the Terminate. */
@@ -695,7 +693,7 @@ static void rx_end(void *arg, const struct framing_err *err)
 	default:
 		break;
 	}
-	if (first || qp->irq_count || qp->sq_tx != qp->sq_pi)
+	if (qp->irq_count || qp->sq_tx != qp->sq_pi)
 		qp_tx_kick(qp);
 }
 

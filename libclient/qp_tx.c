@@ -404,6 +404,12 @@ static bool sq_may_start(const struct iwcm_qp *qp, const struct sq_wqe *w)
 	return true;
 }
 
+/* May the framing send yet? */
+bool qp_tx_ready(const struct iwcm_qp *qp)
+{
+	return qp->fr && qp->fr->ops->tx_ready(qp->fr);
+}
+
 /* Queue frames for as long as there is room and work. */
 static void tx_fill(struct iwcm_qp *qp)
 {
@@ -413,9 +419,8 @@ static void tx_fill(struct iwcm_qp *qp)
 
 		if (qp->term_sent || qp->fin_sent)
 			return;
-		/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends
-		 * nothing before the first FPDU arrived. */
-		if (qp->wait_first_fpdu && !qp->first_fpdu)
+		/* E.g. an MPA v1 responder before the first FPDU. */
+		if (!qp_tx_ready(qp))
 			return;
 		f = tx_frame_get(qp);
 		if (!f)

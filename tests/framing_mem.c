@@ -152,6 +152,11 @@ static void fm_deliver(struct framing_mem *fm, const struct fm_msg *m)
 	}
 }
 
+static bool fm_tx_ready(const struct framing *fr)
+{
+	return true;
+}
+
 static bool fm_rx_progress(struct framing *fr, size_t budget)
 {
 	struct framing_mem *fm = fm_of(fr);
@@ -193,6 +198,7 @@ static const struct framing_ops framing_mem_ops = {
 	.tx_flush = fm_tx_flush,
 	.tx_drop_unsent = fm_tx_drop_unsent,
 	.tx_detach = fm_tx_detach,
+	.tx_ready = fm_tx_ready,
 	.rx_progress = fm_rx_progress,
 	.rx_buffered = fm_rx_buffered,
 	.free = fm_free,

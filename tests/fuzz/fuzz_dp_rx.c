@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * libiwcm's receive path (libclient/qp.c) against a hostile peer: one QP
- * made with iwcm_conn_synth() over a socketpair, in a manual-progress
- * context (everything runs in this thread, deterministically); the input
- * says what the peer sends.
+ * libiwcm's receive path (libclient/framing_mpa_tcp.c under qp_rx.c)
+ * against a hostile peer: one QP made with iwcm_conn_synth() over a
+ * socketpair, in a manual-progress context (everything runs in this
+ * thread, deterministically); the input says what the peer sends.
  *
  * Input: 4 octets of configuration, then records.
  *   0: bit 0 RDMAP/DDP version 1 (else 0), bits 1-2 MPA revision (3 is
