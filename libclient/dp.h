@@ -315,8 +315,10 @@ struct iwcm_qp {
 	uint32_t data_left;		/* its payload octets */
 	bool rx_err;			/* a check failed on this segment */
 	uint8_t err_layer, err_etype, err_ecode;
-	int err_status;			/* for the receive WQE */
-	int err_sq_status;		/* for the Read it answers */
+	/* Statuses this segment's header decided, for the receive and for
+	 * the Read it answers: held until the framing vouched for it. */
+	int seg_status, seg_sq_status;
+	int err_status;			/* the receive's, once that happened */
 	/* untagged QN 0 message in progress */
 	bool cur_recv;
 	struct rq_wqe recv;

@@ -33,7 +33,7 @@ static void rx_fail(struct iwcm_qp *qp, uint8_t layer, uint8_t etype,
 	qp->err_etype = etype;
 	qp->err_ecode = ecode;
 	if (status)
-		qp->err_status = status;
+		qp->seg_status = status;
 }
 
 static void rx_fail_ddp_tagged(struct iwcm_qp *qp, enum dp_prot p)
@@ -214,7 +214,7 @@ static void rx_setup_read_resp(struct iwcm_qp *qp, uint32_t plen)
 		 * this status once the FPDU proved intact (rx_end()). */
 		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
 			0, 0);
-		qp->err_sq_status = IWCM_WC_LOC_PROT_ERR;
+		qp->seg_sq_status = IWCM_WC_LOC_PROT_ERR;
 		return;
 	}
 	qp->dst = (uint8_t *)(uintptr_t)d->to;
@@ -340,8 +340,8 @@ static void rx_hdr(void *arg, const uint8_t *hdr, size_t hlen,
 	memset(qp->hbuf, 0, DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN);
 	memcpy(qp->hbuf, hdr, qp->hlen);
 	qp->rx_err = false;
-	qp->err_status = 0;
-	qp->err_sq_status = 0;
+	qp->seg_status = 0;
+	qp->seg_sq_status = 0;
 	qp->rx_phase = RXP_DISCARD;
 	qp->data_left = 0;
 	qp->dst = NULL;
@@ -608,6 +608,21 @@ static void rx_deliver_atomic_resp(struct iwcm_qp *qp)
 	w->state = WQE_DONE;
 }
 
+/*
+ * RFC 5040 §7.1 cases 2-3, once the framing vouched for the segment: the
+ * statuses its header decided go to the work requests it hit, and its
+ * headers back in the Terminate.  Never before: a QP failing for any
+ * other reason meanwhile flushes them.
+ */
+static void rx_fail_now(struct iwcm_qp *qp)
+{
+	qp->err_status = qp->seg_status;
+	if (qp->seg_sq_status && orq_head(qp))
+		orq_head(qp)->status = qp->seg_sq_status;
+	qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer, qp->err_etype,
+		 qp->err_ecode, qp->hbuf, qp->seg_len);
+}
+
 /* The segment is complete (framing upcall): unless the framing refused
  * it, deliver it, or report what its header broke. */
 static void rx_end(void *arg, const struct framing_err *err)
@@ -625,20 +640,12 @@ static void rx_end(void *arg, const struct framing_err *err)
 	 */
 	qp->rx_phase = RXP_IDLE;
 	if (err) {
-		qp->rx_err = false;
-		qp->err_status = 0;
-		qp->err_sq_status = 0;
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
 			 err->etype, err->ecode, NULL, 0);
 		return;
 	}
 	if (qp->rx_err) {
-		/* RFC 5040 §7.1 cases 2-3: the offending segment's
-		 * headers go back in the Terminate. */
-		if (qp->err_sq_status && orq_head(qp))
-			orq_head(qp)->status = qp->err_sq_status;
-		qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer, qp->err_etype,
-			 qp->err_ecode, qp->hbuf, qp->seg_len);
+		rx_fail_now(qp);
 		return;
 	}
 	if (!m->ddp.tagged && m->opcode != RDMAP_IMM_DATA &&
@@ -669,9 +676,7 @@ static void rx_end(void *arg, const struct framing_err *err)
 	case RDMAP_SEND_SE_INV:
 		rx_deliver_send(qp);
 		if (qp->rx_err)
-			qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer,
-				 qp->err_etype, qp->err_ecode, qp->hbuf,
-				 qp->seg_len);
+			rx_fail_now(qp);
 		break;
 	case RDMAP_IMM_DATA:
 	case RDMAP_IMM_DATA_SE:

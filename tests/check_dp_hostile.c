@@ -737,6 +737,21 @@ static void c_close_mid_fpdu(void)
 	dp_idle(20);
 }
 
+/* A Send too long for receive 1, cut short: its header decided nothing. */
+static void c_close_mid_too_long(void)
+{
+	struct rdmap_msg m;
+	uint8_t u[256], data[RECV_LEN + 36];
+	size_t n, w;
+
+	memset(data, 'L', sizeof(data));
+	dp_peer_untagged(P, &m, RDMAP_SEND, DDP_QN_SEND);
+	n = dp_msg_build(&m, data, sizeof(data), u, sizeof(u));
+	w = dp_peer_fpdu(P, u, n, P->out, sizeof(P->out));
+	dp_peer_write(P, P->out, w - 6);
+	dp_idle(20);
+}
+
 /* Terminate codes: layer, etype, ecode. */
 #define T(l, t, c) { RDMAP_TERM_LAYER_##l, l##_ETYPE(t), c }
 #define RDMAP_ETYPE(t) RDMAP_ETYPE_##t
@@ -888,6 +903,10 @@ static const struct hcase cases[] = {
 	{ "terminate_received", c_term_rx, H_TERM_RX, { NONE, NONE }, -1 },
 	{ "close_mid_fpdu", c_close_mid_fpdu, H_CLOSE, { NONE, NONE }, -1 },
 	{ "reset_mid_fpdu", c_close_mid_fpdu, H_CLOSE | H_RESET,
+	  { NONE, NONE }, -1 },
+	{ "close_mid_too_long", c_close_mid_too_long, H_CLOSE,
+	  { NONE, NONE }, -1 },
+	{ "reset_mid_too_long", c_close_mid_too_long, H_CLOSE | H_RESET,
 	  { NONE, NONE }, -1 },
 };
 
