@@ -15,6 +15,7 @@
  * event refers to it any more (refs).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -80,11 +81,18 @@ struct iwcm_conn {
 	bool local_known;
 	struct sockaddr_storage peer;
 
+	/*
+	 * The socket is taken exactly once: by iwcm_conn_release_fd(), by
+	 * iwcm_create_qp() (cm_conn_take_fd()) or closed with the
+	 * connection.  iwcm_create_qp() is thread-safe, so fd and
+	 * fd_released are read and written only under fd_lock.
+	 */
+	pthread_mutex_t fd_lock;
 	int fd;				/* -1 until ESTABLISHED */
 	bool fd_released;
 
 	/* Failure. */
-	int reason;			/* enum iwcm_status */
+	enum iwcm_status reason;
 	char *reason_text;
 	bool term;
 	unsigned int term_layer, term_etype, term_ecode;
@@ -113,7 +121,7 @@ struct iwcm_conn {
 struct iwcm_event {
 	TAILQ_ENTRY(iwcm_event) entry;
 	struct iwcm_ctx *ctx;
-	enum iwcm_event_type type;
+	enum iwcm_cm_event_type type;
 	struct iwcm_conn *conn;		/* holds a reference */
 	bool queued;			/* not yet returned to the caller */
 };
@@ -182,6 +190,14 @@ void cm_conn_put(struct iwcm_conn *conn);
 /* Free a connection whatever its references (iwcm_ctx_close). */
 void cm_conn_destroy(struct iwcm_conn *conn);
 void cm_listener_destroy(struct iwcm_listener *l);
+/*
+ * Take the socket of an established connection for a QP, exactly once
+ * whatever the threads (verbs.c: iwcm_create_qp()).  The descriptor, or
+ * -1 with errno ENOTCONN (not established) or EBADF (already taken).
+ */
+int cm_conn_take_fd(struct iwcm_conn *conn);
+/* Give back a socket taken by cm_conn_take_fd() when no QP was made. */
+void cm_conn_return_fd(struct iwcm_conn *conn);
 /* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
 int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
 /* The daemon sent an event: update the connection, maybe queue an event.
@@ -193,7 +209,7 @@ void cm_daemon_gone(struct iwcm_ctx *ctx);
 /* ---- events.c ---- */
 
 /* Queue an event about conn (takes a reference); -1 with ENOMEM. */
-int events_queue(struct iwcm_ctx *ctx, enum iwcm_event_type type,
+int events_queue(struct iwcm_ctx *ctx, enum iwcm_cm_event_type type,
 		 struct iwcm_conn *conn);
 /* Drop the queued events of conn (iwcm_conn_free). */
 void events_drop_conn(struct iwcm_ctx *ctx, struct iwcm_conn *conn);

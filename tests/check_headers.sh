@@ -35,7 +35,7 @@ int main(void)
 	if (ctx && iwcm_get_event(ctx, &ev) == 0)
 		iwcm_ack_event(ev);
 	iwcm_ctx_close(ctx);
-	return iwcm_strerror(IWCM_STATUS_OK) == 0;
+	return iwcm_status_str(IWCM_STATUS_OK) == 0;
 }
 EOT
 cp "$tmp/t.c" "$tmp/t.cc"
