@@ -5,8 +5,9 @@
 
 /*
  * libiwcm internals shared between ctx.c (the daemon connection and the
- * request/reply exchange), cm.c (listeners, connections, parameters) and
- * events.c (the event queue).  Everything here is hidden: only functions
+ * request/reply exchange), cm.c (listeners, connections, parameters),
+ * conn_attr.c (a connection's state and socket) and events.c (the event
+ * queue).  Everything here is hidden: only functions
  * marked IWCM_EXPORT and listed in libiwcm.map leave the library.
  *
  * Ownership: the context owns every listener, connection and event made
@@ -190,6 +191,16 @@ void cm_conn_put(struct iwcm_conn *conn);
 /* Free a connection whatever its references (iwcm_ctx_close). */
 void cm_conn_destroy(struct iwcm_conn *conn);
 void cm_listener_destroy(struct iwcm_listener *l);
+/* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
+int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
+/* The daemon sent an event: update the connection, maybe queue an event.
+ * Consumes m's fd (or leaves it for ipc_msg_clear). */
+void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
+/* The daemon is gone: every connection being negotiated fails. */
+void cm_daemon_gone(struct iwcm_ctx *ctx);
+
+/* ---- conn_attr.c ---- */
+
 /*
  * Take the socket of an established connection for a QP, exactly once
  * whatever the threads (verbs.c: iwcm_create_qp()).  The descriptor, or
@@ -198,13 +209,6 @@ void cm_listener_destroy(struct iwcm_listener *l);
 int cm_conn_take_fd(struct iwcm_conn *conn);
 /* Give back a socket taken by cm_conn_take_fd() when no QP was made. */
 void cm_conn_return_fd(struct iwcm_conn *conn);
-/* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
-int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
-/* The daemon sent an event: update the connection, maybe queue an event.
- * Consumes m's fd (or leaves it for ipc_msg_clear). */
-void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
-/* The daemon is gone: every connection being negotiated fails. */
-void cm_daemon_gone(struct iwcm_ctx *ctx);
 
 /* ---- events.c ---- */
 
