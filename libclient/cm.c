@@ -818,7 +818,12 @@ static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
 	if (!c || (c->state != CONN_CONNECTING &&
 		   c->state != CONN_REQUESTED && c->state != CONN_ACCEPTING))
 		return;
-	if (ce->has_term_layer || ce->has_term_etype || ce->has_term_ecode) {
+	/* RFC 5040 §4.8: Layer and Error Type are 4 bits, Error Code 8;
+	 * a Terminate out of range is not one (the failure still is). */
+	if ((ce->has_term_layer || ce->has_term_etype ||
+	     ce->has_term_ecode) &&
+	    ce->term_layer <= 0xF && ce->term_etype <= 0xF &&
+	    ce->term_ecode <= 0xFF) {
 		c->term = true;
 		c->term_layer = ce->term_layer;
 		c->term_etype = ce->term_etype;

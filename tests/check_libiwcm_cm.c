@@ -1284,6 +1284,11 @@ static void script_failures(struct fake *f)
 	ce.conn_id = 101;
 	ce.result = IWCM__RESULT__RES_ETIMEDOUT;
 	ce.reason = "no SYN-ACK";
+	/* A Terminate out of RFC 5040 §4.8 range is dropped. */
+	ce.has_term_layer = ce.has_term_etype = ce.has_term_ecode = 1;
+	ce.term_layer = 2;
+	ce.term_etype = 0;
+	ce.term_ecode = 0x106;
 	FAKE_REQUIRE(f, fake_send(f, IPC_EVENT_UNREACHABLE, 0, &ce.base, -1));
 	ce.conn_id = 102;
 	ce.result = IWCM__RESULT__RES_EPROTO;
@@ -1348,6 +1353,7 @@ START_TEST(test_connect_failures)
 	iwcm_ack_event(ev);
 	ck_assert_int_eq(qa(c[1]).reason, IWCM_STATUS_TIMEDOUT);
 	ck_assert_str_eq(qa(c[1]).reason_text, "no SYN-ACK");
+	ck_assert_uint_eq(qa(c[1]).comp_mask & IWCM_CONN_ATTR_TERM, 0);
 	check_no_peer_info(c[1]);
 
 	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_ERROR);
