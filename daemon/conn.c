@@ -110,7 +110,8 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	 * RFC 5044 §7.1.2 rule 10: startup timeouts.  The ULP's decision
 	 * time is the local client's, not the peer's fault.
 	 */
-	if (c->fsm.state != CONN_S_WAIT_ULP)
+	if (c->fsm.state != CONN_S_WAIT_ROUTE &&
+	    c->fsm.state != CONN_S_WAIT_ULP)
 		iwcmd_stats.timeouts++;
 	log_debug("conn %llu: timeout in %s", (unsigned long long)c->id,
 		  conn_state_names[c->fsm.state]);
@@ -122,30 +123,48 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void conn_post_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
+	struct conn_posted *p;
 	enum conn_event ev;
 
 	(void)fd;
 	(void)what;
-	if (!c->n_post)
+	p = TAILQ_FIRST(&c->post);
+	if (!p)
 		return;
-	ev = c->post[0];
+	TAILQ_REMOVE(&c->post, p, entry);
 	c->n_post--;
-	memmove(c->post, c->post + 1, c->n_post * sizeof(c->post[0]));
+	ev = p->ev;
+	free(p);
 	if (c->n_post)
 		event_active(c->ev_post, 0, 0);
 	conn_event(c, ev);
 }
 
-/* Queue ev for c, to run from the event loop after the current work. */
+/*
+ * Queue ev for c, to run from the event loop after the current work.
+ * Every event is kept: dropping one (a HANDOFF_DONE, an ABORT) would
+ * leave the connection in a state nothing moves it out of.  Each entry
+ * is allocated, so the queue holds what was posted, in order; it empties
+ * one event per loop pass and with the connection.
+ */
 void conn_post(struct conn *c, enum conn_event ev)
 {
-	if (c->n_post >= sizeof(c->post) / sizeof(c->post[0])) {
-		log_warnx("conn %llu: event queue full, %s dropped",
-			  (unsigned long long)c->id, conn_event_names[ev]);
-		return;
-	}
-	c->post[c->n_post++] = ev;
+	struct conn_posted *p;
+
+	p = malloc(sizeof(*p));
+	if (!p)
+		fatal("conn %llu: posting an event",
+		      (unsigned long long)c->id);
+	p->ev = ev;
+	TAILQ_INSERT_TAIL(&c->post, p, entry);
+	c->n_post++;
 	event_active(c->ev_post, 0, 0);
+}
+
+/* Events queued for c and not yet run. */
+unsigned int conn_post_pending(const struct conn *c)
+{
+	return c->n_post;
 }
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg);
@@ -423,6 +442,7 @@ static struct conn *conn_new(enum neg_role role)
 	c->fsm.state = CONN_S_NONE;
 	c->fsm.id = c->id;
 	c->fsm.arg = c;
+	TAILQ_INIT(&c->post);
 	c->created_ms = iwcmd_now_ms();
 	/* RFC 5041 §5.3: the first MSN of every queue is 1. */
 	for (i = 0; i < CONN_NQN; i++)
@@ -438,24 +458,35 @@ static struct conn *conn_new(enum neg_role role)
 	return c;
 }
 
-/* Drop the counts of a request awaiting a decision. */
-static void conn_unpend(struct conn *c)
+/*
+ * A responder's request counts against its listener's pending_max while
+ * it waits for a client or for that client's decision (WAIT_ROUTE,
+ * WAIT_ULP), and against its owner's uid while at the owner (WAIT_ULP):
+ * the counts follow the state and the two pointers, and nothing else.
+ */
+static void conn_pending_count(struct conn *c, enum conn_state s, bool add)
 {
-	if (c->lpending) {
-		if (c->listener && c->listener->pending)
-			c->listener->pending--;
-		c->lpending = false;
-	}
-	if (c->opending) {
-		if (c->owner && c->owner->n_pending)
-			c->owner->n_pending--;
-		c->opending = false;
-	}
+	unsigned int *lp = NULL, *op = NULL;
+
+	if ((s == CONN_S_WAIT_ROUTE || s == CONN_S_WAIT_ULP) && c->listener)
+		lp = &c->listener->pending;
+	if (s == CONN_S_WAIT_ULP && c->role == NEG_RESPONDER && c->owner)
+		op = &c->owner->n_pending;
+	if (lp)
+		*lp = add ? *lp + 1 : (*lp ? *lp - 1 : 0);
+	if (op)
+		*op = add ? *op + 1 : (*op ? *op - 1 : 0);
 }
 
 static void conn_free(struct conn *c)
 {
-	conn_unpend(c);
+	struct conn_posted *p;
+
+	while ((p = TAILQ_FIRST(&c->post)) != NULL) {
+		TAILQ_REMOVE(&c->post, p, entry);
+		free(p);
+	}
+	c->n_post = 0;
 	conn_close_fd(c, false);
 	if (c->ev_timer)
 		event_free(c->ev_timer);
@@ -469,9 +500,11 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
-/* Feed ev to c's FSM; c may be freed on return. */
-void conn_event(struct conn *c, enum conn_event ev)
+/* Feed ev to c's FSM; true when c was freed. */
+static bool conn_step(struct conn *c, enum conn_event ev)
 {
+	enum conn_state old = c->fsm.state;
+
 	if (!conn_state_final(c->fsm.state) &&
 	    !conn_fsm_lookup(c->fsm.state, ev)) {
 		iwcmd_stats.protocol_errors++;
@@ -485,11 +518,24 @@ void conn_event(struct conn *c, enum conn_event ev)
 	if (ev == CONN_EV_BAD)
 		iwcmd_stats.bad_frames++;
 	conn_fsm(&c->fsm, ev, &conn_ops);
-	if (conn_state_final(c->fsm.state))
-		conn_free(c);
+	if (c->fsm.state != old) {
+		conn_pending_count(c, old, false);
+		conn_pending_count(c, c->fsm.state, true);
+	}
+	if (!conn_state_final(c->fsm.state))
+		return false;
+	conn_free(c);
+	return true;
 }
 
-static struct conn *conn_find(uint64_t id)
+/* Feed ev to c's FSM; c may be freed on return. */
+void conn_event(struct conn *c, enum conn_event ev)
+{
+	conn_step(c, ev);
+}
+
+/* The live connection with id, or NULL. */
+struct conn *conn_find(uint64_t id)
 {
 	struct conn *c;
 
@@ -511,7 +557,8 @@ static void conn_send_error(struct conn *c, uint16_t type)
 		handoff_report(c, c->err);
 		return;
 	}
-	if (!c->owner || (c->role == NEG_RESPONDER && !c->routed))
+	/* a responder has an owner once its request was routed */
+	if (!c->owner)
 		return;
 	e.conn_id = c->id;
 	e.result = c->err;
@@ -525,44 +572,37 @@ static void conn_send_error(struct conn *c, uint16_t type)
 	client_send(c->owner, type, 0, &e.base, -1);
 }
 
-static void conn_send_request(struct conn *c)
-{
-	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
-	Iwcm__SockAddr local, peer;
-	Iwcm__PeerInfo pi;
-	uint8_t lb[16], pb[16];
-	struct client *cl;
+/* ---- FSM guards ---- */
 
-	if (!c->listener || c->routed)
-		return;
-	cl = listener_route(c->listener);
-	if (!cl)
-		return;		/* waits for a client, under its timer */
-	if (control_uid_pending(cl->uid) >= iwcmd_conf->max_pending_per_uid) {
-		conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-			  "too many pending requests for uid %u",
-			  (unsigned int)cl->uid);
-		conn_post(c, CONN_EV_ULP_REJECT);
-		return;
-	}
-	r.conn_id = c->id;
-	r.listener_id = c->listener_id;
-	pb_sockaddr_from(&c->local, &local, lb);
-	pb_sockaddr_from(&c->peer, &peer, pb);
-	r.local = &local;
-	r.peer = &peer;
-	conn_peer_info(&c->req, &pi);
-	r.peer_info = &pi;
-	if (client_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0)
-		return;		/* that client is gone: wait */
-	c->owner = cl;
-	c->owner_uid = cl->uid;
-	c->owner_pid = cl->pid;
-	c->routed = true;
-	c->opending = true;
-	cl->n_pending++;
-	log_debug("conn %llu: CONNECT_REQUEST to client %llu",
-		  (unsigned long long)c->id, (unsigned long long)cl->id);
+static bool g_no_listener(void *arg)
+{
+	struct conn *c = arg;
+
+	return !c->listener;
+}
+
+static bool g_backlog_full(void *arg)
+{
+	struct conn *c = arg;
+	struct listener *l = c->listener;
+
+	return l && l->pending_max && l->pending >= l->pending_max;
+}
+
+static bool g_no_client(void *arg)
+{
+	struct conn *c = arg;
+
+	return !c->listener || !listener_route(c->listener);
+}
+
+static bool g_uid_limit(void *arg)
+{
+	struct conn *c = arg;
+	struct client *cl = c->listener ? listener_route(c->listener) : NULL;
+
+	return cl && control_uid_pending(cl->uid) >=
+			     iwcmd_conf->max_pending_per_uid;
 }
 
 /* ---- FSM actions ---- */
@@ -658,32 +698,80 @@ static int a_send_request(void *arg, enum conn_event ev)
 	return 0;
 }
 
-static int a_notify_request(void *arg, enum conn_event ev)
+static int a_wait_ulp(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
-	struct listener *l = c->listener;
 
 	(void)ev;
 	conn_timer_stop(c);
-	if (!l) {
-		conn_fail(c, IWCM__RESULT__RES_ENOENT, "listener gone");
-		conn_post(c, CONN_EV_ULP_GONE);
-		return 0;
-	}
-	if (l->pending_max && l->pending >= l->pending_max) {
-		conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-			  "listener %llu: %u requests pending",
-			  (unsigned long long)l->id, l->pending);
-		conn_peer_log(c, "rejected: too many pending requests");
-		conn_post(c, CONN_EV_ULP_REJECT);
-		return 0;
-	}
-	l->pending++;
-	c->lpending = true;
 	/* The ULP's decision time, separate from the peer's timers. */
 	conn_timer_arm(c, c->ulp_timeout_ms);
-	conn_send_request(c);
+	conn_post(c, CONN_EV_ROUTE);
 	return 0;
+}
+
+static int a_notify_request(void *arg, enum conn_event ev)
+{
+	struct conn *c = arg;
+	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
+	Iwcm__SockAddr local, peer;
+	Iwcm__PeerInfo pi;
+	uint8_t lb[16], pb[16];
+	struct client *cl = listener_route(c->listener);
+
+	(void)ev;
+	r.conn_id = c->id;
+	r.listener_id = c->listener_id;
+	pb_sockaddr_from(&c->local, &local, lb);
+	pb_sockaddr_from(&c->peer, &peer, pb);
+	r.local = &local;
+	r.peer = &peer;
+	conn_peer_info(&c->req, &pi);
+	r.peer_info = &pi;
+	if (client_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0) {
+		/* that client is gone: wait for another, under the timer */
+		conn_post(c, CONN_EV_ROUTE_FAILED);
+		return 0;
+	}
+	c->owner = cl;
+	c->owner_uid = cl->uid;
+	c->owner_pid = cl->pid;
+	log_debug("conn %llu: CONNECT_REQUEST to client %llu",
+		  (unsigned long long)c->id, (unsigned long long)cl->id);
+	return 0;
+}
+
+static int a_decide(void *arg, enum conn_event ev)
+{
+	struct conn *c = arg;
+
+	conn_timer_stop(c);
+	conn_post(c, mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT,
+					  c->pd, c->pd_len));
+	return 0;
+}
+
+static int a_reject(void *arg, enum conn_event ev);
+
+static int a_reject_backlog(void *arg, enum conn_event ev)
+{
+	struct conn *c = arg;
+
+	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
+		  "listener %llu: %u requests pending",
+		  (unsigned long long)c->listener->id, c->listener->pending);
+	conn_peer_log(c, "rejected: too many pending requests");
+	return a_reject(c, ev);
+}
+
+static int a_reject_uid(void *arg, enum conn_event ev)
+{
+	struct conn *c = arg;
+
+	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
+		  "too many pending requests for uid %u",
+		  (unsigned int)listener_route(c->listener)->uid);
+	return a_reject(c, ev);
 }
 
 static int a_reply_handoff(void *arg, enum conn_event ev)
@@ -931,7 +1019,11 @@ static const struct conn_fsm_ops conn_ops = {
 		[CONN_A_CONNECT] = a_connect,
 		[CONN_A_WAIT_REQUEST] = a_wait_request,
 		[CONN_A_SEND_REQUEST] = a_send_request,
+		[CONN_A_WAIT_ULP] = a_wait_ulp,
 		[CONN_A_NOTIFY_REQUEST] = a_notify_request,
+		[CONN_A_DECIDE] = a_decide,
+		[CONN_A_REJECT_BACKLOG] = a_reject_backlog,
+		[CONN_A_REJECT_UID] = a_reject_uid,
 		[CONN_A_REPLY_HANDOFF] = a_reply_handoff,
 		[CONN_A_REPLY_WAIT_RTR] = a_reply_wait_rtr,
 		[CONN_A_REJECT] = a_reject,
@@ -946,6 +1038,12 @@ static const struct conn_fsm_ops conn_ops = {
 		[CONN_A_ERROR] = a_error,
 		[CONN_A_CLOSE] = a_close,
 		[CONN_A_RELEASE] = a_release,
+	},
+	.guard = {
+		[CONN_G_NO_LISTENER] = g_no_listener,
+		[CONN_G_BACKLOG_FULL] = g_backlog_full,
+		[CONN_G_NO_CLIENT] = g_no_client,
+		[CONN_G_UID_LIMIT] = g_uid_limit,
 	},
 	.log = conn_fsm_log,
 };
@@ -964,7 +1062,9 @@ static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 	case CONN_S_WAIT_REPLY:
 		mpa_negotiate_input(c);
 		break;
+	case CONN_S_WAIT_ROUTE:
 	case CONN_S_WAIT_ULP:
+	case CONN_S_DECIDED:
 		mpa_negotiate_idle(c);
 		break;
 	case CONN_S_WAIT_RTR:
@@ -1120,9 +1220,10 @@ static Iwcm__Result conn_decision(struct client *cl, uint64_t id,
 {
 	struct conn *c = conn_find(id);
 
-	if (!c || c->role != NEG_RESPONDER || !c->routed || c->owner != cl)
+	/* only the client the request was routed to decides, once */
+	if (!c || c->role != NEG_RESPONDER || !cl || c->owner != cl)
 		return IWCM__RESULT__RES_ENOENT;
-	if (c->fsm.state != CONN_S_WAIT_ULP || c->decided)
+	if (c->fsm.state != CONN_S_WAIT_ULP)
 		return IWCM__RESULT__RES_EINVAL;
 	*out = c;
 	return IWCM__RESULT__RES_OK;
@@ -1150,10 +1251,7 @@ Iwcm__Result conn_ulp_accept(struct client *cl, const Iwcm__Accept *req)
 	if (conn_pd_set(c, pd, c->req.enhanced) < 0)
 		return IWCM__RESULT__RES_EINVAL;
 	c->pol = p;
-	c->decided = true;
-	conn_timer_stop(c);
-	conn_unpend(c);
-	conn_post(c, mpa_negotiate_decide(c, false, c->pd, c->pd_len));
+	conn_event(c, CONN_EV_DECIDE_ACCEPT);	/* to DECIDED: c stays */
 	return IWCM__RESULT__RES_OK;
 }
 
@@ -1170,10 +1268,7 @@ Iwcm__Result conn_ulp_reject(struct client *cl, const Iwcm__Reject *req)
 	if (conn_pd_set(c, req->has_private_data ? &req->private_data : &none,
 			c->req.enhanced) < 0)
 		return IWCM__RESULT__RES_EINVAL;
-	c->decided = true;
-	conn_timer_stop(c);
-	conn_unpend(c);
-	conn_post(c, mpa_negotiate_decide(c, true, c->pd, c->pd_len));
+	conn_event(c, CONN_EV_DECIDE_REJECT);	/* to DECIDED: c stays */
 	return IWCM__RESULT__RES_OK;
 }
 
@@ -1182,10 +1277,12 @@ Iwcm__Result conn_disconnect(struct client *cl, uint64_t conn_id)
 {
 	struct conn *c = conn_find(conn_id);
 
-	if (!c || c->owner != cl || c->force)
+	if (!c || !cl || c->owner != cl || c->force)
 		return IWCM__RESULT__RES_ENOENT;
-	conn_unpend(c);
+	/* no longer pending for anyone: its ABORT follows */
+	conn_pending_count(c, c->fsm.state, false);
 	c->owner = NULL;
+	c->listener = NULL;
 	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
 		  "disconnected by the client");
 	conn_post(c, CONN_EV_ABORT);
@@ -1197,11 +1294,9 @@ void conn_listener_attached(struct listener *l)
 {
 	struct conn *c;
 
-	/* conn_send_request() only posts events: the list stays intact. */
 	TAILQ_FOREACH(c, &conn_list, entry)
-		if (c->listener == l && c->fsm.state == CONN_S_WAIT_ULP &&
-		    !c->routed && !c->decided)
-			conn_send_request(c);
+		if (c->listener == l && c->fsm.state == CONN_S_WAIT_ROUTE)
+			conn_post(c, CONN_EV_ROUTE);
 }
 
 /* A listener is gone: its requests not yet routed are closed. */
@@ -1212,15 +1307,10 @@ void conn_listener_gone(struct listener *l)
 	TAILQ_FOREACH(c, &conn_list, entry) {
 		if (c->listener != l)
 			continue;
-		if (c->lpending) {
-			if (l->pending)
-				l->pending--;
-			c->lpending = false;
-		}
+		conn_pending_count(c, c->fsm.state, false);
 		c->listener = NULL;
-		if (!c->routed && !c->decided &&
-		    (c->fsm.state == CONN_S_WAIT_REQUEST ||
-		     c->fsm.state == CONN_S_WAIT_ULP)) {
+		if (c->fsm.state == CONN_S_WAIT_REQUEST ||
+		    c->fsm.state == CONN_S_WAIT_ROUTE) {
 			conn_fail(c, IWCM__RESULT__RES_ENOENT,
 				  "listener %llu closed",
 				  (unsigned long long)l->id);
@@ -1237,8 +1327,10 @@ void conn_client_gone(struct client *cl)
 	TAILQ_FOREACH(c, &conn_list, entry) {
 		if (c->owner != cl)
 			continue;
-		c->opending = false;
+		conn_pending_count(c, c->fsm.state, false);
 		c->owner = NULL;
+		/* still pending on its listener, until ULP_GONE runs */
+		conn_pending_count(c, c->fsm.state, true);
 		conn_fail(c, IWCM__RESULT__RES_ECONNRESET, "owner gone");
 		/* queued behind a START_CONNECT still to run, if any */
 		conn_post(c, CONN_EV_ULP_GONE);
@@ -1247,16 +1339,27 @@ void conn_client_gone(struct client *cl)
 
 static void conn_abort(struct conn *c, Iwcm__Result r, const char *why)
 {
+	struct conn_posted *p;
+	enum conn_event ev;
+
 	conn_fail(c, r, "%s", why);
 	if (c->fsm.state == CONN_S_NONE) {
 		conn_free(c);
 		return;
 	}
-	/* the client already has the socket: finish, do not report */
-	if (c->fsm.state == CONN_S_HANDOFF) {
-		conn_event(c, c->handed ? CONN_EV_HANDOFF_DONE :
-					  CONN_EV_HANDOFF_FAILED);
-		return;
+	/*
+	 * The client may already have the socket: the handoff's outcome
+	 * (HANDOFF_DONE or _FAILED) is queued, so run the queue now rather
+	 * than report an abort.
+	 */
+	while (c->fsm.state == CONN_S_HANDOFF &&
+	       (p = TAILQ_FIRST(&c->post)) != NULL) {
+		TAILQ_REMOVE(&c->post, p, entry);
+		c->n_post--;
+		ev = p->ev;
+		free(p);
+		if (conn_step(c, ev))
+			return;
 	}
 	conn_event(c, CONN_EV_ABORT);
 }
@@ -1298,7 +1401,8 @@ static void conn_fill_info(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
 	i->peer = peer;
 	i->initiator = c->role == NEG_INITIATOR;
 	i->age_ms = iwcmd_now_ms() - c->created_ms;
-	if (c->owner || c->routed || c->role == NEG_INITIATOR) {
+	/* a responder's owner_pid is set when its request is routed */
+	if (c->owner || c->owner_pid || c->role == NEG_INITIATOR) {
 		i->has_owner_uid = i->has_owner_pid = 1;
 		i->owner_uid = (uint32_t)c->owner_uid;
 		i->owner_pid = (uint32_t)c->owner_pid;

@@ -45,6 +45,12 @@
 /* Untagged queues tracked for the handoff (RFC 5040 §4.1, RFC 7306). */
 #define CONN_NQN 4
 
+/* One event queued by conn_post(); allocated, so none is ever lost. */
+struct conn_posted {
+	TAILQ_ENTRY(conn_posted) entry;
+	enum conn_event ev;
+};
+
 /* Exact-length reader: never consumes a byte past the message. */
 struct conn_rd {
 	uint8_t buf[CONN_RD_MAX];
@@ -64,7 +70,7 @@ struct conn {
 	bool io_write;
 	struct event *ev_timer;
 	struct event *ev_post;
-	enum conn_event post[8];	/* queued events, run in order */
+	TAILQ_HEAD(, conn_posted) post;	/* queued events, run in order */
 	unsigned int n_post;
 
 	struct client *owner;		/* gets the events, or NULL */
@@ -73,7 +79,6 @@ struct conn {
 	uint32_t reqid;			/* force: the admin request */
 	struct listener *listener;	/* responder, until it goes away */
 	uint64_t listener_id;
-	bool routed;			/* CONNECT_REQUEST delivered */
 
 	struct sockaddr_storage local, peer;
 	socklen_t local_len, peer_len;
@@ -120,10 +125,6 @@ struct conn {
 	uint8_t term_layer, term_etype, term_ecode;
 	uint8_t term_code;		/* TERM to send (CONN_EV_TERM) */
 	bool reported;			/* force: report sent */
-	bool handed;			/* Established sent with the fd */
-	bool decided;			/* responder: the ULP has spoken */
-	bool lpending;			/* counted in listener->pending */
-	bool opending;			/* counted in owner->n_pending */
 };
 
 /* ---- conn.c ---- */
@@ -132,6 +133,10 @@ struct conn {
 void conn_event(struct conn *c, enum conn_event ev);
 /* Queue ev for c, to run from the event loop after the current work. */
 void conn_post(struct conn *c, enum conn_event ev);
+/* The live connection with id, or NULL. */
+struct conn *conn_find(uint64_t id);
+/* Events queued for c and not yet run. */
+unsigned int conn_post_pending(const struct conn *c);
 /* Record why c failed (kept if already set) for the owner's event. */
 void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -168,7 +173,8 @@ int mpa_negotiate_read_frame(struct conn *c, struct mpa_frame *f,
 			     enum wire_err *err);
 /* Input while a startup frame is expected (WAIT_REQUEST, WAIT_REPLY). */
 void mpa_negotiate_input(struct conn *c);
-/* Input while the ULP decides (WAIT_ULP): watch for a close. */
+/* Input while the ULP decides (WAIT_ROUTE to DECIDED): watch for a
+ * close. */
 void mpa_negotiate_idle(struct conn *c);
 /* Set up the FPDU-mode directions from c->res. */
 void mpa_negotiate_fpdu_mode(struct conn *c);

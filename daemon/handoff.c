@@ -150,7 +150,6 @@ void handoff_start(struct conn *c)
 	handoff_drain(c);
 	if (c->force) {
 		handoff_report(c, IWCM__RESULT__RES_OK);
-		c->handed = true;
 		conn_post(c, CONN_EV_HANDOFF_DONE);
 		return;
 	}
@@ -168,6 +167,5 @@ void handoff_start(struct conn *c)
 		conn_post(c, CONN_EV_HANDOFF_FAILED);
 		return;
 	}
-	c->handed = true;
 	conn_post(c, CONN_EV_HANDOFF_DONE);
 }

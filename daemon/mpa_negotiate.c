@@ -218,7 +218,8 @@ void mpa_negotiate_input(struct conn *c)
 		mpa_negotiate_reply_in(c);
 }
 
-/* Input while the ULP decides (WAIT_ULP): watch for a close. */
+/* Input while the ULP decides (WAIT_ROUTE to DECIDED): watch for a
+ * close. */
 void mpa_negotiate_idle(struct conn *c)
 {
 	uint8_t b;
