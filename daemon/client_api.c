@@ -5,7 +5,7 @@
  * handler.  Every body is unpacked by ipc_unpack() (length capped) and
  * checked before anything acts on it; a bad body gets RES_EINVAL, an
  * unknown type closes the client.  Each request gets exactly one reply,
- * sent ahead of any event the request itself raised (client_cork()).
+ * sent ahead of any event the request itself raised (control_cork()).
  */
 #include "config.h"
 
@@ -216,13 +216,13 @@ void client_api_dispatch(struct client *c, struct ipc_msg *m)
 	if (!h) {
 		snprintf(why, sizeof(why), "unexpected message %s (%u)",
 			 ipc_type_name(m->hdr.type), m->hdr.type);
-		client_close(c, why);
+		control_close(c, why);
 		return;
 	}
 	iwcm__ack__init(&r.ack);
 	iwcm__listen_reply__init(&r.lr);
 	req = ipc_unpack(m, h->desc);
-	client_cork(c);
+	control_cork(c);
 	if (req) {
 		res = h->fn(c, req, &r);
 		protobuf_c_message_free_unpacked(req, NULL);
@@ -232,10 +232,10 @@ void client_api_dispatch(struct client *c, struct ipc_msg *m)
 			  ipc_type_name(m->hdr.type), (int)res);
 	if (h->reply == IPC_CLIENT_LISTEN_REPLY) {
 		r.lr.result = res;
-		client_reply(c, h->reply, m->hdr.reqid, &r.lr.base);
+		control_reply(c, h->reply, m->hdr.reqid, &r.lr.base);
 	} else {
 		r.ack.result = res;
-		client_reply(c, h->reply, m->hdr.reqid, &r.ack.base);
+		control_reply(c, h->reply, m->hdr.reqid, &r.ack.base);
 	}
 }
 

@@ -569,7 +569,7 @@ static void conn_send_error(struct conn *c, uint16_t type)
 		e.term_etype = c->term_etype;
 		e.term_ecode = c->term_ecode;
 	}
-	client_send(c->owner, type, 0, &e.base, -1);
+	control_send(c->owner, type, 0, &e.base, -1);
 }
 
 /* ---- FSM guards ---- */
@@ -728,7 +728,7 @@ static int a_notify_request(void *arg, enum conn_event ev)
 	r.peer = &peer;
 	conn_peer_info(&c->req, &pi);
 	r.peer_info = &pi;
-	if (client_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0) {
+	if (control_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0) {
 		/* that client is gone: wait for another, under the timer */
 		conn_post(c, CONN_EV_ROUTE_FAILED);
 		return 0;
@@ -894,7 +894,7 @@ static int a_notify_rejected(void *arg, enum conn_event ev)
 		conn_peer_info(&c->rep, &pi);
 		r.peer_info = &pi;
 		r.reason = c->reason;
-		client_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
+		control_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
 	}
 	conn_close_fd(c, true);
 	return 0;

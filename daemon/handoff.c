@@ -133,13 +133,13 @@ void handoff_report(struct conn *c, Iwcm__Result r)
 	}
 	if (c->reason[0])
 		rep.reason = c->reason;
-	if (client_send(c->owner, IPC_CTL_NEGOTIATION, c->reqid, &rep.base,
-			-1) < 0 || !c->owner)
+	if (control_send(c->owner, IPC_CTL_NEGOTIATION, c->reqid, &rep.base,
+			 -1) < 0 || !c->owner)
 		return;
 	res.result = r;
 	if (c->reason[0])
 		res.message = c->reason;
-	client_send(c->owner, IPC_RESULT, c->reqid, &res.base, -1);
+	control_send(c->owner, IPC_RESULT, c->reqid, &res.base, -1);
 }
 
 /* Pass c's socket and state to its owner; queues HANDOFF_DONE/_FAILED. */
@@ -160,7 +160,7 @@ void handoff_start(struct conn *c)
 		return;
 	}
 	handoff_fill(c, &h);
-	if (client_send(c->owner, IPC_EVENT_ESTABLISHED, 0, &h.e.base, c->fd) <
+	if (control_send(c->owner, IPC_EVENT_ESTABLISHED, 0, &h.e.base, c->fd) <
 	    0) {
 		log_info("conn %llu: handoff to its owner failed",
 			 (unsigned long long)c->id);

@@ -77,22 +77,24 @@ void control_shutdown(void);
 /* The admin socket path beside a client socket path. */
 void control_admin_path(const char *client_path, char *out, size_t len);
 /* Send one message to a client; on failure the client is dropped. */
-int client_send(struct client *c, uint16_t type, uint32_t reqid,
-		const ProtobufCMessage *body, int fd);
-struct client *client_find(uint64_t id);
+int control_send(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body, int fd);
+struct client *control_find(uint64_t id);
 /*
  * Close a client's connection (any error on it, or why == NULL for an
  * orderly end); its listeners and requests go away.  The struct stays
  * valid, with fd -1, until the event loop runs again.
  */
-void client_close(struct client *c, const char *why);
+void control_close(struct client *c, const char *why);
 /* Hold back messages to c while one of its requests is handled. */
-void client_cork(struct client *c);
+void control_cork(struct client *c);
 /* Send a request's reply ahead of the held-back messages, releasing them. */
-int client_reply(struct client *c, uint16_t type, uint32_t reqid,
-		 const ProtobufCMessage *body);
+int control_reply(struct client *c, uint16_t type, uint32_t reqid,
+		  const ProtobufCMessage *body);
 /* Connections awaiting a decision by all the clients of uid. */
 unsigned int control_uid_pending(uid_t uid);
+/* Clients on the client socket (not admin) with an open connection. */
+unsigned int control_client_count(void);
 /* Whether both control sockets are being served (the watchdog asks). */
 bool control_healthy(void);
 
@@ -107,9 +109,11 @@ void client_api_gone(struct client *c);
 Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 				      const Iwcm__ConnParams *p, bool forced);
 
+/* ---- admin.c ---- */
+
 /* Handle one admin request (admin socket); always ends with END or
  * RESULT. */
-void control_admin_dispatch(struct client *c, struct ipc_msg *m);
+void admin_dispatch(struct client *c, struct ipc_msg *m);
 
 /* ---- listener.c ---- */
 

@@ -3,7 +3,7 @@
 /*
  * Test doubles and a raw MPA peer for the connection-engine tests (see
  * engine_peer.h).  Only what the engine calls outside its own files is
- * doubled here: the daemon globals of main.c, client_send(),
+ * doubled here: the daemon globals of main.c, control_send(),
  * listener_route() and control_uid_pending().
  */
 #include "config.h"
@@ -46,8 +46,8 @@ uint64_t iwcmd_now_ms(void)
 	return mono_ms();
 }
 
-int client_send(struct client *c, uint16_t type, uint32_t reqid,
-		const ProtobufCMessage *body, int fd)
+int control_send(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body, int fd)
 {
 	struct env_rec *r;
 
