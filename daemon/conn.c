@@ -2,9 +2,11 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * Connections being negotiated: their lifetime and ids, timers, the
- * actions of the FSM (conn_fsm.c) and the entry points the rest of the
- * daemon calls (iwcmd.h).  The phase files (mpa_negotiate.c,
- * rtr_fence.c, handoff.c) do the protocol I/O.
+ * posted-event queue, socket I/O, the pending counts, and the entry
+ * points the rest of the daemon calls (iwcmd.h).  The FSM's actions and
+ * guards are conn_action.c's, the negotiation policy conn_policy.c's;
+ * the phase files (mpa_negotiate.c, rtr_fence.c, handoff.c) do the
+ * protocol I/O.
  */
 #include "config.h"
 
@@ -26,17 +28,9 @@ static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
 static uint64_t conn_next_id = 1;
 static unsigned int conn_n;
 
-static const struct conn_fsm_ops conn_ops;
-
-static struct log_ratelimit conn_peer_rl = LOG_RATELIMIT_INIT(10, 50);
 static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static void conn_free(struct conn *c);
-
-static const char *conn_role_name(const struct conn *c)
-{
-	return c->role == NEG_INITIATOR ? "initiator" : "responder";
-}
 
 /* Record why c failed (kept if already set) for the owner's event. */
 void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
@@ -51,42 +45,10 @@ void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void conn_fsm_log(void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void conn_fsm_log(void *arg, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	(void)arg;
-	/* Every transition comes here: format only what will be logged. */
-	if (!log_getverbose())
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	log_debug("%s", buf);
-}
-
-/* Peer misbehaviour: info level, rate-limited. */
-static void conn_peer_log(const struct conn *c, const char *what)
-{
-	unsigned int suppressed = 0;
-
-	if (!log_ratelimit_ok(&conn_peer_rl,
-			      (long long)(iwcmd_now_ms() / 1000), &suppressed))
-		return;
-	if (suppressed)
-		log_info("conn %llu: %s (%u similar messages suppressed)",
-			 (unsigned long long)c->id, what, suppressed);
-	else
-		log_info("conn %llu: %s", (unsigned long long)c->id, what);
-}
-
 /* ---- timers, posted events, socket I/O ---- */
 
-static void conn_timer_arm(struct conn *c, unsigned int ms)
+/* Arm c's timer for ms; its expiry is CONN_EV_TIMEOUT. */
+void conn_timer_arm(struct conn *c, unsigned int ms)
 {
 	struct timeval tv;
 
@@ -95,7 +57,8 @@ static void conn_timer_arm(struct conn *c, unsigned int ms)
 	evtimer_add(c->ev_timer, &tv);
 }
 
-static void conn_timer_stop(struct conn *c)
+/* Stop c's timer. */
+void conn_timer_stop(struct conn *c)
 {
 	evtimer_del(c->ev_timer);
 }
@@ -169,7 +132,8 @@ unsigned int conn_post_pending(const struct conn *c)
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg);
 
-static void conn_io_set(struct conn *c, short what)
+/* Watch c's socket for what (EV_READ, EV_WRITE), replacing the event. */
+void conn_io_set(struct conn *c, short what)
 {
 	if (c->ev_io) {
 		event_free(c->ev_io);
@@ -253,7 +217,7 @@ int conn_read_upto(struct conn *c, size_t want)
  * was sent (an R=1 Reply must arrive whole: RFC 5044 §7.1.2 leaves the
  * closing to the ULP, and a close with unread input would reset).
  */
-static void conn_close_fd(struct conn *c, bool graceful)
+void conn_close_fd(struct conn *c, bool graceful)
 {
 	uint8_t sink[512];
 	int i;
@@ -274,7 +238,8 @@ static void conn_close_fd(struct conn *c, bool graceful)
 	c->fd = -1;
 }
 
-static void conn_nodelay(struct conn *c)
+/* TCP_NODELAY on c's socket: the handshake frames are small. */
+void conn_nodelay(struct conn *c)
 {
 	int one = 1;
 
@@ -283,7 +248,8 @@ static void conn_nodelay(struct conn *c)
 		log_warn("conn %llu: TCP_NODELAY", (unsigned long long)c->id);
 }
 
-static void conn_addrs(struct conn *c)
+/* Record c's local and peer addresses. */
+void conn_addrs(struct conn *c)
 {
 	c->local_len = sizeof(c->local);
 	if (getsockname(c->fd, (struct sockaddr *)&c->local, &c->local_len) <
@@ -317,113 +283,6 @@ void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi)
 	pi->has_private_data = 1;
 	pi->private_data.data = (uint8_t *)(uintptr_t)f->ulp_pd;
 	pi->private_data.len = f->ulp_pd ? f->ulp_pd_len : 0;
-}
-
-/* ---- policy ---- */
-
-/*
- * The one translation of configuration and client parameters into the
- * negotiation policy of negotiate.h: the conf_policy (global or the
- * listener's), then the listener's default ConnParams, then the
- * connect's or accept's.  Every decision is negotiate.h's; this only
- * says what the local side wants.  -1 when the result is unusable.
- */
-static int conn_policy(struct neg_policy *p, enum neg_role role,
-		       const struct conf_policy *cp,
-		       const Iwcm__ConnParams *lp,
-		       const Iwcm__ConnParams *cparams)
-{
-	const Iwcm__ConnParams *v[2] = { lp, cparams };
-	size_t i;
-
-	neg_policy_init(p, role);
-	p->rev0_permissive = cp->rev0 == CONF_REV0_PERMISSIVE;
-	p->ird_ord_strict = cp->irdord == CONF_IRDORD_STRICT;
-	p->crc = cp->crc == CONF_CRC_REQUEST;
-	p->markers = cp->markers;
-	p->ird_max = (uint16_t)cp->max_ird;
-	if (p->ird > p->ird_max)
-		p->ird = p->ird_max;
-	if (p->ord > cp->max_ord)
-		p->ord = (uint16_t)cp->max_ord;
-	memcpy(p->rtr_pref, cp->rtr_pref, sizeof(p->rtr_pref));
-	if (role == NEG_RESPONDER) {
-		p->enhanced = cp->enhanced;
-		p->rev = cp->enhanced ? MPA_REV_2 : MPA_REV_1;
-		p->rtr_types = cp->rtr_accept & MPA_RTR_ALL;
-		p->legacy_rtr = cp->rtr_frame;
-	}
-	for (i = 0; i < 2; i++) {
-		const Iwcm__ConnParams *x = v[i];
-
-		if (!x)
-			continue;
-		if (x->has_transport &&
-		    x->transport != IWCM__TRANSPORT__TRANSPORT_TCP)
-			return -1;
-		if (x->has_ird) {
-			if (x->ird > MPA_IRD_ORD_NONE)
-				return -1;
-			p->ird = (uint16_t)x->ird;
-		}
-		if (x->has_ord) {
-			if (x->ord > MPA_IRD_ORD_NONE)
-				return -1;
-			p->ord = (uint16_t)x->ord;
-			/* RFC 6581 §9.1: the ORD the ULP requires. */
-			if (role == NEG_RESPONDER && p->ird_ord_strict &&
-			    x->ord != MPA_IRD_ORD_NONE)
-				p->ord_required = (uint16_t)x->ord;
-		}
-		if (x->has_markers)
-			p->markers = x->markers;
-		if (x->has_crc)
-			p->crc = x->crc == IWCM__CRC_POLICY__CRC_REQUEST;
-		if (x->has_rev0)
-			p->rev0_permissive =
-				x->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE;
-		if (x->has_rtr_types) {
-			if (x->rtr_types & ~(uint32_t)MPA_RTR_ALL)
-				return -1;
-			p->rtr_types = (uint8_t)x->rtr_types;
-			if (role == NEG_RESPONDER)
-				p->rtr_types &= cp->rtr_accept;
-		}
-		if (x->has_rtr_frame)
-			p->legacy_rtr = x->rtr_frame;
-		if (role == NEG_INITIATOR) {
-			if (x->has_p2p)
-				p->p2p = x->p2p;
-			if (x->has_mpa_rev) {
-				if (x->mpa_rev > MPA_REV_2)
-					return -1;
-				p->rev = (uint8_t)x->mpa_rev;
-				p->enhanced = x->mpa_rev == MPA_REV_2;
-			}
-			if (x->has_enhanced_fallback)
-				p->fallback_v1 = x->enhanced_fallback;
-		} else if (x->has_mpa_rev) {
-			if (x->mpa_rev < MPA_REV_1 || x->mpa_rev > MPA_REV_2)
-				return -1;
-			p->rev = (uint8_t)x->mpa_rev;
-			p->enhanced = p->enhanced && x->mpa_rev == MPA_REV_2;
-		}
-	}
-	/* Seed 003: the RtR frame rides on unenhanced Rev 1 frames. */
-	if (p->legacy_rtr) {
-		p->rev = MPA_REV_1;
-		p->enhanced = false;
-	}
-	return neg_policy_check(p, role) == NEG_R_NONE ? 0 : -1;
-}
-
-static Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p)
-{
-	Iwcm__ConnParams *d = pb_conn_params_dup(p);
-
-	if (p && !d)
-		fatal("conn: cannot copy connection parameters");
-	return d;
 }
 
 /* ---- lifetime ---- */
@@ -517,7 +376,7 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 	}
 	if (ev == CONN_EV_BAD)
 		iwcmd_stats.bad_frames++;
-	conn_fsm(&c->fsm, ev, &conn_ops);
+	conn_fsm(&c->fsm, ev, &conn_action_ops);
 	if (c->fsm.state != old) {
 		conn_pending_count(c, old, false);
 		conn_pending_count(c, c->fsm.state, true);
@@ -544,509 +403,6 @@ struct conn *conn_find(uint64_t id)
 			return c;
 	return NULL;
 }
-
-/* ---- events to the owner ---- */
-
-static void conn_send_error(struct conn *c, uint16_t type)
-{
-	Iwcm__ConnError e = IWCM__CONN_ERROR__INIT;
-
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "connection failed");
-	if (c->force) {
-		handoff_report(c, c->err);
-		return;
-	}
-	/* a responder has an owner once its request was routed */
-	if (!c->owner)
-		return;
-	e.conn_id = c->id;
-	e.result = c->err;
-	e.reason = c->reason;
-	if (c->term_valid) {
-		e.has_term_layer = e.has_term_etype = e.has_term_ecode = 1;
-		e.term_layer = c->term_layer;
-		e.term_etype = c->term_etype;
-		e.term_ecode = c->term_ecode;
-	}
-	control_send(c->owner, type, 0, &e.base, -1);
-}
-
-/* ---- FSM guards ---- */
-
-static bool g_no_listener(void *arg)
-{
-	struct conn *c = arg;
-
-	return !c->listener;
-}
-
-static bool g_backlog_full(void *arg)
-{
-	struct conn *c = arg;
-	struct listener *l = c->listener;
-
-	return l && l->pending_max && l->pending >= l->pending_max;
-}
-
-static bool g_no_client(void *arg)
-{
-	struct conn *c = arg;
-
-	return !c->listener || !listener_route(c->listener);
-}
-
-static bool g_uid_limit(void *arg)
-{
-	struct conn *c = arg;
-	struct client *cl = c->listener ? listener_route(c->listener) : NULL;
-
-	return cl && control_uid_pending(cl->uid) >=
-			     iwcmd_conf->max_pending_per_uid;
-}
-
-/* ---- FSM actions ---- */
-
-static int conn_start_connect(struct conn *c)
-{
-	int r;
-
-	c->fd = socket(c->peer.ss_family,
-		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0) {
-		log_warn("conn %llu: socket", (unsigned long long)c->id);
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL, "socket: %s",
-			  strerror(errno));
-		return -1;
-	}
-	/* TCP_NODELAY on every connection: the frames are small. */
-	conn_nodelay(c);
-	if (c->src_len &&
-	    bind(c->fd, (struct sockaddr *)&c->src, c->src_len) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_EADDRINUSE, "bind: %s",
-			  strerror(errno));
-		conn_post(c, CONN_EV_TCP_FAILED);
-		return 0;
-	}
-	r = connect(c->fd, (struct sockaddr *)&c->peer, c->peer_len);
-	if (r < 0 && errno != EINPROGRESS) {
-		conn_fail(c,
-			  errno == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
-			  "connect: %s", strerror(errno));
-		conn_post(c, CONN_EV_TCP_FAILED);
-		return 0;
-	}
-	conn_io_set(c, EV_WRITE);
-	event_add(c->ev_io, NULL);
-	conn_timer_arm(c, c->reply_timeout_ms);
-	return 0;
-}
-
-static void conn_connected(struct conn *c)
-{
-	int err = 0;
-	socklen_t len = sizeof(err);
-
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err) {
-		conn_fail(c,
-			  err == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
-			  "connect: %s", strerror(err));
-		conn_event(c, CONN_EV_TCP_FAILED);
-		return;
-	}
-	conn_addrs(c);
-	conn_event(c, CONN_EV_TCP_CONNECTED);
-}
-
-static int a_connect(void *arg, enum conn_event ev)
-{
-	(void)ev;
-	return conn_start_connect(arg);
-}
-
-static int a_wait_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_nodelay(c);
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	/* RFC 5044 §7.1.2 rules 8 and 10: Responder/Responder, DoS. */
-	conn_timer_arm(c, iwcmd_conf->request_timeout_ms);
-	return 0;
-}
-
-static int a_send_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	/* RFC 5044 §7.1.2 rule 1. */
-	if (mpa_negotiate_send_request(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, c->reply_timeout_ms);
-	return 0;
-}
-
-static int a_wait_ulp(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	/* The ULP's decision time, separate from the peer's timers. */
-	conn_timer_arm(c, c->ulp_timeout_ms);
-	conn_post(c, CONN_EV_ROUTE);
-	return 0;
-}
-
-static int a_notify_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
-	Iwcm__SockAddr local, peer;
-	Iwcm__PeerInfo pi;
-	uint8_t lb[16], pb[16];
-	struct client *cl = listener_route(c->listener);
-
-	(void)ev;
-	r.conn_id = c->id;
-	r.listener_id = c->listener_id;
-	pb_sockaddr_from(&c->local, &local, lb);
-	pb_sockaddr_from(&c->peer, &peer, pb);
-	r.local = &local;
-	r.peer = &peer;
-	conn_peer_info(&c->req, &pi);
-	r.peer_info = &pi;
-	if (control_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0) {
-		/* that client is gone: wait for another, under the timer */
-		conn_post(c, CONN_EV_ROUTE_FAILED);
-		return 0;
-	}
-	c->owner = cl;
-	c->owner_uid = cl->uid;
-	c->owner_pid = cl->pid;
-	log_debug("conn %llu: CONNECT_REQUEST to client %llu",
-		  (unsigned long long)c->id, (unsigned long long)cl->id);
-	return 0;
-}
-
-static int a_decide(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	conn_post(c, mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT,
-					  c->pd, c->pd_len));
-	return 0;
-}
-
-static int a_reject(void *arg, enum conn_event ev);
-
-static int a_reject_backlog(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-		  "listener %llu: %u requests pending",
-		  (unsigned long long)c->listener->id, c->listener->pending);
-	conn_peer_log(c, "rejected: too many pending requests");
-	return a_reject(c, ev);
-}
-
-static int a_reject_uid(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-		  "too many pending requests for uid %u",
-		  (unsigned int)listener_route(c->listener)->uid);
-	return a_reject(c, ev);
-}
-
-static int a_reply_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reply(c) < 0)
-		return -1;
-	conn_read_enable(c, false);
-	handoff_start(c);
-	return 0;
-}
-
-static int a_reply_wait_rtr(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reply(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, iwcmd_conf->rtr_timeout_ms);
-	return 0;
-}
-
-static int a_reject(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reject(c) < 0)
-		log_debug("conn %llu: sending the reject: %s",
-			  (unsigned long long)c->id, strerror(errno));
-	else
-		iwcmd_stats.rejected_local++;
-	if (ev != CONN_EV_ULP_REJECT || c->policy_reject) {
-		if (c->err == IWCM__RESULT__RES_OK)
-			conn_fail(c, IWCM__RESULT__RES_EREJECTED,
-				  "rejected (%s)", conn_event_names[ev]);
-		conn_send_error(c, IPC_EVENT_ERROR);
-	}
-	/* RFC 5044 §7.1.2 rule 2: MPA is left; the daemon, as the ULP,
-	 * closes TCP once the Reply is out. */
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	handoff_start(c);
-	return 0;
-}
-
-static int a_rtr_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	if (rtr_fence_send(c) < 0)
-		return -1;
-	handoff_start(c);
-	return 0;
-}
-
-static int a_rtr_read(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (rtr_fence_send(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, iwcmd_conf->rtr_timeout_ms);
-	return 0;
-}
-
-static int a_read_resp_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	if (rtr_fence_send_read_resp(c) < 0)
-		return -1;
-	handoff_start(c);
-	return 0;
-}
-
-static int a_notify_rejected(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-	Iwcm__Rejected r = IWCM__REJECTED__INIT;
-	Iwcm__PeerInfo pi;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.rejected_peer++;
-	conn_fail(c, IWCM__RESULT__RES_EREJECTED, "rejected by the peer");
-	if (c->force) {
-		handoff_report(c, c->err);
-	} else if (c->owner) {
-		/* RFC 5044 §7.1.2 rule 3, RFC 6581 §9.1: the peer's
-		 * Private Data and IRD/ORD go to the ULP. */
-		r.conn_id = c->id;
-		r.result = IWCM__RESULT__RES_EREJECTED;
-		conn_peer_info(&c->rep, &pi);
-		r.peer_info = &pi;
-		r.reason = c->reason;
-		control_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
-	}
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_reconnect_v1(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.fallbacks++;
-	log_info("conn %llu: enhanced Request refused by closing; "
-		 "retrying with MPA Rev 1 (RFC 6581 §10)",
-		 (unsigned long long)c->id);
-	conn_close_fd(c, false);
-	c->pol = c->retry_pol;
-	c->req_len = c->rep_len = 0;
-	c->have_rep = false;
-	c->rd.len = 0;
-	c->err = IWCM__RESULT__RES_OK;
-	c->reason[0] = '\0';
-	memset(&c->res, 0, sizeof(c->res));
-	return conn_start_connect(c);
-}
-
-static int a_term(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "negotiation failed");
-	/* RFC 6581 §8: Layer 2 (LLP), Error Type 0 (MPA). */
-	conn_peer_log(c, c->reason);
-	if (rtr_fence_send_term(c, c->term_code) < 0)
-		log_debug("conn %llu: sending the Terminate: %s",
-			  (unsigned long long)c->id, strerror(errno));
-	if (c->term_code < sizeof(iwcmd_stats.term_sent) /
-				   sizeof(iwcmd_stats.term_sent[0]))
-		iwcmd_stats.term_sent[c->term_code]++;
-	c->term_valid = true;
-	c->term_layer = RDMAP_TERM_LAYER_LLP;
-	c->term_etype = MPA_ETYPE_MPA;
-	c->term_ecode = c->term_code;
-	conn_send_error(c, IPC_EVENT_ERROR);
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_unreachable(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.unreachable++;
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "unreachable");
-	log_info("conn %llu: %s", (unsigned long long)c->id, c->reason);
-	conn_send_error(c, IPC_EVENT_UNREACHABLE);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_error(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (ev == CONN_EV_PEER_CLOSED)
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
-			  "peer closed the connection");
-	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
-		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
-			 conn_event_names[ev],
-			 c->reason[0] ? c->reason : "error");
-	else	/* the peer's doing: rate-limited */
-		conn_peer_log(c, c->reason[0] ? c->reason : "error");
-	conn_send_error(c, IPC_EVENT_ERROR);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_close(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (ev == CONN_EV_BAD || ev == CONN_EV_TIMEOUT)
-		conn_peer_log(c, c->reason[0] ? c->reason : "closed");
-	else
-		log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
-			  conn_event_names[ev]);
-	if (c->force && !c->reported)
-		handoff_report(c, c->err != IWCM__RESULT__RES_OK ?
-					  c->err :
-					  IWCM__RESULT__RES_ECONNRESET);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_release(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	iwcmd_stats.established++;
-	log_info("conn %llu: established (%s), handed off",
-		 (unsigned long long)c->id, conn_role_name(c));
-	/*
-	 * The client holds the socket now: drop the daemon's descriptor
-	 * without shutdown(), which would act on the shared connection.
-	 */
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static const struct conn_fsm_ops conn_ops = {
-	.action = {
-		[CONN_A_CONNECT] = a_connect,
-		[CONN_A_WAIT_REQUEST] = a_wait_request,
-		[CONN_A_SEND_REQUEST] = a_send_request,
-		[CONN_A_WAIT_ULP] = a_wait_ulp,
-		[CONN_A_NOTIFY_REQUEST] = a_notify_request,
-		[CONN_A_DECIDE] = a_decide,
-		[CONN_A_REJECT_BACKLOG] = a_reject_backlog,
-		[CONN_A_REJECT_UID] = a_reject_uid,
-		[CONN_A_REPLY_HANDOFF] = a_reply_handoff,
-		[CONN_A_REPLY_WAIT_RTR] = a_reply_wait_rtr,
-		[CONN_A_REJECT] = a_reject,
-		[CONN_A_HANDOFF] = a_handoff,
-		[CONN_A_RTR_HANDOFF] = a_rtr_handoff,
-		[CONN_A_RTR_READ] = a_rtr_read,
-		[CONN_A_READ_RESP_HANDOFF] = a_read_resp_handoff,
-		[CONN_A_NOTIFY_REJECTED] = a_notify_rejected,
-		[CONN_A_RECONNECT_V1] = a_reconnect_v1,
-		[CONN_A_TERM] = a_term,
-		[CONN_A_UNREACHABLE] = a_unreachable,
-		[CONN_A_ERROR] = a_error,
-		[CONN_A_CLOSE] = a_close,
-		[CONN_A_RELEASE] = a_release,
-	},
-	.guard = {
-		[CONN_G_NO_LISTENER] = g_no_listener,
-		[CONN_G_BACKLOG_FULL] = g_backlog_full,
-		[CONN_G_NO_CLIENT] = g_no_client,
-		[CONN_G_UID_LIMIT] = g_uid_limit,
-	},
-	.log = conn_fsm_log,
-};
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -1131,30 +487,6 @@ void conn_accepted(struct listener *l, int fd)
 	log_debug("conn %llu: accepted on listener %llu",
 		  (unsigned long long)c->id, (unsigned long long)l->id);
 	conn_event(c, CONN_EV_START_ACCEPT);
-}
-
-/* Private Data a client asks to send: RFC 5044 §7.1.1 caps the frame's
- * at 512 octets, the RFC 6581 word included. */
-static int conn_pd_set(struct conn *c, const ProtobufCBinaryData *pd,
-		       bool enhanced)
-{
-	size_t max = MPA_PD_MAX - (enhanced ? MPA_ENH_LEN : 0);
-
-	if (pd->len > max)
-		return -1;
-	/*
-	 * pd_send_max (siw and cxgb4 take no more than 256 octets) is the
-	 * default; a client that passes more asks for it explicitly.
-	 */
-	if (pd->len > iwcmd_conf->pd_send_max)
-		log_debug("conn %llu: sending %zu octets of private data "
-			  "(over private_data_send_max %u)",
-			  (unsigned long long)c->id, pd->len,
-			  iwcmd_conf->pd_send_max);
-	if (pd->len)
-		memcpy(c->pd, pd->data, pd->len);
-	c->pd_len = (uint16_t)pd->len;
-	return 0;
 }
 
 static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,

@@ -5,9 +5,11 @@
 
 /*
  * One connection being negotiated, shared by the connection engine's
- * files: conn.c (lifetime, ids, timers, the FSM actions), mpa_negotiate.c
- * (the startup frames), rtr_fence.c (the RTR and the Terminate FPDUs) and
- * handoff.c (the Established message with the fd).  The rest of the
+ * files: conn.c (lifetime, ids, timers, queued events, I/O),
+ * conn_action.c (the FSM's actions and guards), conn_policy.c (what the
+ * local side wants), mpa_negotiate.c (the startup frames), rtr_fence.c
+ * (the RTR and the Terminate FPDUs) and handoff.c (the Established
+ * message with the fd).  The rest of the
  * daemon sees only the functions of iwcmd.h.
  *
  * The phase files read input and classify it into an FSM event with
@@ -150,8 +152,43 @@ int conn_send(struct conn *c, const void *buf, size_t len);
 int conn_read_upto(struct conn *c, size_t want);
 /* Start or stop watching c's socket for input. */
 void conn_read_enable(struct conn *c, bool on);
+/* Watch c's socket for what (EV_READ, EV_WRITE), replacing the event. */
+void conn_io_set(struct conn *c, short what);
+/* Arm c's timer for ms; its expiry is CONN_EV_TIMEOUT. */
+void conn_timer_arm(struct conn *c, unsigned int ms);
+/* Stop c's timer. */
+void conn_timer_stop(struct conn *c);
+/* Close c's socket; graceful: FIN after what was sent, input drained. */
+void conn_close_fd(struct conn *c, bool graceful);
+/* TCP_NODELAY on c's socket: the handshake frames are small. */
+void conn_nodelay(struct conn *c);
+/* Record c's local and peer addresses. */
+void conn_addrs(struct conn *c);
 /* Describe the peer frame f as a PeerInfo (points into f). */
 void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi);
+
+/* ---- conn_action.c ---- */
+
+/* The actions and guards of the FSM table (conn_fsm.c). */
+extern const struct conn_fsm_ops conn_action_ops;
+/* Initiator: the TCP connect finished (or failed); feeds the FSM. */
+void conn_connected(struct conn *c);
+
+/* ---- conn_policy.c ---- */
+
+/*
+ * The negotiation policy for role from the configuration (cp), the
+ * listener's default parameters (lp) and the connect's or accept's
+ * (cparams), either NULL; -1 when the result is unusable.
+ */
+int conn_policy(struct neg_policy *p, enum neg_role role,
+		const struct conf_policy *cp, const Iwcm__ConnParams *lp,
+		const Iwcm__ConnParams *cparams);
+/* A copy of p (NULL for NULL); fatal when memory runs out. */
+Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p);
+/* Private Data a client asks to send, at most what the frame holds. */
+int conn_pd_set(struct conn *c, const ProtobufCBinaryData *pd,
+		bool enhanced);
 
 /* ---- mpa_negotiate.c ---- */
 
