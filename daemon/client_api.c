@@ -130,7 +130,7 @@ static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
 	if (cn->src && (!sockaddr_ok(cn->src) ||
 			cn->src->addr.len != cn->dst->addr.len))
 		return IWCM__RESULT__RES_EINVAL;
-	if (control_uid_pending(c->uid) >= iwcmd_conf->max_pending_per_uid)
+	if (conn_uid_pending(c->uid) >= iwcmd_conf->max_pending_per_uid)
 		return IWCM__RESULT__RES_ELIMIT;
 	res = conn_connect(c, cn, &id);
 	if (res == IWCM__RESULT__RES_OK) {

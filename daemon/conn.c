@@ -320,21 +320,18 @@ static struct conn *conn_new(enum neg_role role)
 /*
  * A responder's request counts against its listener's pending_max while
  * it waits for a client or for that client's decision (WAIT_ROUTE,
- * WAIT_ULP), and against its owner's uid while at the owner (WAIT_ULP):
- * the counts follow the state and the two pointers, and nothing else.
+ * WAIT_ULP): the count follows the state and the listener pointer, and
+ * nothing else.  (Against its owner's uid while in WAIT_ULP with an
+ * owner: conn_uid_pending() counts those.)
  */
 static void conn_pending_count(struct conn *c, enum conn_state s, bool add)
 {
-	unsigned int *lp = NULL, *op = NULL;
+	unsigned int *lp;
 
-	if ((s == CONN_S_WAIT_ROUTE || s == CONN_S_WAIT_ULP) && c->listener)
-		lp = &c->listener->pending;
-	if (s == CONN_S_WAIT_ULP && c->role == NEG_RESPONDER && c->owner)
-		op = &c->owner->n_pending;
-	if (lp)
-		*lp = add ? *lp + 1 : (*lp ? *lp - 1 : 0);
-	if (op)
-		*op = add ? *op + 1 : (*op ? *op - 1 : 0);
+	if ((s != CONN_S_WAIT_ROUTE && s != CONN_S_WAIT_ULP) || !c->listener)
+		return;
+	lp = &c->listener->pending;
+	*lp = add ? *lp + 1 : (*lp ? *lp - 1 : 0);
 }
 
 static void conn_free(struct conn *c)
@@ -659,10 +656,8 @@ void conn_client_gone(struct client *cl)
 	TAILQ_FOREACH(c, &conn_list, entry) {
 		if (c->owner != cl)
 			continue;
-		conn_pending_count(c, c->fsm.state, false);
-		c->owner = NULL;
 		/* still pending on its listener, until ULP_GONE runs */
-		conn_pending_count(c, c->fsm.state, true);
+		c->owner = NULL;
 		conn_fail(c, IWCM__RESULT__RES_ECONNRESET, "owner gone");
 		/* queued behind a START_CONNECT still to run, if any */
 		conn_post(c, CONN_EV_ULP_GONE);
@@ -794,4 +789,18 @@ Iwcm__Result conn_info(uint64_t conn_id,
 unsigned int conn_count(void)
 {
 	return conn_n;
+}
+
+/* Requests at a client of uid awaiting its decision (all its clients). */
+unsigned int conn_uid_pending(uid_t uid)
+{
+	const struct conn *c;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(c, &conn_list, entry)
+		if (c->role == NEG_RESPONDER &&
+		    c->fsm.state == CONN_S_WAIT_ULP && c->owner &&
+		    c->owner->uid == uid)
+			n++;
+	return n;
 }

@@ -114,7 +114,7 @@ static bool conn_guard_uid_limit(void *arg)
 	struct conn *c = arg;
 	struct client *cl = c->listener ? listener_route(c->listener) : NULL;
 
-	return cl && control_uid_pending(cl->uid) >=
+	return cl && conn_uid_pending(cl->uid) >=
 			     iwcmd_conf->max_pending_per_uid;
 }
 

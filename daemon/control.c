@@ -69,6 +69,7 @@ struct ctl_sock {
 static TAILQ_HEAD(, client) ctl_clients = TAILQ_HEAD_INITIALIZER(ctl_clients);
 static TAILQ_HEAD(, client) ctl_dead = TAILQ_HEAD_INITIALIZER(ctl_dead);
 static struct ctl_sock ctl_socks[2] = { { .fd = -1 }, { .fd = -1 } };
+static const struct control_handlers *ctl_handlers;
 static struct event *ctl_reaper;
 static uint64_t ctl_next_id;
 static struct ipc_msg ctl_msg;		/* one message handled at a time */
@@ -169,7 +170,7 @@ void control_close(struct client *c, const char *why)
 	if (c->admin)
 		conn_client_gone(c);
 	else
-		client_api_gone(c);
+		ctl_handlers->gone(c);
 	TAILQ_INSERT_TAIL(&ctl_dead, c, entry);
 	if (ctl_reaper)
 		evtimer_add(ctl_reaper, &now);
@@ -333,18 +334,6 @@ struct client *control_find(uint64_t id)
 	return NULL;
 }
 
-/* Connections awaiting a decision by all the clients of uid. */
-unsigned int control_uid_pending(uid_t uid)
-{
-	struct client *c;
-	unsigned int n = 0;
-
-	TAILQ_FOREACH(c, &ctl_clients, entry)
-		if (!c->admin && c->uid == uid)
-			n += c->n_pending;
-	return n;
-}
-
 /* Clients on the client socket (not admin) with an open connection. */
 unsigned int control_client_count(void)
 {
@@ -453,9 +442,9 @@ static void control_read(struct client *c)
 	else if (m->hdr.type == IPC_HELLO)
 		control_close(c, "HELLO after the handshake");
 	else if (c->admin)
-		admin_dispatch(c, m);
+		ctl_handlers->admin(c, m);
 	else
-		client_api_dispatch(c, m);
+		ctl_handlers->client(c, m);
 	ipc_msg_clear(m);
 }
 
@@ -706,8 +695,10 @@ static int ctl_open(struct ctl_sock *s, bool admin, const char *path, int fd)
 
 /* Bind (or adopt) the client and the admin socket. */
 int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd)
+		 const char *admin_path, int admin_fd,
+		 const struct control_handlers *h)
 {
+	ctl_handlers = h;
 	ctl_reaper = evtimer_new(iwcmd_base, ctl_reap, NULL);
 	if (!ctl_reaper)
 		fatal("ctl: event_new");

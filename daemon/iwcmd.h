@@ -18,6 +18,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <event2/event.h>
 
@@ -50,8 +51,17 @@ struct iwcmd_stats {
 };
 extern struct iwcmd_stats iwcmd_stats;
 
+extern struct timespec iwcmd_start;	/* CLOCK_MONOTONIC at startup */
+
 /* Milliseconds since the daemon started (monotonic). */
-uint64_t iwcmd_now_ms(void);
+static inline uint64_t iwcmd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)(ts.tv_sec - iwcmd_start.tv_sec) * 1000 +
+	       (uint64_t)((ts.tv_nsec - iwcmd_start.tv_nsec) / 1000000);
+}
 
 /* ---- control.c ---- */
 
@@ -66,12 +76,24 @@ struct client {
 	gid_t gid;
 	pid_t pid;
 	unsigned int n_listeners;
-	unsigned int n_pending;	/* connections awaiting its decision */
+};
+
+/*
+ * Where control.c hands what its peers send: client_api.c's and
+ * admin.c's dispatchers, and who learns that a client went away.  Given
+ * by main.c, so that the dispatchers may call control.c and not the
+ * other way round.
+ */
+struct control_handlers {
+	void (*client)(struct client *c, struct ipc_msg *m);
+	void (*admin)(struct client *c, struct ipc_msg *m);
+	void (*gone)(struct client *c);	/* a client (not admin) */
 };
 
 /* Bind (or adopt, fd >= 0 from socket activation) both sockets. */
 int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd);
+		 const char *admin_path, int admin_fd,
+		 const struct control_handlers *h);
 /* Close the listening sockets and every client (shutdown). */
 void control_shutdown(void);
 /* The admin socket path beside a client socket path. */
@@ -91,8 +113,6 @@ void control_cork(struct client *c);
 /* Send a request's reply ahead of the held-back messages, releasing them. */
 int control_reply(struct client *c, uint16_t type, uint32_t reqid,
 		  const ProtobufCMessage *body);
-/* Connections awaiting a decision by all the clients of uid. */
-unsigned int control_uid_pending(uid_t uid);
 /* Clients on the client socket (not admin) with an open connection. */
 unsigned int control_client_count(void);
 /* Whether both control sockets are being served (the watchdog asks). */
@@ -142,8 +162,14 @@ void listener_adopt(const char *name, int fd);
 Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
 			     struct listener **out);
 Iwcm__Result listener_unlisten(struct client *c, uint64_t id);
-/* The client to send a new request to, or NULL (then it waits). */
-struct client *listener_route(struct listener *l);
+/* The client to send a new request to, or NULL (then it waits): a
+ * listener's requests go only to its owner's clients. */
+static inline struct client *listener_route(const struct listener *l)
+{
+	if (l->client && l->client->fd >= 0 && l->client->uid == l->owner)
+		return l->client;
+	return NULL;
+}
 struct listener *listener_find(uint64_t id);
 void listener_foreach(void (*fn)(struct listener *, void *), void *arg);
 /* Close every listening socket (shutdown). */
@@ -191,5 +217,7 @@ Iwcm__Result conn_info(uint64_t conn_id,
 		       void *arg);
 /* Number of live connections. */
 unsigned int conn_count(void);
+/* Requests at a client of uid awaiting its decision (all its clients). */
+unsigned int conn_uid_pending(uid_t uid);
 
 #endif

@@ -366,15 +366,6 @@ Iwcm__Result listener_unlisten(struct client *c, uint64_t id)
 	return IWCM__RESULT__RES_OK;
 }
 
-/* The client to send a new request to, or NULL (then it waits). */
-struct client *listener_route(struct listener *l)
-{
-	/* a listener's requests go only to its owner's clients */
-	if (l->client && l->client->fd >= 0 && l->client->uid == l->owner)
-		return l->client;
-	return NULL;
-}
-
 /* Find a listener by id. */
 struct listener *listener_find(uint64_t id)
 {

@@ -77,7 +77,7 @@ START_TEST(resp_v1_client_server)
 	ck_assert_mem_eq(q->peer_info->private_data.data, "hello", 5);
 	iwcm__connect_request__free_unpacked(q, NULL);
 	ck_assert_uint_eq(E.lis.pending, 1);
-	ck_assert_uint_eq(E.client.n_pending, 1);
+	ck_assert_uint_eq(conn_uid_pending(E.client.uid), 1);
 
 	p.has_private_data = 1;
 	p.private_data.data = (uint8_t *)"ok";
@@ -109,7 +109,7 @@ START_TEST(resp_v1_client_server)
 	iwcm__established__free_unpacked(e, NULL);
 	env_assert_handed(&E.recs[1], peer);
 	ck_assert_uint_eq(E.lis.pending, 0);
-	ck_assert_uint_eq(E.client.n_pending, 0);
+	ck_assert_uint_eq(conn_uid_pending(E.client.uid), 0);
 	ck_assert_uint_eq(iwcmd_stats.accepted, 1);
 	ck_assert_uint_eq(iwcmd_stats.established, 1);
 	close(peer);
@@ -952,7 +952,7 @@ START_TEST(resp_pending)
 	int peer, peer2;
 
 	env_setup();
-	E.route = false;
+	E.lis.client = NULL;	/* no client: requests wait */
 	E.lis.pending_max = 1;
 	conn_accepted(&E.lis, tcp_pair(&peer));
 	peer_send_frame(peer, &req);
@@ -967,7 +967,7 @@ START_TEST(resp_pending)
 	ck_assert(peer_wait_closed(peer2, 1000));
 	close(peer2);
 
-	E.route = true;
+	E.lis.client = &E.client;
 	conn_listener_attached(&E.lis);
 	q = rec_request(env_wait_rec(1));
 	resp_accept(q->conn_id, NULL);

@@ -6,9 +6,8 @@
 /*
  * The connection engine (daemon/conn.c and its phase files) in-process:
  * an event_base of the test's own, the daemon globals it reads, and test
- * doubles for what the rest of the daemon provides to it (control_send(),
- * listener_route(), control_uid_pending()).  The other end is a raw MPA
- * peer written with the wire/ builders on real TCP sockets over the
+ * doubles for what the rest of the daemon provides to it (control_send()).
+ * The other end is a raw MPA peer written with the wire/ builders on real TCP sockets over the
  * loopback: the tests assert the exact octets the engine sends and the
  * handoff state the client receives.
  */
@@ -40,7 +39,6 @@ struct env {
 	struct client client;	/* the ULP */
 	struct client admin;	/* an iwcmctl */
 	struct listener lis;
-	bool route;		/* listener_route() returns &client */
 	uint16_t fail_type;	/* control_send() of this type fails and
 				 * drops the client, as control.c does */
 	struct env_rec recs[ENV_MAX_RECS];
