@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "iwcmd.h"
+#include "client_api.h"
+#include "conn.h"
 #include "log.h"
 
 static void admin_result(struct client *c, uint32_t reqid, Iwcm__Result res,
@@ -86,11 +87,53 @@ static void admin_listeners(struct client *c, uint32_t reqid,
 	admin_end(c, reqid);
 }
 
-static void admin_conn_one(const Iwcm__Ctl__ConnInfo *ci, void *arg)
+static void admin_conn_fill(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
+			    Iwcm__SockAddr *local, Iwcm__SockAddr *peer,
+			    uint8_t lb[16], uint8_t pb[16])
+{
+	iwcm__ctl__conn_info__init(i);
+	i->id = c->id;
+	i->state = (char *)(uintptr_t)conn_state_names[c->fsm.state];
+	pb_sockaddr_from(&c->local, local, lb);
+	pb_sockaddr_from(&c->peer, peer, pb);
+	i->local = local;
+	i->peer = peer;
+	i->initiator = c->role == NEG_INITIATOR;
+	i->age_ms = iwcmd_now_ms() - c->created_ms;
+	/* a responder's owner_pid is set when its request is routed */
+	if (c->owner || c->owner_pid || c->role == NEG_INITIATOR) {
+		i->has_owner_uid = i->has_owner_pid = 1;
+		i->owner_uid = (uint32_t)c->owner_uid;
+		i->owner_pid = (uint32_t)c->owner_pid;
+	} else {
+		i->has_owner_uid = 1;
+		i->owner_uid = (uint32_t)c->owner_uid;
+	}
+	if (c->have_rep) {
+		i->has_mpa_rev = i->has_markers_tx = i->has_markers_rx = 1;
+		i->has_crc = i->has_ird = i->has_ord = i->has_p2p = 1;
+		i->has_rtr_type = 1;
+		i->mpa_rev = c->res.rev;
+		i->markers_tx = neg_markers_tx(&c->res, c->role);
+		i->markers_rx = neg_markers_rx(&c->res, c->role);
+		i->crc = c->res.crc;
+		i->ird = c->res.ird;
+		i->ord = c->res.ord;
+		i->p2p = c->res.p2p;
+		i->rtr_type = c->rtr_type ? c->rtr_type :
+			      (c->role == NEG_INITIATOR ? c->res.rtr : 0);
+	}
+}
+
+static void admin_conn_one(const struct conn *c, void *arg)
 {
 	struct admin_walk *w = arg;
+	Iwcm__Ctl__ConnInfo ci;
+	Iwcm__SockAddr local, peer;
+	uint8_t lb[16], pb[16];
 
-	control_send(w->c, IPC_CTL_CONN_INFO, w->reqid, &ci->base, -1);
+	admin_conn_fill(c, &ci, &local, &peer, lb, pb);
+	control_send(w->c, IPC_CTL_CONN_INFO, w->reqid, &ci.base, -1);
 }
 
 static void admin_conns(struct client *c, uint32_t reqid,
@@ -98,7 +141,7 @@ static void admin_conns(struct client *c, uint32_t reqid,
 {
 	struct admin_walk w = { c, reqid };
 
-	conn_foreach_info(admin_conn_one, &w);
+	conn_foreach(admin_conn_one, &w);
 	admin_end(c, reqid);
 }
 
@@ -107,9 +150,12 @@ static void admin_show(struct client *c, uint32_t reqid,
 {
 	const Iwcm__Ctl__Show *s = (const void *)req;
 	struct admin_walk w = { c, reqid };
+	const struct conn *cn = conn_find(s->conn_id);
 
-	admin_result(c, reqid, conn_info(s->conn_id, admin_conn_one, &w),
-		     NULL);
+	if (cn)
+		admin_conn_one(cn, &w);
+	admin_result(c, reqid,
+		     cn ? IWCM__RESULT__RES_OK : IWCM__RESULT__RES_ENOENT, NULL);
 }
 
 static void admin_stats(struct client *c, uint32_t reqid,
@@ -295,6 +341,46 @@ static void admin_probe(struct client *c, uint32_t reqid,
 {
 	admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
 		     "probe is not supported by this iwcmd");
+}
+
+/* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
+void admin_report(const struct conn *c, Iwcm__Result r)
+{
+	Iwcm__Ctl__NegotiationReport rep = IWCM__CTL__NEGOTIATION_REPORT__INIT;
+	Iwcm__Ctl__Result res = IWCM__CTL__RESULT__INIT;
+	struct client_api_established h;
+
+	if (c->req_len) {
+		rep.has_request = 1;
+		rep.request.data = (uint8_t *)(uintptr_t)c->req_raw;
+		rep.request.len = c->req_len;
+	}
+	if (c->have_rep) {
+		rep.has_reply = 1;
+		rep.reply.data = (uint8_t *)(uintptr_t)c->rep_raw;
+		rep.reply.len = c->rep_len;
+	}
+	if (c->rtr_len) {
+		rep.has_rtr = 1;
+		rep.rtr.data = (uint8_t *)(uintptr_t)c->rtr_raw;
+		rep.rtr.len = c->rtr_len;
+	}
+	if (r == IWCM__RESULT__RES_OK) {
+		client_api_established_fill(c, &h);
+		rep.result = &h.e;
+	} else {
+		rep.has_error = 1;
+		rep.error = r;
+	}
+	if (c->reason[0])
+		rep.reason = (char *)(uintptr_t)c->reason;
+	if (control_send(c->owner, IPC_CTL_NEGOTIATION, c->reqid, &rep.base,
+			 -1) < 0 || !c->owner)
+		return;
+	res.result = r;
+	if (c->reason[0])
+		res.message = (char *)(uintptr_t)c->reason;
+	control_send(c->owner, IPC_RESULT, c->reqid, &res.base, -1);
 }
 
 static const struct admin_handler {

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iwcmd.h"
+#include "client_api.h"
+#include "conn.h"
 #include "log.h"
 #include "mpa.h"
 
@@ -237,6 +238,149 @@ void client_api_dispatch(struct client *c, struct ipc_msg *m)
 		r.ack.result = res;
 		control_reply(c, h->reply, m->hdr.reqid, &r.ack.base);
 	}
+}
+
+/* ---- what happens to connections, for their owners (conn_notify) ---- */
+
+/* Describe the peer frame f as a PeerInfo (points into f). */
+static void client_api_peer_info(const struct mpa_frame *f,
+				 Iwcm__PeerInfo *pi)
+{
+	iwcm__peer_info__init(pi);
+	pi->has_mpa_rev = pi->has_flags = pi->has_enhanced = 1;
+	pi->mpa_rev = f->rev;
+	pi->flags = f->flags;
+	pi->enhanced = f->enhanced;
+	if (f->enhanced) {
+		/* RFC 6581 §9.1: the peer's raw IRD/ORD go to the ULP. */
+		pi->has_p2p = pi->has_rtr_types = pi->has_ird = pi->has_ord =
+			1;
+		pi->p2p = f->enh.p2p;
+		pi->rtr_types = f->enh.rtr;
+		pi->ird = f->enh.ird;
+		pi->ord = f->enh.ord;
+	}
+	/* RFC 5044 §7.1.2 rule 6: the Private Data goes to the ULP. */
+	pi->has_private_data = 1;
+	pi->private_data.data = (uint8_t *)(uintptr_t)f->ulp_pd;
+	pi->private_data.len = f->ulp_pd ? f->ulp_pd_len : 0;
+}
+
+/* Describe c's negotiated state as an Established (points into c, h). */
+void client_api_established_fill(const struct conn *c,
+				 struct client_api_established *h)
+{
+	Iwcm__Established *e = &h->e;
+	size_t i;
+
+	iwcm__established__init(e);
+	e->conn_id = c->id;
+	e->transport = IWCM__TRANSPORT__TRANSPORT_TCP;
+	pb_sockaddr_from(&c->local, &h->local, h->lbuf);
+	pb_sockaddr_from(&c->peer, &h->peer, h->pbuf);
+	e->local = &h->local;
+	e->peer = &h->peer;
+	e->initiator = c->role == NEG_INITIATOR;
+	e->mpa_rev = c->res.rev;
+	/* seed 002: DDP and RDMAP versions move together (0 or 1) */
+	e->ddp_version = c->res.version;
+	e->rdmap_version = c->res.version;
+	e->markers_tx = c->tx.markers;
+	e->markers_rx = c->rx.markers;
+	e->crc = c->res.crc;
+	e->enhanced = c->res.enhanced;
+	e->p2p = c->res.p2p;
+	e->rtr_type = c->rtr_type;
+	e->ird = c->res.ird;
+	e->ord = c->res.ord;
+	/* RFC 6581 §9.1: the peer's raw IRD/ORD and flags; its ULP PD. */
+	client_api_peer_info(c->role == NEG_INITIATOR ? &c->rep : &c->req, &h->pi);
+	e->peer_info = &h->pi;
+	/* RFC 5044 §4.3: markers sit at offsets 0 mod 512 of FPDU mode. */
+	e->tx_offset = c->tx.off;
+	e->rx_offset = c->rx.off;
+	if (c->unread_len) {
+		e->has_unread = 1;
+		e->unread.data = (uint8_t *)(uintptr_t)c->unread;
+		e->unread.len = c->unread_len;
+	}
+	/*
+	 * RFC 5041 §5.3: next MSN per untagged queue (QN 0-3), in the
+	 * direction the RTR used: what the initiator sends next, what the
+	 * responder expects next.  The other direction starts at 1.
+	 */
+	for (i = 0; i < CONN_NQN; i++)
+		h->msn[i] = c->next_msn[i];
+	e->n_next_msn = CONN_NQN;
+	e->next_msn = h->msn;
+	/* RFC 5044 §7.1.2 rule 4: no RTR, so the datapath fences. */
+	e->wait_first_fpdu = c->role == NEG_RESPONDER &&
+			     c->res.wait_first_fpdu;
+	e->has_rtr_frame = 1;
+	e->rtr_frame = c->res.rtr_frame;
+}
+
+/* CONNECT_REQUEST for a client of the listener; -1 when not sent. */
+int client_api_request(struct client *cl, const struct conn *c)
+{
+	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
+	Iwcm__SockAddr local, peer;
+	Iwcm__PeerInfo pi;
+	uint8_t lb[16], pb[16];
+
+	r.conn_id = c->id;
+	r.listener_id = c->listener_id;
+	pb_sockaddr_from(&c->local, &local, lb);
+	pb_sockaddr_from(&c->peer, &peer, pb);
+	r.local = &local;
+	r.peer = &peer;
+	client_api_peer_info(&c->req, &pi);
+	r.peer_info = &pi;
+	return control_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1);
+}
+
+/* CONNECT_ERROR (or UNREACHABLE) to c's owner, with the Terminate sent
+ * or received if any. */
+void client_api_error(const struct conn *c, bool unreachable)
+{
+	Iwcm__ConnError e = IWCM__CONN_ERROR__INIT;
+
+	e.conn_id = c->id;
+	e.result = c->err;
+	e.reason = (char *)(uintptr_t)c->reason;
+	if (c->term_valid) {
+		e.has_term_layer = e.has_term_etype = e.has_term_ecode = 1;
+		e.term_layer = c->term_layer;
+		e.term_etype = c->term_etype;
+		e.term_ecode = c->term_ecode;
+	}
+	control_send(c->owner,
+		     unreachable ? IPC_EVENT_UNREACHABLE : IPC_EVENT_ERROR, 0,
+		     &e.base, -1);
+}
+
+/* REJECTED to c's owner: the peer's Private Data and IRD/ORD. */
+void client_api_rejected(const struct conn *c)
+{
+	Iwcm__Rejected r = IWCM__REJECTED__INIT;
+	Iwcm__PeerInfo pi;
+
+	r.conn_id = c->id;
+	r.result = IWCM__RESULT__RES_EREJECTED;
+	client_api_peer_info(&c->rep, &pi);
+	r.peer_info = &pi;
+	r.reason = (char *)(uintptr_t)c->reason;
+	control_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
+}
+
+/* Established with c's socket to its owner; -1 when not sent. */
+int client_api_established(const struct conn *c)
+{
+	struct client_api_established h;
+
+	client_api_established_fill(c, &h);
+	return control_send(c->owner, IPC_EVENT_ESTABLISHED, 0, &h.e.base,
+			    c->fd);
 }
 
 struct gone_walk {

@@ -25,12 +25,25 @@
 #include "log.h"
 
 static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
+static const struct conn_notify *conn_notify_ops;
 static uint64_t conn_next_id = 1;
 static unsigned int conn_n;
 
 static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static void conn_free(struct conn *c);
+
+/* Who learns what happens to connections (main.c, at startup). */
+void conn_init(const struct conn_notify *n)
+{
+	conn_notify_ops = n;
+}
+
+/* How what happens to c is told (client_api.c, admin.c). */
+const struct conn_notify *conn_notify(void)
+{
+	return conn_notify_ops;
+}
 
 /* Record why c failed (kept if already set) for the owner's event. */
 void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
@@ -261,29 +274,6 @@ void conn_addrs(struct conn *c)
 		c->peer_len = 0;
 }
 
-
-/* Describe the peer frame f as a PeerInfo (points into f). */
-void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi)
-{
-	iwcm__peer_info__init(pi);
-	pi->has_mpa_rev = pi->has_flags = pi->has_enhanced = 1;
-	pi->mpa_rev = f->rev;
-	pi->flags = f->flags;
-	pi->enhanced = f->enhanced;
-	if (f->enhanced) {
-		/* RFC 6581 §9.1: the peer's raw IRD/ORD go to the ULP. */
-		pi->has_p2p = pi->has_rtr_types = pi->has_ird = pi->has_ord =
-			1;
-		pi->p2p = f->enh.p2p;
-		pi->rtr_types = f->enh.rtr;
-		pi->ird = f->enh.ird;
-		pi->ord = f->enh.ord;
-	}
-	/* RFC 5044 §7.1.2 rule 6: the Private Data goes to the ULP. */
-	pi->has_private_data = 1;
-	pi->private_data.data = (uint8_t *)(uintptr_t)f->ulp_pd;
-	pi->private_data.len = f->ulp_pd ? f->ulp_pd_len : 0;
-}
 
 /* ---- lifetime ---- */
 
@@ -715,74 +705,13 @@ void conn_abort_all(void)
 		conn_abort(c, IWCM__RESULT__RES_ESHUTDOWN, "daemon stopping");
 }
 
-static void conn_fill_info(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
-			   Iwcm__SockAddr *local, Iwcm__SockAddr *peer,
-			   uint8_t lb[16], uint8_t pb[16])
+/* Call fn for every live connection (the admin API describes them). */
+void conn_foreach(void (*fn)(const struct conn *, void *), void *arg)
 {
-	iwcm__ctl__conn_info__init(i);
-	i->id = c->id;
-	i->state = (char *)(uintptr_t)conn_state_names[c->fsm.state];
-	pb_sockaddr_from(&c->local, local, lb);
-	pb_sockaddr_from(&c->peer, peer, pb);
-	i->local = local;
-	i->peer = peer;
-	i->initiator = c->role == NEG_INITIATOR;
-	i->age_ms = iwcmd_now_ms() - c->created_ms;
-	/* a responder's owner_pid is set when its request is routed */
-	if (c->owner || c->owner_pid || c->role == NEG_INITIATOR) {
-		i->has_owner_uid = i->has_owner_pid = 1;
-		i->owner_uid = (uint32_t)c->owner_uid;
-		i->owner_pid = (uint32_t)c->owner_pid;
-	} else {
-		i->has_owner_uid = 1;
-		i->owner_uid = (uint32_t)c->owner_uid;
-	}
-	if (c->have_rep) {
-		i->has_mpa_rev = i->has_markers_tx = i->has_markers_rx = 1;
-		i->has_crc = i->has_ird = i->has_ord = i->has_p2p = 1;
-		i->has_rtr_type = 1;
-		i->mpa_rev = c->res.rev;
-		i->markers_tx = neg_markers_tx(&c->res, c->role);
-		i->markers_rx = neg_markers_rx(&c->res, c->role);
-		i->crc = c->res.crc;
-		i->ird = c->res.ird;
-		i->ord = c->res.ord;
-		i->p2p = c->res.p2p;
-		i->rtr_type = c->rtr_type ? c->rtr_type :
-			      (c->role == NEG_INITIATOR ? c->res.rtr : 0);
-	}
-}
+	const struct conn *c;
 
-/* For the admin API: describe every live connection. */
-void conn_foreach_info(void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg)
-{
-	Iwcm__Ctl__ConnInfo i;
-	Iwcm__SockAddr local, peer;
-	uint8_t lb[16], pb[16];
-	struct conn *c;
-
-	TAILQ_FOREACH(c, &conn_list, entry) {
-		conn_fill_info(c, &i, &local, &peer, lb, pb);
-		fn(&i, arg);
-	}
-}
-
-/* For the admin API: describe one connection. */
-Iwcm__Result conn_info(uint64_t conn_id,
-		       void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg)
-{
-	Iwcm__Ctl__ConnInfo i;
-	Iwcm__SockAddr local, peer;
-	uint8_t lb[16], pb[16];
-	struct conn *c = conn_find(conn_id);
-
-	if (!c)
-		return IWCM__RESULT__RES_ENOENT;
-	conn_fill_info(c, &i, &local, &peer, lb, pb);
-	fn(&i, arg);
-	return IWCM__RESULT__RES_OK;
+	TAILQ_FOREACH(c, &conn_list, entry)
+		fn(c, arg);
 }
 
 /* Number of live connections. */

@@ -164,8 +164,8 @@ void conn_close_fd(struct conn *c, bool graceful);
 void conn_nodelay(struct conn *c);
 /* Record c's local and peer addresses. */
 void conn_addrs(struct conn *c);
-/* Describe the peer frame f as a PeerInfo (points into f). */
-void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi);
+/* How what happens to c is told (client_api.c, admin.c). */
+const struct conn_notify *conn_notify(void);
 
 /* ---- conn_action.c ---- */
 

@@ -60,10 +60,8 @@ static void conn_peer_log(const struct conn *c, const char *what)
 }
 /* ---- events to the owner ---- */
 
-static void conn_send_error(struct conn *c, uint16_t type)
+static void conn_send_error(struct conn *c, bool unreachable)
 {
-	Iwcm__ConnError e = IWCM__CONN_ERROR__INIT;
-
 	if (c->err == IWCM__RESULT__RES_OK)
 		conn_fail(c, IWCM__RESULT__RES_EPROTO, "connection failed");
 	if (c->force) {
@@ -73,16 +71,7 @@ static void conn_send_error(struct conn *c, uint16_t type)
 	/* a responder has an owner once its request was routed */
 	if (!c->owner)
 		return;
-	e.conn_id = c->id;
-	e.result = c->err;
-	e.reason = c->reason;
-	if (c->term_valid) {
-		e.has_term_layer = e.has_term_etype = e.has_term_ecode = 1;
-		e.term_layer = c->term_layer;
-		e.term_etype = c->term_etype;
-		e.term_ecode = c->term_ecode;
-	}
-	control_send(c->owner, type, 0, &e.base, -1);
+	conn_notify()->error(c, unreachable);
 }
 
 /* ---- FSM guards ---- */
@@ -227,22 +216,10 @@ static int conn_act_wait_ulp(void *arg, enum conn_event ev)
 static int conn_act_notify_request(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
-	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
-	Iwcm__SockAddr local, peer;
-	Iwcm__PeerInfo pi;
-	uint8_t lb[16], pb[16];
 	struct client *cl = listener_route(c->listener);
 
 	(void)ev;
-	r.conn_id = c->id;
-	r.listener_id = c->listener_id;
-	pb_sockaddr_from(&c->local, &local, lb);
-	pb_sockaddr_from(&c->peer, &peer, pb);
-	r.local = &local;
-	r.peer = &peer;
-	conn_peer_info(&c->req, &pi);
-	r.peer_info = &pi;
-	if (control_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0) {
+	if (conn_notify()->request(cl, c) < 0) {
 		/* that client is gone: wait for another, under the timer */
 		conn_post(c, CONN_EV_ROUTE_FAILED);
 		return 0;
@@ -329,7 +306,7 @@ static int conn_act_reject(void *arg, enum conn_event ev)
 		if (c->err == IWCM__RESULT__RES_OK)
 			conn_fail(c, IWCM__RESULT__RES_EREJECTED,
 				  "rejected (%s)", conn_event_names[ev]);
-		conn_send_error(c, IPC_EVENT_ERROR);
+		conn_send_error(c, false);
 	}
 	/* RFC 5044 §7.1.2 rule 2: MPA is left; the daemon, as the ULP,
 	 * closes TCP once the Reply is out. */
@@ -391,8 +368,6 @@ static int conn_act_read_resp_handoff(void *arg, enum conn_event ev)
 static int conn_act_notify_rejected(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
-	Iwcm__Rejected r = IWCM__REJECTED__INIT;
-	Iwcm__PeerInfo pi;
 
 	(void)ev;
 	conn_timer_stop(c);
@@ -403,12 +378,7 @@ static int conn_act_notify_rejected(void *arg, enum conn_event ev)
 	} else if (c->owner) {
 		/* RFC 5044 §7.1.2 rule 3, RFC 6581 §9.1: the peer's
 		 * Private Data and IRD/ORD go to the ULP. */
-		r.conn_id = c->id;
-		r.result = IWCM__RESULT__RES_EREJECTED;
-		conn_peer_info(&c->rep, &pi);
-		r.peer_info = &pi;
-		r.reason = c->reason;
-		control_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
+		conn_notify()->rejected(c);
 	}
 	conn_close_fd(c, true);
 	return 0;
@@ -455,7 +425,7 @@ static int conn_act_term(void *arg, enum conn_event ev)
 	c->term_layer = RDMAP_TERM_LAYER_LLP;
 	c->term_etype = MPA_ETYPE_MPA;
 	c->term_ecode = c->term_code;
-	conn_send_error(c, IPC_EVENT_ERROR);
+	conn_send_error(c, false);
 	conn_close_fd(c, true);
 	return 0;
 }
@@ -470,7 +440,7 @@ static int conn_act_unreachable(void *arg, enum conn_event ev)
 	if (c->err == IWCM__RESULT__RES_OK)
 		conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "unreachable");
 	log_info("conn %llu: %s", (unsigned long long)c->id, c->reason);
-	conn_send_error(c, IPC_EVENT_UNREACHABLE);
+	conn_send_error(c, true);
 	conn_close_fd(c, false);
 	return 0;
 }
@@ -489,7 +459,7 @@ static int conn_act_error(void *arg, enum conn_event ev)
 			 c->reason[0] ? c->reason : "error");
 	else	/* the peer's doing: rate-limited */
 		conn_peer_log(c, c->reason[0] ? c->reason : "error");
-	conn_send_error(c, IPC_EVENT_ERROR);
+	conn_send_error(c, false);
 	conn_close_fd(c, false);
 	return 0;
 }

@@ -128,12 +128,22 @@ void client_api_gone(struct client *c);
  * parameters: RES_OK or RES_EINVAL. */
 Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 				      const Iwcm__ConnParams *p, bool forced);
+/* CONNECT_REQUEST for a client of the listener; -1 when not sent. */
+int client_api_request(struct client *cl, const struct conn *c);
+/* CONNECT_ERROR (or UNREACHABLE) to c's owner. */
+void client_api_error(const struct conn *c, bool unreachable);
+/* REJECTED to c's owner: the peer's Private Data and IRD/ORD. */
+void client_api_rejected(const struct conn *c);
+/* Established with c's socket to its owner; -1 when not sent. */
+int client_api_established(const struct conn *c);
 
 /* ---- admin.c ---- */
 
 /* Handle one admin request (admin socket); always ends with END or
  * RESULT. */
 void admin_dispatch(struct client *c, struct ipc_msg *m);
+/* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
+void admin_report(const struct conn *c, Iwcm__Result r);
 
 /* ---- listener.c ---- */
 
@@ -185,6 +195,23 @@ void watchdog_notify(const char *state);
 
 /* ---- conn.c (the FSM actions), mpa_negotiate.c, rtr_fence.c ---- */
 
+/*
+ * How the connection engine tells what happened: to the owning client
+ * (client_api.c) or, for iwcmctl connect, to the admin who asked
+ * (admin.c).  The engine builds no IPC message; main.c hands the table
+ * to conn_init(), so the engine reaches them without calling up.
+ */
+struct conn_notify {
+	int (*request)(struct client *cl, const struct conn *c);
+	void (*error)(const struct conn *c, bool unreachable);
+	void (*rejected)(const struct conn *c);
+	int (*established)(const struct conn *c);
+	void (*report)(const struct conn *c, Iwcm__Result r);
+};
+
+/* Who learns what happens to connections (main.c, at startup). */
+void conn_init(const struct conn_notify *n);
+
 /* Responder side: listener.c accepted fd (consumes fd). */
 void conn_accepted(struct listener *l, int fd);
 /* Initiator side: a client's Connect; returns the result for its Ack. */
@@ -209,12 +236,8 @@ void conn_abort_all(void);
  */
 Iwcm__Result conn_force(struct client *c, uint32_t reqid,
 			const Iwcm__Ctl__ForceConnect *req);
-/* For the admin API: describe every live connection. */
-void conn_foreach_info(void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg);
-Iwcm__Result conn_info(uint64_t conn_id,
-		       void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg);
+/* Call fn for every live connection (the admin API describes them). */
+void conn_foreach(void (*fn)(const struct conn *, void *), void *arg);
 /* Number of live connections. */
 unsigned int conn_count(void);
 /* Requests at a client of uid awaiting its decision (all its clients). */

@@ -41,6 +41,15 @@ static bool main_verbose;
 static const char *main_socket;		/* --socket */
 static struct event *main_sig[3];
 
+/* Who hears what happens to connections. */
+static const struct conn_notify main_notify = {
+	.request = client_api_request,
+	.error = client_api_error,
+	.rejected = client_api_rejected,
+	.established = client_api_established,
+	.report = admin_report,
+};
+
 /* What the control sockets hand their peers' messages to. */
 static const struct control_handlers main_handlers = {
 	.client = client_api_dispatch,
@@ -316,6 +325,7 @@ int main(int argc, char **argv)
 		fatalx("socket path too long");
 	if (client_fd >= 0)
 		main_sock_path(client_fd, client_path, sizeof(client_path));
+	conn_init(&main_notify);
 	control_admin_path(client_path, admin_path, sizeof(admin_path));
 	if (!admin_path[0])
 		fatalx("socket path too long: %s", client_path);

@@ -16,6 +16,7 @@
 #include "common.h"
 
 #include "crc32c.h"
+#include "conn.h"
 #include "engine_peer.h"
 
 /* The raw initiator's enhanced Request. */
@@ -1005,37 +1006,32 @@ START_TEST(resp_client_gone)
 }
 END_TEST
 
-static void info_cb(const Iwcm__Ctl__ConnInfo *i, void *arg)
+static void info_cb(const struct conn *c, void *arg)
 {
-	Iwcm__Ctl__ConnInfo *out = arg;
+	const struct conn **out = arg;
 
-	ck_assert_str_eq(i->state, "WAIT_ULP");
-	out->id = i->id;
-	out->initiator = i->initiator;
-	out->peer = NULL;
-	ck_assert_uint_eq(i->peer->addr.len, 4);
-	ck_assert(i->has_owner_uid && i->owner_uid == getuid());
+	ck_assert_str_eq(conn_state_names[c->fsm.state], "WAIT_ULP");
+	ck_assert_int_eq(c->peer.ss_family, AF_INET);
+	ck_assert_uint_eq(c->owner_uid, getuid());
+	*out = c;
 }
 
-/* iwcmctl conns / show while the ULP decides. */
+/* iwcmctl conns / show while the ULP decides: what admin.c describes. */
 START_TEST(resp_conn_info)
 {
 	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 1, MPA_FLAG_C, NULL);
-	Iwcm__Ctl__ConnInfo out;
+	const struct conn *out = NULL;
 	uint64_t id;
 	int peer;
 
 	env_setup();
 	id = resp_start(&peer, &req);
-	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(conn_info(id, info_cb, &out), IWCM__RESULT__RES_OK);
-	ck_assert_uint_eq(out.id, id);
-	ck_assert(!out.initiator);
-	memset(&out, 0, sizeof(out));
-	conn_foreach_info(info_cb, &out);
-	ck_assert_uint_eq(out.id, id);
-	ck_assert_int_eq(conn_info(id + 1, info_cb, &out),
-			 IWCM__RESULT__RES_ENOENT);
+	ck_assert_ptr_nonnull(conn_find(id));
+	ck_assert(conn_find(id)->role == NEG_RESPONDER);
+	conn_foreach(info_cb, &out);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_eq(out->id, id);
+	ck_assert_ptr_null(conn_find(id + 1));
 	ck_assert_uint_eq(conn_count(), 1);
 	close(peer);
 	env_teardown();

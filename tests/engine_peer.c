@@ -3,7 +3,9 @@
 /*
  * Test doubles and a raw MPA peer for the connection-engine tests (see
  * engine_peer.h).  Only what the engine calls outside its own files is
- * doubled here: the daemon globals of main.c and control_send().
+ * doubled here: the daemon globals of main.c and control.c's functions
+ * (control_send() records each message).  Owners hear through the real
+ * client_api.c and admin.c, so the tests see the protobuf messages.
  */
 #include "config.h"
 
@@ -65,6 +67,37 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 	return 0;
 }
 
+/* control.c's other functions, as client_api.c and admin.c use them. */
+void control_cork(struct client *c)
+{
+	(void)c;
+}
+
+int control_reply(struct client *c, uint16_t type, uint32_t reqid,
+		  const ProtobufCMessage *body)
+{
+	return control_send(c, type, reqid, body, -1);
+}
+
+void control_close(struct client *c, const char *why)
+{
+	(void)why;
+	conn_client_gone(c);
+}
+
+unsigned int control_client_count(void)
+{
+	return 1;
+}
+
+static const struct conn_notify env_notify = {
+	.request = client_api_request,
+	.error = client_api_error,
+	.rejected = client_api_rejected,
+	.established = client_api_established,
+	.report = admin_report,
+};
+
 /* ---- environment ---- */
 
 /* Fresh engine globals and conf defaults with short timeouts. */
@@ -84,6 +117,7 @@ void env_setup(void)
 	E.conf.ulp_timeout_ms = 400;
 	E.conf.rtr_timeout_ms = 400;
 	iwcmd_conf = &E.conf;
+	conn_init(&env_notify);
 	E.client.id = 1;
 	E.client.fd = 0;	/* open, as listener_route() wants; unused */
 	E.client.uid = getuid();
