@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client_api.h"
+#include "ctl.pb-c.h"
 #include "conn.h"
 #include "log.h"
 
@@ -65,6 +66,7 @@ static void admin_listener_one(struct listener *l, void *arg)
 {
 	struct admin_walk *w = arg;
 	Iwcm__Ctl__ListenerInfo li = IWCM__CTL__LISTENER_INFO__INIT;
+	Iwcm__ConnParams params;
 	Iwcm__SockAddr sa;
 	uint8_t sa_buf[16];
 
@@ -74,7 +76,10 @@ static void admin_listener_one(struct listener *l, void *arg)
 	li.service = l->service[0] ? l->service : NULL;
 	li.owner_uid = (uint32_t)l->owner;
 	li.pending = l->pending;
-	li.params = l->params;
+	if (l->params) {
+		client_api_params_to(l->params, &params);
+		li.params = &params;
+	}
 	control_send(w->c, IPC_CTL_LISTENER_INFO, w->reqid, &li.base, -1);
 }
 
@@ -221,7 +226,7 @@ static void admin_kill(struct client *c, uint32_t reqid,
 		       const ProtobufCMessage *req)
 {
 	const Iwcm__Ctl__Kill *k = (const void *)req;
-	Iwcm__Result res = conn_kill(k->conn_id);
+	Iwcm__Result res = client_api_result(conn_kill(k->conn_id));
 
 	if (res == IWCM__RESULT__RES_OK)
 		log_info("ctl pid %ld: conn %llu killed", (long)c->pid,
@@ -326,11 +331,18 @@ static void admin_connect(struct client *c, uint32_t reqid,
 			  const ProtobufCMessage *req)
 {
 	const Iwcm__Ctl__ForceConnect *f = (const void *)req;
+	struct conn_params params;
+	struct conn_target t;
 	Iwcm__Result res;
 
 	res = client_api_check_connect(f->dst, f->params, true);
+	if (res == IWCM__RESULT__RES_OK &&
+	    (client_api_target(f->dst, NULL, &t) < 0 ||
+	     (f->params && client_api_params_from(f->params, &params) < 0)))
+		res = IWCM__RESULT__RES_EINVAL;
 	if (res == IWCM__RESULT__RES_OK)
-		res = conn_force(c, reqid, f);
+		res = client_api_result(
+			conn_force(c, reqid, &t, f->params ? &params : NULL));
 	/* on success conn_force() reports and ends the request itself */
 	if (res != IWCM__RESULT__RES_OK)
 		admin_result(c, reqid, res, NULL);
@@ -344,7 +356,7 @@ static void admin_probe(struct client *c, uint32_t reqid,
 }
 
 /* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
-void admin_report(const struct conn *c, Iwcm__Result r)
+void admin_report(const struct conn *c, enum conn_result r)
 {
 	Iwcm__Ctl__NegotiationReport rep = IWCM__CTL__NEGOTIATION_REPORT__INIT;
 	Iwcm__Ctl__Result res = IWCM__CTL__RESULT__INIT;
@@ -365,19 +377,19 @@ void admin_report(const struct conn *c, Iwcm__Result r)
 		rep.rtr.data = (uint8_t *)(uintptr_t)c->rtr_raw;
 		rep.rtr.len = c->rtr_len;
 	}
-	if (r == IWCM__RESULT__RES_OK) {
+	if (r == CONN_RES_OK) {
 		client_api_established_fill(c, &h);
 		rep.result = &h.e;
 	} else {
 		rep.has_error = 1;
-		rep.error = r;
+		rep.error = client_api_result(r);
 	}
 	if (c->reason[0])
 		rep.reason = (char *)(uintptr_t)c->reason;
 	if (control_send(c->owner, IPC_CTL_NEGOTIATION, c->reqid, &rep.base,
 			 -1) < 0 || !c->owner)
 		return;
-	res.result = r;
+	res.result = client_api_result(r);
 	if (c->reason[0])
 		res.message = (char *)(uintptr_t)c->reason;
 	control_send(c->owner, IPC_RESULT, c->reqid, &res.base, -1);

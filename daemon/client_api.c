@@ -69,6 +69,121 @@ static bool params_ok(const Iwcm__ConnParams *p, bool forced)
 	return true;
 }
 
+/* The daemon's result codes are iwcm.proto's: client_api_result() casts. */
+#define CLIENT_API_SAME(x)                                                   \
+	_Static_assert((int)CONN_RES_##x == (int)IWCM__RESULT__RES_##x,      \
+		       "enum conn_result differs from Result: " #x)
+CLIENT_API_SAME(OK);
+CLIENT_API_SAME(EINVAL);
+CLIENT_API_SAME(EPERM);
+CLIENT_API_SAME(ENOENT);
+CLIENT_API_SAME(EEXIST);
+CLIENT_API_SAME(ELIMIT);
+CLIENT_API_SAME(EADDRINUSE);
+CLIENT_API_SAME(ETIMEDOUT);
+CLIENT_API_SAME(ECONNREFUSED);
+CLIENT_API_SAME(ECONNRESET);
+CLIENT_API_SAME(EREJECTED);
+CLIENT_API_SAME(EPROTO);
+CLIENT_API_SAME(EVERSION);
+CLIENT_API_SAME(EINTERNAL);
+CLIENT_API_SAME(ESHUTDOWN);
+
+/* pb in the daemon's form (pb was checked); -1 if it does not fit. */
+int client_api_params_from(const Iwcm__ConnParams *pb,
+			   struct conn_params *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (pb->has_private_data) {
+		/* RFC 5044 §7.1.1: at most 512 octets */
+		if (pb->private_data.len > sizeof(out->private_data) ||
+		    (pb->private_data.len && !pb->private_data.data))
+			return -1;
+		out->has_private_data = true;
+		if (pb->private_data.len)
+			memcpy(out->private_data, pb->private_data.data,
+			       pb->private_data.len);
+		out->private_data_len = pb->private_data.len;
+	}
+	out->has_ird = pb->has_ird;
+	out->ird = pb->ird;
+	out->has_ord = pb->has_ord;
+	out->ord = pb->ord;
+	out->has_p2p = pb->has_p2p;
+	out->p2p = pb->p2p;
+	out->has_rtr_types = pb->has_rtr_types;
+	out->rtr_types = pb->rtr_types;
+	out->has_mpa_rev = pb->has_mpa_rev;
+	out->mpa_rev = pb->mpa_rev;
+	out->has_markers = pb->has_markers;
+	out->markers = pb->markers;
+	out->has_crc = pb->has_crc;
+	out->crc_request = pb->crc == IWCM__CRC_POLICY__CRC_REQUEST;
+	out->has_rev0 = pb->has_rev0;
+	out->rev0_permissive = pb->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE;
+	out->has_enhanced_fallback = pb->has_enhanced_fallback;
+	out->enhanced_fallback = pb->enhanced_fallback;
+	out->has_reply_timeout_ms = pb->has_reply_timeout_ms;
+	out->reply_timeout_ms = pb->reply_timeout_ms;
+	out->has_ulp_timeout_ms = pb->has_ulp_timeout_ms;
+	out->ulp_timeout_ms = pb->ulp_timeout_ms;
+	out->has_rtr_frame = pb->has_rtr_frame;
+	out->rtr_frame = pb->rtr_frame;
+	out->has_transport = pb->has_transport;
+	out->sctp = pb->transport == IWCM__TRANSPORT__TRANSPORT_SCTP;
+	return 0;
+}
+
+/* p in protobuf form; out points into p. */
+void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out)
+{
+	iwcm__conn_params__init(out);
+	out->has_ird = p->has_ird;
+	out->ird = p->ird;
+	out->has_ord = p->has_ord;
+	out->ord = p->ord;
+	out->has_p2p = p->has_p2p;
+	out->p2p = p->p2p;
+	out->has_rtr_types = p->has_rtr_types;
+	out->rtr_types = p->rtr_types;
+	out->has_private_data = p->has_private_data;
+	out->private_data.data = (uint8_t *)(uintptr_t)p->private_data;
+	out->private_data.len = p->private_data_len;
+	out->has_mpa_rev = p->has_mpa_rev;
+	out->mpa_rev = p->mpa_rev;
+	out->has_markers = p->has_markers;
+	out->markers = p->markers;
+	out->has_crc = p->has_crc;
+	out->crc = p->crc_request ? IWCM__CRC_POLICY__CRC_REQUEST :
+				    IWCM__CRC_POLICY__CRC_PREFER_OFF;
+	out->has_rev0 = p->has_rev0;
+	out->rev0 = p->rev0_permissive ? IWCM__REV0_POLICY__REV0_PERMISSIVE :
+					 IWCM__REV0_POLICY__REV0_STRICT;
+	out->has_enhanced_fallback = p->has_enhanced_fallback;
+	out->enhanced_fallback = p->enhanced_fallback;
+	out->has_reply_timeout_ms = p->has_reply_timeout_ms;
+	out->reply_timeout_ms = p->reply_timeout_ms;
+	out->has_ulp_timeout_ms = p->has_ulp_timeout_ms;
+	out->ulp_timeout_ms = p->ulp_timeout_ms;
+	out->has_rtr_frame = p->has_rtr_frame;
+	out->rtr_frame = p->rtr_frame;
+	out->has_transport = p->has_transport;
+	out->transport = p->sctp ? IWCM__TRANSPORT__TRANSPORT_SCTP :
+				   IWCM__TRANSPORT__TRANSPORT_TCP;
+}
+
+/* Where a (checked) Connect goes: dst, and src when given. */
+int client_api_target(const Iwcm__SockAddr *dst, const Iwcm__SockAddr *src,
+		      struct conn_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (pb_sockaddr_to(dst, &t->dst, &t->dst_len) < 0)
+		return -1;
+	if (src && pb_sockaddr_to(src, &t->src, &t->src_len) < 0)
+		return -1;
+	return 0;
+}
+
 /* Check a Connect's destination and parameters. */
 Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 				      const Iwcm__ConnParams *p, bool forced)
@@ -82,6 +197,8 @@ static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 			       struct client_reply_buf *r)
 {
 	const Iwcm__Listen *l = (const void *)req;
+	struct listener_req lr;
+	struct conn_params params;
 	struct listener *lst;
 	Iwcm__Result res;
 
@@ -100,7 +217,17 @@ static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 	if (l->params && l->params->has_transport &&
 	    l->params->transport != IWCM__TRANSPORT__TRANSPORT_TCP)
 		return IWCM__RESULT__RES_EINVAL;
-	res = listener_listen(c, l, &lst);
+	memset(&lr, 0, sizeof(lr));
+	lr.service = l->service;
+	if (l->addr && pb_sockaddr_to(l->addr, &lr.addr, &lr.addrlen) < 0)
+		return IWCM__RESULT__RES_EINVAL;
+	if (l->params) {
+		if (client_api_params_from(l->params, &params) < 0)
+			return IWCM__RESULT__RES_EINVAL;
+		lr.params = &params;
+	}
+	lr.backlog = l->has_backlog ? l->backlog : 0;
+	res = client_api_result(listener_listen(c, &lr, &lst));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->lr.has_listener_id = 1;
 		r->lr.listener_id = lst->id;
@@ -115,13 +242,15 @@ static Iwcm__Result api_unlisten(struct client *c, const ProtobufCMessage *req,
 {
 	const Iwcm__Unlisten *u = (const void *)req;
 
-	return listener_unlisten(c, u->listener_id);
+	return client_api_result(listener_unlisten(c, u->listener_id));
 }
 
 static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
 				struct client_reply_buf *r)
 {
 	const Iwcm__Connect *cn = (const void *)req;
+	struct conn_params params;
+	struct conn_target t;
 	Iwcm__Result res;
 	uint64_t id = 0;
 
@@ -133,7 +262,11 @@ static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
 		return IWCM__RESULT__RES_EINVAL;
 	if (conn_uid_pending(c->uid) >= iwcmd_conf->max_pending_per_uid)
 		return IWCM__RESULT__RES_ELIMIT;
-	res = conn_connect(c, cn, &id);
+	if (client_api_target(cn->dst, cn->src, &t) < 0 ||
+	    (cn->params && client_api_params_from(cn->params, &params) < 0))
+		return IWCM__RESULT__RES_EINVAL;
+	res = client_api_result(conn_connect(c, &t,
+					     cn->params ? &params : NULL, &id));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->ack.has_conn_id = 1;
 		r->ack.conn_id = id;
@@ -145,12 +278,15 @@ static Iwcm__Result api_accept(struct client *c, const ProtobufCMessage *req,
 			       struct client_reply_buf *r)
 {
 	const Iwcm__Accept *a = (const void *)req;
+	struct conn_params params;
 
 	r->ack.has_conn_id = 1;
 	r->ack.conn_id = a->conn_id;
-	if (!params_ok(a->params, false))
+	if (!params_ok(a->params, false) ||
+	    (a->params && client_api_params_from(a->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	return conn_ulp_accept(c, a);
+	return client_api_result(conn_ulp_accept(c, a->conn_id,
+						 a->params ? &params : NULL));
 }
 
 static Iwcm__Result api_reject(struct client *c, const ProtobufCMessage *req,
@@ -165,7 +301,12 @@ static Iwcm__Result api_reject(struct client *c, const ProtobufCMessage *req,
 	    (rj->private_data.len > MPA_PD_MAX ||
 	     (rj->private_data.len && !rj->private_data.data)))
 		return IWCM__RESULT__RES_EINVAL;
-	return conn_ulp_reject(c, rj);
+	if (!rj->has_private_data)
+		return client_api_result(conn_ulp_reject(c, rj->conn_id, NULL,
+							 0));
+	return client_api_result(conn_ulp_reject(c, rj->conn_id,
+						 rj->private_data.data,
+						 rj->private_data.len));
 }
 
 static Iwcm__Result api_disconnect(struct client *c,
@@ -176,7 +317,7 @@ static Iwcm__Result api_disconnect(struct client *c,
 
 	r->ack.has_conn_id = 1;
 	r->ack.conn_id = d->conn_id;
-	return conn_disconnect(c, d->conn_id);
+	return client_api_result(conn_disconnect(c, d->conn_id));
 }
 
 static const struct client_handler {
@@ -346,7 +487,7 @@ void client_api_error(const struct conn *c, bool unreachable)
 	Iwcm__ConnError e = IWCM__CONN_ERROR__INIT;
 
 	e.conn_id = c->id;
-	e.result = c->err;
+	e.result = client_api_result(c->err);
 	e.reason = (char *)(uintptr_t)c->reason;
 	if (c->term_valid) {
 		e.has_term_layer = e.has_term_etype = e.has_term_ecode = 1;

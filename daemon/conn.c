@@ -46,11 +46,11 @@ const struct conn_notify *conn_notify(void)
 }
 
 /* Record why c failed (kept if already set) for the owner's event. */
-void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
+void conn_fail(struct conn *c, enum conn_result r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->err != IWCM__RESULT__RES_OK)
+	if (c->err != CONN_RES_OK)
 		return;
 	c->err = r;
 	va_start(ap, fmt);
@@ -91,7 +91,7 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		iwcmd_stats.timeouts++;
 	log_debug("conn %llu: timeout in %s", (unsigned long long)c->id,
 		  conn_state_names[c->fsm.state]);
-	conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "timeout in %s",
+	conn_fail(c, CONN_RES_ETIMEDOUT, "timeout in %s",
 		  conn_state_names[c->fsm.state]);
 	conn_event(c, CONN_EV_TIMEOUT);
 }
@@ -338,8 +338,7 @@ static void conn_free(struct conn *c)
 		event_free(c->ev_timer);
 	if (c->ev_post)
 		event_free(c->ev_post);
-	if (c->lparams)
-		iwcm__conn_params__free_unpacked(c->lparams, NULL);
+	free(c->lparams);
 	TAILQ_REMOVE(&conn_list, c, entry);
 	conn_n--;
 	log_debug("conn %llu: freed", (unsigned long long)c->id);
@@ -357,7 +356,7 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 		log_info("conn %llu: protocol error: %s in %s",
 			 (unsigned long long)c->id, conn_event_names[ev],
 			 conn_state_names[c->fsm.state]);
-		conn_fail(c, IWCM__RESULT__RES_EPROTO,
+		conn_fail(c, CONN_RES_EPROTO,
 			  "unexpected %s in state %s", conn_event_names[ev],
 			  conn_state_names[c->fsm.state]);
 	}
@@ -476,24 +475,28 @@ void conn_accepted(struct listener *l, int fd)
 	conn_event(c, CONN_EV_START_ACCEPT);
 }
 
-static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,
-				  const Iwcm__SockAddr *src,
-				  const Iwcm__ConnParams *params, bool force,
-				  uint32_t reqid, uint64_t *conn_id)
+static enum conn_result conn_initiate(struct client *cl,
+				      const struct conn_target *t,
+				      const struct conn_params *params,
+				      bool force, uint32_t reqid,
+				      uint64_t *conn_id)
 {
 	struct conn *c;
 
 	if (conn_n >= iwcmd_conf->max_conns)
-		return IWCM__RESULT__RES_ELIMIT;
+		return CONN_RES_ELIMIT;
 	c = conn_new(NEG_INITIATOR);
-	if (pb_sockaddr_to(dst, &c->peer, &c->peer_len) < 0 ||
-	    (src && pb_sockaddr_to(src, &c->src, &c->src_len) < 0) ||
-	    conn_policy(&c->pol, NEG_INITIATOR, &iwcmd_conf->policy, NULL,
+	c->peer = t->dst;
+	c->peer_len = t->dst_len;
+	c->src = t->src;
+	c->src_len = t->src_len;
+	if (conn_policy(&c->pol, NEG_INITIATOR, &iwcmd_conf->policy, NULL,
 			params) < 0 ||
 	    (params && params->has_private_data &&
-	     conn_pd_set(c, &params->private_data, c->pol.enhanced) < 0)) {
+	     conn_pd_set(c, params->private_data, params->private_data_len,
+			 c->pol.enhanced) < 0)) {
 		conn_free(c);
-		return IWCM__RESULT__RES_EINVAL;
+		return CONN_RES_EINVAL;
 	}
 	if (params && params->has_reply_timeout_ms &&
 	    params->reply_timeout_ms)
@@ -510,102 +513,103 @@ static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,
 		  force ? " (forced negotiation)" : "");
 	/* Posted: the client's Ack goes out before any event. */
 	conn_post(c, CONN_EV_START_CONNECT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* Initiator side: a client's Connect; returns the result for its Ack. */
-Iwcm__Result conn_connect(struct client *c, const Iwcm__Connect *req,
-			  uint64_t *conn_id)
+enum conn_result conn_connect(struct client *c, const struct conn_target *t,
+			      const struct conn_params *p, uint64_t *conn_id)
 {
-	Iwcm__Result r;
+	enum conn_result r;
 
-	r = conn_initiate(c, req->dst, req->src, req->params, false, 0,
-			  conn_id);
-	if (r == IWCM__RESULT__RES_OK)
+	r = conn_initiate(c, t, p, false, 0, conn_id);
+	if (r == CONN_RES_OK)
 		iwcmd_stats.connects++;
 	return r;
 }
 
 /* iwcmctl connect: negotiate on behalf of an admin client. */
-Iwcm__Result conn_force(struct client *c, uint32_t reqid,
-			const Iwcm__Ctl__ForceConnect *req)
+enum conn_result conn_force(struct client *c, uint32_t reqid,
+			    const struct conn_target *t,
+			    const struct conn_params *p)
 {
-	return conn_initiate(c, req->dst, NULL, req->params, true, reqid,
-			     NULL);
+	return conn_initiate(c, t, p, true, reqid, NULL);
 }
 
-static Iwcm__Result conn_decision(struct client *cl, uint64_t id,
-				  struct conn **out)
+static enum conn_result conn_decision(struct client *cl, uint64_t id,
+				      struct conn **out)
 {
 	struct conn *c = conn_find(id);
 
 	/* only the client the request was routed to decides, once */
 	if (!c || c->role != NEG_RESPONDER || !cl || c->owner != cl)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	if (c->fsm.state != CONN_S_WAIT_ULP)
-		return IWCM__RESULT__RES_EINVAL;
+		return CONN_RES_EINVAL;
 	*out = c;
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* The owner's decision on a CONNECT_REQUEST: accept. */
-Iwcm__Result conn_ulp_accept(struct client *cl, const Iwcm__Accept *req)
+enum conn_result conn_ulp_accept(struct client *cl, uint64_t conn_id,
+				 const struct conn_params *params)
 {
 	struct neg_policy p;
 	struct conn *c;
-	Iwcm__Result r;
-	ProtobufCBinaryData none = { 0, NULL };
-	const ProtobufCBinaryData *pd = &none;
+	enum conn_result r;
+	const uint8_t *pd = NULL;
+	size_t pd_len = 0;
 
-	r = conn_decision(cl, req->conn_id, &c);
-	if (r != IWCM__RESULT__RES_OK)
+	r = conn_decision(cl, conn_id, &c);
+	if (r != CONN_RES_OK)
 		return r;
-	if (conn_policy(&p, NEG_RESPONDER, &c->cpol, c->lparams,
-			req->params) < 0)
-		return IWCM__RESULT__RES_EINVAL;
-	if (req->params && req->params->has_private_data)
-		pd = &req->params->private_data;
-	else if (c->lparams && c->lparams->has_private_data)
-		pd = &c->lparams->private_data;
-	if (conn_pd_set(c, pd, c->req.enhanced) < 0)
-		return IWCM__RESULT__RES_EINVAL;
+	if (conn_policy(&p, NEG_RESPONDER, &c->cpol, c->lparams, params) < 0)
+		return CONN_RES_EINVAL;
+	if (params && params->has_private_data) {
+		pd = params->private_data;
+		pd_len = params->private_data_len;
+	} else if (c->lparams && c->lparams->has_private_data) {
+		pd = c->lparams->private_data;
+		pd_len = c->lparams->private_data_len;
+	}
+	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
+		return CONN_RES_EINVAL;
 	c->pol = p;
 	conn_event(c, CONN_EV_DECIDE_ACCEPT);	/* to DECIDED: c stays */
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
-/* The owner's decision on a CONNECT_REQUEST: reject. */
-Iwcm__Result conn_ulp_reject(struct client *cl, const Iwcm__Reject *req)
+/* The owner's decision on a CONNECT_REQUEST: reject, with pd. */
+enum conn_result conn_ulp_reject(struct client *cl, uint64_t conn_id,
+				 const uint8_t *pd, size_t pd_len)
 {
-	ProtobufCBinaryData none = { 0, NULL };
 	struct conn *c;
-	Iwcm__Result r;
+	enum conn_result r;
 
-	r = conn_decision(cl, req->conn_id, &c);
-	if (r != IWCM__RESULT__RES_OK)
+	r = conn_decision(cl, conn_id, &c);
+	if (r != CONN_RES_OK)
 		return r;
-	if (conn_pd_set(c, req->has_private_data ? &req->private_data : &none,
-			c->req.enhanced) < 0)
-		return IWCM__RESULT__RES_EINVAL;
+	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
+		return CONN_RES_EINVAL;
 	conn_event(c, CONN_EV_DECIDE_REJECT);	/* to DECIDED: c stays */
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* A client gives up a connection of its own before the handoff. */
-Iwcm__Result conn_disconnect(struct client *cl, uint64_t conn_id)
+enum conn_result conn_disconnect(struct client *cl, uint64_t conn_id)
 {
 	struct conn *c = conn_find(conn_id);
 
 	if (!c || !cl || c->owner != cl || c->force)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	/* no longer pending for anyone: its ABORT follows */
 	conn_pending_count(c, c->fsm.state, false);
 	c->owner = NULL;
 	c->listener = NULL;
-	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+	conn_fail(c, CONN_RES_ECONNRESET,
 		  "disconnected by the client");
 	conn_post(c, CONN_EV_ABORT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* A listener now has a client: deliver the requests waiting for one. */
@@ -630,7 +634,7 @@ void conn_listener_gone(struct listener *l)
 		c->listener = NULL;
 		if (c->fsm.state == CONN_S_WAIT_REQUEST ||
 		    c->fsm.state == CONN_S_WAIT_ROUTE) {
-			conn_fail(c, IWCM__RESULT__RES_ENOENT,
+			conn_fail(c, CONN_RES_ENOENT,
 				  "listener %llu closed",
 				  (unsigned long long)l->id);
 			conn_post(c, CONN_EV_ULP_GONE);
@@ -648,13 +652,13 @@ void conn_client_gone(struct client *cl)
 			continue;
 		/* still pending on its listener, until ULP_GONE runs */
 		c->owner = NULL;
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET, "owner gone");
+		conn_fail(c, CONN_RES_ECONNRESET, "owner gone");
 		/* queued behind a START_CONNECT still to run, if any */
 		conn_post(c, CONN_EV_ULP_GONE);
 	}
 }
 
-static void conn_abort(struct conn *c, Iwcm__Result r, const char *why)
+static void conn_abort(struct conn *c, enum conn_result r, const char *why)
 {
 	struct conn_posted *p;
 	enum conn_event ev;
@@ -682,18 +686,18 @@ static void conn_abort(struct conn *c, Iwcm__Result r, const char *why)
 }
 
 /* iwcmctl kill. */
-Iwcm__Result conn_kill(uint64_t conn_id)
+enum conn_result conn_kill(uint64_t conn_id)
 {
 	struct conn *c = conn_find(conn_id);
 
 	if (!c)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	log_info("conn %llu: killed by the administrator",
 		 (unsigned long long)c->id);
-	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+	conn_fail(c, CONN_RES_ECONNRESET,
 		  "killed by the administrator");
 	conn_post(c, CONN_EV_ABORT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* Shutdown: abort every connection still negotiating. */
@@ -702,7 +706,7 @@ void conn_abort_all(void)
 	struct conn *c;
 
 	while ((c = TAILQ_FIRST(&conn_list)) != NULL)
-		conn_abort(c, IWCM__RESULT__RES_ESHUTDOWN, "daemon stopping");
+		conn_abort(c, CONN_RES_ESHUTDOWN, "daemon stopping");
 }
 
 /* Call fn for every live connection (the admin API describes them). */

@@ -89,7 +89,7 @@ struct conn {
 
 	/* policy: the listener's (responder) or the connect's */
 	struct conf_policy cpol;
-	Iwcm__ConnParams *lparams;	/* responder: listener defaults */
+	struct conn_params *lparams;	/* responder: listener defaults */
 	struct neg_policy pol;
 	struct neg_policy retry_pol;	/* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
@@ -121,7 +121,7 @@ struct conn {
 	size_t unread_len;
 
 	/* outcome */
-	Iwcm__Result err;
+	enum conn_result err;
 	char reason[160];
 	bool term_valid;		/* a Terminate was sent or received */
 	uint8_t term_layer, term_etype, term_ecode;
@@ -140,7 +140,7 @@ struct conn *conn_find(uint64_t id);
 /* Events queued for c and not yet run. */
 unsigned int conn_post_pending(const struct conn *c);
 /* Record why c failed (kept if already set) for the owner's event. */
-void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
+void conn_fail(struct conn *c, enum conn_result r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Write all of buf to c's socket; -1 with errno on error or short. */
 int conn_send(struct conn *c, const void *buf, size_t len);
@@ -182,12 +182,12 @@ void conn_connected(struct conn *c);
  * (cparams), either NULL; -1 when the result is unusable.
  */
 int conn_policy(struct neg_policy *p, enum neg_role role,
-		const struct conf_policy *cp, const Iwcm__ConnParams *lp,
-		const Iwcm__ConnParams *cparams);
+		const struct conf_policy *cp, const struct conn_params *lp,
+		const struct conn_params *cparams);
 /* A copy of p (NULL for NULL); fatal when memory runs out. */
-Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p);
+struct conn_params *conn_params_dup(const struct conn_params *p);
 /* Private Data a client asks to send, at most what the frame holds. */
-int conn_pd_set(struct conn *c, const ProtobufCBinaryData *pd,
+int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len,
 		bool enhanced);
 
 /* ---- mpa_negotiate.c ---- */
@@ -232,6 +232,6 @@ void rtr_fence_input(struct conn *c);
 /* Pass c's socket and state to its owner; queues HANDOFF_DONE/_FAILED. */
 void handoff_start(struct conn *c);
 /* iwcmctl connect: send the NegotiationReport (and the RESULT). */
-void handoff_report(struct conn *c, Iwcm__Result r);
+void handoff_report(struct conn *c, enum conn_result r);
 
 #endif

@@ -58,12 +58,13 @@ static void conn_peer_log(const struct conn *c, const char *what)
 	else
 		log_info("conn %llu: %s", (unsigned long long)c->id, what);
 }
+
 /* ---- events to the owner ---- */
 
 static void conn_send_error(struct conn *c, bool unreachable)
 {
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "connection failed");
+	if (c->err == CONN_RES_OK)
+		conn_fail(c, CONN_RES_EPROTO, "connection failed");
 	if (c->force) {
 		handoff_report(c, c->err);
 		return;
@@ -117,7 +118,7 @@ static int conn_start_connect(struct conn *c)
 		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		log_warn("conn %llu: socket", (unsigned long long)c->id);
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL, "socket: %s",
+		conn_fail(c, CONN_RES_EINTERNAL, "socket: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -125,7 +126,7 @@ static int conn_start_connect(struct conn *c)
 	conn_nodelay(c);
 	if (c->src_len &&
 	    bind(c->fd, (struct sockaddr *)&c->src, c->src_len) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_EADDRINUSE, "bind: %s",
+		conn_fail(c, CONN_RES_EADDRINUSE, "bind: %s",
 			  strerror(errno));
 		conn_post(c, CONN_EV_TCP_FAILED);
 		return 0;
@@ -134,8 +135,8 @@ static int conn_start_connect(struct conn *c)
 	if (r < 0 && errno != EINPROGRESS) {
 		conn_fail(c,
 			  errno == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
+				  CONN_RES_ECONNREFUSED :
+				  CONN_RES_ETIMEDOUT,
 			  "connect: %s", strerror(errno));
 		conn_post(c, CONN_EV_TCP_FAILED);
 		return 0;
@@ -157,8 +158,8 @@ void conn_connected(struct conn *c)
 	if (err) {
 		conn_fail(c,
 			  err == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
+				  CONN_RES_ECONNREFUSED :
+				  CONN_RES_ETIMEDOUT,
 			  "connect: %s", strerror(err));
 		conn_event(c, CONN_EV_TCP_FAILED);
 		return;
@@ -248,7 +249,7 @@ static int conn_act_reject_backlog(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
 
-	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
+	conn_fail(c, CONN_RES_ELIMIT,
 		  "listener %llu: %u requests pending",
 		  (unsigned long long)c->listener->id, c->listener->pending);
 	conn_peer_log(c, "rejected: too many pending requests");
@@ -259,7 +260,7 @@ static int conn_act_reject_uid(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
 
-	conn_fail(c, IWCM__RESULT__RES_ELIMIT,
+	conn_fail(c, CONN_RES_ELIMIT,
 		  "too many pending requests for uid %u",
 		  (unsigned int)listener_route(c->listener)->uid);
 	return conn_act_reject(c, ev);
@@ -303,8 +304,8 @@ static int conn_act_reject(void *arg, enum conn_event ev)
 	else
 		iwcmd_stats.rejected_local++;
 	if (ev != CONN_EV_ULP_REJECT || c->policy_reject) {
-		if (c->err == IWCM__RESULT__RES_OK)
-			conn_fail(c, IWCM__RESULT__RES_EREJECTED,
+		if (c->err == CONN_RES_OK)
+			conn_fail(c, CONN_RES_EREJECTED,
 				  "rejected (%s)", conn_event_names[ev]);
 		conn_send_error(c, false);
 	}
@@ -372,7 +373,7 @@ static int conn_act_notify_rejected(void *arg, enum conn_event ev)
 	(void)ev;
 	conn_timer_stop(c);
 	iwcmd_stats.rejected_peer++;
-	conn_fail(c, IWCM__RESULT__RES_EREJECTED, "rejected by the peer");
+	conn_fail(c, CONN_RES_EREJECTED, "rejected by the peer");
 	if (c->force) {
 		handoff_report(c, c->err);
 	} else if (c->owner) {
@@ -399,7 +400,7 @@ static int conn_act_reconnect_v1(void *arg, enum conn_event ev)
 	c->req_len = c->rep_len = 0;
 	c->have_rep = false;
 	c->rd.len = 0;
-	c->err = IWCM__RESULT__RES_OK;
+	c->err = CONN_RES_OK;
 	c->reason[0] = '\0';
 	memset(&c->res, 0, sizeof(c->res));
 	return conn_start_connect(c);
@@ -411,8 +412,8 @@ static int conn_act_term(void *arg, enum conn_event ev)
 
 	(void)ev;
 	conn_timer_stop(c);
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "negotiation failed");
+	if (c->err == CONN_RES_OK)
+		conn_fail(c, CONN_RES_EPROTO, "negotiation failed");
 	/* RFC 6581 §8: Layer 2 (LLP), Error Type 0 (MPA). */
 	conn_peer_log(c, c->reason);
 	if (rtr_fence_send_term(c, c->term_code) < 0)
@@ -437,8 +438,8 @@ static int conn_act_unreachable(void *arg, enum conn_event ev)
 	(void)ev;
 	conn_timer_stop(c);
 	iwcmd_stats.unreachable++;
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "unreachable");
+	if (c->err == CONN_RES_OK)
+		conn_fail(c, CONN_RES_ETIMEDOUT, "unreachable");
 	log_info("conn %llu: %s", (unsigned long long)c->id, c->reason);
 	conn_send_error(c, true);
 	conn_close_fd(c, false);
@@ -451,7 +452,7 @@ static int conn_act_error(void *arg, enum conn_event ev)
 
 	conn_timer_stop(c);
 	if (ev == CONN_EV_PEER_CLOSED)
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "peer closed the connection");
 	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
 		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
@@ -475,9 +476,9 @@ static int conn_act_close(void *arg, enum conn_event ev)
 		log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 			  conn_event_names[ev]);
 	if (c->force && !c->reported)
-		handoff_report(c, c->err != IWCM__RESULT__RES_OK ?
+		handoff_report(c, c->err != CONN_RES_OK ?
 					  c->err :
-					  IWCM__RESULT__RES_ECONNRESET);
+					  CONN_RES_ECONNRESET);
 	conn_close_fd(c, false);
 	return 0;
 }

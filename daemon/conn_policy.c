@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "conn.h"
@@ -22,10 +23,10 @@
  */
 int conn_policy(struct neg_policy *p, enum neg_role role,
 		const struct conf_policy *cp,
-		const Iwcm__ConnParams *lp,
-		const Iwcm__ConnParams *cparams)
+		const struct conn_params *lp,
+		const struct conn_params *cparams)
 {
-	const Iwcm__ConnParams *v[2] = { lp, cparams };
+	const struct conn_params *v[2] = { lp, cparams };
 	size_t i;
 
 	neg_policy_init(p, role);
@@ -46,12 +47,11 @@ int conn_policy(struct neg_policy *p, enum neg_role role,
 		p->legacy_rtr = cp->rtr_frame;
 	}
 	for (i = 0; i < 2; i++) {
-		const Iwcm__ConnParams *x = v[i];
+		const struct conn_params *x = v[i];
 
 		if (!x)
 			continue;
-		if (x->has_transport &&
-		    x->transport != IWCM__TRANSPORT__TRANSPORT_TCP)
+		if (x->has_transport && x->sctp)
 			return -1;
 		if (x->has_ird) {
 			if (x->ird > MPA_IRD_ORD_NONE)
@@ -70,10 +70,9 @@ int conn_policy(struct neg_policy *p, enum neg_role role,
 		if (x->has_markers)
 			p->markers = x->markers;
 		if (x->has_crc)
-			p->crc = x->crc == IWCM__CRC_POLICY__CRC_REQUEST;
+			p->crc = x->crc_request;
 		if (x->has_rev0)
-			p->rev0_permissive =
-				x->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE;
+			p->rev0_permissive = x->rev0_permissive;
 		if (x->has_rtr_types) {
 			if (x->rtr_types & ~(uint32_t)MPA_RTR_ALL)
 				return -1;
@@ -110,35 +109,39 @@ int conn_policy(struct neg_policy *p, enum neg_role role,
 }
 
 /* A copy of p (NULL for NULL); fatal when memory runs out. */
-Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p)
+struct conn_params *conn_params_dup(const struct conn_params *p)
 {
-	Iwcm__ConnParams *d = pb_conn_params_dup(p);
+	struct conn_params *d;
 
-	if (p && !d)
+	if (!p)
+		return NULL;
+	d = malloc(sizeof(*d));
+	if (!d)
 		fatal("conn: cannot copy connection parameters");
+	*d = *p;
 	return d;
 }
 
 /* Private Data a client asks to send: RFC 5044 §7.1.1 caps the frame's
  * at 512 octets, the RFC 6581 word included. */
-int conn_pd_set(struct conn *c, const ProtobufCBinaryData *pd,
+int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len,
 		bool enhanced)
 {
 	size_t max = MPA_PD_MAX - (enhanced ? MPA_ENH_LEN : 0);
 
-	if (pd->len > max)
+	if (len > max)
 		return -1;
 	/*
 	 * pd_send_max (siw and cxgb4 take no more than 256 octets) is the
 	 * default; a client that passes more asks for it explicitly.
 	 */
-	if (pd->len > iwcmd_conf->pd_send_max)
+	if (len > iwcmd_conf->pd_send_max)
 		log_debug("conn %llu: sending %zu octets of private data "
 			  "(over private_data_send_max %u)",
-			  (unsigned long long)c->id, pd->len,
+			  (unsigned long long)c->id, len,
 			  iwcmd_conf->pd_send_max);
-	if (pd->len)
-		memcpy(c->pd, pd->data, pd->len);
-	c->pd_len = (uint16_t)pd->len;
+	if (len)
+		memcpy(c->pd, pd, len);
+	c->pd_len = (uint16_t)len;
 	return 0;
 }

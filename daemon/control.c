@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iwcm.pb-c.h"
 #include "iwcmd.h"
 #include "log.h"
 

@@ -41,7 +41,7 @@ static void handoff_drain(struct conn *c)
 }
 
 /* iwcmctl connect: send the NegotiationReport (and the RESULT), once. */
-void handoff_report(struct conn *c, Iwcm__Result r)
+void handoff_report(struct conn *c, enum conn_result r)
 {
 	if (c->reported || !c->owner)
 		return;
@@ -54,7 +54,7 @@ void handoff_start(struct conn *c)
 {
 	handoff_drain(c);
 	if (c->force) {
-		handoff_report(c, IWCM__RESULT__RES_OK);
+		handoff_report(c, CONN_RES_OK);
 		conn_post(c, CONN_EV_HANDOFF_DONE);
 		return;
 	}

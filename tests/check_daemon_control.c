@@ -4,9 +4,10 @@
  * The real iwcmd, started per test with its own socket directory and
  * config: the HELLO/VERSION handshake, socket modes, malformed and
  * fd-carrying messages closing only their peer, Listen/Unlisten with
- * bound ports that accept TCP, per-uid limits, privileged ports, service
- * attachment (check_daemon_root), the admin API, queued replies to a client that does not
- * read, SIGHUP reloads, SIGTERM, stale sockets and the watchdog.
+ * bound ports that accept TCP, per-uid limits, privileged ports, the
+ * admin API, queued replies to a client that does not read, SIGHUP
+ * reloads, SIGTERM, stale sockets and the watchdog.  Service attachment
+ * (root) and socket activation are check_daemon_root and check_daemon_sd.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -34,7 +34,7 @@ static uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p)
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
 	c.params = p;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_OK);
 	ck_assert_uint_ne(id, 0);
 	ck_assert_int_eq(E.n_recs, n);	/* the Ack goes first */
@@ -788,7 +788,7 @@ START_TEST(init_unreachable)
 	close(lfd);
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_OK);
 	ce = rec_error(env_wait_rec(1));
 	ck_assert_uint_eq(E.recs[0].type, IPC_EVENT_UNREACHABLE);
@@ -818,20 +818,20 @@ START_TEST(init_params)
 	c.dst = &dst;
 	c.params = &p;
 	set_pd(&p, pd, 509);
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	p.has_private_data = 0;
 	p.has_ird = 1;
 	p.ird = 0x4000;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	p.has_ird = 0;
 	p.has_p2p = p.p2p = p.has_mpa_rev = 1;
 	p.mpa_rev = 1;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	dst.addr.len = 3;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	ck_assert_uint_eq(conn_count(), 0);
 
@@ -868,7 +868,7 @@ START_TEST(init_force)
 	fc.dst = &dst;
 	fc.params = &p;
 	p.has_p2p = p.p2p = 1;
-	ck_assert_int_eq(conn_force(&E.admin, 42, &fc), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(env_force(&E.admin, 42, &fc), IWCM__RESULT__RES_OK);
 	peer = tcp_accept(lfd);
 	n = init_request(peer, raw, &req);
 	peer_send_frame(peer, &rep);
@@ -999,7 +999,7 @@ START_TEST(init_post_many)
 	lfd = tcp_listen(&port);
 	env_sockaddr(&dst, ab, port);
 	cn.dst = &dst;
-	ck_assert_int_eq(conn_connect(&E.client, &cn, &id),
+	ck_assert_int_eq(env_connect(&E.client, &cn, &id),
 			 IWCM__RESULT__RES_OK);
 	c = conn_find(id);
 	ck_assert_ptr_nonnull(c);

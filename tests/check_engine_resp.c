@@ -50,7 +50,7 @@ static void resp_accept(uint64_t id, Iwcm__ConnParams *p)
 
 	a.conn_id = id;
 	a.params = p;
-	ck_assert_int_eq(conn_ulp_accept(&E.client, &a),
+	ck_assert_int_eq(env_accept(&E.client, &a),
 			 IWCM__RESULT__RES_OK);
 }
 
@@ -500,9 +500,9 @@ START_TEST(resp_reject_pd)
 	rj.has_private_data = 1;
 	rj.private_data.data = (uint8_t *)"nope";
 	rj.private_data.len = 4;
-	ck_assert_int_eq(conn_ulp_reject(&E.client, &rj),
+	ck_assert_int_eq(env_reject(&E.client, &rj),
 			 IWCM__RESULT__RES_OK);
-	ck_assert_int_eq(conn_ulp_reject(&E.client, &rj),
+	ck_assert_int_eq(env_reject(&E.client, &rj),
 			 IWCM__RESULT__RES_EINVAL);	/* decided once */
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n, "4d504120494420526570204672616d65 70 02 0008"
@@ -993,7 +993,7 @@ START_TEST(resp_client_gone)
 
 	env_setup();
 	a.conn_id = resp_start(&peer, &req);
-	ck_assert_int_eq(conn_ulp_accept(&E.admin, &a),
+	ck_assert_int_eq(env_accept(&E.admin, &a),
 			 IWCM__RESULT__RES_ENOENT);
 	conn_client_gone(&E.client);
 	peer_read_frame(peer, raw, &rep);

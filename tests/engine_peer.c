@@ -98,6 +98,56 @@ static const struct conn_notify env_notify = {
 	.report = admin_report,
 };
 
+/* ---- requests, converted as client_api.c does ---- */
+
+/* A client's Connect. */
+Iwcm__Result env_connect(struct client *cl, const Iwcm__Connect *req,
+			 uint64_t *id)
+{
+	struct conn_params p;
+	struct conn_target t;
+
+	if (client_api_target(req->dst, req->src, &t) < 0 ||
+	    (req->params && client_api_params_from(req->params, &p) < 0))
+		return IWCM__RESULT__RES_EINVAL;
+	return client_api_result(conn_connect(cl, &t,
+					      req->params ? &p : NULL, id));
+}
+
+/* A client's Accept. */
+Iwcm__Result env_accept(struct client *cl, const Iwcm__Accept *req)
+{
+	struct conn_params p;
+
+	if (req->params && client_api_params_from(req->params, &p) < 0)
+		return IWCM__RESULT__RES_EINVAL;
+	return client_api_result(conn_ulp_accept(cl, req->conn_id,
+						 req->params ? &p : NULL));
+}
+
+/* A client's Reject. */
+Iwcm__Result env_reject(struct client *cl, const Iwcm__Reject *req)
+{
+	return client_api_result(conn_ulp_reject(
+		cl, req->conn_id,
+		req->has_private_data ? req->private_data.data : NULL,
+		req->has_private_data ? req->private_data.len : 0));
+}
+
+/* iwcmctl connect. */
+Iwcm__Result env_force(struct client *cl, uint32_t reqid,
+		       const Iwcm__Ctl__ForceConnect *req)
+{
+	struct conn_params p;
+	struct conn_target t;
+
+	if (client_api_target(req->dst, NULL, &t) < 0 ||
+	    (req->params && client_api_params_from(req->params, &p) < 0))
+		return IWCM__RESULT__RES_EINVAL;
+	return client_api_result(conn_force(cl, reqid, &t,
+					    req->params ? &p : NULL));
+}
+
 /* ---- environment ---- */
 
 /* Fresh engine globals and conf defaults with short timeouts. */
