@@ -150,7 +150,7 @@ Iwcm__Result env_force(struct client *cl, uint32_t reqid,
 
 /* ---- environment ---- */
 
-/* Fresh engine globals and conf defaults with short timeouts. */
+/* Fresh engine globals and conf defaults; timers that do not fire. */
 void env_setup(void)
 {
 	memset(&E, 0, sizeof(E));
@@ -162,10 +162,12 @@ void env_setup(void)
 	ck_assert_ptr_nonnull(E.base);
 	iwcmd_base = E.base;
 	conf_defaults(&E.conf);
-	E.conf.request_timeout_ms = 400;
-	E.conf.reply_timeout_ms = 400;
-	E.conf.ulp_timeout_ms = 400;
-	E.conf.rtr_timeout_ms = 400;
+	/* long enough not to fire on a loaded machine; the timeout tests
+	 * set their own */
+	E.conf.request_timeout_ms = 3000;
+	E.conf.reply_timeout_ms = 3000;
+	E.conf.ulp_timeout_ms = 3000;
+	E.conf.rtr_timeout_ms = 3000;
 	iwcmd_conf = &E.conf;
 	conn_init(&env_notify);
 	E.client.id = 1;

@@ -50,7 +50,7 @@ struct env {
 
 extern struct env E;
 
-/* Fresh engine globals, conf defaults with the given timeouts (ms). */
+/* Fresh engine globals, conf defaults (timeouts that do not fire). */
 void env_setup(void);
 void env_teardown(void);
 
