@@ -34,7 +34,7 @@ static void admin_end(struct client *c, uint32_t reqid)
 	control_send(c, IPC_END, reqid, NULL, -1);
 }
 
-static void count_listener(struct listener *l, void *arg)
+static void admin_count_listener(struct listener *l, void *arg)
 {
 	(*(unsigned int *)arg)++;
 }
@@ -45,7 +45,7 @@ static void admin_status(struct client *c, uint32_t reqid,
 	Iwcm__Ctl__Status st = IWCM__CTL__STATUS__INIT;
 	unsigned int nl = 0;
 
-	listener_foreach(count_listener, &nl);
+	listener_foreach(admin_count_listener, &nl);
 	st.version = (char *)PACKAGE_VERSION;
 	st.pid = (uint32_t)getpid();
 	st.uptime_s = iwcmd_now_ms() / 1000;
@@ -234,16 +234,16 @@ static void admin_kill(struct client *c, uint32_t reqid,
 	admin_result(c, reqid, res, NULL);
 }
 
-struct listener_set {
+struct admin_set_walk {
 	uint16_t port;
 	const Iwcm__ConnParams *p;
 	unsigned int n;
 };
 
 /* Apply what ListenerSet.params says to one listener's policy. */
-static void listener_set_one(struct listener *l, void *arg)
+static void admin_listener_set_one(struct listener *l, void *arg)
 {
-	struct listener_set *ls = arg;
+	struct admin_set_walk *ls = arg;
 	const Iwcm__ConnParams *p = ls->p;
 	struct conf_policy *pol = &l->policy;
 	uint16_t port;
@@ -301,7 +301,7 @@ static void admin_listener_set(struct client *c, uint32_t reqid,
 {
 	const Iwcm__Ctl__ListenerSet *s = (const void *)req;
 	const Iwcm__ConnParams *p = s->params;
-	struct listener_set ls = { 0, p, 0 };
+	struct admin_set_walk ls = { 0, p, 0 };
 
 	if (s->port > 65535 || (p->has_ird && p->ird >= 0x3FFF) ||
 	    (p->has_ord && p->ord >= 0x3FFF) ||
@@ -321,7 +321,7 @@ static void admin_listener_set(struct client *c, uint32_t reqid,
 		return;
 	}
 	ls.port = (uint16_t)s->port;
-	listener_foreach(listener_set_one, &ls);
+	listener_foreach(admin_listener_set_one, &ls);
 	admin_result(c, reqid,
 		     ls.n ? IWCM__RESULT__RES_OK : IWCM__RESULT__RES_ENOENT,
 		     ls.n ? NULL : "no listener on that port");

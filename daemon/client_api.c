@@ -29,14 +29,14 @@ struct client_reply_buf {
 	uint8_t bound_buf[16];
 };
 
-static bool sockaddr_ok(const Iwcm__SockAddr *a)
+static bool client_api_sockaddr_ok(const Iwcm__SockAddr *a)
 {
 	return a && (a->addr.len == 4 || a->addr.len == 16) && a->addr.data &&
 	       a->port <= 65535;
 }
 
 /* RFC 5044 §7.1.1 and RFC 6581 §9.1 bounds on what a client may ask. */
-static bool params_ok(const Iwcm__ConnParams *p, bool forced)
+static bool client_api_params_ok(const Iwcm__ConnParams *p, bool forced)
 {
 	if (!p)
 		return true;
@@ -188,13 +188,15 @@ int client_api_target(const Iwcm__SockAddr *dst, const Iwcm__SockAddr *src,
 Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 				      const Iwcm__ConnParams *p, bool forced)
 {
-	if (!sockaddr_ok(dst) || dst->port == 0 || !params_ok(p, forced))
+	if (!client_api_sockaddr_ok(dst) || dst->port == 0 ||
+	    !client_api_params_ok(p, forced))
 		return IWCM__RESULT__RES_EINVAL;
 	return IWCM__RESULT__RES_OK;
 }
 
-static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
-			       struct client_reply_buf *r)
+static Iwcm__Result client_api_listen(struct client *c,
+				      const ProtobufCMessage *req,
+				      struct client_reply_buf *r)
 {
 	const Iwcm__Listen *l = (const void *)req;
 	struct listener_req lr;
@@ -205,12 +207,12 @@ static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 	/* exactly one of an address and a configured service */
 	if (!l->addr == !l->service)
 		return IWCM__RESULT__RES_EINVAL;
-	if (l->addr && !sockaddr_ok(l->addr))
+	if (l->addr && !client_api_sockaddr_ok(l->addr))
 		return IWCM__RESULT__RES_EINVAL;
 	if (l->service &&
 	    (!l->service[0] || strlen(l->service) >= CONF_NAME_MAX))
 		return IWCM__RESULT__RES_EINVAL;
-	if (!params_ok(l->params, false) ||
+	if (!client_api_params_ok(l->params, false) ||
 	    (l->has_backlog && l->backlog > 65535))
 		return IWCM__RESULT__RES_EINVAL;
 	/* listeners are TCP (SCTP associations are not listened for here) */
@@ -237,16 +239,18 @@ static Iwcm__Result api_listen(struct client *c, const ProtobufCMessage *req,
 	return res;
 }
 
-static Iwcm__Result api_unlisten(struct client *c, const ProtobufCMessage *req,
-				 struct client_reply_buf *r)
+static Iwcm__Result client_api_unlisten(struct client *c,
+					const ProtobufCMessage *req,
+					struct client_reply_buf *r)
 {
 	const Iwcm__Unlisten *u = (const void *)req;
 
 	return client_api_result(listener_unlisten(c, u->listener_id));
 }
 
-static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
-				struct client_reply_buf *r)
+static Iwcm__Result client_api_connect(struct client *c,
+				       const ProtobufCMessage *req,
+				       struct client_reply_buf *r)
 {
 	const Iwcm__Connect *cn = (const void *)req;
 	struct conn_params params;
@@ -257,7 +261,7 @@ static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
 	res = client_api_check_connect(cn->dst, cn->params, false);
 	if (res != IWCM__RESULT__RES_OK)
 		return res;
-	if (cn->src && (!sockaddr_ok(cn->src) ||
+	if (cn->src && (!client_api_sockaddr_ok(cn->src) ||
 			cn->src->addr.len != cn->dst->addr.len))
 		return IWCM__RESULT__RES_EINVAL;
 	if (conn_uid_pending(c->uid) >= iwcmd_conf->max_pending_per_uid)
@@ -274,23 +278,25 @@ static Iwcm__Result api_connect(struct client *c, const ProtobufCMessage *req,
 	return res;
 }
 
-static Iwcm__Result api_accept(struct client *c, const ProtobufCMessage *req,
-			       struct client_reply_buf *r)
+static Iwcm__Result client_api_accept(struct client *c,
+				      const ProtobufCMessage *req,
+				      struct client_reply_buf *r)
 {
 	const Iwcm__Accept *a = (const void *)req;
 	struct conn_params params;
 
 	r->ack.has_conn_id = 1;
 	r->ack.conn_id = a->conn_id;
-	if (!params_ok(a->params, false) ||
+	if (!client_api_params_ok(a->params, false) ||
 	    (a->params && client_api_params_from(a->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
 	return client_api_result(conn_ulp_accept(c, a->conn_id,
 						 a->params ? &params : NULL));
 }
 
-static Iwcm__Result api_reject(struct client *c, const ProtobufCMessage *req,
-			       struct client_reply_buf *r)
+static Iwcm__Result client_api_reject(struct client *c,
+				      const ProtobufCMessage *req,
+				      struct client_reply_buf *r)
 {
 	const Iwcm__Reject *rj = (const void *)req;
 
@@ -309,9 +315,9 @@ static Iwcm__Result api_reject(struct client *c, const ProtobufCMessage *req,
 						 rj->private_data.len));
 }
 
-static Iwcm__Result api_disconnect(struct client *c,
-				   const ProtobufCMessage *req,
-				   struct client_reply_buf *r)
+static Iwcm__Result client_api_disconnect(struct client *c,
+					  const ProtobufCMessage *req,
+					  struct client_reply_buf *r)
 {
 	const Iwcm__Disconnect *d = (const void *)req;
 
@@ -328,17 +334,17 @@ static const struct client_handler {
 			   struct client_reply_buf *);
 } client_handlers[] = {
 	{ IPC_CLIENT_LISTEN, &iwcm__listen__descriptor,
-	  IPC_CLIENT_LISTEN_REPLY, api_listen },
+	  IPC_CLIENT_LISTEN_REPLY, client_api_listen },
 	{ IPC_CLIENT_UNLISTEN, &iwcm__unlisten__descriptor, IPC_CLIENT_ACK,
-	  api_unlisten },
+	  client_api_unlisten },
 	{ IPC_CLIENT_CONNECT, &iwcm__connect__descriptor, IPC_CLIENT_ACK,
-	  api_connect },
+	  client_api_connect },
 	{ IPC_CLIENT_ACCEPT, &iwcm__accept__descriptor, IPC_CLIENT_ACK,
-	  api_accept },
+	  client_api_accept },
 	{ IPC_CLIENT_REJECT, &iwcm__reject__descriptor, IPC_CLIENT_ACK,
-	  api_reject },
+	  client_api_reject },
 	{ IPC_CLIENT_DISCONNECT, &iwcm__disconnect__descriptor,
-	  IPC_CLIENT_ACK, api_disconnect },
+	  IPC_CLIENT_ACK, client_api_disconnect },
 };
 
 /* Handle one message from a client after the handshake. */
@@ -530,7 +536,7 @@ struct gone_walk {
 	size_t n, cap;
 };
 
-static void gone_collect(struct listener *l, void *arg)
+static void client_api_gone_collect(struct listener *l, void *arg)
 {
 	struct gone_walk *w = arg;
 
@@ -554,7 +560,7 @@ void client_api_gone(struct client *c)
 	struct gone_walk w = { c, NULL, 0, 0 };
 	size_t i;
 
-	listener_foreach(gone_collect, &w);
+	listener_foreach(client_api_gone_collect, &w);
 	for (i = 0; i < w.n; i++)
 		listener_unlisten(c, w.ids[i]);
 	free(w.ids);
