@@ -2,7 +2,8 @@
 #
 # iwcmctl decode: shell tests over the Linux siw captures in
 # vectors/captures/ and over damaged, reordered and hex inputs, and the
-# dissector fuzz harness.  The shell tests need $(top_builddir)/cli/iwcmctl.
+# dissector fuzz harness, and the golden output of every iwcmctl command
+# (decode/golden.sh).  The shell tests need $(top_builddir)/cli/iwcmctl.
 
 DECODE_TESTS = \
 	decode/captures.sh \
@@ -10,9 +11,13 @@ DECODE_TESTS = \
 	decode/reassembly.sh \
 	decode/hex.sh \
 	decode/links.sh \
-	decode/usage.sh
+	decode/usage.sh \
+	decode/golden.sh
 TESTS += $(DECODE_TESTS)
 EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
+	decode/golden/captures.txt decode/golden/samples.txt \
+	decode/golden/usage.txt decode/golden/admin.txt \
+	decode/golden/client.txt \
 	vectors/captures/README.md \
 	vectors/captures/siw-readbw-mpa1-crc.pcap \
 	vectors/captures/siw-rping-default.pcap \
