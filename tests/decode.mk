@@ -25,9 +25,7 @@ EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
 	vectors/captures/siw-rping-mpa2-p2p-writertr.pcap
 
 FUZZ_HARNESSES += fuzz_dissect
-fuzz_dissect_SOURCES = fuzz/fuzz_dissect.c \
-	../cli/decode.c ../cli/dissect.c ../cli/output.c $(FUZZ_MAIN)
+fuzz_dissect_SOURCES = fuzz/fuzz_dissect.c $(FUZZ_MAIN)
 fuzz_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
-fuzz_dissect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
-fuzz_dissect_LDADD = $(FUZZ_LIBS) $(PCAP_LIBS)
+fuzz_dissect_LDADD = $(top_builddir)/cli/libdissect.la $(FUZZ_LIBS)
 fuzz_dissect_LDFLAGS = $(FUZZ_LINKFLAGS)
