@@ -24,6 +24,14 @@ EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
 	vectors/captures/siw-rping-mpa1.pcap \
 	vectors/captures/siw-rping-mpa2-p2p-writertr.pcap
 
+# The decoder library (cli/libdissect.la) on its own; t_sample_sessions
+# and a few others take their sessions from $(top_builddir)/cli/iwcmctl.
+check_PROGRAMS += check_dissect
+TESTS += check_dissect
+check_dissect_SOURCES = check_dissect.c vectors/mpa_siw.h
+check_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+check_dissect_LDADD = $(top_builddir)/cli/libdissect.la $(CHECK_LDADD)
+
 FUZZ_HARNESSES += fuzz_dissect
 fuzz_dissect_SOURCES = fuzz/fuzz_dissect.c $(FUZZ_MAIN)
 fuzz_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
