@@ -97,6 +97,7 @@ static void jhex(const char *key, const uint8_t *p, size_t n)
 static void jbegin(void)
 {
 	json_init(&cli_w, stdout);
+	cli_w.utf8 = true;	/* libiwcm's and the peer's text */
 	json_open(&cli_w, NULL, '{');
 }
 

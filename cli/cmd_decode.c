@@ -51,7 +51,8 @@ static int decode_pcap(struct decode *dc, const char *path)
 		const char *name = pcap_datalink_val_to_name(lt);
 
 		fprintf(stderr, "iwcmctl: decode: %s: unsupported link type "
-			"%d (%s)\n", decode_input(dc), lt, name ? name : "unknown");
+			"%d (%s)\n", decode_input(dc), lt,
+			name ? name : "unknown");
 		pcap_close(pc);
 		return -1;
 	}
@@ -63,8 +64,8 @@ static int decode_pcap(struct decode *dc, const char *path)
 		const char *msg = pcap_geterr(pc);
 
 		if (!strstr(msg, "truncated")) {
-			fprintf(stderr, "iwcmctl: decode: %s: %s\n", decode_input(dc),
-				msg);
+			fprintf(stderr, "iwcmctl: decode: %s: %s\n",
+				decode_input(dc), msg);
 			pcap_close(pc);
 			return -1;
 		}

@@ -15,11 +15,18 @@
 /* the document being written; lists span several calls */
 static struct json ctl_w;
 
+/* Strings from iwcmd are UTF-8 text. */
+static void ctl_json_init(struct json *w)
+{
+	json_init(w, stdout);
+	w->utf8 = true;
+}
+
 static void js_result(const char *what, const Iwcm__Ctl__Result *r)
 {
 	struct json w;
 
-	json_init(&w, stdout);
+	ctl_json_init(&w);
 	json_open(&w, NULL, '{');
 	json_str(&w, "result", ctl_result_name(r->result));
 	if (r->message)
@@ -32,7 +39,7 @@ static void js_status(const Iwcm__Ctl__Status *s)
 {
 	struct json w;
 
-	json_init(&w, stdout);
+	ctl_json_init(&w);
 	json_open(&w, NULL, '{');
 	json_str(&w, "version", s->version);
 	json_uint(&w, "pid", s->pid);
@@ -47,7 +54,7 @@ static void js_status(const Iwcm__Ctl__Status *s)
 
 static void js_list_begin(void)
 {
-	json_init(&ctl_w, stdout);
+	ctl_json_init(&ctl_w);
 	json_open(&ctl_w, NULL, '[');
 }
 
@@ -115,7 +122,7 @@ static void js_show(const Iwcm__Ctl__ConnInfo *c)
 {
 	struct json w;
 
-	json_init(&w, stdout);
+	ctl_json_init(&w);
 	js_conn_obj(&w, c);
 	putchar('\n');
 }
@@ -125,7 +132,7 @@ static void js_stats(const Iwcm__Ctl__Stats *s)
 	struct json w;
 	size_t i;
 
-	json_init(&w, stdout);
+	ctl_json_init(&w);
 	json_open(&w, NULL, '{');
 	for (i = 0; i < s->n_counters; i++) {
 		const Iwcm__Ctl__Stats__CountersEntry *e = s->counters[i];
@@ -139,7 +146,7 @@ static void js_stats(const Iwcm__Ctl__Stats *s)
 
 static void js_reports_begin(void)
 {
-	json_init(&ctl_w, stdout);
+	ctl_json_init(&ctl_w);
 	json_open(&ctl_w, NULL, '{');
 	json_open(&ctl_w, "reports", '[');
 }

@@ -162,7 +162,8 @@ static void negotiate(struct dissect *d)
 	p->markers_r2i = res.markers_irx;
 	p->crc = res.crc;
 	p->version = res.version;
-	if (p->rdmac && req->rev != MPA_REV_RDMAC && !(req->flags & MPA_FLAG_M))
+	if (p->rdmac && req->rev != MPA_REV_RDMAC &&
+	    !(req->flags & MPA_FLAG_M))
 		/* seed 002 §5.3 Figure 3: an RDMA Consortium responder runs
 		 * Rev 0 with markers both ways, whatever the IETF side asked. */
 		p->problem = "Rev 0 responder: markers forced on";
@@ -213,7 +214,8 @@ static void negotiate(struct dissect *d)
 	d->s[is].version_known = d->s[rs].version_known =
 		!(req->rev == MPA_REV_RDMAC && rep->rev != MPA_REV_RDMAC);
 	d->s[is].version = d->s[rs].version = p->version;
-	dissect_fpdu_start(d, rs, p->markers_r2i, p->crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
+	dissect_fpdu_start(d, rs, p->markers_r2i,
+			   p->crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
 	d->s[is].state = DS_RTR_KEY;
 	/* initiator first: its RTR type is needed to check the reply to it */
 	side_advance(d, is);
@@ -230,7 +232,7 @@ static void frame_done(struct dissect *d, int side, const struct mpa_frame *f,
 		/* seed 003: the RtR frame only follows a Request/Reply. */
 		emit_frame(d, side, f, s->pend.p, used, false);
 		dissect_event_at(d, side, 0, OUT_EV_PROTOCOL, true,
-			 "RtR frame before any Request/Reply");
+				 "RtR frame before any Request/Reply");
 		dissect_stop(d, side, "RtR frame out of place");
 		return;
 	}
@@ -256,9 +258,9 @@ static void frame_done(struct dissect *d, int side, const struct mpa_frame *f,
 static void frame_error(struct dissect *d, int side, const char *what,
 			enum wire_err err)
 {
-	dissect_event_at(d, side, d->s[side].frames_len, OUT_EV_MALFORMED, true,
-		 "%s frame: %s (%s)", what, wire_strerror(err),
-		 wire_errname(err));
+	dissect_event_at(d, side, d->s[side].frames_len, OUT_EV_MALFORMED,
+			 true, "%s frame: %s (%s)", what, wire_strerror(err),
+			 wire_errname(err));
 	dissect_stop(d, side, "malformed startup frame");
 }
 
@@ -294,12 +296,14 @@ static void side_advance(struct dissect *d, int side)
 				break;
 			}
 			if (d->s[!side].have_frame) {
+				bool req = d->s[!side].role == ROLE_INITIATOR;
+
 				/* RFC 5044 §7.1.2: the peer's frame must be
 				 * answered by a frame */
-				dissect_event_at(d, side, 0, OUT_EV_MALFORMED, true,
-					 "expected an MPA %s frame",
-					 d->s[!side].role == ROLE_INITIATOR ?
-						 "Reply" : "Request");
+				dissect_event_at(d, side, 0, OUT_EV_MALFORMED,
+						 true, "expected an MPA %s "
+						 "frame", req ? "Reply" :
+						 "Request");
 				dissect_stop(d, side, "no startup frame");
 				return;
 			}
@@ -308,9 +312,9 @@ static void side_advance(struct dissect *d, int side)
 			 * markers unknown (assumed off), CRC checked but not
 			 * judged. */
 			dissect_event_at(d, side, 0, OUT_EV_NOTE, false,
-				 "no MPA startup frame: decoding FPDUs from "
-				 "the first octet, markers assumed off, CRC "
-				 "unknown");
+					 "no MPA startup frame: decoding FPDUs "
+					 "from the first octet, markers assumed "
+					 "off, CRC unknown");
 			dissect_fpdu_start(d, side, false, OUT_CRC_UNKNOWN);
 			break;
 		case DS_FRAME:
@@ -337,7 +341,8 @@ static void side_advance(struct dissect *d, int side)
 				break;
 			}
 			dissect_fpdu_start(d, side, d->params.markers_i2r,
-				d->params.crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
+					   d->params.crc ? OUT_CRC_GOOD :
+							   OUT_CRC_OFF);
 			break;
 		case DS_RTR_FRAME:
 			/* the parser takes both spellings of the key */
@@ -355,7 +360,8 @@ static void side_advance(struct dissect *d, int side)
 			/* seed 003: full operation starts after the RtR
 			 * frame; framing as negotiated by Request/Reply. */
 			dissect_fpdu_start(d, side, d->params.markers_i2r,
-				d->params.crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
+					   d->params.crc ? OUT_CRC_GOOD :
+							   OUT_CRC_OFF);
 			break;
 		case DS_FPDU:
 			if (s->pend.len) {
@@ -424,8 +430,8 @@ void dissect_data(struct dissect *d, int side, const uint8_t *buf,
 	}
 	if (dissect_buf_append(&s->pend, buf, len, DISSECT_PEND_MAX)) {
 		dissect_event_at(d, side, 0, OUT_EV_PROTOCOL, true,
-			 "more than %u octets before full operation could "
-			 "start; direction stopped",
+				 "more than %u octets before full operation "
+				 "could start; direction stopped",
 			 (unsigned int)DISSECT_PEND_MAX);
 		dissect_stop(d, side, "too much data before full operation");
 		s->ignored += len;
@@ -448,8 +454,9 @@ void dissect_gap(struct dissect *d, int side, uint64_t missing)
 	}
 	if (s->state == DS_FPDU)
 		dissect_event_at(d, side, s->off, OUT_EV_GAP, true,
-			 "%llu octets missing from the capture; direction "
-			 "not decoded further", (unsigned long long)missing);
+				 "%llu octets missing from the capture; "
+				 "direction not decoded further",
+				 (unsigned long long)missing);
 	else
 		dissect_event(d, side, OUT_EV_GAP, true,
 			      "%llu octets missing from the capture before "
@@ -466,18 +473,20 @@ static void side_end(struct dissect *d, int side)
 	case DS_START:
 	case DS_FRAME:
 		if (s->pend.len)
-			dissect_event_at(d, side, s->frames_len, OUT_EV_TRUNCATED, true,
-				 "MPA startup frame incomplete: %zu octets",
-				 s->pend.len);
+			dissect_event_at(d, side, s->frames_len,
+					 OUT_EV_TRUNCATED, true,
+					 "MPA startup frame incomplete: %zu "
+					 "octets", s->pend.len);
 		break;
 	case DS_RTR_FRAME:
-		dissect_event_at(d, side, s->frames_len, OUT_EV_TRUNCATED, true,
-			 "MPA RtR frame incomplete: %zu octets", s->pend.len);
+		dissect_event_at(d, side, s->frames_len, OUT_EV_TRUNCATED,
+				 true, "MPA RtR frame incomplete: %zu octets",
+				 s->pend.len);
 		break;
 	case DS_RTR_KEY:
 		/* a short prefix of the RtR key: FPDU octets after all */
 		dissect_fpdu_start(d, side, d->params.markers_i2r,
-			d->params.crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
+				   d->params.crc ? OUT_CRC_GOOD : OUT_CRC_OFF);
 		side_advance(d, side);
 		break;
 	case DS_WAIT:
@@ -500,9 +509,10 @@ static void side_end(struct dissect *d, int side)
 		/* flush an END the decoder may still hold */
 		dissect_fpdu_feed(d, side, none, 0);
 		if (s->state == DS_FPDU && s->raw.len)
-			dissect_event_at(d, side, s->fpdu_start, OUT_EV_TRUNCATED, true,
-				 "FPDU incomplete at the end of the input: "
-				 "%zu octets", s->raw.len);
+			dissect_event_at(d, side, s->fpdu_start,
+					 OUT_EV_TRUNCATED, true,
+					 "FPDU incomplete at the end of the "
+					 "input: %zu octets", s->raw.len);
 	}
 	if (s->state == DS_STOP && s->ignored && s->data_forbidden)
 		/* RFC 5044 §7.1.2: nothing follows a rejecting Reply */

@@ -258,10 +258,12 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 		r = mpa_rx_step(&s->rx, buf, len, &used, &ev);
 		if (used > len)
 			used = len;	/* never past the input */
-		if (used && dissect_buf_append(&s->raw, buf, used, FPDU_WIRE_MAX)) {
-			dissect_event_at(d, side, s->fpdu_start, OUT_EV_MALFORMED,
-				 true, "FPDU longer than %u octets",
-				 (unsigned int)FPDU_WIRE_MAX);
+		if (used &&
+		    dissect_buf_append(&s->raw, buf, used, FPDU_WIRE_MAX)) {
+			dissect_event_at(d, side, s->fpdu_start,
+					 OUT_EV_MALFORMED, true,
+					 "FPDU longer than %u octets",
+					 (unsigned int)FPDU_WIRE_MAX);
 			dissect_stop(d, side, "oversized FPDU");
 			s->ignored += len - used;
 			return;
@@ -275,9 +277,11 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 
 			if (ev.type == MPA_RX_EV_ERROR && ev.err != WIRE_OK)
 				e = ev.err;
-			dissect_event_at(d, side, s->fpdu_start, OUT_EV_MALFORMED,
-				 true, "FPDU framing: %s (%s); direction "
-				 "stopped", wire_strerror(e), wire_errname(e));
+			dissect_event_at(d, side, s->fpdu_start,
+					 OUT_EV_MALFORMED, true,
+					 "FPDU framing: %s (%s); direction "
+					 "stopped", wire_strerror(e),
+					 wire_errname(e));
 			dissect_stop(d, side, "FPDU framing error");
 			s->ignored += len;
 			return;
@@ -293,10 +297,11 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 		case MPA_RX_EV_DATA:
 			if (ev.len && ev.data &&
 			    dissect_buf_append(&s->ulpdu, ev.data, ev.len,
-					MPA_ULPDU_MAX)) {
+					       MPA_ULPDU_MAX)) {
 				dissect_event_at(d, side, s->fpdu_start,
-					 OUT_EV_MALFORMED, true,
-					 "ULPDU longer than its length field");
+						 OUT_EV_MALFORMED, true,
+						 "ULPDU longer than its length "
+						 "field");
 				dissect_stop(d, side, "ULPDU overrun");
 				s->ignored += len;
 				return;
@@ -310,9 +315,10 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 		}
 		if (idle > 8) {
 			/* the decoder makes no progress: do not spin */
-			dissect_event_at(d, side, s->fpdu_start, OUT_EV_MALFORMED,
-				 true, "FPDU decoder stalled; direction "
-				 "stopped");
+			dissect_event_at(d, side, s->fpdu_start,
+					 OUT_EV_MALFORMED, true,
+					 "FPDU decoder stalled; direction "
+					 "stopped");
 			dissect_stop(d, side, "decoder stalled");
 			s->ignored += len;
 			return;

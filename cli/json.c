@@ -12,8 +12,7 @@
 #include "json.h"
 #include "vocab.h"
 
-/* Write n octets of s as a JSON string, control and non-ASCII escaped. */
-void json_string(FILE *fp, const char *s, size_t n)
+static void json_escape(FILE *fp, const char *s, size_t n, bool utf8)
 {
 	size_t i;
 
@@ -35,9 +34,10 @@ void json_string(FILE *fp, const char *s, size_t n)
 			fputs("\\t", fp);
 			break;
 		default:
-			/* control and non-ASCII octets escaped: the output
-			 * is ASCII whatever the input held */
-			if (c < 0x20 || c >= 0x7f)
+			/* control octets escaped, and without utf8 the
+			 * non-ASCII ones: the output is ASCII whatever the
+			 * input held */
+			if (c < 0x20 || c == 0x7f || (c > 0x7f && !utf8))
 				fprintf(fp, "\\u%04x", c);
 			else
 				fputc(c, fp);
@@ -46,10 +46,17 @@ void json_string(FILE *fp, const char *s, size_t n)
 	fputc('"', fp);
 }
 
+/* Write n octets of s as a JSON string, control and non-ASCII escaped. */
+void json_string(FILE *fp, const char *s, size_t n)
+{
+	json_escape(fp, s, n, false);
+}
+
 /* Start writing on fp at the top level. */
 void json_init(struct json *w, FILE *fp)
 {
 	w->fp = fp;
+	w->utf8 = false;
 	w->depth = 0;
 	w->first[0] = true;
 }
@@ -67,7 +74,7 @@ void json_key(struct json *w, const char *k)
 	json_sep(w);
 	if (!k)
 		return;
-	json_string(w->fp, k, strlen(k));
+	json_escape(w->fp, k, strlen(k), w->utf8);
 	fputc(':', w->fp);
 }
 
@@ -94,7 +101,7 @@ void json_str(struct json *w, const char *k, const char *v)
 {
 	json_key(w, k);
 	if (v)
-		json_string(w->fp, v, strlen(v));
+		json_escape(w->fp, v, strlen(v), w->utf8);
 	else
 		fputs("null", w->fp);
 }

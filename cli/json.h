@@ -5,9 +5,12 @@
 
 /*
  * The one JSON writer of iwcmctl: every command's -j output goes through
- * it.  Compact (no spaces), keys in the order written, strings escaped to
- * ASCII.  The writer tracks the separators; nesting deeper than
- * JSON_DEPTH is written but no longer separated.
+ * it.  Compact (no spaces), keys in the order written.  Strings are
+ * escaped to ASCII (decode: octets off the wire), or with utf8 set pass
+ * octets >= 0x80 through (the admin and client commands: text from iwcmd
+ * and libiwcm, such as "RFC 6581 §9.2").  The writer tracks the
+ * separators; nesting deeper than JSON_DEPTH is written but no longer
+ * separated.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 
 struct json {
 	FILE *fp;
+	bool utf8;		/* octets >= 0x80 unescaped; json_init: off */
 	int depth;
 	bool first[JSON_DEPTH];
 };

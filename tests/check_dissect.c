@@ -490,7 +490,8 @@ START_TEST(t_split_every_offset)
 		 * the first FPDUs, the markers at 512 and 1024), then every
 		 * SPLIT_STEP-th */
 		for (k = 1; k < ss.len[side];
-		     k += (size_t)_i < N_SIW || k < SPLIT_ALL ? 1 : SPLIT_STEP) {
+		     k += (size_t)_i < N_SIW || k < SPLIT_ALL ? 1
+							     : SPLIT_STEP) {
 			memset(&f, 0, sizeof(f));
 			f.cut[side] = k;
 			out = run(&ss, &output_json, &f, &st);
@@ -926,6 +927,17 @@ START_TEST(t_vocab_json)
 			 "\"i\":-3,\"u\":18446744073709551615,\"b\":false,"
 			 "\"n\":null,\"h8\":\"0x05\",\"x\":\"0aff\","
 			 "\"rtr\":[\"write\",\"read\"],\"o\":[]}");
+	free(text);
+
+	/* text from iwcmd and libiwcm keeps its UTF-8 */
+	text = NULL;
+	fp = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(fp);
+	json_init(&w, fp);
+	w.utf8 = true;
+	json_str(&w, NULL, "RFC 6581 \xc2\xa7" "9.2\t\x7f");
+	fclose(fp);
+	ck_assert_str_eq(text, "\"RFC 6581 \xc2\xa7" "9.2\\t\\u007f\"");
 	free(text);
 }
 END_TEST
