@@ -787,13 +787,20 @@ static const struct framing_upcalls qp_framing_up = {
 /* The framing of the QP's transport, and the transmit ring over it. */
 int qp_framing_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 {
+	struct iwcm_conn *c = (struct iwcm_conn *)(uintptr_t)conn;
+	int fd;
+
+	/* The socket iwcm_create_qp() took (cm_conn_take_fd()). */
+	pthread_mutex_lock(&c->fd_lock);
+	fd = c->fd;
+	pthread_mutex_unlock(&c->fd_lock);
 	/* A segment: its header, then up to max_send_sge payload pieces. */
 	qp->tx_iov_cap = qp->max_send_sge + 1;
 	qp->tx_iov = calloc(qp->tx_iov_cap, sizeof(*qp->tx_iov));
 	qp->frames = calloc(DP_TX_FRAMES, sizeof(*qp->frames));
 	if (!qp->tx_iov || !qp->frames)
 		return ERR(ENOMEM);
-	qp->fr = framing_mpa_tcp_new(conn->fd, conn, &qp_framing_up, qp,
+	qp->fr = framing_mpa_tcp_new(fd, conn, &qp_framing_up, qp,
 				     qp->tx_iov_cap);
 	if (!qp->fr)
 		return -1;
