@@ -70,8 +70,8 @@ struct framing_ops {
 	const char *name;
 	/* Queue one segment: iov[0] the headers, then payload pieces, at
 	 * most mulpdu octets in all; -1 with errno (ENOBUFS: queue full). */
-	int (*tx_segment)(struct framing *fr, const struct iovec *iov,
-			  size_t n, void *cookie);
+	int (*tx_segment)(struct framing *fr, const struct iovec *iov, size_t n,
+			  void *cookie);
 	/* Write what is queued: 0 when all is out, -1 with errno (EAGAIN:
 	 * the transport is full, wait until it is writable). */
 	int (*tx_flush)(struct framing *fr);
@@ -80,8 +80,7 @@ struct framing_ops {
 	unsigned int (*tx_drop_unsent)(struct framing *fr);
 	/* Memory [addr, +len) goes away: copy what queued segments not all
 	 * sent still point to there; -1 with errno. */
-	int (*tx_detach)(struct framing *fr, const uint8_t *addr,
-			 size_t len);
+	int (*tx_detach)(struct framing *fr, const uint8_t *addr, size_t len);
 	/* May segments go out yet?  (RFC 5044 §7.1.2 rule 4: an MPA v1
 	 * responder sends nothing before the first FPDU arrived.) */
 	bool (*tx_ready)(const struct framing *fr);
@@ -100,7 +99,7 @@ struct framing {
 	/* The largest segment the framing carries (RFC 5044 §4.5 MULPDU,
 	 * RFC 5043 §5.1 for SCTP). */
 	uint16_t mulpdu;
-	unsigned int tx_queued;		/* segments not all written */
+	unsigned int tx_queued; /* segments not all written */
 };
 
 /* Queue a segment (see struct framing_ops). */
@@ -123,7 +122,7 @@ static inline int framing_tx_segment(struct framing *fr,
  * errno.
  */
 struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
-				    const struct framing_upcalls *up,
-				    void *arg, size_t max_iov);
+				    const struct framing_upcalls *up, void *arg,
+				    size_t max_iov);
 
 #endif

@@ -48,8 +48,8 @@
  * the whole of a segment of MT_RX_INLINE octets (pad, CRC) and the next
  * ULPDU_Length and DDP header, so that a small message costs one read.
  * Of a larger segment, at most this much payload is copied. */
-#define MT_RX_AHEAD (MT_RX_INLINE + 3 + MPA_CRC_LEN + MPA_HDR_LEN + \
-		     DDP_TAGGED_HDR_LEN)
+#define MT_RX_AHEAD \
+	(MT_RX_INLINE + 3 + MPA_CRC_LEN + MPA_HDR_LEN + DDP_TAGGED_HDR_LEN)
 /* Iovecs of one gathered payload read: data runs between Markers, each
  * possibly split over several buffers, and the Markers. */
 #define MT_RX_READV_IOV 256
@@ -58,22 +58,22 @@
 struct mt_slot {
 	void *cookie;
 	struct mpa_tx_scratch scratch;
-	struct iovec *out;		/* what writev() sends */
+	struct iovec *out; /* what writev() sends */
 	size_t n_out;
 	size_t wire_len;
-	size_t sent;			/* octets of wire_len written */
-	uint8_t *bounce;		/* unsent octets copied (detach) */
+	size_t sent;	 /* octets of wire_len written */
+	uint8_t *bounce; /* unsent octets copied (detach) */
 };
 
 /* Where the receive side is inside the stream. */
 enum mt_phase {
-	MT_CTRL = 0,			/* framing: length, Markers, CRC */
-	MT_HDR,				/* DDP/RDMAP header into hbuf */
-	MT_DATA,			/* payload: to its target or dropped */
+	MT_CTRL = 0, /* framing: length, Markers, CRC */
+	MT_HDR,	     /* DDP/RDMAP header into hbuf */
+	MT_DATA,     /* payload: to its target or dropped */
 };
 
 struct mpa_tcp {
-	struct framing fr;		/* first: container_of by cast */
+	struct framing fr; /* first: container_of by cast */
 	int fd;
 
 	/* Transmit. */
@@ -85,14 +85,14 @@ struct mpa_tcp {
 	/* Receive. */
 	struct mpa_rx rx;
 	enum mt_phase phase;
-	uint8_t *stage;			/* MT_STAGE_LEN octets */
+	uint8_t *stage; /* MT_STAGE_LEN octets */
 	uint8_t hbuf[MT_HBUF_LEN];
 	size_t hlen, hneed;
 	uint16_t ulpdu_len;
-	size_t pay_off;			/* payload octets of this segment seen */
-	size_t data_left;		/* payload octets still to come */
-	bool drop;			/* the payload's rest goes nowhere */
-	bool lost;			/* the stream is gone */
+	size_t pay_off;	  /* payload octets of this segment seen */
+	size_t data_left; /* payload octets still to come */
+	bool drop;	  /* the payload's rest goes nowhere */
+	bool lost;	  /* the stream is gone */
 	/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends nothing before
 	 * the first FPDU arrived (one whose CRC and Markers are right). */
 	bool wait_first;
@@ -145,8 +145,7 @@ static ssize_t mt_readv(struct mpa_tcp *mt, const struct iovec *iov, int n)
 				break;
 			if (k > iov[i].iov_len)
 				k = iov[i].iov_len;
-			memcpy(iov[i].iov_base, mt->unread + mt->unread_off,
-			       k);
+			memcpy(iov[i].iov_base, mt->unread + mt->unread_off, k);
 			mt->unread_off += k;
 			done += k;
 		}
@@ -161,8 +160,8 @@ static ssize_t mt_readv(struct mpa_tcp *mt, const struct iovec *iov, int n)
 /* ---- transmit ---- */
 
 /* Frame one ULPDU (RFC 5044 §4.1-4.4) without copying its payload. */
-static int mt_tx_segment(struct framing *fr, const struct iovec *iov,
-			 size_t n, void *cookie)
+static int mt_tx_segment(struct framing *fr, const struct iovec *iov, size_t n,
+			 void *cookie)
 {
 	struct mpa_tcp *mt = mt_of(fr);
 	struct mt_slot *s;
@@ -224,8 +223,8 @@ static int mt_tx_flush(struct framing *fr)
 			return -1;
 		left = r;
 		for (unsigned int i = 0; i < fr->tx_queued && left; i++) {
-			struct mt_slot *s = &mt->slot[(mt->tx_head + i) %
-						      FRAMING_TX_QUEUE];
+			struct mt_slot *s =
+				&mt->slot[(mt->tx_head + i) % FRAMING_TX_QUEUE];
 			size_t k = s->wire_len - s->sent;
 
 			if ((size_t)left < k)
@@ -318,9 +317,8 @@ static int mt_tx_detach(struct framing *fr, const uint8_t *addr, size_t len)
 static const struct framing_err mt_err_crc = { MPA_ETYPE_MPA, MPA_ECODE_CRC };
 static const struct framing_err mt_err_marker = { MPA_ETYPE_MPA,
 						  MPA_ECODE_MARKER };
-static const struct framing_err mt_err_lost = {
-	MPA_ETYPE_MPA, MPA_ECODE_LOCAL_CATASTROPHIC
-};
+static const struct framing_err mt_err_lost = { MPA_ETYPE_MPA,
+						MPA_ECODE_LOCAL_CATASTROPHIC };
 
 static void mt_lost(struct mpa_tcp *mt, const struct framing_err *err)
 {
@@ -332,8 +330,8 @@ static void mt_lost(struct mpa_tcp *mt, const struct framing_err *err)
 static void mt_hdr_check(struct mpa_tcp *mt)
 {
 	const struct framing_upcalls *up = mt->fr.up;
-	size_t need = up->rx_hdr_len(mt->fr.arg, mt->hbuf, mt->hlen,
-				     mt->ulpdu_len);
+	size_t need =
+		up->rx_hdr_len(mt->fr.arg, mt->hbuf, mt->hlen, mt->ulpdu_len);
 
 	if (need > MT_HBUF_LEN)
 		need = MT_HBUF_LEN;
@@ -499,8 +497,7 @@ static size_t mt_want(const struct mpa_tcp *mt, size_t need)
 		return need;
 	}
 	if (mt->phase == MT_HDR) {
-		if (mt->ulpdu_len <= MT_RX_INLINE ||
-		    mt->hneed == mt->ulpdu_len)
+		if (mt->ulpdu_len <= MT_RX_INLINE || mt->hneed == mt->ulpdu_len)
 			return mt->ulpdu_len - mt->hlen + tail;
 		return mt->hneed - mt->hlen;
 	}
@@ -508,8 +505,8 @@ static size_t mt_want(const struct mpa_tcp *mt, size_t need)
 }
 
 enum mt_gather_res {
-	MTG_NONE,			/* no payload ahead: staging read */
-	MTG_READ,			/* a read was made, *nread says how */
+	MTG_NONE, /* no payload ahead: staging read */
+	MTG_READ, /* a read was made, *nread says how */
 };
 
 /*
@@ -692,16 +689,15 @@ static uint16_t mt_mulpdu(int fd, bool markers)
 	socklen_t len = sizeof(mss);
 
 	/* Not TCP (a socketpair in tests): FPDUs as large as MPA allows. */
-	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0 ||
-	    mss <= 0)
+	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) < 0 || mss <= 0)
 		mss = 65536;
 	return mpa_mulpdu((uint32_t)mss, markers);
 }
 
 /* MPA over the TCP socket fd of conn (see framing.h). */
 struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
-				    const struct framing_upcalls *up,
-				    void *arg, size_t max_iov)
+				    const struct framing_upcalls *up, void *arg,
+				    size_t max_iov)
 {
 	struct mpa_tcp *mt = calloc(1, sizeof(*mt));
 

@@ -22,8 +22,8 @@
 #include "dp_peer.h"
 #include "framing_mem.h"
 
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 #define BUF 65536
 
@@ -141,8 +141,7 @@ START_TEST(t_write)
 
 	dp_post_recv(B.qp, 2, mrb, bufb + 20000, 16);
 	fill(bufa + 8000, 3000, 9);
-	dp_wr(&wr, &sg, IWCM_WR_RDMA_WRITE_WITH_IMM, 3, mra, bufa + 8000,
-	      3000);
+	dp_wr(&wr, &sg, IWCM_WR_RDMA_WRITE_WITH_IMM, 3, mra, bufa + 8000, 3000);
 	wr.wr.rdma.remote_addr = va(bufb + 8000);
 	wr.wr.rdma.rkey = iwcm_mr_get_stag(mrb);
 	wr.imm_data = 0x1122334455667788ull;

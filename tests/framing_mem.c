@@ -26,10 +26,10 @@ struct fm_msg {
 STAILQ_HEAD(fm_queue, fm_msg);
 
 struct framing_mem {
-	struct framing fr;		/* first */
+	struct framing fr; /* first */
 	struct framing_mem *peer;
-	struct fm_queue outq;		/* queued, not yet "written" */
-	struct fm_queue inbox;		/* from the peer */
+	struct fm_queue outq;  /* queued, not yet "written" */
+	struct fm_queue inbox; /* from the peer */
 	bool spoil;
 	struct framing_err spoil_err;
 	unsigned int sent, received;
@@ -40,8 +40,8 @@ static struct framing_mem *fm_of(const struct framing *fr)
 	return (struct framing_mem *)(uintptr_t)fr;
 }
 
-static int fm_tx_segment(struct framing *fr, const struct iovec *iov,
-			 size_t n, void *cookie)
+static int fm_tx_segment(struct framing *fr, const struct iovec *iov, size_t n,
+			 void *cookie)
 {
 	struct framing_mem *fm = fm_of(fr);
 	struct fm_msg *m;
@@ -141,7 +141,7 @@ static void fm_deliver(struct framing_mem *fm, const struct fm_msg *m)
 			moved += iov[i].iov_len;
 		}
 		if (!moved)
-			break;	/* dropped */
+			break; /* dropped */
 		off += moved;
 	}
 	if (fm->spoil) {
@@ -218,8 +218,7 @@ static struct framing_mem *fm_new(uint16_t mulpdu)
 }
 
 /* Two framings back to back. */
-void framing_mem_pair(struct framing **a, struct framing **b,
-		      uint16_t mulpdu)
+void framing_mem_pair(struct framing **a, struct framing **b, uint16_t mulpdu)
 {
 	struct framing_mem *x = fm_new(mulpdu), *y = fm_new(mulpdu);
 
@@ -230,8 +229,7 @@ void framing_mem_pair(struct framing **a, struct framing **b,
 }
 
 /* The next segment received ends with err. */
-void framing_mem_spoil_next(struct framing *fr,
-			    const struct framing_err *err)
+void framing_mem_spoil_next(struct framing *fr, const struct framing_err *err)
 {
 	fm_of(fr)->spoil = true;
 	fm_of(fr)->spoil_err = *err;

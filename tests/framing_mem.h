@@ -18,12 +18,10 @@
 
 /* Two framings, each one's segments arriving at the other; segments of
  * at most mulpdu octets. */
-void framing_mem_pair(struct framing **a, struct framing **b,
-		      uint16_t mulpdu);
+void framing_mem_pair(struct framing **a, struct framing **b, uint16_t mulpdu);
 /* The next segment fr receives ends with err (a transport's own check
  * failing, like SCTP's CRC32c or MPA's) instead of intact. */
-void framing_mem_spoil_next(struct framing *fr,
-			    const struct framing_err *err);
+void framing_mem_spoil_next(struct framing *fr, const struct framing_err *err);
 /* Segments sent through fr, received by fr (every one seen). */
 unsigned int framing_mem_sent(const struct framing *fr);
 unsigned int framing_mem_received(const struct framing *fr);
