@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "mpa.h"
+#include "qp_fsm.h"
 #include "rdmap.h"
 
 /* ---- STags (RFC 5042 §5) ---- */
@@ -248,6 +249,15 @@ enum rx_phase {
  * 5044 §4.3), each possibly split over SGEs, and the Markers. */
 #define DP_RX_READV_IOV 256
 
+/* A libuv handle of a QP (progress.c). */
+enum dp_handle {
+	DP_H_NONE = 0,			/* not initialised */
+	DP_H_IDLE,			/* initialised, stopped */
+	DP_H_ACTIVE,			/* started */
+	DP_H_CLOSING,			/* uv_close() called */
+	DP_H_CLOSED,			/* its close callback ran */
+};
+
 enum qp_reason {
 	QP_R_NONE = 0,
 	QP_R_LOCAL,			/* we detected an error */
@@ -266,7 +276,8 @@ struct iwcm_qp {
 	struct iwcm_srq *srq;
 	void *qp_context;
 	int fd;
-	int state;			/* enum iwcm_qp_state */
+	enum qp_state fsm_state;	/* qp_fsm.h; only qp_event() sets it */
+	bool fsm_busy;			/* an action of qp_event() runs */
 	enum qp_reason reason;
 	bool sq_sig_all;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
@@ -306,11 +317,9 @@ struct iwcm_qp {
 	enum tx_kind tx_cur;		/* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
 	bool tx_blocked;		/* socket full: wait for POLLOUT */
-	bool term_pending, term_sent;
 	struct rdmap_term term;		/* ours */
-	bool fin_sent;			/* shutdown(SHUT_WR) done */
 
-	/* Bounded close (iwcm_qp_disconnect()). */
+	/* Bounded close (iwcm_qp_disconnect(), our Terminate). */
 	uint32_t disconnect_ms;		/* the bound */
 	uint64_t close_deadline;	/* uv_hrtime() milliseconds */
 	int abort_fd;			/* reset socket libuv still watches */
@@ -324,8 +333,6 @@ struct iwcm_qp {
 	uint16_t ulpdu_len;
 	struct rdmap_msg msg;		/* the header of this segment */
 	bool first_fpdu;		/* one FPDU received */
-	bool rx_eof;			/* EOF or reset seen */
-	bool rx_dead;			/* stop interpreting the stream */
 	uint8_t *unread;
 	size_t unread_len, unread_off;
 	uint32_t rx_msn[4];
@@ -348,11 +355,10 @@ struct iwcm_qp {
 
 	/* Progress engine (loop thread only). */
 	uv_poll_t poll;
-	bool poll_init, poll_closing, poll_closed;
+	enum dp_handle poll_state;
 	int poll_events;
 	uv_timer_t timer;		/* the disconnect timeout */
-	bool timer_init, timer_active, timer_closing, timer_closed;
-	bool dying;
+	enum dp_handle timer_state;
 };
 
 /* ---- the context's datapath ---- */
@@ -486,7 +492,14 @@ void qp_engine_free(struct iwcm_qp *qp);
 /* Work the socket: read what is there, write what is queued. */
 bool qp_rx_progress(struct iwcm_qp *qp);
 void qp_tx_progress(struct iwcm_qp *qp);
-/* Move the QP to error: Terminate (if term), flush, async event. */
+/* Feed an event to the QP's state machine (qp_fsm.h). */
+int qp_event(struct iwcm_qp *qp, enum qp_event ev, const void *data);
+/* Post one work request (QP_EV_POST_SEND or _RECV): 0 to queue it, 1 if
+ * it completed flushed, -1 with errno if refused. */
+int qp_post_event(struct iwcm_qp *qp, enum qp_event ev, uint64_t wr_id,
+		  int wc_opcode);
+/* Move the QP to error: the event for reason (a Terminate if send_term
+ * and one may be sent), flush, async event. */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 	      uint8_t layer, uint8_t etype, uint8_t ecode,
 	      const uint8_t *seg, size_t seg_len);
@@ -496,19 +509,23 @@ void qp_flush(struct iwcm_qp *qp);
 void qp_sq_reap(struct iwcm_qp *qp);
 /* Complete a receive work request (its CQ, or the QP's if none). */
 void qp_recv_complete(struct iwcm_qp *qp, struct iwcm_wc *wc);
-/* Send our FIN once (shutdown(SHUT_WR)). */
-void qp_fin(struct iwcm_qp *qp);
 /* Drop queued frames nobody started writing (a QP in error). */
 void qp_tx_drop_unsent(struct iwcm_qp *qp);
 /* A local error on a send work request (RFC 5040 §7.1 case 1). */
 void qp_sq_local_error(struct iwcm_qp *qp, struct sq_wqe *w, int status);
 /* Write what is queued unless the socket is full. */
 void qp_tx_kick(struct iwcm_qp *qp);
-/* Graceful close: FIN once the send side is drained. */
+/* Feed QP_EV_TX_DRAINED once what must precede our FIN is written. */
 void qp_close_check(struct iwcm_qp *qp);
-/* The graceful close timed out: move to error, reset the connection and
- * leave its socket in qp->abort_fd for the loop to close. */
-void qp_close_timeout(struct iwcm_qp *qp);
+/* Queue our Terminate (qp->term) behind what is begun (qp_tx.c). */
+void qp_tx_term(struct iwcm_qp *qp);
+/*
+ * Let a queued Terminate out before the socket is closed: write it,
+ * waiting for room until the disconnect deadline, then the time-out
+ * (RFC 5040 §5.4: the Terminate is the last message).  lock, when not
+ * NULL, is held and dropped while waiting.
+ */
+void qp_linger(struct iwcm_qp *qp, pthread_mutex_t *lock);
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 /* A memory region goes away: copy the frames not all sent that point
@@ -518,6 +535,41 @@ void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
 int qp_poll_events(const struct iwcm_qp *qp);
+
+/* What each state lets the engine do with the socket. */
+static inline bool qp_rx_open(const struct iwcm_qp *qp)
+{
+	/* Not while our Terminate waits: nothing read matters, and the
+	 * peer's FIN is read once ours is out. */
+	return qp->fsm_state <= QP_S_FIN_WAIT || qp->fsm_state == QP_S_ERROR;
+}
+
+static inline bool qp_rx_live(const struct iwcm_qp *qp)
+{
+	/* RFC 5041 §7.1: in error, later segments are dropped. */
+	return qp->fsm_state <= QP_S_FIN_WAIT;
+}
+
+static inline bool qp_tx_open(const struct iwcm_qp *qp)
+{
+	/* Work requests and responses are segmented. */
+	return qp->fsm_state <= QP_S_CLOSING;
+}
+
+static inline bool qp_tx_writes(const struct iwcm_qp *qp)
+{
+	return qp->fsm_state <= QP_S_CLOSING ||
+	       qp->fsm_state == QP_S_TERMINATE;
+}
+
+static inline bool qp_timed(const struct iwcm_qp *qp)
+{
+	/* The disconnect timer runs while a close or a Terminate is on
+	 * its way. */
+	return qp->fsm_state == QP_S_CLOSING ||
+	       qp->fsm_state == QP_S_FIN_WAIT ||
+	       qp->fsm_state == QP_S_TERMINATE;
+}
 
 /* ---- mpa_stream.c ---- */
 

@@ -36,9 +36,9 @@ static void progress_handle_closed(uv_handle_t *h)
 
 	pthread_mutex_lock(&dp->lock);
 	if (h == (uv_handle_t *)&qp->timer) {
-		qp->timer_closed = true;
+		qp->timer_state = DP_H_CLOSED;
 	} else {
-		qp->poll_closed = true;
+		qp->poll_state = DP_H_CLOSED;
 		/* libuv let go of an aborted QP's socket: close it now,
 		 * before its number can be reused under the watcher. */
 		if (qp->abort_fd >= 0) {
@@ -53,15 +53,21 @@ static void progress_handle_closed(uv_handle_t *h)
 /* Has the loop nothing to change for this QP's timer? */
 static bool progress_timer_synced(const struct iwcm_qp *qp)
 {
-	return qp->timer_active == (qp->state == IWCM_QPS_CLOSING);
+	return (qp->timer_state == DP_H_ACTIVE) == qp_timed(qp);
 }
 
 /* Has the loop nothing to change for this QP, poll or timer? */
 static bool progress_qp_in_sync(const struct iwcm_qp *qp)
 {
-	return qp->poll_init && !qp->dying && qp->abort_fd < 0 &&
-	       qp_poll_events(qp) == qp->poll_events &&
-	       progress_timer_synced(qp);
+	if (qp->fsm_state == QP_S_DESTROYED || qp->abort_fd >= 0 ||
+	    !progress_timer_synced(qp))
+		return false;
+	/* Reset and closed: nothing left to watch. */
+	if (qp->fd < 0)
+		return true;
+	return (qp->poll_state == DP_H_IDLE ||
+		qp->poll_state == DP_H_ACTIVE) &&
+	       qp_poll_events(qp) == qp->poll_events;
 }
 
 /* The disconnect timeout expired (loop thread, dp.lock free). */
@@ -71,10 +77,10 @@ static void progress_on_timer(uv_timer_t *t)
 	struct dp *dp = qp->ctx->dp;
 
 	pthread_mutex_lock(&dp->lock);
-	qp->timer_active = false;
-	if (!qp->dying && qp->state == IWCM_QPS_CLOSING) {
+	qp->timer_state = DP_H_IDLE;
+	if (qp_timed(qp)) {
 		dp->work++;
-		qp_close_timeout(qp);
+		qp_event(qp, QP_EV_TIMER, NULL);
 	}
 	progress_qp_apply(dp, qp);
 	pthread_mutex_unlock(&dp->lock);
@@ -88,16 +94,16 @@ static void progress_qp_timer(struct dp *dp, struct iwcm_qp *qp)
 
 	if (progress_timer_synced(qp))
 		return;
-	if (qp->timer_active) {
+	if (qp->timer_state == DP_H_ACTIVE) {
 		uv_timer_stop(&qp->timer);
-		qp->timer_active = false;
+		qp->timer_state = DP_H_IDLE;
 		return;
 	}
-	if (!qp->timer_init) {
+	if (qp->timer_state == DP_H_NONE) {
 		/* uv_timer_init() cannot fail. */
 		uv_timer_init(&dp->loop, &qp->timer);
 		qp->timer.data = qp;
-		qp->timer_init = true;
+		qp->timer_state = DP_H_IDLE;
 	}
 	/* The deadline counts from iwcm_qp_disconnect(); the loop's clock
 	 * may be old in manual mode. */
@@ -105,27 +111,25 @@ static void progress_qp_timer(struct dp *dp, struct iwcm_qp *qp)
 	now = uv_now(&dp->loop);
 	left = qp->close_deadline > now ? qp->close_deadline - now : 0;
 	uv_timer_start(&qp->timer, progress_on_timer, left, 0);
-	qp->timer_active = true;
+	qp->timer_state = DP_H_ACTIVE;
+}
+
+/* Close a QP's handles for its destruction (loop thread, dp.lock held). */
+static void progress_handle_close(uv_handle_t *h, enum dp_handle *st)
+{
+	if (*st == DP_H_NONE) {
+		*st = DP_H_CLOSED;
+	} else if (*st == DP_H_IDLE || *st == DP_H_ACTIVE) {
+		*st = DP_H_CLOSING;
+		uv_close(h, progress_handle_closed);
+	}
 }
 
 /* Close a QP's handles for its destruction (loop thread, dp.lock held). */
 static void progress_qp_close(struct dp *dp, struct iwcm_qp *qp)
 {
-	if (qp->timer_init && !qp->timer_closing) {
-		uv_timer_stop(&qp->timer);
-		qp->timer_active = false;
-		qp->timer_closing = true;
-		uv_close((uv_handle_t *)&qp->timer, progress_handle_closed);
-	} else if (!qp->timer_init) {
-		qp->timer_closed = true;
-	}
-	if (qp->poll_init && !qp->poll_closing) {
-		uv_poll_stop(&qp->poll);
-		qp->poll_closing = true;
-		uv_close((uv_handle_t *)&qp->poll, progress_handle_closed);
-	} else if (!qp->poll_init) {
-		qp->poll_closed = true;
-	}
+	progress_handle_close((uv_handle_t *)&qp->timer, &qp->timer_state);
+	progress_handle_close((uv_handle_t *)&qp->poll, &qp->poll_state);
 	pthread_cond_broadcast(&dp->cond);
 }
 
@@ -136,7 +140,8 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 	struct dp *dp = qp->ctx->dp;
 
 	pthread_mutex_lock(&dp->lock);
-	if (qp->dying || qp->poll_closing) {
+	if (qp->fsm_state == QP_S_DESTROYED ||
+	    qp->poll_state >= DP_H_CLOSING) {
 		pthread_mutex_unlock(&dp->lock);
 		return;
 	}
@@ -161,21 +166,20 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 {
 	int ev;
 
-	if (qp->dying) {
+	if (qp->fsm_state == QP_S_DESTROYED) {
 		progress_qp_close(dp, qp);
 		return;
 	}
 	progress_qp_timer(dp, qp);
-	if (qp->poll_closing)
+	if (qp->poll_state >= DP_H_CLOSING)
 		return;
 	if (qp->abort_fd >= 0) {
 		/* Reset by the disconnect timeout: stop watching, then
 		 * close (progress_handle_closed). */
-		if (qp->poll_init) {
-			uv_poll_stop(&qp->poll);
-			qp->poll_closing = true;
-			uv_close((uv_handle_t *)&qp->poll,
-				 progress_handle_closed);
+		if (qp->poll_state != DP_H_NONE) {
+			qp->poll_events = 0;
+			progress_handle_close((uv_handle_t *)&qp->poll,
+					      &qp->poll_state);
 		} else {
 			close(qp->abort_fd);
 			qp->abort_fd = -1;
@@ -184,14 +188,14 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 	}
 	if (qp->fd < 0)
 		return;
-	if (!qp->poll_init) {
+	if (qp->poll_state == DP_H_NONE) {
 		if (uv_poll_init(&dp->loop, &qp->poll, qp->fd) < 0) {
 			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
 				 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
 			return;
 		}
 		qp->poll.data = qp;
-		qp->poll_init = true;
+		qp->poll_state = DP_H_IDLE;
 		qp->poll_events = 0;
 		/* Octets the daemon read are not in the socket. */
 		if (qp->unread_off < qp->unread_len)
@@ -205,6 +209,7 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 		uv_poll_start(&qp->poll, ev, progress_on_poll);
 	else
 		uv_poll_stop(&qp->poll);
+	qp->poll_state = ev ? DP_H_ACTIVE : DP_H_IDLE;
 	qp->poll_events = ev;
 }
 
@@ -323,12 +328,12 @@ static void progress_run_once(struct dp *dp, uv_run_mode mode)
 }
 
 /* Close a QP's handles and wait until libuv let go of them (dp.lock
- * held). */
+ * held, the QP destroyed). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 {
-	qp->dying = true;
 	if (!dp->loop_init ||
-	    (!qp->poll_init && !qp->timer_init && !qp->sync_queued)) {
+	    (qp->poll_state == DP_H_NONE && qp->timer_state == DP_H_NONE &&
+	     !qp->sync_queued)) {
 		if (qp->sync_queued) {
 			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
 			qp->sync_queued = false;
@@ -339,7 +344,8 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
 		qp->sync_queued = true;
 	}
-	while (!qp->poll_closed || !qp->timer_closed) {
+	while (qp->poll_state != DP_H_CLOSED ||
+	       qp->timer_state != DP_H_CLOSED) {
 		if (dp->loop_busy) {
 			/* The loop thread (or an iwcm_progress() caller)
 			 * closes it. */
@@ -378,8 +384,8 @@ static bool progress_direct(struct dp *dp)
 		/* A disconnect timer must fire in time however seldom
 		 * the caller polls: the loop runs while one is armed. */
 		if (++n > PROGRESS_DIRECT_QPS || !progress_qp_in_sync(qp) ||
-		    qp->poll_closing || qp->tx_blocked ||
-		    qp->poll_events != UV_READABLE || qp->timer_active)
+		    qp->tx_blocked || qp->poll_events != UV_READABLE ||
+		    qp->timer_state == DP_H_ACTIVE)
 			return false;
 	}
 	TAILQ_FOREACH(qp, &dp->qps, entry) {

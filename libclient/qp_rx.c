@@ -600,8 +600,11 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 	const struct rdmap_msg *m = &qp->msg;
 	bool first = !qp->first_fpdu;
 
-	if (qp->rx_dead)
+	if (!qp_rx_live(qp))
 		return;
+	/* RFC 5044 §7.1.2 rule 4: the Initiator is in FPDU mode, so an
+	 * MPA v1 Responder may send, if only the Terminate of §8. */
+	qp->first_fpdu = true;
 	/* RFC 5044 §8: a bad CRC or marker is an LLP error. */
 	if (!ev->crc_ok || !ev->markers_ok) {
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
@@ -610,7 +613,6 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 			 0);
 		return;
 	}
-	qp->first_fpdu = true;
 	qp->rx_phase = RXP_CTRL;
 	if (qp->rx_err) {
 		/* RFC 5040 §7.1 cases 2-3: the offending segment's
@@ -729,7 +731,7 @@ static void rx_place(struct iwcm_qp *qp, const uint8_t *p, size_t k)
  * nowhere. */
 static void rx_route(struct iwcm_qp *qp, const uint8_t *p, size_t len)
 {
-	while (len && !qp->rx_dead) {
+	while (len && qp_rx_live(qp)) {
 		size_t k;
 
 		switch (qp->rx_phase) {
@@ -775,7 +777,7 @@ static void rx_feed(struct iwcm_qp *qp, const uint8_t *buf, size_t n,
 {
 	size_t off = 0;
 
-	while (off < n && !qp->rx_dead) {
+	while (off < n && qp_rx_live(qp)) {
 		struct mpa_rx_ev ev;
 		size_t used;
 
@@ -916,10 +918,10 @@ static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread,
 	return RXG_READ;
 }
 
-static void rx_closed(struct iwcm_qp *qp)
+/* The peer's FIN (QP_EV_PEER_EOF) or a reset (QP_EV_RESET). */
+static void rx_closed(struct iwcm_qp *qp, enum qp_event ev)
 {
-	qp->rx_eof = true;
-	qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
+	qp_event(qp, ev, NULL);
 }
 
 /* Read and act on what the socket has (and the handoff's octets).
@@ -928,14 +930,14 @@ bool qp_rx_progress(struct iwcm_qp *qp)
 {
 	size_t budget = QP_RX_BUDGET;
 
-	if (qp->fd < 0 || qp->dying)
+	if (qp->fd < 0 || !qp_rx_open(qp))
 		return false;
-	while (!qp->rx_eof && budget) {
+	while (qp_rx_open(qp) && budget) {
 		size_t need, room, want;
 		bool sock = qp->unread_off >= qp->unread_len;
 		ssize_t n;
 
-		if (qp->rx_dead) {
+		if (!qp_rx_live(qp)) {
 			/* RFC 5041 §7.1: later segments are dropped. */
 			n = mpa_stream_read(qp, qp->stage, DP_STAGE_LEN);
 			if (n <= 0)
@@ -983,19 +985,19 @@ bool qp_rx_progress(struct iwcm_qp *qp)
 		continue;
 rd:
 		if (n == 0) {
-			rx_closed(qp);
+			rx_closed(qp, QP_EV_PEER_EOF);
 			return true;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			rx_closed(qp);
+			rx_closed(qp, QP_EV_RESET);
 		else if (budget == QP_RX_BUDGET)
 			return false;	/* nothing came: nothing changed */
 		break;
 	}
 out:
-	if (qp->state != IWCM_QPS_ERROR)
+	if (qp_tx_writes(qp))
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
 	qp_close_check(qp);

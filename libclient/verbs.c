@@ -26,19 +26,7 @@
 static void qp_free(struct iwcm_qp *qp)
 {
 	qp_engine_free(qp);
-	if (qp->state == IWCM_QPS_RTS && qp->fd >= 0) {
-		/*
-		 * Still connected, no graceful close begun: an abortive one
-		 * (RFC 5040 §6.2 LLP Abortive Termination; iw_cm does the
-		 * same when a connected cm_id is destroyed).  A TCP RST
-		 * tells the peer at once instead of a FIN it could take
-		 * for a graceful close.
-		 */
-		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-		(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg,
-				 sizeof(lg));
-	}
+	/* QP_A_RELEASE or QP_A_RELEASE_RST chose FIN or reset. */
 	if (qp->fd >= 0)
 		close(qp->fd);
 	if (qp->abort_fd >= 0)
@@ -65,6 +53,9 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 	progress_stop(dp);
 	while ((qp = TAILQ_FIRST(&dp->qps))) {
 		TAILQ_REMOVE(&dp->qps, qp, entry);
+		/* No thread is left: the Terminate goes out here. */
+		qp_linger(qp, NULL);
+		qp_event(qp, QP_EV_CTX_CLOSE, NULL);
 		qp_free(qp);
 	}
 	while ((srq = TAILQ_FIRST(&dp->srqs))) {
@@ -163,7 +154,7 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->max_recv_sge = attr->max_recv_sge ? attr->max_recv_sge : 1;
 	qp->max_inline = attr->max_inline_data;
 	qp->sq_size = attr->max_send_wr;
-	qp->state = IWCM_QPS_RTS;
+	qp->fsm_state = QP_S_RTS;
 	if (!qp->srq && rq_init(&qp->rq, attr->max_recv_wr,
 				qp->max_recv_sge) < 0) {
 		free(qp);
@@ -216,7 +207,10 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
 	pthread_mutex_lock(&dp->lock);
-	qp->dying = true;
+	/* RFC 5040 §5.4: a Terminate queued leaves before the FIN or the
+	 * reset, whatever the application does next. */
+	qp_linger(qp, &dp->lock);
+	qp_event(qp, QP_EV_DESTROY, NULL);
 	progress_detach_qp(dp, qp);
 	TAILQ_REMOVE(&dp->qps, qp, entry);
 	cq_purge_qp(qp->send_cq, qp);
@@ -241,11 +235,7 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
 	pthread_mutex_lock(&dp->lock);
-	if (qp->state == IWCM_QPS_RTS) {
-		qp->state = IWCM_QPS_CLOSING;
-		/* Bounded: the progress engine's timer aborts a close that
-		 * is not done by then (qp_close_timeout()). */
-		qp->close_deadline = uv_hrtime() / 1000000 + qp->disconnect_ms;
+	if (qp_event(qp, QP_EV_DISCONNECT, NULL) == 0) {
 		qp_tx_progress(qp);
 		qp_close_check(qp);
 		progress_sync_qp(dp, qp);
@@ -265,7 +255,7 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	dp = qp->ctx->dp;
 	memset(attr, 0, sizeof(*attr));
 	pthread_mutex_lock(&dp->lock);
-	attr->state = qp->state;
+	attr->state = qp_state_public(qp->fsm_state);
 	attr->ird = qp->ird;
 	attr->ord = qp->ord;
 	attr->rdmap_version = qp->version;
@@ -402,25 +392,12 @@ static void sq_wqe_fill(struct iwcm_qp *qp, struct sq_wqe *w,
 	}
 }
 
-static void qp_flush_wc(struct iwcm_qp *qp, struct iwcm_cq *cq,
-			uint64_t wr_id, int opcode)
-{
-	struct iwcm_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = wr_id;
-	wc.status = IWCM_WC_WR_FLUSH_ERR;
-	wc.opcode = opcode;
-	/* A full CQ reports IWCM_EVENT_CQ_ERR, as for any completion. */
-	qp_cq_push(qp, cq, &wc);
-}
-
 /* Post a list of send work requests. */
 IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 			       struct iwcm_send_wr **bad_wr)
 {
 	struct dp *dp;
-	int e = 0;
+	int e = 0, r;
 	bool posted = false;
 
 	if (bad_wr)
@@ -437,16 +414,16 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 			e = errno;
 			break;
 		}
-		if (qp->state == IWCM_QPS_CLOSING) {
-			e = ENOTCONN;
+		/* CLOSING refuses; in error, as libibverbs, flushed at
+		 * once. */
+		r = qp_post_event(qp, QP_EV_POST_SEND, wr->wr_id,
+				  dp_wc_opcode(wr->opcode));
+		if (r < 0) {
+			e = errno;
 			break;
 		}
-		if (qp->state == IWCM_QPS_ERROR) {
-			/* As libibverbs: flushed at once. */
-			qp_flush_wc(qp, qp->send_cq, wr->wr_id,
-				    dp_wc_opcode(wr->opcode));
+		if (r > 0)
 			continue;
-		}
 		if (qp->sq_pi - qp->sq_ci == qp->sq_size) {
 			e = ENOMEM;
 			break;
@@ -474,7 +451,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			       struct iwcm_recv_wr **bad_wr)
 {
 	struct dp *dp;
-	int e = 0;
+	int e = 0, r;
 	bool posted = false;
 
 	if (bad_wr)
@@ -488,10 +465,14 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			e = EINVAL;
 			break;
 		}
-		if (qp->state == IWCM_QPS_ERROR) {
-			qp_flush_wc(qp, qp->recv_cq, wr->wr_id, IWCM_WC_RECV);
-			continue;
+		r = qp_post_event(qp, QP_EV_POST_RECV, wr->wr_id,
+				  IWCM_WC_RECV);
+		if (r < 0) {
+			e = errno;
+			break;
 		}
+		if (r > 0)
+			continue;
 		if (qp->rq.count == qp->rq.size) {
 			e = ENOMEM;
 			break;
