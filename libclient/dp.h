@@ -8,13 +8,45 @@
  * (qp.c), MPA framing over the socket (mpa_stream.c), the progress engine
  * (progress.c) and the atomic operations (atomics.c).
  *
- * Locking: one mutex per context (struct dp.lock) guards every object of
- * the datapath and the engine; the progress thread takes it for each
- * socket event, the verbs take it for each call.  A completion queue has
- * its own lock so that polling never waits for the engine; a completion
- * channel and the async event queue have theirs.  Lock order: dp.lock,
- * then a CQ's lock, then a channel's lock.  Sockets are non-blocking, so
- * nothing sleeps while dp.lock is held except pthread_cond_wait().
+ * Locking.  Locks are per QP and per CQ; no lock shared by several QPs
+ * is held across a socket read or write, so one QP's I/O never holds up
+ * another QP's posts, polls or progress.
+ *
+ *   dp.lock      the context: its object lists and reference counts,
+ *                the loop's ownership (loop_busy, stopping) and dp.cond;
+ *                the loop thread holds it to apply dp.sync.  Never held
+ *                across socket I/O.
+ *   qp->lock     one QP's engine: its queues, receive and transmit
+ *                state, FSM state and libuv handle states; held across
+ *                that QP's own socket reads and writes (progress.c,
+ *                iwcm_post_send(), the linger of iwcm_destroy_qp()).
+ *   srq->lock    a shared receive queue's ring (several QPs take from
+ *                it).
+ *   cq->lock     a completion queue; polling never waits for the engine.
+ *   ch->lock     a completion channel.
+ *   stags.lock   the STag table and the regions' validity: a reader lock
+ *                for the checks of every QP's receive and transmit, the
+ *                writer's for registration, deregistration and remote
+ *                invalidation (RFC 5040 §5.3).
+ *   dp.sync_lock the dp.sync list and qp->sync_queued.
+ *   dp.alock     the asynchronous event queue.
+ *
+ * Lock order (take left before right, never the other way):
+ *
+ *   dp.lock -> qp->lock -> srq->lock -> cq->lock -> ch->lock
+ *                       -> stags.lock
+ *                       -> dp.sync_lock
+ *                       -> dp.alock
+ *
+ * srq->lock, stags.lock, dp.sync_lock and dp.alock are leaves: nothing
+ * else is taken while one is held.  A region's deregistration takes
+ * dp.lock, the STag table's writer lock (then releases it), then each
+ * QP's lock in turn to detach the region (qp_tx_detach(),
+ * qp_rx_detach()): a QP placing into it finishes that read first.  The
+ * libuv handles are touched only by the thread that runs the loop (the
+ * progress thread, or an iwcm_progress() caller with dp.loop_busy set);
+ * their state enums change under qp->lock.  Sockets are non-blocking,
+ * so nothing sleeps under a lock but in pthread_cond_wait().
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -45,6 +77,7 @@ struct dp_stag_slot {
 };
 
 struct dp_stag_table {
+	pthread_rwlock_t lock;		/* see Locking above */
 	struct dp_stag_slot *slots;	/* slot 0 is never used */
 	uint32_t n;			/* slots allocated */
 	uint32_t free_head;		/* oldest free index, 0: none */
@@ -135,6 +168,7 @@ struct rq {
 struct iwcm_srq {
 	struct iwcm_pd *pd;
 	TAILQ_ENTRY(iwcm_srq) entry;
+	pthread_mutex_t lock;		/* rq */
 	struct rq rq;
 	unsigned int refs;		/* QPs */
 };
@@ -269,9 +303,10 @@ enum qp_reason {
 struct iwcm_qp {
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
-	TAILQ_ENTRY(iwcm_qp) entry;
+	TAILQ_ENTRY(iwcm_qp) entry;		/* dp.qps, under dp.lock */
 	TAILQ_ENTRY(iwcm_qp) sync_entry;	/* dp.sync list */
-	bool sync_queued;
+	bool sync_queued;			/* under dp.sync_lock */
+	pthread_mutex_t lock;			/* everything below */
 	struct iwcm_cq *send_cq, *recv_cq;
 	struct iwcm_srq *srq;
 	void *qp_context;
@@ -371,6 +406,7 @@ struct dp {
 	struct iwcm_ctx *ctx;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_mutex_t sync_lock;
 	bool manual;
 
 	struct dp_stag_table stags;
@@ -396,7 +432,7 @@ struct dp {
 	bool thread_started;
 	bool stopping;
 	bool loop_busy;			/* a thread is inside uv_run() */
-	unsigned long work;		/* events handled */
+	unsigned long work;		/* events handled (atomic) */
 	unsigned int direct_calls;	/* iwcm_progress() without the loop */
 };
 
@@ -456,7 +492,8 @@ uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
 
 /* ---- cq.c ---- */
 
-/* Queue a completion (dp.lock held); false when the CQ overflowed. */
+/* Queue a completion (its QP's lock held); false when the CQ
+ * overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
 /* Drop this QP's completions from a CQ (destroy). */
 void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp);
@@ -473,6 +510,8 @@ int rq_check(const struct rq *rq, const struct iwcm_recv_wr *wr);
 /* Queue wr (checked) on rq. */
 void rq_push(struct rq *rq, const struct iwcm_recv_wr *wr);
 void rq_free(struct rq *rq);
+/* Free a shared receive queue nothing uses. */
+void srq_free(struct iwcm_srq *srq);
 
 /* ---- async.c ---- */
 
@@ -589,11 +628,13 @@ uint16_t mpa_stream_mulpdu(int fd, bool markers);
 
 /* Start the loop (and the thread unless manual). */
 int progress_start(struct dp *dp);
-/* Stop the thread and close the loop (dp.lock not held). */
+/* Stop the thread and close the loop (no lock held). */
 void progress_stop(struct dp *dp);
-/* Ask the loop to (re)arm this QP's poll; rings the doorbell. */
+/* Ask the loop to (re)arm this QP's poll; rings the doorbell (qp->lock
+ * held). */
 void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp);
-/* Wait until the loop has closed this QP's poll (dp.lock held). */
+/* Wait until the loop has closed this QP's handles (dp.lock held, the
+ * QP destroyed). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp);
 
 /* ---- atomics.c ---- */

@@ -84,8 +84,13 @@ static bool rq_take(struct iwcm_qp *qp)
 	struct rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
 	struct rq_wqe *w;
 
-	if (!rq->count)
+	if (qp->srq)
+		pthread_mutex_lock(&qp->srq->lock);
+	if (!rq->count) {
+		if (qp->srq)
+			pthread_mutex_unlock(&qp->srq->lock);
 		return false;
+	}
 	w = &rq->ring[rq->head];
 	qp->recv.wr_id = w->wr_id;
 	qp->recv.num_sge = w->num_sge;
@@ -93,6 +98,8 @@ static bool rq_take(struct iwcm_qp *qp)
 	memcpy(qp->recv.sge, w->sge, (size_t)w->num_sge * sizeof(*w->sge));
 	rq->head = (rq->head + 1) % rq->size;
 	rq->count--;
+	if (qp->srq)
+		pthread_mutex_unlock(&qp->srq->lock);
 	qp->cur_recv = true;
 	qp->recv_len = 0;
 	return true;
@@ -432,10 +439,13 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 	if (op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV)
 		wc.wc_flags |= IWCM_WC_SOLICITED;
 	if (op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV) {
-		struct iwcm_mr *mr = dp_stag_lookup(qp_stags(qp), m->inv_stag);
+		struct iwcm_mr *mr;
 
+		pthread_rwlock_wrlock(&qp_stags(qp)->lock);
+		mr = dp_stag_lookup(qp_stags(qp), m->inv_stag);
 		/* RFC 5040 §5.3, §7.2 checks 4-5. */
 		if (!mr || !mr->valid) {
+			pthread_rwlock_unlock(&qp_stags(qp)->lock);
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
 				RDMAP_ECODE_INVALID_STAG,
@@ -449,6 +459,7 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 		 * associated with the RDMAP Stream" (Figure 9: 0/1/0x09).
 		 */
 		if (mr->pd != qp->pd) {
+			pthread_rwlock_unlock(&qp_stags(qp)->lock);
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
 				RDMAP_ECODE_CANT_INVALIDATE,
@@ -456,6 +467,7 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 			return;
 		}
 		mr->valid = false;
+		pthread_rwlock_unlock(&qp_stags(qp)->lock);
 		wc.wc_flags |= IWCM_WC_WITH_INV;
 		wc.invalidated_stag = m->inv_stag;
 	}

@@ -32,6 +32,7 @@ static void qp_free(struct iwcm_qp *qp)
 	if (qp->abort_fd >= 0)
 		close(qp->abort_fd);
 	rq_free(&qp->rq);
+	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 }
 
@@ -60,8 +61,7 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 	}
 	while ((srq = TAILQ_FIRST(&dp->srqs))) {
 		TAILQ_REMOVE(&dp->srqs, srq, entry);
-		rq_free(&srq->rq);
-		free(srq);
+		srq_free(srq);
 	}
 	while ((cq = TAILQ_FIRST(&dp->cqs))) {
 		TAILQ_REMOVE(&dp->cqs, cq, entry);
@@ -84,6 +84,7 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 	close(dp->async_fd);
 	pthread_cond_destroy(&dp->cond);
 	pthread_mutex_destroy(&dp->alock);
+	pthread_mutex_destroy(&dp->sync_lock);
 	pthread_mutex_destroy(&dp->lock);
 	free(dp);
 	ctx->dp = NULL;
@@ -138,6 +139,7 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	pthread_mutex_init(&qp->lock, NULL);
 	qp->ctx = pd->ctx;
 	qp->pd = pd;
 	qp->fd = -1;
@@ -157,7 +159,7 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->fsm_state = QP_S_RTS;
 	if (!qp->srq && rq_init(&qp->rq, attr->max_recv_wr,
 				qp->max_recv_sge) < 0) {
-		free(qp);
+		qp_free(qp);
 		return ERR_PTR(ENOMEM);
 	}
 	if (qp_engine_init(qp, conn) < 0) {
@@ -193,7 +195,9 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	if (qp->srq)
 		qp->srq->refs++;
 	TAILQ_INSERT_TAIL(&dp->qps, qp, entry);
+	pthread_mutex_lock(&qp->lock);
 	progress_sync_qp(dp, qp);
+	pthread_mutex_unlock(&qp->lock);
 	pthread_mutex_unlock(&dp->lock);
 	return qp;
 }
@@ -206,11 +210,14 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	/* RFC 5040 §5.4: a Terminate queued leaves before the FIN or the
 	 * reset, whatever the application does next. */
-	qp_linger(qp, &dp->lock);
+	qp_linger(qp, &qp->lock);
 	qp_event(qp, QP_EV_DESTROY, NULL);
+	pthread_mutex_unlock(&qp->lock);
+	/* No other QP waits while this one writes; now the lists. */
+	pthread_mutex_lock(&dp->lock);
 	progress_detach_qp(dp, qp);
 	TAILQ_REMOVE(&dp->qps, qp, entry);
 	cq_purge_qp(qp->send_cq, qp);
@@ -234,13 +241,13 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	if (qp_event(qp, QP_EV_DISCONNECT, NULL) == 0) {
 		qp_tx_progress(qp);
 		qp_close_check(qp);
 		progress_sync_qp(dp, qp);
 	}
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	return 0;
 }
 
@@ -248,13 +255,12 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 			      struct iwcm_qp_attr *attr)
 {
-	struct dp *dp;
+	struct iwcm_qp *q = (struct iwcm_qp *)qp;
 
 	if (!qp || !attr)
 		return ERR(EINVAL);
-	dp = qp->ctx->dp;
 	memset(attr, 0, sizeof(*attr));
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&q->lock);
 	attr->state = qp_state_public(qp->fsm_state);
 	attr->ird = qp->ird;
 	attr->ord = qp->ord;
@@ -270,7 +276,7 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	attr->disconnect_timeout_ms = qp->disconnect_ms;
 	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD |
 			  IWCM_QP_ATTR_DISCONNECT_TIMEOUT;
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
 
@@ -405,7 +411,7 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
 		uint64_t total = 0;
 		struct sq_wqe *w;
@@ -437,7 +443,7 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		qp_tx_progress(qp);
 		progress_sync_qp(dp, qp);
 	}
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	if (e) {
 		if (bad_wr)
 			*bad_wr = wr;
@@ -450,7 +456,6 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			       struct iwcm_recv_wr **bad_wr)
 {
-	struct dp *dp;
 	int e = 0, r;
 	bool posted = false;
 
@@ -458,8 +463,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 		*bad_wr = NULL;
 	if (!qp)
 		return ERR(EINVAL);
-	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
 		if (qp->srq || rq_check(&qp->rq, wr) < 0) {
 			e = EINVAL;
@@ -483,7 +487,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 	/* A segment may have waited for this buffer (it never does: a
 	 * Send without a buffer is a Terminate), nothing else to do. */
 	(void)posted;
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	if (e) {
 		if (bad_wr)
 			*bad_wr = wr;
