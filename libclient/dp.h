@@ -141,6 +141,7 @@ struct iwcm_cq {
 	struct iwcm_comp_channel *channel;
 	enum cq_arm arm;
 	bool overflowed;
+	bool overflow_told;		/* IWCM_EVENT_CQ_ERR queued */
 	/* channel bookkeeping (under the channel's lock) */
 	TAILQ_ENTRY(iwcm_cq) ch_entry;
 	bool ch_queued;
@@ -495,6 +496,8 @@ uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
 /* Queue a completion (its QP's lock held); false when the CQ
  * overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* True the first time a caller sees the CQ overflowed. */
+bool cq_overflow_first(struct iwcm_cq *cq);
 /* Drop this QP's completions from a CQ (destroy). */
 void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp);
 /* Free a completion queue, a completion channel (nothing refers to it). */

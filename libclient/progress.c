@@ -516,7 +516,8 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 		progress_run_once(dp, UV_RUN_NOWAIT);
 		if (timeout_ms > 0 &&
 		    __atomic_load_n(&dp->work, __ATOMIC_RELAXED) == before) {
-			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN, 0 };
+			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN,
+					    0 };
 			int wait = timeout_ms, next;
 
 			/* A disconnect timer due sooner ends the wait; the

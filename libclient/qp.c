@@ -52,12 +52,10 @@ int dp_wc_opcode(int wr_opcode)
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc)
 {
-	bool was = cq->overflowed;
-
 	wc->qp = qp;
 	if (dp_cq_push(cq, wc))
 		return true;
-	if (!was) {
+	if (cq_overflow_first(cq)) {
 		struct iwcm_async_event ev;
 
 		memset(&ev, 0, sizeof(ev));
