@@ -1411,6 +1411,16 @@ fail:
 	return -1;
 }
 
+/* What libiwcm knows of c (iwcm_conn_query(3)); unknown parts zero. */
+static struct iwcm_conn_attr dp_conn_attr(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(c, &a) < 0)
+		a.comp_mask = 0;
+	return a;
+}
+
 /* The peer's region from its private data. */
 static int dp_ep_peer(struct dp_ep *e)
 {
@@ -1419,7 +1429,8 @@ static int dp_ep_peer(struct dp_ep *e)
 	size_t len = 0;
 	bool need;
 
-	pd = iwcm_conn_get_peer_private_data(e->conn, &len);
+	pd = dp_conn_attr(e->conn).peer_private_data;
+	len = dp_conn_attr(e->conn).peer_private_data_len;
 	if (!pd || len != sizeof(v)) {
 		dp_fail(&e->r->side, "the peer's private data: %zu octets",
 			pd ? len : 0);
@@ -1447,10 +1458,11 @@ static int dp_ep_qp(struct dp_ep *e)
 	struct iwcm_qp_init_attr attr;
 	struct iwcm_qp_attr qa;
 	struct dp_nego *n = &e->r->nego;
-	int crc = iwcm_conn_get_crc(e->conn);
-	int mtx = iwcm_conn_get_markers_tx(e->conn);
-	int mrx = iwcm_conn_get_markers_rx(e->conn);
-	int rev = iwcm_conn_get_mpa_rev(e->conn);
+	const struct iwcm_conn_attr ca = dp_conn_attr(e->conn);
+	int crc = ca.crc;
+	int mtx = ca.markers_tx;
+	int mrx = ca.markers_rx;
+	int rev = (int)ca.mpa_rev;
 
 	if (crc != (int)o->crc || mtx != (int)o->markers ||
 	    mrx != (int)o->markers || rev != (int)o->mpa_rev) {
@@ -1673,8 +1685,8 @@ static void dp_iw_server(struct dp_run *r)
 	type = iwcm_event_get_type(ev);
 	e.conn = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_CONNECT_REQUEST) {
-		dp_fail(&r->side, "event %s", iwcm_event_type_str(type));
+	if (type != IWCM_CM_EVENT_CONNECT_REQUEST) {
+		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
 		goto out;
 	}
 	if (iwcm_accept(e.conn, e.param) < 0) {
@@ -1686,8 +1698,8 @@ static void dp_iw_server(struct dp_run *r)
 		goto out;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		dp_fail(&r->side, "event %s", iwcm_event_type_str(type));
+	if (type != IWCM_CM_EVENT_ESTABLISHED) {
+		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
 		goto out;
 	}
 	iwcm_listener_close(e.l);
@@ -1708,9 +1720,9 @@ setup_failed:
 
 static const char *dp_conn_reason(const struct iwcm_conn *c)
 {
-	const char *text = iwcm_conn_get_reason_text(c);
+	const struct iwcm_conn_attr a = dp_conn_attr(c);
 
-	return text ? text : iwcm_strerror(iwcm_conn_get_reason(c));
+	return a.reason_text ? a.reason_text : iwcm_status_str(a.reason);
 }
 
 static void dp_iw_client(struct dp_run *r)
@@ -1736,8 +1748,8 @@ static void dp_iw_client(struct dp_run *r)
 		goto out;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		dp_fail(&r->side, "%s: %s", iwcm_event_type_str(type),
+	if (type != IWCM_CM_EVENT_ESTABLISHED) {
+		dp_fail(&r->side, "%s: %s", iwcm_cm_event_str(type),
 			dp_conn_reason(e.conn));
 		goto out;
 	}
