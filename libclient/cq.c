@@ -209,6 +209,19 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 	return true;
 }
 
+/* True the first time a caller sees the CQ overflowed (QPs of several
+ * threads may push to it). */
+bool cq_overflow_first(struct iwcm_cq *cq)
+{
+	bool first;
+
+	pthread_mutex_lock(&cq->lock);
+	first = !cq->overflow_told;
+	cq->overflow_told = true;
+	pthread_mutex_unlock(&cq->lock);
+	return first;
+}
+
 /* Take up to num_entries completions. */
 IWCM_EXPORT int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
 			     struct iwcm_wc *wc)

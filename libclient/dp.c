@@ -41,7 +41,9 @@ struct dp *dp_get(struct iwcm_ctx *ctx)
 	}
 	pthread_mutex_init(&dp->lock, NULL);
 	pthread_mutex_init(&dp->alock, NULL);
+	pthread_mutex_init(&dp->sync_lock, NULL);
 	pthread_cond_init(&dp->cond, NULL);
+	pthread_rwlock_init(&dp->stags.lock, NULL);
 	dp->stags.limit = DP_STAG_INDEX_MAX;
 	TAILQ_INIT(&dp->pds);
 	TAILQ_INIT(&dp->mrs);

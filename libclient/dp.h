@@ -9,13 +9,45 @@
  * framing_mpa_tcp.c), the progress engine (progress.c) and the atomic
  * operations (atomics.c).
  *
- * Locking: one mutex per context (struct dp.lock) guards every object of
- * the datapath and the engine; the progress thread takes it for each
- * socket event, the verbs take it for each call.  A completion queue has
- * its own lock so that polling never waits for the engine; a completion
- * channel and the async event queue have theirs.  Lock order: dp.lock,
- * then a CQ's lock, then a channel's lock.  Sockets are non-blocking, so
- * nothing sleeps while dp.lock is held except pthread_cond_wait().
+ * Locking.  Locks are per QP and per CQ; no lock shared by several QPs
+ * is held across a socket read or write, so one QP's I/O never holds up
+ * another QP's posts, polls or progress.
+ *
+ *   dp.lock      the context: its object lists and reference counts,
+ *                the loop's ownership (loop_busy, stopping) and dp.cond;
+ *                the loop thread holds it to apply dp.sync.  Never held
+ *                across socket I/O.
+ *   qp->lock     one QP's engine: its queues, receive and transmit
+ *                state, FSM state and libuv handle states; held across
+ *                that QP's own socket reads and writes (progress.c,
+ *                iwcm_post_send(), the linger of iwcm_destroy_qp()).
+ *   srq->lock    a shared receive queue's ring (several QPs take from
+ *                it).
+ *   cq->lock     a completion queue; polling never waits for the engine.
+ *   ch->lock     a completion channel.
+ *   stags.lock   the STag table and the regions' validity: a reader lock
+ *                for the checks of every QP's receive and transmit, the
+ *                writer's for registration, deregistration and remote
+ *                invalidation (RFC 5040 §5.3).
+ *   dp.sync_lock the dp.sync list and qp->sync_queued.
+ *   dp.alock     the asynchronous event queue.
+ *
+ * Lock order (take left before right, never the other way):
+ *
+ *   dp.lock -> qp->lock -> srq->lock -> cq->lock -> ch->lock
+ *                       -> stags.lock
+ *                       -> dp.sync_lock
+ *                       -> dp.alock
+ *
+ * srq->lock, stags.lock, dp.sync_lock and dp.alock are leaves: nothing
+ * else is taken while one is held.  A region's deregistration takes
+ * dp.lock, the STag table's writer lock (then releases it), then each
+ * QP's lock in turn to detach the region (qp_tx_detach(),
+ * qp_rx_detach()): a QP placing into it finishes that read first.  The
+ * libuv handles are touched only by the thread that runs the loop (the
+ * progress thread, or an iwcm_progress() caller with dp.loop_busy set);
+ * their state enums change under qp->lock.  Sockets are non-blocking,
+ * so nothing sleeps under a lock but in pthread_cond_wait().
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -27,6 +59,7 @@
 #include "framing.h"
 #include "internal.h"
 #include "mpa.h"
+#include "qp_fsm.h"
 #include "rdmap.h"
 
 /* ---- STags (RFC 5042 §5) ---- */
@@ -46,6 +79,7 @@ struct dp_stag_slot {
 };
 
 struct dp_stag_table {
+	pthread_rwlock_t lock;		/* see Locking above */
 	struct dp_stag_slot *slots;	/* slot 0 is never used */
 	uint32_t n;			/* slots allocated */
 	uint32_t free_head;		/* oldest free index, 0: none */
@@ -109,6 +143,7 @@ struct iwcm_cq {
 	struct iwcm_comp_channel *channel;
 	enum cq_arm arm;
 	bool overflowed;
+	bool overflow_told;		/* IWCM_EVENT_CQ_ERR queued */
 	/* channel bookkeeping (under the channel's lock) */
 	TAILQ_ENTRY(iwcm_cq) ch_entry;
 	bool ch_queued;
@@ -136,6 +171,7 @@ struct rq {
 struct iwcm_srq {
 	struct iwcm_pd *pd;
 	TAILQ_ENTRY(iwcm_srq) entry;
+	pthread_mutex_t lock;		/* rq */
 	struct rq rq;
 	unsigned int refs;		/* QPs */
 };
@@ -231,6 +267,15 @@ enum rx_phase {
 /* Segments handed to the framing and not yet given back. */
 #define DP_TX_FRAMES FRAMING_TX_QUEUE
 
+/* A libuv handle of a QP (progress.c). */
+enum dp_handle {
+	DP_H_NONE = 0,			/* not initialised */
+	DP_H_IDLE,			/* initialised, stopped */
+	DP_H_ACTIVE,			/* started */
+	DP_H_CLOSING,			/* uv_close() called */
+	DP_H_CLOSED,			/* its close callback ran */
+};
+
 enum qp_reason {
 	QP_R_NONE = 0,
 	QP_R_LOCAL,			/* we detected an error */
@@ -242,14 +287,16 @@ enum qp_reason {
 struct iwcm_qp {
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
-	TAILQ_ENTRY(iwcm_qp) entry;
+	TAILQ_ENTRY(iwcm_qp) entry;		/* dp.qps, under dp.lock */
 	TAILQ_ENTRY(iwcm_qp) sync_entry;	/* dp.sync list */
-	bool sync_queued;
+	bool sync_queued;			/* under dp.sync_lock */
+	pthread_mutex_t lock;			/* everything below */
 	struct iwcm_cq *send_cq, *recv_cq;
 	struct iwcm_srq *srq;
 	void *qp_context;
 	int fd;
-	int state;			/* enum iwcm_qp_state */
+	enum qp_state fsm_state;	/* qp_fsm.h; only qp_event() sets it */
+	bool fsm_busy;			/* an action of qp_event() runs */
 	enum qp_reason reason;
 	bool sq_sig_all;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
@@ -291,11 +338,9 @@ struct iwcm_qp {
 	enum tx_kind tx_cur;		/* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
 	bool tx_blocked;		/* socket full: wait for POLLOUT */
-	bool term_pending, term_sent;
 	struct rdmap_term term;		/* ours */
-	bool fin_sent;			/* shutdown(SHUT_WR) done */
 
-	/* Bounded close (iwcm_qp_disconnect()). */
+	/* Bounded close (iwcm_qp_disconnect(), our Terminate). */
 	uint32_t disconnect_ms;		/* the bound */
 	uint64_t close_deadline;	/* uv_hrtime() milliseconds */
 	int abort_fd;			/* reset socket libuv still watches */
@@ -306,8 +351,6 @@ struct iwcm_qp {
 	size_t hlen;
 	uint32_t seg_len;		/* its length, header included */
 	struct rdmap_msg msg;		/* the header of this segment */
-	bool rx_eof;			/* EOF or reset seen */
-	bool rx_dead;			/* stop interpreting the stream */
 	uint32_t rx_msn[4];
 	/* placement of this segment */
 	uint8_t *dst;			/* tagged: contiguous target */
@@ -331,11 +374,10 @@ struct iwcm_qp {
 
 	/* Progress engine (loop thread only). */
 	uv_poll_t poll;
-	bool poll_init, poll_closing, poll_closed;
+	enum dp_handle poll_state;
 	int poll_events;
 	uv_timer_t timer;		/* the disconnect timeout */
-	bool timer_init, timer_active, timer_closing, timer_closed;
-	bool dying;
+	enum dp_handle timer_state;
 };
 
 /* ---- the context's datapath ---- */
@@ -348,6 +390,7 @@ struct dp {
 	struct iwcm_ctx *ctx;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	pthread_mutex_t sync_lock;
 	bool manual;
 
 	struct dp_stag_table stags;
@@ -373,7 +416,7 @@ struct dp {
 	bool thread_started;
 	bool stopping;
 	bool loop_busy;			/* a thread is inside uv_run() */
-	unsigned long work;		/* events handled */
+	unsigned long work;		/* events handled (atomic) */
 	unsigned int direct_calls;	/* iwcm_progress() without the loop */
 };
 
@@ -433,8 +476,11 @@ uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
 
 /* ---- cq.c ---- */
 
-/* Queue a completion (dp.lock held); false when the CQ overflowed. */
+/* Queue a completion (its QP's lock held); false when the CQ
+ * overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* True the first time a caller sees the CQ overflowed. */
+bool cq_overflow_first(struct iwcm_cq *cq);
 /* Drop this QP's completions from a CQ (destroy). */
 void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp);
 /* Free a completion queue, a completion channel (nothing refers to it). */
@@ -450,6 +496,8 @@ int rq_check(const struct rq *rq, const struct iwcm_recv_wr *wr);
 /* Queue wr (checked) on rq. */
 void rq_push(struct rq *rq, const struct iwcm_recv_wr *wr);
 void rq_free(struct rq *rq);
+/* Free a shared receive queue nothing uses. */
+void srq_free(struct iwcm_srq *srq);
 
 /* ---- async.c ---- */
 
@@ -479,7 +527,14 @@ bool qp_rx_buffered(const struct iwcm_qp *qp);
 bool qp_tx_ready(const struct iwcm_qp *qp);
 /* The framing gave segment cookie (a struct tx_frame) back: it is out. */
 void qp_tx_done(void *arg, void *cookie);
-/* Move the QP to error: Terminate (if term), flush, async event. */
+/* Feed an event to the QP's state machine (qp_fsm.h). */
+int qp_event(struct iwcm_qp *qp, enum qp_event ev, const void *data);
+/* Post one work request (QP_EV_POST_SEND or _RECV): 0 to queue it, 1 if
+ * it completed flushed, -1 with errno if refused. */
+int qp_post_event(struct iwcm_qp *qp, enum qp_event ev, uint64_t wr_id,
+		  int wc_opcode);
+/* Move the QP to error: the event for reason (a Terminate if send_term
+ * and one may be sent), flush, async event. */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 	      uint8_t layer, uint8_t etype, uint8_t ecode,
 	      const uint8_t *seg, size_t seg_len);
@@ -489,19 +544,23 @@ void qp_flush(struct iwcm_qp *qp);
 void qp_sq_reap(struct iwcm_qp *qp);
 /* Complete a receive work request (its CQ, or the QP's if none). */
 void qp_recv_complete(struct iwcm_qp *qp, struct iwcm_wc *wc);
-/* Send our FIN once (shutdown(SHUT_WR)). */
-void qp_fin(struct iwcm_qp *qp);
 /* Drop queued frames nobody started writing (a QP in error). */
 void qp_tx_drop_unsent(struct iwcm_qp *qp);
 /* A local error on a send work request (RFC 5040 §7.1 case 1). */
 void qp_sq_local_error(struct iwcm_qp *qp, struct sq_wqe *w, int status);
 /* Write what is queued unless the socket is full. */
 void qp_tx_kick(struct iwcm_qp *qp);
-/* Graceful close: FIN once the send side is drained. */
+/* Feed QP_EV_TX_DRAINED once what must precede our FIN is written. */
 void qp_close_check(struct iwcm_qp *qp);
-/* The graceful close timed out: move to error, reset the connection and
- * leave its socket in qp->abort_fd for the loop to close. */
-void qp_close_timeout(struct iwcm_qp *qp);
+/* Queue our Terminate (qp->term) behind what is begun (qp_tx.c). */
+void qp_tx_term(struct iwcm_qp *qp);
+/*
+ * Let a queued Terminate out before the socket is closed: write it,
+ * waiting for room until the disconnect deadline, then the time-out
+ * (RFC 5040 §5.4: the Terminate is the last message).  lock, when not
+ * NULL, is held and dropped while waiting.
+ */
+void qp_linger(struct iwcm_qp *qp, pthread_mutex_t *lock);
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 /* A memory region goes away: copy the frames not all sent that point
@@ -512,15 +571,52 @@ void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
 int qp_poll_events(const struct iwcm_qp *qp);
 
+/* What each state lets the engine do with the socket. */
+static inline bool qp_rx_open(const struct iwcm_qp *qp)
+{
+	/* Not while our Terminate waits: nothing read matters, and the
+	 * peer's FIN is read once ours is out. */
+	return qp->fsm_state <= QP_S_FIN_WAIT || qp->fsm_state == QP_S_ERROR;
+}
+
+static inline bool qp_rx_live(const struct iwcm_qp *qp)
+{
+	/* RFC 5041 §7.1: in error, later segments are dropped. */
+	return qp->fsm_state <= QP_S_FIN_WAIT;
+}
+
+static inline bool qp_tx_open(const struct iwcm_qp *qp)
+{
+	/* Work requests and responses are segmented. */
+	return qp->fsm_state <= QP_S_CLOSING;
+}
+
+static inline bool qp_tx_writes(const struct iwcm_qp *qp)
+{
+	return qp->fsm_state <= QP_S_CLOSING ||
+	       qp->fsm_state == QP_S_TERMINATE;
+}
+
+static inline bool qp_timed(const struct iwcm_qp *qp)
+{
+	/* The disconnect timer runs while a close or a Terminate is on
+	 * its way. */
+	return qp->fsm_state == QP_S_CLOSING ||
+	       qp->fsm_state == QP_S_FIN_WAIT ||
+	       qp->fsm_state == QP_S_TERMINATE;
+}
+
 /* ---- progress.c ---- */
 
 /* Start the loop (and the thread unless manual). */
 int progress_start(struct dp *dp);
-/* Stop the thread and close the loop (dp.lock not held). */
+/* Stop the thread and close the loop (no lock held). */
 void progress_stop(struct dp *dp);
-/* Ask the loop to (re)arm this QP's poll; rings the doorbell. */
+/* Ask the loop to (re)arm this QP's poll; rings the doorbell (qp->lock
+ * held). */
 void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp);
-/* Wait until the loop has closed this QP's poll (dp.lock held). */
+/* Wait until the loop has closed this QP's handles (dp.lock held, the
+ * QP destroyed). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp);
 
 /* ---- atomics.c ---- */

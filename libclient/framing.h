@@ -55,9 +55,10 @@ struct framing_upcalls {
 		      int cap);
 	/* The segment ended; err is NULL when the framing vouches for it. */
 	void (*rx_end)(void *arg, const struct framing_err *err);
-	/* The receive direction is lost: err NULL for an orderly end or a
-	 * reset of the transport, else why the framing gave up. */
-	void (*rx_lost)(void *arg, const struct framing_err *err);
+	/* The receive direction is lost: err NULL for an orderly end (reset
+	 * false) or a reset of the transport (reset true), else why the
+	 * framing gave up. */
+	void (*rx_lost)(void *arg, const struct framing_err *err, bool reset);
 	/* Is RDMAP/DDP still interpreting segments (RFC 5041 §7.1: after
 	 * an error, later segments are dropped unseen)? */
 	bool (*rx_live)(void *arg);

@@ -92,9 +92,10 @@ struct mpa_tcp {
 	size_t pay_off;	  /* payload octets of this segment seen */
 	size_t data_left; /* payload octets still to come */
 	bool drop;	  /* the payload's rest goes nowhere */
-	bool lost;	  /* the stream is gone */
+	bool lost;	  /* no segment can be found in the stream */
+	bool ended;	  /* the transport's end was reported */
 	/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends nothing before
-	 * the first FPDU arrived (one whose CRC and Markers are right). */
+	 * the first FPDU arrived. */
 	bool wait_first;
 	bool first_rx;
 	/* What the daemon read past the handshake, read first. */
@@ -320,10 +321,11 @@ static const struct framing_err mt_err_marker = { MPA_ETYPE_MPA,
 static const struct framing_err mt_err_lost = { MPA_ETYPE_MPA,
 						MPA_ECODE_LOCAL_CATASTROPHIC };
 
-static void mt_lost(struct mpa_tcp *mt, const struct framing_err *err)
+static void mt_lost(struct mpa_tcp *mt, const struct framing_err *err,
+		    bool reset)
 {
 	mt->lost = true;
-	mt->fr.up->rx_lost(mt->fr.arg, err);
+	mt->fr.up->rx_lost(mt->fr.arg, err, reset);
 }
 
 /* The header is complete or its wanted length grew. */
@@ -410,7 +412,7 @@ static void mt_route(struct mpa_tcp *mt, const uint8_t *p, size_t len)
 		} else {
 			/* The decoder and the segment disagree on its
 			 * length: no correct stream does this. */
-			mt_lost(mt, &mt_err_lost);
+			mt_lost(mt, &mt_err_lost, false);
 			return;
 		}
 		p += k;
@@ -426,12 +428,14 @@ static void mt_end(struct mpa_tcp *mt, const struct mpa_rx_ev *ev)
 	const struct framing_err *err = NULL;
 
 	mt->phase = MT_CTRL;
+	/* RFC 5044 §7.1.2 rule 4: an FPDU, even a damaged one, shows the
+	 * Initiator is in FPDU mode, so the responder may send, if only the
+	 * Terminate of §8 that reports the damage. */
+	mt->first_rx = true;
 	if (!ev->crc_ok)
 		err = &mt_err_crc;
 	else if (!ev->markers_ok)
 		err = &mt_err_marker;
-	else
-		mt->first_rx = true;
 	mt->fr.up->rx_end(mt->fr.arg, err);
 }
 
@@ -464,7 +468,7 @@ static void mt_feed(struct mpa_tcp *mt, const uint8_t *buf, size_t n,
 			mt_end(mt, &ev);
 			break;
 		case MPA_RX_EV_ERROR:
-			mt_lost(mt, &mt_err_lost);
+			mt_lost(mt, &mt_err_lost, false);
 			return;
 		default:
 			if (!used)
@@ -588,13 +592,16 @@ static bool mt_rx_progress(struct framing *fr, size_t budget)
 	struct mpa_tcp *mt = mt_of(fr);
 	const size_t start = budget;
 
-	while (budget && !mt->lost) {
+	if (mt->ended)
+		return false;
+	while (budget) {
 		size_t need, room, want;
 		bool sock = mt->unread_off >= mt->unread_len;
 		ssize_t n;
 
-		if (!fr->up->rx_live(fr->arg)) {
-			/* RFC 5041 §7.1: later segments are dropped. */
+		if (mt->lost || !fr->up->rx_live(fr->arg)) {
+			/* RFC 5041 §7.1: later segments are dropped; a lost
+			 * stream is read only for its end. */
 			n = mt_read(mt, mt->stage, MT_STAGE_LEN);
 			if (n <= 0)
 				goto rd;
@@ -605,7 +612,7 @@ static bool mt_rx_progress(struct framing *fr, size_t budget)
 		room = mpa_rx_data_room(&mt->rx);
 		if (!need && !room) {
 			/* The decoder is dead (a start inside a Marker). */
-			mt_lost(mt, &mt_err_marker);
+			mt_lost(mt, &mt_err_marker, false);
 			return true;
 		}
 		if (mt->phase == MT_DATA && !mt->drop && mt->data_left &&
@@ -637,7 +644,8 @@ rd:
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return budget != start;
 		/* EOF or a reset: the transport is gone. */
-		mt_lost(mt, NULL);
+		mt->ended = true;
+		mt_lost(mt, NULL, n < 0);
 		return true;
 	}
 	return true;

@@ -114,8 +114,11 @@ IWCM_EXPORT int iwcm_dereg_mr(struct iwcm_mr *mr)
 	 * half placed in it; after this call the caller may free it, so
 	 * copy what is not sent yet and place nothing more there. */
 	TAILQ_FOREACH(qp, &dp->qps, entry) {
+		/* A QP placing into the region finishes its read first. */
+		pthread_mutex_lock(&qp->lock);
 		qp_tx_detach(qp, mr->addr, mr->length);
 		qp_rx_detach(qp, mr->addr, mr->length);
+		pthread_mutex_unlock(&qp->lock);
 	}
 	mr->pd->refs--;
 	TAILQ_REMOVE(&dp->mrs, mr, entry);

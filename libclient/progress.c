@@ -28,17 +28,22 @@
 
 static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp);
 
-/* A handle of a QP is closed (loop thread, dp.lock free). */
+static void progress_work(struct dp *dp)
+{
+	__atomic_add_fetch(&dp->work, 1, __ATOMIC_RELAXED);
+}
+
+/* A handle of a QP is closed (loop thread, no lock held). */
 static void progress_handle_closed(uv_handle_t *h)
 {
 	struct iwcm_qp *qp = h->data;
 	struct dp *dp = qp->ctx->dp;
 
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	if (h == (uv_handle_t *)&qp->timer) {
-		qp->timer_closed = true;
+		qp->timer_state = DP_H_CLOSED;
 	} else {
-		qp->poll_closed = true;
+		qp->poll_state = DP_H_CLOSED;
 		/* libuv let go of an aborted QP's socket: close it now,
 		 * before its number can be reused under the watcher. */
 		if (qp->abort_fd >= 0) {
@@ -46,6 +51,9 @@ static void progress_handle_closed(uv_handle_t *h)
 			qp->abort_fd = -1;
 		}
 	}
+	pthread_mutex_unlock(&qp->lock);
+	/* progress_detach_qp() waits on dp.cond under dp.lock. */
+	pthread_mutex_lock(&dp->lock);
 	pthread_cond_broadcast(&dp->cond);
 	pthread_mutex_unlock(&dp->lock);
 }
@@ -53,51 +61,60 @@ static void progress_handle_closed(uv_handle_t *h)
 /* Has the loop nothing to change for this QP's timer? */
 static bool progress_timer_synced(const struct iwcm_qp *qp)
 {
-	return qp->timer_active == (qp->state == IWCM_QPS_CLOSING);
+	return (qp->timer_state == DP_H_ACTIVE) == qp_timed(qp);
 }
 
 /* Has the loop nothing to change for this QP, poll or timer? */
 static bool progress_qp_in_sync(const struct iwcm_qp *qp)
 {
-	return qp->poll_init && !qp->dying && qp->abort_fd < 0 &&
-	       qp_poll_events(qp) == qp->poll_events &&
-	       progress_timer_synced(qp);
+	if (qp->fsm_state == QP_S_DESTROYED || qp->abort_fd >= 0 ||
+	    !progress_timer_synced(qp))
+		return false;
+	/* Reset and closed: nothing left to watch. */
+	if (qp->fd < 0)
+		return true;
+	return (qp->poll_state == DP_H_IDLE ||
+		qp->poll_state == DP_H_ACTIVE) &&
+	       qp_poll_events(qp) == qp->poll_events;
 }
 
-/* The disconnect timeout expired (loop thread, dp.lock free). */
+/* The disconnect timeout expired (loop thread, no lock held). */
 static void progress_on_timer(uv_timer_t *t)
 {
 	struct iwcm_qp *qp = t->data;
 	struct dp *dp = qp->ctx->dp;
 
-	pthread_mutex_lock(&dp->lock);
-	qp->timer_active = false;
-	if (!qp->dying && qp->state == IWCM_QPS_CLOSING) {
-		dp->work++;
-		qp_close_timeout(qp);
+	pthread_mutex_lock(&qp->lock);
+	qp->timer_state = DP_H_IDLE;
+	/* A destroyed QP's handles are closed through dp.sync. */
+	if (qp->fsm_state != QP_S_DESTROYED) {
+		if (qp_timed(qp)) {
+			progress_work(dp);
+			qp_event(qp, QP_EV_TIMER, NULL);
+		}
+		progress_qp_apply(dp, qp);
 	}
-	progress_qp_apply(dp, qp);
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 }
 
 /* Run the disconnect timer exactly while the QP is closing (loop thread,
- * dp.lock held). */
+ * qp->lock held). */
 static void progress_qp_timer(struct dp *dp, struct iwcm_qp *qp)
 {
 	uint64_t now, left;
 
 	if (progress_timer_synced(qp))
 		return;
-	if (qp->timer_active) {
+	if (qp->timer_state == DP_H_ACTIVE) {
 		uv_timer_stop(&qp->timer);
-		qp->timer_active = false;
+		qp->timer_state = DP_H_IDLE;
 		return;
 	}
-	if (!qp->timer_init) {
+	if (qp->timer_state == DP_H_NONE) {
 		/* uv_timer_init() cannot fail. */
 		uv_timer_init(&dp->loop, &qp->timer);
 		qp->timer.data = qp;
-		qp->timer_init = true;
+		qp->timer_state = DP_H_IDLE;
 	}
 	/* The deadline counts from iwcm_qp_disconnect(); the loop's clock
 	 * may be old in manual mode. */
@@ -105,42 +122,43 @@ static void progress_qp_timer(struct dp *dp, struct iwcm_qp *qp)
 	now = uv_now(&dp->loop);
 	left = qp->close_deadline > now ? qp->close_deadline - now : 0;
 	uv_timer_start(&qp->timer, progress_on_timer, left, 0);
-	qp->timer_active = true;
+	qp->timer_state = DP_H_ACTIVE;
 }
 
 /* Close a QP's handles for its destruction (loop thread, dp.lock held). */
+static void progress_handle_close(uv_handle_t *h, enum dp_handle *st)
+{
+	if (*st == DP_H_NONE) {
+		*st = DP_H_CLOSED;
+	} else if (*st == DP_H_IDLE || *st == DP_H_ACTIVE) {
+		*st = DP_H_CLOSING;
+		uv_close(h, progress_handle_closed);
+	}
+}
+
+/* Close a QP's handles for its destruction (loop thread, dp.lock and
+ * qp->lock held). */
 static void progress_qp_close(struct dp *dp, struct iwcm_qp *qp)
 {
-	if (qp->timer_init && !qp->timer_closing) {
-		uv_timer_stop(&qp->timer);
-		qp->timer_active = false;
-		qp->timer_closing = true;
-		uv_close((uv_handle_t *)&qp->timer, progress_handle_closed);
-	} else if (!qp->timer_init) {
-		qp->timer_closed = true;
-	}
-	if (qp->poll_init && !qp->poll_closing) {
-		uv_poll_stop(&qp->poll);
-		qp->poll_closing = true;
-		uv_close((uv_handle_t *)&qp->poll, progress_handle_closed);
-	} else if (!qp->poll_init) {
-		qp->poll_closed = true;
-	}
+	progress_handle_close((uv_handle_t *)&qp->timer, &qp->timer_state);
+	progress_handle_close((uv_handle_t *)&qp->poll, &qp->poll_state);
 	pthread_cond_broadcast(&dp->cond);
 }
 
-/* A QP's socket is readable or writable (loop thread, dp.lock free). */
+/* A QP's socket is readable or writable (loop thread, no lock held):
+ * only this QP's lock is held across its reads and writes. */
 static void progress_on_poll(uv_poll_t *h, int status, int events)
 {
 	struct iwcm_qp *qp = h->data;
 	struct dp *dp = qp->ctx->dp;
 
-	pthread_mutex_lock(&dp->lock);
-	if (qp->dying || qp->poll_closing) {
-		pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
+	if (qp->fsm_state == QP_S_DESTROYED ||
+	    qp->poll_state >= DP_H_CLOSING) {
+		pthread_mutex_unlock(&qp->lock);
 		return;
 	}
-	dp->work++;
+	progress_work(dp);
 	if (status < 0) {
 		/* libuv reports a socket error: read it as a reset. */
 		events = UV_READABLE | UV_WRITABLE;
@@ -149,33 +167,36 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 		qp->tx_blocked = false;
 		qp_tx_progress(qp);
 	}
-	if (events & (UV_READABLE | UV_DISCONNECT))
+	/* Octets the daemon read are not in the socket: the first call
+	 * takes them. */
+	if ((events & (UV_READABLE | UV_DISCONNECT)) ||
+	    qp_rx_buffered(qp))
 		qp_rx_progress(qp);
 	progress_qp_apply(dp, qp);
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 }
 
 /* Bring a QP's poll and timer in line with its state (loop thread,
- * dp.lock held). */
+ * qp->lock held; dp.lock too for a destroyed QP).  No socket I/O: a new
+ * poll is started writable, and its first callback does the I/O. */
 static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 {
 	int ev;
 
-	if (qp->dying) {
+	if (qp->fsm_state == QP_S_DESTROYED) {
 		progress_qp_close(dp, qp);
 		return;
 	}
 	progress_qp_timer(dp, qp);
-	if (qp->poll_closing)
+	if (qp->poll_state >= DP_H_CLOSING)
 		return;
 	if (qp->abort_fd >= 0) {
 		/* Reset by the disconnect timeout: stop watching, then
 		 * close (progress_handle_closed). */
-		if (qp->poll_init) {
-			uv_poll_stop(&qp->poll);
-			qp->poll_closing = true;
-			uv_close((uv_handle_t *)&qp->poll,
-				 progress_handle_closed);
+		if (qp->poll_state != DP_H_NONE) {
+			qp->poll_events = 0;
+			progress_handle_close((uv_handle_t *)&qp->poll,
+					      &qp->poll_state);
 		} else {
 			close(qp->abort_fd);
 			qp->abort_fd = -1;
@@ -184,19 +205,25 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 	}
 	if (qp->fd < 0)
 		return;
-	if (!qp->poll_init) {
+	if (qp->poll_state == DP_H_NONE) {
 		if (uv_poll_init(&dp->loop, &qp->poll, qp->fd) < 0) {
-			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
+			/* Not watched, nothing can be written. */
+			qp_fatal(qp, QP_R_LOCAL, false, RDMAP_TERM_LAYER_RDMAP,
 				 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
 			return;
 		}
 		qp->poll.data = qp;
-		qp->poll_init = true;
+		qp->poll_state = DP_H_IDLE;
 		qp->poll_events = 0;
-		/* Octets the daemon read are not in the socket. */
-		if (qp_rx_buffered(qp))
-			qp_rx_progress(qp);
-		qp_tx_progress(qp);
+		/* The first callback comes at once: it writes what was
+		 * posted and reads the octets the daemon read. */
+		if (qp_poll_events(qp)) {
+			ev = qp_poll_events(qp) | UV_WRITABLE;
+			uv_poll_start(&qp->poll, ev, progress_on_poll);
+			qp->poll_state = DP_H_ACTIVE;
+			qp->poll_events = ev;
+			return;
+		}
 	}
 	ev = qp_poll_events(qp);
 	if (ev == qp->poll_events)
@@ -205,18 +232,29 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 		uv_poll_start(&qp->poll, ev, progress_on_poll);
 	else
 		uv_poll_stop(&qp->poll);
+	qp->poll_state = ev ? DP_H_ACTIVE : DP_H_IDLE;
 	qp->poll_events = ev;
 }
 
-/* Apply every pending change (loop thread, dp.lock held). */
+/* Apply every pending change (loop thread, dp.lock held: a QP queued
+ * here is not freed meanwhile). */
 static void progress_sync_all(struct dp *dp)
 {
 	struct iwcm_qp *qp;
 
-	while ((qp = TAILQ_FIRST(&dp->sync))) {
-		TAILQ_REMOVE(&dp->sync, qp, sync_entry);
-		qp->sync_queued = false;
+	for (;;) {
+		pthread_mutex_lock(&dp->sync_lock);
+		qp = TAILQ_FIRST(&dp->sync);
+		if (qp) {
+			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
+			qp->sync_queued = false;
+		}
+		pthread_mutex_unlock(&dp->sync_lock);
+		if (!qp)
+			break;
+		pthread_mutex_lock(&qp->lock);
 		progress_qp_apply(dp, qp);
+		pthread_mutex_unlock(&qp->lock);
 	}
 }
 
@@ -296,17 +334,34 @@ void progress_stop(struct dp *dp)
 	dp->loop_init = false;
 }
 
-/* Ask the loop to apply a QP's new state (dp.lock held). */
+static void progress_sync_queue(struct dp *dp, struct iwcm_qp *qp)
+{
+	pthread_mutex_lock(&dp->sync_lock);
+	if (!qp->sync_queued) {
+		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
+		qp->sync_queued = true;
+	}
+	pthread_mutex_unlock(&dp->sync_lock);
+}
+
+static void progress_sync_dequeue(struct dp *dp, struct iwcm_qp *qp)
+{
+	pthread_mutex_lock(&dp->sync_lock);
+	if (qp->sync_queued) {
+		TAILQ_REMOVE(&dp->sync, qp, sync_entry);
+		qp->sync_queued = false;
+	}
+	pthread_mutex_unlock(&dp->sync_lock);
+}
+
+/* Ask the loop to apply a QP's new state (qp->lock held). */
 void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp)
 {
 	if (!dp->loop_init)
 		return;
 	if (progress_qp_in_sync(qp))
 		return;
-	if (!qp->sync_queued) {
-		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
-		qp->sync_queued = true;
-	}
+	progress_sync_queue(dp, qp);
 	uv_async_send(&dp->doorbell);
 }
 
@@ -322,24 +377,31 @@ static void progress_run_once(struct dp *dp, uv_run_mode mode)
 	pthread_cond_broadcast(&dp->cond);
 }
 
+/* Both handles of a destroyed QP are closed, or were never opened. */
+static bool progress_qp_closed(struct iwcm_qp *qp, bool untouched)
+{
+	bool r;
+
+	pthread_mutex_lock(&qp->lock);
+	r = untouched ? qp->poll_state == DP_H_NONE &&
+				qp->timer_state == DP_H_NONE :
+			qp->poll_state == DP_H_CLOSED &&
+				qp->timer_state == DP_H_CLOSED;
+	pthread_mutex_unlock(&qp->lock);
+	return r;
+}
+
 /* Close a QP's handles and wait until libuv let go of them (dp.lock
- * held). */
+ * held, the QP destroyed: only the loop touches it now). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 {
-	qp->dying = true;
-	if (!dp->loop_init ||
-	    (!qp->poll_init && !qp->timer_init && !qp->sync_queued)) {
-		if (qp->sync_queued) {
-			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
-			qp->sync_queued = false;
-		}
+	/* dp.lock keeps the loop from taking it off dp.sync meanwhile. */
+	if (!dp->loop_init || progress_qp_closed(qp, true)) {
+		progress_sync_dequeue(dp, qp);
 		return;
 	}
-	if (!qp->sync_queued) {
-		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
-		qp->sync_queued = true;
-	}
-	while (!qp->poll_closed || !qp->timer_closed) {
+	progress_sync_queue(dp, qp);
+	while (!progress_qp_closed(qp, false)) {
 		if (dp->loop_busy) {
 			/* The loop thread (or an iwcm_progress() caller)
 			 * closes it. */
@@ -349,10 +411,7 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 			progress_run_once(dp, UV_RUN_NOWAIT);
 		}
 	}
-	if (qp->sync_queued) {
-		TAILQ_REMOVE(&dp->sync, qp, sync_entry);
-		qp->sync_queued = false;
-	}
+	progress_sync_dequeue(dp, qp);
 }
 
 /*
@@ -368,31 +427,50 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 
 static bool progress_direct(struct dp *dp)
 {
-	struct iwcm_qp *qp;
+	struct iwcm_qp *qp, *qps[PROGRESS_DIRECT_QPS];
 	unsigned int n = 0;
+	bool empty, ok;
 
-	if (!TAILQ_EMPTY(&dp->sync) ||
-	    ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
+	pthread_mutex_lock(&dp->sync_lock);
+	empty = TAILQ_EMPTY(&dp->sync);
+	pthread_mutex_unlock(&dp->sync_lock);
+	if (!empty || ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
 		return false;
 	TAILQ_FOREACH(qp, &dp->qps, entry) {
+		if (n == PROGRESS_DIRECT_QPS)
+			return false;
 		/* A disconnect timer must fire in time however seldom
 		 * the caller polls: the loop runs while one is armed. */
-		if (++n > PROGRESS_DIRECT_QPS || !progress_qp_in_sync(qp) ||
-		    qp->poll_closing || qp->tx_blocked ||
-		    qp->poll_events != UV_READABLE || qp->timer_active)
+		pthread_mutex_lock(&qp->lock);
+		ok = progress_qp_in_sync(qp) && !qp->tx_blocked &&
+		     qp->poll_events == UV_READABLE &&
+		     qp->timer_state != DP_H_ACTIVE;
+		pthread_mutex_unlock(&qp->lock);
+		if (!ok)
 			return false;
+		qps[n++] = qp;
 	}
-	TAILQ_FOREACH(qp, &dp->qps, entry) {
-		if (!qp_rx_progress(qp))
-			continue;
-		dp->work++;
-		if (!progress_qp_in_sync(qp)) {
-			/* Its poll or timer changes (say, to wait until
-			 * it can write): the caller is the loop's thread. */
-			progress_qp_apply(dp, qp);
-			return true;
+	/* The caller is the loop's thread now; a QP destroyed meanwhile
+	 * waits for it (progress_detach_qp()), so qps[] stays valid, and
+	 * no lock of the context is held across the reads. */
+	dp->loop_busy = true;
+	pthread_mutex_unlock(&dp->lock);
+	for (unsigned int i = 0; i < n; i++) {
+		qp = qps[i];
+		pthread_mutex_lock(&qp->lock);
+		if (qp_rx_progress(qp)) {
+			progress_work(dp);
+			/* Its poll or timer changes (say, to wait until it
+			 * can write). */
+			if (!progress_qp_in_sync(qp) &&
+			    qp->fsm_state != QP_S_DESTROYED)
+				progress_qp_apply(dp, qp);
 		}
+		pthread_mutex_unlock(&qp->lock);
 	}
+	pthread_mutex_lock(&dp->lock);
+	dp->loop_busy = false;
+	pthread_cond_broadcast(&dp->cond);
 	return true;
 }
 
@@ -422,7 +500,7 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 		pthread_mutex_unlock(&dp->lock);
 		return 0;
 	}
-	before = dp->work;
+	before = __atomic_load_n(&dp->work, __ATOMIC_RELAXED);
 	if (timeout_ms < 0) {
 		progress_run_once(dp, mode);
 	} else if (timeout_ms == 0 && progress_direct(dp)) {
@@ -436,8 +514,10 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 		 * instead, which the doorbell and every QP socket wake.
 		 */
 		progress_run_once(dp, UV_RUN_NOWAIT);
-		if (timeout_ms > 0 && dp->work == before) {
-			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN, 0 };
+		if (timeout_ms > 0 &&
+		    __atomic_load_n(&dp->work, __ATOMIC_RELAXED) == before) {
+			struct pollfd p = { uv_backend_fd(&dp->loop), POLLIN,
+					    0 };
 			int wait = timeout_ms, next;
 
 			/* A disconnect timer due sooner ends the wait; the
@@ -455,7 +535,7 @@ IWCM_EXPORT int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms)
 			progress_run_once(dp, UV_RUN_NOWAIT);
 		}
 	}
-	before = dp->work - before;
+	before = __atomic_load_n(&dp->work, __ATOMIC_RELAXED) - before;
 	pthread_mutex_unlock(&dp->lock);
 	return before > INT32_MAX ? INT32_MAX : (int)before;
 }

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -51,12 +52,10 @@ int dp_wc_opcode(int wr_opcode)
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc)
 {
-	bool was = cq->overflowed;
-
 	wc->qp = qp;
 	if (dp_cq_push(cq, wc))
 		return true;
-	if (!was) {
+	if (cq_overflow_first(cq)) {
 		struct iwcm_async_event ev;
 
 		memset(&ev, 0, sizeof(ev));
@@ -91,6 +90,7 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->markers_rx = conn->markers_rx;
 	qp->crc = conn->crc;
 
+
 	/* RFC 5041 §5.3: MSNs start at 1; the handoff gives the next ones
 	 * of the direction the RTR used (daemon/handoff.c). */
 	for (int i = 0; i < 4; i++) {
@@ -123,6 +123,7 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->recv.sge = calloc(rsge ? rsge : 1, sizeof(*qp->recv.sge));
 	if (!qp->recv.sge)
 		return ERR(ENOMEM);
+
 	return qp_framing_init(qp, conn);
 }
 
@@ -167,15 +168,14 @@ void qp_sq_reap(struct iwcm_qp *qp)
 		}
 		qp->sq_ci++;
 	}
-	if (overflow && qp->state != IWCM_QPS_ERROR)
+	if (overflow)
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
 			 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
 }
 
 void qp_recv_complete(struct iwcm_qp *qp, struct iwcm_wc *wc)
 {
-	if (!qp_cq_push(qp, qp->recv_cq, wc) &&
-	    qp->state != IWCM_QPS_ERROR)
+	if (!qp_cq_push(qp, qp->recv_cq, wc))
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
 			 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
 }
@@ -218,45 +218,48 @@ void qp_flush(struct iwcm_qp *qp)
 	}
 }
 
-void qp_fin(struct iwcm_qp *qp)
-{
-	if (qp->fin_sent || qp->fd < 0)
-		return;
-	qp->fin_sent = true;
-	shutdown(qp->fd, SHUT_WR);
-}
-
 /* Drop queued frames nobody started writing (a QP in error). */
 void qp_tx_drop_unsent(struct iwcm_qp *qp)
 {
 	qp->tx_count = qp->fr ? qp->fr->ops->tx_drop_unsent(qp->fr) : 0;
 }
 
-/* Move the QP to error (RFC 5040 §6.2.1, §7). */
-void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
-	      uint8_t layer, uint8_t etype, uint8_t ecode,
-	      const uint8_t *seg, size_t seg_len)
+/* Nothing more is written: drop every queued frame, even one begun (the
+ * framing frees what it copied when it is freed). */
+static void qp_tx_drop_all(struct iwcm_qp *qp)
+{
+	if (qp->fr) {
+		qp->fr->ops->tx_drop_unsent(qp->fr);
+		qp->fr->tx_queued = 0;
+	}
+	qp->tx_count = 0;
+	qp->tx_blocked = false;
+}
+
+static uint64_t qp_now_ms(void)
+{
+	return uv_hrtime() / 1000000;
+}
+
+/* ---- the state machine's actions (qp_fsm.h) ---- */
+
+/* What a post brings to QP_A_FLUSH_WR. */
+struct qp_post {
+	struct iwcm_cq *cq;
+	uint64_t wr_id;
+	int opcode;			/* enum iwcm_wc_opcode */
+};
+
+/* RFC 5040 §6.2.1, §7: the QP enters error: every work request
+ * completes, the application hears of it once. */
+static void qp_error_enter(struct iwcm_qp *qp, enum qp_reason reason,
+			   const struct qp_fsm_err *e)
 {
 	struct iwcm_async_event ev;
 
-	if (qp->state == IWCM_QPS_ERROR)
-		return;
-	qp->state = IWCM_QPS_ERROR;
 	qp->reason = reason;
-	qp->rx_dead = true;
 	qp->tx_cur = 0;
 	qp->tx_wqe = NULL;
-	qp_tx_drop_unsent(qp);
-	/*
-	 * RFC 5040 §5.4: the Terminate is the last message.  Not when the
-	 * peer is gone, nor before an MPA v1 responder may send at all
-	 * (RFC 5044 §7.1.2 rule 4).
-	 */
-	if (send_term && !qp->term_sent && !qp->rx_eof && !qp->fin_sent &&
-	    qp_tx_ready(qp)) {
-		rdmap_term_fill(&qp->term, layer, etype, ecode, seg, seg_len);
-		qp->term_pending = true;
-	}
 	qp_flush(qp);
 
 	memset(&ev, 0, sizeof(ev));
@@ -264,30 +267,143 @@ void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 		  reason == QP_R_CLOSED ? IWCM_EVENT_QP_PEER_CLOSED :
 					  IWCM_EVENT_QP_FATAL;
 	ev.qp = qp;
-	if (reason == QP_R_TERM || reason == QP_R_LOCAL) {
-		ev.term_layer = layer;
-		ev.term_etype = etype;
-		ev.term_ecode = ecode;
+	if (e && (reason == QP_R_TERM || reason == QP_R_LOCAL)) {
+		ev.term_layer = e->layer;
+		ev.term_etype = e->etype;
+		ev.term_ecode = e->ecode;
 	}
-	if (reason != QP_R_USER)
-		dp_async_push(qp->ctx->dp, &ev);
-	if (qp->term_pending)
-		qp_tx_progress(qp);
-	else if (!qp->tx_count)
-		qp_fin(qp);
+	dp_async_push(qp->ctx->dp, &ev);
 }
 
-/* Graceful close: FIN once nothing is left to send or to wait for. */
-void qp_close_check(struct iwcm_qp *qp)
+/* Our FIN (shutdown(SHUT_WR)), unless the graceful close sent it. */
+static void qp_fin(struct iwcm_qp *qp)
 {
-	if (qp->state == IWCM_QPS_ERROR && !qp->tx_count && !qp->term_pending)
-		qp_fin(qp);
-	if (qp->state != IWCM_QPS_CLOSING || qp->fin_sent)
-		return;
-	if (qp->sq_tx != qp->sq_pi || qp->tx_cur || qp->tx_count ||
-	    qp->orq_count || qp->irq_count)
-		return;
+	if (qp->fd >= 0 && qp->fsm_state != QP_S_FIN_WAIT)
+		(void)shutdown(qp->fd, SHUT_WR);
+}
+
+/* A zero linger time makes close(2) send a reset, not a FIN. */
+static void qp_linger_rst(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (fd >= 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* Reset the connection now; the loop closes the socket once libuv no
+ * longer watches it (progress.c), or qp_free() does. */
+static void qp_abort(struct iwcm_qp *qp)
+{
+	qp_linger_rst(qp->fd);
+	qp->abort_fd = qp->fd;
+	qp->fd = -1;
+	qp_tx_drop_all(qp);
+}
+
+static int qp_a_refuse(void *arg, enum qp_event ev, const void *data)
+{
+	(void)arg;
+	(void)ev;
+	(void)data;
+	return ERR(ENOTCONN);
+}
+
+static int qp_a_flush_wr(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+	const struct qp_post *p = data;
+	struct iwcm_wc wc;
+
+	(void)ev;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = p->wr_id;
+	wc.status = IWCM_WC_WR_FLUSH_ERR;
+	wc.opcode = p->opcode;
+	/* A full CQ reports IWCM_EVENT_CQ_ERR, as for any completion. */
+	qp_cq_push(qp, p->cq, &wc);
+	return 1;
+}
+
+static int qp_a_close_begin(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+
+	(void)ev;
+	(void)data;
+	/* Bounded: the progress engine's timer aborts a close that is not
+	 * done by then. */
+	qp->close_deadline = qp_now_ms() + qp->disconnect_ms;
+	return 0;
+}
+
+static int qp_a_fin(void *arg, enum qp_event ev, const void *data)
+{
+	(void)ev;
+	(void)data;
+	qp_fin(arg);
+	return 0;
+}
+
+static int qp_a_terminate(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+	const struct qp_fsm_err *e = data;
+
+	(void)ev;
+	qp_error_enter(qp, QP_R_LOCAL, e);
+	/* A frame begun stays whole before the Terminate. */
+	qp_tx_drop_unsent(qp);
+	rdmap_term_fill(&qp->term, e->layer, e->etype, e->ecode, e->seg,
+			e->seg_len);
+	/* The Terminate is bounded as a close is: a peer that does not
+	 * read it gets a reset at the deadline. */
+	if (qp->fsm_state == QP_S_RTS)
+		qp->close_deadline = qp_now_ms() + qp->disconnect_ms;
+	qp_tx_term(qp);
+	return 0;
+}
+
+static int qp_a_fail(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+
+	(void)ev;
+	qp_error_enter(qp, QP_R_LOCAL, data);
+	qp_tx_drop_all(qp);
 	qp_fin(qp);
+	return 0;
+}
+
+static int qp_a_term_rcvd(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+
+	(void)ev;
+	qp_error_enter(qp, QP_R_TERM, data);
+	qp_tx_drop_all(qp);
+	qp_fin(qp);
+	return 0;
+}
+
+static int qp_a_peer_closed(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+
+	(void)ev;
+	(void)data;
+	qp_error_enter(qp, QP_R_CLOSED, NULL);
+	qp_tx_drop_all(qp);
+	qp_fin(qp);
+	return 0;
+}
+
+static int qp_a_drop(void *arg, enum qp_event ev, const void *data)
+{
+	(void)ev;
+	(void)data;
+	qp_tx_drop_all(arg);
+	return 0;
 }
 
 /*
@@ -298,23 +414,171 @@ void qp_close_check(struct iwcm_qp *qp)
  * when its endpoint timer expires in CLOSING: the QP to error and a TCP
  * reset.  No Terminate: the peer reads nothing more, or has our FIN.
  */
-void qp_close_timeout(struct iwcm_qp *qp)
+static int qp_a_timeout(void *arg, enum qp_event ev, const void *data)
 {
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct iwcm_qp *qp = arg;
+	const struct qp_fsm_err e = {
+		.layer = RDMAP_TERM_LAYER_LLP,
+		.etype = MPA_ETYPE_MPA,
+		.ecode = MPA_ECODE_CLOSED,
+	};
 
-	if (qp->state != IWCM_QPS_CLOSING || qp->fd < 0)
+	(void)ev;
+	(void)data;
+	qp_abort(qp);
+	qp_error_enter(qp, QP_R_LOCAL, &e);
+	return 0;
+}
+
+/* Our Terminate was not read in time: the same reset. */
+static int qp_a_rst(void *arg, enum qp_event ev, const void *data)
+{
+	(void)ev;
+	(void)data;
+	qp_abort(arg);
+	return 0;
+}
+
+static int qp_a_release_rst(void *arg, enum qp_event ev, const void *data)
+{
+	struct iwcm_qp *qp = arg;
+
+	(void)ev;
+	(void)data;
+	/*
+	 * Still connected, no graceful close begun (or our Terminate not
+	 * out in time): an abortive close (RFC 5040 §6.2 LLP Abortive
+	 * Termination; iw_cm does the same when a connected cm_id is
+	 * destroyed).  A TCP RST tells the peer at once instead of a FIN
+	 * it could take for a graceful close.
+	 */
+	qp_linger_rst(qp->fd);
+	qp_tx_drop_all(qp);
+	return 0;
+}
+
+static int qp_a_release(void *arg, enum qp_event ev, const void *data)
+{
+	(void)ev;
+	(void)data;
+	/* close(2) once the loop let go of the socket (qp_free()). */
+	qp_tx_drop_all(arg);
+	return 0;
+}
+
+static const struct qp_fsm_ops qp_fsm_ops = {
+	.action = {
+		[QP_A_REFUSE] = qp_a_refuse,
+		[QP_A_FLUSH_WR] = qp_a_flush_wr,
+		[QP_A_CLOSE_BEGIN] = qp_a_close_begin,
+		[QP_A_FIN] = qp_a_fin,
+		[QP_A_TERMINATE] = qp_a_terminate,
+		[QP_A_FAIL] = qp_a_fail,
+		[QP_A_TERM_RCVD] = qp_a_term_rcvd,
+		[QP_A_PEER_CLOSED] = qp_a_peer_closed,
+		[QP_A_DROP] = qp_a_drop,
+		[QP_A_TIMEOUT] = qp_a_timeout,
+		[QP_A_RST] = qp_a_rst,
+		[QP_A_RELEASE] = qp_a_release,
+		[QP_A_RELEASE_RST] = qp_a_release_rst,
+	},
+};
+
+/*
+ * Feed an event to the QP's state machine.  An event fed while an action
+ * runs is one that action caused (a CQ overflowing during the flush); the
+ * transition under way already moves the QP to error, so it is dropped
+ * (RFC 5040 §7.1 rule 4: the first error wins).
+ */
+int qp_event(struct iwcm_qp *qp, enum qp_event ev, const void *data)
+{
+	int r;
+
+	if (qp->fsm_busy)
+		return 0;
+	qp->fsm_busy = true;
+	r = qp_fsm(&qp->fsm_state, ev, &qp_fsm_ops, qp, data);
+	qp->fsm_busy = false;
+	return r;
+}
+
+/* Post one work request: 0 to queue it, 1 if flushed, -1 with errno. */
+int qp_post_event(struct iwcm_qp *qp, enum qp_event ev, uint64_t wr_id,
+		  int wc_opcode)
+{
+	struct qp_post p = {
+		.cq = ev == QP_EV_POST_SEND ? qp->send_cq : qp->recv_cq,
+		.wr_id = wr_id,
+		.opcode = wc_opcode,
+	};
+
+	return qp_event(qp, ev, &p);
+}
+
+/* Move the QP to error (RFC 5040 §6.2.1, §7). */
+void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
+	      uint8_t layer, uint8_t etype, uint8_t ecode,
+	      const uint8_t *seg, size_t seg_len)
+{
+	const struct qp_fsm_err e = { layer, etype, ecode, seg, seg_len };
+
+	switch (reason) {
+	case QP_R_TERM:
+		qp_event(qp, QP_EV_TERM_RCVD, &e);
+		break;
+	case QP_R_CLOSED:
+		qp_event(qp, QP_EV_RESET, NULL);
+		break;
+	default:
+		/* RFC 5040 §5.4: the Terminate is the last message; none
+		 * before an MPA v1 responder may send at all (RFC 5044
+		 * §7.1.2 rule 4). */
+		if (send_term && qp->fd >= 0 && qp_tx_ready(qp))
+			qp_event(qp, QP_EV_LOCAL_ERR, &e);
+		else
+			qp_event(qp, QP_EV_LOCAL_FAIL, &e);
+		break;
+	}
+	/* Our Terminate goes out now if the socket has room. */
+	if (qp->fsm_state == QP_S_TERMINATE)
+		qp_tx_kick(qp);
+}
+
+/* Feed QP_EV_TX_DRAINED once what must precede our FIN is written: the
+ * graceful close's work (responses awaited too), or our Terminate. */
+void qp_close_check(struct iwcm_qp *qp)
+{
+	if (qp->fsm_state == QP_S_CLOSING) {
+		if (qp->sq_tx != qp->sq_pi || qp->tx_cur || qp->tx_count ||
+		    qp->orq_count || qp->irq_count)
+			return;
+	} else if (qp->fsm_state != QP_S_TERMINATE || qp->tx_count) {
 		return;
-	/* A zero linger time makes close(2) send a reset, not a FIN. */
-	(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	/* Nothing more is read or written; the loop closes the socket once
-	 * libuv no longer watches it. */
-	qp->abort_fd = qp->fd;
-	qp->fd = -1;
-	qp->tx_count = 0;
-	qp->tx_blocked = false;
-	qp->rx_eof = true;
-	qp_fatal(qp, QP_R_LOCAL, false, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
-		 MPA_ECODE_CLOSED, NULL, 0);
+	}
+	qp_event(qp, QP_EV_TX_DRAINED, NULL);
+}
+
+/* Write our Terminate before the socket goes, until the deadline. */
+void qp_linger(struct iwcm_qp *qp, pthread_mutex_t *lock)
+{
+	while (qp->fsm_state == QP_S_TERMINATE) {
+		struct pollfd p = { qp->fd, POLLOUT, 0 };
+		uint64_t now = qp_now_ms(), wait;
+
+		qp_tx_progress(qp);
+		if (qp->fsm_state != QP_S_TERMINATE)
+			break;
+		if (now >= qp->close_deadline) {
+			qp_event(qp, QP_EV_TIMER, NULL);
+			break;
+		}
+		wait = qp->close_deadline - now;
+		if (lock)
+			pthread_mutex_unlock(lock);
+		(void)poll(&p, 1, wait > 100 ? 100 : (int)wait);
+		if (lock)
+			pthread_mutex_lock(lock);
+	}
 }
 
 /* What the socket must be watched for. */
@@ -322,11 +586,11 @@ int qp_poll_events(const struct iwcm_qp *qp)
 {
 	int ev = 0;
 
-	if (qp->fd < 0 || qp->dying)
+	if (qp->fd < 0)
 		return 0;
-	if (!qp->rx_eof)
+	if (qp_rx_open(qp))
 		ev |= UV_READABLE;
-	if (qp->tx_blocked)
+	if (qp->tx_blocked && qp_tx_writes(qp))
 		ev |= UV_WRITABLE;
 	return ev;
 }

@@ -87,8 +87,13 @@ static bool rq_take(struct iwcm_qp *qp)
 	struct rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
 	struct rq_wqe *w;
 
-	if (!rq->count)
+	if (qp->srq)
+		pthread_mutex_lock(&qp->srq->lock);
+	if (!rq->count) {
+		if (qp->srq)
+			pthread_mutex_unlock(&qp->srq->lock);
 		return false;
+	}
 	w = &rq->ring[rq->head];
 	qp->recv.wr_id = w->wr_id;
 	qp->recv.num_sge = w->num_sge;
@@ -96,6 +101,8 @@ static bool rq_take(struct iwcm_qp *qp)
 	memcpy(qp->recv.sge, w->sge, (size_t)w->num_sge * sizeof(*w->sge));
 	rq->head = (rq->head + 1) % rq->size;
 	rq->count--;
+	if (qp->srq)
+		pthread_mutex_unlock(&qp->srq->lock);
 	qp->cur_recv = true;
 	qp->recv_len = 0;
 	return true;
@@ -446,10 +453,13 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 	if (op == RDMAP_SEND_SE || op == RDMAP_SEND_SE_INV)
 		wc.wc_flags |= IWCM_WC_SOLICITED;
 	if (op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV) {
-		struct iwcm_mr *mr = dp_stag_lookup(qp_stags(qp), m->inv_stag);
+		struct iwcm_mr *mr;
 
+		pthread_rwlock_wrlock(&qp_stags(qp)->lock);
+		mr = dp_stag_lookup(qp_stags(qp), m->inv_stag);
 		/* RFC 5040 §5.3, §7.2 checks 4-5. */
 		if (!mr || !mr->valid) {
+			pthread_rwlock_unlock(&qp_stags(qp)->lock);
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
 				RDMAP_ECODE_INVALID_STAG,
@@ -463,6 +473,7 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 		 * associated with the RDMAP Stream" (Figure 9: 0/1/0x09).
 		 */
 		if (mr->pd != qp->pd) {
+			pthread_rwlock_unlock(&qp_stags(qp)->lock);
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
 				RDMAP_ECODE_CANT_INVALIDATE,
@@ -470,6 +481,7 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 			return;
 		}
 		mr->valid = false;
+		pthread_rwlock_unlock(&qp_stags(qp)->lock);
 		wc.wc_flags |= IWCM_WC_WITH_INV;
 		wc.invalidated_stag = m->inv_stag;
 	}
@@ -630,7 +642,7 @@ static void rx_end(void *arg, const struct framing_err *err)
 	struct iwcm_qp *qp = arg;
 	const struct rdmap_msg *m = &qp->msg;
 
-	if (qp->rx_dead)
+	if (!qp_rx_live(qp))
 		return;
 	/*
 	 * RFC 5044 §8: a bad CRC or marker is an LLP error, and the only
@@ -753,13 +765,12 @@ static int rx_iov(void *arg, size_t off, size_t len, struct iovec *iov,
 
 /* The framing lost the stream (upcall): the peer closed or reset it
  * (err NULL), or no segment can be found in it any more. */
-static void rx_lost(void *arg, const struct framing_err *err)
+static void rx_lost(void *arg, const struct framing_err *err, bool reset)
 {
 	struct iwcm_qp *qp = arg;
 
 	if (!err) {
-		qp->rx_eof = true;
-		qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
+		qp_event(qp, reset ? QP_EV_RESET : QP_EV_PEER_EOF, NULL);
 		return;
 	}
 	qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP, err->etype,
@@ -771,7 +782,7 @@ static bool rx_live(void *arg)
 {
 	const struct iwcm_qp *qp = arg;
 
-	return !qp->rx_dead;
+	return qp_rx_live(qp);
 }
 
 static const struct framing_upcalls qp_framing_up = {
@@ -842,11 +853,11 @@ bool qp_rx_buffered(const struct iwcm_qp *qp)
  * Returns false when it had nothing at all. */
 bool qp_rx_progress(struct iwcm_qp *qp)
 {
-	if (qp->fd < 0 || qp->dying)
+	if (qp->fd < 0 || !qp_rx_open(qp))
 		return false;
-	if (!qp->rx_eof && !qp->fr->ops->rx_progress(qp->fr, QP_RX_BUDGET))
+	if (!qp->fr->ops->rx_progress(qp->fr, QP_RX_BUDGET))
 		return false;	/* nothing came: nothing changed */
-	if (qp->state != IWCM_QPS_ERROR)
+	if (qp_tx_writes(qp))
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
 	qp_close_check(qp);

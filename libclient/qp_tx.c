@@ -384,10 +384,16 @@ static void tx_term(struct iwcm_qp *qp, struct tx_frame *f)
 	m.ddp.last = true;
 	m.u.term = qp->term;
 	f->msg_last = true;
-	qp->term_pending = false;
-	qp->term_sent = true;
-	if (tx_frame_build(qp, f, &m, 0) < 0)
-		qp->term_sent = false;
+	(void)tx_frame_build(qp, f, &m, 0);
+}
+
+/* Queue our Terminate behind what is begun (qp_fsm.h QP_A_TERMINATE). */
+void qp_tx_term(struct iwcm_qp *qp)
+{
+	struct tx_frame *f = tx_frame_get(qp);
+
+	if (f)
+		tx_term(qp, f);
 }
 
 /* May the next send work request start (ORD, FENCE)? */
@@ -417,19 +423,13 @@ static void tx_fill(struct iwcm_qp *qp)
 		struct tx_frame *f;
 		int r;
 
-		if (qp->term_sent || qp->fin_sent)
+		if (!qp_tx_open(qp))
 			return;
 		/* E.g. an MPA v1 responder before the first FPDU. */
 		if (!qp_tx_ready(qp))
 			return;
 		f = tx_frame_get(qp);
 		if (!f)
-			return;
-		if (qp->term_pending) {
-			tx_term(qp, f);
-			return;
-		}
-		if (qp->state == IWCM_QPS_ERROR)
 			return;
 		if (!qp->tx_cur) {
 			if (qp->irq_count) {
@@ -472,10 +472,6 @@ void qp_tx_done(void *arg, void *cookie)
 		qp->tx_head = (qp->tx_head + 1) % DP_TX_FRAMES;
 		qp->tx_count--;
 	}
-	if (f->kind == TXF_TERM) {
-		qp_fin(qp);
-		return;
-	}
 	if (f->kind != TXF_SQ || !w)
 		return;
 	w->frames--;
@@ -490,7 +486,7 @@ void qp_tx_done(void *arg, void *cookie)
 /* Write what is queued, build more, until the socket is full. */
 void qp_tx_progress(struct iwcm_qp *qp)
 {
-	if (qp->fd < 0 || qp->dying)
+	if (qp->fd < 0 || !qp_tx_writes(qp))
 		return;
 	for (;;) {
 		tx_fill(qp);
@@ -504,10 +500,7 @@ void qp_tx_progress(struct iwcm_qp *qp)
 				break;
 			}
 			/* The peer reset the connection or went away. */
-			qp->tx_count = 0;
-			qp->fr->tx_queued = 0;
-			qp->rx_eof = true;
-			qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
+			qp_event(qp, QP_EV_RESET, NULL);
 			break;
 		}
 		qp->tx_blocked = false;

@@ -97,11 +97,20 @@ IWCM_EXPORT struct iwcm_srq *iwcm_create_srq(struct iwcm_pd *pd,
 		return ERR_PTR(ENOMEM);
 	}
 	srq->pd = pd;
+	pthread_mutex_init(&srq->lock, NULL);
 	pthread_mutex_lock(&dp->lock);
 	pd->refs++;
 	TAILQ_INSERT_TAIL(&dp->srqs, srq, entry);
 	pthread_mutex_unlock(&dp->lock);
 	return srq;
+}
+
+/* Free a shared receive queue nothing uses. */
+void srq_free(struct iwcm_srq *srq)
+{
+	rq_free(&srq->rq);
+	pthread_mutex_destroy(&srq->lock);
+	free(srq);
 }
 
 /* Destroy a shared receive queue no QP uses. */
@@ -120,8 +129,7 @@ IWCM_EXPORT int iwcm_destroy_srq(struct iwcm_srq *srq)
 	srq->pd->refs--;
 	TAILQ_REMOVE(&dp->srqs, srq, entry);
 	pthread_mutex_unlock(&dp->lock);
-	rq_free(&srq->rq);
-	free(srq);
+	srq_free(srq);
 	return 0;
 }
 
@@ -130,15 +138,13 @@ IWCM_EXPORT int iwcm_post_srq_recv(struct iwcm_srq *srq,
 				   struct iwcm_recv_wr *wr,
 				   struct iwcm_recv_wr **bad_wr)
 {
-	struct dp *dp;
 	int e = 0;
 
 	if (bad_wr)
 		*bad_wr = NULL;
 	if (!srq)
 		return ERR(EINVAL);
-	dp = srq->pd->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&srq->lock);
 	for (; wr; wr = wr->next) {
 		if (rq_check(&srq->rq, wr) < 0) {
 			e = EINVAL;
@@ -150,7 +156,7 @@ IWCM_EXPORT int iwcm_post_srq_recv(struct iwcm_srq *srq,
 		}
 		rq_push(&srq->rq, wr);
 	}
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&srq->lock);
 	if (e) {
 		if (bad_wr)
 			*bad_wr = wr;

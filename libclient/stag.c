@@ -22,8 +22,8 @@
 
 /* ---- STags ---- */
 
-/* Give mr an STag: a free index and that index's next key. */
-int dp_stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr)
+/* Give mr an STag (the table's writer lock held). */
+static int stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr)
 {
 	struct dp_stag_slot *s;
 	uint32_t idx;
@@ -64,8 +64,19 @@ int dp_stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr)
 	return 0;
 }
 
-/* Return an STag's index to the table (oldest free index reused first). */
-void dp_stag_free(struct dp_stag_table *t, uint32_t stag)
+/* Give mr an STag: a free index and that index's next key. */
+int dp_stag_alloc(struct dp_stag_table *t, struct iwcm_mr *mr)
+{
+	int r;
+
+	pthread_rwlock_wrlock(&t->lock);
+	r = stag_alloc(t, mr);
+	pthread_rwlock_unlock(&t->lock);
+	return r;
+}
+
+/* Free an STag (the table's writer lock held). */
+static void stag_free(struct dp_stag_table *t, uint32_t stag)
 {
 	uint32_t idx = DP_STAG_INDEX(stag);
 
@@ -83,7 +94,16 @@ void dp_stag_free(struct dp_stag_table *t, uint32_t stag)
 	t->used--;
 }
 
-/* The region an STag names, or NULL (unknown index or stale key). */
+/* Return an STag's index to the table (oldest free index reused first). */
+void dp_stag_free(struct dp_stag_table *t, uint32_t stag)
+{
+	pthread_rwlock_wrlock(&t->lock);
+	stag_free(t, stag);
+	pthread_rwlock_unlock(&t->lock);
+}
+
+/* The region an STag names, or NULL (unknown index or stale key); the
+ * caller holds the table's lock. */
 struct iwcm_mr *dp_stag_lookup(const struct dp_stag_table *t, uint32_t stag)
 {
 	uint32_t idx = DP_STAG_INDEX(stag);
@@ -101,14 +121,16 @@ struct iwcm_mr *dp_stag_lookup(const struct dp_stag_table *t, uint32_t stag)
 void dp_stag_table_free(struct dp_stag_table *t)
 {
 	free(t->slots);
+	pthread_rwlock_destroy(&t->lock);
 	t->slots = NULL;
 	t->n = t->used = t->free_head = t->free_tail = 0;
 }
 
-/* RFC 5042 §5: STag valid, same PD, access rights, no wrap, in bounds. */
-enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
-			 const struct iwcm_pd *pd, uint64_t to, uint64_t len,
-			 unsigned int access, struct iwcm_mr **out)
+/* RFC 5042 §5 checks (the table's lock held). */
+static enum dp_prot mr_check(const struct dp_stag_table *t, uint32_t stag,
+			     const struct iwcm_pd *pd, uint64_t to,
+			     uint64_t len, unsigned int access,
+			     struct iwcm_mr **out)
 {
 	struct iwcm_mr *mr = dp_stag_lookup(t, stag);
 	uint64_t base;
@@ -133,6 +155,21 @@ enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
 	    len > mr->length - (to - base))
 		return DP_PROT_BOUNDS;
 	return DP_PROT_OK;
+}
+
+/* RFC 5042 §5: STag valid, same PD, access rights, no wrap, in bounds. */
+enum dp_prot dp_mr_check(const struct dp_stag_table *t, uint32_t stag,
+			 const struct iwcm_pd *pd, uint64_t to, uint64_t len,
+			 unsigned int access, struct iwcm_mr **out)
+{
+	struct dp_stag_table *w = (struct dp_stag_table *)t;
+	enum dp_prot p;
+
+	/* Every QP checks at once; registration waits for them. */
+	pthread_rwlock_rdlock(&w->lock);
+	p = mr_check(t, stag, pd, to, len, access, out);
+	pthread_rwlock_unlock(&w->lock);
+	return p;
 }
 
 /* The RDMAP Remote Protection code (RFC 5040 §7.2 type 0) of a failed

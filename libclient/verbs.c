@@ -26,24 +26,13 @@
 static void qp_free(struct iwcm_qp *qp)
 {
 	qp_engine_free(qp);
-	if (qp->state == IWCM_QPS_RTS && qp->fd >= 0) {
-		/*
-		 * Still connected, no graceful close begun: an abortive one
-		 * (RFC 5040 §6.2 LLP Abortive Termination; iw_cm does the
-		 * same when a connected cm_id is destroyed).  A TCP RST
-		 * tells the peer at once instead of a FIN it could take
-		 * for a graceful close.
-		 */
-		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-		(void)setsockopt(qp->fd, SOL_SOCKET, SO_LINGER, &lg,
-				 sizeof(lg));
-	}
+	/* QP_A_RELEASE or QP_A_RELEASE_RST chose FIN or reset. */
 	if (qp->fd >= 0)
 		close(qp->fd);
 	if (qp->abort_fd >= 0)
 		close(qp->abort_fd);
 	rq_free(&qp->rq);
+	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 }
 
@@ -65,12 +54,14 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 	progress_stop(dp);
 	while ((qp = TAILQ_FIRST(&dp->qps))) {
 		TAILQ_REMOVE(&dp->qps, qp, entry);
+		/* No thread is left: the Terminate goes out here. */
+		qp_linger(qp, NULL);
+		qp_event(qp, QP_EV_CTX_CLOSE, NULL);
 		qp_free(qp);
 	}
 	while ((srq = TAILQ_FIRST(&dp->srqs))) {
 		TAILQ_REMOVE(&dp->srqs, srq, entry);
-		rq_free(&srq->rq);
-		free(srq);
+		srq_free(srq);
 	}
 	while ((cq = TAILQ_FIRST(&dp->cqs))) {
 		TAILQ_REMOVE(&dp->cqs, cq, entry);
@@ -93,6 +84,7 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 	close(dp->async_fd);
 	pthread_cond_destroy(&dp->cond);
 	pthread_mutex_destroy(&dp->alock);
+	pthread_mutex_destroy(&dp->sync_lock);
 	pthread_mutex_destroy(&dp->lock);
 	free(dp);
 	ctx->dp = NULL;
@@ -151,6 +143,7 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 		cm_conn_return_fd(conn);
 		return ERR_PTR(ENOMEM);
 	}
+	pthread_mutex_init(&qp->lock, NULL);
 	qp->ctx = pd->ctx;
 	qp->pd = pd;
 	qp->fd = -1;
@@ -167,10 +160,10 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->max_recv_sge = attr->max_recv_sge ? attr->max_recv_sge : 1;
 	qp->max_inline = attr->max_inline_data;
 	qp->sq_size = attr->max_send_wr;
-	qp->state = IWCM_QPS_RTS;
+	qp->fsm_state = QP_S_RTS;
 	if (!qp->srq && rq_init(&qp->rq, attr->max_recv_wr,
 				qp->max_recv_sge) < 0) {
-		free(qp);
+		qp_free(qp);
 		cm_conn_return_fd(conn);
 		return ERR_PTR(ENOMEM);
 	}
@@ -207,7 +200,9 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	if (qp->srq)
 		qp->srq->refs++;
 	TAILQ_INSERT_TAIL(&dp->qps, qp, entry);
+	pthread_mutex_lock(&qp->lock);
 	progress_sync_qp(dp, qp);
+	pthread_mutex_unlock(&qp->lock);
 	pthread_mutex_unlock(&dp->lock);
 	return qp;
 }
@@ -220,8 +215,14 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
+	pthread_mutex_lock(&qp->lock);
+	/* RFC 5040 §5.4: a Terminate queued leaves before the FIN or the
+	 * reset, whatever the application does next. */
+	qp_linger(qp, &qp->lock);
+	qp_event(qp, QP_EV_DESTROY, NULL);
+	pthread_mutex_unlock(&qp->lock);
+	/* No other QP waits while this one writes; now the lists. */
 	pthread_mutex_lock(&dp->lock);
-	qp->dying = true;
 	progress_detach_qp(dp, qp);
 	TAILQ_REMOVE(&dp->qps, qp, entry);
 	cq_purge_qp(qp->send_cq, qp);
@@ -245,17 +246,13 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
-	if (qp->state == IWCM_QPS_RTS) {
-		qp->state = IWCM_QPS_CLOSING;
-		/* Bounded: the progress engine's timer aborts a close that
-		 * is not done by then (qp_close_timeout()). */
-		qp->close_deadline = uv_hrtime() / 1000000 + qp->disconnect_ms;
+	pthread_mutex_lock(&qp->lock);
+	if (qp_event(qp, QP_EV_DISCONNECT, NULL) == 0) {
 		qp_tx_progress(qp);
 		qp_close_check(qp);
 		progress_sync_qp(dp, qp);
 	}
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	return 0;
 }
 
@@ -263,14 +260,13 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 			      struct iwcm_qp_attr *attr)
 {
-	struct dp *dp;
+	struct iwcm_qp *q = (struct iwcm_qp *)qp;
 
 	if (!qp || !attr)
 		return ERR(EINVAL);
-	dp = qp->ctx->dp;
 	memset(attr, 0, sizeof(*attr));
-	pthread_mutex_lock(&dp->lock);
-	attr->state = qp->state;
+	pthread_mutex_lock(&q->lock);
+	attr->state = qp_state_public(qp->fsm_state);
 	attr->ird = qp->ird;
 	attr->ord = qp->ord;
 	attr->rdmap_version = qp->version;
@@ -285,7 +281,7 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	attr->disconnect_timeout_ms = qp->disconnect_ms;
 	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD |
 			  IWCM_QP_ATTR_DISCONNECT_TIMEOUT;
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
 
@@ -407,25 +403,12 @@ static void sq_wqe_fill(struct iwcm_qp *qp, struct sq_wqe *w,
 	}
 }
 
-static void qp_flush_wc(struct iwcm_qp *qp, struct iwcm_cq *cq,
-			uint64_t wr_id, int opcode)
-{
-	struct iwcm_wc wc;
-
-	memset(&wc, 0, sizeof(wc));
-	wc.wr_id = wr_id;
-	wc.status = IWCM_WC_WR_FLUSH_ERR;
-	wc.opcode = opcode;
-	/* A full CQ reports IWCM_EVENT_CQ_ERR, as for any completion. */
-	qp_cq_push(qp, cq, &wc);
-}
-
 /* Post a list of send work requests. */
 IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 			       struct iwcm_send_wr **bad_wr)
 {
 	struct dp *dp;
-	int e = 0;
+	int e = 0, r;
 	bool posted = false;
 
 	if (bad_wr)
@@ -433,7 +416,7 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 	if (!qp)
 		return ERR(EINVAL);
 	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
 		uint64_t total = 0;
 		struct sq_wqe *w;
@@ -442,16 +425,16 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 			e = errno;
 			break;
 		}
-		if (qp->state == IWCM_QPS_CLOSING) {
-			e = ENOTCONN;
+		/* CLOSING refuses; in error, as libibverbs, flushed at
+		 * once. */
+		r = qp_post_event(qp, QP_EV_POST_SEND, wr->wr_id,
+				  dp_wc_opcode(wr->opcode));
+		if (r < 0) {
+			e = errno;
 			break;
 		}
-		if (qp->state == IWCM_QPS_ERROR) {
-			/* As libibverbs: flushed at once. */
-			qp_flush_wc(qp, qp->send_cq, wr->wr_id,
-				    dp_wc_opcode(wr->opcode));
+		if (r > 0)
 			continue;
-		}
 		if (qp->sq_pi - qp->sq_ci == qp->sq_size) {
 			e = ENOMEM;
 			break;
@@ -465,7 +448,7 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		qp_tx_progress(qp);
 		progress_sync_qp(dp, qp);
 	}
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	if (e) {
 		if (bad_wr)
 			*bad_wr = wr;
@@ -478,25 +461,27 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			       struct iwcm_recv_wr **bad_wr)
 {
-	struct dp *dp;
-	int e = 0;
+	int e = 0, r;
 	bool posted = false;
 
 	if (bad_wr)
 		*bad_wr = NULL;
 	if (!qp)
 		return ERR(EINVAL);
-	dp = qp->ctx->dp;
-	pthread_mutex_lock(&dp->lock);
+	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
 		if (qp->srq || rq_check(&qp->rq, wr) < 0) {
 			e = EINVAL;
 			break;
 		}
-		if (qp->state == IWCM_QPS_ERROR) {
-			qp_flush_wc(qp, qp->recv_cq, wr->wr_id, IWCM_WC_RECV);
-			continue;
+		r = qp_post_event(qp, QP_EV_POST_RECV, wr->wr_id,
+				  IWCM_WC_RECV);
+		if (r < 0) {
+			e = errno;
+			break;
 		}
+		if (r > 0)
+			continue;
 		if (qp->rq.count == qp->rq.size) {
 			e = ENOMEM;
 			break;
@@ -507,7 +492,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 	/* A segment may have waited for this buffer (it never does: a
 	 * Send without a buffer is a Terminate), nothing else to do. */
 	(void)posted;
-	pthread_mutex_unlock(&dp->lock);
+	pthread_mutex_unlock(&qp->lock);
 	if (e) {
 		if (bad_wr)
 			*bad_wr = wr;

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -1471,6 +1472,140 @@ START_TEST(t_destroy)
 }
 END_TEST
 
+/*
+ * RFC 5040 §5.4: our Terminate is the last message, and it reaches the
+ * wire before the FIN or the reset whatever the application does next.
+ * The QP's socket is full (the peer does not read) when the peer's bad
+ * Write makes the QP fail, so the Terminate waits behind a frame begun;
+ * then the application tears down at once: iwcm_destroy_qp() (0),
+ * iwcm_qp_disconnect() and iwcm_destroy_qp() (1), iwcm_ctx_close() (2).
+ * The peer then reads: the Writes, the Terminate, the end.  (3): the
+ * peer never reads; the teardown returns by the disconnect timeout and
+ * resets the connection.
+ */
+#define LINGER_MS 600
+#define LINGER_BUF (4u << 20)
+
+struct linger_arg {
+	struct dp_ep *e;
+	int how;
+	long long took;
+};
+
+static void *linger_teardown(void *arg)
+{
+	struct linger_arg *l = arg;
+	long long t0 = dp_ms();
+
+	if (l->how == 2) {
+		iwcm_ctx_close(l->e->ctx);
+	} else {
+		if (l->how == 1)
+			ck_assert_int_eq(iwcm_qp_disconnect(l->e->qp), 0);
+		ck_assert_int_eq(iwcm_destroy_qp(l->e->qp), 0);
+	}
+	l->took = dp_ms() - t0;
+	return NULL;
+}
+
+START_TEST(t_term_linger)
+{
+	struct iwcm_synth sa, sb;
+	struct iwcm_qp_init_attr attr;
+	struct iwcm_async_event ev;
+	struct linger_arg la;
+	struct iwcm_send_wr wr;
+	struct iwcm_sge sge;
+	struct iwcm_mr *mr;
+	struct dp_msg *t;
+	struct dp_ep e;
+	uint8_t seg[64], *buf;
+	pthread_t th;
+	size_t seg_len;
+	int fd[2];
+
+	dp_cfg_default(&C);
+	C.tcp = 1;
+	dp_cfg_synth(&C, &sa, &sb);
+	dp_sockpair(1, fd);
+	/* A small window: the library's socket fills soon. */
+	(void)setsockopt(fd[1], SOL_SOCKET, SO_RCVBUF, &(int){ 65536 },
+			 sizeof(int));
+	dp_ep_open(&e, 0);
+	e.conn = iwcm_conn_synth(e.ctx, fd[0], &sa);
+	ck_assert_ptr_nonnull(e.conn);
+	memset(&attr, 0, sizeof(attr));
+	attr.send_cq = e.scq;
+	attr.recv_cq = e.rcq;
+	attr.max_send_wr = 16;
+	attr.max_recv_wr = 4;
+	attr.max_send_sge = 1;
+	attr.max_recv_sge = 1;
+	attr.comp_mask = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
+	attr.disconnect_timeout_ms = LINGER_MS;
+	e.qp = iwcm_create_qp(e.conn, e.pd, &attr);
+	ck_assert_ptr_nonnull(e.qp);
+	P = calloc(1, sizeof(*P));
+	ck_assert_ptr_nonnull(P);
+	dp_peer_init(P, fd[1], &sb);
+
+	/* More than the sockets hold: the library's writes block. */
+	buf = calloc(1, LINGER_BUF);
+	ck_assert_ptr_nonnull(buf);
+	mr = dp_reg(&e, buf, LINGER_BUF, IWCM_ACCESS_LOCAL_WRITE);
+	for (int k = 0; k < 4; k++) {
+		dp_wr(&wr, &sge, IWCM_WR_RDMA_WRITE, (uint64_t)k, mr, buf,
+		      LINGER_BUF);
+		wr.wr.rdma.rkey = 0x1200;
+		wr.wr.rdma.remote_addr = 0;
+		dp_post_send(e.qp, &wr);
+	}
+	dp_idle(300);
+	seg_len = dp_peer_write_seg(P, 0xbad00u, 0, "x", 1, seg);
+	ck_assert_int_eq(dp_async(e.ctx, &ev, DP_TIMEOUT_MS), 1);
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+
+	la.e = &e;
+	la.how = _i == 3 ? 0 : _i;
+	la.took = -1;
+	ck_assert_int_eq(pthread_create(&th, NULL, linger_teardown, &la), 0);
+	if (_i == 3) {
+		pthread_join(th, NULL);
+		ck_assert_msg(la.took < LINGER_MS + 1500,
+			      "teardown took %lld ms", la.took);
+		/* What was queued, then the end; a Terminate that got out
+		 * while there was room is the last message. */
+		for (bool term = false;;) {
+			t = dp_peer_recv(P, DP_TIMEOUT_MS);
+			if (!t)
+				break;
+			ck_assert(!term);
+			term = t->m.opcode == RDMAP_TERMINATE;
+		}
+		ck_assert_int_eq(errno, ECONNRESET);
+	} else {
+		/* Read while the teardown waits for room. */
+		t = dp_peer_recv_term(P);
+		dp_check_term(t, RDMAP_TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+			      DDP_ECODE_T_INVALID_STAG, seg, seg_len);
+		ck_assert(dp_peer_wait_eof(P, DP_TIMEOUT_MS));
+		pthread_join(th, NULL);
+		ck_assert_int_lt(la.took, LINGER_MS + 1500);
+	}
+	if (_i == 2) {
+		memset(&e, 0, sizeof(e));
+	} else {
+		e.qp = NULL;
+		ck_assert_int_eq(iwcm_dereg_mr(mr), 0);
+		dp_ep_close(&e);
+	}
+	free(buf);
+	dp_peer_close(P);
+	free(P);
+	P = NULL;
+}
+END_TEST
+
 static Suite *dp_ops_suite(void)
 {
 	Suite *s = suite_create("dp_ops");
@@ -1493,6 +1628,7 @@ static Suite *dp_ops_suite(void)
 	add_tcase(s, "progress_thread", t_progress_thread);
 	add_tcase(s, "progress_manual", t_progress_manual);
 	add_loop_tcase(s, "destroy", t_destroy, 3);
+	add_loop_tcase(s, "term_linger", t_term_linger, 4);
 	return s;
 }
 

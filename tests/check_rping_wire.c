@@ -754,6 +754,165 @@ START_TEST(wire_client_mismatch)
 }
 END_TEST
 
+/* ---- the Terminates iwcm-rping -s sends (RFC 5040 §5.4) ---- */
+
+/* Start "iwcm-rping -s -C 1"; connect and negotiate MPA v1 with CRC
+ * (RFC 5044 §7.1: C=1, no enhanced word, no RTR). */
+static void server_start_v1(struct peer *p, int *out)
+{
+	const char *args[] = { "-s", "-a", "127.0.0.1", "-p", "0", "-C", "1",
+			       NULL };
+	uint8_t req[MPA_FRAME_MAX], buf[MPA_FRAME_MAX];
+	struct mpa_frame f;
+	char line[256];
+	size_t len;
+	int port;
+
+	harness_start(&H, "");
+	rping_start(args, out);
+	rping_line(*out, line, sizeof(line));
+	ck_assert_msg(sscanf(line, "listening on 127.0.0.1 port %d", &port) ==
+			      1,
+		      "first line: %s", line);
+	memset(&f, 0, sizeof(f));
+	f.type = MPA_FRAME_REQ;
+	f.flags = MPA_FLAG_C;
+	f.rev = 1;
+	ck_assert_int_eq(mpa_frame_build(&f, req, sizeof(req), &len),
+			 WIRE_OK);
+	p->fd = tcp_connect(port);
+	raw_send(p->fd, req, len);
+	frame_read(p->fd, buf, &f);
+	ck_assert_int_eq(f.type, MPA_FRAME_REP);
+	ck_assert_uint_eq(f.flags & MPA_FLAG_R, 0);
+	ck_assert_uint_eq(f.rev, 1);
+	ck_assert_uint_ne(f.flags & MPA_FLAG_C, 0);
+	peer_init(p, p->fd, true, (f.flags & MPA_FLAG_M) != 0, false);
+}
+
+/* Frame one ULPDU and send it, its CRC spoiled if bad_crc. */
+static void peer_send_raw(struct peer *p, const struct rdmap_msg *m,
+			  const uint8_t *payload, size_t len, bool bad_crc)
+{
+	uint8_t ulpdu[256], fpdu[512];
+	size_t hl, n;
+
+	ck_assert_int_eq(rdmap_hdr_build(m, ulpdu, sizeof(ulpdu), &hl),
+			 WIRE_OK);
+	ck_assert_uint_le(hl + len, sizeof(ulpdu));
+	memcpy(ulpdu + hl, payload, len);
+	ck_assert_int_eq(mpa_fpdu_build(&p->tx, ulpdu, (uint16_t)(hl + len),
+					fpdu, sizeof(fpdu), &n),
+			 WIRE_OK);
+	if (bad_crc)
+		fpdu[n - 1] ^= 0x5a;
+	raw_send(p->fd, fpdu, n);
+}
+
+/*
+ * The next FPDU must be a Terminate (good CRC, RFC 5040 §4.8) naming
+ * layer, etype and ecode, and the connection must end after it with a
+ * FIN or a reset, nothing else.
+ */
+static void peer_expect_term(struct peer *p, uint8_t layer, uint8_t etype,
+			     uint8_t ecode)
+{
+	uint8_t raw[1024], ulpdu[512];
+	struct mpa_fpdu_info info;
+	struct rdmap_msg m;
+	size_t lead, total;
+	uint16_t ulen;
+
+	lead = p->rx.markers && p->rx.off % MPA_MARKER_INTERVAL == 0 ?
+		       MPA_MARKER_LEN :
+		       0;
+	raw_read(p->fd, raw, lead + MPA_HDR_LEN);
+	ulen = (uint16_t)(raw[lead] << 8 | raw[lead + 1]);
+	total = mpa_fpdu_wire_len(&p->rx, ulen);
+	ck_assert_uint_le(total, sizeof(raw));
+	raw_read(p->fd, raw + lead + MPA_HDR_LEN, total - lead - MPA_HDR_LEN);
+	ck_assert_int_eq(mpa_fpdu_parse(&p->rx, raw, total, &info, ulpdu,
+					sizeof(ulpdu)),
+			 WIRE_OK);
+	ck_assert_msg(info.crc_ok, "bad CRC");
+	p->rx.off += (uint32_t)total;
+	ck_assert_int_eq(rdmap_msg_parse(ulpdu, info.ulpdu_len, &m), WIRE_OK);
+	ck_assert_msg(m.opcode == RDMAP_TERMINATE, "opcode %u, not a "
+		      "Terminate: %s", m.opcode, rping_stderr());
+	ck_assert_uint_eq(m.ddp.qn, DDP_QN_TERMINATE);
+	ck_assert_uint_eq(m.ddp.msn, 1);
+	ck_assert_msg(m.u.term.layer == layer && m.u.term.etype == etype &&
+			      m.u.term.ecode == ecode,
+		      "Terminate layer %u type %u code %u, want %u %u %u",
+		      m.u.term.layer, m.u.term.etype, m.u.term.ecode, layer,
+		      etype, ecode);
+	/* Nothing after the Terminate but the end of the stream. */
+	for (;;) {
+		struct pollfd pf = { p->fd, POLLIN, 0 };
+		ssize_t r;
+
+		ck_assert_msg(poll(&pf, 1, HARNESS_TIMEOUT_MS) == 1,
+			      "no FIN after the Terminate");
+		r = recv(p->fd, raw, sizeof(raw), 0);
+		if (r == 0 || (r < 0 && errno == ECONNRESET))
+			break;
+		ck_assert_msg(r < 0, "%zd octets after the Terminate", r);
+	}
+}
+
+/*
+ * Loop index: (a) an 8-octet Send with a bad CRC, (b) a 30-octet one,
+ * longer than rping's 16-octet receive buffer: RFC 5044 §8 code 2, and
+ * the headers of an FPDU whose CRC failed decide nothing; (c) the
+ * 30-octet Send with a good CRC: RFC 5041 §7.2 untagged "too long";
+ * (d) an RDMA Write to an STag never advertised: tagged "invalid STag".
+ * However the application tears down after its error, the Terminate
+ * leaves first.
+ */
+START_TEST(wire_server_terminate)
+{
+	static const struct {
+		size_t len;
+		bool tagged, bad_crc;
+		uint8_t layer, etype, ecode;
+	} c[] = {
+		{ 8, false, true, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
+		  MPA_ECODE_CRC },
+		{ 30, false, true, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA,
+		  MPA_ECODE_CRC },
+		{ 30, false, false, RDMAP_TERM_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+		  DDP_ECODE_U_TOO_LONG },
+		{ 8, true, false, RDMAP_TERM_LAYER_DDP, DDP_ETYPE_TAGGED,
+		  DDP_ECODE_T_INVALID_STAG },
+	};
+	uint8_t payload[32];
+	struct rdmap_msg m;
+	struct peer p;
+	int out;
+
+	server_start_v1(&p, &out);
+	memset(payload, 0x41, sizeof(payload));
+	memset(&m, 0, sizeof(m));
+	m.ddp.last = true;
+	m.ddp.dv = DDP_VERSION_IETF;
+	m.rv = RDMAP_VERSION_IETF;
+	if (c[_i].tagged) {
+		m.ddp.tagged = true;
+		m.ddp.stag = 0x7e57ab00u;
+		m.opcode = RDMAP_WRITE;
+	} else {
+		m.ddp.qn = DDP_QN_SEND;
+		m.ddp.msn = p.msn_send++;
+		m.opcode = RDMAP_SEND;
+	}
+	peer_send_raw(&p, &m, payload, c[_i].len, c[_i].bad_crc);
+	peer_expect_term(&p, c[_i].layer, c[_i].etype, c[_i].ecode);
+	close(p.fd);
+	ck_assert_int_eq(rping_exit(), 1);
+	close(out);
+}
+END_TEST
+
 static Suite *rping_wire_suite(void)
 {
 	Suite *s = suite_create("rping_wire");
@@ -766,6 +925,11 @@ static Suite *rping_wire_suite(void)
 	tcase_add_loop_test(tc, wire_server_bogus, 0, 2);
 	tcase_add_test(tc, wire_client);
 	tcase_add_test(tc, wire_client_mismatch);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("terminate");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_loop_test(tc, wire_server_terminate, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,13 @@ DP_CFLAGS = $(AM_CFLAGS) -pthread
 DP_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
 	$(CHECK_LIBS) -lpthread
 DP_SOURCES = dp_peer.c dp_peer.h
+# The QP state machine's table, every (state, event) pair.
+check_PROGRAMS += check_qp_fsm
+TESTS += check_qp_fsm
+check_qp_fsm_SOURCES = check_qp_fsm.c
+check_qp_fsm_CPPFLAGS = $(DP_CPPFLAGS)
+check_qp_fsm_CFLAGS = $(DP_CFLAGS)
+check_qp_fsm_LDADD = $(DP_LDADD)
 check_PROGRAMS += check_dp_ops
 TESTS += check_dp_ops
 check_dp_ops_SOURCES = check_dp_ops.c $(DP_SOURCES)
