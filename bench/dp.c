@@ -951,9 +951,10 @@ static int dp_post_rx(struct dp_ep *e, uint32_t i)
 		.lkey = iwcm_mr_get_stag(e->rx_mr),
 	};
 	struct iwcm_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	int err = iwcm_post_srq_recv(e->srq, &wr, NULL);
 
-	if (iwcm_post_srq_recv(e->srq, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_srq_recv: %s", strerror(errno));
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_srq_recv: %s", strerror(err));
 		return -1;
 	}
 	return 0;
@@ -1095,12 +1096,13 @@ static int dp_post(struct dp_ep *e, int opcode, bool signaled)
 		.length = (uint32_t)o->size,
 		.lkey = iwcm_mr_get_stag(e->src_mr),
 	};
+	int err;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = e->posted;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.opcode = opcode;
+	wr.opcode = (enum iwcm_wr_opcode)opcode;
 	wr.send_flags = signaled ? IWCM_SEND_SIGNALED : 0;
 	if (opcode != IWCM_WR_ATOMIC_FETCH_ADD && o->size <= DP_INLINE_MAX)
 		wr.send_flags |= IWCM_SEND_INLINE;
@@ -1113,8 +1115,9 @@ static int dp_post(struct dp_ep *e, int opcode, bool signaled)
 		wr.wr.rdma.remote_addr = e->r_addr;
 		wr.wr.rdma.rkey = e->r_key;
 	}
-	if (iwcm_post_send(e->qp, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(errno));
+	err = iwcm_post_send(e->qp, &wr, NULL);
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(err));
 		return -1;
 	}
 	e->posted++;
@@ -1127,6 +1130,7 @@ static int dp_post_msg(struct dp_ep *e, enum dp_msg msg)
 	uint64_t v = msg;
 	struct iwcm_sge sge = { (uintptr_t)&v, sizeof(v), 0 };
 	struct iwcm_send_wr wr;
+	int err;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = e->posted;
@@ -1134,8 +1138,9 @@ static int dp_post_msg(struct dp_ep *e, enum dp_msg msg)
 	wr.num_sge = 1;
 	wr.opcode = IWCM_WR_SEND;
 	wr.send_flags = IWCM_SEND_SIGNALED | IWCM_SEND_INLINE;
-	if (iwcm_post_send(e->qp, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(errno));
+	err = iwcm_post_send(e->qp, &wr, NULL);
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(err));
 		return -1;
 	}
 	e->posted++;
@@ -1150,8 +1155,10 @@ static int dp_window(struct dp_ep *e, unsigned long n)
 {
 	uint64_t base = e->posted, end = base + n;
 	unsigned int depth = e->r->depth, sig;
-	int op = e->r->t == BENCH_DP_WRITE_BW ? IWCM_WR_RDMA_WRITE :
-						IWCM_WR_RDMA_READ;
+	enum iwcm_wr_opcode op = e->r->t == BENCH_DP_WRITE_BW ?
+					 IWCM_WR_RDMA_WRITE :
+					 IWCM_WR_RDMA_READ;
+	int err;
 
 	if (depth > n)
 		depth = (unsigned int)n;
@@ -1177,9 +1184,10 @@ static int dp_window(struct dp_ep *e, unsigned long n)
 			k++;
 			e->posted++;
 		}
-		if (k && iwcm_post_send(e->qp, e->wrs, NULL) < 0) {
+		err = k ? iwcm_post_send(e->qp, e->wrs, NULL) : 0;
+		if (err) {
 			dp_fail(&e->r->side, "iwcm_post_send: %s",
-				strerror(errno));
+				strerror(err));
 			return -1;
 		}
 		if (e->sent < end && dp_poll(e) < 0)
@@ -1353,6 +1361,7 @@ static void dp_ep_close(struct dp_ep *e)
 static int dp_ep_open(struct dp_run *r, struct dp_ep *e)
 {
 	const struct bench_opts *o = r->o;
+	struct iwcm_srq_init_attr sa = { .max_wr = DP_RX_SLOTS, .max_sge = 1 };
 	unsigned int flags = IWCM_CTX_NONBLOCK;
 	const char *what;
 	uint32_t i;
@@ -1384,7 +1393,7 @@ static int dp_ep_open(struct dp_run *r, struct dp_ep *e)
 	if (!e->cq)
 		goto fail;
 	what = "iwcm_create_srq";
-	e->srq = iwcm_create_srq(e->pd, DP_RX_SLOTS, 1);
+	e->srq = iwcm_create_srq(e->pd, &sa);
 	if (!e->srq)
 		goto fail;
 	if (dp_is_bw(r->t)) {
@@ -1475,6 +1484,7 @@ static int dp_ep_qp(struct dp_ep *e)
 		dp_fail(&e->r->side, "iwcm_create_qp: %s", strerror(errno));
 		return -1;
 	}
+	memset(&qa, 0, sizeof(qa));
 	if (iwcm_query_qp(e->qp, &qa) == 0) {
 		n->known = true;
 		n->mpa_rev = rev;
