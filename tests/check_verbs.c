@@ -2299,8 +2299,9 @@ START_TEST(test_wc_stride)
 				continue;
 			}
 			ck_assert(w.wc_flags & IWCM_WC_WITH_IMM);
-			ck_assert_uint_eq(w.imm_data, 0x0102030405060708ULL *
-							      (uint64_t)(i + 1));
+			ck_assert_uint_eq(w.imm_data,
+					  0x0102030405060708ULL *
+						  (uint64_t)(i + 1));
 			for (size_t k = sizeof(w); k < sz; k++)
 				ck_assert_uint_eq(arr[(size_t)i * sz + k], 0);
 		}
