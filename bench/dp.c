@@ -1082,18 +1082,20 @@ static int dp_sleep(struct dp_ep *e)
 		{ iwcm_comp_channel_get_fd(e->ch), POLLIN, 0 },
 		{ iwcm_ctx_get_async_fd(e->ctx), POLLIN, 0 },
 	};
+	/* -q: the endpoints share the CQ, so whether it is armed too. */
+	bool *armed = e->owner ? &e->armed : &e->r->eps[0].armed;
 	struct iwcm_cq *cq;
 	void *cq_ctx;
 	int k;
 
-	if (!e->armed) {
+	if (!*armed) {
 		if (iwcm_req_notify_cq(e->cq, 0) < 0) {
 			dp_fail(&e->r->side, "iwcm_req_notify_cq: %s",
 				strerror(errno));
 			return -1;
 		}
 		/* Completions queued before arming give no event. */
-		e->armed = true;
+		*armed = true;
 		return 0;
 	}
 	do
@@ -1112,7 +1114,7 @@ static int dp_sleep(struct dp_ep *e)
 		return -1;
 	if (iwcm_get_cq_event(e->ch, &cq, &cq_ctx) == 0) {
 		iwcm_ack_cq_events(cq, 1);
-		e->armed = false;
+		*armed = false;
 	} else if (errno != EAGAIN && errno != EINTR) {
 		dp_fail(&e->r->side, "iwcm_get_cq_event: %s",
 			strerror(errno));
