@@ -38,15 +38,16 @@
  * iwcm_srq_init_attr, work requests) carries a comp_mask the caller sets:
  * a field added later is read only when its bit is set, and a bit this
  * library does not know is EINVAL, so a comp_mask cannot be left unset.
- * struct iwcm_qp_attr is asked for with comp_mask (in: what the caller
- * wants, out: what was written), as struct iwcm_conn_attr is.  What the
- * library hands out by the record (completions, asynchronous events) is
- * written through iwcm_poll_cq_sz() and iwcm_get_async_event_sz(), which
- * take the caller's sizeof: iwcm_poll_cq() and iwcm_get_async_event()
- * are inline functions passing it, so an array of completions keeps the
- * caller's stride and only the caller's prefix of each record is written
- * (the role ibv_cq_ex plays in rdma-core); wc_flags and comp_mask say
- * which optional fields are valid.
+ * struct iwcm_qp_attr is asked for with comp_mask (in: the optional
+ * fields the caller wants, out: those written; unknown bits EINVAL).
+ * What the library hands out by the record (completions, asynchronous
+ * events) is written through iwcm_poll_cq_sz() and
+ * iwcm_get_async_event_sz(), which take the caller's sizeof:
+ * iwcm_poll_cq() and iwcm_get_async_event() are inline functions
+ * passing it, so an array of completions keeps the caller's stride and
+ * only the caller's prefix of each record is written (the role ibv_cq_ex
+ * plays in rdma-core); wc_flags and comp_mask say which optional fields
+ * are valid.
  *
  * Progress: by default each context runs one progress thread that moves
  * data on all its QPs, so one-sided operations (inbound RDMA Writes,
@@ -828,7 +829,7 @@ int iwcm_qp_disconnect(struct iwcm_qp *qp);
  * disconnect_timeout_ms is the bound of iwcm_qp_disconnect().  The
  * fields up to max_inline_data are always written, the optional ones
  * only when asked for; comp_mask keeps the bits of those written, and
- * fields not asked for are left untouched (struct iwcm_conn_attr's rule).
+ * fields not asked for are left untouched.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EINVAL (@qp or @attr NULL, or comp_mask
