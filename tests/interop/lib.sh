@@ -90,6 +90,14 @@ case_end() {
 	fi
 }
 
+# capture_drops: how many packets the guest's capture lost (0 if unknown).
+capture_drops() {
+	local n
+	n=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel$/\1/p' \
+		"$C/tcpdump.txt" 2>/dev/null | head -n 1)
+	echo "${n:-0}"
+}
+
 # ---- the host side ----------------------------------------------------
 
 # daemon_start [CONF LINE...]: iwcmd -d on a private socket.
@@ -144,7 +152,8 @@ free_port() {
 
 # The guest script's prologue: a capture of FILTER on eth0, complete
 # once stopped (tcpdump -U --immediate-mode, stopped with SIGINT after
-# the traffic settled), and the siw parameters in /out.
+# the traffic settled; a 4 MiB buffer, since an emulated guest on a busy
+# host is slow to drain it), and the siw parameters in /out.
 guest_prologue() {
 	if [ "${GUEST_DEBUG:-0}" = 1 ]; then
 		cat <<'EOF'
@@ -156,7 +165,7 @@ EOF
 	fi
 	cat <<EOF
 grep -H . /sys/module/siw/parameters/* >/out/siw-params.txt
-tcpdump -i eth0 -n -s 0 -U --immediate-mode -w /out/case.pcap '$1' \\
+tcpdump -i eth0 -n -s 0 -B 4096 -U --immediate-mode -w /out/case.pcap '$1' \\
 	2>/tmp/tcpdump.err & TD=\$!
 for i in \$(seq 100); do
 	grep -q 'listening on' /tmp/tcpdump.err && break

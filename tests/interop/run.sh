@@ -361,11 +361,28 @@ if [ $rc -ne 0 ]; then
 fi
 rm -rf "$C"
 
+# A failed case whose capture lost packets proves nothing either way (the
+# checks read the capture): it runs again, twice at most, and says so.
 for c in $CASES; do
 	selected "$c" || continue
-	case_begin "${c//_/-}"
-	"case_$c"
-	case_end
+	tries=0
+	while :; do
+		case_begin "${c//_/-}"
+		"case_$c"
+		drops=$(capture_drops)
+		if [ ${#FAILS[@]} -gt 0 ] && [ "$drops" -gt 0 ] &&
+			[ $tries -lt 2 ]; then
+			tries=$((tries + 1))
+			daemon_stop
+			echo "     ${c//_/-}: the guest's capture dropped" \
+				"$drops packets; run $((tries + 1))"
+			continue
+		fi
+		[ $tries -eq 0 ] ||
+			note "run $((tries + 1)): earlier captures dropped packets"
+		case_end
+		break
+	done
 done
 # RFC 5043 DDP stream sessions over SCTP (kernel SCTP in the guest,
 # usrsctp over UDP encapsulation here) need iwcmd's SCTP transport.
