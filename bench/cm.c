@@ -7,7 +7,7 @@
  *
  * The iwcm rows use libiwcm only, two contexts in this process: one
  * listens and accepts, the other connects.  A handshake counts when both
- * ends received IWCM_EVENT_ESTABLISHED with their socket and the
+ * ends received IWCM_CM_EVENT_ESTABLISHED with their socket and the
  * negotiated fields the row asked for; its latency runs from the
  * iwcm_connect() call to the later of the two events.
  */
@@ -378,11 +378,29 @@ struct cm_loop {
 	int *port_resp;		/* port -> resp slot, or -1 */
 };
 
+static struct iwcm_conn_attr cm_attr(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(c, &a) < 0)
+		a.comp_mask = 0;
+	return a;
+}
+
+/* The local or the peer's port of a connection. */
+static uint16_t cm_port(const struct iwcm_conn *c, bool local)
+{
+	const struct iwcm_conn_attr a = cm_attr(c);
+
+	return sa_port((const struct sockaddr *)(local ? &a.local_addr
+						       : &a.peer_addr));
+}
+
 static const char *cm_reason(const struct iwcm_conn *c)
 {
-	const char *text = iwcm_conn_get_reason_text(c);
+	const struct iwcm_conn_attr a = cm_attr(c);
 
-	return text ? text : iwcm_strerror(iwcm_conn_get_reason(c));
+	return a.reason_text ? a.reason_text : iwcm_status_str(a.reason);
 }
 
 /*
@@ -393,18 +411,18 @@ static const char *cm_check(const struct cm_loop *lp,
 			    const struct iwcm_conn *c)
 {
 	const struct cm_row *row = lp->r->row;
-	size_t len = SIZE_MAX;
+	const struct iwcm_conn_attr a = cm_attr(c);
 
 	if (iwcm_conn_get_fd(c) < 0)
 		return "no socket";
-	if (iwcm_conn_get_mpa_rev(c) != (int)row->mpa_rev)
+	if ((int)a.mpa_rev != (int)row->mpa_rev)
 		return "MPA revision";
-	if (iwcm_conn_get_p2p(c) != (int)row->p2p)
+	if ((int)a.p2p != (int)row->p2p)
 		return "connection model";
-	if (iwcm_conn_get_rtr_type(c) != (int)row->rtr)
+	if ((int)a.rtr_type != (int)row->rtr)
 		return "RTR type";
-	if (!iwcm_conn_get_peer_private_data(c, &len) ||
-	    len != lp->r->o->size)
+	if (!(a.comp_mask & IWCM_CONN_ATTR_PEER) ||
+	    a.peer_private_data_len != lp->r->o->size)
 		return "private data length";
 	return NULL;
 }
@@ -528,15 +546,15 @@ static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 
 	if (!s)
 		return;
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		run_fail(lp->r, "initiator: %s: %s", iwcm_event_type_str(type),
+	if (type != IWCM_CM_EVENT_ESTABLISHED) {
+		run_fail(lp->r, "initiator: %s: %s", iwcm_cm_event_str(type),
 			 cm_reason(c));
 		cm_init_clear(lp, s);
 		return;
 	}
 	s->est = true;
 	s->t_est = bench_now_ns();
-	s->port = sa_port(iwcm_conn_get_local_addr(c));
+	s->port = cm_port(c, true);
 	ri = lp->port_resp[s->port];
 	if (ri >= 0 && lp->resp[ri].state != RESP_PENDING)
 		cm_pair(lp, s, &lp->resp[ri]);
@@ -547,7 +565,7 @@ static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 /* A new connection request: accept it, remembered by the peer's port. */
 static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
 {
-	uint16_t port = sa_port(iwcm_conn_get_peer_addr(c));
+	uint16_t port = cm_port(c, false);
 	struct cm_resp *rs = NULL;
 	unsigned int i;
 	int old = lp->port_resp[port];
@@ -591,14 +609,14 @@ static void cm_resp_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 	struct cm_resp *rs;
 	int si;
 
-	if (type == IWCM_EVENT_CONNECT_REQUEST) {
+	if (type == IWCM_CM_EVENT_CONNECT_REQUEST) {
 		cm_request(lp, c);
 		return;
 	}
 	rs = cm_find_resp(lp, c);
 	if (!rs)
 		return;
-	if (type == IWCM_EVENT_ESTABLISHED) {
+	if (type == IWCM_CM_EVENT_ESTABLISHED) {
 		rs->state = RESP_EST;
 		rs->t_est = bench_now_ns();
 	} else {

@@ -1679,6 +1679,16 @@ fail:
 	return -1;
 }
 
+/* What libiwcm knows of c (iwcm_conn_query(3)); unknown parts zero. */
+static struct iwcm_conn_attr dp_conn_attr(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(c, &a) < 0)
+		a.comp_mask = 0;
+	return a;
+}
+
 /* The peer's region from its private data. */
 static int dp_ep_peer(struct dp_ep *e)
 {
@@ -1687,7 +1697,8 @@ static int dp_ep_peer(struct dp_ep *e)
 	size_t len = 0;
 	bool need;
 
-	pd = iwcm_conn_get_peer_private_data(e->conn, &len);
+	pd = dp_conn_attr(e->conn).peer_private_data;
+	len = dp_conn_attr(e->conn).peer_private_data_len;
 	if (!pd || len != sizeof(v)) {
 		dp_fail(&e->r->side, "the peer's private data: %zu octets",
 			pd ? len : 0);
@@ -1715,10 +1726,11 @@ static int dp_ep_qp(struct dp_ep *e)
 	struct iwcm_qp_init_attr attr;
 	struct iwcm_qp_attr qa;
 	struct dp_nego *n = &e->r->nego;
-	int crc = iwcm_conn_get_crc(e->conn);
-	int mtx = iwcm_conn_get_markers_tx(e->conn);
-	int mrx = iwcm_conn_get_markers_rx(e->conn);
-	int rev = iwcm_conn_get_mpa_rev(e->conn);
+	const struct iwcm_conn_attr ca = dp_conn_attr(e->conn);
+	int crc = ca.crc;
+	int mtx = ca.markers_tx;
+	int mrx = ca.markers_rx;
+	int rev = (int)ca.mpa_rev;
 
 	if (crc != (int)o->crc || mtx != (int)o->markers ||
 	    mrx != (int)o->markers || rev != (int)o->mpa_rev) {
@@ -2024,8 +2036,8 @@ static int dp_iw_accept(struct dp_run *r, struct dp_ep *e)
 	type = iwcm_event_get_type(ev);
 	e->conn = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_CONNECT_REQUEST) {
-		dp_fail(&r->side, "event %s", iwcm_event_type_str(type));
+	if (type != IWCM_CM_EVENT_CONNECT_REQUEST) {
+		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
 		return -1;
 	}
 	if (iwcm_accept(e->conn, e->param) < 0) {
@@ -2037,8 +2049,8 @@ static int dp_iw_accept(struct dp_run *r, struct dp_ep *e)
 		return -1;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		dp_fail(&r->side, "event %s", iwcm_event_type_str(type));
+	if (type != IWCM_CM_EVENT_ESTABLISHED) {
+		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
 		return -1;
 	}
 	if (dp_ep_qp(e) < 0 || dp_recv_msg(e, DP_MSG_HELLO) < 0 ||
@@ -2105,9 +2117,9 @@ setup_failed:
 
 static const char *dp_conn_reason(const struct iwcm_conn *c)
 {
-	const char *text = iwcm_conn_get_reason_text(c);
+	const struct iwcm_conn_attr a = dp_conn_attr(c);
 
-	return text ? text : iwcm_strerror(iwcm_conn_get_reason(c));
+	return a.reason_text ? a.reason_text : iwcm_status_str(a.reason);
 }
 
 /* The client's connection of e: ESTABLISHED, its QP, HELLO and READY. */
@@ -2129,8 +2141,8 @@ static int dp_iw_connect(struct dp_run *r, struct dp_ep *e, uint16_t port)
 		return -1;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
-	if (type != IWCM_EVENT_ESTABLISHED) {
-		dp_fail(&r->side, "%s: %s", iwcm_event_type_str(type),
+	if (type != IWCM_CM_EVENT_ESTABLISHED) {
+		dp_fail(&r->side, "%s: %s", iwcm_cm_event_str(type),
 			dp_conn_reason(e->conn));
 		return -1;
 	}

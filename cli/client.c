@@ -4,8 +4,8 @@
  * iwcmctl listen and iwcmctl connect: negotiate through iwcmd as any
  * client does, with libiwcm (iwcm_listen, iwcm_accept or iwcm_reject;
  * iwcm_connect), and print what the peer sent and what was negotiated,
- * as text or, with -j, one JSON object per line named after the
- * iwcm_conn_get_* accessors (iwcmctl(8)).  connect --daemon is the
+ * as text or, with -j, one JSON object per line named after the fields
+ * of struct iwcm_conn_attr (iwcm_conn_query(3), iwcmctl(8)).  connect --daemon is the
  * forced negotiation of the admin socket (ctl.c).
  */
 #include "config.h"
@@ -125,34 +125,47 @@ static const char *onoff(int v)
 	return v ? "on" : "off";
 }
 
+/* What libiwcm knows of c; groups not known are zero and left out of
+ * comp_mask (iwcm_conn_query(3)). */
+static struct iwcm_conn_attr conn_attr(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(c, &a) < 0)
+		a.comp_mask = 0;
+	return a;
+}
+
 /* The peer's MPA frame (RFC 5044 §7.1, RFC 6581 §8), as text. */
 static void peer_text(const struct iwcm_conn *c)
 {
 	const uint8_t *pd;
 	size_t len = 0;
 	char rtr[24];
-	int flags = iwcm_conn_get_peer_flags(c);
-	int rtrs = iwcm_conn_get_peer_rtr_types(c);
+	const struct iwcm_conn_attr a = conn_attr(c);
+	int flags = a.comp_mask & IWCM_CONN_ATTR_PEER ? a.peer_flags : -1;
+	int rtrs = (int)a.peer_rtr_types;
 
 	if (flags < 0)
 		return;
 	printf("  peer frame: rev %d, flags 0x%02x (M=%d C=%d R=%d S=%d)",
-	       iwcm_conn_get_peer_mpa_rev(c), flags,
+	       (int)a.peer_mpa_rev, flags,
 	       !!(flags & IWCM_MPA_FLAG_M), !!(flags & IWCM_MPA_FLAG_C),
 	       !!(flags & IWCM_MPA_FLAG_R), !!(flags & IWCM_MPA_FLAG_S));
-	if (iwcm_conn_get_peer_enhanced(c) == 1)
+	if (a.peer_enhanced)
 		printf(", A=%d B=%d C=%d D=%d (%s, rtr %s), ird %d, ord %d",
-		       iwcm_conn_get_peer_p2p(c) == 1,
+		       a.peer_p2p,
 		       !!(rtrs & IWCM_RTR_SEND), !!(rtrs & IWCM_RTR_WRITE),
 		       !!(rtrs & IWCM_RTR_READ),
-		       iwcm_conn_get_peer_p2p(c) == 1 ? "peer-to-peer"
+		       a.peer_p2p ? "peer-to-peer"
 						      : "client-server",
 		       cmopt_rtr_str((unsigned int)(rtrs < 0 ? 0 : rtrs), rtr,
 				     sizeof(rtr)),
-		       iwcm_conn_get_peer_ird(c), iwcm_conn_get_peer_ord(c));
+		       (int)a.peer_ird, (int)a.peer_ord);
 	else
 		printf(", not enhanced");
-	pd = iwcm_conn_get_peer_private_data(c, &len);
+	pd = a.peer_private_data;
+	len = a.peer_private_data_len;
 	printf(", private data ");
 	if (pd && len)
 		hex(pd, len);
@@ -166,131 +179,131 @@ static void peer_json(const struct iwcm_conn *c)
 	const uint8_t *pd;
 	size_t len = 0;
 	char rtr[24];
-	int flags = iwcm_conn_get_peer_flags(c);
-	int rtrs = iwcm_conn_get_peer_rtr_types(c);
-	bool enh = iwcm_conn_get_peer_enhanced(c) == 1;
+	const struct iwcm_conn_attr a = conn_attr(c);
+	int flags = a.comp_mask & IWCM_CONN_ATTR_PEER ? a.peer_flags : -1;
+	int rtrs = (int)a.peer_rtr_types;
+	bool enh = a.peer_enhanced;
 
 	if (flags < 0)
 		return;
-	jnum("peer_mpa_rev", iwcm_conn_get_peer_mpa_rev(c));
+	jnum("peer_mpa_rev", a.peer_mpa_rev);
 	jnum("peer_flags", flags);
 	jbool("peer_markers", flags & IWCM_MPA_FLAG_M);
 	jbool("peer_crc", flags & IWCM_MPA_FLAG_C);
 	jbool("peer_reject", flags & IWCM_MPA_FLAG_R);
 	jbool("peer_enhanced", enh);
 	if (enh) {
-		jbool("peer_p2p", iwcm_conn_get_peer_p2p(c) == 1);
+		jbool("peer_p2p", a.peer_p2p);
 		jstr("peer_rtr_types",
 		     cmopt_rtr_str((unsigned int)(rtrs < 0 ? 0 : rtrs), rtr,
 				   sizeof(rtr)));
-		jnum("peer_ird", iwcm_conn_get_peer_ird(c));
-		jnum("peer_ord", iwcm_conn_get_peer_ord(c));
+		jnum("peer_ird", a.peer_ird);
+		jnum("peer_ord", a.peer_ord);
 	}
-	pd = iwcm_conn_get_peer_private_data(c, &len);
+	pd = a.peer_private_data;
+	len = a.peer_private_data_len;
 	jhex("peer_private_data", pd, pd ? len : 0);
 }
 
 /* The negotiated state handed over with the socket, as text. */
 static void state_text(const struct iwcm_conn *c)
 {
+	const struct iwcm_conn_attr a = conn_attr(c);
 	uint64_t tx = 0, rx = 0;
-	uint32_t msn;
 	size_t unread = 0;
 	char rtr[24];
 	int i, n;
 
 	printf("  negotiated: %s, MPA rev %d, %s, DDP/RDMAP %d/%d, "
 	       "markers tx %s rx %s, CRC %s, %s, RTR %s%s, ird %d, ord %d\n",
-	       iwcm_conn_get_transport(c) == IWCM_TRANSPORT_SCTP ? "sctp"
+	       a.transport == IWCM_TRANSPORT_SCTP ? "sctp"
 								 : "tcp",
-	       iwcm_conn_get_mpa_rev(c),
-	       iwcm_conn_get_enhanced(c) == 1 ? "enhanced" : "not enhanced",
-	       iwcm_conn_get_ddp_version(c), iwcm_conn_get_rdmap_version(c),
-	       onoff(iwcm_conn_get_markers_tx(c) == 1),
-	       onoff(iwcm_conn_get_markers_rx(c) == 1),
-	       onoff(iwcm_conn_get_crc(c) == 1),
-	       iwcm_conn_get_p2p(c) == 1 ? "peer-to-peer" : "client-server",
-	       cmopt_rtr_str((unsigned int)iwcm_conn_get_rtr_type(c), rtr,
+	       (int)a.mpa_rev,
+	       a.enhanced ? "enhanced" : "not enhanced",
+	       a.ddp_version, a.rdmap_version,
+	       onoff(a.markers_tx),
+	       onoff(a.markers_rx),
+	       onoff(a.crc),
+	       a.p2p ? "peer-to-peer" : "client-server",
+	       cmopt_rtr_str((unsigned int)a.rtr_type, rtr,
 			     sizeof(rtr)),
-	       iwcm_conn_get_rtr_frame(c) == 1 ? " (RtR frame)" : "",
-	       iwcm_conn_get_ird(c), iwcm_conn_get_ord(c));
-	iwcm_conn_get_tx_offset(c, &tx);
-	iwcm_conn_get_rx_offset(c, &rx);
-	iwcm_conn_get_unread(c, &unread);
+	       a.rtr_frame ? " (RtR frame)" : "",
+	       (int)a.ird, (int)a.ord);
+	tx = a.tx_offset;
+	rx = a.rx_offset;
+	unread = a.unread_len;
 	printf("  handoff: tx offset %" PRIu64 ", rx offset %" PRIu64
 	       ", unread %zu, wait for first FPDU %s, next MSN",
 	       tx, rx, unread,
-	       iwcm_conn_get_wait_first_fpdu(c) == 1 ? "yes" : "no");
-	n = iwcm_conn_get_msn_count(c);
+	       a.wait_first_fpdu ? "yes" : "no");
+	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)
-		if (iwcm_conn_get_next_msn(c, (unsigned int)i, &msn) == 0)
-			printf("%s%" PRIu32, i ? "," : " ", msn);
+		printf("%s%" PRIu32, i ? "," : " ", a.next_msn[i]);
 	printf("%s\n", n > 0 ? "" : " none");
 }
 
 static void state_json(const struct iwcm_conn *c)
 {
+	const struct iwcm_conn_attr a = conn_attr(c);
 	uint64_t tx = 0, rx = 0;
-	uint32_t msn;
 	size_t unread = 0;
 	char rtr[24];
 	int i, n;
 
-	jstr("transport", iwcm_conn_get_transport(c) == IWCM_TRANSPORT_SCTP
+	jstr("transport", a.transport == IWCM_TRANSPORT_SCTP
 				  ? "sctp" : "tcp");
-	jnum("mpa_rev", iwcm_conn_get_mpa_rev(c));
-	jnum("ddp_version", iwcm_conn_get_ddp_version(c));
-	jnum("rdmap_version", iwcm_conn_get_rdmap_version(c));
-	jbool("markers_tx", iwcm_conn_get_markers_tx(c) == 1);
-	jbool("markers_rx", iwcm_conn_get_markers_rx(c) == 1);
-	jbool("crc", iwcm_conn_get_crc(c) == 1);
-	jbool("enhanced", iwcm_conn_get_enhanced(c) == 1);
-	jbool("p2p", iwcm_conn_get_p2p(c) == 1);
-	jstr("rtr_type", cmopt_rtr_str((unsigned int)iwcm_conn_get_rtr_type(c),
+	jnum("mpa_rev", a.mpa_rev);
+	jnum("ddp_version", a.ddp_version);
+	jnum("rdmap_version", a.rdmap_version);
+	jbool("markers_tx", a.markers_tx);
+	jbool("markers_rx", a.markers_rx);
+	jbool("crc", a.crc);
+	jbool("enhanced", a.enhanced);
+	jbool("p2p", a.p2p);
+	jstr("rtr_type", cmopt_rtr_str((unsigned int)a.rtr_type,
 				       rtr, sizeof(rtr)));
-	jbool("rtr_frame", iwcm_conn_get_rtr_frame(c) == 1);
-	jnum("ird", iwcm_conn_get_ird(c));
-	jnum("ord", iwcm_conn_get_ord(c));
-	iwcm_conn_get_tx_offset(c, &tx);
-	iwcm_conn_get_rx_offset(c, &rx);
-	iwcm_conn_get_unread(c, &unread);
+	jbool("rtr_frame", a.rtr_frame);
+	jnum("ird", a.ird);
+	jnum("ord", a.ord);
+	tx = a.tx_offset;
+	rx = a.rx_offset;
+	unread = a.unread_len;
 	jnum("tx_offset", (long long)tx);
 	jnum("rx_offset", (long long)rx);
 	jnum("unread", (long long)unread);
-	jbool("wait_first_fpdu", iwcm_conn_get_wait_first_fpdu(c) == 1);
+	jbool("wait_first_fpdu", a.wait_first_fpdu);
 	printf(",\"next_msn\":[");
-	n = iwcm_conn_get_msn_count(c);
+	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)
-		if (iwcm_conn_get_next_msn(c, (unsigned int)i, &msn) == 0)
-			printf("%s%" PRIu32, i ? "," : "", msn);
+		printf("%s%" PRIu32, i ? "," : "", a.next_msn[i]);
 	printf("]");
 }
 
 static void reason_text(const struct iwcm_conn *c)
 {
-	const char *text = iwcm_conn_get_reason_text(c);
-	unsigned int layer, etype, ecode;
+	const struct iwcm_conn_attr a = conn_attr(c);
+	const char *text = a.reason_text;
 
-	printf("  failed: %s%s%s", iwcm_strerror(iwcm_conn_get_reason(c)),
+	printf("  failed: %s%s%s", iwcm_status_str(a.reason),
 	       text ? ": " : "", text ? text : "");
-	if (iwcm_conn_get_term(c, &layer, &etype, &ecode) == 0)
-		printf("; Terminate layer %u, type %u, code %u", layer, etype,
-		       ecode);
+	if (a.comp_mask & IWCM_CONN_ATTR_TERM)
+		printf("; Terminate layer %u, type %u, code %u", a.term_layer,
+		       a.term_etype, a.term_ecode);
 	printf("\n");
 }
 
 static void reason_json(const struct iwcm_conn *c)
 {
-	const char *text = iwcm_conn_get_reason_text(c);
-	unsigned int layer, etype, ecode;
+	const struct iwcm_conn_attr a = conn_attr(c);
+	const char *text = a.reason_text;
 
-	jstr("reason", status_name(iwcm_conn_get_reason(c)));
+	jstr("reason", status_name(a.reason));
 	jstr("reason_text", text ? text
-				 : iwcm_strerror(iwcm_conn_get_reason(c)));
-	if (iwcm_conn_get_term(c, &layer, &etype, &ecode) == 0) {
-		jnum("term_layer", layer);
-		jnum("term_etype", etype);
-		jnum("term_ecode", ecode);
+				 : iwcm_status_str(a.reason));
+	if (a.comp_mask & IWCM_CONN_ATTR_TERM) {
+		jnum("term_layer", a.term_layer);
+		jnum("term_etype", a.term_etype);
+		jnum("term_ecode", a.term_ecode);
 	}
 }
 
@@ -301,15 +314,16 @@ static void reason_json(const struct iwcm_conn *c)
 static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 		       unsigned int show, const struct cmopt *sent)
 {
-	bool init = iwcm_conn_get_initiator(c) == 1;
+	const struct iwcm_conn_attr a = conn_attr(c);
+	bool init = a.initiator;
 	char la[64], pa[64];
 
-	addr_str(iwcm_conn_get_local_addr(c), la, sizeof(la));
-	addr_str(iwcm_conn_get_peer_addr(c), pa, sizeof(pa));
+	addr_str((const struct sockaddr *)&a.local_addr, la, sizeof(la));
+	addr_str((const struct sockaddr *)&a.peer_addr, pa, sizeof(pa));
 	if (json) {
 		printf("{\"event\":");
 		json_str(event);
-		jnum("id", (long long)iwcm_conn_get_id(c));
+		jnum("id", (long long)a.id);
 		jstr("role", init ? "initiator" : "responder");
 		jstr("local", la);
 		jstr("peer", pa);
@@ -325,7 +339,7 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 		printf("}\n");
 	} else {
 		printf("conn %" PRIu64 ": %s, %s, %s %s %s\n",
-		       iwcm_conn_get_id(c), event,
+		       a.id, event,
 		       init ? "initiator" : "responder", la,
 		       init ? "->" : "<-", pa);
 		if (show & SHOW_PEER)
@@ -433,7 +447,7 @@ static int listen_request(const struct cmopt *o, struct iwcm_conn *c,
 	if (o->reject) {
 		if (iwcm_reject(c, o->private_data, o->private_data_len) < 0) {
 			fprintf(stderr, "iwcmctl: listen: reject conn %" PRIu64
-				": %s\n", iwcm_conn_get_id(c),
+				": %s\n", conn_attr(c).id,
 				strerror(errno));
 			(*failed)++;
 		} else {
@@ -444,7 +458,7 @@ static int listen_request(const struct cmopt *o, struct iwcm_conn *c,
 	}
 	if (iwcm_accept(c, param) < 0) {
 		fprintf(stderr, "iwcmctl: listen: accept conn %" PRIu64
-			": %s\n", iwcm_conn_get_id(c), strerror(errno));
+			": %s\n", conn_attr(c).id, strerror(errno));
 		(*failed)++;
 		iwcm_conn_free(c);
 		return 1;
@@ -520,21 +534,21 @@ int cmd_listen(int argc, char **argv)
 		type = iwcm_event_get_type(ev);
 		c = iwcm_event_get_conn(ev);
 		iwcm_ack_event(ev);
-		if (type == IWCM_EVENT_CONNECT_REQUEST && started == o.count) {
+		if (type == IWCM_CM_EVENT_CONNECT_REQUEST && started == o.count) {
 			/* more requests than asked for */
 			iwcm_reject(c, NULL, 0);
 			iwcm_conn_free(c);
-		} else if (type == IWCM_EVENT_CONNECT_REQUEST) {
+		} else if (type == IWCM_CM_EVENT_CONNECT_REQUEST) {
 			started++;
 			done += (unsigned int)listen_request(&o, c, param,
 							     &failed);
-		} else if (type == IWCM_EVENT_ESTABLISHED) {
+		} else if (type == IWCM_CM_EVENT_ESTABLISHED) {
 			print_conn(o.json, "ESTABLISHED", c,
 				   SHOW_PEER | SHOW_STATE, NULL);
 			iwcm_conn_free(c);
 			done++;
 		} else {
-			print_conn(o.json, iwcm_event_type_str(type), c,
+			print_conn(o.json, iwcm_cm_event_str(type), c,
 				   SHOW_PEER | SHOW_REASON, NULL);
 			iwcm_conn_free(c);
 			failed++;
@@ -625,12 +639,12 @@ int cmd_connect(int argc, char **argv)
 			continue;
 		}
 		iwcm_ack_event(ev);
-		if (type == IWCM_EVENT_ESTABLISHED) {
+		if (type == IWCM_CM_EVENT_ESTABLISHED) {
 			print_conn(o.json, "ESTABLISHED", c,
 				   SHOW_PEER | SHOW_STATE, NULL);
 			rc = 0;
 		} else {
-			print_conn(o.json, iwcm_event_type_str(type), c,
+			print_conn(o.json, iwcm_cm_event_str(type), c,
 				   SHOW_PEER | SHOW_REASON, NULL);
 			rc = 1;
 		}

@@ -7,44 +7,10 @@ dist_man3_MANS = \
 	iwcm_ack_cq_events.3 \
 	iwcm_ack_event.3 \
 	iwcm_alloc_pd.3 \
+	iwcm_cm_event_str.3 \
 	iwcm_comp_channel_get_fd.3 \
 	iwcm_conn_free.3 \
-	iwcm_conn_get_crc.3 \
-	iwcm_conn_get_ddp_version.3 \
-	iwcm_conn_get_enhanced.3 \
 	iwcm_conn_get_fd.3 \
-	iwcm_conn_get_id.3 \
-	iwcm_conn_get_initiator.3 \
-	iwcm_conn_get_ird.3 \
-	iwcm_conn_get_listener.3 \
-	iwcm_conn_get_local_addr.3 \
-	iwcm_conn_get_markers_rx.3 \
-	iwcm_conn_get_markers_tx.3 \
-	iwcm_conn_get_mpa_rev.3 \
-	iwcm_conn_get_msn_count.3 \
-	iwcm_conn_get_next_msn.3 \
-	iwcm_conn_get_ord.3 \
-	iwcm_conn_get_p2p.3 \
-	iwcm_conn_get_peer_addr.3 \
-	iwcm_conn_get_peer_enhanced.3 \
-	iwcm_conn_get_peer_flags.3 \
-	iwcm_conn_get_peer_ird.3 \
-	iwcm_conn_get_peer_mpa_rev.3 \
-	iwcm_conn_get_peer_ord.3 \
-	iwcm_conn_get_peer_p2p.3 \
-	iwcm_conn_get_peer_private_data.3 \
-	iwcm_conn_get_peer_rtr_types.3 \
-	iwcm_conn_get_rdmap_version.3 \
-	iwcm_conn_get_reason.3 \
-	iwcm_conn_get_reason_text.3 \
-	iwcm_conn_get_rtr_frame.3 \
-	iwcm_conn_get_rtr_type.3 \
-	iwcm_conn_get_rx_offset.3 \
-	iwcm_conn_get_term.3 \
-	iwcm_conn_get_transport.3 \
-	iwcm_conn_get_tx_offset.3 \
-	iwcm_conn_get_unread.3 \
-	iwcm_conn_get_wait_first_fpdu.3 \
 	iwcm_conn_param_free.3 \
 	iwcm_conn_param_new.3 \
 	iwcm_conn_param_set_crc.3 \
@@ -61,6 +27,7 @@ dist_man3_MANS = \
 	iwcm_conn_param_set_rtr_types.3 \
 	iwcm_conn_param_set_transport.3 \
 	iwcm_conn_param_set_ulp_timeout.3 \
+	iwcm_conn_query.3 \
 	iwcm_conn_release_fd.3 \
 	iwcm_connect.3 \
 	iwcm_create_comp_channel.3 \
@@ -81,7 +48,6 @@ dist_man3_MANS = \
 	iwcm_event_get_conn.3 \
 	iwcm_event_get_listener.3 \
 	iwcm_event_get_type.3 \
-	iwcm_event_type_str.3 \
 	iwcm_get_async_event.3 \
 	iwcm_get_async_event_sz.3 \
 	iwcm_get_cq_event.3 \
@@ -103,6 +69,6 @@ dist_man3_MANS = \
 	iwcm_reg_mr.3 \
 	iwcm_reject.3 \
 	iwcm_req_notify_cq.3 \
-	iwcm_strerror.3 \
+	iwcm_status_str.3 \
 	iwcm_wc_status_str.3
 dist_noinst_SCRIPTS = kdoc2man.sh

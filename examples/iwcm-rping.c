@@ -101,7 +101,7 @@ struct rping_opts {
 };
 
 enum rc_state {
-	RC_NEGOTIATING,		/* waiting for IWCM_EVENT_ESTABLISHED */
+	RC_NEGOTIATING,		/* waiting for IWCM_CM_EVENT_ESTABLISHED */
 	RC_READ_ADV,		/* server: waiting for the source buffer */
 	RC_READ,		/* server: RDMA Read posted */
 	RC_WRITE_ADV,		/* server: waiting for the sink buffer */
@@ -336,6 +336,17 @@ static int rc_setup_buffers(struct rping_conn *rc)
 	return rc->start_mr ? 0 : -1;
 }
 
+/* What libiwcm knows of a connection (iwcm_conn_query(3)); zero where
+ * nothing is known. */
+static struct iwcm_conn_attr conn_attr(const struct iwcm_conn *conn)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(conn, &a) < 0)
+		a.comp_mask = 0;
+	return a;
+}
+
 static struct rping_conn *rc_new(struct rping *rp, struct iwcm_conn *conn)
 {
 	struct rping_conn *rc = calloc(1, sizeof(*rc));
@@ -346,7 +357,7 @@ static struct rping_conn *rc_new(struct rping *rp, struct iwcm_conn *conn)
 	}
 	rc->rp = rp;
 	rc->conn = conn;
-	rc->id = iwcm_conn_get_id(conn);
+	rc->id = conn_attr(conn).id;
 	rc->state = RC_NEGOTIATING;
 	rc->next = rp->conns;
 	rp->conns = rc;
@@ -825,6 +836,7 @@ static const char *rtr_name(int rtr)
 static void rc_print_params(const struct rping_conn *rc)
 {
 	struct iwcm_qp_attr a;
+	struct iwcm_conn_attr ca;
 	char model[40];
 
 	if (!debug)
@@ -835,14 +847,15 @@ static void rc_print_params(const struct rping_conn *rc)
 		    strerror(errno));
 		return;
 	}
-	if (iwcm_conn_get_p2p(rc->conn) == 1)
+	ca = conn_attr(rc->conn);
+	if (ca.p2p)
 		snprintf(model, sizeof(model), "peer-to-peer (RTR %s)",
-			 rtr_name(iwcm_conn_get_rtr_type(rc->conn)));
+			 rtr_name(ca.rtr_type));
 	else
 		snprintf(model, sizeof(model), "client-server");
 	dbg("conn %" PRIu64 ": MPA rev %d, %s, CRC %s, markers tx %s rx %s, "
 	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32,
-	    rc->id, iwcm_conn_get_mpa_rev(rc->conn), model,
+	    rc->id, (int)ca.mpa_rev, model,
 	    a.crc ? "on" : "off", a.markers_tx ? "on" : "off",
 	    a.markers_rx ? "on" : "off", a.ird, a.ord, a.rdmap_version);
 }
@@ -948,7 +961,7 @@ static void rp_request(struct rping *rp, struct iwcm_conn *conn)
 	if (!rp->o->persistent && rp->served > 0) {
 		/* rping without -P serves one connection. */
 		dbg("conn %" PRIu64 ": busy, rejecting",
-		    iwcm_conn_get_id(conn));
+		    conn_attr(conn).id);
 		iwcm_reject(conn, NULL, 0);
 		iwcm_conn_free(conn);
 		return;
@@ -971,9 +984,9 @@ static void rp_request(struct rping *rp, struct iwcm_conn *conn)
 
 static const char *conn_reason(const struct iwcm_conn *conn)
 {
-	const char *text = iwcm_conn_get_reason_text(conn);
+	const struct iwcm_conn_attr a = conn_attr(conn);
 
-	return text ? text : iwcm_strerror(iwcm_conn_get_reason(conn));
+	return a.reason_text ? a.reason_text : iwcm_status_str(a.reason);
 }
 
 /* Drain the CM event channel. */
@@ -982,27 +995,27 @@ static void rp_cm_events(struct rping *rp)
 	struct iwcm_event *ev;
 
 	while (!rp->done && iwcm_get_event(rp->ctx, &ev) == 0) {
-		int type = iwcm_event_get_type(ev);
+		enum iwcm_cm_event_type type = iwcm_event_get_type(ev);
 		struct iwcm_conn *conn = iwcm_event_get_conn(ev);
 		struct rping_conn *rc;
 
 		dbg("cma_event type %s conn %" PRIu64,
-		    iwcm_event_type_str(type), iwcm_conn_get_id(conn));
+		    iwcm_cm_event_str(type), conn_attr(conn).id);
 		iwcm_ack_event(ev);
-		if (type == IWCM_EVENT_CONNECT_REQUEST) {
+		if (type == IWCM_CM_EVENT_CONNECT_REQUEST) {
 			rp_request(rp, conn);
 			continue;
 		}
 		rc = rp_find_conn(rp, conn);
 		if (!rc)
 			continue;
-		if (type == IWCM_EVENT_ESTABLISHED) {
+		if (type == IWCM_CM_EVENT_ESTABLISHED) {
 			dbg("ESTABLISHED");
 			rc_established(rc);
 			continue;
 		}
-		err("cma event %s, error %d: %s", iwcm_event_type_str(type),
-		    iwcm_conn_get_reason(conn), conn_reason(conn));
+		err("cma event %s, error %d: %s", iwcm_cm_event_str(type),
+		    (int)conn_attr(conn).reason, conn_reason(conn));
 		rc->failed = true;
 		rc_end(rc);
 	}

@@ -123,13 +123,24 @@ static const char *rtr_str(int rtr)
 	}
 }
 
+/* What libiwcm knows of connection c (iwcm_conn_query(3)). */
+static struct iwcm_conn_attr query(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	if (iwcm_conn_query(c, &a) < 0)
+		die("iwcm_conn_query");
+	return a;
+}
+
 /* The next event of ctx, which must be of type want for conn c. */
-static struct iwcm_conn *next_event(struct iwcm_ctx *ctx, int want,
+static struct iwcm_conn *next_event(struct iwcm_ctx *ctx,
+				    enum iwcm_cm_event_type want,
 				    struct iwcm_conn *c)
 {
 	struct iwcm_event *ev;
 	struct iwcm_conn *got;
-	int type;
+	enum iwcm_cm_event_type type;
 
 	if (iwcm_get_event(ctx, &ev) < 0)
 		die("iwcm_get_event");
@@ -137,11 +148,11 @@ static struct iwcm_conn *next_event(struct iwcm_ctx *ctx, int want,
 	got = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	if (type != want || (c && got != c)) {
-		const char *text = iwcm_conn_get_reason_text(got);
+		const struct iwcm_conn_attr a = query(got);
+		const char *text = a.reason_text;
 
 		fprintf(stderr, "[%s] %s: %s%s%s\n", role,
-			iwcm_event_type_str(type),
-			iwcm_strerror(iwcm_conn_get_reason(got)),
+			iwcm_cm_event_str(type), iwcm_status_str(a.reason),
 			text ? ": " : "", text ? text : "");
 		exit(1);
 	}
@@ -151,43 +162,42 @@ static struct iwcm_conn *next_event(struct iwcm_ctx *ctx, int want,
 /* What the peer sent in its MPA Request or Reply (RFC 6581 §9). */
 static void print_peer(const char *frame, struct iwcm_conn *c)
 {
-	const char *pd;
-	size_t len = 0;
+	const struct iwcm_conn_attr a = query(c);
+	const char *pd = a.peer_private_data;
+	size_t len = a.peer_private_data_len;
 	char buf[64];
 
-	pd = iwcm_conn_get_peer_private_data(c, &len);
 	printf("[%s] %s from %s: MPA rev %d, %s, IRD %d, ORD %d, "
 	       "private data \"%.*s\"\n", role, frame,
-	       addr_str(iwcm_conn_get_peer_addr(c), buf, sizeof(buf)),
-	       iwcm_conn_get_peer_mpa_rev(c),
-	       iwcm_conn_get_peer_p2p(c) == 1 ? "peer-to-peer"
-					      : "client-server",
-	       iwcm_conn_get_peer_ird(c), iwcm_conn_get_peer_ord(c),
+	       addr_str((const struct sockaddr *)&a.peer_addr, buf,
+			sizeof(buf)),
+	       (int)a.peer_mpa_rev,
+	       a.peer_p2p ? "peer-to-peer" : "client-server",
+	       (int)a.peer_ird, (int)a.peer_ord,
 	       (int)len, pd ? pd : "");
 }
 
-/* Everything the datapath would need, from the iwcm_conn_get_* calls. */
+/* Everything the datapath would need, from one iwcm_conn_query(). */
 static void print_state(struct iwcm_conn *c)
 {
+	const struct iwcm_conn_attr a = query(c);
 	char la[64], pa[64];
 
 	printf("[%s] established %s <-> %s, fd %d\n", role,
-	       addr_str(iwcm_conn_get_local_addr(c), la, sizeof(la)),
-	       addr_str(iwcm_conn_get_peer_addr(c), pa, sizeof(pa)),
+	       addr_str((const struct sockaddr *)&a.local_addr, la,
+			sizeof(la)),
+	       addr_str((const struct sockaddr *)&a.peer_addr, pa,
+			sizeof(pa)),
 	       iwcm_conn_get_fd(c));
 	printf("[%s]   MPA rev %d%s, DDP/RDMAP version %d/%d, %s\n", role,
-	       iwcm_conn_get_mpa_rev(c),
-	       iwcm_conn_get_enhanced(c) == 1 ? " (enhanced)" : "",
-	       iwcm_conn_get_ddp_version(c), iwcm_conn_get_rdmap_version(c),
-	       iwcm_conn_get_p2p(c) == 1 ? "peer-to-peer" : "client-server");
+	       (int)a.mpa_rev, a.enhanced ? " (enhanced)" : "",
+	       a.ddp_version, a.rdmap_version,
+	       a.p2p ? "peer-to-peer" : "client-server");
 	printf("[%s]   RTR: %s; markers: send %s, receive %s; CRC %s\n",
-	       role, rtr_str(iwcm_conn_get_rtr_type(c)),
-	       iwcm_conn_get_markers_tx(c) == 1 ? "on" : "off",
-	       iwcm_conn_get_markers_rx(c) == 1 ? "on" : "off",
-	       iwcm_conn_get_crc(c) == 1 ? "on" : "off");
-	printf("[%s]   IRD %d, ORD %d (the peer sent IRD %d, ORD %d)\n", role,
-	       iwcm_conn_get_ird(c), iwcm_conn_get_ord(c),
-	       iwcm_conn_get_peer_ird(c), iwcm_conn_get_peer_ord(c));
+	       role, rtr_str(a.rtr_type), a.markers_tx ? "on" : "off",
+	       a.markers_rx ? "on" : "off", a.crc ? "on" : "off");
+	printf("[%s]   IRD %u, ORD %u (the peer sent IRD %u, ORD %u)\n", role,
+	       a.ird, a.ord, a.peer_ird, a.peer_ord);
 	fflush(stdout);
 }
 
@@ -210,13 +220,14 @@ static void send_line(int fd, const char *line)
 
 /*
  * One line from the peer: first the octets the daemon already read past
- * the handshake (iwcm_conn_get_unread()), then the socket.
+ * the handshake (unread of iwcm_conn_query()), then the socket.
  */
 static void recv_line(struct iwcm_conn *c, int fd)
 {
+	const struct iwcm_conn_attr a = query(c);
 	char line[LINE_MAX_LEN];
-	size_t len = 0, unread = 0;
-	const char *early = iwcm_conn_get_unread(c, &unread);
+	size_t len = 0, unread = a.unread_len;
+	const char *early = a.unread;
 	struct pollfd p = { fd, POLLIN, 0 };
 
 	if (early && unread) {
@@ -266,11 +277,11 @@ static int run_listen(struct iwcm_ctx *ctx, const struct sockaddr *addr)
 	       addr_str(iwcm_listener_get_addr(l), buf, sizeof(buf)));
 	fflush(stdout);
 
-	c = next_event(ctx, IWCM_EVENT_CONNECT_REQUEST, NULL);
+	c = next_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST, NULL);
 	print_peer("connect request", c);
 	if (iwcm_accept(c, param) < 0)
 		die("iwcm_accept");
-	next_event(ctx, IWCM_EVENT_ESTABLISHED, c);
+	next_event(ctx, IWCM_CM_EVENT_ESTABLISHED, c);
 	print_state(c);
 
 	recv_line(c, iwcm_conn_get_fd(c));
@@ -300,7 +311,7 @@ static int run_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst)
 	c = iwcm_connect(ctx, dst, NULL, param);
 	if (!c)
 		die("iwcm_connect");
-	next_event(ctx, IWCM_EVENT_ESTABLISHED, c);
+	next_event(ctx, IWCM_CM_EVENT_ESTABLISHED, c);
 	print_peer("reply", c);
 	print_state(c);
 

@@ -2,8 +2,9 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * Connection management: parameters, listeners, connect/accept/reject,
- * the connection handle with its negotiated state, and the handling of
- * the daemon's events (proto/iwcm.proto documents each flow).  Every
+ * the connection handle and the handling of the daemon's events, which
+ * fill in its negotiated state (proto/iwcm.proto documents each flow;
+ * conn_attr.c reads the state out and hands the socket over).  Every
  * value from the daemon is range-checked before a connection takes it; a
  * malformed handoff fails that connection, never the process.
  */
@@ -138,12 +139,12 @@ IWCM_EXPORT int iwcm_conn_param_set_private_data(
 
 /* Set the MPA revision to request. */
 IWCM_EXPORT int iwcm_conn_param_set_mpa_rev(struct iwcm_conn_param *param,
-					    unsigned int rev)
+					    enum iwcm_mpa_rev rev)
 {
-	if (!param || rev < 1 || rev > 2)
+	if (!param || (rev != IWCM_MPA_REV_1 && rev != IWCM_MPA_REV_2))
 		return ERR(EINVAL);
 	param->pb.has_mpa_rev = 1;
-	param->pb.mpa_rev = rev;
+	param->pb.mpa_rev = (uint32_t)rev;
 	return 0;
 }
 
@@ -391,6 +392,16 @@ IWCM_EXPORT int iwcm_listener_get_port(const struct iwcm_listener *listener)
 
 /* ---- connections ---- */
 
+/* Close the connection's socket unless something took it. */
+static void cm_conn_close_fd(struct iwcm_conn *c)
+{
+	pthread_mutex_lock(&c->fd_lock);
+	if (c->fd >= 0 && !c->fd_released)
+		close(c->fd);
+	c->fd = -1;
+	pthread_mutex_unlock(&c->fd_lock);
+}
+
 /* Find a live (not freed by the caller) connection of ctx by id. */
 struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id)
 {
@@ -413,6 +424,7 @@ struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id)
 	c->id = id;
 	c->refs = 1;
 	c->fd = -1;
+	pthread_mutex_init(&c->fd_lock, NULL);
 	TAILQ_INSERT_TAIL(&ctx->conns, c, entry);
 	return c;
 }
@@ -421,8 +433,8 @@ struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id)
 void cm_conn_destroy(struct iwcm_conn *c)
 {
 	TAILQ_REMOVE(&c->ctx->conns, c, entry);
-	if (c->fd >= 0 && !c->fd_released)
-		close(c->fd);
+	cm_conn_close_fd(c);
+	pthread_mutex_destroy(&c->fd_lock);
 	free(c->reason_text);
 	free(c->peer_info.pd);
 	free(c->unread);
@@ -588,9 +600,7 @@ IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
 		d.conn_id = conn->id;
 		ctx_send_async(ctx, IPC_CLIENT_DISCONNECT, &d.base);
 	}
-	if (conn->fd >= 0 && !conn->fd_released)
-		close(conn->fd);
-	conn->fd = -1;
+	cm_conn_close_fd(conn);
 	events_drop_conn(ctx, conn);
 	cm_conn_put(conn);
 	errno = e;
@@ -598,10 +608,10 @@ IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
 
 /* ---- the daemon's events ---- */
 
-static int cm_status(Iwcm__Result r)
+static enum iwcm_status cm_status(Iwcm__Result r)
 {
 	if (r > IWCM__RESULT__RES_OK && r <= IWCM__RESULT__RES_ESHUTDOWN)
-		return (int)r;
+		return (enum iwcm_status)r;
 	return IWCM_STATUS_PROTOCOL;
 }
 
@@ -643,15 +653,13 @@ static void cm_set_reason_text(struct iwcm_conn *c, const char *text)
 }
 
 /* A connection failed: record why and tell the caller. */
-static void cm_fail(struct iwcm_conn *c, enum iwcm_event_type type,
-		    int status, const char *text)
+static void cm_fail(struct iwcm_conn *c, enum iwcm_cm_event_type type,
+		    enum iwcm_status status, const char *text)
 {
-	c->state = type == IWCM_EVENT_REJECTED ? CONN_REJECTED : CONN_FAILED;
+	c->state = type == IWCM_CM_EVENT_REJECTED ? CONN_REJECTED : CONN_FAILED;
 	c->reason = status;
 	cm_set_reason_text(c, text);
-	if (c->fd >= 0 && !c->fd_released)
-		close(c->fd);
-	c->fd = -1;
+	cm_conn_close_fd(c);
 	/* Without memory the caller still learns of the failure through
 	 * the connection's state on its next request. */
 	events_queue(c->ctx, type, c);
@@ -687,7 +695,7 @@ static void cm_on_request(struct iwcm_ctx *ctx, const Iwcm__ConnectRequest *r)
 	if (pb_sockaddr_to(r->local, &c->local, NULL) < 0 ||
 	    pb_sockaddr_to(r->peer, &c->peer, NULL) < 0 ||
 	    cm_peer_info_set(&c->peer_info, r->peer_info) < 0 ||
-	    events_queue(ctx, IWCM_EVENT_CONNECT_REQUEST, c) < 0) {
+	    events_queue(ctx, IWCM_CM_EVENT_CONNECT_REQUEST, c) < 0) {
 		cm_refuse(ctx, r->conn_id);
 		cm_conn_destroy(c);
 		return;
@@ -766,7 +774,7 @@ static void cm_on_established(struct iwcm_ctx *ctx, struct ipc_msg *m,
 		return;
 	fd = ipc_take_fd(m);
 	if (fd < 0) {
-		cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
+		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
 			"handoff without a socket");
 		return;
 	}
@@ -774,15 +782,18 @@ static void cm_on_established(struct iwcm_ctx *ctx, struct ipc_msg *m,
 		bool proto = errno == EPROTO;
 
 		close(fd);
-		cm_fail(c, IWCM_EVENT_CONNECT_ERROR,
+		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR,
 			proto ? IWCM_STATUS_PROTOCOL : IWCM_STATUS_INTERNAL,
 			proto ? "malformed handoff" : "out of memory");
 		return;
 	}
+	/* From here iwcm_create_qp() may take the socket in any thread. */
+	pthread_mutex_lock(&c->fd_lock);
 	c->fd = fd;
 	c->state = CONN_ESTABLISHED;
+	pthread_mutex_unlock(&c->fd_lock);
 	/* Without memory for the event the state still tells. */
-	events_queue(ctx, IWCM_EVENT_ESTABLISHED, c);
+	events_queue(ctx, IWCM_CM_EVENT_ESTABLISHED, c);
 }
 
 static void cm_on_rejected(struct iwcm_ctx *ctx, const Iwcm__Rejected *r)
@@ -792,11 +803,11 @@ static void cm_on_rejected(struct iwcm_ctx *ctx, const Iwcm__Rejected *r)
 	if (!c || c->state != CONN_CONNECTING)
 		return;
 	if (r->peer_info && cm_peer_info_set(&c->peer_info, r->peer_info) < 0) {
-		cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
+		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
 			"malformed reject");
 		return;
 	}
-	cm_fail(c, IWCM_EVENT_REJECTED, cm_status(r->result), r->reason);
+	cm_fail(c, IWCM_CM_EVENT_REJECTED, cm_status(r->result), r->reason);
 }
 
 static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
@@ -807,15 +818,20 @@ static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
 	if (!c || (c->state != CONN_CONNECTING &&
 		   c->state != CONN_REQUESTED && c->state != CONN_ACCEPTING))
 		return;
-	if (ce->has_term_layer || ce->has_term_etype || ce->has_term_ecode) {
+	/* RFC 5040 §4.8: Layer and Error Type are 4 bits, Error Code 8;
+	 * a Terminate out of range is not one (the failure still is). */
+	if ((ce->has_term_layer || ce->has_term_etype ||
+	     ce->has_term_ecode) &&
+	    ce->term_layer <= 0xF && ce->term_etype <= 0xF &&
+	    ce->term_ecode <= 0xFF) {
 		c->term = true;
 		c->term_layer = ce->term_layer;
 		c->term_etype = ce->term_etype;
 		c->term_ecode = ce->term_ecode;
 	}
 	cm_fail(c,
-		type == IPC_EVENT_UNREACHABLE ? IWCM_EVENT_UNREACHABLE
-					      : IWCM_EVENT_CONNECT_ERROR,
+		type == IPC_EVENT_UNREACHABLE ? IWCM_CM_EVENT_UNREACHABLE
+					      : IWCM_CM_EVENT_CONNECT_ERROR,
 		cm_status(ce->result), ce->reason);
 }
 
@@ -872,261 +888,7 @@ void cm_daemon_gone(struct iwcm_ctx *ctx)
 			continue;
 		if (c->state == CONN_CONNECTING ||
 		    c->state == CONN_REQUESTED || c->state == CONN_ACCEPTING)
-			cm_fail(c, IWCM_EVENT_CONNECT_ERROR, IWCM_STATUS_RESET,
+			cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_RESET,
 				"the daemon went away");
 	}
-}
-
-/* ---- connection accessors ---- */
-
-/* The daemon's id of a connection. */
-IWCM_EXPORT uint64_t iwcm_conn_get_id(const struct iwcm_conn *conn)
-{
-	if (!conn) {
-		errno = EINVAL;
-		return 0;
-	}
-	return conn->id;
-}
-
-/* The listener a connection request came to. */
-IWCM_EXPORT struct iwcm_listener *
-iwcm_conn_get_listener(const struct iwcm_conn *conn)
-{
-	struct iwcm_listener *l;
-
-	if (!conn)
-		return ERR_PTR(EINVAL);
-	if (conn->initiator)
-		return ERR_PTR(ENOENT);
-	l = cm_listener_find(conn->ctx, conn->listener_id);
-	return l ? l : ERR_PTR(ENOENT);
-}
-
-/* Why a connection failed. */
-IWCM_EXPORT int iwcm_conn_get_reason(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR(EINVAL);
-	return conn->reason;
-}
-
-/* The daemon's description of a failure. */
-IWCM_EXPORT const char *iwcm_conn_get_reason_text(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR_PTR(EINVAL);
-	return conn->reason_text ? conn->reason_text : ERR_PTR(ENODATA);
-}
-
-/* The Terminate of a failed connection. */
-IWCM_EXPORT int iwcm_conn_get_term(const struct iwcm_conn *conn,
-				   unsigned int *layer, unsigned int *etype,
-				   unsigned int *ecode)
-{
-	if (!conn)
-		return ERR(EINVAL);
-	if (!conn->term)
-		return ERR(ENODATA);
-	if (layer)
-		*layer = conn->term_layer;
-	if (etype)
-		*etype = conn->term_etype;
-	if (ecode)
-		*ecode = conn->term_ecode;
-	return 0;
-}
-
-static int cm_established(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR(EINVAL);
-	if (conn->state != CONN_ESTABLISHED)
-		return ERR(ENOTCONN);
-	return 0;
-}
-
-/* The socket of an established connection, still owned by it. */
-IWCM_EXPORT int iwcm_conn_get_fd(const struct iwcm_conn *conn)
-{
-	if (cm_established(conn) < 0)
-		return -1;
-	if (conn->fd_released)
-		return ERR(EBADF);
-	return conn->fd;
-}
-
-/* Hand the socket of an established connection to the caller. */
-IWCM_EXPORT int iwcm_conn_release_fd(struct iwcm_conn *conn)
-{
-	if (cm_established(conn) < 0)
-		return -1;
-	if (conn->fd_released)
-		return ERR(EBADF);
-	conn->fd_released = true;
-	return conn->fd;
-}
-
-/* A connection's local address. */
-IWCM_EXPORT const struct sockaddr *
-iwcm_conn_get_local_addr(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR_PTR(EINVAL);
-	if (!conn->local_known)
-		return ERR_PTR(ENODATA);
-	return (const struct sockaddr *)&conn->local;
-}
-
-/* A connection's peer address. */
-IWCM_EXPORT const struct sockaddr *
-iwcm_conn_get_peer_addr(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR_PTR(EINVAL);
-	return (const struct sockaddr *)&conn->peer;
-}
-
-/* Whether this side initiated the connection. */
-IWCM_EXPORT int iwcm_conn_get_initiator(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR(EINVAL);
-	return conn->initiator;
-}
-
-/* Negotiated values, readable once ESTABLISHED; one accessor each. */
-#define CM_GET_ESTABLISHED(name, field)                                    \
-	IWCM_EXPORT int iwcm_conn_get_##name(const struct iwcm_conn *conn) \
-	{                                                                  \
-		if (cm_established(conn) < 0)                              \
-			return -1;                                         \
-		return (int)conn->field;                                   \
-	}
-
-/* The transport of an established connection. */
-CM_GET_ESTABLISHED(transport, transport)
-/* The negotiated MPA revision. */
-CM_GET_ESTABLISHED(mpa_rev, mpa_rev)
-/* The DDP version. */
-CM_GET_ESTABLISHED(ddp_version, ddp_version)
-/* The RDMAP version. */
-CM_GET_ESTABLISHED(rdmap_version, rdmap_version)
-/* Whether we send markers. */
-CM_GET_ESTABLISHED(markers_tx, markers_tx)
-/* Whether the peer sends markers. */
-CM_GET_ESTABLISHED(markers_rx, markers_rx)
-/* Whether FPDUs carry a CRC. */
-CM_GET_ESTABLISHED(crc, crc)
-/* Whether RFC 6581 enhanced establishment ran. */
-CM_GET_ESTABLISHED(enhanced, enhanced)
-/* Whether the peer-to-peer model was negotiated. */
-CM_GET_ESTABLISHED(p2p, p2p)
-/* The RTR type exchanged. */
-CM_GET_ESTABLISHED(rtr_type, rtr_type)
-/* Whether the legacy RtR frame was used. */
-CM_GET_ESTABLISHED(rtr_frame, rtr_frame)
-/* The final local IRD. */
-CM_GET_ESTABLISHED(ird, ird)
-/* The final local ORD. */
-CM_GET_ESTABLISHED(ord, ord)
-/* Whether the responder waits for the first FPDU. */
-CM_GET_ESTABLISHED(wait_first_fpdu, wait_first_fpdu)
-/* The number of untagged queues with an MSN. */
-CM_GET_ESTABLISHED(msn_count, n_msn)
-
-/* FPDU-mode octets the daemon sent. */
-IWCM_EXPORT int iwcm_conn_get_tx_offset(const struct iwcm_conn *conn,
-					uint64_t *offset)
-{
-	if (!offset)
-		return ERR(EINVAL);
-	if (cm_established(conn) < 0)
-		return -1;
-	*offset = conn->tx_offset;
-	return 0;
-}
-
-/* FPDU-mode octets the daemon read. */
-IWCM_EXPORT int iwcm_conn_get_rx_offset(const struct iwcm_conn *conn,
-					uint64_t *offset)
-{
-	if (!offset)
-		return ERR(EINVAL);
-	if (cm_established(conn) < 0)
-		return -1;
-	*offset = conn->rx_offset;
-	return 0;
-}
-
-/* Octets the daemon read past the handshake. */
-IWCM_EXPORT const void *iwcm_conn_get_unread(const struct iwcm_conn *conn,
-					     size_t *len)
-{
-	if (!len)
-		return ERR_PTR(EINVAL);
-	if (cm_established(conn) < 0)
-		return NULL;
-	*len = conn->unread_len;
-	return conn->unread;
-}
-
-/* The next MSN of an untagged queue. */
-IWCM_EXPORT int iwcm_conn_get_next_msn(const struct iwcm_conn *conn,
-				       unsigned int qn, uint32_t *msn)
-{
-	if (!msn)
-		return ERR(EINVAL);
-	if (cm_established(conn) < 0)
-		return -1;
-	if (qn >= conn->n_msn)
-		return ERR(ERANGE);
-	*msn = conn->next_msn[qn];
-	return 0;
-}
-
-static int cm_peer_known(const struct iwcm_conn *conn)
-{
-	if (!conn)
-		return ERR(EINVAL);
-	if (!conn->peer_info.known)
-		return ERR(ENODATA);
-	return 0;
-}
-
-/* What the peer's frame said; one accessor each. */
-#define CM_GET_PEER(name, field)                                           \
-	IWCM_EXPORT int iwcm_conn_get_peer_##name(                         \
-		const struct iwcm_conn *conn)                              \
-	{                                                                  \
-		if (cm_peer_known(conn) < 0)                               \
-			return -1;                                         \
-		return (int)conn->peer_info.field;                         \
-	}
-
-/* The MPA revision the peer sent. */
-CM_GET_PEER(mpa_rev, mpa_rev)
-/* The flags octet of the peer's frame. */
-CM_GET_PEER(flags, flags)
-/* Whether the peer sent enhanced data. */
-CM_GET_PEER(enhanced, enhanced)
-/* Whether the peer set flag A. */
-CM_GET_PEER(p2p, p2p)
-/* The RTR types the peer offered. */
-CM_GET_PEER(rtr_types, rtr_types)
-/* The IRD the peer sent. */
-CM_GET_PEER(ird, ird)
-/* The ORD the peer sent. */
-CM_GET_PEER(ord, ord)
-
-/* The peer's private data. */
-IWCM_EXPORT const void *
-iwcm_conn_get_peer_private_data(const struct iwcm_conn *conn, size_t *len)
-{
-	if (!len)
-		return ERR_PTR(EINVAL);
-	if (cm_peer_known(conn) < 0)
-		return NULL;
-	*len = conn->peer_info.pd_len;
-	return conn->peer_info.pd;
 }

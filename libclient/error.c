@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * iwcm_strerror(): text for enum iwcm_status, whose values are those of
+ * iwcm_status_str(): text for enum iwcm_status, whose values are those of
  * the daemon's Result enum (proto/iwcm.proto) so that a result code
  * passes through unchanged.
  */
@@ -54,10 +54,11 @@ static const char *const status_text[] = {
 };
 
 /* Describe a connection failure reason. */
-IWCM_EXPORT const char *iwcm_strerror(int status)
+IWCM_EXPORT const char *iwcm_status_str(enum iwcm_status status)
 {
-	if (status < 0 ||
-	    (size_t)status >= sizeof(status_text) / sizeof(status_text[0]))
+	/* Unsigned, so that a negative value out of any enum is unknown. */
+	if ((unsigned int)status >=
+	    sizeof(status_text) / sizeof(status_text[0]))
 		return "unknown status";
 	return status_text[status];
 }

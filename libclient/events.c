@@ -37,7 +37,7 @@ void events_signal(struct iwcm_ctx *ctx)
 }
 
 /* Queue an event about conn, taking a reference on it. */
-int events_queue(struct iwcm_ctx *ctx, enum iwcm_event_type type,
+int events_queue(struct iwcm_ctx *ctx, enum iwcm_cm_event_type type,
 		 struct iwcm_conn *conn)
 {
 	struct iwcm_event *ev = calloc(1, sizeof(*ev));
@@ -146,11 +146,14 @@ IWCM_EXPORT void iwcm_ack_event(struct iwcm_event *event)
 }
 
 /* What an event reports. */
-IWCM_EXPORT int iwcm_event_get_type(const struct iwcm_event *event)
+IWCM_EXPORT enum iwcm_cm_event_type
+iwcm_event_get_type(const struct iwcm_event *event)
 {
-	if (!event)
-		return ERR(EINVAL);
-	return (int)event->type;
+	if (!event) {
+		errno = EINVAL;
+		return (enum iwcm_cm_event_type)0;
+	}
+	return event->type;
 }
 
 /* The connection an event is about. */
@@ -166,25 +169,29 @@ IWCM_EXPORT struct iwcm_conn *iwcm_event_get_conn(
 IWCM_EXPORT struct iwcm_listener *iwcm_event_get_listener(
 	const struct iwcm_event *event)
 {
+	struct iwcm_listener *l;
+
 	if (!event)
 		return ERR_PTR(EINVAL);
-	if (event->type != IWCM_EVENT_CONNECT_REQUEST)
+	if (event->type != IWCM_CM_EVENT_CONNECT_REQUEST)
 		return ERR_PTR(ENOENT);
-	return iwcm_conn_get_listener(event->conn);
+	l = cm_listener_find(event->ctx, event->conn->listener_id);
+	return l ? l : ERR_PTR(ENOENT);
 }
 
-/* The name of an event type. */
-IWCM_EXPORT const char *iwcm_event_type_str(int type)
+/* The name of a connection manager event type. */
+IWCM_EXPORT const char *iwcm_cm_event_str(enum iwcm_cm_event_type type)
 {
 	static const char *const names[] = {
-		[IWCM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
-		[IWCM_EVENT_ESTABLISHED] = "ESTABLISHED",
-		[IWCM_EVENT_REJECTED] = "REJECTED",
-		[IWCM_EVENT_UNREACHABLE] = "UNREACHABLE",
-		[IWCM_EVENT_CONNECT_ERROR] = "CONNECT_ERROR",
+		[IWCM_CM_EVENT_CONNECT_REQUEST] = "CONNECT_REQUEST",
+		[IWCM_CM_EVENT_ESTABLISHED] = "ESTABLISHED",
+		[IWCM_CM_EVENT_REJECTED] = "REJECTED",
+		[IWCM_CM_EVENT_UNREACHABLE] = "UNREACHABLE",
+		[IWCM_CM_EVENT_CONNECT_ERROR] = "CONNECT_ERROR",
 	};
 
-	if (type < 0 || (size_t)type >= sizeof(names) / sizeof(names[0]) ||
+	/* Unsigned, so that a negative value out of any enum is unknown. */
+	if ((unsigned int)type >= sizeof(names) / sizeof(names[0]) ||
 	    !names[type])
 		return "UNKNOWN";
 	return names[type];

@@ -5,8 +5,9 @@
 
 /*
  * libiwcm internals shared between ctx.c (the daemon connection and the
- * request/reply exchange), cm.c (listeners, connections, parameters) and
- * events.c (the event queue).  Everything here is hidden: only functions
+ * request/reply exchange), cm.c (listeners, connections, parameters),
+ * conn_attr.c (a connection's state and socket) and events.c (the event
+ * queue).  Everything here is hidden: only functions
  * marked IWCM_EXPORT and listed in libiwcm.map leave the library.
  *
  * Ownership: the context owns every listener, connection and event made
@@ -15,6 +16,7 @@
  * event refers to it any more (refs).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -80,11 +82,18 @@ struct iwcm_conn {
 	bool local_known;
 	struct sockaddr_storage peer;
 
+	/*
+	 * The socket is taken exactly once: by iwcm_conn_release_fd(), by
+	 * iwcm_create_qp() (cm_conn_take_fd()) or closed with the
+	 * connection.  iwcm_create_qp() is thread-safe, so fd and
+	 * fd_released are read and written only under fd_lock.
+	 */
+	pthread_mutex_t fd_lock;
 	int fd;				/* -1 until ESTABLISHED */
 	bool fd_released;
 
 	/* Failure. */
-	int reason;			/* enum iwcm_status */
+	enum iwcm_status reason;
 	char *reason_text;
 	bool term;
 	unsigned int term_layer, term_etype, term_ecode;
@@ -113,7 +122,7 @@ struct iwcm_conn {
 struct iwcm_event {
 	TAILQ_ENTRY(iwcm_event) entry;
 	struct iwcm_ctx *ctx;
-	enum iwcm_event_type type;
+	enum iwcm_cm_event_type type;
 	struct iwcm_conn *conn;		/* holds a reference */
 	bool queued;			/* not yet returned to the caller */
 };
@@ -190,10 +199,21 @@ void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
 /* The daemon is gone: every connection being negotiated fails. */
 void cm_daemon_gone(struct iwcm_ctx *ctx);
 
+/* ---- conn_attr.c ---- */
+
+/*
+ * Take the socket of an established connection for a QP, exactly once
+ * whatever the threads (verbs.c: iwcm_create_qp()).  The descriptor, or
+ * -1 with errno ENOTCONN (not established) or EBADF (already taken).
+ */
+int cm_conn_take_fd(struct iwcm_conn *conn);
+/* Give back a socket taken by cm_conn_take_fd() when no QP was made. */
+void cm_conn_return_fd(struct iwcm_conn *conn);
+
 /* ---- events.c ---- */
 
 /* Queue an event about conn (takes a reference); -1 with ENOMEM. */
-int events_queue(struct iwcm_ctx *ctx, enum iwcm_event_type type,
+int events_queue(struct iwcm_ctx *ctx, enum iwcm_cm_event_type type,
 		 struct iwcm_conn *conn);
 /* Drop the queued events of conn (iwcm_conn_free). */
 void events_drop_conn(struct iwcm_ctx *ctx, struct iwcm_conn *conn);

@@ -21,7 +21,7 @@ extern "C" {
 
 /*
  * The negotiated state a handoff from iwcmd would carry (DESIGN.md
- * "Handoff state"); see the iwcm_conn_get_*() accessors.
+ * "Handoff state"); see struct iwcm_conn_attr.
  */
 struct iwcm_synth {
 	int initiator;		/* 1: this end sent the MPA Request */

@@ -130,23 +130,27 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 {
 	struct dp *dp;
 	struct iwcm_qp *qp;
-	int fl, one = 1, e;
+	int fd, fl, one = 1, e;
 
 	if (!conn || !pd || conn->ctx != pd->ctx)
 		return ERR_PTR(EINVAL);
 	if (qp_attr_check(pd, attr) < 0)
 		return NULL;
-	if (conn->state != CONN_ESTABLISHED)
-		return ERR_PTR(ENOTCONN);
-	if (conn->fd_released || conn->fd < 0)
-		return ERR_PTR(EBADF);
-	if (conn->transport != IWCM_TRANSPORT_TCP)
+	/* ENOTCONN, EBADF; exactly once against any thread (cm.c). */
+	fd = cm_conn_take_fd(conn);
+	if (fd < 0)
+		return NULL;
+	if (conn->transport != IWCM_TRANSPORT_TCP) {
+		cm_conn_return_fd(conn);
 		return ERR_PTR(EOPNOTSUPP);
+	}
 	dp = pd->ctx->dp;
 
 	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return NULL;
+	if (!qp) {
+		cm_conn_return_fd(conn);
+		return ERR_PTR(ENOMEM);
+	}
 	qp->ctx = pd->ctx;
 	qp->pd = pd;
 	qp->fd = -1;
@@ -167,35 +171,37 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	if (!qp->srq && rq_init(&qp->rq, attr->max_recv_wr,
 				qp->max_recv_sge) < 0) {
 		free(qp);
+		cm_conn_return_fd(conn);
 		return ERR_PTR(ENOMEM);
 	}
 	if (qp_engine_init(qp, conn) < 0) {
 		e = errno;
 		qp_free(qp);
+		cm_conn_return_fd(conn);
 		return ERR_PTR(e);
 	}
 
 	/* The engine never blocks on the socket; FPDUs go out whole. */
-	fl = fcntl(conn->fd, F_GETFL);
-	if (fl < 0 || fcntl(conn->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		e = errno;
 		qp_free(qp);
+		cm_conn_return_fd(conn);
 		return ERR_PTR(e);
 	}
-	(void)setsockopt(conn->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-			 sizeof(one));
-	qp->mulpdu = mpa_stream_mulpdu(conn->fd, qp->markers_tx);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	qp->mulpdu = mpa_stream_mulpdu(fd, qp->markers_tx);
 
 	pthread_mutex_lock(&dp->lock);
 	if (progress_start(dp) < 0) {
 		e = errno;
 		pthread_mutex_unlock(&dp->lock);
 		qp_free(qp);
+		cm_conn_return_fd(conn);
 		return ERR_PTR(e);
 	}
-	/* The connection keeps its state but no longer owns the socket. */
-	qp->fd = conn->fd;
-	conn->fd_released = true;
+	/* The connection keeps its state; the socket is the QP's. */
+	qp->fd = fd;
 	pd->refs++;
 	qp->send_cq->refs++;
 	qp->recv_cq->refs++;

@@ -49,6 +49,17 @@ diff -u "$tmp/header" "$tmp/map" >"$tmp/d2" ||
 	fail "iwcm.h/verbs.h and libiwcm.map disagree:
 $(cat "$tmp/d2")"
 echo "ok: iwcm.h and verbs.h declare exactly the map's symbols"
+# Public API rules before 1.0 (issue 10 item 7): a connection's state is
+# read with iwcm_conn_query(), not one getter per field (only the socket's
+# owner calls remain), and CM events are IWCM_CM_EVENT_*, apart from the
+# IWCM_EVENT_* async events of verbs.h.
+getters=$(grep -E '^iwcm_conn_get_' "$tmp/map" | grep -v -x 'iwcm_conn_get_fd' ||
+	true)
+[ -z "$getters" ] || fail "per-field connection getters: $getters"
+if grep -n 'IWCM_EVENT_' "$hdr"; then
+	fail "iwcm.h uses the async events' IWCM_EVENT_ prefix"
+fi
+echo "ok: iwcm_conn_query(), distinct CM event prefix"
 while read -r s; do
 	[ -f "$top_srcdir/docs/$s.3" ] || fail "no man page docs/$s.3"
 	grep -q "[[:space:]]$s\.3" "$top_srcdir/docs/libiwcm.mk" ||

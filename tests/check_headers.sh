@@ -26,16 +26,45 @@ fail() {
 cat >"$tmp/t.c" <<'EOT'
 #include <iwcm/iwcm.h>
 #include <iwcm/iwcm.h>
+#include <string.h>
+
+#ifdef __cplusplus
+#include <type_traits>
+/* CM events and the verbs' async events are two types. */
+static_assert(!std::is_same<iwcm_cm_event_type,
+			    iwcm_async_event_type>::value,
+	      "one enum for CM and async events");
+#endif
+
+/* The public structure, its comp_mask and its enum-typed fields. */
+static int negotiated_crc(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.comp_mask = IWCM_CONN_ATTR_ALL;
+	if (iwcm_conn_query(c, &a) < 0 ||
+	    !(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED))
+		return -1;
+	return a.crc && a.mpa_rev == IWCM_MPA_REV_2 &&
+	       a.transport == IWCM_TRANSPORT_TCP &&
+	       a.reason == IWCM_STATUS_OK;
+}
 
 int main(void)
 {
 	struct iwcm_ctx *ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
 	struct iwcm_event *ev;
+	int r = 0;
 
-	if (ctx && iwcm_get_event(ctx, &ev) == 0)
+	if (ctx && iwcm_get_event(ctx, &ev) == 0) {
+		if (iwcm_event_get_type(ev) == IWCM_CM_EVENT_ESTABLISHED)
+			r = negotiated_crc(iwcm_event_get_conn(ev));
+		(void)iwcm_cm_event_str(iwcm_event_get_type(ev));
 		iwcm_ack_event(ev);
+	}
 	iwcm_ctx_close(ctx);
-	return iwcm_strerror(IWCM_STATUS_OK) == 0;
+	return r + (iwcm_status_str(IWCM_STATUS_OK) == 0);
 }
 EOT
 cp "$tmp/t.c" "$tmp/t.cc"

@@ -79,6 +79,16 @@ static void hs_listen(void)
 	port = (uint16_t)iwcm_listener_get_port(lis);
 }
 
+/* iwcm_conn_query() of every group; the test fails if it fails. */
+static struct iwcm_conn_attr qa(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+
+	ck_assert_msg(iwcm_conn_query(c, &a) == 0, "iwcm_conn_query: %s",
+		      strerror(errno));
+	return a;
+}
+
 /* The next event of ctx, of type; its connection. */
 static struct iwcm_conn *hs_event(int type)
 {
@@ -93,27 +103,27 @@ static struct iwcm_conn *hs_event(int type)
 
 		ck_assert_int_eq(errno, EAGAIN);
 		ck_assert_msg(left > 0, "no %s event: %s",
-			      iwcm_event_type_str(type), harness_log(&H));
+			      iwcm_cm_event_str(type), harness_log(&H));
 		poll(&p, 1, (int)left);
 	}
 	t = iwcm_event_get_type(ev);
 	c = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	ck_assert_msg(t == type, "event %s (%s), not %s",
-		      iwcm_event_type_str(t),
-		      iwcm_conn_get_reason_text(c) ?
-			      iwcm_conn_get_reason_text(c) :
-			      "",
-		      iwcm_event_type_str(type));
+		      iwcm_cm_event_str(t),
+		      qa(c).reason_text ? qa(c).reason_text : "",
+		      iwcm_cm_event_str(type));
 	return c;
 }
 
 /* The CONNECT_REQUEST of the raw peer on fd. */
 static struct iwcm_conn *hs_request(int fd)
 {
-	struct iwcm_conn *c = hs_event(IWCM_EVENT_CONNECT_REQUEST);
+	struct iwcm_conn *c = hs_event(IWCM_CM_EVENT_CONNECT_REQUEST);
+	const struct iwcm_conn_attr a = qa(c);
 
-	ck_assert_int_eq(sa_port(iwcm_conn_get_peer_addr(c)), fd_port(fd));
+	ck_assert_int_eq(sa_port((const struct sockaddr *)&a.peer_addr),
+			 fd_port(fd));
 	return c;
 }
 
@@ -160,7 +170,7 @@ static void hs_finish(int fd, struct iwcm_conn *c)
 	ck_assert_int_eq(integ_read_frame(fd, raw, &rep), 0);
 	ck_assert_int_eq(rep.type, MPA_FRAME_REP);
 	ck_assert(!(rep.flags & MPA_FLAG_R) && rep.enhanced);
-	e = hs_event(IWCM_EVENT_ESTABLISHED);
+	e = hs_event(IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(e, c);
 	/* the socket is the connection */
 	ck_assert_int_eq(integ_write(fd, "!", 1), 0);
@@ -405,7 +415,6 @@ START_TEST(hostile_peer)
 	struct iwcm_conn *by, *c;
 	struct mpa_frame rep;
 	struct rdmap_msg m;
-	unsigned int layer, etype, ecode;
 	const void *unread;
 	size_t n, ulen;
 	int bfd, fd;
@@ -443,15 +452,13 @@ START_TEST(hostile_peer)
 		ck_assert_int_eq(m.u.term.ecode, h->term);
 		ck_assert(integ_closed(fd, 3000));
 		/* the ULP that accepted hears why */
-		ck_assert_ptr_eq(hs_event(IWCM_EVENT_CONNECT_ERROR), c);
-		ck_assert_int_eq(iwcm_conn_get_reason(c),
-				 IWCM_STATUS_PROTOCOL);
-		ck_assert_int_eq(iwcm_conn_get_term(c, &layer, &etype,
-						    &ecode),
-				 0);
-		ck_assert_uint_eq(layer, RDMAP_TERM_LAYER_LLP);
-		ck_assert_uint_eq(etype, MPA_ETYPE_MPA);
-		ck_assert_uint_eq(ecode, h->term);
+		ck_assert_ptr_eq(hs_event(IWCM_CM_EVENT_CONNECT_ERROR), c);
+		ck_assert_int_eq(qa(c).reason, IWCM_STATUS_PROTOCOL);
+		ck_assert_uint_eq(qa(c).comp_mask & IWCM_CONN_ATTR_TERM,
+				  IWCM_CONN_ATTR_TERM);
+		ck_assert_uint_eq(qa(c).term_layer, RDMAP_TERM_LAYER_LLP);
+		ck_assert_uint_eq(qa(c).term_etype, MPA_ETYPE_MPA);
+		ck_assert_uint_eq(qa(c).term_ecode, h->term);
 		iwcm_conn_free(c);
 		break;
 	case HS_UNREAD:
@@ -462,8 +469,9 @@ START_TEST(hostile_peer)
 		c = hs_request(fd);
 		ck_assert_int_eq(iwcm_accept(c, NULL), 0);
 		ck_assert_int_eq(integ_read_frame(fd, raw, &rep), 0);
-		ck_assert_ptr_eq(hs_event(IWCM_EVENT_ESTABLISHED), c);
-		unread = iwcm_conn_get_unread(c, &ulen);
+		ck_assert_ptr_eq(hs_event(IWCM_CM_EVENT_ESTABLISHED), c);
+		unread = qa(c).unread;
+		ulen = qa(c).unread_len;
 		ck_assert_uint_eq(ulen, 8);
 		ck_assert_mem_eq(unread, "EARLYFPD", 8);
 		iwcm_conn_free(c);
@@ -509,8 +517,8 @@ START_TEST(hostile_data_for_reply)
 	/* an FPDU (a Send) instead of the Reply: RFC 5044 §7.1.2 rule 3 */
 	ck_assert_int_eq(integ_fpdu_send(fd, &tx, 1, 1, 64, 5), 0);
 	ck_assert(integ_closed(fd, 3000));
-	ck_assert_ptr_eq(hs_event(IWCM_EVENT_CONNECT_ERROR), c);
-	ck_assert_int_eq(iwcm_conn_get_reason(c), IWCM_STATUS_PROTOCOL);
+	ck_assert_ptr_eq(hs_event(IWCM_CM_EVENT_CONNECT_ERROR), c);
+	ck_assert_int_eq(qa(c).reason, IWCM_STATUS_PROTOCOL);
 	iwcm_conn_free(c);
 	close(fd);
 	close(lfd);
@@ -710,7 +718,7 @@ START_TEST(client_killed)
 			_exit(4);
 		/* the request waits undecided */
 		if (iwcm_get_event(ctx, &ev) < 0 ||
-		    iwcm_event_get_type(ev) != IWCM_EVENT_CONNECT_REQUEST)
+		    iwcm_event_get_type(ev) != IWCM_CM_EVENT_CONNECT_REQUEST)
 			_exit(5);
 		sin.sin_port = htons(rport);
 		if (!iwcm_connect(ctx, (struct sockaddr *)&sin, NULL, NULL))

@@ -43,11 +43,11 @@ struct mx_params {
 };
 
 /* An event type that means: the request came and was rejected. */
-#define MX_REQUEST_ONLY IWCM_EVENT_CONNECT_REQUEST
+#define MX_REQUEST_ONLY IWCM_CM_EVENT_CONNECT_REQUEST
 
 struct mx_expect {
 	int ev_i, ev_r;		/* last event of each side, 0: none */
-	int st_i, st_r;		/* iwcm_conn_get_reason() */
+	int st_i, st_r;		/* reason of iwcm_conn_query() */
 	int rev, ver, enh, p2p, rtr, crc;
 	int m_ir, m_ri;		/* markers initiator->responder and back */
 	uint64_t off_ir, off_ri;	/* RTR-phase octets each way */
@@ -69,8 +69,8 @@ struct mx_row {
 	int delta;		/* by this much (1 when 0) */
 };
 
-#define EST(r, v, e) .ev_i = IWCM_EVENT_ESTABLISHED,                         \
-		     .ev_r = IWCM_EVENT_ESTABLISHED, .rev = (r), .ver = (v),  \
+#define EST(r, v, e) .ev_i = IWCM_CM_EVENT_ESTABLISHED,                         \
+		     .ev_r = IWCM_CM_EVENT_ESTABLISHED, .rev = (r), .ver = (v),  \
 		     .enh = (e)
 
 static const struct mx_row rows[] = {
@@ -155,14 +155,14 @@ static const struct mx_row rows[] = {
 		 .ord_i = 0x3FFF, .ird_r = 3, .ord_r = 5 } },
 	{ .name = "insufficient IRD, strict responder", .service = "strict",
 	  .ip = { .ird = V(2), .ord = V(2) }, .ap = { .ord = V(8) },
-	  .x = { .ev_i = IWCM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
-		 .ev_r = IWCM_EVENT_CONNECT_ERROR,
+	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
+		 .ev_r = IWCM_CM_EVENT_CONNECT_ERROR,
 		 .st_r = IWCM_STATUS_REJECTED, .rej_ord = 8 },
 	  .stat = "rejected_local" },
 	{ .name = "reject with private data",
 	  .ip = { .pd = "may I" }, .ap = { .pd = "not today" },
 	  .reject = true,
-	  .x = { .ev_i = IWCM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
+	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
 		 .ev_r = MX_REQUEST_ONLY },
 	  .stat = "rejected_peer" },
 	{ .name = "Rev 0 permissive (iwcmctl connect --rev 0)",
@@ -174,7 +174,7 @@ static const struct mx_row rows[] = {
 	  .x = { EST(0, 0, 0), .crc = 1, .m_ir = 1, .m_ri = 1 } },
 	{ .name = "Rev 0 strict", .service = "rev0s", .kind = MX_FORCE,
 	  .ip = { .rev = V(0) },
-	  .x = { .ev_i = IWCM_EVENT_CONNECT_ERROR,
+	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
 		 .st_i = IWCM_STATUS_RESET },
 	  .stat = "bad_frames" },
 	{ .name = "enhanced to an unenhanced responder, fallback",
@@ -183,7 +183,7 @@ static const struct mx_row rows[] = {
 	  .x = { EST(1, 1, 0), .crc = 1 }, .stat = "fallbacks" },
 	{ .name = "enhanced to an unenhanced responder, no fallback",
 	  .service = "v1only",
-	  .x = { .ev_i = IWCM_EVENT_CONNECT_ERROR,
+	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
 		 .st_i = IWCM_STATUS_RESET },
 	  .stat = "bad_frames" },
 };
@@ -266,50 +266,70 @@ static int sa_port(const struct sockaddr *sa)
 		       -1;
 }
 
-/* Everything a connection's accessors report. */
+/* Everything iwcm_conn_query() reports of a connection; -1 where the
+ * group is not known. */
 static void side_fill(struct mx_side *s, struct iwcm_conn *c)
 {
-	const void *pd;
-	size_t len = 0;
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+	bool peer;
 	unsigned int i;
 
-	s->reason = iwcm_conn_get_reason(c);
-	s->initiator = iwcm_conn_get_initiator(c);
-	s->peer_rev = iwcm_conn_get_peer_mpa_rev(c);
-	s->peer_flags = iwcm_conn_get_peer_flags(c);
-	s->peer_enh = iwcm_conn_get_peer_enhanced(c);
-	s->peer_p2p = iwcm_conn_get_peer_p2p(c);
-	s->peer_rtr = iwcm_conn_get_peer_rtr_types(c);
-	s->peer_ird = iwcm_conn_get_peer_ird(c);
-	s->peer_ord = iwcm_conn_get_peer_ord(c);
-	pd = iwcm_conn_get_peer_private_data(c, &len);
-	s->peer_pd_len = pd ? (int)len : -1;
-	if (pd && len && len <= sizeof(s->peer_pd))
-		memcpy(s->peer_pd, pd, len);
-	if (s->event != IWCM_EVENT_ESTABLISHED)
+	if (iwcm_conn_query(c, &a) < 0) {
+		side_err(s, "iwcm_conn_query: %s", strerror(errno));
 		return;
-	s->mpa_rev = iwcm_conn_get_mpa_rev(c);
-	s->ddp_version = iwcm_conn_get_ddp_version(c);
-	s->rdmap_version = iwcm_conn_get_rdmap_version(c);
-	s->markers_tx = iwcm_conn_get_markers_tx(c);
-	s->markers_rx = iwcm_conn_get_markers_rx(c);
-	s->crc = iwcm_conn_get_crc(c);
-	s->enhanced = iwcm_conn_get_enhanced(c);
-	s->p2p = iwcm_conn_get_p2p(c);
-	s->rtr_type = iwcm_conn_get_rtr_type(c);
-	s->rtr_frame = iwcm_conn_get_rtr_frame(c);
-	s->ird = iwcm_conn_get_ird(c);
-	s->ord = iwcm_conn_get_ord(c);
-	s->wait_first = iwcm_conn_get_wait_first_fpdu(c);
-	if (iwcm_conn_get_tx_offset(c, &s->tx_off) < 0 ||
-	    iwcm_conn_get_rx_offset(c, &s->rx_off) < 0)
-		side_err(s, "offsets: %s", strerror(errno));
-	s->n_msn = iwcm_conn_get_msn_count(c);
-	for (i = 0; s->n_msn > 0 && i < 4 && i < (unsigned int)s->n_msn; i++)
-		if (iwcm_conn_get_next_msn(c, i, &s->msn[i]) < 0)
-			side_err(s, "next_msn %u: %s", i, strerror(errno));
-	s->local_port = sa_port(iwcm_conn_get_local_addr(c));
-	s->peer_port = sa_port(iwcm_conn_get_peer_addr(c));
+	}
+	peer = a.comp_mask & IWCM_CONN_ATTR_PEER;
+	s->reason = (int)a.reason;
+	s->initiator = a.initiator;
+	s->peer_rev = peer ? (int)a.peer_mpa_rev : -1;
+	s->peer_flags = peer ? a.peer_flags : -1;
+	s->peer_enh = peer ? a.peer_enhanced : -1;
+	s->peer_p2p = peer ? a.peer_p2p : -1;
+	s->peer_rtr = peer ? (int)a.peer_rtr_types : -1;
+	s->peer_ird = peer ? (int)a.peer_ird : -1;
+	s->peer_ord = peer ? (int)a.peer_ord : -1;
+	s->peer_pd_len = peer ? (int)a.peer_private_data_len : -1;
+	if (peer && a.peer_private_data_len &&
+	    a.peer_private_data_len <= sizeof(s->peer_pd))
+		memcpy(s->peer_pd, a.peer_private_data,
+		       a.peer_private_data_len);
+	if (s->event != IWCM_CM_EVENT_ESTABLISHED)
+		return;
+	if (!(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED))
+		side_err(s, "ESTABLISHED without the negotiated state");
+	s->mpa_rev = (int)a.mpa_rev;
+	s->ddp_version = a.ddp_version;
+	s->rdmap_version = a.rdmap_version;
+	s->markers_tx = a.markers_tx;
+	s->markers_rx = a.markers_rx;
+	s->crc = a.crc;
+	s->enhanced = a.enhanced;
+	s->p2p = a.p2p;
+	s->rtr_type = (int)a.rtr_type;
+	s->rtr_frame = a.rtr_frame;
+	s->ird = (int)a.ird;
+	s->ord = (int)a.ord;
+	s->wait_first = a.wait_first_fpdu;
+	s->tx_off = a.tx_offset;
+	s->rx_off = a.rx_offset;
+	s->n_msn = (int)a.num_next_msn;
+	for (i = 0; i < 4 && i < a.num_next_msn; i++)
+		s->msn[i] = a.next_msn[i];
+	s->local_port = sa_port((const struct sockaddr *)&a.local_addr);
+	s->peer_port = sa_port((const struct sockaddr *)&a.peer_addr);
+}
+
+/* The octets the daemon read past the handshake. */
+static const void *conn_unread(const struct iwcm_conn *c, size_t *len)
+{
+	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_NEGOTIATED };
+
+	*len = 0;
+	if (iwcm_conn_query(c, &a) < 0 ||
+	    !(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED))
+		return NULL;
+	*len = a.unread_len;
+	return a.unread;
 }
 
 /*
@@ -469,8 +489,8 @@ tell:
 	s.event = iwcm_event_get_type(ev);
 	c = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
-	if (s.event != IWCM_EVENT_CONNECT_REQUEST) {
-		side_err(&s, "event %s first", iwcm_event_type_str(s.event));
+	if (s.event != IWCM_CM_EVENT_CONNECT_REQUEST) {
+		side_err(&s, "event %s first", iwcm_cm_event_str(s.event));
 		mx_report(out, &s);
 	}
 	mx_params_set(p, &r->ap);
@@ -492,8 +512,8 @@ tell:
 	s.event = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
 	side_fill(&s, c);
-	if (s.event == IWCM_EVENT_ESTABLISHED && r->kind != MX_FORCE) {
-		unread = iwcm_conn_get_unread(c, &ulen);
+	if (s.event == IWCM_CM_EVENT_ESTABLISHED && r->kind != MX_FORCE) {
+		unread = conn_unread(c, &ulen);
 		s.unread = (int)ulen;
 		mx_datapath(&s, iwcm_conn_get_fd(c), unread, ulen, row);
 	}
@@ -538,8 +558,8 @@ static void mx_initiator(const struct mx_row *r, int row, uint16_t port,
 	s.event = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
 	side_fill(&s, c);
-	if (s.event == IWCM_EVENT_ESTABLISHED) {
-		unread = iwcm_conn_get_unread(c, &ulen);
+	if (s.event == IWCM_CM_EVENT_ESTABLISHED) {
+		unread = conn_unread(c, &ulen);
 		s.unread = (int)ulen;
 		mx_datapath(&s, iwcm_conn_get_fd(c), unread, ulen, row);
 	}
@@ -552,7 +572,7 @@ static void side_from_pb(struct mx_side *s, const Iwcm__Established *e)
 	const Iwcm__PeerInfo *pi = e->peer_info;
 	size_t i;
 
-	s->event = IWCM_EVENT_ESTABLISHED;
+	s->event = IWCM_CM_EVENT_ESTABLISHED;
 	s->initiator = e->initiator;
 	s->mpa_rev = (int)e->mpa_rev;
 	s->ddp_version = (int)e->ddp_version;
@@ -629,7 +649,7 @@ static void mx_force(const struct mx_row *r, uint16_t port, int out)
 	if (nr->result) {
 		side_from_pb(&s, nr->result);
 	} else {
-		s.event = IWCM_EVENT_CONNECT_ERROR;
+		s.event = IWCM_CM_EVENT_CONNECT_ERROR;
 		/* enum iwcm_status mirrors the IPC result codes */
 		s.reason = nr->has_error ? (int)nr->error : -1;
 	}
@@ -676,7 +696,7 @@ static void mx_rdmac(const struct mx_row *r, int row, uint16_t port,
 			 neg_reason_name(res.reason));
 		mx_report(out, &s);
 	}
-	s.event = IWCM_EVENT_ESTABLISHED;
+	s.event = IWCM_CM_EVENT_ESTABLISHED;
 	s.initiator = 1;
 	s.mpa_rev = res.rev;
 	s.ddp_version = s.rdmap_version = res.version;
@@ -898,15 +918,15 @@ START_TEST(matrix)
 	ck_assert_msg(!si.err[0], "initiator: %s", si.err);
 	ck_assert_msg(!sr.err[0], "responder: %s", sr.err);
 	ck_assert_msg(si.event == r->x.ev_i, "initiator: %s (%d), not %s",
-		      iwcm_event_type_str(si.event), si.reason,
-		      iwcm_event_type_str(r->x.ev_i));
+		      iwcm_cm_event_str(si.event), si.reason,
+		      iwcm_cm_event_str(r->x.ev_i));
 	ck_assert_msg(sr.event == r->x.ev_r, "responder: %s (%d), not %s",
-		      iwcm_event_type_str(sr.event), sr.reason,
-		      iwcm_event_type_str(r->x.ev_r));
+		      iwcm_cm_event_str(sr.event), sr.reason,
+		      iwcm_cm_event_str(r->x.ev_r));
 	ck_assert_int_eq(si.reason, r->x.st_i);
 	if (r->x.ev_r)
 		ck_assert_int_eq(sr.reason, r->x.st_r);
-	if (r->x.ev_i == IWCM_EVENT_ESTABLISHED) {
+	if (r->x.ev_i == IWCM_CM_EVENT_ESTABLISHED) {
 		mx_check_established(r, &si, &sr);
 		if (r->kind != MX_FORCE) {
 			/* each side's FPDU arrived whole at the other */
@@ -915,7 +935,7 @@ START_TEST(matrix)
 			mx_check_rx(&si, r->x.m_ri, r->x.crc, "initiator");
 		}
 	}
-	if (r->x.ev_i == IWCM_EVENT_REJECTED) {
+	if (r->x.ev_i == IWCM_CM_EVENT_REJECTED) {
 		/* RFC 5044 §7.1.2 rule 3, RFC 6581 §9.1: R=1 with the
 		 * responder's Private Data and IRD/ORD */
 		ck_assert_int_eq(si.peer_flags & IWCM_MPA_FLAG_R,

@@ -321,7 +321,32 @@ static struct iwcm_ctx *open_ctx(unsigned int flags)
 	return ctx;
 }
 
-static struct iwcm_event *get_event(struct iwcm_ctx *ctx, int type)
+/* iwcm_conn_query() of every group; the test fails if it fails. */
+static struct iwcm_conn_attr qa(const struct iwcm_conn *c)
+{
+	struct iwcm_conn_attr a;
+
+	memset(&a, 0xA5, sizeof(a));
+	a.comp_mask = IWCM_CONN_ATTR_ALL;
+	ck_assert_msg(iwcm_conn_query(c, &a) == 0, "iwcm_conn_query: %s",
+		      strerror(errno));
+	return a;
+}
+
+/* A connection's local (when known) or peer address, or NULL. */
+static const struct sockaddr *qa_addr(const struct iwcm_conn *c, bool local)
+{
+	static struct sockaddr_storage ss[2];
+	struct iwcm_conn_attr a = qa(c);
+
+	if (local && !(a.comp_mask & IWCM_CONN_ATTR_LOCAL_ADDR))
+		return NULL;
+	ss[local] = local ? a.local_addr : a.peer_addr;
+	return (const struct sockaddr *)&ss[local];
+}
+
+static struct iwcm_event *get_event(struct iwcm_ctx *ctx,
+				    enum iwcm_cm_event_type type)
 {
 	struct iwcm_event *ev = NULL;
 
@@ -329,8 +354,8 @@ static struct iwcm_event *get_event(struct iwcm_ctx *ctx, int type)
 		      strerror(errno), F.err);
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_msg(iwcm_event_get_type(ev) == type, "event %s, want %s",
-		      iwcm_event_type_str(iwcm_event_get_type(ev)),
-		      iwcm_event_type_str(type));
+		      iwcm_cm_event_str(iwcm_event_get_type(ev)),
+		      iwcm_cm_event_str(type));
 	return ev;
 }
 
@@ -471,19 +496,23 @@ static bool fake_established(struct fake *f, uint64_t conn_id,
 
 static void check_peer_info(struct iwcm_conn *c)
 {
+	const struct iwcm_conn_attr a = qa(c);
 	const void *pd;
 	size_t len = 99;
 
-	ck_assert_int_eq(iwcm_conn_get_peer_mpa_rev(c), 2);
-	ck_assert_int_eq(iwcm_conn_get_peer_flags(c),
+	ck_assert_uint_eq(a.comp_mask & IWCM_CONN_ATTR_PEER,
+			  IWCM_CONN_ATTR_PEER);
+	ck_assert_int_eq(qa(c).peer_mpa_rev, 2);
+	ck_assert_int_eq(qa(c).peer_flags,
 			 IWCM_MPA_FLAG_C | IWCM_MPA_FLAG_S | 0x03);
-	ck_assert_int_eq(iwcm_conn_get_peer_enhanced(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_peer_p2p(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_peer_rtr_types(c),
+	ck_assert_int_eq(qa(c).peer_enhanced, 1);
+	ck_assert_int_eq(qa(c).peer_p2p, 1);
+	ck_assert_int_eq(qa(c).peer_rtr_types,
 			 IWCM_RTR_WRITE | IWCM_RTR_READ);
-	ck_assert_int_eq(iwcm_conn_get_peer_ird(c), IWCM_IRD_ORD_NONE);
-	ck_assert_int_eq(iwcm_conn_get_peer_ord(c), 16);
-	pd = iwcm_conn_get_peer_private_data(c, &len);
+	ck_assert_int_eq(qa(c).peer_ird, IWCM_IRD_ORD_NONE);
+	ck_assert_int_eq(qa(c).peer_ord, 16);
+	pd = a.peer_private_data;
+	len = a.peer_private_data_len;
 	ck_assert_ptr_nonnull(pd);
 	ck_assert_uint_eq(len, sizeof(peer_pd));
 	ck_assert_int_eq(memcmp(pd, peer_pd, len), 0);
@@ -499,95 +528,91 @@ static void check_addr4(const struct sockaddr *sa, uint16_t port)
 	ck_assert_uint_eq(ntohl(sin->sin_addr.s_addr), INADDR_LOOPBACK);
 }
 
-/* Every accessor of an established connection. */
+/* Every field of an established connection. */
 static void check_established(struct iwcm_conn *c, bool initiator)
 {
-	uint64_t off;
-	uint32_t msn;
+	struct iwcm_conn_attr a = qa(c);
 	size_t len = 99;
 	const void *p;
 	unsigned int i;
 
-	ck_assert_int_eq(iwcm_conn_get_transport(c), IWCM_TRANSPORT_TCP);
-	check_addr4(iwcm_conn_get_local_addr(c), F.lib_port);
-	check_addr4(iwcm_conn_get_peer_addr(c), F.peer_port);
-	ck_assert_int_eq(iwcm_conn_get_initiator(c), initiator);
-	ck_assert_int_eq(iwcm_conn_get_mpa_rev(c), 2);
-	ck_assert_int_eq(iwcm_conn_get_ddp_version(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_rdmap_version(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_markers_tx(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_markers_rx(c), 0);
-	ck_assert_int_eq(iwcm_conn_get_crc(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_enhanced(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_p2p(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_rtr_type(c), IWCM_RTR_WRITE);
-	ck_assert_int_eq(iwcm_conn_get_rtr_frame(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_ird(c), 16);
-	ck_assert_int_eq(iwcm_conn_get_ord(c), 8);
-	ck_assert_int_eq(iwcm_conn_get_tx_offset(c, &off), 0);
-	ck_assert_uint_eq(off, 123456789012ull);
-	ck_assert_int_eq(iwcm_conn_get_rx_offset(c, &off), 0);
-	ck_assert_uint_eq(off, 42);
-	p = iwcm_conn_get_unread(c, &len);
+	ck_assert_uint_eq(a.comp_mask, IWCM_CONN_ATTR_LOCAL_ADDR |
+					       IWCM_CONN_ATTR_NEGOTIATED |
+					       IWCM_CONN_ATTR_PEER);
+	ck_assert_int_eq(qa(c).transport, IWCM_TRANSPORT_TCP);
+	check_addr4(qa_addr(c, true), F.lib_port);
+	check_addr4(qa_addr(c, false), F.peer_port);
+	ck_assert_int_eq(qa(c).initiator, initiator);
+	ck_assert_int_eq(qa(c).mpa_rev, 2);
+	ck_assert_int_eq(qa(c).ddp_version, 1);
+	ck_assert_int_eq(qa(c).rdmap_version, 1);
+	ck_assert_int_eq(qa(c).markers_tx, 1);
+	ck_assert_int_eq(qa(c).markers_rx, 0);
+	ck_assert_int_eq(qa(c).crc, 1);
+	ck_assert_int_eq(qa(c).enhanced, 1);
+	ck_assert_int_eq(qa(c).p2p, 1);
+	ck_assert_int_eq(qa(c).rtr_type, IWCM_RTR_WRITE);
+	ck_assert_int_eq(qa(c).rtr_frame, 1);
+	ck_assert_int_eq(qa(c).ird, 16);
+	ck_assert_int_eq(qa(c).ord, 8);
+	ck_assert_uint_eq(a.tx_offset, 123456789012ull);
+	ck_assert_uint_eq(a.rx_offset, 42);
+	p = a.unread;
+	len = a.unread_len;
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(len, sizeof(unread_bytes));
 	ck_assert_int_eq(memcmp(p, unread_bytes, len), 0);
-	ck_assert_int_eq(iwcm_conn_get_msn_count(c), 3);
-	for (i = 0; i < ARRAY_SIZE(msns); i++) {
-		ck_assert_int_eq(iwcm_conn_get_next_msn(c, i, &msn), 0);
-		ck_assert_uint_eq(msn, msns[i]);
-	}
-	ERRNO_IS(iwcm_conn_get_next_msn(c, 3, &msn), ERANGE);
-	ERRNO_IS(iwcm_conn_get_next_msn(c, 0, NULL), EINVAL);
-	ck_assert_int_eq(iwcm_conn_get_wait_first_fpdu(c), 1);
-	ck_assert_int_eq(iwcm_conn_get_reason(c), IWCM_STATUS_OK);
-	ERRNO_NULL(iwcm_conn_get_reason_text(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_term(c, NULL, NULL, NULL), ENODATA);
+	ck_assert_int_eq(qa(c).num_next_msn, 3);
+	for (i = 0; i < ARRAY_SIZE(msns); i++)
+		ck_assert_uint_eq(a.next_msn[i], msns[i]);
+	ck_assert_int_eq(qa(c).wait_first_fpdu, 1);
+	ck_assert_int_eq(qa(c).reason, IWCM_STATUS_OK);
+	ck_assert_ptr_null(qa(c).reason_text);
+	/* No Terminate: the group is cleared and zero. */
+	ck_assert_uint_eq(a.term_layer | a.term_etype | a.term_ecode, 0);
+	/* Groups not asked for are not written. */
+	memset(&a, 0xA5, sizeof(a));
+	a.comp_mask = IWCM_CONN_ATTR_TERM;
+	ck_assert_int_eq(iwcm_conn_query(c, &a), 0);
+	ck_assert_uint_eq(a.comp_mask, 0);
+	ck_assert_uint_eq(a.id, qa(c).id);
+	ck_assert_uint_eq(a.term_layer, 0);
+	ck_assert_uint_eq(*(const unsigned char *)&a.crc, 0xA5);
+	ck_assert_uint_eq(a.peer_ird, 0xA5A5A5A5u);
+	ck_assert_uint_eq(a.local_addr.ss_family, 0xA5A5);
 	check_peer_info(c);
 }
 
-/* Every negotiated accessor fails with ENOTCONN before ESTABLISHED. */
+/* Before ESTABLISHED no socket, and the negotiated group is cleared and
+ * zero: a test of a field reads false, never "true on error". */
 static void check_not_established(struct iwcm_conn *c)
 {
-	uint64_t off;
-	uint32_t msn;
-	size_t len;
+	struct iwcm_conn_attr a = qa(c), zero;
 
 	ERRNO_IS(iwcm_conn_get_fd(c), ENOTCONN);
 	ERRNO_IS(iwcm_conn_release_fd(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_transport(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_mpa_rev(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_ddp_version(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_rdmap_version(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_markers_tx(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_markers_rx(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_crc(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_enhanced(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_p2p(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_rtr_type(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_rtr_frame(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_ird(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_ord(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_tx_offset(c, &off), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_rx_offset(c, &off), ENOTCONN);
-	ERRNO_NULL(iwcm_conn_get_unread(c, &len), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_msn_count(c), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_next_msn(c, 0, &msn), ENOTCONN);
-	ERRNO_IS(iwcm_conn_get_wait_first_fpdu(c), ENOTCONN);
+	ck_assert_uint_eq(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED, 0);
+	memset(&zero, 0, sizeof(zero));
+	ck_assert_int_eq(memcmp(&a.transport, &zero.transport,
+				offsetof(struct iwcm_conn_attr,
+					 peer_mpa_rev) -
+					offsetof(struct iwcm_conn_attr,
+						 transport)), 0);
+	ck_assert(!a.crc && !a.markers_tx && !a.p2p);
+	ck_assert_ptr_null(a.unread);
+	ck_assert_ptr_null(a.next_msn);
 }
 
 static void check_no_peer_info(struct iwcm_conn *c)
 {
-	size_t len;
+	struct iwcm_conn_attr a = qa(c);
 
-	ERRNO_IS(iwcm_conn_get_peer_mpa_rev(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_flags(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_enhanced(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_p2p(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_rtr_types(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_ird(c), ENODATA);
-	ERRNO_IS(iwcm_conn_get_peer_ord(c), ENODATA);
-	ERRNO_NULL(iwcm_conn_get_peer_private_data(c, &len), ENODATA);
+	ck_assert_uint_eq(a.comp_mask & IWCM_CONN_ATTR_PEER, 0);
+	ck_assert(!a.peer_enhanced && !a.peer_p2p);
+	ck_assert_uint_eq(a.peer_flags | a.peer_rtr_types | a.peer_ird |
+				  a.peer_ord, 0);
+	ck_assert_ptr_null(a.peer_private_data);
+	ck_assert_uint_eq(a.peer_private_data_len, 0);
 }
 
 /* ---- scripts and tests ---- */
@@ -913,15 +938,15 @@ START_TEST(test_connect_established)
 			 p);
 	ck_assert_msg(c != NULL, "%s %s", strerror(errno), F.err);
 	iwcm_conn_param_free(p);
-	ck_assert_uint_eq(iwcm_conn_get_id(c), 42);
-	ck_assert_int_eq(iwcm_conn_get_initiator(c), 1);
-	check_addr4(iwcm_conn_get_peer_addr(c), 4791);
-	ERRNO_NULL(iwcm_conn_get_local_addr(c), ENODATA);
-	ERRNO_NULL(iwcm_conn_get_listener(c), ENOENT);
+	ck_assert_uint_eq(qa(c).id, 42);
+	ck_assert_int_eq(qa(c).initiator, 1);
+	check_addr4(qa_addr(c, false), 4791);
+	ck_assert_ptr_null(qa_addr(c, true));
+	ck_assert_ptr_null(qa(c).listener);
 	check_not_established(c);
 	check_no_peer_info(c);
 	go();
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c);
 	ERRNO_NULL(iwcm_event_get_listener(ev), ENOENT);
 	iwcm_ack_event(ev);
@@ -973,7 +998,7 @@ START_TEST(test_release_fd_owned_by_caller)
 	ctx = open_ctx(0);
 	c = connect_simple(ctx);
 	go();
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	iwcm_ack_event(ev);
 	fd = iwcm_conn_release_fd(c);
 	ck_assert_int_ge(fd, 0);
@@ -1002,10 +1027,10 @@ START_TEST(test_free_before_ack)
 	ctx = open_ctx(0);
 	c = connect_simple(ctx);
 	go();
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	iwcm_conn_free(c);
 	assert_lib_fd_closed();
-	ck_assert_int_eq(iwcm_event_get_type(ev), IWCM_EVENT_ESTABLISHED);
+	ck_assert_int_eq(iwcm_event_get_type(ev), IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c);
 	iwcm_ack_event(ev);
 	iwcm_ack_event(NULL);
@@ -1025,7 +1050,7 @@ START_TEST(test_ctx_close_frees_all)
 	ctx = open_ctx(0);
 	connect_simple(ctx);
 	go();
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	(void)ev;
 	iwcm_ctx_close(ctx);
 	assert_lib_fd_closed();
@@ -1111,16 +1136,16 @@ START_TEST(test_connect_request_accept)
 	sin4(&sin, "127.0.0.1", 0);
 	l = iwcm_listen(ctx, (struct sockaddr *)&sin, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(l);
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	ck_assert_ptr_eq(iwcm_event_get_listener(ev), l);
 	c = iwcm_event_get_conn(ev);
 	ck_assert_ptr_nonnull(c);
 	iwcm_ack_event(ev);
-	ck_assert_ptr_eq(iwcm_conn_get_listener(c), l);
-	ck_assert_uint_eq(iwcm_conn_get_id(c), 9);
-	ck_assert_int_eq(iwcm_conn_get_initiator(c), 0);
-	check_addr4(iwcm_conn_get_local_addr(c), F.lib_port);
-	check_addr4(iwcm_conn_get_peer_addr(c), F.peer_port);
+	ck_assert_ptr_eq(qa(c).listener, l);
+	ck_assert_uint_eq(qa(c).id, 9);
+	ck_assert_int_eq(qa(c).initiator, 0);
+	check_addr4(qa_addr(c, true), F.lib_port);
+	check_addr4(qa_addr(c, false), F.peer_port);
 	check_peer_info(c);
 	check_not_established(c);
 	/* An enhanced request leaves 508 octets for the reply's data. */
@@ -1132,14 +1157,14 @@ START_TEST(test_connect_request_accept)
 	iwcm_conn_param_free(p);
 	ERRNO_IS(iwcm_accept(c, NULL), EINVAL);
 	ERRNO_IS(iwcm_reject(c, NULL, 0), EINVAL);
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c);
 	iwcm_ack_event(ev);
 	check_established(c, false);
 	assert_fd_works(iwcm_conn_get_fd(c));
 	/* The request's connection outlives its listener. */
 	ck_assert_int_eq(iwcm_listener_close(l), 0);
-	ERRNO_NULL(iwcm_conn_get_listener(c), ENOENT);
+	ck_assert_ptr_null(qa(c).listener);
 	iwcm_conn_free(c);
 	assert_lib_fd_closed();
 	iwcm_ctx_close(ctx);
@@ -1201,15 +1226,15 @@ START_TEST(test_reject)
 	l = iwcm_listen(ctx, (struct sockaddr *)&sin, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(l);
 	ck_assert(readable(iwcm_ctx_get_fd(ctx), 5000));
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	c10 = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	ck_assert(readable(iwcm_ctx_get_fd(ctx), 5000));
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	c11 = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	/* An unenhanced request leaves all 512 octets. */
-	ck_assert_int_eq(iwcm_conn_get_peer_enhanced(c10), 0);
+	ck_assert_int_eq(qa(c10).peer_enhanced, 0);
 	ERRNO_IS(iwcm_reject(c10, big, sizeof(big)), EINVAL);
 	ERRNO_IS(iwcm_reject(c10, NULL, 1), EINVAL);
 	ERRNO_IS(iwcm_reject(c11, big, 509), EINVAL);
@@ -1226,7 +1251,7 @@ START_TEST(test_reject)
 	l = iwcm_listen(ctx, (struct sockaddr *)&sin, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(l);
 	ck_assert(readable(iwcm_ctx_get_fd(ctx), 5000));
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	c13 = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	iwcm_conn_free(c13);
@@ -1259,6 +1284,11 @@ static void script_failures(struct fake *f)
 	ce.conn_id = 101;
 	ce.result = IWCM__RESULT__RES_ETIMEDOUT;
 	ce.reason = "no SYN-ACK";
+	/* A Terminate out of RFC 5040 §4.8 range is dropped. */
+	ce.has_term_layer = ce.has_term_etype = ce.has_term_ecode = 1;
+	ce.term_layer = 2;
+	ce.term_etype = 0;
+	ce.term_ecode = 0x106;
 	FAKE_REQUIRE(f, fake_send(f, IPC_EVENT_UNREACHABLE, 0, &ce.base, -1));
 	ce.conn_id = 102;
 	ce.result = IWCM__RESULT__RES_EPROTO;
@@ -1291,7 +1321,6 @@ START_TEST(test_connect_failures)
 	struct iwcm_ctx *ctx;
 	struct iwcm_conn *c[3];
 	struct iwcm_event *ev;
-	unsigned int layer = 9, etype = 9, ecode = 9;
 	const void *pd;
 	size_t len;
 	int i;
@@ -1301,48 +1330,50 @@ START_TEST(test_connect_failures)
 	for (i = 0; i < 3; i++)
 		c[i] = connect_simple(ctx);
 
-	ev = get_event(ctx, IWCM_EVENT_REJECTED);
+	ev = get_event(ctx, IWCM_CM_EVENT_REJECTED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c[0]);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c[0]), IWCM_STATUS_REJECTED);
-	ck_assert_str_eq(iwcm_conn_get_reason_text(c[0]), "peer says no");
-	ck_assert_str_eq(iwcm_strerror(iwcm_conn_get_reason(c[0])),
+	ck_assert_int_eq(qa(c[0]).reason, IWCM_STATUS_REJECTED);
+	ck_assert_str_eq(qa(c[0]).reason_text, "peer says no");
+	ck_assert_str_eq(iwcm_status_str(qa(c[0]).reason),
 			 "rejected by the peer");
 	/* RFC 6581 §9.1: the responder's IRD/ORD reach the ULP on reject. */
-	ck_assert_int_eq(iwcm_conn_get_peer_ord(c[0]), 16);
-	ck_assert_int_eq(iwcm_conn_get_peer_flags(c[0]) & IWCM_MPA_FLAG_R,
+	ck_assert_int_eq(qa(c[0]).peer_ord, 16);
+	ck_assert_int_eq(qa(c[0]).peer_flags & IWCM_MPA_FLAG_R,
 			 IWCM_MPA_FLAG_R);
-	pd = iwcm_conn_get_peer_private_data(c[0], &len);
+	pd = qa(c[0]).peer_private_data;
+	len = qa(c[0]).peer_private_data_len;
 	ck_assert_uint_eq(len, sizeof(peer_pd));
 	ck_assert_int_eq(memcmp(pd, peer_pd, len), 0);
-	ERRNO_IS(iwcm_conn_get_term(c[0], &layer, &etype, &ecode), ENODATA);
+	ck_assert_uint_eq(qa(c[0]).comp_mask & IWCM_CONN_ATTR_TERM, 0);
 	check_not_established(c[0]);
 
-	ev = get_event(ctx, IWCM_EVENT_UNREACHABLE);
+	ev = get_event(ctx, IWCM_CM_EVENT_UNREACHABLE);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c[1]);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c[1]), IWCM_STATUS_TIMEDOUT);
-	ck_assert_str_eq(iwcm_conn_get_reason_text(c[1]), "no SYN-ACK");
+	ck_assert_int_eq(qa(c[1]).reason, IWCM_STATUS_TIMEDOUT);
+	ck_assert_str_eq(qa(c[1]).reason_text, "no SYN-ACK");
+	ck_assert_uint_eq(qa(c[1]).comp_mask & IWCM_CONN_ATTR_TERM, 0);
 	check_no_peer_info(c[1]);
 
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_ERROR);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_ERROR);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c[2]);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c[2]), IWCM_STATUS_PROTOCOL);
-	ERRNO_NULL(iwcm_conn_get_reason_text(c[2]), ENODATA);
-	ck_assert_int_eq(iwcm_conn_get_term(c[2], &layer, &etype, &ecode), 0);
-	ck_assert_uint_eq(layer, 2);
-	ck_assert_uint_eq(etype, 0);
-	ck_assert_uint_eq(ecode, 6);
-	ck_assert_int_eq(iwcm_conn_get_term(c[2], NULL, NULL, NULL), 0);
+	ck_assert_int_eq(qa(c[2]).reason, IWCM_STATUS_PROTOCOL);
+	ck_assert_ptr_null(qa(c[2]).reason_text);
+	ck_assert_uint_eq(qa(c[2]).comp_mask & IWCM_CONN_ATTR_TERM,
+			  IWCM_CONN_ATTR_TERM);
+	ck_assert_uint_eq(qa(c[2]).term_layer, 2);
+	ck_assert_uint_eq(qa(c[2]).term_etype, 0);
+	ck_assert_uint_eq(qa(c[2]).term_ecode, 6);
 
-	ERRNO_NULL(iwcm_connect(ctx, iwcm_conn_get_peer_addr(c[0]), NULL,
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
 				NULL),
 		   EMFILE);
-	ERRNO_NULL(iwcm_connect(ctx, iwcm_conn_get_peer_addr(c[0]), NULL,
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
 				NULL),
 		   EACCES);
-	ERRNO_NULL(iwcm_connect(ctx, iwcm_conn_get_peer_addr(c[0]), NULL,
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
 				NULL),
 		   EPROTO);
 	/* The late ESTABLISHED for the rejected connection was dropped
@@ -1388,11 +1419,11 @@ START_TEST(test_malformed_established)
 	F.variant = _i;
 	ctx = open_ctx(0);
 	c = connect_simple(ctx);
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_ERROR);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_ERROR);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c), IWCM_STATUS_PROTOCOL);
-	ck_assert_ptr_nonnull(iwcm_conn_get_reason_text(c));
+	ck_assert_int_eq(qa(c).reason, IWCM_STATUS_PROTOCOL);
+	ck_assert_ptr_nonnull(qa(c).reason_text);
 	check_not_established(c);
 	/* Every copy of the socket the daemon passed is closed. */
 	assert_lib_fd_closed();
@@ -1447,9 +1478,9 @@ START_TEST(test_nonblock_event_fd)
 	ERRNO_IS(iwcm_get_event(NULL, &ev), EINVAL);
 	go();
 	ck_assert(readable(efd, 5000));
-	ev = get_event(ctx, IWCM_EVENT_UNREACHABLE);
+	ev = get_event(ctx, IWCM_CM_EVENT_UNREACHABLE);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c1);
-	ck_assert_int_eq(iwcm_conn_get_reason(c1), IWCM_STATUS_REFUSED);
+	ck_assert_int_eq(qa(c1).reason, IWCM_STATUS_REFUSED);
 	iwcm_ack_event(ev);
 	ERRNO_IS(iwcm_get_event(ctx, &ev), EAGAIN);
 	ck_assert(!readable(efd, 0));
@@ -1460,7 +1491,7 @@ START_TEST(test_nonblock_event_fd)
 	ck_assert_ptr_nonnull(l);
 	ck_assert(readable(efd, 0));
 	ck_assert(readable(efd, 0));
-	ev = get_event(ctx, IWCM_EVENT_UNREACHABLE);
+	ev = get_event(ctx, IWCM_CM_EVENT_UNREACHABLE);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c2);
 	ck_assert(!readable(efd, 0));
 	iwcm_ack_event(ev);
@@ -1498,13 +1529,13 @@ START_TEST(test_daemon_gone)
 	ctx = open_ctx(0);
 	c1 = connect_simple(ctx);
 	c2 = connect_simple(ctx);
-	ev = get_event(ctx, IWCM_EVENT_ESTABLISHED);
+	ev = get_event(ctx, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c2);
 	iwcm_ack_event(ev);
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_ERROR);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_ERROR);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c1);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c1), IWCM_STATUS_RESET);
+	ck_assert_int_eq(qa(c1).reason, IWCM_STATUS_RESET);
 	ERRNO_IS(iwcm_get_event(ctx, &ev), ECONNRESET);
 	ERRNO_IS(iwcm_get_event(ctx, &ev), ECONNRESET);
 	/* The established connection does not depend on the daemon. */
@@ -1562,8 +1593,7 @@ START_TEST(test_params_einval)
 {
 	struct iwcm_conn_param *p = iwcm_conn_param_new();
 	uint8_t pd[IWCM_PRIVATE_DATA_MAX + 1] = { 0 };
-	size_t len;
-	uint64_t off;
+	struct iwcm_conn_attr attr;
 
 	ck_assert_ptr_nonnull(p);
 	ERRNO_IS(iwcm_conn_param_set_ird(NULL, 1), EINVAL);
@@ -1607,44 +1637,38 @@ START_TEST(test_params_einval)
 	iwcm_conn_param_free(NULL);
 
 	/* Accessors of no connection or event. */
-	ck_assert_uint_eq(iwcm_conn_get_id(NULL), 0);
-	ck_assert_int_eq(errno, EINVAL);
-	ERRNO_NULL(iwcm_conn_get_listener(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_reason(NULL), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_reason_text(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_term(NULL, NULL, NULL, NULL), EINVAL);
+	memset(&attr, 0, sizeof(attr));
+	ERRNO_IS(iwcm_conn_query(NULL, &attr), EINVAL);
+	ERRNO_IS(iwcm_conn_query(NULL, NULL), EINVAL);
 	ERRNO_IS(iwcm_conn_get_fd(NULL), EINVAL);
 	ERRNO_IS(iwcm_conn_release_fd(NULL), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_local_addr(NULL), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_peer_addr(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_initiator(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_transport(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_mpa_rev(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_ird(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_msn_count(NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_tx_offset(NULL, &off), EINVAL);
-	ERRNO_IS(iwcm_conn_get_rx_offset(NULL, NULL), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_unread(NULL, &len), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_unread(NULL, NULL), EINVAL);
-	ERRNO_IS(iwcm_conn_get_peer_ird(NULL), EINVAL);
-	ERRNO_NULL(iwcm_conn_get_peer_private_data(NULL, &len), EINVAL);
-	ERRNO_IS(iwcm_event_get_type(NULL), EINVAL);
+	errno = 0;
+	ck_assert_int_eq(iwcm_event_get_type(NULL), 0);
+	ck_assert_int_eq(errno, EINVAL);
 	ERRNO_NULL(iwcm_event_get_conn(NULL), EINVAL);
 	ERRNO_NULL(iwcm_event_get_listener(NULL), EINVAL);
 	ERRNO_IS(iwcm_accept(NULL, NULL), EINVAL);
 
-	ck_assert_str_eq(iwcm_event_type_str(IWCM_EVENT_CONNECT_REQUEST),
+	ck_assert_str_eq(iwcm_cm_event_str(IWCM_CM_EVENT_CONNECT_REQUEST),
 			 "CONNECT_REQUEST");
-	ck_assert_str_eq(iwcm_event_type_str(IWCM_EVENT_CONNECT_ERROR),
+	ck_assert_str_eq(iwcm_cm_event_str(IWCM_CM_EVENT_CONNECT_ERROR),
 			 "CONNECT_ERROR");
-	ck_assert_str_eq(iwcm_event_type_str(0), "UNKNOWN");
-	ck_assert_str_eq(iwcm_event_type_str(-1), "UNKNOWN");
-	ck_assert_str_eq(iwcm_event_type_str(99), "UNKNOWN");
-	ck_assert_str_eq(iwcm_strerror(IWCM_STATUS_OK), "success");
-	ck_assert_str_eq(iwcm_strerror(IWCM_STATUS_SHUTDOWN),
+	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)0),
+			 "UNKNOWN");
+	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)-1),
+			 "UNKNOWN");
+	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)99),
+			 "UNKNOWN");
+	/* The CM events and the verbs' async events are distinct types. */
+	ck_assert_str_eq(iwcm_cm_event_str(IWCM_CM_EVENT_CONNECT_REQUEST),
+			 "CONNECT_REQUEST");
+	ck_assert_str_eq(iwcm_status_str(IWCM_STATUS_OK), "success");
+	ck_assert_str_eq(iwcm_status_str(IWCM_STATUS_SHUTDOWN),
 			 "daemon shutting down");
-	ck_assert_str_eq(iwcm_strerror(-1), "unknown status");
-	ck_assert_str_eq(iwcm_strerror(15), "unknown status");
+	ck_assert_str_eq(iwcm_status_str((enum iwcm_status)-1),
+			 "unknown status");
+	ck_assert_str_eq(iwcm_status_str((enum iwcm_status)15),
+			 "unknown status");
 }
 END_TEST
 
@@ -1704,7 +1728,7 @@ START_TEST(test_connect_args)
 	c = iwcm_connect(ctx, (struct sockaddr *)&dst6, NULL, p);
 	ck_assert_msg(c != NULL, "%s %s", strerror(errno), F.err);
 	iwcm_conn_param_free(p);
-	ck_assert_int_eq(iwcm_conn_get_peer_addr(c)->sa_family, AF_INET6);
+	ck_assert_int_eq(qa_addr(c, false)->sa_family, AF_INET6);
 	iwcm_ctx_close(ctx);
 	fake_finish();
 }
@@ -1745,21 +1769,21 @@ START_TEST(test_accept_refused)
 	sin4(&sin, "127.0.0.1", 0);
 	ck_assert_ptr_nonnull(
 		iwcm_listen(ctx, (struct sockaddr *)&sin, NULL, NULL, 0));
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	c = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	ERRNO_IS(iwcm_accept(c, NULL), ENOENT);
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_ERROR);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_ERROR);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), c);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_reason(c), IWCM_STATUS_TIMEDOUT);
+	ck_assert_int_eq(qa(c).reason, IWCM_STATUS_TIMEDOUT);
 	ERRNO_IS(iwcm_accept(c, NULL), EINVAL);
 	iwcm_conn_free(c);
-	ev = get_event(ctx, IWCM_EVENT_CONNECT_REQUEST);
+	ev = get_event(ctx, IWCM_CM_EVENT_CONNECT_REQUEST);
 	c = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	ERRNO_IS(iwcm_accept(c, NULL), ENOENT);
-	ck_assert_int_eq(iwcm_conn_get_reason(c), IWCM_STATUS_NOENT);
+	ck_assert_int_eq(qa(c).reason, IWCM_STATUS_NOENT);
 	/* Gone in the daemon: freeing it sends nothing. */
 	iwcm_conn_free(c);
 	iwcm_ctx_close(ctx);
@@ -1873,7 +1897,8 @@ static void e2e_stop(void)
 }
 
 /* The next event of ctx, waiting on its event fd (at most 10 s). */
-static struct iwcm_event *e2e_event(struct iwcm_ctx *ctx, int type)
+static struct iwcm_event *e2e_event(struct iwcm_ctx *ctx,
+				    enum iwcm_cm_event_type type)
 {
 	struct iwcm_event *ev = NULL;
 	char log[4096];
@@ -1887,14 +1912,13 @@ static struct iwcm_event *e2e_event(struct iwcm_ctx *ctx, int type)
 	}
 	e2e_log(log, sizeof(log));
 	ck_assert_msg(ev != NULL, "no %s event: %s",
-		      iwcm_event_type_str(type), log);
+		      iwcm_cm_event_str(type), log);
 	ck_assert_msg(iwcm_event_get_type(ev) == type,
 		      "event %s (%s: %s), want %s: %s",
-		      iwcm_event_type_str(iwcm_event_get_type(ev)),
-		      iwcm_strerror(iwcm_conn_get_reason(
-			      iwcm_event_get_conn(ev))),
-		      iwcm_conn_get_reason_text(iwcm_event_get_conn(ev)),
-		      iwcm_event_type_str(type), log);
+		      iwcm_cm_event_str(iwcm_event_get_type(ev)),
+		      iwcm_status_str(qa(iwcm_event_get_conn(ev)).reason),
+		      qa(iwcm_event_get_conn(ev)).reason_text,
+		      iwcm_cm_event_str(type), log);
 	return ev;
 }
 
@@ -1953,39 +1977,41 @@ START_TEST(test_e2e)
 	ck_assert_msg(ic != NULL, "connect: %s", strerror(errno));
 	iwcm_conn_param_free(cp);
 
-	ev = e2e_event(srv, IWCM_EVENT_CONNECT_REQUEST);
+	ev = e2e_event(srv, IWCM_CM_EVENT_CONNECT_REQUEST);
 	ck_assert_ptr_eq(iwcm_event_get_listener(ev), l);
 	rc = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
-	ck_assert_int_eq(iwcm_conn_get_initiator(rc), 0);
-	ck_assert_int_eq(addr_port(iwcm_conn_get_local_addr(rc)),
+	ck_assert_int_eq(qa(rc).initiator, 0);
+	ck_assert_int_eq(addr_port(qa_addr(rc, true)),
 			 iwcm_listener_get_port(l));
-	ck_assert_int_gt(addr_port(iwcm_conn_get_peer_addr(rc)), 0);
-	pd = iwcm_conn_get_peer_private_data(rc, &len);
+	ck_assert_int_gt(addr_port(qa_addr(rc, false)), 0);
+	pd = qa(rc).peer_private_data;
+	len = qa(rc).peer_private_data_len;
 	ck_assert_ptr_nonnull(pd);
 	ck_assert_uint_eq(len, 5);
 	ck_assert_int_eq(memcmp(pd, "hello", 5), 0);
-	ck_assert_int_eq(iwcm_conn_get_peer_mpa_rev(rc), _i == 2 ? 1 : 2);
-	ck_assert_int_eq(iwcm_conn_get_peer_enhanced(rc), _i != 2);
+	ck_assert_int_eq(qa(rc).peer_mpa_rev, _i == 2 ? 1 : 2);
+	ck_assert_int_eq(qa(rc).peer_enhanced, _i != 2);
 	if (_i != 2) {
 		/* RFC 6581 §9.1: the initiator's IRD/ORD as sent. */
-		ck_assert_int_eq(iwcm_conn_get_peer_ird(rc), 4);
-		ck_assert_int_eq(iwcm_conn_get_peer_ord(rc), 2);
-		ck_assert_int_eq(iwcm_conn_get_peer_p2p(rc), _i == 0);
+		ck_assert_int_eq(qa(rc).peer_ird, 4);
+		ck_assert_int_eq(qa(rc).peer_ord, 2);
+		ck_assert_int_eq(qa(rc).peer_p2p, _i == 0);
 	}
 
 	if (_i == 3) {
 		ck_assert_int_eq(iwcm_reject(rc, "busy", 4), 0);
-		ev = e2e_event(cli, IWCM_EVENT_REJECTED);
+		ev = e2e_event(cli, IWCM_CM_EVENT_REJECTED);
 		ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic);
 		iwcm_ack_event(ev);
-		ck_assert_int_eq(iwcm_conn_get_reason(ic),
+		ck_assert_int_eq(qa(ic).reason,
 				 IWCM_STATUS_REJECTED);
-		pd = iwcm_conn_get_peer_private_data(ic, &len);
+		pd = qa(ic).peer_private_data;
+		len = qa(ic).peer_private_data_len;
 		ck_assert_ptr_nonnull(pd);
 		ck_assert_uint_eq(len, 4);
 		ck_assert_int_eq(memcmp(pd, "busy", 4), 0);
-		ck_assert_int_eq(iwcm_conn_get_peer_flags(ic) & IWCM_MPA_FLAG_R,
+		ck_assert_int_eq(qa(ic).peer_flags & IWCM_MPA_FLAG_R,
 				 IWCM_MPA_FLAG_R);
 		ERRNO_IS(iwcm_conn_get_fd(ic), ENOTCONN);
 		goto out;
@@ -1996,38 +2022,39 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(iwcm_conn_param_set_ord(ap, 4), 0);
 	ck_assert_msg(iwcm_accept(rc, ap) == 0, "accept: %s",
 		      strerror(errno));
-	ev = e2e_event(cli, IWCM_EVENT_ESTABLISHED);
+	ev = e2e_event(cli, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic);
 	iwcm_ack_event(ev);
-	ev = e2e_event(srv, IWCM_EVENT_ESTABLISHED);
+	ev = e2e_event(srv, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), rc);
 	iwcm_ack_event(ev);
 
 	/* Both ends agree on what was negotiated. */
-	ck_assert_int_eq(iwcm_conn_get_initiator(ic), 1);
-	ck_assert_int_eq(iwcm_conn_get_initiator(rc), 0);
-	ck_assert_int_eq(iwcm_conn_get_transport(ic), IWCM_TRANSPORT_TCP);
-	ck_assert_int_eq(iwcm_conn_get_transport(rc), IWCM_TRANSPORT_TCP);
-	ck_assert_int_eq(iwcm_conn_get_mpa_rev(ic), _i == 2 ? 1 : 2);
-	ck_assert_int_eq(iwcm_conn_get_mpa_rev(rc), iwcm_conn_get_mpa_rev(ic));
-	ck_assert_int_eq(iwcm_conn_get_enhanced(ic), _i != 2);
-	ck_assert_int_eq(iwcm_conn_get_enhanced(rc), _i != 2);
-	ck_assert_int_eq(iwcm_conn_get_ddp_version(ic), 1);
-	ck_assert_int_eq(iwcm_conn_get_ddp_version(rc), 1);
-	ck_assert_int_eq(iwcm_conn_get_rdmap_version(ic), 1);
-	ck_assert_int_eq(iwcm_conn_get_rdmap_version(rc), 1);
-	ck_assert_int_eq(iwcm_conn_get_crc(ic), iwcm_conn_get_crc(rc));
-	ck_assert_int_eq(iwcm_conn_get_markers_tx(ic),
-			 iwcm_conn_get_markers_rx(rc));
-	ck_assert_int_eq(iwcm_conn_get_markers_rx(ic),
-			 iwcm_conn_get_markers_tx(rc));
-	ck_assert_int_eq(iwcm_conn_get_p2p(ic), _i == 0);
-	ck_assert_int_eq(iwcm_conn_get_p2p(rc), _i == 0);
-	ck_assert_int_eq(iwcm_conn_get_rtr_type(ic),
-			 iwcm_conn_get_rtr_type(rc));
+	ck_assert_int_eq(qa(ic).initiator, 1);
+	ck_assert_int_eq(qa(rc).initiator, 0);
+	ck_assert_int_eq(qa(ic).transport, IWCM_TRANSPORT_TCP);
+	ck_assert_int_eq(qa(rc).transport, IWCM_TRANSPORT_TCP);
+	ck_assert_int_eq(qa(ic).mpa_rev, _i == 2 ? 1 : 2);
+	ck_assert_int_eq(qa(rc).mpa_rev, qa(ic).mpa_rev);
+	ck_assert_int_eq(qa(ic).enhanced, _i != 2);
+	ck_assert_int_eq(qa(rc).enhanced, _i != 2);
+	ck_assert_int_eq(qa(ic).ddp_version, 1);
+	ck_assert_int_eq(qa(rc).ddp_version, 1);
+	ck_assert_int_eq(qa(ic).rdmap_version, 1);
+	ck_assert_int_eq(qa(rc).rdmap_version, 1);
+	ck_assert_int_eq(qa(ic).crc, qa(rc).crc);
+	ck_assert_int_eq(qa(ic).markers_tx,
+			 qa(rc).markers_rx);
+	ck_assert_int_eq(qa(ic).markers_rx,
+			 qa(rc).markers_tx);
+	ck_assert_int_eq(qa(ic).p2p, _i == 0);
+	ck_assert_int_eq(qa(rc).p2p, _i == 0);
+	ck_assert_int_eq(qa(ic).rtr_type,
+			 qa(rc).rtr_type);
 	if (_i == 0)
-		ck_assert_int_ne(iwcm_conn_get_rtr_type(ic), IWCM_RTR_NONE);
-	pd = iwcm_conn_get_peer_private_data(ic, &len);
+		ck_assert_int_ne(qa(ic).rtr_type, IWCM_RTR_NONE);
+	pd = qa(ic).peer_private_data;
+	len = qa(ic).peer_private_data_len;
 	ck_assert_ptr_nonnull(pd);
 	ck_assert_uint_eq(len, 5);
 	ck_assert_int_eq(memcmp(pd, "world", 5), 0);
@@ -2035,20 +2062,20 @@ START_TEST(test_e2e)
 		/* RFC 6581 §9.1: initiator ORD <= responder IRD, responder
 		 * ORD <= initiator IRD, and the responder's values reach
 		 * the initiator as sent. */
-		ck_assert_int_le(iwcm_conn_get_ord(ic), iwcm_conn_get_ird(rc));
-		ck_assert_int_le(iwcm_conn_get_ord(rc), iwcm_conn_get_ird(ic));
-		ck_assert_int_eq(iwcm_conn_get_peer_ird(ic),
-				 iwcm_conn_get_ird(rc));
-		ck_assert_int_eq(iwcm_conn_get_peer_ord(ic),
-				 iwcm_conn_get_ord(rc));
+		ck_assert_int_le(qa(ic).ord, qa(rc).ird);
+		ck_assert_int_le(qa(rc).ord, qa(ic).ird);
+		ck_assert_int_eq(qa(ic).peer_ird,
+				 qa(rc).ird);
+		ck_assert_int_eq(qa(ic).peer_ord,
+				 qa(rc).ord);
 	}
-	ck_assert_int_eq(addr_port(iwcm_conn_get_local_addr(ic)),
-			 addr_port(iwcm_conn_get_peer_addr(rc)));
-	ck_assert_int_eq(addr_port(iwcm_conn_get_peer_addr(ic)),
-			 addr_port(iwcm_conn_get_local_addr(rc)));
-	iwcm_conn_get_unread(ic, &len);
+	ck_assert_int_eq(addr_port(qa_addr(ic, true)),
+			 addr_port(qa_addr(rc, false)));
+	ck_assert_int_eq(addr_port(qa_addr(ic, false)),
+			 addr_port(qa_addr(rc, true)));
+	len = qa(ic).unread_len;
 	ck_assert_uint_eq(len, 0);
-	iwcm_conn_get_unread(rc, &len);
+	len = qa(rc).unread_len;
 	ck_assert_uint_eq(len, 0);
 
 	/* The two sockets are the two ends of one TCP connection. */

@@ -4,7 +4,7 @@
 # library), back to back and against the raw FPDU peer of dp_peer.[ch];
 # dp_traffic drives the live loopback capture of integ/dp_capture.sh
 # through a real iwcmd.
-DP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/include -I$(top_srcdir)/libclient
+DP_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/libclient
 DP_CFLAGS = $(AM_CFLAGS) -pthread
 DP_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
 	$(CHECK_LIBS) -lpthread
@@ -31,7 +31,7 @@ check_PROGRAMS += dp_traffic
 TESTS += integ/dp_capture.sh
 EXTRA_DIST += integ/dp_capture.sh
 dp_traffic_SOURCES = dp_traffic.c $(DP_SOURCES) daemon_harness.h
-dp_traffic_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/include -I$(top_srcdir)/libclient
+dp_traffic_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/libclient
 dp_traffic_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
 dp_traffic_LDADD = $(DP_LDADD) $(DAEMON_IPC_LIBS)
 # The receive path against a hostile peer, under libFuzzer (a corpus

@@ -48,7 +48,7 @@ static struct iwcm_event *cm_event(struct iwcm_ctx *ctx, int type)
 		poll(&p, 1, 10);
 	}
 	ck_assert_msg(iwcm_event_get_type(ev) == type, "event %s",
-		      iwcm_event_type_str(iwcm_event_get_type(ev)));
+		      iwcm_cm_event_str(iwcm_event_get_type(ev)));
 	return ev;
 }
 
@@ -78,6 +78,7 @@ static void connect_pair(void)
 	struct iwcm_ctx *cs, *cc;
 	struct iwcm_listener *l;
 	struct iwcm_event *ev;
+	struct iwcm_conn_attr attr;
 	struct sockaddr_in sin;
 	char line[16];
 
@@ -103,15 +104,16 @@ static void connect_pair(void)
 
 	Cl.conn = iwcm_connect(cc, (struct sockaddr *)&sin, NULL, pc);
 	ck_assert_msg(Cl.conn, "iwcm_connect: %s", strerror(errno));
-	ev = cm_event(cs, IWCM_EVENT_CONNECT_REQUEST);
+	ev = cm_event(cs, IWCM_CM_EVENT_CONNECT_REQUEST);
 	S.conn = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	ck_assert_int_eq(iwcm_accept(S.conn, ps), 0);
-	iwcm_ack_event(cm_event(cc, IWCM_EVENT_ESTABLISHED));
-	iwcm_ack_event(cm_event(cs, IWCM_EVENT_ESTABLISHED));
-	ck_assert_int_eq(iwcm_conn_get_markers_tx(S.conn), 1);
-	ck_assert_int_eq(iwcm_conn_get_markers_rx(S.conn), 1);
-	ck_assert_int_eq(iwcm_conn_get_crc(S.conn), 1);
+	iwcm_ack_event(cm_event(cc, IWCM_CM_EVENT_ESTABLISHED));
+	iwcm_ack_event(cm_event(cs, IWCM_CM_EVENT_ESTABLISHED));
+	attr.comp_mask = IWCM_CONN_ATTR_NEGOTIATED;
+	ck_assert_int_eq(iwcm_conn_query(S.conn, &attr), 0);
+	ck_assert_uint_eq(attr.comp_mask, IWCM_CONN_ATTR_NEGOTIATED);
+	ck_assert(attr.markers_tx && attr.markers_rx && attr.crc);
 	iwcm_conn_param_free(ps);
 	iwcm_conn_param_free(pc);
 	{

@@ -2,7 +2,7 @@
 # Integration through the real iwcmd (daemon_harness.h): the matrix of
 # negotiations between two client processes, hostile raw peers and
 # misbehaving clients, and two daemons in two network namespaces.
-INTEG_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/include -I$(top_srcdir)/libclient
+INTEG_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/include -I$(top_srcdir)/libclient
 INTEG_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 EXTRA_DIST += integ_util.h
 check_PROGRAMS += check_integ_matrix

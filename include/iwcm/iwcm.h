@@ -11,12 +11,22 @@
  * daemon owns the listening sockets and performs the MPA (RFC 5044,
  * RFC 6581) handshakes; once a connection is negotiated it hands the TCP
  * socket and the negotiated state to the owning process, which receives
- * them as an IWCM_EVENT_ESTABLISHED event.
+ * them as an IWCM_CM_EVENT_ESTABLISHED event.
  *
  * Every handle is opaque.  Functions return 0 (or a handle) on success and
  * -1 (or NULL) with errno set on failure; the library never prints, never
- * aborts and keeps no global state besides errno.  The reason a
- * connection failed is kept per connection (iwcm_conn_get_reason()).
+ * aborts and keeps no global state besides errno.  What is known of a
+ * connection, including why it failed, is read with iwcm_conn_query().
+ *
+ * Structures whose fields are public (struct iwcm_conn_attr) carry a
+ * comp_mask that the caller sets: they grow only at their end, each new
+ * field behind a new comp_mask bit, and the library never writes a field
+ * whose bit the caller did not set, so binaries built against an older
+ * header keep working (the rdma-core rule).  Everything else is an opaque
+ * handle with functions.  CM events (enum iwcm_cm_event_type,
+ * IWCM_CM_EVENT_*) and the asynchronous events of <iwcm/verbs.h> (enum
+ * iwcm_async_event_type) are distinct types, as in librdmacm and
+ * libibverbs.
  *
  * Threads: unless a function says otherwise, a context and every handle
  * made from it (listeners, connections, events) must be used by one thread
@@ -53,27 +63,27 @@ enum iwcm_ctx_flags {
 };
 
 /**
- * enum iwcm_event_type - What an event reports.
- * @IWCM_EVENT_CONNECT_REQUEST: a peer asks to connect to one of our
+ * enum iwcm_cm_event_type - What a connection manager event reports.
+ * @IWCM_CM_EVENT_CONNECT_REQUEST: a peer asks to connect to one of our
  *	listeners; the event carries a new connection to accept or reject.
- * @IWCM_EVENT_ESTABLISHED: negotiation finished; the connection now owns
+ * @IWCM_CM_EVENT_ESTABLISHED: negotiation finished; the connection now owns
  *	the socket and every negotiated field can be read.
- * @IWCM_EVENT_REJECTED: the peer rejected our connection request.
- * @IWCM_EVENT_UNREACHABLE: the peer could not be reached (refused, timed
+ * @IWCM_CM_EVENT_REJECTED: the peer rejected our connection request.
+ * @IWCM_CM_EVENT_UNREACHABLE: the peer could not be reached (refused, timed
  *	out, no route).
- * @IWCM_EVENT_CONNECT_ERROR: negotiation failed (protocol error,
+ * @IWCM_CM_EVENT_CONNECT_ERROR: negotiation failed (protocol error,
  *	Terminate, timeout, daemon gone).
  */
-enum iwcm_event_type {
-	IWCM_EVENT_CONNECT_REQUEST = 1,
-	IWCM_EVENT_ESTABLISHED = 2,
-	IWCM_EVENT_REJECTED = 3,
-	IWCM_EVENT_UNREACHABLE = 4,
-	IWCM_EVENT_CONNECT_ERROR = 5,
+enum iwcm_cm_event_type {
+	IWCM_CM_EVENT_CONNECT_REQUEST = 1,
+	IWCM_CM_EVENT_ESTABLISHED = 2,
+	IWCM_CM_EVENT_REJECTED = 3,
+	IWCM_CM_EVENT_UNREACHABLE = 4,
+	IWCM_CM_EVENT_CONNECT_ERROR = 5,
 };
 
 /**
- * enum iwcm_status - Why a connection failed, from iwcm_conn_get_reason().
+ * enum iwcm_status - Why a connection failed (reason of iwcm_conn_query()).
  * @IWCM_STATUS_OK: no failure.
  * @IWCM_STATUS_INVALID: malformed or inconsistent request.
  * @IWCM_STATUS_PERM: credentials do not allow it.
@@ -119,6 +129,19 @@ enum iwcm_transport {
 };
 
 /**
+ * enum iwcm_mpa_rev - MPA revisions.
+ * @IWCM_MPA_REV_0: RDMA Consortium MPA (RFC 5044 Appendix C), with DDP
+ *	and RDMAP version 0.
+ * @IWCM_MPA_REV_1: MPA as in RFC 5044.
+ * @IWCM_MPA_REV_2: enhanced connection establishment (RFC 6581 §8).
+ */
+enum iwcm_mpa_rev {
+	IWCM_MPA_REV_0 = 0,
+	IWCM_MPA_REV_1 = 1,
+	IWCM_MPA_REV_2 = 2,
+};
+
+/**
  * enum iwcm_crc_policy - CRC request of iwcm_conn_param_set_crc().
  * @IWCM_CRC_REQUEST: set C=1, ask for CRC (RFC 5044 §4.4 default).
  * @IWCM_CRC_PREFER_OFF: set C=0; CRC is still used if the peer sets C.
@@ -153,8 +176,8 @@ enum iwcm_rtr {
 };
 
 /**
- * enum iwcm_mpa_flags - Bits of the MPA frame's flags octet, as returned
- * by iwcm_conn_get_peer_flags() (RFC 5044 §7.1, RFC 6581 §8).
+ * enum iwcm_mpa_flags - Bits of the MPA frame's flags octet, as in
+ * peer_flags of struct iwcm_conn_attr (RFC 5044 §7.1, RFC 6581 §8).
  * @IWCM_MPA_FLAG_M: markers required toward the sender.
  * @IWCM_MPA_FLAG_C: CRC requested.
  * @IWCM_MPA_FLAG_R: the frame rejects the connection.
@@ -175,6 +198,136 @@ enum iwcm_mpa_flags {
  * revision 2) frame spends 4 of them on IRD/ORD. */
 #define IWCM_PRIVATE_DATA_MAX 512
 #define IWCM_PRIVATE_DATA_MAX_ENHANCED 508
+
+/**
+ * enum iwcm_conn_attr_mask - Field groups of struct iwcm_conn_attr.
+ * @IWCM_CONN_ATTR_LOCAL_ADDR: local_addr; known from
+ *	IWCM_CM_EVENT_CONNECT_REQUEST on the responder and from
+ *	IWCM_CM_EVENT_ESTABLISHED on both sides.
+ * @IWCM_CONN_ATTR_TERM: term_layer, term_etype and term_ecode; a
+ *	Terminate was sent or received while negotiating.
+ * @IWCM_CONN_ATTR_NEGOTIATED: the negotiated state, from transport to
+ *	num_next_msn; known from IWCM_CM_EVENT_ESTABLISHED.
+ * @IWCM_CONN_ATTR_PEER: what the peer's MPA frame said, the peer_*
+ *	fields; known from IWCM_CM_EVENT_CONNECT_REQUEST on the responder
+ *	and from IWCM_CM_EVENT_ESTABLISHED or IWCM_CM_EVENT_REJECTED on the
+ *	initiator.
+ * @IWCM_CONN_ATTR_ALL: every group of this version of the header.
+ */
+enum iwcm_conn_attr_mask {
+	IWCM_CONN_ATTR_LOCAL_ADDR = 1 << 0,
+	IWCM_CONN_ATTR_TERM = 1 << 1,
+	IWCM_CONN_ATTR_NEGOTIATED = 1 << 2,
+	IWCM_CONN_ATTR_PEER = 1 << 3,
+	IWCM_CONN_ATTR_ALL = (1 << 4) - 1,
+};
+
+/**
+ * struct iwcm_conn_attr - What iwcm_conn_query() tells of a connection.
+ * @comp_mask: in: an OR of enum iwcm_conn_attr_mask, the groups the
+ *	caller asks for (IWCM_CONN_ATTR_ALL for all it knows of); out: those
+ *	of them that are known.  Fields after comp_mask up to @peer_addr are
+ *	always written.
+ * @id: the daemon's identifier of the connection, as iwcmctl(8) shows it.
+ * @initiator: this side sent the MPA Request (iwcm_connect()).
+ * @listener: the listener a connection request came to; NULL on the
+ *	initiator and once that listener is closed.
+ * @reason: IWCM_STATUS_OK while nothing failed, else the reason given
+ *	with IWCM_CM_EVENT_REJECTED, IWCM_CM_EVENT_UNREACHABLE or
+ *	IWCM_CM_EVENT_CONNECT_ERROR (iwcm_status_str()).
+ * @reason_text: the daemon's description of the failure, or NULL.
+ * @peer_addr: the peer's address (sockaddr_in or sockaddr_in6).
+ * @local_addr: the local address (IWCM_CONN_ATTR_LOCAL_ADDR).
+ * @term_layer: layer of the Terminate (2 for MPA) (IWCM_CONN_ATTR_TERM).
+ * @term_etype: its error type.
+ * @term_ecode: its error code (RFC 6581 §9: 5, 6 or 7).
+ * @transport: the transport (IWCM_CONN_ATTR_NEGOTIATED, as the fields
+ *	down to @num_next_msn).
+ * @mpa_rev: the negotiated MPA revision.
+ * @ddp_version: the DDP version to use: 0 (RDMA Consortium) or 1
+ *	(RFC 5041).
+ * @rdmap_version: the RDMAP version to use: 0 or 1 (RFC 5040).
+ * @markers_tx: we must send markers (RFC 5044 §5).
+ * @markers_rx: the peer sends markers.
+ * @crc: FPDUs carry a CRC (RFC 5044 §4.4).
+ * @enhanced: RFC 6581 enhanced connection establishment ran.
+ * @p2p: the peer-to-peer connection model was negotiated (flag A).
+ * @rtr_frame: the legacy "MPA ID RtR Frame" was used.
+ * @wait_first_fpdu: an MPA v1 responder must receive the first FPDU
+ *	before it sends (RFC 5044 §7.1.4).
+ * @rtr_type: the RTR indication exchanged (RFC 6581 §9.2).
+ * @ird: the final local IRD.
+ * @ord: the final local ORD.
+ * @tx_offset: FPDU-mode octets the daemon already sent (marker positions).
+ * @rx_offset: FPDU-mode octets the daemon already read.
+ * @unread: octets the daemon read past the handshake, which precede
+ *	whatever the socket delivers next; valid as long as the connection.
+ * @unread_len: their number, 0 when none.
+ * @next_msn: the next MSN of each untagged queue (RFC 5041 §5), by queue
+ *	number; valid as long as the connection.
+ * @num_next_msn: the number of queues in @next_msn.
+ * @peer_mpa_rev: the revision of the peer's frame (IWCM_CONN_ATTR_PEER,
+ *	as the fields down to @peer_private_data_len).
+ * @peer_flags: its flags octet: an OR of enum iwcm_mpa_flags and the
+ *	reserved bits as received.
+ * @peer_enhanced: the peer sent enhanced connection data (flag S).
+ * @peer_p2p: the peer set flag A (peer-to-peer).
+ * @peer_rtr_types: the RTR types the peer offered, an OR of
+ *	IWCM_RTR_SEND, IWCM_RTR_WRITE and IWCM_RTR_READ (flags B, C, D).
+ * @peer_ird: the IRD the peer sent, as received (RFC 6581 §9.1: passed
+ *	to the ULP, also with a reject).
+ * @peer_ord: the ORD the peer sent, as received.
+ * @peer_private_data: the peer's ULP private data, valid as long as the
+ *	connection.
+ * @peer_private_data_len: its length, 0 when none.
+ *
+ * The structure grows only at its end, each new field behind a new
+ * enum iwcm_conn_attr_mask bit; the library writes no field whose bit
+ * the caller did not set, so a program built against an older header
+ * keeps working.
+ */
+struct iwcm_conn_attr {
+	uint32_t comp_mask;
+	uint64_t id;
+	bool initiator;
+	struct iwcm_listener *listener;
+	enum iwcm_status reason;
+	const char *reason_text;
+	struct sockaddr_storage peer_addr;
+	struct sockaddr_storage local_addr;
+	uint8_t term_layer;
+	uint8_t term_etype;
+	uint8_t term_ecode;
+	enum iwcm_transport transport;
+	enum iwcm_mpa_rev mpa_rev;
+	uint8_t ddp_version;
+	uint8_t rdmap_version;
+	bool markers_tx;
+	bool markers_rx;
+	bool crc;
+	bool enhanced;
+	bool p2p;
+	bool rtr_frame;
+	bool wait_first_fpdu;
+	enum iwcm_rtr rtr_type;
+	uint32_t ird;
+	uint32_t ord;
+	uint64_t tx_offset;
+	uint64_t rx_offset;
+	const void *unread;
+	size_t unread_len;
+	const uint32_t *next_msn;
+	uint32_t num_next_msn;
+	enum iwcm_mpa_rev peer_mpa_rev;
+	uint8_t peer_flags;
+	bool peer_enhanced;
+	bool peer_p2p;
+	uint32_t peer_rtr_types;
+	uint32_t peer_ird;
+	uint32_t peer_ord;
+	const void *peer_private_data;
+	size_t peer_private_data_len;
+};
 
 /* ---- contexts ---- */
 
@@ -328,14 +481,15 @@ int iwcm_conn_param_set_private_data(struct iwcm_conn_param *param,
 /**
  * iwcm_conn_param_set_mpa_rev() - Set the MPA revision to request.
  * @param: the parameters.
- * @rev: 1 (RFC 5044) or 2 (RFC 6581 enhanced).
+ * @rev: IWCM_MPA_REV_1 (RFC 5044) or IWCM_MPA_REV_2 (RFC 6581
+ *	enhanced).
  *
  * Context: Thread-safe for distinct parameters.
  * Return: 0, or -1 with errno EINVAL if @param is NULL or @rev is not 1
  * or 2.
  */
 int iwcm_conn_param_set_mpa_rev(struct iwcm_conn_param *param,
-				unsigned int rev);
+				enum iwcm_mpa_rev rev);
 
 /**
  * iwcm_conn_param_set_markers() - Ask the peer for markers.
@@ -443,7 +597,7 @@ int iwcm_conn_param_set_transport(struct iwcm_conn_param *param,
  * @backlog: TCP backlog, 0 for the daemon's default.
  *
  * Exactly one of @addr and @service is given.  Each request arrives as an
- * IWCM_EVENT_CONNECT_REQUEST on @ctx.  Waits for the daemon's answer,
+ * IWCM_CM_EVENT_CONNECT_REQUEST on @ctx.  Waits for the daemon's answer,
  * queueing any event that arrives meanwhile.
  *
  * Context: One thread per context.
@@ -503,8 +657,8 @@ int iwcm_listener_get_port(const struct iwcm_listener *listener);
  * @param: connection parameters, or NULL for the daemon's defaults.
  *
  * The daemon connects and negotiates; the outcome arrives on @ctx as
- * exactly one of IWCM_EVENT_ESTABLISHED, IWCM_EVENT_REJECTED,
- * IWCM_EVENT_UNREACHABLE or IWCM_EVENT_CONNECT_ERROR naming the returned
+ * exactly one of IWCM_CM_EVENT_ESTABLISHED, IWCM_CM_EVENT_REJECTED,
+ * IWCM_CM_EVENT_UNREACHABLE or IWCM_CM_EVENT_CONNECT_ERROR naming the returned
  * connection.  Waits for the daemon to accept the request, queueing any
  * event that arrives meanwhile.
  *
@@ -521,13 +675,13 @@ struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 
 /**
  * iwcm_accept() - Accept a connection request.
- * @conn: the connection of an IWCM_EVENT_CONNECT_REQUEST.
+ * @conn: the connection of an IWCM_CM_EVENT_CONNECT_REQUEST.
  * @param: parameters for the reply (IRD/ORD, private data, RTR types), or
  *	NULL for the listener's defaults.
  *
  * The daemon sends the MPA Reply and, for peer-to-peer connections,
- * completes the RTR exchange; then IWCM_EVENT_ESTABLISHED (or
- * IWCM_EVENT_CONNECT_ERROR) arrives for @conn.
+ * completes the RTR exchange; then IWCM_CM_EVENT_ESTABLISHED (or
+ * IWCM_CM_EVENT_CONNECT_ERROR) arrives for @conn.
  *
  * Context: One thread per context.
  * Return: 0, or -1 with errno set: EINVAL (@conn is not a pending
@@ -538,7 +692,7 @@ int iwcm_accept(struct iwcm_conn *conn, const struct iwcm_conn_param *param);
 
 /**
  * iwcm_reject() - Reject a connection request.
- * @conn: the connection of an IWCM_EVENT_CONNECT_REQUEST.
+ * @conn: the connection of an IWCM_CM_EVENT_CONNECT_REQUEST.
  * @private_data: private data for the peer (copied), or NULL.
  * @len: length of @private_data: at most IWCM_PRIVATE_DATA_MAX_ENHANCED
  *	when the request was enhanced, else IWCM_PRIVATE_DATA_MAX.
@@ -569,75 +723,41 @@ int iwcm_reject(struct iwcm_conn *conn, const void *private_data,
 void iwcm_conn_free(struct iwcm_conn *conn);
 
 /**
- * iwcm_conn_get_id() - The daemon's identifier of a connection.
+ * iwcm_conn_query() - What is known of a connection.
  * @conn: the connection.
+ * @attr: where to store the attributes; the caller sets its comp_mask
+ *	first, to an OR of enum iwcm_conn_attr_mask (IWCM_CONN_ATTR_ALL for
+ *	every group).
  *
- * The identifier is what iwcmctl(8) shows for the connection.
+ * One call replaces a getter per field, as ibv_query_qp(3) does.  The
+ * identity, reason and peer address are always written.  For each group
+ * asked for, comp_mask keeps its bit when the group is known (see enum
+ * iwcm_conn_attr_mask for when) and loses it otherwise, its fields then
+ * zero: before IWCM_CM_EVENT_ESTABLISHED, IWCM_CONN_ATTR_NEGOTIATED is
+ * cleared and @attr->crc reads false.  Groups not asked for are left
+ * untouched.  The pointers in @attr (reason text, unread octets, next
+ * MSNs, private data) belong to @conn and live as long as it; the socket
+ * is iwcm_conn_get_fd()'s.
  *
  * Context: One thread per context.
- * Return: The identifier, or 0 with errno EINVAL if @conn is NULL.
+ * Return: 0, or -1 with errno EINVAL if @conn or @attr is NULL or
+ * comp_mask has a bit this version of the library does not know.
  */
-uint64_t iwcm_conn_get_id(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_listener() - The listener a connection request came to.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: The listener, or NULL with errno EINVAL if @conn is NULL or
- * ENOENT if @conn was made by iwcm_connect() or its listener is closed.
- */
-struct iwcm_listener *iwcm_conn_get_listener(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_reason() - Why a connection failed.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: IWCM_STATUS_OK while nothing failed, else the reason given
- * with IWCM_EVENT_REJECTED, IWCM_EVENT_UNREACHABLE or
- * IWCM_EVENT_CONNECT_ERROR (see iwcm_strerror()); -1 with errno EINVAL if
- * @conn is NULL.
- */
-int iwcm_conn_get_reason(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_reason_text() - The daemon's description of a failure.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: A string that lives as long as @conn, or NULL with errno
- * ENODATA when the daemon gave none, EINVAL if @conn is NULL.
- */
-const char *iwcm_conn_get_reason_text(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_term() - The Terminate message of a failed connection.
- * @conn: the connection.
- * @layer: where to store the layer (2 for MPA), or NULL.
- * @etype: where to store the error type, or NULL.
- * @ecode: where to store the error code (RFC 6581 §9: 5, 6 or 7), or
- *	NULL.
- *
- * Context: One thread per context.
- * Return: 0, or -1 with errno ENODATA if no Terminate was sent or
- * received, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_term(const struct iwcm_conn *conn, unsigned int *layer,
-		       unsigned int *etype, unsigned int *ecode);
+int iwcm_conn_query(const struct iwcm_conn *conn, struct iwcm_conn_attr *attr);
 
 /**
  * iwcm_conn_get_fd() - The socket of an established connection.
  * @conn: the connection.
  *
  * The socket stays owned by @conn and is closed by iwcm_conn_free().
- * Data the daemon read past the handshake is in iwcm_conn_get_unread(),
- * not in the socket.
+ * Data the daemon read past the handshake is in the unread field of
+ * iwcm_conn_query(), not in the socket.
  *
- * Context: One thread per context.
+ * Context: Safe to call from any thread while @conn is not freed; the
+ * descriptor is then only useful if no other thread takes it.
  * Return: The descriptor, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EBADF after iwcm_conn_release_fd(), EINVAL if
- * @conn is NULL.
+ * IWCM_CM_EVENT_ESTABLISHED, EBADF after iwcm_conn_release_fd() or
+ * iwcm_create_qp(), EINVAL if @conn is NULL.
  */
 int iwcm_conn_get_fd(const struct iwcm_conn *conn);
 
@@ -647,346 +767,16 @@ int iwcm_conn_get_fd(const struct iwcm_conn *conn);
  *
  * Ownership moves to the caller, who must close the descriptor;
  * iwcm_conn_free() no longer closes it.  The negotiated state stays
- * readable.
+ * readable.  The socket is taken exactly once: of this function and
+ * iwcm_create_qp() racing for the same connection in two threads, one
+ * gets it and the other fails with EBADF.
  *
- * Context: One thread per context.
+ * Context: Safe to call from any thread while @conn is not freed.
  * Return: The descriptor, once; -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EBADF when already released, EINVAL if @conn is
+ * IWCM_CM_EVENT_ESTABLISHED, EBADF when already taken, EINVAL if @conn is
  * NULL.
  */
 int iwcm_conn_release_fd(struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_local_addr() - A connection's local address.
- * @conn: the connection.
- *
- * Known from IWCM_EVENT_CONNECT_REQUEST on the responder and from
- * IWCM_EVENT_ESTABLISHED on both sides.
- *
- * Context: One thread per context.
- * Return: A sockaddr_in or sockaddr_in6 that lives as long as @conn, or
- * NULL with errno ENODATA when not known yet, EINVAL if @conn is NULL.
- */
-const struct sockaddr *iwcm_conn_get_local_addr(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_addr() - A connection's peer address.
- * @conn: the connection.
- *
- * Known from iwcm_connect() on the initiator and from
- * IWCM_EVENT_CONNECT_REQUEST on the responder.
- *
- * Context: One thread per context.
- * Return: A sockaddr_in or sockaddr_in6 that lives as long as @conn, or
- * NULL with errno EINVAL if @conn is NULL.
- */
-const struct sockaddr *iwcm_conn_get_peer_addr(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_transport() - The transport of an established connection.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: IWCM_TRANSPORT_TCP or IWCM_TRANSPORT_SCTP, or -1 with errno
- * ENOTCONN before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_transport(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_initiator() - Whether this side initiated the connection.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 for the initiator, 0 for the responder, or -1 with errno
- * EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_initiator(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_mpa_rev() - The negotiated MPA revision.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 0 (RDMA Consortium), 1 or 2, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_mpa_rev(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_ddp_version() - The DDP version to use.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 0 (RDMA Consortium) or 1 (RFC 5041), or -1 with errno ENOTCONN
- * before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_ddp_version(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_rdmap_version() - The RDMAP version to use.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 0 (RDMA Consortium) or 1 (RFC 5040), or -1 with errno ENOTCONN
- * before IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_rdmap_version(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_markers_tx() - Whether we must send markers.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_markers_tx(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_markers_rx() - Whether the peer sends markers.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_markers_rx(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_crc() - Whether FPDUs carry a CRC.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_crc(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_enhanced() - Whether RFC 6581 enhanced establishment ran.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_enhanced(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_p2p() - Whether the peer-to-peer model was negotiated.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_p2p(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_rtr_type() - The RTR indication that was exchanged.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: IWCM_RTR_NONE, IWCM_RTR_SEND, IWCM_RTR_WRITE or IWCM_RTR_READ,
- * or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED, EINVAL if
- * @conn is NULL.
- */
-int iwcm_conn_get_rtr_type(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_rtr_frame() - Whether the legacy RtR frame was used.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_rtr_frame(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_ird() - The final local IRD.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: The IRD, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_ird(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_ord() - The final local ORD.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: The ORD, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_ord(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_tx_offset() - FPDU-mode octets the daemon already sent.
- * @conn: the connection.
- * @offset: where to store the count (for marker positions).
- *
- * Context: One thread per context.
- * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
- * EINVAL if an argument is NULL.
- */
-int iwcm_conn_get_tx_offset(const struct iwcm_conn *conn, uint64_t *offset);
-
-/**
- * iwcm_conn_get_rx_offset() - FPDU-mode octets the daemon already read.
- * @conn: the connection.
- * @offset: where to store the count (for marker positions).
- *
- * Context: One thread per context.
- * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
- * EINVAL if an argument is NULL.
- */
-int iwcm_conn_get_rx_offset(const struct iwcm_conn *conn, uint64_t *offset);
-
-/**
- * iwcm_conn_get_unread() - Octets the daemon read past the handshake.
- * @conn: the connection.
- * @len: where to store their number (0 when none).
- *
- * These octets came from the peer before the socket was handed over and
- * precede whatever the socket delivers next.
- *
- * Context: One thread per context.
- * Return: The octets (never NULL on success, even when *@len is 0), valid
- * as long as @conn, or NULL with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if an argument is NULL.
- */
-const void *iwcm_conn_get_unread(const struct iwcm_conn *conn, size_t *len);
-
-/**
- * iwcm_conn_get_msn_count() - Number of untagged queues with an MSN.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: The count, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_msn_count(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_next_msn() - Next MSN of an untagged queue.
- * @conn: the connection.
- * @qn: the queue number (RFC 5041 §5), below iwcm_conn_get_msn_count().
- * @msn: where to store the next message sequence number to use.
- *
- * Context: One thread per context.
- * Return: 0, or -1 with errno ENOTCONN before IWCM_EVENT_ESTABLISHED,
- * ERANGE if @qn is too big, EINVAL if an argument is NULL.
- */
-int iwcm_conn_get_next_msn(const struct iwcm_conn *conn, unsigned int qn,
-			   uint32_t *msn);
-
-/**
- * iwcm_conn_get_wait_first_fpdu() - Whether to wait for the peer's FPDU.
- * @conn: the connection.
- *
- * An MPA v1 responder must not send before it received the first FPDU
- * (RFC 5044 §7.1.4).
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENOTCONN before
- * IWCM_EVENT_ESTABLISHED, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_wait_first_fpdu(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_mpa_rev() - The MPA revision the peer sent.
- * @conn: the connection.
- *
- * The peer's values are known from IWCM_EVENT_CONNECT_REQUEST on the
- * responder and from IWCM_EVENT_ESTABLISHED or IWCM_EVENT_REJECTED on
- * the initiator.
- *
- * Context: One thread per context.
- * Return: The revision, or -1 with errno ENODATA when the peer's frame is
- * not known, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_mpa_rev(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_flags() - The flags octet of the peer's MPA frame.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: An OR of enum iwcm_mpa_flags and the reserved bits as received,
- * or -1 with errno ENODATA when the peer's frame is not known, EINVAL if
- * @conn is NULL.
- */
-int iwcm_conn_get_peer_flags(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_enhanced() - Whether the peer sent enhanced data.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENODATA when the peer's frame is not
- * known, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_enhanced(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_p2p() - Whether the peer set flag A (peer-to-peer).
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: 1 or 0, or -1 with errno ENODATA when the peer's frame is not
- * known, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_p2p(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_rtr_types() - The RTR types the peer offered.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: An OR of IWCM_RTR_SEND, IWCM_RTR_WRITE and IWCM_RTR_READ (flags
- * B, C, D), or -1 with errno ENODATA when the peer's frame is not known,
- * EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_rtr_types(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_ird() - The IRD the peer sent, as received.
- * @conn: the connection.
- *
- * RFC 6581 §9.1: the peer's raw IRD and ORD are passed to the ULP, also
- * with a reject.
- *
- * Context: One thread per context.
- * Return: The 14-bit value, or -1 with errno ENODATA when the peer's
- * frame is not known, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_ird(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_ord() - The ORD the peer sent, as received.
- * @conn: the connection.
- *
- * Context: One thread per context.
- * Return: The 14-bit value, or -1 with errno ENODATA when the peer's
- * frame is not known, EINVAL if @conn is NULL.
- */
-int iwcm_conn_get_peer_ord(const struct iwcm_conn *conn);
-
-/**
- * iwcm_conn_get_peer_private_data() - The peer's ULP private data.
- * @conn: the connection.
- * @len: where to store the length (0 when none).
- *
- * Context: One thread per context.
- * Return: The octets (never NULL on success, even when *@len is 0), valid
- * as long as @conn, or NULL with errno ENODATA when the peer's frame is
- * not known, EINVAL if an argument is NULL.
- */
-const void *iwcm_conn_get_peer_private_data(const struct iwcm_conn *conn,
-					    size_t *len);
 
 /* ---- events ---- */
 
@@ -1001,7 +791,7 @@ const void *iwcm_conn_get_peer_private_data(const struct iwcm_conn *conn,
  * Context: One thread per context.
  * Return: 0, or -1 with errno set: EAGAIN (non-blocking and no event
  * ready), ECONNRESET (the daemon went away; every connection still being
- * negotiated got an IWCM_EVENT_CONNECT_ERROR first), EINTR, EINVAL,
+ * negotiated got an IWCM_CM_EVENT_CONNECT_ERROR first), EINTR, EINVAL,
  * ENOMEM.
  */
 int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event);
@@ -1011,7 +801,7 @@ int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event);
  * @event: the event, or NULL.
  *
  * The event's connection stays valid; after an
- * IWCM_EVENT_CONNECT_REQUEST it belongs to the caller, who accepts or
+ * IWCM_CM_EVENT_CONNECT_REQUEST it belongs to the caller, who accepts or
  * rejects it and frees it with iwcm_conn_free().
  *
  * Context: One thread per context.
@@ -1023,10 +813,10 @@ void iwcm_ack_event(struct iwcm_event *event);
  * @event: the event.
  *
  * Context: One thread per context.
- * Return: An enum iwcm_event_type, or -1 with errno EINVAL if @event is
- * NULL.
+ * Return: The event's type, or 0 (no event type) with errno EINVAL if
+ * @event is NULL.
  */
-int iwcm_event_get_type(const struct iwcm_event *event);
+enum iwcm_cm_event_type iwcm_event_get_type(const struct iwcm_event *event);
 
 /**
  * iwcm_event_get_conn() - The connection an event is about.
@@ -1039,7 +829,7 @@ struct iwcm_conn *iwcm_event_get_conn(const struct iwcm_event *event);
 
 /**
  * iwcm_event_get_listener() - The listener of a connection request.
- * @event: an IWCM_EVENT_CONNECT_REQUEST.
+ * @event: an IWCM_CM_EVENT_CONNECT_REQUEST.
  *
  * Context: One thread per context.
  * Return: The listener, or NULL with errno EINVAL if @event is NULL,
@@ -1048,23 +838,23 @@ struct iwcm_conn *iwcm_event_get_conn(const struct iwcm_event *event);
 struct iwcm_listener *iwcm_event_get_listener(const struct iwcm_event *event);
 
 /**
- * iwcm_event_type_str() - The name of an event type.
- * @type: an enum iwcm_event_type.
+ * iwcm_cm_event_str() - The name of a connection manager event type.
+ * @type: the event type.
  *
  * Context: Thread-safe.
  * Return: A static string such as "ESTABLISHED"; "UNKNOWN" for an unknown
  * @type.
  */
-const char *iwcm_event_type_str(int type);
+const char *iwcm_cm_event_str(enum iwcm_cm_event_type type);
 
 /**
- * iwcm_strerror() - Describe a connection failure.
- * @status: an enum iwcm_status, as from iwcm_conn_get_reason().
+ * iwcm_status_str() - Describe a connection failure reason.
+ * @status: the reason, as in the reason field of iwcm_conn_query().
  *
  * Context: Thread-safe.
  * Return: A static string; "unknown status" for an unknown @status.
  */
-const char *iwcm_strerror(int status);
+const char *iwcm_status_str(enum iwcm_status status);
 
 #ifdef __cplusplus
 }

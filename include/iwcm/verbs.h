@@ -749,7 +749,7 @@ int iwcm_post_srq_recv(struct iwcm_srq *srq, struct iwcm_recv_wr *wr,
 
 /**
  * iwcm_create_qp() - Create the queue pair of an established connection.
- * @conn: a connection after IWCM_EVENT_ESTABLISHED, with its socket.
+ * @conn: a connection after IWCM_CM_EVENT_ESTABLISHED, with its socket.
  * @pd: the protection domain, of the same context as @conn.
  * @attr: queues, depths and limits: max_send_wr 1 to 16384, max_recv_wr
  *	1 to 16384 (unless srq), max_send_sge and max_recv_sge up to 32 (0
