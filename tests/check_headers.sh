@@ -32,7 +32,7 @@ cat >"$tmp/t.c" <<'EOT'
 #include <type_traits>
 /* CM events and the verbs' async events are two types. */
 static_assert(!std::is_same<iwcm_cm_event_type,
-			    iwcm_async_event_type>::value,
+			    iwcm_event_type>::value,
 	      "one enum for CM and async events");
 #endif
 
@@ -85,7 +85,9 @@ static_assert(std::is_same<decltype(iwcm_wc::status),
 		      std::is_same<decltype(iwcm_send_wr::opcode),
 				   iwcm_wr_opcode>::value &&
 		      std::is_same<decltype(iwcm_qp_attr::state),
-				   iwcm_qp_state>::value,
+				   iwcm_qp_state>::value &&
+		      std::is_same<decltype(iwcm_async_event::type),
+				   iwcm_event_type>::value,
 	      "enum-typed fields");
 #endif
 

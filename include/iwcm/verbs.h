@@ -407,7 +407,7 @@ struct iwcm_qp_attr {
 };
 
 /**
- * enum iwcm_async_event_type - Asynchronous events.
+ * enum iwcm_event_type - Asynchronous events.
  * @IWCM_EVENT_QP_FATAL: a local error moved the QP to error; also a close
  *	of iwcm_qp_disconnect() that timed out (Terminate Layer LLP, Error
  *	Type MPA, Error Code 1: RFC 5044 §8 "lost by timeout").
@@ -416,7 +416,7 @@ struct iwcm_qp_attr {
  * @IWCM_EVENT_QP_PEER_CLOSED: the peer closed or reset the connection.
  * @IWCM_EVENT_CQ_ERR: a completion queue overflowed.
  */
-enum iwcm_async_event_type {
+enum iwcm_event_type {
 	IWCM_EVENT_QP_FATAL = 1,
 	IWCM_EVENT_QP_TERMINATE,
 	IWCM_EVENT_QP_PEER_CLOSED,
@@ -436,7 +436,7 @@ enum iwcm_async_event_type {
  * @term_ecode: Terminate Error Code.
  */
 struct iwcm_async_event {
-	enum iwcm_async_event_type type;
+	enum iwcm_event_type type;
 	uint32_t comp_mask;
 	struct iwcm_qp *qp;
 	struct iwcm_cq *cq;
