@@ -2,9 +2,11 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * Connections being negotiated: their lifetime and ids, timers, the
- * actions of the FSM (conn_fsm.c) and the entry points the rest of the
- * daemon calls (iwcmd.h).  The phase files (mpa_negotiate.c,
- * rtr_fence.c, handoff.c) do the protocol I/O.
+ * posted-event queue, socket I/O, the pending counts, and the entry
+ * points the rest of the daemon calls (iwcmd.h).  The FSM's actions and
+ * guards are conn_action.c's, the negotiation policy conn_policy.c's;
+ * the phase files (mpa_negotiate.c, rtr_fence.c, handoff.c) do the
+ * protocol I/O.
  */
 #include "config.h"
 
@@ -23,27 +25,32 @@
 #include "log.h"
 
 static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
+static const struct conn_notify *conn_notify_ops;
 static uint64_t conn_next_id = 1;
 static unsigned int conn_n;
 
-static const struct conn_fsm_ops conn_ops;
-
-static struct log_ratelimit conn_peer_rl = LOG_RATELIMIT_INIT(10, 50);
 static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static void conn_free(struct conn *c);
 
-static const char *conn_role_name(const struct conn *c)
+/* Who learns what happens to connections (main.c, at startup). */
+void conn_init(const struct conn_notify *n)
 {
-	return c->role == NEG_INITIATOR ? "initiator" : "responder";
+	conn_notify_ops = n;
+}
+
+/* How what happens to c is told (client_api.c, admin.c). */
+const struct conn_notify *conn_notify(void)
+{
+	return conn_notify_ops;
 }
 
 /* Record why c failed (kept if already set) for the owner's event. */
-void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
+void conn_fail(struct conn *c, enum conn_result r, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->err != IWCM__RESULT__RES_OK)
+	if (c->err != CONN_RES_OK)
 		return;
 	c->err = r;
 	va_start(ap, fmt);
@@ -51,42 +58,10 @@ void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void conn_fsm_log(void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void conn_fsm_log(void *arg, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	(void)arg;
-	/* Every transition comes here: format only what will be logged. */
-	if (!log_getverbose())
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	log_debug("%s", buf);
-}
-
-/* Peer misbehaviour: info level, rate-limited. */
-static void conn_peer_log(const struct conn *c, const char *what)
-{
-	unsigned int suppressed = 0;
-
-	if (!log_ratelimit_ok(&conn_peer_rl,
-			      (long long)(iwcmd_now_ms() / 1000), &suppressed))
-		return;
-	if (suppressed)
-		log_info("conn %llu: %s (%u similar messages suppressed)",
-			 (unsigned long long)c->id, what, suppressed);
-	else
-		log_info("conn %llu: %s", (unsigned long long)c->id, what);
-}
-
 /* ---- timers, posted events, socket I/O ---- */
 
-static void conn_timer_arm(struct conn *c, unsigned int ms)
+/* Arm c's timer for ms; its expiry is CONN_EV_TIMEOUT. */
+void conn_timer_arm(struct conn *c, unsigned int ms)
 {
 	struct timeval tv;
 
@@ -95,7 +70,8 @@ static void conn_timer_arm(struct conn *c, unsigned int ms)
 	evtimer_add(c->ev_timer, &tv);
 }
 
-static void conn_timer_stop(struct conn *c)
+/* Stop c's timer. */
+void conn_timer_stop(struct conn *c)
 {
 	evtimer_del(c->ev_timer);
 }
@@ -110,11 +86,12 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	 * RFC 5044 §7.1.2 rule 10: startup timeouts.  The ULP's decision
 	 * time is the local client's, not the peer's fault.
 	 */
-	if (c->fsm.state != CONN_S_WAIT_ULP)
+	if (c->fsm.state != CONN_S_WAIT_ROUTE &&
+	    c->fsm.state != CONN_S_WAIT_ULP)
 		iwcmd_stats.timeouts++;
 	log_debug("conn %llu: timeout in %s", (unsigned long long)c->id,
 		  conn_state_names[c->fsm.state]);
-	conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "timeout in %s",
+	conn_fail(c, CONN_RES_ETIMEDOUT, "timeout in %s",
 		  conn_state_names[c->fsm.state]);
 	conn_event(c, CONN_EV_TIMEOUT);
 }
@@ -122,35 +99,54 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void conn_post_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
+	struct conn_posted *p;
 	enum conn_event ev;
 
 	(void)fd;
 	(void)what;
-	if (!c->n_post)
+	p = TAILQ_FIRST(&c->post);
+	if (!p)
 		return;
-	ev = c->post[0];
+	TAILQ_REMOVE(&c->post, p, entry);
 	c->n_post--;
-	memmove(c->post, c->post + 1, c->n_post * sizeof(c->post[0]));
+	ev = p->ev;
+	free(p);
 	if (c->n_post)
 		event_active(c->ev_post, 0, 0);
 	conn_event(c, ev);
 }
 
-/* Queue ev for c, to run from the event loop after the current work. */
+/*
+ * Queue ev for c, to run from the event loop after the current work.
+ * Every event is kept: dropping one (a HANDOFF_DONE, an ABORT) would
+ * leave the connection in a state nothing moves it out of.  Each entry
+ * is allocated, so the queue holds what was posted, in order; it empties
+ * one event per loop pass and with the connection.
+ */
 void conn_post(struct conn *c, enum conn_event ev)
 {
-	if (c->n_post >= sizeof(c->post) / sizeof(c->post[0])) {
-		log_warnx("conn %llu: event queue full, %s dropped",
-			  (unsigned long long)c->id, conn_event_names[ev]);
-		return;
-	}
-	c->post[c->n_post++] = ev;
+	struct conn_posted *p;
+
+	p = malloc(sizeof(*p));
+	if (!p)
+		fatal("conn %llu: posting an event",
+		      (unsigned long long)c->id);
+	p->ev = ev;
+	TAILQ_INSERT_TAIL(&c->post, p, entry);
+	c->n_post++;
 	event_active(c->ev_post, 0, 0);
+}
+
+/* Events queued for c and not yet run. */
+unsigned int conn_post_pending(const struct conn *c)
+{
+	return c->n_post;
 }
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg);
 
-static void conn_io_set(struct conn *c, short what)
+/* Watch c's socket for what (EV_READ, EV_WRITE), replacing the event. */
+void conn_io_set(struct conn *c, short what)
 {
 	if (c->ev_io) {
 		event_free(c->ev_io);
@@ -234,7 +230,7 @@ int conn_read_upto(struct conn *c, size_t want)
  * was sent (an R=1 Reply must arrive whole: RFC 5044 §7.1.2 leaves the
  * closing to the ULP, and a close with unread input would reset).
  */
-static void conn_close_fd(struct conn *c, bool graceful)
+void conn_close_fd(struct conn *c, bool graceful)
 {
 	uint8_t sink[512];
 	int i;
@@ -255,7 +251,8 @@ static void conn_close_fd(struct conn *c, bool graceful)
 	c->fd = -1;
 }
 
-static void conn_nodelay(struct conn *c)
+/* TCP_NODELAY on c's socket: the handshake frames are small. */
+void conn_nodelay(struct conn *c)
 {
 	int one = 1;
 
@@ -264,7 +261,8 @@ static void conn_nodelay(struct conn *c)
 		log_warn("conn %llu: TCP_NODELAY", (unsigned long long)c->id);
 }
 
-static void conn_addrs(struct conn *c)
+/* Record c's local and peer addresses. */
+void conn_addrs(struct conn *c)
 {
 	c->local_len = sizeof(c->local);
 	if (getsockname(c->fd, (struct sockaddr *)&c->local, &c->local_len) <
@@ -276,136 +274,6 @@ static void conn_addrs(struct conn *c)
 		c->peer_len = 0;
 }
 
-
-/* Describe the peer frame f as a PeerInfo (points into f). */
-void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi)
-{
-	iwcm__peer_info__init(pi);
-	pi->has_mpa_rev = pi->has_flags = pi->has_enhanced = 1;
-	pi->mpa_rev = f->rev;
-	pi->flags = f->flags;
-	pi->enhanced = f->enhanced;
-	if (f->enhanced) {
-		/* RFC 6581 §9.1: the peer's raw IRD/ORD go to the ULP. */
-		pi->has_p2p = pi->has_rtr_types = pi->has_ird = pi->has_ord =
-			1;
-		pi->p2p = f->enh.p2p;
-		pi->rtr_types = f->enh.rtr;
-		pi->ird = f->enh.ird;
-		pi->ord = f->enh.ord;
-	}
-	/* RFC 5044 §7.1.2 rule 6: the Private Data goes to the ULP. */
-	pi->has_private_data = 1;
-	pi->private_data.data = (uint8_t *)(uintptr_t)f->ulp_pd;
-	pi->private_data.len = f->ulp_pd ? f->ulp_pd_len : 0;
-}
-
-/* ---- policy ---- */
-
-/*
- * The one translation of configuration and client parameters into the
- * negotiation policy of negotiate.h: the conf_policy (global or the
- * listener's), then the listener's default ConnParams, then the
- * connect's or accept's.  Every decision is negotiate.h's; this only
- * says what the local side wants.  -1 when the result is unusable.
- */
-static int conn_policy(struct neg_policy *p, enum neg_role role,
-		       const struct conf_policy *cp,
-		       const Iwcm__ConnParams *lp,
-		       const Iwcm__ConnParams *cparams)
-{
-	const Iwcm__ConnParams *v[2] = { lp, cparams };
-	size_t i;
-
-	neg_policy_init(p, role);
-	p->rev0_permissive = cp->rev0 == CONF_REV0_PERMISSIVE;
-	p->ird_ord_strict = cp->irdord == CONF_IRDORD_STRICT;
-	p->crc = cp->crc == CONF_CRC_REQUEST;
-	p->markers = cp->markers;
-	p->ird_max = (uint16_t)cp->max_ird;
-	if (p->ird > p->ird_max)
-		p->ird = p->ird_max;
-	if (p->ord > cp->max_ord)
-		p->ord = (uint16_t)cp->max_ord;
-	memcpy(p->rtr_pref, cp->rtr_pref, sizeof(p->rtr_pref));
-	if (role == NEG_RESPONDER) {
-		p->enhanced = cp->enhanced;
-		p->rev = cp->enhanced ? MPA_REV_2 : MPA_REV_1;
-		p->rtr_types = cp->rtr_accept & MPA_RTR_ALL;
-		p->legacy_rtr = cp->rtr_frame;
-	}
-	for (i = 0; i < 2; i++) {
-		const Iwcm__ConnParams *x = v[i];
-
-		if (!x)
-			continue;
-		if (x->has_transport &&
-		    x->transport != IWCM__TRANSPORT__TRANSPORT_TCP)
-			return -1;
-		if (x->has_ird) {
-			if (x->ird > MPA_IRD_ORD_NONE)
-				return -1;
-			p->ird = (uint16_t)x->ird;
-		}
-		if (x->has_ord) {
-			if (x->ord > MPA_IRD_ORD_NONE)
-				return -1;
-			p->ord = (uint16_t)x->ord;
-			/* RFC 6581 §9.1: the ORD the ULP requires. */
-			if (role == NEG_RESPONDER && p->ird_ord_strict &&
-			    x->ord != MPA_IRD_ORD_NONE)
-				p->ord_required = (uint16_t)x->ord;
-		}
-		if (x->has_markers)
-			p->markers = x->markers;
-		if (x->has_crc)
-			p->crc = x->crc == IWCM__CRC_POLICY__CRC_REQUEST;
-		if (x->has_rev0)
-			p->rev0_permissive =
-				x->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE;
-		if (x->has_rtr_types) {
-			if (x->rtr_types & ~(uint32_t)MPA_RTR_ALL)
-				return -1;
-			p->rtr_types = (uint8_t)x->rtr_types;
-			if (role == NEG_RESPONDER)
-				p->rtr_types &= cp->rtr_accept;
-		}
-		if (x->has_rtr_frame)
-			p->legacy_rtr = x->rtr_frame;
-		if (role == NEG_INITIATOR) {
-			if (x->has_p2p)
-				p->p2p = x->p2p;
-			if (x->has_mpa_rev) {
-				if (x->mpa_rev > MPA_REV_2)
-					return -1;
-				p->rev = (uint8_t)x->mpa_rev;
-				p->enhanced = x->mpa_rev == MPA_REV_2;
-			}
-			if (x->has_enhanced_fallback)
-				p->fallback_v1 = x->enhanced_fallback;
-		} else if (x->has_mpa_rev) {
-			if (x->mpa_rev < MPA_REV_1 || x->mpa_rev > MPA_REV_2)
-				return -1;
-			p->rev = (uint8_t)x->mpa_rev;
-			p->enhanced = p->enhanced && x->mpa_rev == MPA_REV_2;
-		}
-	}
-	/* Seed 003: the RtR frame rides on unenhanced Rev 1 frames. */
-	if (p->legacy_rtr) {
-		p->rev = MPA_REV_1;
-		p->enhanced = false;
-	}
-	return neg_policy_check(p, role) == NEG_R_NONE ? 0 : -1;
-}
-
-static Iwcm__ConnParams *conn_params_dup(const Iwcm__ConnParams *p)
-{
-	Iwcm__ConnParams *d = pb_conn_params_dup(p);
-
-	if (p && !d)
-		fatal("conn: cannot copy connection parameters");
-	return d;
-}
 
 /* ---- lifetime ---- */
 
@@ -423,6 +291,7 @@ static struct conn *conn_new(enum neg_role role)
 	c->fsm.state = CONN_S_NONE;
 	c->fsm.id = c->id;
 	c->fsm.arg = c;
+	TAILQ_INIT(&c->post);
 	c->created_ms = iwcmd_now_ms();
 	/* RFC 5041 §5.3: the first MSN of every queue is 1. */
 	for (i = 0; i < CONN_NQN; i++)
@@ -438,58 +307,80 @@ static struct conn *conn_new(enum neg_role role)
 	return c;
 }
 
-/* Drop the counts of a request awaiting a decision. */
-static void conn_unpend(struct conn *c)
+/*
+ * A responder's request counts against its listener's pending_max while
+ * it waits for a client or for that client's decision (WAIT_ROUTE,
+ * WAIT_ULP): the count follows the state and the listener pointer, and
+ * nothing else.  (Against its owner's uid while in WAIT_ULP with an
+ * owner: conn_uid_pending() counts those.)
+ */
+static void conn_pending_count(struct conn *c, enum conn_state s, bool add)
 {
-	if (c->lpending) {
-		if (c->listener && c->listener->pending)
-			c->listener->pending--;
-		c->lpending = false;
-	}
-	if (c->opending) {
-		if (c->owner && c->owner->n_pending)
-			c->owner->n_pending--;
-		c->opending = false;
-	}
+	unsigned int *lp;
+
+	if ((s != CONN_S_WAIT_ROUTE && s != CONN_S_WAIT_ULP) || !c->listener)
+		return;
+	lp = &c->listener->pending;
+	*lp = add ? *lp + 1 : (*lp ? *lp - 1 : 0);
 }
 
 static void conn_free(struct conn *c)
 {
-	conn_unpend(c);
+	struct conn_posted *p;
+
+	while ((p = TAILQ_FIRST(&c->post)) != NULL) {
+		TAILQ_REMOVE(&c->post, p, entry);
+		free(p);
+	}
+	c->n_post = 0;
 	conn_close_fd(c, false);
 	if (c->ev_timer)
 		event_free(c->ev_timer);
 	if (c->ev_post)
 		event_free(c->ev_post);
-	if (c->lparams)
-		iwcm__conn_params__free_unpacked(c->lparams, NULL);
+	free(c->lparams);
 	TAILQ_REMOVE(&conn_list, c, entry);
 	conn_n--;
 	log_debug("conn %llu: freed", (unsigned long long)c->id);
 	free(c);
 }
 
-/* Feed ev to c's FSM; c may be freed on return. */
-void conn_event(struct conn *c, enum conn_event ev)
+/* Feed ev to c's FSM; true when c was freed. */
+static bool conn_step(struct conn *c, enum conn_event ev)
 {
+	enum conn_state old = c->fsm.state;
+
 	if (!conn_state_final(c->fsm.state) &&
 	    !conn_fsm_lookup(c->fsm.state, ev)) {
 		iwcmd_stats.protocol_errors++;
 		log_info("conn %llu: protocol error: %s in %s",
 			 (unsigned long long)c->id, conn_event_names[ev],
 			 conn_state_names[c->fsm.state]);
-		conn_fail(c, IWCM__RESULT__RES_EPROTO,
+		conn_fail(c, CONN_RES_EPROTO,
 			  "unexpected %s in state %s", conn_event_names[ev],
 			  conn_state_names[c->fsm.state]);
 	}
 	if (ev == CONN_EV_BAD)
 		iwcmd_stats.bad_frames++;
-	conn_fsm(&c->fsm, ev, &conn_ops);
-	if (conn_state_final(c->fsm.state))
-		conn_free(c);
+	conn_fsm(&c->fsm, ev, &conn_action_ops);
+	if (c->fsm.state != old) {
+		conn_pending_count(c, old, false);
+		conn_pending_count(c, c->fsm.state, true);
+	}
+	if (!conn_state_final(c->fsm.state))
+		return false;
+	conn_free(c);
+	return true;
 }
 
-static struct conn *conn_find(uint64_t id)
+/* Feed ev to c's FSM; c may be freed on return. */
+void conn_event(struct conn *c, enum conn_event ev)
+{
+	conn_step(c, ev);
+}
+
+/* The live connection with id, or NULL. */
+struct conn *conn_find(uint64_t id)
 {
 	struct conn *c;
 
@@ -498,457 +389,6 @@ static struct conn *conn_find(uint64_t id)
 			return c;
 	return NULL;
 }
-
-/* ---- events to the owner ---- */
-
-static void conn_send_error(struct conn *c, uint16_t type)
-{
-	Iwcm__ConnError e = IWCM__CONN_ERROR__INIT;
-
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "connection failed");
-	if (c->force) {
-		handoff_report(c, c->err);
-		return;
-	}
-	if (!c->owner || (c->role == NEG_RESPONDER && !c->routed))
-		return;
-	e.conn_id = c->id;
-	e.result = c->err;
-	e.reason = c->reason;
-	if (c->term_valid) {
-		e.has_term_layer = e.has_term_etype = e.has_term_ecode = 1;
-		e.term_layer = c->term_layer;
-		e.term_etype = c->term_etype;
-		e.term_ecode = c->term_ecode;
-	}
-	client_send(c->owner, type, 0, &e.base, -1);
-}
-
-static void conn_send_request(struct conn *c)
-{
-	Iwcm__ConnectRequest r = IWCM__CONNECT_REQUEST__INIT;
-	Iwcm__SockAddr local, peer;
-	Iwcm__PeerInfo pi;
-	uint8_t lb[16], pb[16];
-	struct client *cl;
-
-	if (!c->listener || c->routed)
-		return;
-	cl = listener_route(c->listener);
-	if (!cl)
-		return;		/* waits for a client, under its timer */
-	if (control_uid_pending(cl->uid) >= iwcmd_conf->max_pending_per_uid) {
-		conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-			  "too many pending requests for uid %u",
-			  (unsigned int)cl->uid);
-		conn_post(c, CONN_EV_ULP_REJECT);
-		return;
-	}
-	r.conn_id = c->id;
-	r.listener_id = c->listener_id;
-	pb_sockaddr_from(&c->local, &local, lb);
-	pb_sockaddr_from(&c->peer, &peer, pb);
-	r.local = &local;
-	r.peer = &peer;
-	conn_peer_info(&c->req, &pi);
-	r.peer_info = &pi;
-	if (client_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1) < 0)
-		return;		/* that client is gone: wait */
-	c->owner = cl;
-	c->owner_uid = cl->uid;
-	c->owner_pid = cl->pid;
-	c->routed = true;
-	c->opending = true;
-	cl->n_pending++;
-	log_debug("conn %llu: CONNECT_REQUEST to client %llu",
-		  (unsigned long long)c->id, (unsigned long long)cl->id);
-}
-
-/* ---- FSM actions ---- */
-
-static int conn_start_connect(struct conn *c)
-{
-	int r;
-
-	c->fd = socket(c->peer.ss_family,
-		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0) {
-		log_warn("conn %llu: socket", (unsigned long long)c->id);
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL, "socket: %s",
-			  strerror(errno));
-		return -1;
-	}
-	/* TCP_NODELAY on every connection: the frames are small. */
-	conn_nodelay(c);
-	if (c->src_len &&
-	    bind(c->fd, (struct sockaddr *)&c->src, c->src_len) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_EADDRINUSE, "bind: %s",
-			  strerror(errno));
-		conn_post(c, CONN_EV_TCP_FAILED);
-		return 0;
-	}
-	r = connect(c->fd, (struct sockaddr *)&c->peer, c->peer_len);
-	if (r < 0 && errno != EINPROGRESS) {
-		conn_fail(c,
-			  errno == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
-			  "connect: %s", strerror(errno));
-		conn_post(c, CONN_EV_TCP_FAILED);
-		return 0;
-	}
-	conn_io_set(c, EV_WRITE);
-	event_add(c->ev_io, NULL);
-	conn_timer_arm(c, c->reply_timeout_ms);
-	return 0;
-}
-
-static void conn_connected(struct conn *c)
-{
-	int err = 0;
-	socklen_t len = sizeof(err);
-
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err) {
-		conn_fail(c,
-			  err == ECONNREFUSED ?
-				  IWCM__RESULT__RES_ECONNREFUSED :
-				  IWCM__RESULT__RES_ETIMEDOUT,
-			  "connect: %s", strerror(err));
-		conn_event(c, CONN_EV_TCP_FAILED);
-		return;
-	}
-	conn_addrs(c);
-	conn_event(c, CONN_EV_TCP_CONNECTED);
-}
-
-static int a_connect(void *arg, enum conn_event ev)
-{
-	(void)ev;
-	return conn_start_connect(arg);
-}
-
-static int a_wait_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_nodelay(c);
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	/* RFC 5044 §7.1.2 rules 8 and 10: Responder/Responder, DoS. */
-	conn_timer_arm(c, iwcmd_conf->request_timeout_ms);
-	return 0;
-}
-
-static int a_send_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	/* RFC 5044 §7.1.2 rule 1. */
-	if (mpa_negotiate_send_request(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, c->reply_timeout_ms);
-	return 0;
-}
-
-static int a_notify_request(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-	struct listener *l = c->listener;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (!l) {
-		conn_fail(c, IWCM__RESULT__RES_ENOENT, "listener gone");
-		conn_post(c, CONN_EV_ULP_GONE);
-		return 0;
-	}
-	if (l->pending_max && l->pending >= l->pending_max) {
-		conn_fail(c, IWCM__RESULT__RES_ELIMIT,
-			  "listener %llu: %u requests pending",
-			  (unsigned long long)l->id, l->pending);
-		conn_peer_log(c, "rejected: too many pending requests");
-		conn_post(c, CONN_EV_ULP_REJECT);
-		return 0;
-	}
-	l->pending++;
-	c->lpending = true;
-	/* The ULP's decision time, separate from the peer's timers. */
-	conn_timer_arm(c, c->ulp_timeout_ms);
-	conn_send_request(c);
-	return 0;
-}
-
-static int a_reply_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reply(c) < 0)
-		return -1;
-	conn_read_enable(c, false);
-	handoff_start(c);
-	return 0;
-}
-
-static int a_reply_wait_rtr(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reply(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, iwcmd_conf->rtr_timeout_ms);
-	return 0;
-}
-
-static int a_reject(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (mpa_negotiate_send_reject(c) < 0)
-		log_debug("conn %llu: sending the reject: %s",
-			  (unsigned long long)c->id, strerror(errno));
-	else
-		iwcmd_stats.rejected_local++;
-	if (ev != CONN_EV_ULP_REJECT || c->policy_reject) {
-		if (c->err == IWCM__RESULT__RES_OK)
-			conn_fail(c, IWCM__RESULT__RES_EREJECTED,
-				  "rejected (%s)", conn_event_names[ev]);
-		conn_send_error(c, IPC_EVENT_ERROR);
-	}
-	/* RFC 5044 §7.1.2 rule 2: MPA is left; the daemon, as the ULP,
-	 * closes TCP once the Reply is out. */
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	handoff_start(c);
-	return 0;
-}
-
-static int a_rtr_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	if (rtr_fence_send(c) < 0)
-		return -1;
-	handoff_start(c);
-	return 0;
-}
-
-static int a_rtr_read(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (rtr_fence_send(c) < 0)
-		return -1;
-	c->rd.len = 0;
-	conn_read_enable(c, true);
-	conn_timer_arm(c, iwcmd_conf->rtr_timeout_ms);
-	return 0;
-}
-
-static int a_read_resp_handoff(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	conn_read_enable(c, false);
-	if (rtr_fence_send_read_resp(c) < 0)
-		return -1;
-	handoff_start(c);
-	return 0;
-}
-
-static int a_notify_rejected(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-	Iwcm__Rejected r = IWCM__REJECTED__INIT;
-	Iwcm__PeerInfo pi;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.rejected_peer++;
-	conn_fail(c, IWCM__RESULT__RES_EREJECTED, "rejected by the peer");
-	if (c->force) {
-		handoff_report(c, c->err);
-	} else if (c->owner) {
-		/* RFC 5044 §7.1.2 rule 3, RFC 6581 §9.1: the peer's
-		 * Private Data and IRD/ORD go to the ULP. */
-		r.conn_id = c->id;
-		r.result = IWCM__RESULT__RES_EREJECTED;
-		conn_peer_info(&c->rep, &pi);
-		r.peer_info = &pi;
-		r.reason = c->reason;
-		client_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
-	}
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_reconnect_v1(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.fallbacks++;
-	log_info("conn %llu: enhanced Request refused by closing; "
-		 "retrying with MPA Rev 1 (RFC 6581 §10)",
-		 (unsigned long long)c->id);
-	conn_close_fd(c, false);
-	c->pol = c->retry_pol;
-	c->req_len = c->rep_len = 0;
-	c->have_rep = false;
-	c->rd.len = 0;
-	c->err = IWCM__RESULT__RES_OK;
-	c->reason[0] = '\0';
-	memset(&c->res, 0, sizeof(c->res));
-	return conn_start_connect(c);
-}
-
-static int a_term(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "negotiation failed");
-	/* RFC 6581 §8: Layer 2 (LLP), Error Type 0 (MPA). */
-	conn_peer_log(c, c->reason);
-	if (rtr_fence_send_term(c, c->term_code) < 0)
-		log_debug("conn %llu: sending the Terminate: %s",
-			  (unsigned long long)c->id, strerror(errno));
-	if (c->term_code < sizeof(iwcmd_stats.term_sent) /
-				   sizeof(iwcmd_stats.term_sent[0]))
-		iwcmd_stats.term_sent[c->term_code]++;
-	c->term_valid = true;
-	c->term_layer = RDMAP_TERM_LAYER_LLP;
-	c->term_etype = MPA_ETYPE_MPA;
-	c->term_ecode = c->term_code;
-	conn_send_error(c, IPC_EVENT_ERROR);
-	conn_close_fd(c, true);
-	return 0;
-}
-
-static int a_unreachable(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	conn_timer_stop(c);
-	iwcmd_stats.unreachable++;
-	if (c->err == IWCM__RESULT__RES_OK)
-		conn_fail(c, IWCM__RESULT__RES_ETIMEDOUT, "unreachable");
-	log_info("conn %llu: %s", (unsigned long long)c->id, c->reason);
-	conn_send_error(c, IPC_EVENT_UNREACHABLE);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_error(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (ev == CONN_EV_PEER_CLOSED)
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
-			  "peer closed the connection");
-	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
-		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
-			 conn_event_names[ev],
-			 c->reason[0] ? c->reason : "error");
-	else	/* the peer's doing: rate-limited */
-		conn_peer_log(c, c->reason[0] ? c->reason : "error");
-	conn_send_error(c, IPC_EVENT_ERROR);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_close(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	conn_timer_stop(c);
-	if (ev == CONN_EV_BAD || ev == CONN_EV_TIMEOUT)
-		conn_peer_log(c, c->reason[0] ? c->reason : "closed");
-	else
-		log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
-			  conn_event_names[ev]);
-	if (c->force && !c->reported)
-		handoff_report(c, c->err != IWCM__RESULT__RES_OK ?
-					  c->err :
-					  IWCM__RESULT__RES_ECONNRESET);
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static int a_release(void *arg, enum conn_event ev)
-{
-	struct conn *c = arg;
-
-	(void)ev;
-	iwcmd_stats.established++;
-	log_info("conn %llu: established (%s), handed off",
-		 (unsigned long long)c->id, conn_role_name(c));
-	/*
-	 * The client holds the socket now: drop the daemon's descriptor
-	 * without shutdown(), which would act on the shared connection.
-	 */
-	conn_close_fd(c, false);
-	return 0;
-}
-
-static const struct conn_fsm_ops conn_ops = {
-	.action = {
-		[CONN_A_CONNECT] = a_connect,
-		[CONN_A_WAIT_REQUEST] = a_wait_request,
-		[CONN_A_SEND_REQUEST] = a_send_request,
-		[CONN_A_NOTIFY_REQUEST] = a_notify_request,
-		[CONN_A_REPLY_HANDOFF] = a_reply_handoff,
-		[CONN_A_REPLY_WAIT_RTR] = a_reply_wait_rtr,
-		[CONN_A_REJECT] = a_reject,
-		[CONN_A_HANDOFF] = a_handoff,
-		[CONN_A_RTR_HANDOFF] = a_rtr_handoff,
-		[CONN_A_RTR_READ] = a_rtr_read,
-		[CONN_A_READ_RESP_HANDOFF] = a_read_resp_handoff,
-		[CONN_A_NOTIFY_REJECTED] = a_notify_rejected,
-		[CONN_A_RECONNECT_V1] = a_reconnect_v1,
-		[CONN_A_TERM] = a_term,
-		[CONN_A_UNREACHABLE] = a_unreachable,
-		[CONN_A_ERROR] = a_error,
-		[CONN_A_CLOSE] = a_close,
-		[CONN_A_RELEASE] = a_release,
-	},
-	.log = conn_fsm_log,
-};
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -964,7 +404,9 @@ static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 	case CONN_S_WAIT_REPLY:
 		mpa_negotiate_input(c);
 		break;
+	case CONN_S_WAIT_ROUTE:
 	case CONN_S_WAIT_ULP:
+	case CONN_S_DECIDED:
 		mpa_negotiate_idle(c);
 		break;
 	case CONN_S_WAIT_RTR:
@@ -1033,48 +475,28 @@ void conn_accepted(struct listener *l, int fd)
 	conn_event(c, CONN_EV_START_ACCEPT);
 }
 
-/* Private Data a client asks to send: RFC 5044 §7.1.1 caps the frame's
- * at 512 octets, the RFC 6581 word included. */
-static int conn_pd_set(struct conn *c, const ProtobufCBinaryData *pd,
-		       bool enhanced)
-{
-	size_t max = MPA_PD_MAX - (enhanced ? MPA_ENH_LEN : 0);
-
-	if (pd->len > max)
-		return -1;
-	/*
-	 * pd_send_max (siw and cxgb4 take no more than 256 octets) is the
-	 * default; a client that passes more asks for it explicitly.
-	 */
-	if (pd->len > iwcmd_conf->pd_send_max)
-		log_debug("conn %llu: sending %zu octets of private data "
-			  "(over private_data_send_max %u)",
-			  (unsigned long long)c->id, pd->len,
-			  iwcmd_conf->pd_send_max);
-	if (pd->len)
-		memcpy(c->pd, pd->data, pd->len);
-	c->pd_len = (uint16_t)pd->len;
-	return 0;
-}
-
-static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,
-				  const Iwcm__SockAddr *src,
-				  const Iwcm__ConnParams *params, bool force,
-				  uint32_t reqid, uint64_t *conn_id)
+static enum conn_result conn_initiate(struct client *cl,
+				      const struct conn_target *t,
+				      const struct conn_params *params,
+				      bool force, uint32_t reqid,
+				      uint64_t *conn_id)
 {
 	struct conn *c;
 
 	if (conn_n >= iwcmd_conf->max_conns)
-		return IWCM__RESULT__RES_ELIMIT;
+		return CONN_RES_ELIMIT;
 	c = conn_new(NEG_INITIATOR);
-	if (pb_sockaddr_to(dst, &c->peer, &c->peer_len) < 0 ||
-	    (src && pb_sockaddr_to(src, &c->src, &c->src_len) < 0) ||
-	    conn_policy(&c->pol, NEG_INITIATOR, &iwcmd_conf->policy, NULL,
+	c->peer = t->dst;
+	c->peer_len = t->dst_len;
+	c->src = t->src;
+	c->src_len = t->src_len;
+	if (conn_policy(&c->pol, NEG_INITIATOR, &iwcmd_conf->policy, NULL,
 			params) < 0 ||
 	    (params && params->has_private_data &&
-	     conn_pd_set(c, &params->private_data, c->pol.enhanced) < 0)) {
+	     conn_pd_set(c, params->private_data, params->private_data_len,
+			 c->pol.enhanced) < 0)) {
 		conn_free(c);
-		return IWCM__RESULT__RES_EINVAL;
+		return CONN_RES_EINVAL;
 	}
 	if (params && params->has_reply_timeout_ms &&
 	    params->reply_timeout_ms)
@@ -1091,105 +513,103 @@ static Iwcm__Result conn_initiate(struct client *cl, const Iwcm__SockAddr *dst,
 		  force ? " (forced negotiation)" : "");
 	/* Posted: the client's Ack goes out before any event. */
 	conn_post(c, CONN_EV_START_CONNECT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* Initiator side: a client's Connect; returns the result for its Ack. */
-Iwcm__Result conn_connect(struct client *c, const Iwcm__Connect *req,
-			  uint64_t *conn_id)
+enum conn_result conn_connect(struct client *c, const struct conn_target *t,
+			      const struct conn_params *p, uint64_t *conn_id)
 {
-	Iwcm__Result r;
+	enum conn_result r;
 
-	r = conn_initiate(c, req->dst, req->src, req->params, false, 0,
-			  conn_id);
-	if (r == IWCM__RESULT__RES_OK)
+	r = conn_initiate(c, t, p, false, 0, conn_id);
+	if (r == CONN_RES_OK)
 		iwcmd_stats.connects++;
 	return r;
 }
 
 /* iwcmctl connect: negotiate on behalf of an admin client. */
-Iwcm__Result conn_force(struct client *c, uint32_t reqid,
-			const Iwcm__Ctl__ForceConnect *req)
+enum conn_result conn_force(struct client *c, uint32_t reqid,
+			    const struct conn_target *t,
+			    const struct conn_params *p)
 {
-	return conn_initiate(c, req->dst, NULL, req->params, true, reqid,
-			     NULL);
+	return conn_initiate(c, t, p, true, reqid, NULL);
 }
 
-static Iwcm__Result conn_decision(struct client *cl, uint64_t id,
-				  struct conn **out)
+static enum conn_result conn_decision(struct client *cl, uint64_t id,
+				      struct conn **out)
 {
 	struct conn *c = conn_find(id);
 
-	if (!c || c->role != NEG_RESPONDER || !c->routed || c->owner != cl)
-		return IWCM__RESULT__RES_ENOENT;
-	if (c->fsm.state != CONN_S_WAIT_ULP || c->decided)
-		return IWCM__RESULT__RES_EINVAL;
+	/* only the client the request was routed to decides, once */
+	if (!c || c->role != NEG_RESPONDER || !cl || c->owner != cl)
+		return CONN_RES_ENOENT;
+	if (c->fsm.state != CONN_S_WAIT_ULP)
+		return CONN_RES_EINVAL;
 	*out = c;
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* The owner's decision on a CONNECT_REQUEST: accept. */
-Iwcm__Result conn_ulp_accept(struct client *cl, const Iwcm__Accept *req)
+enum conn_result conn_ulp_accept(struct client *cl, uint64_t conn_id,
+				 const struct conn_params *params)
 {
 	struct neg_policy p;
 	struct conn *c;
-	Iwcm__Result r;
-	ProtobufCBinaryData none = { 0, NULL };
-	const ProtobufCBinaryData *pd = &none;
+	enum conn_result r;
+	const uint8_t *pd = NULL;
+	size_t pd_len = 0;
 
-	r = conn_decision(cl, req->conn_id, &c);
-	if (r != IWCM__RESULT__RES_OK)
+	r = conn_decision(cl, conn_id, &c);
+	if (r != CONN_RES_OK)
 		return r;
-	if (conn_policy(&p, NEG_RESPONDER, &c->cpol, c->lparams,
-			req->params) < 0)
-		return IWCM__RESULT__RES_EINVAL;
-	if (req->params && req->params->has_private_data)
-		pd = &req->params->private_data;
-	else if (c->lparams && c->lparams->has_private_data)
-		pd = &c->lparams->private_data;
-	if (conn_pd_set(c, pd, c->req.enhanced) < 0)
-		return IWCM__RESULT__RES_EINVAL;
+	if (conn_policy(&p, NEG_RESPONDER, &c->cpol, c->lparams, params) < 0)
+		return CONN_RES_EINVAL;
+	if (params && params->has_private_data) {
+		pd = params->private_data;
+		pd_len = params->private_data_len;
+	} else if (c->lparams && c->lparams->has_private_data) {
+		pd = c->lparams->private_data;
+		pd_len = c->lparams->private_data_len;
+	}
+	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
+		return CONN_RES_EINVAL;
 	c->pol = p;
-	c->decided = true;
-	conn_timer_stop(c);
-	conn_unpend(c);
-	conn_post(c, mpa_negotiate_decide(c, false, c->pd, c->pd_len));
-	return IWCM__RESULT__RES_OK;
+	conn_event(c, CONN_EV_DECIDE_ACCEPT);	/* to DECIDED: c stays */
+	return CONN_RES_OK;
 }
 
-/* The owner's decision on a CONNECT_REQUEST: reject. */
-Iwcm__Result conn_ulp_reject(struct client *cl, const Iwcm__Reject *req)
+/* The owner's decision on a CONNECT_REQUEST: reject, with pd. */
+enum conn_result conn_ulp_reject(struct client *cl, uint64_t conn_id,
+				 const uint8_t *pd, size_t pd_len)
 {
-	ProtobufCBinaryData none = { 0, NULL };
 	struct conn *c;
-	Iwcm__Result r;
+	enum conn_result r;
 
-	r = conn_decision(cl, req->conn_id, &c);
-	if (r != IWCM__RESULT__RES_OK)
+	r = conn_decision(cl, conn_id, &c);
+	if (r != CONN_RES_OK)
 		return r;
-	if (conn_pd_set(c, req->has_private_data ? &req->private_data : &none,
-			c->req.enhanced) < 0)
-		return IWCM__RESULT__RES_EINVAL;
-	c->decided = true;
-	conn_timer_stop(c);
-	conn_unpend(c);
-	conn_post(c, mpa_negotiate_decide(c, true, c->pd, c->pd_len));
-	return IWCM__RESULT__RES_OK;
+	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
+		return CONN_RES_EINVAL;
+	conn_event(c, CONN_EV_DECIDE_REJECT);	/* to DECIDED: c stays */
+	return CONN_RES_OK;
 }
 
 /* A client gives up a connection of its own before the handoff. */
-Iwcm__Result conn_disconnect(struct client *cl, uint64_t conn_id)
+enum conn_result conn_disconnect(struct client *cl, uint64_t conn_id)
 {
 	struct conn *c = conn_find(conn_id);
 
-	if (!c || c->owner != cl || c->force)
-		return IWCM__RESULT__RES_ENOENT;
-	conn_unpend(c);
+	if (!c || !cl || c->owner != cl || c->force)
+		return CONN_RES_ENOENT;
+	/* no longer pending for anyone: its ABORT follows */
+	conn_pending_count(c, c->fsm.state, false);
 	c->owner = NULL;
-	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+	c->listener = NULL;
+	conn_fail(c, CONN_RES_ECONNRESET,
 		  "disconnected by the client");
 	conn_post(c, CONN_EV_ABORT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* A listener now has a client: deliver the requests waiting for one. */
@@ -1197,11 +617,9 @@ void conn_listener_attached(struct listener *l)
 {
 	struct conn *c;
 
-	/* conn_send_request() only posts events: the list stays intact. */
 	TAILQ_FOREACH(c, &conn_list, entry)
-		if (c->listener == l && c->fsm.state == CONN_S_WAIT_ULP &&
-		    !c->routed && !c->decided)
-			conn_send_request(c);
+		if (c->listener == l && c->fsm.state == CONN_S_WAIT_ROUTE)
+			conn_post(c, CONN_EV_ROUTE);
 }
 
 /* A listener is gone: its requests not yet routed are closed. */
@@ -1212,16 +630,11 @@ void conn_listener_gone(struct listener *l)
 	TAILQ_FOREACH(c, &conn_list, entry) {
 		if (c->listener != l)
 			continue;
-		if (c->lpending) {
-			if (l->pending)
-				l->pending--;
-			c->lpending = false;
-		}
+		conn_pending_count(c, c->fsm.state, false);
 		c->listener = NULL;
-		if (!c->routed && !c->decided &&
-		    (c->fsm.state == CONN_S_WAIT_REQUEST ||
-		     c->fsm.state == CONN_S_WAIT_ULP)) {
-			conn_fail(c, IWCM__RESULT__RES_ENOENT,
+		if (c->fsm.state == CONN_S_WAIT_REQUEST ||
+		    c->fsm.state == CONN_S_WAIT_ROUTE) {
+			conn_fail(c, CONN_RES_ENOENT,
 				  "listener %llu closed",
 				  (unsigned long long)l->id);
 			conn_post(c, CONN_EV_ULP_GONE);
@@ -1237,43 +650,54 @@ void conn_client_gone(struct client *cl)
 	TAILQ_FOREACH(c, &conn_list, entry) {
 		if (c->owner != cl)
 			continue;
-		c->opending = false;
+		/* still pending on its listener, until ULP_GONE runs */
 		c->owner = NULL;
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET, "owner gone");
+		conn_fail(c, CONN_RES_ECONNRESET, "owner gone");
 		/* queued behind a START_CONNECT still to run, if any */
 		conn_post(c, CONN_EV_ULP_GONE);
 	}
 }
 
-static void conn_abort(struct conn *c, Iwcm__Result r, const char *why)
+static void conn_abort(struct conn *c, enum conn_result r, const char *why)
 {
+	struct conn_posted *p;
+	enum conn_event ev;
+
 	conn_fail(c, r, "%s", why);
 	if (c->fsm.state == CONN_S_NONE) {
 		conn_free(c);
 		return;
 	}
-	/* the client already has the socket: finish, do not report */
-	if (c->fsm.state == CONN_S_HANDOFF) {
-		conn_event(c, c->handed ? CONN_EV_HANDOFF_DONE :
-					  CONN_EV_HANDOFF_FAILED);
-		return;
+	/*
+	 * The client may already have the socket: the handoff's outcome
+	 * (HANDOFF_DONE or _FAILED) is queued, so run the queue now rather
+	 * than report an abort.
+	 */
+	while (c->fsm.state == CONN_S_HANDOFF &&
+	       (p = TAILQ_FIRST(&c->post)) != NULL) {
+		TAILQ_REMOVE(&c->post, p, entry);
+		c->n_post--;
+		ev = p->ev;
+		free(p);
+		if (conn_step(c, ev))
+			return;
 	}
 	conn_event(c, CONN_EV_ABORT);
 }
 
 /* iwcmctl kill. */
-Iwcm__Result conn_kill(uint64_t conn_id)
+enum conn_result conn_kill(uint64_t conn_id)
 {
 	struct conn *c = conn_find(conn_id);
 
 	if (!c)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	log_info("conn %llu: killed by the administrator",
 		 (unsigned long long)c->id);
-	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+	conn_fail(c, CONN_RES_ECONNRESET,
 		  "killed by the administrator");
 	conn_post(c, CONN_EV_ABORT);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* Shutdown: abort every connection still negotiating. */
@@ -1282,80 +706,34 @@ void conn_abort_all(void)
 	struct conn *c;
 
 	while ((c = TAILQ_FIRST(&conn_list)) != NULL)
-		conn_abort(c, IWCM__RESULT__RES_ESHUTDOWN, "daemon stopping");
+		conn_abort(c, CONN_RES_ESHUTDOWN, "daemon stopping");
 }
 
-static void conn_fill_info(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
-			   Iwcm__SockAddr *local, Iwcm__SockAddr *peer,
-			   uint8_t lb[16], uint8_t pb[16])
+/* Call fn for every live connection (the admin API describes them). */
+void conn_foreach(void (*fn)(const struct conn *, void *), void *arg)
 {
-	iwcm__ctl__conn_info__init(i);
-	i->id = c->id;
-	i->state = (char *)(uintptr_t)conn_state_names[c->fsm.state];
-	pb_sockaddr_from(&c->local, local, lb);
-	pb_sockaddr_from(&c->peer, peer, pb);
-	i->local = local;
-	i->peer = peer;
-	i->initiator = c->role == NEG_INITIATOR;
-	i->age_ms = iwcmd_now_ms() - c->created_ms;
-	if (c->owner || c->routed || c->role == NEG_INITIATOR) {
-		i->has_owner_uid = i->has_owner_pid = 1;
-		i->owner_uid = (uint32_t)c->owner_uid;
-		i->owner_pid = (uint32_t)c->owner_pid;
-	} else {
-		i->has_owner_uid = 1;
-		i->owner_uid = (uint32_t)c->owner_uid;
-	}
-	if (c->have_rep) {
-		i->has_mpa_rev = i->has_markers_tx = i->has_markers_rx = 1;
-		i->has_crc = i->has_ird = i->has_ord = i->has_p2p = 1;
-		i->has_rtr_type = 1;
-		i->mpa_rev = c->res.rev;
-		i->markers_tx = neg_markers_tx(&c->res, c->role);
-		i->markers_rx = neg_markers_rx(&c->res, c->role);
-		i->crc = c->res.crc;
-		i->ird = c->res.ird;
-		i->ord = c->res.ord;
-		i->p2p = c->res.p2p;
-		i->rtr_type = c->rtr_type ? c->rtr_type :
-			      (c->role == NEG_INITIATOR ? c->res.rtr : 0);
-	}
-}
+	const struct conn *c;
 
-/* For the admin API: describe every live connection. */
-void conn_foreach_info(void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg)
-{
-	Iwcm__Ctl__ConnInfo i;
-	Iwcm__SockAddr local, peer;
-	uint8_t lb[16], pb[16];
-	struct conn *c;
-
-	TAILQ_FOREACH(c, &conn_list, entry) {
-		conn_fill_info(c, &i, &local, &peer, lb, pb);
-		fn(&i, arg);
-	}
-}
-
-/* For the admin API: describe one connection. */
-Iwcm__Result conn_info(uint64_t conn_id,
-		       void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg)
-{
-	Iwcm__Ctl__ConnInfo i;
-	Iwcm__SockAddr local, peer;
-	uint8_t lb[16], pb[16];
-	struct conn *c = conn_find(conn_id);
-
-	if (!c)
-		return IWCM__RESULT__RES_ENOENT;
-	conn_fill_info(c, &i, &local, &peer, lb, pb);
-	fn(&i, arg);
-	return IWCM__RESULT__RES_OK;
+	TAILQ_FOREACH(c, &conn_list, entry)
+		fn(c, arg);
 }
 
 /* Number of live connections. */
 unsigned int conn_count(void)
 {
 	return conn_n;
+}
+
+/* Requests at a client of uid awaiting its decision (all its clients). */
+unsigned int conn_uid_pending(uid_t uid)
+{
+	const struct conn *c;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH(c, &conn_list, entry)
+		if (c->role == NEG_RESPONDER &&
+		    c->fsm.state == CONN_S_WAIT_ULP && c->owner &&
+		    c->owner->uid == uid)
+			n++;
+	return n;
 }

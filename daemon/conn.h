@@ -5,9 +5,11 @@
 
 /*
  * One connection being negotiated, shared by the connection engine's
- * files: conn.c (lifetime, ids, timers, the FSM actions), mpa_negotiate.c
- * (the startup frames), rtr_fence.c (the RTR and the Terminate FPDUs) and
- * handoff.c (the Established message with the fd).  The rest of the
+ * files: conn.c (lifetime, ids, timers, queued events, I/O),
+ * conn_action.c (the FSM's actions and guards), conn_policy.c (what the
+ * local side wants), mpa_negotiate.c (the startup frames), rtr_fence.c
+ * (the RTR and the Terminate FPDUs) and handoff.c (the Established
+ * message with the fd).  The rest of the
  * daemon sees only the functions of iwcmd.h.
  *
  * The phase files read input and classify it into an FSM event with
@@ -45,6 +47,12 @@
 /* Untagged queues tracked for the handoff (RFC 5040 §4.1, RFC 7306). */
 #define CONN_NQN 4
 
+/* One event queued by conn_post(); allocated, so none is ever lost. */
+struct conn_posted {
+	TAILQ_ENTRY(conn_posted) entry;
+	enum conn_event ev;
+};
+
 /* Exact-length reader: never consumes a byte past the message. */
 struct conn_rd {
 	uint8_t buf[CONN_RD_MAX];
@@ -64,7 +72,7 @@ struct conn {
 	bool io_write;
 	struct event *ev_timer;
 	struct event *ev_post;
-	enum conn_event post[8];	/* queued events, run in order */
+	TAILQ_HEAD(, conn_posted) post;	/* queued events, run in order */
 	unsigned int n_post;
 
 	struct client *owner;		/* gets the events, or NULL */
@@ -73,7 +81,6 @@ struct conn {
 	uint32_t reqid;			/* force: the admin request */
 	struct listener *listener;	/* responder, until it goes away */
 	uint64_t listener_id;
-	bool routed;			/* CONNECT_REQUEST delivered */
 
 	struct sockaddr_storage local, peer;
 	socklen_t local_len, peer_len;
@@ -82,7 +89,7 @@ struct conn {
 
 	/* policy: the listener's (responder) or the connect's */
 	struct conf_policy cpol;
-	Iwcm__ConnParams *lparams;	/* responder: listener defaults */
+	struct conn_params *lparams;	/* responder: listener defaults */
 	struct neg_policy pol;
 	struct neg_policy retry_pol;	/* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
@@ -114,16 +121,12 @@ struct conn {
 	size_t unread_len;
 
 	/* outcome */
-	Iwcm__Result err;
+	enum conn_result err;
 	char reason[160];
 	bool term_valid;		/* a Terminate was sent or received */
 	uint8_t term_layer, term_etype, term_ecode;
 	uint8_t term_code;		/* TERM to send (CONN_EV_TERM) */
 	bool reported;			/* force: report sent */
-	bool handed;			/* Established sent with the fd */
-	bool decided;			/* responder: the ULP has spoken */
-	bool lpending;			/* counted in listener->pending */
-	bool opending;			/* counted in owner->n_pending */
 };
 
 /* ---- conn.c ---- */
@@ -132,8 +135,12 @@ struct conn {
 void conn_event(struct conn *c, enum conn_event ev);
 /* Queue ev for c, to run from the event loop after the current work. */
 void conn_post(struct conn *c, enum conn_event ev);
+/* The live connection with id, or NULL. */
+struct conn *conn_find(uint64_t id);
+/* Events queued for c and not yet run. */
+unsigned int conn_post_pending(const struct conn *c);
 /* Record why c failed (kept if already set) for the owner's event. */
-void conn_fail(struct conn *c, Iwcm__Result r, const char *fmt, ...)
+void conn_fail(struct conn *c, enum conn_result r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Write all of buf to c's socket; -1 with errno on error or short. */
 int conn_send(struct conn *c, const void *buf, size_t len);
@@ -145,8 +152,43 @@ int conn_send(struct conn *c, const void *buf, size_t len);
 int conn_read_upto(struct conn *c, size_t want);
 /* Start or stop watching c's socket for input. */
 void conn_read_enable(struct conn *c, bool on);
-/* Describe the peer frame f as a PeerInfo (points into f). */
-void conn_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi);
+/* Watch c's socket for what (EV_READ, EV_WRITE), replacing the event. */
+void conn_io_set(struct conn *c, short what);
+/* Arm c's timer for ms; its expiry is CONN_EV_TIMEOUT. */
+void conn_timer_arm(struct conn *c, unsigned int ms);
+/* Stop c's timer. */
+void conn_timer_stop(struct conn *c);
+/* Close c's socket; graceful: FIN after what was sent, input drained. */
+void conn_close_fd(struct conn *c, bool graceful);
+/* TCP_NODELAY on c's socket: the handshake frames are small. */
+void conn_nodelay(struct conn *c);
+/* Record c's local and peer addresses. */
+void conn_addrs(struct conn *c);
+/* How what happens to c is told (client_api.c, admin.c). */
+const struct conn_notify *conn_notify(void);
+
+/* ---- conn_action.c ---- */
+
+/* The actions and guards of the FSM table (conn_fsm.c). */
+extern const struct conn_fsm_ops conn_action_ops;
+/* Initiator: the TCP connect finished (or failed); feeds the FSM. */
+void conn_connected(struct conn *c);
+
+/* ---- conn_policy.c ---- */
+
+/*
+ * The negotiation policy for role from the configuration (cp), the
+ * listener's default parameters (lp) and the connect's or accept's
+ * (cparams), either NULL; -1 when the result is unusable.
+ */
+int conn_policy(struct neg_policy *p, enum neg_role role,
+		const struct conf_policy *cp, const struct conn_params *lp,
+		const struct conn_params *cparams);
+/* A copy of p (NULL for NULL); fatal when memory runs out. */
+struct conn_params *conn_params_dup(const struct conn_params *p);
+/* Private Data a client asks to send, at most what the frame holds. */
+int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len,
+		bool enhanced);
 
 /* ---- mpa_negotiate.c ---- */
 
@@ -168,7 +210,8 @@ int mpa_negotiate_read_frame(struct conn *c, struct mpa_frame *f,
 			     enum wire_err *err);
 /* Input while a startup frame is expected (WAIT_REQUEST, WAIT_REPLY). */
 void mpa_negotiate_input(struct conn *c);
-/* Input while the ULP decides (WAIT_ULP): watch for a close. */
+/* Input while the ULP decides (WAIT_ROUTE to DECIDED): watch for a
+ * close. */
 void mpa_negotiate_idle(struct conn *c);
 /* Set up the FPDU-mode directions from c->res. */
 void mpa_negotiate_fpdu_mode(struct conn *c);
@@ -189,6 +232,6 @@ void rtr_fence_input(struct conn *c);
 /* Pass c's socket and state to its owner; queues HANDOFF_DONE/_FAILED. */
 void handoff_start(struct conn *c);
 /* iwcmctl connect: send the NegotiationReport (and the RESULT). */
-void handoff_report(struct conn *c, Iwcm__Result r);
+void handoff_report(struct conn *c, enum conn_result r);
 
 #endif

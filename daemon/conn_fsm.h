@@ -12,14 +12,26 @@
  * (state, event) pair that is not in the table is a protocol error: it is
  * reported through ops->log and the connection is closed with the error
  * action; in a final state it changes nothing.
+ *
+ * A row may carry a guard, a question about the connection's
+ * surroundings (is its listener still there, has it a client, is that
+ * client's uid at its limit) that the FSM asks through ops->guard: the
+ * first row of the pair whose guard holds is taken, and every guarded
+ * pair ends with a row without one.  Where the request is (waiting for a
+ * client, at the client, decided) is the state, never a flag beside it.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 enum conn_state {
 	CONN_S_NONE,
 	CONN_S_CONNECTING,	/* initiator: TCP connect in progress */
 	CONN_S_WAIT_REQUEST,	/* responder: waiting for the MPA Request */
+	CONN_S_WAIT_ROUTE,	/* responder: Request in, waiting for a client
+				 * of the listener to take it */
 	CONN_S_WAIT_ULP,	/* responder: CONNECT_REQUEST at the client */
+	CONN_S_DECIDED,		/* responder: the client answered; the Reply
+				 * it decided is queued */
 	CONN_S_WAIT_REPLY,	/* initiator: Request sent */
 	CONN_S_WAIT_RTR,	/* responder: Reply sent, RTR expected */
 	CONN_S_WAIT_READ_RESP,	/* initiator: zero-length Read RTR sent */
@@ -35,6 +47,10 @@ enum conn_event {
 	CONN_EV_TCP_CONNECTED,
 	CONN_EV_TCP_FAILED,	/* refused, unreachable */
 	CONN_EV_REQUEST,	/* a valid MPA Request */
+	CONN_EV_ROUTE,		/* a client of the listener may take it */
+	CONN_EV_ROUTE_FAILED,	/* the CONNECT_REQUEST could not be sent */
+	CONN_EV_DECIDE_ACCEPT,	/* the client's Accept */
+	CONN_EV_DECIDE_REJECT,	/* the client's Reject */
 	CONN_EV_ULP_ACCEPT,	/* client accepted; no RTR expected */
 	CONN_EV_ULP_ACCEPT_RTR,	/* client accepted; an RTR will come */
 	CONN_EV_ULP_REJECT,
@@ -66,7 +82,11 @@ enum conn_action {
 	CONN_A_CONNECT,		/* start the TCP connect, arm its timer */
 	CONN_A_WAIT_REQUEST,	/* TCP_NODELAY, read, arm the request timer */
 	CONN_A_SEND_REQUEST,	/* send the Request, arm the reply timer */
-	CONN_A_NOTIFY_REQUEST,	/* CONNECT_REQUEST to the owner, ULP timer */
+	CONN_A_WAIT_ULP,	/* count it pending, ULP timer, try a route */
+	CONN_A_NOTIFY_REQUEST,	/* CONNECT_REQUEST to the listener's client */
+	CONN_A_DECIDE,		/* build the Reply the client decided */
+	CONN_A_REJECT_BACKLOG,	/* R=1: the listener's pending_max reached */
+	CONN_A_REJECT_UID,	/* R=1: the client's uid at its limit */
 	CONN_A_REPLY_HANDOFF,	/* send the accepting Reply, hand off */
 	CONN_A_REPLY_WAIT_RTR,	/* send the accepting Reply, arm RTR timer */
 	CONN_A_REJECT,		/* send a Reply with R=1, close */
@@ -84,9 +104,20 @@ enum conn_action {
 	CONN_A_MAX
 };
 
+/* Questions a row may ask before it is taken (see above). */
+enum conn_guard {
+	CONN_G_NONE,
+	CONN_G_NO_LISTENER,	/* the listener is gone */
+	CONN_G_BACKLOG_FULL,	/* the listener's pending_max is reached */
+	CONN_G_NO_CLIENT,	/* no client of the listener to route to */
+	CONN_G_UID_LIMIT,	/* that client's uid has max_pending_per_uid */
+	CONN_G_MAX
+};
+
 extern const char *const conn_state_names[CONN_S_MAX];
 extern const char *const conn_event_names[CONN_EV_MAX];
 extern const char *const conn_action_names[CONN_A_MAX];
+extern const char *const conn_guard_names[CONN_G_MAX];
 
 struct conn_fsm {
 	enum conn_state state;
@@ -97,10 +128,12 @@ struct conn_fsm {
 /*
  * What the FSM calls.  action[a] returns 0, or -1 when it failed: the FSM
  * then runs CONN_A_ERROR (unless that was the failing action) and ends in
- * CONN_S_CLOSED.  log receives every state change and protocol error.
+ * CONN_S_CLOSED.  guard[g] answers a row's question and acts on nothing.
+ * log receives every state change and protocol error.
  */
 struct conn_fsm_ops {
 	int (*action[CONN_A_MAX])(void *arg, enum conn_event ev);
+	bool (*guard[CONN_G_MAX])(void *arg);
 	void (*log)(void *arg, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 };
@@ -120,15 +153,22 @@ static inline int conn_state_final(enum conn_state s)
 int conn_fsm(struct conn_fsm *f, enum conn_event ev,
 	     const struct conn_fsm_ops *ops);
 
-/* The row for (state, event), for tests and iwcmctl; NULL if none. */
+/* One row of the table: in a state of states, on event, if guard holds. */
 struct conn_fsm_row {
 	uint32_t states;	/* bit mask of enum conn_state */
 	enum conn_event event;
+	enum conn_guard guard;	/* CONN_G_NONE: always */
 	enum conn_action action;
 	enum conn_state next;
 };
 
+/* The first row for (state, event) whatever its guard; NULL if none. */
 const struct conn_fsm_row *conn_fsm_lookup(enum conn_state s,
 					   enum conn_event ev);
+/* The row conn_fsm() takes for (state, event), asking ops->guard. */
+const struct conn_fsm_row *conn_fsm_match(enum conn_state s,
+					  enum conn_event ev,
+					  const struct conn_fsm_ops *ops,
+					  void *arg);
 
 #endif

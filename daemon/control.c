@@ -3,7 +3,8 @@
 /*
  * The client and admin SEQPACKET sockets (the bgpd control.c model): one
  * struct client and one libevent event per peer, SO_PEERCRED identity, the
- * HELLO/VERSION handshake, and the admin request handlers.  Any receive
+ * HELLO/VERSION handshake; requests go to client_api.c (client socket)
+ * and admin.c (admin socket).  Any receive
  * error, malformed framing or unknown message type closes that peer only.
  *
  * Messages to a peer whose socket is full wait in a bounded queue; while
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iwcm.pb-c.h"
 #include "iwcmd.h"
 #include "log.h"
 
@@ -45,7 +47,7 @@ struct client_msg {
 TAILQ_HEAD(client_msgq, client_msg);
 
 /* struct client is embedded: the output queue is control.c's business. */
-struct client_priv {
+struct control_priv {
 	struct client c;
 	struct client_msgq outq;
 	unsigned int outq_len;
@@ -68,17 +70,18 @@ struct ctl_sock {
 static TAILQ_HEAD(, client) ctl_clients = TAILQ_HEAD_INITIALIZER(ctl_clients);
 static TAILQ_HEAD(, client) ctl_dead = TAILQ_HEAD_INITIALIZER(ctl_dead);
 static struct ctl_sock ctl_socks[2] = { { .fd = -1 }, { .fd = -1 } };
+static const struct control_handlers *ctl_handlers;
 static struct event *ctl_reaper;
 static uint64_t ctl_next_id;
 static struct ipc_msg ctl_msg;		/* one message handled at a time */
 static struct log_ratelimit ctl_rl = LOG_RATELIMIT_INIT(10, 20);
 
-static void client_event(evutil_socket_t fd, short what, void *arg);
+static void control_event(evutil_socket_t fd, short what, void *arg);
 
-static struct client_priv *client_priv(struct client *c)
+static struct control_priv *control_priv(struct client *c)
 {
-	return (struct client_priv *)((char *)c -
-				      offsetof(struct client_priv, c));
+	return (struct control_priv *)((char *)c -
+				       offsetof(struct control_priv, c));
 }
 
 /* Peer misbehaviour is logged at info level, rate limited. */
@@ -97,9 +100,9 @@ static void ctl_peer_log(const struct client *c, const char *what)
 }
 
 /* Arm the peer's one event for what it needs now. */
-static void client_update_ev(struct client *c)
+static void control_update_ev(struct client *c)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	short want = EV_PERSIST;
 
 	if (c->fd < 0)
@@ -111,26 +114,26 @@ static void client_update_ev(struct client *c)
 	if (want == p->evflags)
 		return;
 	event_del(c->ev);
-	event_assign(c->ev, iwcmd_base, c->fd, want, client_event, c);
+	event_assign(c->ev, iwcmd_base, c->fd, want, control_event, c);
 	if (want & (EV_READ | EV_WRITE))
 		event_add(c->ev, NULL);
 	p->evflags = want;
 }
 
-static void client_msg_free(struct client_msg *m)
+static void control_msg_free(struct client_msg *m)
 {
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m);
 }
 
-static void client_outq_drop(struct client_priv *p)
+static void control_outq_drop(struct control_priv *p)
 {
 	struct client_msg *m;
 
 	while ((m = TAILQ_FIRST(&p->outq))) {
 		TAILQ_REMOVE(&p->outq, m, entry);
-		client_msg_free(m);
+		control_msg_free(m);
 	}
 	p->outq_len = 0;
 	p->outq_bytes = 0;
@@ -142,14 +145,14 @@ static void ctl_reap(evutil_socket_t fd, short what, void *arg)
 
 	while ((c = TAILQ_FIRST(&ctl_dead))) {
 		TAILQ_REMOVE(&ctl_dead, c, entry);
-		free(client_priv(c));
+		free(control_priv(c));
 	}
 }
 
 /* Close a client's connection; the struct is freed from the loop. */
-void client_close(struct client *c, const char *why)
+void control_close(struct client *c, const char *why)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	static const struct timeval now = { 0, 0 };
 
 	if (c->fd < 0)
@@ -163,21 +166,21 @@ void client_close(struct client *c, const char *why)
 	c->ev = NULL;
 	close(c->fd);
 	c->fd = -1;
-	client_outq_drop(p);
+	control_outq_drop(p);
 	/* who refers to c learns it now; sends to it fail from here on */
 	if (c->admin)
 		conn_client_gone(c);
 	else
-		client_api_gone(c);
+		ctl_handlers->gone(c);
 	TAILQ_INSERT_TAIL(&ctl_dead, c, entry);
 	if (ctl_reaper)
 		evtimer_add(ctl_reaper, &now);
 }
 
 /* Write queued messages until the socket is full; 0, or -1 if closed. */
-static int client_flush(struct client *c)
+static int control_flush(struct client *c)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	struct client_msg *m;
 	char why[96];
 
@@ -187,30 +190,30 @@ static int client_flush(struct client *c)
 				break;
 			snprintf(why, sizeof(why), "send: %s",
 				 strerror(errno));
-			client_close(c, why);
+			control_close(c, why);
 			return -1;
 		}
 		TAILQ_REMOVE(&p->outq, m, entry);
 		p->outq_len--;
 		p->outq_bytes -= m->len;
-		client_msg_free(m);
+		control_msg_free(m);
 	}
 	if (p->xoff && p->outq_len < CTL_XOFF_LOW) {
 		log_debug("ctl pid %ld: xon", (long)c->pid);
 		p->xoff = false;
 	}
-	client_update_ev(c);
+	control_update_ev(c);
 	return 0;
 }
 
 /*
  * Queue a packed message at the tail, or for a reply right behind what
- * was queued before client_cork() (reply is true).
+ * was queued before control_cork() (reply is true).
  */
-static int client_enqueue(struct client *c, uint16_t type, uint32_t reqid,
-			  const ProtobufCMessage *body, int fd, bool reply)
+static int control_enqueue(struct client *c, uint16_t type, uint32_t reqid,
+			   const ProtobufCMessage *body, int fd, bool reply)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	struct client_msg *m;
 	size_t len = IPC_HDR_LEN;
 	ssize_t n;
@@ -223,7 +226,7 @@ static int client_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 	}
 	if (p->outq_len >= CTL_OUTQ_MAX ||
 	    p->outq_bytes + len > CTL_OUTQ_BYTES) {
-		client_close(c, "not reading its messages, dropped");
+		control_close(c, "not reading its messages, dropped");
 		errno = EPIPE;
 		return -1;
 	}
@@ -257,15 +260,15 @@ static int client_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 		log_debug("ctl pid %ld: xoff", (long)c->pid);
 		p->xoff = true;
 	}
-	client_update_ev(c);
+	control_update_ev(c);
 	return 0;
 }
 
 /* Send one message to a client; on failure the client is dropped. */
-int client_send(struct client *c, uint16_t type, uint32_t reqid,
-		const ProtobufCMessage *body, int fd)
+int control_send(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body, int fd)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	char why[96];
 
 	if (c->fd < 0) {
@@ -273,36 +276,36 @@ int client_send(struct client *c, uint16_t type, uint32_t reqid,
 		return -1;
 	}
 	if (p->corked || !TAILQ_EMPTY(&p->outq))
-		return client_enqueue(c, type, reqid, body, fd, false);
+		return control_enqueue(c, type, reqid, body, fd, false);
 	if (ipc_send(c->fd, type, reqid, body, fd) == 0)
 		return 0;
 	if (errno == EAGAIN || errno == ENOBUFS)
-		return client_enqueue(c, type, reqid, body, fd, false);
+		return control_enqueue(c, type, reqid, body, fd, false);
 	if (errno == EMSGSIZE) {
 		log_warnx("ctl pid %ld: %s too large, not sent", (long)c->pid,
 			  ipc_type_name(type));
 		return -1;
 	}
 	snprintf(why, sizeof(why), "send: %s", strerror(errno));
-	client_close(c, why);
+	control_close(c, why);
 	errno = EPIPE;
 	return -1;
 }
 
 /* Hold back messages to c while one of its requests is handled. */
-void client_cork(struct client *c)
+void control_cork(struct client *c)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 
 	p->corked = true;
 	p->cork_after = TAILQ_LAST(&p->outq, client_msgq);
 }
 
 /* Send a request's reply ahead of the held-back messages. */
-int client_reply(struct client *c, uint16_t type, uint32_t reqid,
-		 const ProtobufCMessage *body)
+int control_reply(struct client *c, uint16_t type, uint32_t reqid,
+		  const ProtobufCMessage *body)
 {
-	struct client_priv *p = client_priv(c);
+	struct control_priv *p = control_priv(c);
 	int rc;
 
 	if (c->fd < 0) {
@@ -310,19 +313,19 @@ int client_reply(struct client *c, uint16_t type, uint32_t reqid,
 		return -1;
 	}
 	if (!p->corked)
-		return client_send(c, type, reqid, body, -1);
-	rc = client_enqueue(c, type, reqid, body, -1, true);
+		return control_send(c, type, reqid, body, -1);
+	rc = control_enqueue(c, type, reqid, body, -1, true);
 	if (c->fd < 0)
 		return -1;
 	p->corked = false;
 	p->cork_after = NULL;
-	if (client_flush(c) < 0)
+	if (control_flush(c) < 0)
 		return -1;
 	return rc;
 }
 
 /* Find a live client by id. */
-struct client *client_find(uint64_t id)
+struct client *control_find(uint64_t id)
 {
 	struct client *c;
 
@@ -332,15 +335,15 @@ struct client *client_find(uint64_t id)
 	return NULL;
 }
 
-/* Connections awaiting a decision by all the clients of uid. */
-unsigned int control_uid_pending(uid_t uid)
+/* Clients on the client socket (not admin) with an open connection. */
+unsigned int control_client_count(void)
 {
-	struct client *c;
+	struct client *o;
 	unsigned int n = 0;
 
-	TAILQ_FOREACH(c, &ctl_clients, entry)
-		if (!c->admin && c->uid == uid)
-			n += c->n_pending;
+	TAILQ_FOREACH(o, &ctl_clients, entry)
+		if (!o->admin)
+			n++;
 	return n;
 }
 
@@ -363,16 +366,16 @@ bool control_healthy(void)
 
 /* ---- the HELLO/VERSION handshake ---- */
 
-static void client_version(struct client *c, uint32_t reqid, Iwcm__Result res)
+static void control_version(struct client *c, uint32_t reqid, Iwcm__Result res)
 {
 	Iwcm__Version v = IWCM__VERSION__INIT;
 
 	v.version = IPC_PROTO_VERSION;
 	v.result = res;
-	client_send(c, IPC_VERSION, reqid, &v.base, -1);
+	control_send(c, IPC_VERSION, reqid, &v.base, -1);
 }
 
-static void client_hello(struct client *c, struct ipc_msg *m)
+static void control_hello(struct client *c, struct ipc_msg *m)
 {
 	Iwcm__Hello *h;
 	char why[128];
@@ -380,8 +383,8 @@ static void client_hello(struct client *c, struct ipc_msg *m)
 	if (m->hdr.type != IPC_HELLO) {
 		snprintf(why, sizeof(why), "first message is %s, not HELLO",
 			 ipc_type_name(m->hdr.type));
-		client_version(c, m->hdr.reqid, IWCM__RESULT__RES_EVERSION);
-		client_close(c, why);
+		control_version(c, m->hdr.reqid, IWCM__RESULT__RES_EVERSION);
+		control_close(c, why);
 		return;
 	}
 	h = (Iwcm__Hello *)ipc_unpack(m, &iwcm__hello__descriptor);
@@ -391,8 +394,8 @@ static void client_hello(struct client *c, struct ipc_msg *m)
 				 h->version, IPC_PROTO_VERSION);
 		else
 			snprintf(why, sizeof(why), "malformed HELLO");
-		client_version(c, m->hdr.reqid, IWCM__RESULT__RES_EVERSION);
-		client_close(c, why);
+		control_version(c, m->hdr.reqid, IWCM__RESULT__RES_EVERSION);
+		control_close(c, why);
 		if (h)
 			protobuf_c_message_free_unpacked(&h->base, NULL);
 		return;
@@ -402,10 +405,10 @@ static void client_hello(struct client *c, struct ipc_msg *m)
 		  h->client_name ? h->client_name : "");
 	protobuf_c_message_free_unpacked(&h->base, NULL);
 	c->hello = true;
-	client_version(c, m->hdr.reqid, IWCM__RESULT__RES_OK);
+	control_version(c, m->hdr.reqid, IWCM__RESULT__RES_OK);
 }
 
-static void client_read(struct client *c)
+static void control_read(struct client *c)
 {
 	struct ipc_msg *m = &ctl_msg;
 	char why[128];
@@ -414,15 +417,15 @@ static void client_read(struct client *c)
 	/* neither socket carries fds toward the daemon */
 	n = ipc_recv(c->fd, m, false);
 	if (n == 0) {
-		client_close(c, NULL);
+		control_close(c, NULL);
 		return;
 	}
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return;
 		if (errno == EPROTO) {
-			client_version(c, m->hdr.reqid,
-				       IWCM__RESULT__RES_EVERSION);
+			control_version(c, m->hdr.reqid,
+					IWCM__RESULT__RES_EVERSION);
 			snprintf(why, sizeof(why), "IPC version %u, not %u",
 				 m->hdr.version, IPC_PROTO_VERSION);
 		} else {
@@ -432,28 +435,28 @@ static void client_read(struct client *c)
 						    "control data" :
 				 strerror(errno));
 		}
-		client_close(c, why);
+		control_close(c, why);
 		return;
 	}
 	if (!c->hello)
-		client_hello(c, m);
+		control_hello(c, m);
 	else if (m->hdr.type == IPC_HELLO)
-		client_close(c, "HELLO after the handshake");
+		control_close(c, "HELLO after the handshake");
 	else if (c->admin)
-		control_admin_dispatch(c, m);
+		ctl_handlers->admin(c, m);
 	else
-		client_api_dispatch(c, m);
+		ctl_handlers->client(c, m);
 	ipc_msg_clear(m);
 }
 
-static void client_event(evutil_socket_t fd, short what, void *arg)
+static void control_event(evutil_socket_t fd, short what, void *arg)
 {
 	struct client *c = arg;
 
-	if ((what & EV_WRITE) && client_flush(c) < 0)
+	if ((what & EV_WRITE) && control_flush(c) < 0)
 		return;
-	if ((what & EV_READ) && c->fd >= 0 && !client_priv(c)->xoff)
-		client_read(c);
+	if ((what & EV_READ) && c->fd >= 0 && !control_priv(c)->xoff)
+		control_read(c);
 }
 
 /* ---- accepting ---- */
@@ -467,7 +470,7 @@ static void ctl_resume(evutil_socket_t fd, short what, void *arg)
 
 static void ctl_new_client(struct ctl_sock *s, int fd)
 {
-	struct client_priv *p;
+	struct control_priv *p;
 	struct client *c;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -495,7 +498,7 @@ static void ctl_new_client(struct ctl_sock *s, int fd)
 	c->uid = cred.uid;
 	c->gid = cred.gid;
 	c->pid = cred.pid;
-	c->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, client_event,
+	c->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, control_event,
 			  c);
 	if (!c->ev)
 		fatal("ctl: event_new");
@@ -693,8 +696,10 @@ static int ctl_open(struct ctl_sock *s, bool admin, const char *path, int fd)
 
 /* Bind (or adopt) the client and the admin socket. */
 int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd)
+		 const char *admin_path, int admin_fd,
+		 const struct control_handlers *h)
 {
+	ctl_handlers = h;
 	ctl_reaper = evtimer_new(iwcmd_base, ctl_reap, NULL);
 	if (!ctl_reaper)
 		fatal("ctl: event_new");
@@ -713,9 +718,9 @@ void control_shutdown(void)
 
 	while ((c = TAILQ_FIRST(&ctl_clients))) {
 		/* best effort: what is queued (shutdown errors) goes out */
-		client_priv(c)->corked = false;
-		if (client_flush(c) == 0)
-			client_close(c, NULL);
+		control_priv(c)->corked = false;
+		if (control_flush(c) == 0)
+			control_close(c, NULL);
 	}
 	for (i = 0; i < 2; i++) {
 		struct ctl_sock *s = &ctl_socks[i];
@@ -743,339 +748,4 @@ void control_admin_path(const char *client_path, char *out, size_t len)
 {
 	if (ipc_admin_path(client_path, out, len) < 0 && len)
 		out[0] = '\0';
-}
-
-/* ---- admin requests (ctl.proto); each ends with END or RESULT ---- */
-
-static void admin_result(struct client *c, uint32_t reqid, Iwcm__Result res,
-			 const char *msg)
-{
-	Iwcm__Ctl__Result r = IWCM__CTL__RESULT__INIT;
-
-	r.result = res;
-	r.message = (char *)msg;
-	client_send(c, IPC_RESULT, reqid, &r.base, -1);
-}
-
-static void admin_end(struct client *c, uint32_t reqid)
-{
-	client_send(c, IPC_END, reqid, NULL, -1);
-}
-
-static void count_listener(struct listener *l, void *arg)
-{
-	(*(unsigned int *)arg)++;
-}
-
-static void admin_status(struct client *c, uint32_t reqid,
-			 const ProtobufCMessage *req)
-{
-	Iwcm__Ctl__Status st = IWCM__CTL__STATUS__INIT;
-	struct client *o;
-	unsigned int nl = 0, nc = 0;
-
-	listener_foreach(count_listener, &nl);
-	TAILQ_FOREACH(o, &ctl_clients, entry)
-		if (!o->admin)
-			nc++;
-	st.version = (char *)PACKAGE_VERSION;
-	st.pid = (uint32_t)getpid();
-	st.uptime_s = iwcmd_now_ms() / 1000;
-	st.listeners = nl;
-	st.conns = conn_count();
-	st.clients = nc;
-	st.verbose = log_getverbose();
-	client_send(c, IPC_CTL_STATUS_REPLY, reqid, &st.base, -1);
-	admin_end(c, reqid);
-}
-
-struct admin_walk {
-	struct client *c;
-	uint32_t reqid;
-};
-
-static void admin_listener_one(struct listener *l, void *arg)
-{
-	struct admin_walk *w = arg;
-	Iwcm__Ctl__ListenerInfo li = IWCM__CTL__LISTENER_INFO__INIT;
-	Iwcm__SockAddr sa;
-	uint8_t sa_buf[16];
-
-	pb_sockaddr_from(&l->addr, &sa, sa_buf);
-	li.id = l->id;
-	li.addr = &sa;
-	li.service = l->service[0] ? l->service : NULL;
-	li.owner_uid = (uint32_t)l->owner;
-	li.pending = l->pending;
-	li.params = l->params;
-	client_send(w->c, IPC_CTL_LISTENER_INFO, w->reqid, &li.base, -1);
-}
-
-static void admin_listeners(struct client *c, uint32_t reqid,
-			    const ProtobufCMessage *req)
-{
-	struct admin_walk w = { c, reqid };
-
-	listener_foreach(admin_listener_one, &w);
-	admin_end(c, reqid);
-}
-
-static void admin_conn_one(const Iwcm__Ctl__ConnInfo *ci, void *arg)
-{
-	struct admin_walk *w = arg;
-
-	client_send(w->c, IPC_CTL_CONN_INFO, w->reqid, &ci->base, -1);
-}
-
-static void admin_conns(struct client *c, uint32_t reqid,
-			const ProtobufCMessage *req)
-{
-	struct admin_walk w = { c, reqid };
-
-	conn_foreach_info(admin_conn_one, &w);
-	admin_end(c, reqid);
-}
-
-static void admin_show(struct client *c, uint32_t reqid,
-		       const ProtobufCMessage *req)
-{
-	const Iwcm__Ctl__Show *s = (const void *)req;
-	struct admin_walk w = { c, reqid };
-
-	admin_result(c, reqid, conn_info(s->conn_id, admin_conn_one, &w),
-		     NULL);
-}
-
-static void admin_stats(struct client *c, uint32_t reqid,
-			const ProtobufCMessage *req)
-{
-	static const char *const term_names[8] = {
-		"term_sent_0", "term_sent_1", "term_sent_2", "term_sent_3",
-		"term_sent_4", "term_sent_5", "term_sent_6", "term_sent_7",
-	};
-	const struct iwcmd_stats *s = &iwcmd_stats;
-	const struct {
-		const char *name;
-		uint64_t value;
-	} ctr[] = {
-		{ "accepted", s->accepted },
-		{ "connects", s->connects },
-		{ "established", s->established },
-		{ "rejected_local", s->rejected_local },
-		{ "rejected_peer", s->rejected_peer },
-		{ "timeouts", s->timeouts },
-		{ "bad_frames", s->bad_frames },
-		{ "fallbacks", s->fallbacks },
-		{ "unreachable", s->unreachable },
-		{ "protocol_errors", s->protocol_errors },
-	};
-	enum { N = sizeof(ctr) / sizeof(ctr[0]) + 8 };
-	Iwcm__Ctl__Stats__CountersEntry e[N], *ep[N];
-	Iwcm__Ctl__Stats st = IWCM__CTL__STATS__INIT;
-	size_t i, n = 0;
-
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++, n++) {
-		iwcm__ctl__stats__counters_entry__init(&e[n]);
-		e[n].key = (char *)ctr[i].name;
-		e[n].has_value = 1;
-		e[n].value = ctr[i].value;
-		ep[n] = &e[n];
-	}
-	for (i = 0; i < 8; i++, n++) {
-		iwcm__ctl__stats__counters_entry__init(&e[n]);
-		e[n].key = (char *)term_names[i];
-		e[n].has_value = 1;
-		e[n].value = s->term_sent[i];
-		ep[n] = &e[n];
-	}
-	st.n_counters = n;
-	st.counters = ep;
-	client_send(c, IPC_CTL_STATS_REPLY, reqid, &st.base, -1);
-	admin_end(c, reqid);
-}
-
-static void admin_log(struct client *c, uint32_t reqid,
-		      const ProtobufCMessage *req)
-{
-	const Iwcm__Ctl__LogLevel *l = (const void *)req;
-
-	log_setverbose(l->verbose);
-	log_info("ctl pid %ld: log level %s", (long)c->pid,
-		 l->verbose ? "verbose" : "brief");
-	admin_result(c, reqid, IWCM__RESULT__RES_OK, NULL);
-}
-
-static void admin_kill(struct client *c, uint32_t reqid,
-		       const ProtobufCMessage *req)
-{
-	const Iwcm__Ctl__Kill *k = (const void *)req;
-	Iwcm__Result res = conn_kill(k->conn_id);
-
-	if (res == IWCM__RESULT__RES_OK)
-		log_info("ctl pid %ld: conn %llu killed", (long)c->pid,
-			 (unsigned long long)k->conn_id);
-	admin_result(c, reqid, res, NULL);
-}
-
-struct listener_set {
-	uint16_t port;
-	const Iwcm__ConnParams *p;
-	unsigned int n;
-};
-
-/* Apply what ListenerSet.params says to one listener's policy. */
-static void listener_set_one(struct listener *l, void *arg)
-{
-	struct listener_set *ls = arg;
-	const Iwcm__ConnParams *p = ls->p;
-	struct conf_policy *pol = &l->policy;
-	uint16_t port;
-
-	port = l->addr.ss_family == AF_INET6 ?
-		       ntohs(((struct sockaddr_in6 *)&l->addr)->sin6_port) :
-		       ntohs(((struct sockaddr_in *)&l->addr)->sin_port);
-	if (port != ls->port)
-		return;
-	ls->n++;
-	if (p->has_crc)
-		pol->crc = p->crc == IWCM__CRC_POLICY__CRC_PREFER_OFF ?
-				   CONF_CRC_PREFER_OFF :
-				   CONF_CRC_REQUEST;
-	if (p->has_rev0)
-		pol->rev0 = p->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE ?
-				    CONF_REV0_PERMISSIVE :
-				    CONF_REV0_STRICT;
-	if (p->has_markers)
-		pol->markers = p->markers;
-	if (p->has_rtr_frame)
-		pol->rtr_frame = p->rtr_frame;
-	if (p->has_mpa_rev)
-		pol->enhanced = p->mpa_rev >= 2;
-	if (p->has_ird)
-		pol->max_ird = p->ird;
-	if (p->has_ord)
-		pol->max_ord = p->ord;
-	if (p->has_rtr_types) {
-		static const uint8_t order[3] = { 0x2, 0x4, 0x1 };
-		uint8_t pref[3] = { 0, 0, 0 }, set = (uint8_t)p->rtr_types;
-		size_t i, j, n = 0;
-
-		/* keep the configured preference among the types left */
-		for (i = 0; i < 3; i++)
-			if (pol->rtr_pref[i] & set)
-				pref[n++] = pol->rtr_pref[i];
-		for (i = 0; i < 3; i++) {
-			bool have = false;
-
-			for (j = 0; j < n; j++)
-				have |= pref[j] == order[i];
-			if ((order[i] & set) && !have)
-				pref[n++] = order[i];
-		}
-		pol->rtr_accept = set;
-		memcpy(pol->rtr_pref, pref, sizeof(pref));
-	}
-	log_info("listener %llu: policy changed by iwcmctl",
-		 (unsigned long long)l->id);
-}
-
-static void admin_listener_set(struct client *c, uint32_t reqid,
-			       const ProtobufCMessage *req)
-{
-	const Iwcm__Ctl__ListenerSet *s = (const void *)req;
-	const Iwcm__ConnParams *p = s->params;
-	struct listener_set ls = { 0, p, 0 };
-
-	if (s->port > 65535 || (p->has_ird && p->ird >= 0x3FFF) ||
-	    (p->has_ord && p->ord >= 0x3FFF) ||
-	    (p->has_rtr_types && (!p->rtr_types || p->rtr_types & ~7u)) ||
-	    (p->has_mpa_rev && p->mpa_rev != 1 && p->mpa_rev != 2) ||
-	    (p->has_crc && (unsigned int)p->crc > 1) ||
-	    (p->has_rev0 && (unsigned int)p->rev0 > 1)) {
-		admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
-			     "invalid listener setting");
-		return;
-	}
-	if (p->has_p2p || p->has_private_data || p->has_enhanced_fallback ||
-	    p->has_reply_timeout_ms || p->has_ulp_timeout_ms ||
-	    p->has_transport) {
-		admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
-			     "not a listener setting");
-		return;
-	}
-	ls.port = (uint16_t)s->port;
-	listener_foreach(listener_set_one, &ls);
-	admin_result(c, reqid,
-		     ls.n ? IWCM__RESULT__RES_OK : IWCM__RESULT__RES_ENOENT,
-		     ls.n ? NULL : "no listener on that port");
-}
-
-static void admin_connect(struct client *c, uint32_t reqid,
-			  const ProtobufCMessage *req)
-{
-	const Iwcm__Ctl__ForceConnect *f = (const void *)req;
-	Iwcm__Result res;
-
-	res = client_api_check_connect(f->dst, f->params, true);
-	if (res == IWCM__RESULT__RES_OK)
-		res = conn_force(c, reqid, f);
-	/* on success conn_force() reports and ends the request itself */
-	if (res != IWCM__RESULT__RES_OK)
-		admin_result(c, reqid, res, NULL);
-}
-
-static void admin_probe(struct client *c, uint32_t reqid,
-			const ProtobufCMessage *req)
-{
-	admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
-		     "probe is not supported by this iwcmd");
-}
-
-static const struct admin_handler {
-	uint16_t type;
-	const ProtobufCMessageDescriptor *desc;
-	void (*fn)(struct client *, uint32_t, const ProtobufCMessage *);
-} admin_handlers[] = {
-	{ IPC_CTL_STATUS, &iwcm__ctl__empty__descriptor, admin_status },
-	{ IPC_CTL_LISTENERS, &iwcm__ctl__empty__descriptor, admin_listeners },
-	{ IPC_CTL_CONNS, &iwcm__ctl__empty__descriptor, admin_conns },
-	{ IPC_CTL_SHOW, &iwcm__ctl__show__descriptor, admin_show },
-	{ IPC_CTL_STATS, &iwcm__ctl__empty__descriptor, admin_stats },
-	{ IPC_CTL_LOG, &iwcm__ctl__log_level__descriptor, admin_log },
-	{ IPC_CTL_KILL, &iwcm__ctl__kill__descriptor, admin_kill },
-	{ IPC_CTL_LISTENER_SET, &iwcm__ctl__listener_set__descriptor,
-	  admin_listener_set },
-	{ IPC_CTL_CONNECT, &iwcm__ctl__force_connect__descriptor,
-	  admin_connect },
-	{ IPC_CTL_PROBE, &iwcm__ctl__probe__descriptor, admin_probe },
-};
-
-/* Handle one admin request; always ends with END or RESULT. */
-void control_admin_dispatch(struct client *c, struct ipc_msg *m)
-{
-	const struct admin_handler *h = NULL;
-	ProtobufCMessage *req;
-	char why[96];
-	size_t i;
-
-	for (i = 0; i < sizeof(admin_handlers) / sizeof(admin_handlers[0]);
-	     i++)
-		if (admin_handlers[i].type == m->hdr.type)
-			h = &admin_handlers[i];
-	if (!h) {
-		snprintf(why, sizeof(why), "unexpected message %s (%u)",
-			 ipc_type_name(m->hdr.type), m->hdr.type);
-		client_close(c, why);
-		return;
-	}
-	req = ipc_unpack(m, h->desc);
-	if (!req) {
-		admin_result(c, m->hdr.reqid, IWCM__RESULT__RES_EINVAL,
-			     "malformed request");
-		return;
-	}
-	log_debug("ctl pid %ld: admin %s", (long)c->pid,
-		  ipc_type_name(m->hdr.type));
-	h->fn(c, m->hdr.reqid, req);
-	protobuf_c_message_free_unpacked(req, NULL);
 }

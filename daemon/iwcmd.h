@@ -18,16 +18,73 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <event2/event.h>
 
 #include "conf.h"
 #include "ipc.h"
-#include "pbaddr.h"
-#include "iwcm.pb-c.h"
-#include "ctl.pb-c.h"
 
 struct conn;
+
+/*
+ * The outcome of a request, or why a connection failed: the daemon's own
+ * codes.  They are iwcm.proto's Result, in the same order; only the IPC
+ * edge (client_api.c, admin.c) converts between the two.
+ */
+enum conn_result {
+	CONN_RES_OK,
+	CONN_RES_EINVAL,	/* malformed or inconsistent request */
+	CONN_RES_EPERM,		/* credentials do not allow it */
+	CONN_RES_ENOENT,	/* no such listener, connection, service */
+	CONN_RES_EEXIST,	/* already listening there */
+	CONN_RES_ELIMIT,	/* a per-uid or per-listener limit */
+	CONN_RES_EADDRINUSE,
+	CONN_RES_ETIMEDOUT,
+	CONN_RES_ECONNREFUSED,
+	CONN_RES_ECONNRESET,
+	CONN_RES_EREJECTED,	/* the peer rejected (MPA R=1) */
+	CONN_RES_EPROTO,	/* the peer violated the protocol */
+	CONN_RES_EVERSION,	/* IPC version mismatch */
+	CONN_RES_EINTERNAL,
+	CONN_RES_ESHUTDOWN,	/* the daemon is stopping */
+	CONN_RES_MAX
+};
+
+/* RFC 5044 §7.1.1: at most 512 octets of Private Data in a frame. */
+#define CONN_PARAMS_PD_MAX 512
+
+/*
+ * What a client may ask of a negotiation: every negotiable field of
+ * iwcm.proto's ConnParams, has_x saying x was given.  The IPC edge
+ * converts (and bounds) it; the engine reads only this.
+ */
+struct conn_params {
+	bool has_ird, has_ord, has_p2p, has_rtr_types, has_private_data;
+	bool has_mpa_rev, has_markers, has_crc, has_rev0;
+	bool has_enhanced_fallback, has_reply_timeout_ms;
+	bool has_ulp_timeout_ms, has_rtr_frame, has_transport;
+	uint32_t ird, ord;		/* RFC 6581 §9.1: 14-bit fields */
+	bool p2p;
+	uint32_t rtr_types;		/* MPA_RTR_* bits */
+	uint32_t mpa_rev;
+	bool markers;			/* ask the peer for markers */
+	bool crc_request;		/* CRC_REQUEST, else CRC_PREFER_OFF */
+	bool rev0_permissive;		/* REV0_PERMISSIVE, else STRICT */
+	bool enhanced_fallback;		/* RFC 6581 §10 retry as v1 */
+	uint32_t reply_timeout_ms;
+	uint32_t ulp_timeout_ms;
+	bool rtr_frame;			/* seed-003 legacy RtR frame */
+	bool sctp;			/* TRANSPORT_SCTP, else TCP */
+	uint8_t private_data[CONN_PARAMS_PD_MAX];
+	size_t private_data_len;
+};
+
+/* Where an initiator connects: dst, after binding src (src_len 0: no). */
+struct conn_target {
+	struct sockaddr_storage dst, src;
+	socklen_t dst_len, src_len;
+};
 
 /* ---- main.c ---- */
 
@@ -50,8 +107,17 @@ struct iwcmd_stats {
 };
 extern struct iwcmd_stats iwcmd_stats;
 
+extern struct timespec iwcmd_start;	/* CLOCK_MONOTONIC at startup */
+
 /* Milliseconds since the daemon started (monotonic). */
-uint64_t iwcmd_now_ms(void);
+static inline uint64_t iwcmd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)(ts.tv_sec - iwcmd_start.tv_sec) * 1000 +
+	       (uint64_t)((ts.tv_nsec - iwcmd_start.tv_nsec) / 1000000);
+}
 
 /* ---- control.c ---- */
 
@@ -66,33 +132,45 @@ struct client {
 	gid_t gid;
 	pid_t pid;
 	unsigned int n_listeners;
-	unsigned int n_pending;	/* connections awaiting its decision */
+};
+
+/*
+ * Where control.c hands what its peers send: client_api.c's and
+ * admin.c's dispatchers, and who learns that a client went away.  Given
+ * by main.c, so that the dispatchers may call control.c and not the
+ * other way round.
+ */
+struct control_handlers {
+	void (*client)(struct client *c, struct ipc_msg *m);
+	void (*admin)(struct client *c, struct ipc_msg *m);
+	void (*gone)(struct client *c);	/* a client (not admin) */
 };
 
 /* Bind (or adopt, fd >= 0 from socket activation) both sockets. */
 int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd);
+		 const char *admin_path, int admin_fd,
+		 const struct control_handlers *h);
 /* Close the listening sockets and every client (shutdown). */
 void control_shutdown(void);
 /* The admin socket path beside a client socket path. */
 void control_admin_path(const char *client_path, char *out, size_t len);
 /* Send one message to a client; on failure the client is dropped. */
-int client_send(struct client *c, uint16_t type, uint32_t reqid,
-		const ProtobufCMessage *body, int fd);
-struct client *client_find(uint64_t id);
+int control_send(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body, int fd);
+struct client *control_find(uint64_t id);
 /*
  * Close a client's connection (any error on it, or why == NULL for an
  * orderly end); its listeners and requests go away.  The struct stays
  * valid, with fd -1, until the event loop runs again.
  */
-void client_close(struct client *c, const char *why);
+void control_close(struct client *c, const char *why);
 /* Hold back messages to c while one of its requests is handled. */
-void client_cork(struct client *c);
+void control_cork(struct client *c);
 /* Send a request's reply ahead of the held-back messages, releasing them. */
-int client_reply(struct client *c, uint16_t type, uint32_t reqid,
-		 const ProtobufCMessage *body);
-/* Connections awaiting a decision by all the clients of uid. */
-unsigned int control_uid_pending(uid_t uid);
+int control_reply(struct client *c, uint16_t type, uint32_t reqid,
+		  const ProtobufCMessage *body);
+/* Clients on the client socket (not admin) with an open connection. */
+unsigned int control_client_count(void);
 /* Whether both control sockets are being served (the watchdog asks). */
 bool control_healthy(void);
 
@@ -102,14 +180,22 @@ bool control_healthy(void);
 void client_api_dispatch(struct client *c, struct ipc_msg *m);
 /* A client went away: drop its listeners, reject its pending requests. */
 void client_api_gone(struct client *c);
-/* Check a Connect's (or iwcmctl connect's, forced) destination and
- * parameters: RES_OK or RES_EINVAL. */
-Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
-				      const Iwcm__ConnParams *p, bool forced);
+/* CONNECT_REQUEST for a client of the listener; -1 when not sent. */
+int client_api_request(struct client *cl, const struct conn *c);
+/* CONNECT_ERROR (or UNREACHABLE) to c's owner. */
+void client_api_error(const struct conn *c, bool unreachable);
+/* REJECTED to c's owner: the peer's Private Data and IRD/ORD. */
+void client_api_rejected(const struct conn *c);
+/* Established with c's socket to its owner; -1 when not sent. */
+int client_api_established(const struct conn *c);
+
+/* ---- admin.c ---- */
 
 /* Handle one admin request (admin socket); always ends with END or
  * RESULT. */
-void control_admin_dispatch(struct client *c, struct ipc_msg *m);
+void admin_dispatch(struct client *c, struct ipc_msg *m);
+/* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
+void admin_report(const struct conn *c, enum conn_result r);
 
 /* ---- listener.c ---- */
 
@@ -124,7 +210,7 @@ struct listener {
 	uid_t owner;
 	struct client *client;		/* attached owner, or NULL */
 	struct conf_policy policy;
-	Iwcm__ConnParams *params;	/* client's defaults, or NULL */
+	struct conn_params *params;	/* client's defaults, or NULL */
 	unsigned int pending;		/* requests not yet decided */
 	unsigned int pending_max;
 };
@@ -134,12 +220,28 @@ int listener_init_config(const struct iwcmd_conf *conf);
 /* Keep a socket-activated TCP socket for the [listener NAME] it is named
  * after (consumes fd); listener_init_config() uses it instead of binding. */
 void listener_adopt(const char *name, int fd);
+/* A client's Listen: a configured service, or an address to bind. */
+struct listener_req {
+	const char *service;		/* or NULL: bind addr */
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	const struct conn_params *params;	/* defaults, or NULL */
+	uint32_t backlog;		/* 0: the default */
+};
+
 /* A client asks to listen (by address or service); result code. */
-Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
-			     struct listener **out);
-Iwcm__Result listener_unlisten(struct client *c, uint64_t id);
-/* The client to send a new request to, or NULL (then it waits). */
-struct client *listener_route(struct listener *l);
+enum conn_result listener_listen(struct client *c,
+				 const struct listener_req *req,
+				 struct listener **out);
+enum conn_result listener_unlisten(struct client *c, uint64_t id);
+/* The client to send a new request to, or NULL (then it waits): a
+ * listener's requests go only to its owner's clients. */
+static inline struct client *listener_route(const struct listener *l)
+{
+	if (l->client && l->client->fd >= 0 && l->client->uid == l->owner)
+		return l->client;
+	return NULL;
+}
 struct listener *listener_find(uint64_t id);
 void listener_foreach(void (*fn)(struct listener *, void *), void *arg);
 /* Close every listening socket (shutdown). */
@@ -155,37 +257,55 @@ void watchdog_notify(const char *state);
 
 /* ---- conn.c (the FSM actions), mpa_negotiate.c, rtr_fence.c ---- */
 
+/*
+ * How the connection engine tells what happened: to the owning client
+ * (client_api.c) or, for iwcmctl connect, to the admin who asked
+ * (admin.c).  The engine builds no IPC message; main.c hands the table
+ * to conn_init(), so the engine reaches them without calling up.
+ */
+struct conn_notify {
+	int (*request)(struct client *cl, const struct conn *c);
+	void (*error)(const struct conn *c, bool unreachable);
+	void (*rejected)(const struct conn *c);
+	int (*established)(const struct conn *c);
+	void (*report)(const struct conn *c, enum conn_result r);
+};
+
+/* Who learns what happens to connections (main.c, at startup). */
+void conn_init(const struct conn_notify *n);
+
 /* Responder side: listener.c accepted fd (consumes fd). */
 void conn_accepted(struct listener *l, int fd);
 /* Initiator side: a client's Connect; returns the result for its Ack. */
-Iwcm__Result conn_connect(struct client *c, const Iwcm__Connect *req,
-			  uint64_t *conn_id);
+enum conn_result conn_connect(struct client *c, const struct conn_target *t,
+			      const struct conn_params *p, uint64_t *conn_id);
 /* The owner's decision on a CONNECT_REQUEST. */
-Iwcm__Result conn_ulp_accept(struct client *c, const Iwcm__Accept *req);
-Iwcm__Result conn_ulp_reject(struct client *c, const Iwcm__Reject *req);
-Iwcm__Result conn_disconnect(struct client *c, uint64_t conn_id);
+enum conn_result conn_ulp_accept(struct client *c, uint64_t conn_id,
+				 const struct conn_params *p);
+enum conn_result conn_ulp_reject(struct client *c, uint64_t conn_id,
+				 const uint8_t *pd, size_t pd_len);
+enum conn_result conn_disconnect(struct client *c, uint64_t conn_id);
 /* A listener now has a client: deliver the requests waiting for one. */
 void conn_listener_attached(struct listener *l);
 /* A listener or a client is gone. */
 void conn_listener_gone(struct listener *l);
 void conn_client_gone(struct client *c);
 /* iwcmctl kill; shutdown aborts all. */
-Iwcm__Result conn_kill(uint64_t conn_id);
+enum conn_result conn_kill(uint64_t conn_id);
 void conn_abort_all(void);
 /*
  * iwcmctl connect: negotiate with the given parameters on behalf of an
  * admin client; sends CTL_NEGOTIATION (raw frames and the outcome) and
  * then RESULT with reqid when done.
  */
-Iwcm__Result conn_force(struct client *c, uint32_t reqid,
-			const Iwcm__Ctl__ForceConnect *req);
-/* For the admin API: describe every live connection. */
-void conn_foreach_info(void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg);
-Iwcm__Result conn_info(uint64_t conn_id,
-		       void (*fn)(const Iwcm__Ctl__ConnInfo *, void *),
-		       void *arg);
+enum conn_result conn_force(struct client *c, uint32_t reqid,
+			    const struct conn_target *t,
+			    const struct conn_params *p);
+/* Call fn for every live connection (the admin API describes them). */
+void conn_foreach(void (*fn)(const struct conn *, void *), void *arg);
 /* Number of live connections. */
 unsigned int conn_count(void);
+/* Requests at a client of uid awaiting its decision (all its clients). */
+unsigned int conn_uid_pending(uid_t uid);
 
 #endif

@@ -205,8 +205,7 @@ static void listener_detach(struct listener *l)
 	if (l->client && l->client->n_listeners)
 		l->client->n_listeners--;
 	l->client = NULL;
-	if (l->params)
-		protobuf_c_message_free_unpacked(&l->params->base, NULL);
+	free(l->params);
 	l->params = NULL;
 }
 
@@ -224,18 +223,23 @@ static void listener_free(struct listener *l)
 	free(p);
 }
 
-/* A deep copy of a client's parameters; out of memory is fatal here. */
-static Iwcm__ConnParams *params_dup(const Iwcm__ConnParams *p)
+/* A copy of a client's parameters; out of memory is fatal here. */
+static struct conn_params *listener_params_dup(const struct conn_params *p)
 {
-	Iwcm__ConnParams *d = pb_conn_params_dup(p);
+	struct conn_params *d;
 
-	if (p && !d)
+	if (!p)
+		return NULL;
+	d = malloc(sizeof(*d));
+	if (!d)
 		fatal("listener: params copy");
+	*d = *p;
 	return d;
 }
 
-static Iwcm__Result listener_attach(struct client *c, const Iwcm__Listen *req,
-				    struct listener **out)
+static enum conn_result listener_attach(struct client *c,
+					const struct listener_req *req,
+					struct listener **out)
 {
 	struct listener *l;
 	char a[64];
@@ -244,16 +248,16 @@ static Iwcm__Result listener_attach(struct client *c, const Iwcm__Listen *req,
 		if (l->service[0] && !strcmp(l->service, req->service))
 			break;
 	if (!l)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	/* only the configured owner, or root when none is configured */
 	if (c->uid != l->owner)
-		return IWCM__RESULT__RES_EPERM;
+		return CONN_RES_EPERM;
 	if (l->client)
-		return IWCM__RESULT__RES_EEXIST;
+		return CONN_RES_EEXIST;
 	l->client = c;
 	c->n_listeners++;
-	l->params = params_dup(req->params);
-	if (req->has_backlog && req->backlog)
+	l->params = listener_params_dup(req->params);
+	if (req->backlog)
 		l->pending_max = req->backlog < l->pending_max ? req->backlog
 							       : l->pending_max;
 	log_info("listener %llu: service %s on %s attached to pid %ld",
@@ -261,12 +265,13 @@ static Iwcm__Result listener_attach(struct client *c, const Iwcm__Listen *req,
 		 ss_str(&l->addr, a, sizeof(a)), (long)c->pid);
 	*out = l;
 	conn_listener_attached(l);
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* A client asks to listen (by address or service); result code. */
-Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
-			     struct listener **out)
+enum conn_result listener_listen(struct client *c,
+				 const struct listener_req *req,
+				 struct listener **out)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen;
@@ -277,77 +282,64 @@ Iwcm__Result listener_listen(struct client *c, const Iwcm__Listen *req,
 
 	if (req->service)
 		return listener_attach(c, req, out);
-	memset(&ss, 0, sizeof(ss));
-	port = (uint16_t)req->addr->port;
-	if (req->addr->addr.len == 16) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		s6->sin6_family = AF_INET6;
-		memcpy(&s6->sin6_addr, req->addr->addr.data, 16);
-		s6->sin6_port = htons(port);
-		sslen = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		s4->sin_family = AF_INET;
-		memcpy(&s4->sin_addr, req->addr->addr.data, 4);
-		s4->sin_port = htons(port);
-		sslen = sizeof(*s4);
-	}
+	ss = req->addr;
+	sslen = req->addrlen;
+	port = ss.ss_family == AF_INET6 ?
+		       ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
+		       ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	if (!conf_port_allowed(iwcmd_conf, c->uid, port))
-		return IWCM__RESULT__RES_EPERM;
+		return CONN_RES_EPERM;
 	TAILQ_FOREACH(l, &listeners, entry) {
 		if (!l->service[0] && l->owner == c->uid)
 			n++;
 		if (port && ss_match(&l->addr, &ss))
-			return l->owner == c->uid ? IWCM__RESULT__RES_EEXIST
-						  : IWCM__RESULT__RES_EADDRINUSE;
+			return l->owner == c->uid ? CONN_RES_EEXIST
+						  : CONN_RES_EADDRINUSE;
 	}
 	if (n >= iwcmd_conf->max_listeners_per_uid)
-		return IWCM__RESULT__RES_ELIMIT;
+		return CONN_RES_ELIMIT;
 	l = listener_new(&ss, sslen, LISTENER_BACKLOG, -1);
 	if (!l) {
 		switch (errno) {
 		case EADDRINUSE:
-			return IWCM__RESULT__RES_EADDRINUSE;
+			return CONN_RES_EADDRINUSE;
 		case EACCES:
 		case EPERM:
-			return IWCM__RESULT__RES_EPERM;
+			return CONN_RES_EPERM;
 		case EADDRNOTAVAIL:
 		case EAFNOSUPPORT:
 		case EINVAL:
-			return IWCM__RESULT__RES_EINVAL;
+			return CONN_RES_EINVAL;
 		default:
 			log_warn("listener: %s for pid %ld",
 				 ss_str(&ss, a, sizeof(a)), (long)c->pid);
-			return IWCM__RESULT__RES_EINTERNAL;
+			return CONN_RES_EINTERNAL;
 		}
 	}
 	/* the backlog a client asks for bounds its pending requests */
-	pmax = req->has_backlog && req->backlog ? req->backlog
-						: LISTENER_PENDING_DEFAULT;
+	pmax = req->backlog ? req->backlog : LISTENER_PENDING_DEFAULT;
 	if (pmax > iwcmd_conf->max_pending_per_uid)
 		pmax = iwcmd_conf->max_pending_per_uid;
 	l->owner = c->uid;
 	l->client = c;
 	l->pending_max = pmax;
 	l->policy = iwcmd_conf->policy;
-	l->params = params_dup(req->params);
+	l->params = listener_params_dup(req->params);
 	c->n_listeners++;
 	log_info("listener %llu: listening on %s for pid %ld uid %lu",
 		 (unsigned long long)l->id, ss_str(&l->addr, a, sizeof(a)),
 		 (long)c->pid, (unsigned long)c->uid);
 	*out = l;
-	return IWCM__RESULT__RES_OK;
+	return CONN_RES_OK;
 }
 
 /* A client stops listening: its own listener closes, a service detaches. */
-Iwcm__Result listener_unlisten(struct client *c, uint64_t id)
+enum conn_result listener_unlisten(struct client *c, uint64_t id)
 {
 	struct listener *l = listener_find(id);
 
 	if (!l || l->client != c)
-		return IWCM__RESULT__RES_ENOENT;
+		return CONN_RES_ENOENT;
 	if (l->service[0]) {
 		const struct conf_listener *cl;
 
@@ -358,21 +350,12 @@ Iwcm__Result listener_unlisten(struct client *c, uint64_t id)
 		cl = conf_listener_find(iwcmd_conf, l->service);
 		l->pending_max = cl ? cl->pending_max
 				    : LISTENER_PENDING_DEFAULT;
-		return IWCM__RESULT__RES_OK;
+		return CONN_RES_OK;
 	}
 	log_info("listener %llu: closed by pid %ld", (unsigned long long)l->id,
 		 (long)c->pid);
 	listener_free(l);
-	return IWCM__RESULT__RES_OK;
-}
-
-/* The client to send a new request to, or NULL (then it waits). */
-struct client *listener_route(struct listener *l)
-{
-	/* a listener's requests go only to its owner's clients */
-	if (l->client && l->client->fd >= 0 && l->client->uid == l->owner)
-		return l->client;
-	return NULL;
+	return CONN_RES_OK;
 }
 
 /* Find a listener by id. */

@@ -32,24 +32,30 @@
 struct event_base *iwcmd_base;
 const struct iwcmd_conf *iwcmd_conf;
 struct iwcmd_stats iwcmd_stats;
+struct timespec iwcmd_start;
 
 static struct iwcmd_conf *main_conf;	/* what iwcmd_conf points to */
 static const char *main_conf_path = IWCMD_CONF_DEFAULT;
 static bool main_conf_explicit;
 static bool main_verbose;
 static const char *main_socket;		/* --socket */
-static struct timespec main_start;
 static struct event *main_sig[3];
 
-/* Milliseconds since the daemon started (monotonic). */
-uint64_t iwcmd_now_ms(void)
-{
-	struct timespec ts;
+/* Who hears what happens to connections. */
+static const struct conn_notify main_notify = {
+	.request = client_api_request,
+	.error = client_api_error,
+	.rejected = client_api_rejected,
+	.established = client_api_established,
+	.report = admin_report,
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)(ts.tv_sec - main_start.tv_sec) * 1000 +
-	       (uint64_t)((ts.tv_nsec - main_start.tv_nsec) / 1000000);
-}
+/* What the control sockets hand their peers' messages to. */
+static const struct control_handlers main_handlers = {
+	.client = client_api_dispatch,
+	.admin = admin_dispatch,
+	.gone = client_api_gone,
+};
 
 static void usage(FILE *fp)
 {
@@ -259,7 +265,7 @@ int main(int argc, char **argv)
 	int ch, client_fd, admin_fd, i;
 	enum log_dest dest;
 
-	clock_gettime(CLOCK_MONOTONIC, &main_start);
+	clock_gettime(CLOCK_MONOTONIC, &iwcmd_start);
 	while ((ch = getopt_long(argc, argv, "df:s:nvh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -319,10 +325,12 @@ int main(int argc, char **argv)
 		fatalx("socket path too long");
 	if (client_fd >= 0)
 		main_sock_path(client_fd, client_path, sizeof(client_path));
+	conn_init(&main_notify);
 	control_admin_path(client_path, admin_path, sizeof(admin_path));
 	if (!admin_path[0])
 		fatalx("socket path too long: %s", client_path);
-	if (control_init(client_path, client_fd, admin_path, admin_fd) < 0)
+	if (control_init(client_path, client_fd, admin_path, admin_fd,
+			 &main_handlers) < 0)
 		fatalx("cannot set up the control sockets");
 	if (listener_init_config(main_conf) < 0)
 		fatalx("cannot set up the configured listeners");

@@ -42,14 +42,14 @@ int mpa_negotiate_send_request(struct conn *c)
 	}
 	e = mpa_frame_build(&f, c->req_raw, sizeof(c->req_raw), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINVAL,
+		conn_fail(c, CONN_RES_EINVAL,
 			  "cannot build the Request: %s", wire_strerror(e));
 		return -1;
 	}
 	c->req_len = n;
 	mpa_negotiate_reparse(c->req_raw, n, &c->req);
 	if (conn_send(c, c->req_raw, c->req_len) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "sending the Request: %s", strerror(errno));
 		return -1;
 	}
@@ -118,7 +118,7 @@ static void mpa_negotiate_request_in(struct conn *c)
 	act = neg_mpa_respond(&c->req, &c->pol, false, &rep, &res);
 	c->res = res;
 	if (act == NEG_A_CLOSE) {
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "Request refused: %s",
+		conn_fail(c, CONN_RES_EPROTO, "Request refused: %s",
 			  neg_reason_name(res.reason));
 		conn_event(c, CONN_EV_BAD);
 		return;
@@ -154,7 +154,7 @@ static void mpa_negotiate_reply_in(struct conn *c)
 			ev = CONN_EV_REPLY_RTR;
 		break;
 	case NEG_A_REJECT:
-		conn_fail(c, IWCM__RESULT__RES_EREJECTED,
+		conn_fail(c, CONN_RES_EREJECTED,
 			  "rejected by the peer");
 		ev = CONN_EV_REPLY_REJECT;
 		break;
@@ -162,12 +162,12 @@ static void mpa_negotiate_reply_in(struct conn *c)
 		/* RFC 6581 §8-9: the Terminate is the first FPDU. */
 		mpa_negotiate_fpdu_mode(c);
 		c->term_code = c->res.term;
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "%s (TERM code %u)",
+		conn_fail(c, CONN_RES_EPROTO, "%s (TERM code %u)",
 			  neg_reason_name(c->res.reason), c->res.term);
 		ev = CONN_EV_TERM;
 		break;
 	default:
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "Reply refused: %s",
+		conn_fail(c, CONN_RES_EPROTO, "Reply refused: %s",
 			  neg_reason_name(c->res.reason));
 		ev = CONN_EV_BAD;
 		break;
@@ -196,7 +196,7 @@ void mpa_negotiate_input(struct conn *c)
 			conn_event(c, CONN_EV_RETRY_V1);
 			return;
 		}
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "peer %s while the %s was expected",
 			  errno ? "reset the connection" : "closed",
 			  c->role == NEG_INITIATOR ? "Reply" : "Request");
@@ -205,7 +205,7 @@ void mpa_negotiate_input(struct conn *c)
 	}
 	if (r == -2) {
 		/* RFC 5044 §7.1.2 rules 2, 3, 9: close. */
-		conn_fail(c, IWCM__RESULT__RES_EPROTO,
+		conn_fail(c, CONN_RES_EPROTO,
 			  "improperly formatted %s: %s",
 			  c->role == NEG_INITIATOR ? "Reply" : "Request",
 			  wire_strerror(e));
@@ -218,7 +218,8 @@ void mpa_negotiate_input(struct conn *c)
 		mpa_negotiate_reply_in(c);
 }
 
-/* Input while the ULP decides (WAIT_ULP): watch for a close. */
+/* Input while the ULP decides (WAIT_ROUTE to DECIDED): watch for a
+ * close. */
 void mpa_negotiate_idle(struct conn *c)
 {
 	uint8_t b;
@@ -237,7 +238,7 @@ void mpa_negotiate_idle(struct conn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
 		      errno == EINTR))
 		return;
-	conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+	conn_fail(c, CONN_RES_ECONNRESET,
 		  "peer %s while the ULP decided",
 		  n == 0 ? "closed" : "reset the connection");
 	conn_event(c, CONN_EV_PEER_CLOSED);
@@ -266,7 +267,7 @@ enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
 
 	act = neg_mpa_respond(&c->req, &c->pol, ulp_reject, &rep, &res);
 	if (act == NEG_A_CLOSE) {
-		conn_fail(c, IWCM__RESULT__RES_EPROTO, "Request refused: %s",
+		conn_fail(c, CONN_RES_EPROTO, "Request refused: %s",
 			  neg_reason_name(res.reason));
 		return CONN_EV_BAD;
 	}
@@ -280,7 +281,7 @@ enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
 	}
 	e = mpa_frame_build(&rep, c->rep_raw, sizeof(c->rep_raw), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINVAL,
+		conn_fail(c, CONN_RES_EINVAL,
 			  "cannot build the Reply: %s", wire_strerror(e));
 		return CONN_EV_BAD;
 	}
@@ -293,7 +294,7 @@ enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
 			/* RFC 6581 §9.1/§9.2: the policy's reject, with
 			 * the required ORD in the Reply. */
 			c->policy_reject = true;
-			conn_fail(c, IWCM__RESULT__RES_EREJECTED,
+			conn_fail(c, CONN_RES_EREJECTED,
 				  "rejected by the local policy: %s",
 				  neg_reason_name(res.reason));
 		}
@@ -313,7 +314,7 @@ int mpa_negotiate_send_reply(struct conn *c)
 		return -1;
 	}
 	if (conn_send(c, c->rep_raw, c->rep_len) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "sending the Reply: %s", strerror(errno));
 		return -1;
 	}

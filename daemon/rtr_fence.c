@@ -31,7 +31,7 @@ static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu,
 	e = mpa_fpdu_build(&c->tx, ulpdu, (uint16_t)len, buf, sizeof(buf),
 			   &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL,
+		conn_fail(c, CONN_RES_EINTERNAL,
 			  "cannot frame the FPDU: %s", wire_strerror(e));
 		errno = EINVAL;
 		return -1;
@@ -41,7 +41,7 @@ static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu,
 		c->rtr_len = n;
 	}
 	if (conn_send(c, buf, n) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET, "send: %s",
+		conn_fail(c, CONN_RES_ECONNRESET, "send: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -73,13 +73,13 @@ static int rtr_fence_send_frame(struct conn *c)
 	f.flags = c->rep.flags & MPA_FLAG_C;
 	e = mpa_frame_build(&f, c->rtr_raw, sizeof(c->rtr_raw), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL,
+		conn_fail(c, CONN_RES_EINTERNAL,
 			  "cannot build the RtR frame: %s", wire_strerror(e));
 		return -1;
 	}
 	c->rtr_len = n;
 	if (conn_send(c, c->rtr_raw, n) < 0) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "sending the RtR frame: %s", strerror(errno));
 		return -1;
 	}
@@ -121,11 +121,11 @@ int rtr_fence_send(struct conn *c)
 		m.u.read_req = c->read_rtr;
 		break;
 	default:
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL, "no RTR type");
+		conn_fail(c, CONN_RES_EINTERNAL, "no RTR type");
 		return -1;
 	}
 	if (rdmap_hdr_build(&m, ulpdu, sizeof(ulpdu), &n) != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL,
+		conn_fail(c, CONN_RES_EINTERNAL,
 			  "cannot build the RTR");
 		return -1;
 	}
@@ -149,7 +149,7 @@ int rtr_fence_send_read_resp(struct conn *c)
 	m.ddp.stag = c->read_rtr.sink_stag;
 	m.ddp.to = c->read_rtr.sink_to;
 	if (rdmap_hdr_build(&m, ulpdu, sizeof(ulpdu), &n) != WIRE_OK) {
-		conn_fail(c, IWCM__RESULT__RES_EINTERNAL,
+		conn_fail(c, CONN_RES_EINTERNAL,
 			  "cannot build the Read Response");
 		return -1;
 	}
@@ -230,7 +230,7 @@ static int rtr_fence_read_fpdu(struct conn *c, size_t *wire)
 static void rtr_fence_term(struct conn *c, uint8_t code, const char *why)
 {
 	c->term_code = code;
-	conn_fail(c, IWCM__RESULT__RES_EPROTO, "%s (TERM code %u)", why,
+	conn_fail(c, CONN_RES_EPROTO, "%s (TERM code %u)", why,
 		  code);
 	conn_event(c, CONN_EV_TERM);
 }
@@ -246,14 +246,14 @@ static void rtr_fence_frame_input(struct conn *c)
 	if (r == 0)
 		return;
 	if (r == -1) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "peer closed before the RtR frame");
 		conn_event(c, CONN_EV_PEER_CLOSED);
 		return;
 	}
 	if (r == -2 || f.type != MPA_FRAME_RTR) {
 		/* RFC 5044 §7.1.2 rule 5 applied to the seed-003 key. */
-		conn_fail(c, IWCM__RESULT__RES_EPROTO,
+		conn_fail(c, CONN_RES_EPROTO,
 			  "improperly formatted RtR frame: %s",
 			  r == -2 ? wire_strerror(e) : "wrong key");
 		conn_event(c, CONN_EV_BAD);
@@ -299,7 +299,7 @@ void rtr_fence_input(struct conn *c)
 	if (r == 0)
 		return;
 	if (r == -1) {
-		conn_fail(c, IWCM__RESULT__RES_ECONNRESET,
+		conn_fail(c, CONN_RES_ECONNRESET,
 			  "peer %s before the %s",
 			  errno ? "reset the connection" : "closed",
 			  c->role == NEG_RESPONDER ? "RTR" : "Read Response");
@@ -338,7 +338,7 @@ void rtr_fence_input(struct conn *c)
 		c->term_layer = m.u.term.layer;
 		c->term_etype = m.u.term.etype;
 		c->term_ecode = m.u.term.ecode;
-		conn_fail(c, IWCM__RESULT__RES_EPROTO,
+		conn_fail(c, CONN_RES_EPROTO,
 			  "peer sent Terminate: %s / %s",
 			  rdmap_term_layer_name(m.u.term.layer),
 			  rdmap_term_ecode_name(m.u.term.layer,

@@ -25,16 +25,16 @@ static uint64_t wd_period_us;
 static uint64_t wd_last_ms;
 static char wd_status[128];
 
-static void count_listener(struct listener *l, void *arg)
+static void watchdog_count_listener(struct listener *l, void *arg)
 {
 	(*(unsigned int *)arg)++;
 }
 
-static void status_line(char *buf, size_t len)
+static void watchdog_status_line(char *buf, size_t len)
 {
 	unsigned int nl = 0;
 
-	listener_foreach(count_listener, &nl);
+	listener_foreach(watchdog_count_listener, &nl);
 	snprintf(buf, len, "%u listener%s, %u connection%s in progress", nl,
 		 nl == 1 ? "" : "s", conn_count(), conn_count() == 1 ? "" : "s");
 }
@@ -44,7 +44,7 @@ void watchdog_notify(const char *state)
 {
 	char msg[256];
 
-	status_line(wd_status, sizeof(wd_status));
+	watchdog_status_line(wd_status, sizeof(wd_status));
 	snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", state ? state : "",
 		 state ? "\n" : "", wd_status);
 	sd_notify(0, msg);
@@ -68,7 +68,7 @@ static void watchdog_tick(evutil_socket_t fd, short what, void *arg)
 				  "no ping");
 	}
 	wd_last_ms = now;
-	status_line(st, sizeof(st));
+	watchdog_status_line(st, sizeof(st));
 	if (strcmp(st, wd_status)) {
 		memcpy(wd_status, st, sizeof(st));
 		watchdog_notify(NULL);

@@ -4,7 +4,7 @@
  * Connection management: parameters, listeners, connect/accept/reject,
  * the connection handle and the handling of the daemon's events, which
  * fill in its negotiated state (proto/iwcm.proto documents each flow;
- * conn_attr.c reads the state out and hands the socket over).  Every
+ * cm_conn.c reads the state out and hands the socket over).  Every
  * value from the daemon is range-checked before a connection takes it; a
  * malformed handoff fails that connection, never the process.
  */
@@ -254,24 +254,6 @@ static int cm_param_check_pd(const struct iwcm_conn_param *param,
 
 /* ---- listeners ---- */
 
-/* Find a listener of ctx by the daemon's id. */
-struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id)
-{
-	struct iwcm_listener *l;
-
-	TAILQ_FOREACH(l, &ctx->listeners, entry)
-		if (l->id == id)
-			return l;
-	return NULL;
-}
-
-/* Free a listener (the daemon is told by the caller). */
-void cm_listener_destroy(struct iwcm_listener *l)
-{
-	TAILQ_REMOVE(&l->ctx->listeners, l, entry);
-	free(l);
-}
-
 static int cm_addr_ok(const struct sockaddr *sa)
 {
 	if (!sa)
@@ -318,7 +300,7 @@ IWCM_EXPORT struct iwcm_listener *iwcm_listen(
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
-	rep = (Iwcm__ListenReply *)ctx_request(
+	rep = (Iwcm__ListenReply *)chan_request(
 		ctx, IPC_CLIENT_LISTEN, &req.base, IPC_CLIENT_LISTEN_REPLY,
 		&iwcm__listen_reply__descriptor);
 	if (!rep) {
@@ -326,7 +308,7 @@ IWCM_EXPORT struct iwcm_listener *iwcm_listen(
 		free(l);
 		return ERR_PTR(e);
 	}
-	e = ctx_result_errno(rep->result);
+	e = chan_result_errno(rep->result);
 	if (!e && (!rep->has_listener_id || !rep->bound ||
 		   pb_sockaddr_to(rep->bound, &l->addr, NULL) < 0 ||
 		   cm_listener_find(ctx, rep->listener_id)))
@@ -355,13 +337,13 @@ IWCM_EXPORT int iwcm_listener_close(struct iwcm_listener *listener)
 	/* Requests that arrive while we wait for the Ack are refused. */
 	TAILQ_REMOVE(&listener->ctx->listeners, listener, entry);
 	req.listener_id = listener->id;
-	ack = (Iwcm__Ack *)ctx_request(listener->ctx, IPC_CLIENT_UNLISTEN,
+	ack = (Iwcm__Ack *)chan_request(listener->ctx, IPC_CLIENT_UNLISTEN,
 				       &req.base, IPC_CLIENT_ACK,
 				       &iwcm__ack__descriptor);
 	if (!ack) {
 		e = errno;
 	} else {
-		e = ctx_result_errno(ack->result);
+		e = chan_result_errno(ack->result);
 		protobuf_c_message_free_unpacked(&ack->base, NULL);
 	}
 	free(listener);
@@ -391,63 +373,6 @@ IWCM_EXPORT int iwcm_listener_get_port(const struct iwcm_listener *listener)
 }
 
 /* ---- connections ---- */
-
-/* Close the connection's socket unless something took it. */
-static void cm_conn_close_fd(struct iwcm_conn *c)
-{
-	pthread_mutex_lock(&c->fd_lock);
-	if (c->fd >= 0 && !c->fd_released)
-		close(c->fd);
-	c->fd = -1;
-	pthread_mutex_unlock(&c->fd_lock);
-}
-
-/* Find a live (not freed by the caller) connection of ctx by id. */
-struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id)
-{
-	struct iwcm_conn *c;
-
-	TAILQ_FOREACH(c, &ctx->conns, entry)
-		if (c->id == id && !c->user_freed)
-			return c;
-	return NULL;
-}
-
-/* Allocate a connection owned by ctx with the caller's reference. */
-struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id)
-{
-	struct iwcm_conn *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->ctx = ctx;
-	c->id = id;
-	c->refs = 1;
-	c->fd = -1;
-	pthread_mutex_init(&c->fd_lock, NULL);
-	TAILQ_INSERT_TAIL(&ctx->conns, c, entry);
-	return c;
-}
-
-/* Free a connection whatever its references. */
-void cm_conn_destroy(struct iwcm_conn *c)
-{
-	TAILQ_REMOVE(&c->ctx->conns, c, entry);
-	cm_conn_close_fd(c);
-	pthread_mutex_destroy(&c->fd_lock);
-	free(c->reason_text);
-	free(c->peer_info.pd);
-	free(c->unread);
-	free(c->next_msn);
-	free(c);
-}
-
-/* Drop a reference; the last one frees the connection. */
-void cm_conn_put(struct iwcm_conn *c)
-{
-	if (--c->refs == 0)
-		cm_conn_destroy(c);
-}
 
 /* Start an outgoing connection. */
 IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
@@ -486,12 +411,12 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 		params = param->pb;
 		req.params = &params;
 	}
-	ack = (Iwcm__Ack *)ctx_request(ctx, IPC_CLIENT_CONNECT, &req.base,
+	ack = (Iwcm__Ack *)chan_request(ctx, IPC_CLIENT_CONNECT, &req.base,
 				       IPC_CLIENT_ACK,
 				       &iwcm__ack__descriptor);
 	if (!ack)
 		return NULL;
-	e = ctx_result_errno(ack->result);
+	e = chan_result_errno(ack->result);
 	if (!e && (!ack->has_conn_id || !ack->conn_id ||
 		   cm_conn_find(ctx, ack->conn_id)))
 		e = EPROTO;
@@ -515,11 +440,11 @@ static int cm_decide(struct iwcm_conn *conn, uint16_t type,
 	Iwcm__Ack *ack;
 	int e;
 
-	ack = (Iwcm__Ack *)ctx_request(conn->ctx, type, body, IPC_CLIENT_ACK,
+	ack = (Iwcm__Ack *)chan_request(conn->ctx, type, body, IPC_CLIENT_ACK,
 				       &iwcm__ack__descriptor);
 	if (!ack)
 		return -1;
-	e = ctx_result_errno(ack->result);
+	e = chan_result_errno(ack->result);
 	protobuf_c_message_free_unpacked(&ack->base, NULL);
 	/* The daemon no longer knows the request (it expired): the
 	 * connection is over, unless an event said so meanwhile. */
@@ -592,13 +517,13 @@ IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
 		Iwcm__Reject rj = IWCM__REJECT__INIT;
 
 		rj.conn_id = conn->id;
-		ctx_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
+		chan_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
 	} else if (conn->state == CONN_CONNECTING ||
 		   conn->state == CONN_ACCEPTING) {
 		Iwcm__Disconnect d = IWCM__DISCONNECT__INIT;
 
 		d.conn_id = conn->id;
-		ctx_send_async(ctx, IPC_CLIENT_DISCONNECT, &d.base);
+		chan_send_async(ctx, IPC_CLIENT_DISCONNECT, &d.base);
 	}
 	cm_conn_close_fd(conn);
 	events_drop_conn(ctx, conn);
@@ -671,7 +596,7 @@ static void cm_refuse(struct iwcm_ctx *ctx, uint64_t conn_id)
 	Iwcm__Reject rj = IWCM__REJECT__INIT;
 
 	rj.conn_id = conn_id;
-	ctx_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
+	chan_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
 }
 
 static void cm_on_request(struct iwcm_ctx *ctx, const Iwcm__ConnectRequest *r)

@@ -108,7 +108,7 @@ IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx,
 		}
 		if (ctx->dead)
 			return ERR(ECONNRESET);
-		r = ctx_recv_one(ctx);
+		r = chan_recv_one(ctx);
 		if (r > 0)
 			continue;
 		if (r < 0) {

@@ -4,11 +4,15 @@
 #define IWCM_LIBCLIENT_INTERNAL_H
 
 /*
- * libiwcm internals shared between ctx.c (the daemon connection and the
- * request/reply exchange), cm.c (listeners, connections, parameters),
- * conn_attr.c (a connection's state and socket) and events.c (the event
- * queue).  Everything here is hidden: only functions
- * marked IWCM_EXPORT and listed in libiwcm.map leave the library.
+ * libiwcm internals shared between ctx.c (the context and its teardown),
+ * chan.c (the channel to iwcmd: requests, replies, events), cm.c
+ * (parameters, listen/connect/accept/reject, the daemon's events),
+ * cm_conn.c (the connection and listener objects, a connection's state
+ * and socket) and events.c (the event queue).  Calls go one way: ctx.c
+ * above cm.c above events.c, cm_conn.c and chan.c; the channel reaches
+ * cm.c only through the context's upcalls.  Everything here is hidden:
+ * only functions marked IWCM_EXPORT and listed in libiwcm.map leave the
+ * library.
  *
  * Ownership: the context owns every listener, connection and event made
  * from it (lists below) and frees them all in iwcm_ctx_close().  A
@@ -148,32 +152,37 @@ struct iwcm_ctx {
 	struct event_list queue;	/* events not yet returned */
 	struct event_list out;		/* returned, not yet acknowledged */
 	struct ipc_msg msg;		/* receive buffer */
+	/* Upcalls of the channel (chan.c), set by iwcm_ctx_open_path(). */
+	void (*on_event)(struct iwcm_ctx *ctx, struct ipc_msg *m);
+	void (*on_gone)(struct iwcm_ctx *ctx);
 };
 
-/* ---- ctx.c ---- */
+/* ---- chan.c ---- */
 
 /*
  * Send a request and wait for its reply of type reply_type, unpacked
  * as d; events that arrive meanwhile are queued.  Returns the reply
  * (free with protobuf_c_message_free_unpacked) or NULL with errno.
  */
-ProtobufCMessage *ctx_request(struct iwcm_ctx *ctx, uint16_t type,
-			      const ProtobufCMessage *body,
-			      uint16_t reply_type,
-			      const ProtobufCMessageDescriptor *d);
+ProtobufCMessage *chan_request(struct iwcm_ctx *ctx, uint16_t type,
+			       const ProtobufCMessage *body,
+			       uint16_t reply_type,
+			       const ProtobufCMessageDescriptor *d);
 /* Send a request whose reply is ignored (Disconnect, Reject on drop). */
-int ctx_send_async(struct iwcm_ctx *ctx, uint16_t type,
-		   const ProtobufCMessage *body);
+int chan_send_async(struct iwcm_ctx *ctx, uint16_t type,
+		    const ProtobufCMessage *body);
 /*
  * Receive and handle at most one message without waiting.  Returns 1
  * when one was handled, 0 when none was ready, -1 with errno when the
  * daemon is gone (ECONNRESET) or the receive failed.
  */
-int ctx_recv_one(struct iwcm_ctx *ctx);
+int chan_recv_one(struct iwcm_ctx *ctx);
 /* The errno for a daemon result code. */
-int ctx_result_errno(Iwcm__Result r);
+int chan_result_errno(Iwcm__Result r);
 
-/* Free the context's datapath objects (verbs.c). */
+/* ---- verbs.c ---- */
+
+/* Free the context's datapath objects. */
 void dp_ctx_free(struct iwcm_ctx *ctx);
 
 /* ---- cm.c ---- */
@@ -182,15 +191,6 @@ void dp_ctx_free(struct iwcm_ctx *ctx);
  * for another family.  The reverse is pb_sockaddr_to() (pbaddr.h). */
 int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
 		      uint8_t *buf);
-struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id);
-struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id);
-/* Allocate a connection owned by ctx with one (user) reference. */
-struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id);
-/* Drop a reference; frees conn at zero. */
-void cm_conn_put(struct iwcm_conn *conn);
-/* Free a connection whatever its references (iwcm_ctx_close). */
-void cm_conn_destroy(struct iwcm_conn *conn);
-void cm_listener_destroy(struct iwcm_listener *l);
 /* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
 int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
 /* The daemon sent an event: update the connection, maybe queue an event.
@@ -199,7 +199,21 @@ void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
 /* The daemon is gone: every connection being negotiated fails. */
 void cm_daemon_gone(struct iwcm_ctx *ctx);
 
-/* ---- conn_attr.c ---- */
+/* ---- cm_conn.c ---- */
+
+/* Find a live connection, a listener, of ctx by the daemon's id. */
+struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id);
+struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id);
+/* Allocate a connection owned by ctx with one (user) reference. */
+struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id);
+/* Drop a reference; frees conn at zero. */
+void cm_conn_put(struct iwcm_conn *conn);
+/* Free a connection whatever its references (iwcm_ctx_close). */
+void cm_conn_destroy(struct iwcm_conn *conn);
+/* Free a listener (the daemon is told by the caller). */
+void cm_listener_destroy(struct iwcm_listener *l);
+/* Close the socket unless a QP or the caller took it. */
+void cm_conn_close_fd(struct iwcm_conn *c);
 
 /*
  * Take the socket of an established connection for a QP, exactly once

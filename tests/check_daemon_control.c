@@ -4,9 +4,10 @@
  * The real iwcmd, started per test with its own socket directory and
  * config: the HELLO/VERSION handshake, socket modes, malformed and
  * fd-carrying messages closing only their peer, Listen/Unlisten with
- * bound ports that accept TCP, per-uid limits, privileged ports, service
- * attachment, the admin API, queued replies to a client that does not
- * read, SIGHUP reloads, SIGTERM, stale sockets and the watchdog.
+ * bound ports that accept TCP, per-uid limits, privileged ports, the
+ * admin API, queued replies to a client that does not read, SIGHUP
+ * reloads, SIGTERM, stale sockets and the watchdog.  Service attachment
+ * (root) and socket activation are check_daemon_root and check_daemon_sd.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,40 +15,7 @@
 
 #include "common.h"
 #include "daemon_harness.h"
-
-static struct harness H;
-static struct ipc_msg M;
-static uint32_t next_reqid = 100;
-
-/* Every daemon must stop cleanly at SIGTERM (and, in the ASan build,
- * without a leak or a sanitizer report). */
-static void teardown(void)
-{
-	int st = harness_stop(&H);
-
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fprintf(stderr, "iwcmd log:\n%s\n", harness_log(&H));
-	harness_cleanup(&H);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "iwcmd did not exit 0 (status 0x%x)", st);
-}
-
-/* Send a request and wait for the message answering it. */
-static void request(int fd, uint16_t type, const ProtobufCMessage *body,
-		    uint32_t *reqid)
-{
-	*reqid = next_reqid++;
-	ck_assert_int_eq(ipc_send(fd, type, *reqid, body, -1), 0);
-}
-
-static int reply(int fd, uint16_t type, uint32_t reqid)
-{
-	ck_assert_int_eq(ipc_wait(fd, &M), 1);
-	ck_assert_uint_eq(M.hdr.reqid, reqid);
-	ck_assert_msg(M.hdr.type == type, "got %s, wanted %s",
-		      ipc_type_name(M.hdr.type), ipc_type_name(type));
-	return 1;
-}
+#include "daemon_requests.h"
 
 static bool peer_closed(int fd)
 {
@@ -57,108 +25,6 @@ static bool peer_closed(int fd)
 	while ((n = ipc_wait(fd, &M)) == 1)
 		ipc_msg_clear(&M);
 	return n == 0 || (n < 0 && errno == ECONNRESET);
-}
-
-static Iwcm__Result listen_addr(int fd, const char *ip, uint16_t port,
-				uint64_t *id, uint16_t *bound)
-{
-	Iwcm__Listen l = IWCM__LISTEN__INIT;
-	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
-	Iwcm__ListenReply *r;
-	uint8_t buf[16];
-	uint32_t reqid;
-	Iwcm__Result res;
-
-	if (strchr(ip, ':')) {
-		ck_assert_int_eq(inet_pton(AF_INET6, ip, buf), 1);
-		a.addr.len = 16;
-	} else {
-		ck_assert_int_eq(inet_pton(AF_INET, ip, buf), 1);
-		a.addr.len = 4;
-	}
-	a.addr.data = buf;
-	a.port = port;
-	l.addr = &a;
-	request(fd, IPC_CLIENT_LISTEN, &l.base, &reqid);
-	reply(fd, IPC_CLIENT_LISTEN_REPLY, reqid);
-	r = (Iwcm__ListenReply *)ipc_unpack(&M,
-					    &iwcm__listen_reply__descriptor);
-	ck_assert_ptr_nonnull(r);
-	res = r->result;
-	if (res == IWCM__RESULT__RES_OK) {
-		ck_assert(r->has_listener_id && r->listener_id);
-		ck_assert_ptr_nonnull(r->bound);
-		ck_assert_uint_eq(r->bound->addr.len, a.addr.len);
-		if (id)
-			*id = r->listener_id;
-		if (bound)
-			*bound = (uint16_t)r->bound->port;
-	}
-	protobuf_c_message_free_unpacked(&r->base, NULL);
-	return res;
-}
-
-static Iwcm__Result listen_service(int fd, const char *name, uint64_t *id,
-				   uint16_t *bound)
-{
-	Iwcm__Listen l = IWCM__LISTEN__INIT;
-	Iwcm__ListenReply *r;
-	uint32_t reqid;
-	Iwcm__Result res;
-
-	l.service = (char *)name;
-	request(fd, IPC_CLIENT_LISTEN, &l.base, &reqid);
-	reply(fd, IPC_CLIENT_LISTEN_REPLY, reqid);
-	r = (Iwcm__ListenReply *)ipc_unpack(&M,
-					    &iwcm__listen_reply__descriptor);
-	ck_assert_ptr_nonnull(r);
-	res = r->result;
-	if (res == IWCM__RESULT__RES_OK) {
-		if (id)
-			*id = r->listener_id;
-		if (bound)
-			*bound = (uint16_t)r->bound->port;
-	}
-	protobuf_c_message_free_unpacked(&r->base, NULL);
-	return res;
-}
-
-static Iwcm__Result ack_of(int fd, uint16_t type, const ProtobufCMessage *b)
-{
-	Iwcm__Ack *a;
-	uint32_t reqid;
-	Iwcm__Result res;
-
-	request(fd, type, b, &reqid);
-	reply(fd, IPC_CLIENT_ACK, reqid);
-	a = (Iwcm__Ack *)ipc_unpack(&M, &iwcm__ack__descriptor);
-	ck_assert_ptr_nonnull(a);
-	res = a->result;
-	protobuf_c_message_free_unpacked(&a->base, NULL);
-	return res;
-}
-
-static Iwcm__Result unlisten(int fd, uint64_t id)
-{
-	Iwcm__Unlisten u = IWCM__UNLISTEN__INIT;
-
-	u.listener_id = id;
-	return ack_of(fd, IPC_CLIENT_UNLISTEN, &u.base);
-}
-
-static int tcp_connect(uint16_t port)
-{
-	struct sockaddr_in sin;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
-
-	ck_assert_int_ge(fd, 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
-	close(fd);
-	return rc;
 }
 
 /* Admin request answered by one message then END; returns it unpacked. */
@@ -191,32 +57,6 @@ static Iwcm__Result admin_result(int fd, uint16_t type,
 	res = r->result;
 	protobuf_c_message_free_unpacked(&r->base, NULL);
 	return res;
-}
-
-/* Listener infos, counting them; *port gets the one named svc. */
-static unsigned int admin_listeners(int fd, const char *svc, uint16_t *port)
-{
-	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
-	uint32_t reqid;
-	unsigned int n = 0;
-
-	request(fd, IPC_CTL_LISTENERS, &e.base, &reqid);
-	for (;;) {
-		Iwcm__Ctl__ListenerInfo *li;
-
-		ck_assert_int_eq(ipc_wait(fd, &M), 1);
-		ck_assert_uint_eq(M.hdr.reqid, reqid);
-		if (M.hdr.type == IPC_END)
-			return n;
-		ck_assert_uint_eq(M.hdr.type, IPC_CTL_LISTENER_INFO);
-		li = (Iwcm__Ctl__ListenerInfo *)ipc_unpack(
-			&M, &iwcm__ctl__listener_info__descriptor);
-		ck_assert_ptr_nonnull(li);
-		n++;
-		if (svc && port && li->service && !strcmp(li->service, svc))
-			*port = (uint16_t)li->addr->port;
-		protobuf_c_message_free_unpacked(&li->base, NULL);
-	}
 }
 
 static uint64_t admin_counter(int fd, const char *name)
@@ -566,55 +406,6 @@ static const char svc_conf[] =
 	"[listener owned]\n"
 	"address = 127.0.0.1:0\n"
 	"owner = 65534\n";
-
-START_TEST(test_service_attach)
-{
-	uint64_t id;
-	uint16_t port = 0, listed = 0;
-	int fd, fd2, admin, i;
-
-	if (geteuid() != 0) {
-		/* without root only configured owners attach: nothing to
-		 * attach to as an ordinary user here */
-		fprintf(stderr, "test_service_attach: needs root, skipped\n");
-		return;
-	}
-	harness_start(&H, svc_conf);
-	fd = ipc_open_hello(H.sock);
-	fd2 = ipc_open_hello(H.sock);
-	admin = ipc_open_hello(H.admin);
-	ck_assert_uint_eq(admin_listeners(admin, "svc", &listed), 2);
-	ck_assert_uint_ne(listed, 0);
-	ck_assert_int_eq(listen_service(fd, "svc", &id, &port),
-			 IWCM__RESULT__RES_OK);
-	ck_assert_uint_eq(port, listed);
-	ck_assert_int_eq(listen_service(fd2, "svc", NULL, NULL),
-			 IWCM__RESULT__RES_EEXIST);
-	ck_assert_int_eq(listen_service(fd2, "nope", NULL, NULL),
-			 IWCM__RESULT__RES_ENOENT);
-	ck_assert_int_eq(listen_service(fd2, "owned", NULL, NULL),
-			 IWCM__RESULT__RES_EPERM);
-	/* detaching leaves the service listening */
-	ck_assert_int_eq(unlisten(fd, id), IWCM__RESULT__RES_OK);
-	ck_assert_int_eq(tcp_connect(port), 0);
-	ck_assert_int_eq(listen_service(fd2, "svc", NULL, NULL),
-			 IWCM__RESULT__RES_OK);
-	/* and a client that goes away only detaches */
-	close(fd2);
-	for (i = 0; i < 200; i++) {
-		Iwcm__Result r = listen_service(fd, "svc", NULL, NULL);
-
-		if (r == IWCM__RESULT__RES_OK)
-			break;
-		ck_assert_int_eq(r, IWCM__RESULT__RES_EEXIST);
-		poll(NULL, 0, 5);
-	}
-	ck_assert_int_lt(i, 200);
-	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 2);
-	close(fd);
-	close(admin);
-}
-END_TEST
 
 /* As uid 65534 in a child: privileged ports and owned services. */
 static int nobody_child(const char *sock)
@@ -1259,68 +1050,6 @@ START_TEST(test_watchdog)
 }
 END_TEST
 
-/* systemd-style socket activation: both sockets inherited by name, in
- * either order, and left in place at exit (systemd owns them). */
-static void activation_round(const char *first, const char *second)
-{
-	char names[32], l1[112], l2[112];
-	const char *sa = SYSTEMD_SOCKET_ACTIVATE;
-	long long end;
-	uint16_t port;
-	int fd, admin, st;
-
-	harness_init(&H, NULL);
-	snprintf(names, sizeof(names), "--fdname=%s:%s", first, second);
-	snprintf(l1, sizeof(l1), "--listen=%s",
-		 !strcmp(first, "admin") ? H.admin : H.sock);
-	snprintf(l2, sizeof(l2), "--listen=%s",
-		 !strcmp(second, "admin") ? H.admin : H.sock);
-	H.pid = fork();
-	ck_assert_int_ge(H.pid, 0);
-	if (H.pid == 0) {
-		int lfd = open(H.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		if (lfd < 0 || dup2(lfd, 2) < 0)
-			_exit(126);
-		unsetenv("NOTIFY_SOCKET");
-		execl(sa, sa, "--seqpacket", l1, l2, names, IWCMD_BIN, "-d",
-		      "-f", H.conf, "-s", "/nonexistent/ignored.sock",
-		      (char *)NULL);
-		_exit(127);
-	}
-	/* the sockets exist before iwcmd runs; connecting starts it */
-	end = harness_ms() + HARNESS_TIMEOUT_MS;
-	while ((access(H.sock, F_OK) || access(H.admin, F_OK)) &&
-	       harness_ms() < end)
-		poll(NULL, 0, 5);
-	/*
-	 * The socket file appears at bind(), a moment before listen():
-	 * a connect in between is refused, so retry until the deadline.
-	 */
-	while ((fd = ipc_open_hello(H.sock)) < 0 && errno == ECONNREFUSED &&
-	       harness_ms() < end)
-		poll(NULL, 0, 5);
-	ck_assert_msg(fd >= 0, "no HELLO on the activated client socket:\n%s",
-		      harness_log(&H));
-	while ((admin = ipc_open_hello(H.admin)) < 0 &&
-	       errno == ECONNREFUSED && harness_ms() < end)
-		poll(NULL, 0, 5);
-	ck_assert_int_ge(admin, 0);
-	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
-			 IWCM__RESULT__RES_OK);
-	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 1);
-	ck_assert_ptr_nonnull(strstr(harness_log(&H), "socket activation"));
-	close(fd);
-	close(admin);
-	kill(H.pid, SIGTERM);
-	st = harness_wait(H.pid);
-	H.pid = -1;
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	ck_assert_int_eq(access(H.sock, F_OK), 0);
-	ck_assert_int_eq(access(H.admin, F_OK), 0);
-	harness_cleanup(&H);
-}
-
 static int make_sock(int type, const char *path, uint16_t *port)
 {
 	int fd = socket(path ? AF_UNIX : AF_INET, type | SOCK_CLOEXEC, 0);
@@ -1413,23 +1142,6 @@ START_TEST(test_activated_tcp_listener)
 }
 END_TEST
 
-START_TEST(test_socket_activation)
-{
-	if (!SYSTEMD_SOCKET_ACTIVATE[0] ||
-	    access(SYSTEMD_SOCKET_ACTIVATE, X_OK) != 0) {
-		fprintf(stderr, "test_socket_activation: "
-				"systemd-socket-activate not installed\n");
-		return;
-	}
-#ifndef HAVE_SYSTEMD
-	fprintf(stderr, "test_socket_activation: built without libsystemd\n");
-	return;
-#endif
-	activation_round("client", "admin");
-	activation_round("admin", "client");
-}
-END_TEST
-
 static Suite *daemon_control_suite(void)
 {
 	Suite *s = suite_create("daemon_control");
@@ -1446,7 +1158,6 @@ static Suite *daemon_control_suite(void)
 		{ "unlisten", test_unlisten },
 		{ "client_gone", test_client_gone },
 		{ "limits", test_limits },
-		{ "service_attach", test_service_attach },
 		{ "privileged_port", test_privileged_port },
 		{ "connect_checks", test_connect_checks },
 		{ "connect_ack_first", test_connect_ack_first },
@@ -1459,7 +1170,6 @@ static Suite *daemon_control_suite(void)
 		{ "stale_and_busy_socket", test_stale_and_busy_socket },
 		{ "config_errors", test_config_errors },
 		{ "watchdog", test_watchdog },
-		{ "socket_activation", test_socket_activation },
 		{ "activated_tcp_listener", test_activated_tcp_listener },
 	};
 	size_t i;

@@ -15,6 +15,7 @@
 
 #include "common.h"
 
+#include "conn.h"
 #include "engine_peer.h"
 
 #define REQ_KEY "4d504120494420526571204672616d65"
@@ -33,7 +34,7 @@ static uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p)
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
 	c.params = p;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_OK);
 	ck_assert_uint_ne(id, 0);
 	ck_assert_int_eq(E.n_recs, n);	/* the Ack goes first */
@@ -787,7 +788,7 @@ START_TEST(init_unreachable)
 	close(lfd);
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_OK);
 	ce = rec_error(env_wait_rec(1));
 	ck_assert_uint_eq(E.recs[0].type, IPC_EVENT_UNREACHABLE);
@@ -817,20 +818,20 @@ START_TEST(init_params)
 	c.dst = &dst;
 	c.params = &p;
 	set_pd(&p, pd, 509);
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	p.has_private_data = 0;
 	p.has_ird = 1;
 	p.ird = 0x4000;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	p.has_ird = 0;
 	p.has_p2p = p.p2p = p.has_mpa_rev = 1;
 	p.mpa_rev = 1;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	dst.addr.len = 3;
-	ck_assert_int_eq(conn_connect(&E.client, &c, &id),
+	ck_assert_int_eq(env_connect(&E.client, &c, &id),
 			 IWCM__RESULT__RES_EINVAL);
 	ck_assert_uint_eq(conn_count(), 0);
 
@@ -867,7 +868,7 @@ START_TEST(init_force)
 	fc.dst = &dst;
 	fc.params = &p;
 	p.has_p2p = p.p2p = 1;
-	ck_assert_int_eq(conn_force(&E.admin, 42, &fc), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(env_force(&E.admin, 42, &fc), IWCM__RESULT__RES_OK);
 	peer = tcp_accept(lfd);
 	n = init_request(peer, raw, &req);
 	peer_send_frame(peer, &rep);
@@ -956,6 +957,66 @@ START_TEST(init_disconnect_kill)
 }
 END_TEST
 
+/*
+ * More events posted than the old 8-slot queue held: none is dropped,
+ * they run in order (START_CONNECT first, then the first kill's ABORT)
+ * and the connection ends with one ERROR.
+ */
+START_TEST(init_post_many)
+{
+	struct mpa_frame req;
+	Iwcm__ConnError *ce;
+	uint8_t raw[MPA_FRAME_MAX];
+	uint64_t id;
+	Iwcm__Connect cn = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr dst;
+	uint8_t ab[4];
+	uint16_t port;
+	struct conn *c;
+	int lfd, peer, i;
+
+	env_setup();
+	id = init_start(&lfd, &peer, NULL);
+	init_request(peer, raw, &req);
+	c = conn_find(id);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(conn_post_pending(c), 0);
+	for (i = 0; i < 20; i++)
+		ck_assert_int_eq(conn_kill(id), IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(conn_post_pending(c), 20);
+	ce = rec_error(env_wait_rec(1));
+	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
+	iwcm__conn_error__free_unpacked(ce, NULL);
+	ck_assert(peer_wait_closed(peer, 1000));
+	ck_assert_uint_eq(conn_count(), 0);
+	env_pump(20);
+	ck_assert_int_eq(E.n_recs, 1);
+
+	/* posted before START_CONNECT ran: it stays first */
+	E.n_recs = 0;
+	close(peer);
+	close(lfd);
+	lfd = tcp_listen(&port);
+	env_sockaddr(&dst, ab, port);
+	cn.dst = &dst;
+	ck_assert_int_eq(env_connect(&E.client, &cn, &id),
+			 IWCM__RESULT__RES_OK);
+	c = conn_find(id);
+	ck_assert_ptr_nonnull(c);
+	for (i = 0; i < 20; i++)
+		ck_assert_int_eq(conn_kill(id), IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(conn_post_pending(c), 21);
+	ce = rec_error(env_wait_rec(1));
+	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
+	iwcm__conn_error__free_unpacked(ce, NULL);
+	ck_assert_uint_eq(conn_count(), 0);
+	env_pump(20);
+	ck_assert_int_eq(E.n_recs, 1);
+	close(lfd);
+	env_teardown();
+}
+END_TEST
+
 static Suite *engine_init_suite(void)
 {
 	Suite *s = suite_create("engine_init");
@@ -987,6 +1048,7 @@ static Suite *engine_init_suite(void)
 	add_tcase(s, "force", init_force);
 	add_tcase(s, "disconnect, kill", init_disconnect_kill);
 	add_tcase(s, "handoff fails", init_handoff_fails);
+	add_tcase(s, "post many", init_post_many);
 	return s;
 }
 

@@ -16,6 +16,7 @@
 #include "common.h"
 
 #include "crc32c.h"
+#include "conn.h"
 #include "engine_peer.h"
 
 /* The raw initiator's enhanced Request. */
@@ -49,7 +50,7 @@ static void resp_accept(uint64_t id, Iwcm__ConnParams *p)
 
 	a.conn_id = id;
 	a.params = p;
-	ck_assert_int_eq(conn_ulp_accept(&E.client, &a),
+	ck_assert_int_eq(env_accept(&E.client, &a),
 			 IWCM__RESULT__RES_OK);
 }
 
@@ -77,7 +78,7 @@ START_TEST(resp_v1_client_server)
 	ck_assert_mem_eq(q->peer_info->private_data.data, "hello", 5);
 	iwcm__connect_request__free_unpacked(q, NULL);
 	ck_assert_uint_eq(E.lis.pending, 1);
-	ck_assert_uint_eq(E.client.n_pending, 1);
+	ck_assert_uint_eq(conn_uid_pending(E.client.uid), 1);
 
 	p.has_private_data = 1;
 	p.private_data.data = (uint8_t *)"ok";
@@ -109,7 +110,7 @@ START_TEST(resp_v1_client_server)
 	iwcm__established__free_unpacked(e, NULL);
 	env_assert_handed(&E.recs[1], peer);
 	ck_assert_uint_eq(E.lis.pending, 0);
-	ck_assert_uint_eq(E.client.n_pending, 0);
+	ck_assert_uint_eq(conn_uid_pending(E.client.uid), 0);
 	ck_assert_uint_eq(iwcmd_stats.accepted, 1);
 	ck_assert_uint_eq(iwcmd_stats.established, 1);
 	close(peer);
@@ -499,9 +500,9 @@ START_TEST(resp_reject_pd)
 	rj.has_private_data = 1;
 	rj.private_data.data = (uint8_t *)"nope";
 	rj.private_data.len = 4;
-	ck_assert_int_eq(conn_ulp_reject(&E.client, &rj),
+	ck_assert_int_eq(env_reject(&E.client, &rj),
 			 IWCM__RESULT__RES_OK);
-	ck_assert_int_eq(conn_ulp_reject(&E.client, &rj),
+	ck_assert_int_eq(env_reject(&E.client, &rj),
 			 IWCM__RESULT__RES_EINVAL);	/* decided once */
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n, "4d504120494420526570204672616d65 70 02 0008"
@@ -598,10 +599,10 @@ START_TEST(resp_request_timeout)
 	int peer;
 
 	env_setup();
-	E.conf.request_timeout_ms = 100;
+	E.conf.request_timeout_ms = 500;
 	conn_accepted(&E.lis, tcp_pair(&peer));
 	peer_send(peer, "MPA ID", 6);	/* a valid start, then silence */
-	env_pump(50);
+	env_pump(50);	/* well before the timeout, even under load */
 	ck_assert_uint_eq(conn_count(), 1);
 	ck_assert(peer_wait_closed(peer, 1000));
 	ck_assert_uint_eq(iwcmd_stats.timeouts, 1);
@@ -952,7 +953,7 @@ START_TEST(resp_pending)
 	int peer, peer2;
 
 	env_setup();
-	E.route = false;
+	E.lis.client = NULL;	/* no client: requests wait */
 	E.lis.pending_max = 1;
 	conn_accepted(&E.lis, tcp_pair(&peer));
 	peer_send_frame(peer, &req);
@@ -967,7 +968,7 @@ START_TEST(resp_pending)
 	ck_assert(peer_wait_closed(peer2, 1000));
 	close(peer2);
 
-	E.route = true;
+	E.lis.client = &E.client;
 	conn_listener_attached(&E.lis);
 	q = rec_request(env_wait_rec(1));
 	resp_accept(q->conn_id, NULL);
@@ -992,7 +993,7 @@ START_TEST(resp_client_gone)
 
 	env_setup();
 	a.conn_id = resp_start(&peer, &req);
-	ck_assert_int_eq(conn_ulp_accept(&E.admin, &a),
+	ck_assert_int_eq(env_accept(&E.admin, &a),
 			 IWCM__RESULT__RES_ENOENT);
 	conn_client_gone(&E.client);
 	peer_read_frame(peer, raw, &rep);
@@ -1005,37 +1006,32 @@ START_TEST(resp_client_gone)
 }
 END_TEST
 
-static void info_cb(const Iwcm__Ctl__ConnInfo *i, void *arg)
+static void info_cb(const struct conn *c, void *arg)
 {
-	Iwcm__Ctl__ConnInfo *out = arg;
+	const struct conn **out = arg;
 
-	ck_assert_str_eq(i->state, "WAIT_ULP");
-	out->id = i->id;
-	out->initiator = i->initiator;
-	out->peer = NULL;
-	ck_assert_uint_eq(i->peer->addr.len, 4);
-	ck_assert(i->has_owner_uid && i->owner_uid == getuid());
+	ck_assert_str_eq(conn_state_names[c->fsm.state], "WAIT_ULP");
+	ck_assert_int_eq(c->peer.ss_family, AF_INET);
+	ck_assert_uint_eq(c->owner_uid, getuid());
+	*out = c;
 }
 
-/* iwcmctl conns / show while the ULP decides. */
+/* iwcmctl conns / show while the ULP decides: what admin.c describes. */
 START_TEST(resp_conn_info)
 {
 	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 1, MPA_FLAG_C, NULL);
-	Iwcm__Ctl__ConnInfo out;
+	const struct conn *out = NULL;
 	uint64_t id;
 	int peer;
 
 	env_setup();
 	id = resp_start(&peer, &req);
-	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(conn_info(id, info_cb, &out), IWCM__RESULT__RES_OK);
-	ck_assert_uint_eq(out.id, id);
-	ck_assert(!out.initiator);
-	memset(&out, 0, sizeof(out));
-	conn_foreach_info(info_cb, &out);
-	ck_assert_uint_eq(out.id, id);
-	ck_assert_int_eq(conn_info(id + 1, info_cb, &out),
-			 IWCM__RESULT__RES_ENOENT);
+	ck_assert_ptr_nonnull(conn_find(id));
+	ck_assert(conn_find(id)->role == NEG_RESPONDER);
+	conn_foreach(info_cb, &out);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_eq(out->id, id);
+	ck_assert_ptr_null(conn_find(id + 1));
 	ck_assert_uint_eq(conn_count(), 1);
 	close(peer);
 	env_teardown();

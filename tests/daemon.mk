@@ -28,14 +28,29 @@ check_conn_fsm_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
 # The real iwcmd, started by the tests (daemon_harness.h).
 DAEMON_IPC_LIBS = $(top_builddir)/proto/libipc.la $(PROTOBUF_C_LIBS) \
 	$(CHECK_LIBS)
-EXTRA_DIST += daemon_harness.h
+EXTRA_DIST += daemon_harness.h daemon_requests.h
 check_PROGRAMS += check_daemon_control
 TESTS += check_daemon_control
-check_daemon_control_SOURCES = check_daemon_control.c daemon_harness.h
-check_daemon_control_CPPFLAGS = $(DAEMON_CPPFLAGS) \
-	-DSYSTEMD_SOCKET_ACTIVATE=\"$(SYSTEMD_SOCKET_ACTIVATE)\"
+check_daemon_control_SOURCES = check_daemon_control.c daemon_harness.h \
+	daemon_requests.h
+check_daemon_control_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_daemon_control_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 check_daemon_control_LDADD = $(DAEMON_IPC_LIBS)
+# Tests that need root or systemd-socket-activate: each program exits 77
+# (SKIP, with the reason) when the machine lacks it.
+check_PROGRAMS += check_daemon_root check_daemon_sd
+TESTS += check_daemon_root check_daemon_sd
+check_daemon_root_SOURCES = check_daemon_root.c daemon_harness.h \
+	daemon_requests.h
+check_daemon_root_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_daemon_root_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_daemon_root_LDADD = $(DAEMON_IPC_LIBS)
+check_daemon_sd_SOURCES = check_daemon_sd.c daemon_harness.h \
+	daemon_requests.h
+check_daemon_sd_CPPFLAGS = $(DAEMON_CPPFLAGS) \
+	-DSYSTEMD_SOCKET_ACTIVATE=\"$(SYSTEMD_SOCKET_ACTIVATE)\"
+check_daemon_sd_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_daemon_sd_LDADD = $(DAEMON_IPC_LIBS)
 
 # The connection engine in-process against a raw MPA peer over TCP.
 ENGINE_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la $(WIRE_LIB) \

@@ -6,11 +6,11 @@
 /*
  * The connection engine (daemon/conn.c and its phase files) in-process:
  * an event_base of the test's own, the daemon globals it reads, and test
- * doubles for what the rest of the daemon provides to it (client_send(),
- * listener_route(), control_uid_pending()).  The other end is a raw MPA peer written with the
- * wire/ builders on real TCP sockets over the loopback: the tests assert
- * the exact octets the engine sends and the handoff state the client
- * receives.
+ * doubles for control.c; owners hear through the real client_api.c and
+ * admin.c, whose messages control_send() records.  The other end is a
+ * raw MPA peer written with the wire/ builders on real TCP sockets over
+ * the loopback: the tests assert the exact octets the engine sends and
+ * the handoff state the client receives.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +18,8 @@
 
 #include <event2/event.h>
 
+#include "client_api.h"
+#include "ctl.pb-c.h"
 #include "iwcmd.h"
 #include "mpa.h"
 #include "rdmap.h"
@@ -40,8 +42,7 @@ struct env {
 	struct client client;	/* the ULP */
 	struct client admin;	/* an iwcmctl */
 	struct listener lis;
-	bool route;		/* listener_route() returns &client */
-	uint16_t fail_type;	/* client_send() of this type fails and
+	uint16_t fail_type;	/* control_send() of this type fails and
 				 * drops the client, as control.c does */
 	struct env_rec recs[ENV_MAX_RECS];
 	int n_recs;
@@ -49,7 +50,7 @@ struct env {
 
 extern struct env E;
 
-/* Fresh engine globals, conf defaults with the given timeouts (ms). */
+/* Fresh engine globals, conf defaults (timeouts that do not fire). */
 void env_setup(void);
 void env_teardown(void);
 
@@ -94,6 +95,15 @@ size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw,
 		      uint8_t *ulpdu, struct mpa_fpdu_info *info);
 
 /* ---- requests and their protobuf messages ---- */
+
+/* The engine's entry points fed a client's or iwcmctl's request as the
+ * IPC edge converts it (client_api.c); the result in protobuf form. */
+Iwcm__Result env_connect(struct client *cl, const Iwcm__Connect *req,
+			 uint64_t *id);
+Iwcm__Result env_accept(struct client *cl, const Iwcm__Accept *req);
+Iwcm__Result env_reject(struct client *cl, const Iwcm__Reject *req);
+Iwcm__Result env_force(struct client *cl, uint32_t reqid,
+		       const Iwcm__Ctl__ForceConnect *req);
 
 /* A SockAddr for 127.0.0.1:port (storage in *buf). */
 void env_sockaddr(Iwcm__SockAddr *a, uint8_t buf[4], uint16_t port);

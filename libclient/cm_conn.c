@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * What a connection is (iwcm_conn_query()) and who owns its socket.  The
+ * The CM's objects: connections and listeners of a context, their
+ * references and lookup by the daemon's ids, what a connection is
+ * (iwcm_conn_query()) and who owns its socket.  The
  * socket is taken exactly once, by iwcm_conn_release_fd() or by
  * iwcm_create_qp() through cm_conn_take_fd(), under the connection's
  * fd_lock because iwcm_create_qp() is thread-safe; everything else of a
@@ -11,9 +13,86 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+/* Find a listener of ctx by the daemon's id. */
+struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_listener *l;
+
+	TAILQ_FOREACH(l, &ctx->listeners, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+/* Free a listener (the daemon is told by the caller). */
+void cm_listener_destroy(struct iwcm_listener *l)
+{
+	TAILQ_REMOVE(&l->ctx->listeners, l, entry);
+	free(l);
+}
+
+/* Close the connection's socket unless something took it. */
+void cm_conn_close_fd(struct iwcm_conn *c)
+{
+	pthread_mutex_lock(&c->fd_lock);
+	if (c->fd >= 0 && !c->fd_released)
+		close(c->fd);
+	c->fd = -1;
+	pthread_mutex_unlock(&c->fd_lock);
+}
+
+/* Find a live (not freed by the caller) connection of ctx by id. */
+struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_conn *c;
+
+	TAILQ_FOREACH(c, &ctx->conns, entry)
+		if (c->id == id && !c->user_freed)
+			return c;
+	return NULL;
+}
+
+/* Allocate a connection owned by ctx with the caller's reference. */
+struct iwcm_conn *cm_conn_new(struct iwcm_ctx *ctx, uint64_t id)
+{
+	struct iwcm_conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->ctx = ctx;
+	c->id = id;
+	c->refs = 1;
+	c->fd = -1;
+	pthread_mutex_init(&c->fd_lock, NULL);
+	TAILQ_INSERT_TAIL(&ctx->conns, c, entry);
+	return c;
+}
+
+/* Free a connection whatever its references. */
+void cm_conn_destroy(struct iwcm_conn *c)
+{
+	TAILQ_REMOVE(&c->ctx->conns, c, entry);
+	cm_conn_close_fd(c);
+	pthread_mutex_destroy(&c->fd_lock);
+	free(c->reason_text);
+	free(c->peer_info.pd);
+	free(c->unread);
+	free(c->next_msn);
+	free(c);
+}
+
+/* Drop a reference; the last one frees the connection. */
+void cm_conn_put(struct iwcm_conn *c)
+{
+	if (--c->refs == 0)
+		cm_conn_destroy(c);
+}
 
 /* Take the socket for a QP, exactly once whatever the threads. */
 int cm_conn_take_fd(struct iwcm_conn *conn)
