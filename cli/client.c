@@ -22,7 +22,10 @@
 #include <time.h>
 
 #include "cmopt.h"
+#include "ctl_output.h"
 #include "iwcmctl.h"
+#include "json.h"
+#include "vocab.h"
 
 /* Longest wait for an outcome when --timeout is not given. */
 #define CLI_CONNECT_WAIT_MS 120000
@@ -59,23 +62,8 @@ static const char *addr_str(const struct sockaddr *sa, char *buf,
 
 /* ---- output ---- */
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", stdout);
-		else if (ch < 0x20 || ch == 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
+/* The -j line being written: every JSON field goes through json.h. */
+static struct json cli_w;
 
 static void hex(const uint8_t *p, size_t n)
 {
@@ -87,42 +75,48 @@ static void hex(const uint8_t *p, size_t n)
 
 static void jnum(const char *key, long long v)
 {
-	printf(",\"%s\":%lld", key, v);
+	json_int(&cli_w, key, v);
 }
 
 static void jbool(const char *key, int v)
 {
-	printf(",\"%s\":%s", key, v ? "true" : "false");
+	json_bool(&cli_w, key, v);
 }
 
 static void jstr(const char *key, const char *v)
 {
-	printf(",\"%s\":", key);
-	json_str(v);
+	json_str(&cli_w, key, v);
 }
 
 static void jhex(const char *key, const uint8_t *p, size_t n)
 {
-	printf(",\"%s\":\"", key);
-	hex(p, n);
-	putchar('"');
+	json_bytes(&cli_w, key, p, n);
+}
+
+/* Start and end one JSON line. */
+static void jbegin(void)
+{
+	json_init(&cli_w, stdout);
+	cli_w.utf8 = true;	/* libiwcm's and the peer's text */
+	json_open(&cli_w, NULL, '{');
+}
+
+static void jend(void)
+{
+	json_close(&cli_w, '}');
+	putchar('\n');
 }
 
 /* "EREJECTED" for IWCM_STATUS_REJECTED: the names of iwcmctl's admin
  * results (the status values are those of iwcm.proto's Result). */
 static const char *status_name(int status)
 {
-	const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
-		&iwcm__result__descriptor, status);
-
-	if (!v)
-		return "UNKNOWN";
-	return strncmp(v->name, "RES_", 4) ? v->name : v->name + 4;
+	return ctl_result_name((Iwcm__Result)status);
 }
 
 static const char *onoff(int v)
 {
-	return v ? "on" : "off";
+	return vocab_onoff(v);
 }
 
 /* What libiwcm knows of c; groups not known are zero and left out of
@@ -272,11 +266,11 @@ static void state_json(const struct iwcm_conn *c)
 	jnum("rx_offset", (long long)rx);
 	jnum("unread", (long long)unread);
 	jbool("wait_first_fpdu", a.wait_first_fpdu);
-	printf(",\"next_msn\":[");
+	json_open(&cli_w, "next_msn", '[');
 	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)
-		printf("%s%" PRIu32, i ? "," : "", a.next_msn[i]);
-	printf("]");
+		json_uint(&cli_w, NULL, a.next_msn[i]);
+	json_close(&cli_w, ']');
 }
 
 static void reason_text(const struct iwcm_conn *c)
@@ -321,8 +315,8 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 	addr_str((const struct sockaddr *)&a.local_addr, la, sizeof(la));
 	addr_str((const struct sockaddr *)&a.peer_addr, pa, sizeof(pa));
 	if (json) {
-		printf("{\"event\":");
-		json_str(event);
+		jbegin();
+		jstr("event", event);
 		jnum("id", (long long)a.id);
 		jstr("role", init ? "initiator" : "responder");
 		jstr("local", la);
@@ -336,7 +330,7 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 		if (sent)
 			jhex("private_data", sent->private_data,
 			     sent->private_data_len);
-		printf("}\n");
+		jend();
 	} else {
 		printf("conn %" PRIu64 ": %s, %s, %s %s %s\n",
 		       a.id, event,
@@ -508,10 +502,11 @@ int cmd_listen(int argc, char **argv)
 	}
 	addr_str(iwcm_listener_get_addr(l), la, sizeof(la));
 	if (o.json) {
-		printf("{\"event\":\"LISTENING\"");
+		jbegin();
+		jstr("event", "LISTENING");
 		jstr("local", la);
 		jnum("port", iwcm_listener_get_port(l));
-		printf("}\n");
+		jend();
 	} else {
 		printf("listening on %s\n", la);
 	}

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cmopt.h"
+#include "vocab.h"
 
 #define CMOPT_ALL (CMOPT_LISTEN | CMOPT_CONNECT | CMOPT_DAEMON)
 #define CMOPT_INIT (CMOPT_CONNECT | CMOPT_DAEMON)
@@ -50,17 +51,6 @@ static int parse_uint(const char *v, unsigned long max, unsigned int *out)
 	return 0;
 }
 
-static int parse_onoff(const char *v, bool *out)
-{
-	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1"))
-		*out = true;
-	else if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0"))
-		*out = false;
-	else
-		return -1;
-	return 0;
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -81,13 +71,13 @@ static int set_rev(struct cmopt *o, const char *v)
 static int set_markers(struct cmopt *o, const char *v)
 {
 	o->has_markers = true;
-	return parse_onoff(v, &o->markers);
+	return vocab_onoff_parse(v, &o->markers);
 }
 
 static int set_crc(struct cmopt *o, const char *v)
 {
 	o->has_crc = true;
-	return parse_onoff(v, &o->crc);
+	return vocab_onoff_parse(v, &o->crc);
 }
 
 static int set_p2p(struct cmopt *o, const char *v)
@@ -99,26 +89,8 @@ static int set_p2p(struct cmopt *o, const char *v)
 /* RFC 6581 §9.2: flags B (Send), C (Write) and D (Read). */
 static int set_rtr(struct cmopt *o, const char *v)
 {
-	const char *p = v;
-
 	o->has_rtr = true;
-	o->rtr = 0;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n == 4 && !strncmp(p, "send", 4))
-			o->rtr |= IWCM_RTR_SEND;
-		else if (n == 5 && !strncmp(p, "write", 5))
-			o->rtr |= IWCM_RTR_WRITE;
-		else if (n == 4 && !strncmp(p, "read", 4))
-			o->rtr |= IWCM_RTR_READ;
-		else
-			return -1;
-		p += n;
-		if (*p == ',' && *++p == '\0')
-			return -1;
-	}
-	return o->rtr ? 0 : -1;
+	return vocab_rtr_parse(v, &o->rtr);
 }
 
 /* RFC 6581 §9.1: 14-bit values, 0x3FFF for "no automatic negotiation". */
@@ -466,17 +438,6 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p)
 		p->has_reply_timeout_ms = 1;
 		p->reply_timeout_ms = o->timeout_ms;
 	}
-}
-
-/* "send,write,read" for IWCM_RTR_* bits, "none" for 0. */
-const char *cmopt_rtr_str(unsigned int rtr, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s%s", rtr & IWCM_RTR_SEND ? "send," : "",
-		 rtr & IWCM_RTR_WRITE ? "write," : "",
-		 rtr & IWCM_RTR_READ ? "read," : "", rtr ? "" : "none");
-	if (rtr && buf[0])
-		buf[strlen(buf) - 1] = '\0';
-	return buf;
 }
 
 static int parse_port(const char *s, uint16_t *port)

@@ -18,6 +18,7 @@
 
 #include <iwcm/iwcm.h>
 #include "iwcm.pb-c.h"
+#include "vocab.h"
 
 /* Which command parses: an option lists the commands that take it. */
 #define CMOPT_LISTEN 1u
@@ -71,8 +72,16 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder);
  */
 void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p);
 
-/* "send,write,read" for IWCM_RTR_* bits, "none" for 0, into buf. */
-const char *cmopt_rtr_str(unsigned int rtr, char *buf, size_t len);
+/*
+ * "send,write,read" for IWCM_RTR_* bits, "none" for 0, into buf: the one
+ * RTR list of vocab.c (IWCM_RTR_* has the values of MPA_RTR_*), under
+ * the name client.c's libiwcm calls use.
+ */
+static inline const char *cmopt_rtr_str(unsigned int rtr, char *buf,
+					size_t len)
+{
+	return vocab_rtr_list(rtr, buf, len);
+}
 
 /*
  * HOST:PORT, [HOST]:PORT, or PORT alone when host_opt (any IPv4 address);

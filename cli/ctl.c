@@ -25,11 +25,13 @@
 
 #include "iwcmctl.h"
 #include "cmopt.h"
+#include "ctl_output.h"
 #include "ipc.h"
 #include "pbaddr.h"
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
 #include "mpa.h"
+#include "vocab.h"
 
 #define CTL_DEFAULT_SOCKET "/run/iwcm/iwcmd.sock"
 #define CTL_TIMEOUT_MS 10000
@@ -41,108 +43,10 @@ bool ctl_json;
 static struct ipc_msg ctl_msg;
 static uint32_t ctl_reqid;
 
-/* ---- output helpers ---- */
-
-static void json_str(FILE *fp, const char *s)
+/* The output of -j or text (ctl_output.h). */
+static const struct ctl_output *ctl_out(void)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(fp, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", fp);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(fp, "\\u%04x", ch);
-		else
-			fputc(ch, fp);
-	}
-	fputc('"', fp);
-}
-
-static void json_hex(FILE *fp, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	fputc('"', fp);
-	for (i = 0; i < n; i++)
-		fprintf(fp, "%02x", p[i]);
-	fputc('"', fp);
-}
-
-static const char *addr_str(const Iwcm__SockAddr *a, char *buf, size_t len)
-{
-	char h[INET6_ADDRSTRLEN] = "?";
-
-	if (!a) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	if (a->addr.len == 16) {
-		inet_ntop(AF_INET6, a->addr.data, h, sizeof(h));
-		snprintf(buf, len, "[%s]:%u", h, a->port);
-	} else if (a->addr.len == 4) {
-		inet_ntop(AF_INET, a->addr.data, h, sizeof(h));
-		snprintf(buf, len, "%s:%u", h, a->port);
-	} else {
-		snprintf(buf, len, "?:%u", a->port);
-	}
-	return buf;
-}
-
-static const char *host_str(const Iwcm__SockAddr *a, char *buf, size_t len)
-{
-	snprintf(buf, len, "?");
-	if (a && a->addr.len == 16)
-		inet_ntop(AF_INET6, a->addr.data, buf, (socklen_t)len);
-	else if (a && a->addr.len == 4)
-		inet_ntop(AF_INET, a->addr.data, buf, (socklen_t)len);
-	return buf;
-}
-
-static const char *rtr_str(uint32_t rtr, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s%s", rtr & MPA_RTR_SEND ? "send," : "",
-		 rtr & MPA_RTR_WRITE ? "write," : "",
-		 rtr & MPA_RTR_READ ? "read," : "", rtr ? "" : "none");
-	if (rtr && buf[0])
-		buf[strlen(buf) - 1] = '\0';
-	return buf;
-}
-
-/* "RES_ENOENT" -> "ENOENT". */
-static const char *result_name(Iwcm__Result r)
-{
-	const ProtobufCEnumValue *v =
-		protobuf_c_enum_descriptor_get_value(&iwcm__result__descriptor,
-						     (int)r);
-
-	if (!v)
-		return "UNKNOWN";
-	return strncmp(v->name, "RES_", 4) ? v->name : v->name + 4;
-}
-
-static const char *result_text(Iwcm__Result r)
-{
-	switch (r) {
-	case IWCM__RESULT__RES_OK: return "ok";
-	case IWCM__RESULT__RES_EINVAL: return "invalid request";
-	case IWCM__RESULT__RES_EPERM: return "not permitted";
-	case IWCM__RESULT__RES_ENOENT: return "not found";
-	case IWCM__RESULT__RES_EEXIST: return "already exists";
-	case IWCM__RESULT__RES_ELIMIT: return "limit reached";
-	case IWCM__RESULT__RES_EADDRINUSE: return "address in use";
-	case IWCM__RESULT__RES_ETIMEDOUT: return "timed out";
-	case IWCM__RESULT__RES_ECONNREFUSED: return "connection refused";
-	case IWCM__RESULT__RES_ECONNRESET: return "connection reset";
-	case IWCM__RESULT__RES_EREJECTED: return "rejected by the peer";
-	case IWCM__RESULT__RES_EPROTO: return "protocol error";
-	case IWCM__RESULT__RES_EVERSION: return "IPC version mismatch";
-	case IWCM__RESULT__RES_EINTERNAL: return "internal error";
-	case IWCM__RESULT__RES_ESHUTDOWN: return "daemon stopping";
-	default: return "unknown result";
-	}
+	return ctl_json ? &ctl_output_json : &ctl_output_text;
 }
 
 /* ---- talking to iwcmd ---- */
@@ -252,19 +156,7 @@ static int ctl_result(const char *what)
 		return 2;
 	}
 	rc = r->result == IWCM__RESULT__RES_OK ? 0 : 1;
-	if (ctl_json) {
-		printf("{\"result\":");
-		json_str(stdout, result_name(r->result));
-		if (r->message) {
-			printf(",\"message\":");
-			json_str(stdout, r->message);
-		}
-		printf("}\n");
-	} else if (rc) {
-		fprintf(stderr, "iwcmctl: %s: %s%s%s\n", what,
-			result_text(r->result), r->message ? ": " : "",
-			r->message ? r->message : "");
-	}
+	ctl_out()->result(what, r);
 	protobuf_c_message_free_unpacked(&r->base, NULL);
 	return rc;
 }
@@ -320,26 +212,6 @@ static int parse_u64(const char *s, uint64_t *out)
 
 /* ---- status ---- */
 
-static void print_status(const Iwcm__Ctl__Status *s)
-{
-	if (ctl_json) {
-		printf("{\"version\":");
-		json_str(stdout, s->version);
-		printf(",\"pid\":%u,\"uptime_s\":%" PRIu64 ",\"listeners\":%u,"
-		       "\"conns\":%u,\"clients\":%u,\"verbose\":%s}\n",
-		       s->pid, s->uptime_s, s->listeners, s->conns, s->clients,
-		       s->verbose ? "true" : "false");
-		return;
-	}
-	printf("iwcmd %s, pid %u, up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64
-	       ":%02" PRIu64 "\n",
-	       s->version, s->pid, s->uptime_s / 86400,
-	       s->uptime_s / 3600 % 24, s->uptime_s / 60 % 60,
-	       s->uptime_s % 60);
-	printf("listeners %u, connections %u, clients %u, log %s\n",
-	       s->listeners, s->conns, s->clients,
-	       s->verbose ? "verbose" : "brief");
-}
 
 /* Commands whose reply is data messages then END. */
 struct ctl_list {
@@ -399,7 +271,7 @@ static int ctl_list_run(const struct ctl_list *l, int argc, char **argv)
 
 static void status_item(const ProtobufCMessage *m, unsigned int n)
 {
-	print_status((const Iwcm__Ctl__Status *)m);
+	ctl_out()->status((const Iwcm__Ctl__Status *)m);
 }
 
 /* iwcmctl status */
@@ -417,40 +289,17 @@ int cmd_status(int argc, char **argv)
 
 static void listeners_begin(void)
 {
-	if (ctl_json)
-		printf("[");
-	else
-		printf("%-6s %-28s %-16s %-8s %s\n", "ID", "ADDRESS", "SERVICE",
-		       "OWNER", "PENDING");
+	ctl_out()->listeners_begin();
 }
 
 static void listener_item(const ProtobufCMessage *m, unsigned int n)
 {
-	const Iwcm__Ctl__ListenerInfo *li = (const void *)m;
-	char a[64];
-
-	if (!ctl_json) {
-		printf("%-6" PRIu64 " %-28s %-16s %-8u %u\n", li->id,
-		       addr_str(li->addr, a, sizeof(a)),
-		       li->service ? li->service : "-", li->owner_uid,
-		       li->pending);
-		return;
-	}
-	printf("%s{\"id\":%" PRIu64 ",\"address\":", n ? "," : "", li->id);
-	json_str(stdout, host_str(li->addr, a, sizeof(a)));
-	printf(",\"port\":%u", li->addr ? li->addr->port : 0);
-	if (li->service) {
-		printf(",\"service\":");
-		json_str(stdout, li->service);
-	}
-	printf(",\"owner_uid\":%u,\"pending\":%u}", li->owner_uid,
-	       li->pending);
+	ctl_out()->listener((const Iwcm__Ctl__ListenerInfo *)m, n);
 }
 
 static void list_end(unsigned int n)
 {
-	if (ctl_json)
-		printf("]\n");
+	ctl_out()->list_end(n);
 }
 
 /* iwcmctl listeners */
@@ -467,89 +316,14 @@ int cmd_listeners(int argc, char **argv)
 
 /* ---- connections ---- */
 
-static void conn_json(const Iwcm__Ctl__ConnInfo *c)
-{
-	char a[64];
-
-	printf("{\"id\":%" PRIu64 ",\"state\":", c->id);
-	json_str(stdout, c->state);
-	printf(",\"local\":");
-	json_str(stdout, addr_str(c->local, a, sizeof(a)));
-	printf(",\"peer\":");
-	json_str(stdout, addr_str(c->peer, a, sizeof(a)));
-	printf(",\"initiator\":%s", c->initiator ? "true" : "false");
-	if (c->has_mpa_rev)
-		printf(",\"mpa_rev\":%u", c->mpa_rev);
-	if (c->has_markers_tx)
-		printf(",\"markers_tx\":%s", c->markers_tx ? "true" : "false");
-	if (c->has_markers_rx)
-		printf(",\"markers_rx\":%s", c->markers_rx ? "true" : "false");
-	if (c->has_crc)
-		printf(",\"crc\":%s", c->crc ? "true" : "false");
-	if (c->has_ird)
-		printf(",\"ird\":%u", c->ird);
-	if (c->has_ord)
-		printf(",\"ord\":%u", c->ord);
-	if (c->has_p2p)
-		printf(",\"p2p\":%s", c->p2p ? "true" : "false");
-	if (c->has_rtr_type) {
-		printf(",\"rtr\":");
-		json_str(stdout, rtr_str(c->rtr_type, a, sizeof(a)));
-	}
-	if (c->has_owner_uid)
-		printf(",\"owner_uid\":%u", c->owner_uid);
-	if (c->has_owner_pid)
-		printf(",\"owner_pid\":%u", c->owner_pid);
-	printf(",\"age_ms\":%" PRIu64 "}", c->age_ms);
-}
-
-static const char *opt_bool(protobuf_c_boolean has, protobuf_c_boolean v)
-{
-	return !has ? "-" : v ? "on" : "off";
-}
-
 static void conns_begin(void)
 {
-	if (ctl_json)
-		printf("[");
-	else
-		printf("%-6s %-14s %-22s %-22s %-4s %-3s %-7s %-3s %-11s %-6s "
-		       "%-5s %-6s %s\n",
-		       "ID", "STATE", "LOCAL", "PEER", "ROLE", "REV", "MARKERS",
-		       "CRC", "IRD/ORD", "MODEL", "RTR", "OWNER", "AGE");
+	ctl_out()->conns_begin();
 }
 
 static void conn_item(const ProtobufCMessage *m, unsigned int n)
 {
-	const Iwcm__Ctl__ConnInfo *c = (const void *)m;
-	char l[64], p[64], io[24], rev[8], mk[16], rtr[24], own[16];
-
-	if (ctl_json) {
-		if (n)
-			printf(",");
-		conn_json(c);
-		return;
-	}
-	snprintf(io, sizeof(io), "%s/%s", "-", "-");
-	if (c->has_ird || c->has_ord)
-		snprintf(io, sizeof(io), "%u/%u", c->ird, c->ord);
-	snprintf(rev, sizeof(rev), "%s", "-");
-	if (c->has_mpa_rev)
-		snprintf(rev, sizeof(rev), "%u", c->mpa_rev);
-	snprintf(mk, sizeof(mk), "%s/%s",
-		 opt_bool(c->has_markers_tx, c->markers_tx),
-		 opt_bool(c->has_markers_rx, c->markers_rx));
-	snprintf(own, sizeof(own), "%s", "-");
-	if (c->has_owner_uid)
-		snprintf(own, sizeof(own), "%u", c->owner_uid);
-	printf("%-6" PRIu64 " %-14s %-22s %-22s %-4s %-3s %-7s %-3s %-11s "
-	       "%-6s %-5s %-6s %.1fs\n",
-	       c->id, c->state, addr_str(c->local, l, sizeof(l)),
-	       addr_str(c->peer, p, sizeof(p)), c->initiator ? "init" : "resp",
-	       rev, mk, opt_bool(c->has_crc, c->crc), io,
-	       !c->has_p2p ? "-" : c->p2p ? "p2p" : "cs",
-	       c->has_rtr_type ? rtr_str(c->rtr_type, rtr, sizeof(rtr)) : "-",
-	       own, (double)c->age_ms / 1000.0);
+	ctl_out()->conn((const Iwcm__Ctl__ConnInfo *)m, n);
 }
 
 /* iwcmctl conns */
@@ -562,34 +336,6 @@ int cmd_conns(int argc, char **argv)
 	};
 
 	return ctl_list_run(&l, argc, argv);
-}
-
-static void conn_show_text(const Iwcm__Ctl__ConnInfo *c)
-{
-	char a[64];
-
-	printf("conn %" PRIu64 "\n", c->id);
-	printf("  state      %s\n", c->state);
-	printf("  local      %s\n", addr_str(c->local, a, sizeof(a)));
-	printf("  peer       %s\n", addr_str(c->peer, a, sizeof(a)));
-	printf("  role       %s\n", c->initiator ? "initiator" : "responder");
-	if (c->has_mpa_rev)
-		printf("  revision   %u\n", c->mpa_rev);
-	printf("  markers    tx %s, rx %s\n",
-	       opt_bool(c->has_markers_tx, c->markers_tx),
-	       opt_bool(c->has_markers_rx, c->markers_rx));
-	printf("  crc        %s\n", opt_bool(c->has_crc, c->crc));
-	if (c->has_ird || c->has_ord)
-		printf("  ird/ord    %u/%u\n", c->ird, c->ord);
-	if (c->has_p2p)
-		printf("  model      %s\n",
-		       c->p2p ? "peer-to-peer" : "client-server");
-	if (c->has_rtr_type)
-		printf("  rtr        %s\n", rtr_str(c->rtr_type, a, sizeof(a)));
-	if (c->has_owner_uid || c->has_owner_pid)
-		printf("  owner      uid %u pid %u\n", c->owner_uid,
-		       c->owner_pid);
-	printf("  age        %.3fs\n", (double)c->age_ms / 1000.0);
 }
 
 /* iwcmctl show ID */
@@ -636,12 +382,7 @@ int cmd_show(int argc, char **argv)
 			if (r)
 				protobuf_c_message_free_unpacked(&r->base,
 								 NULL);
-			if (ctl_json) {
-				conn_json(ci);
-				printf("\n");
-			} else {
-				conn_show_text(ci);
-			}
+			ctl_out()->show(ci);
 		} else {
 			char what[48];
 
@@ -661,26 +402,7 @@ int cmd_show(int argc, char **argv)
 
 static void stats_item(const ProtobufCMessage *m, unsigned int n)
 {
-	const Iwcm__Ctl__Stats *s = (const void *)m;
-	size_t i;
-
-	if (ctl_json)
-		printf("{");
-	for (i = 0; i < s->n_counters; i++) {
-		const Iwcm__Ctl__Stats__CountersEntry *e = s->counters[i];
-
-		if (!e->key)
-			continue;
-		if (ctl_json) {
-			printf("%s", i ? "," : "");
-			json_str(stdout, e->key);
-			printf(":%" PRIu64, e->value);
-		} else {
-			printf("%-20s %" PRIu64 "\n", e->key, e->value);
-		}
-	}
-	if (ctl_json)
-		printf("}\n");
+	ctl_out()->stats((const Iwcm__Ctl__Stats *)m);
 }
 
 /* iwcmctl stats */
@@ -755,35 +477,12 @@ int cmd_kill(int argc, char **argv)
 
 static int parse_onoff(const char *v, protobuf_c_boolean *out)
 {
-	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1"))
-		*out = 1;
-	else if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0"))
-		*out = 0;
-	else
+	bool b;
+
+	if (vocab_onoff_parse(v, &b) < 0)
 		return -1;
+	*out = b;
 	return 0;
-}
-
-static int parse_rtr(const char *v, uint32_t *out)
-{
-	char buf[64], *tok, *save = NULL;
-
-	if (strlen(v) >= sizeof(buf))
-		return -1;
-	memcpy(buf, v, strlen(v) + 1);
-	*out = 0;
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "send"))
-			*out |= MPA_RTR_SEND;
-		else if (!strcmp(tok, "write"))
-			*out |= MPA_RTR_WRITE;
-		else if (!strcmp(tok, "read"))
-			*out |= MPA_RTR_READ;
-		else
-			return -1;
-	}
-	return *out ? 0 : -1;
 }
 
 static int parse_irdord(const char *v, uint32_t *out)
@@ -823,8 +522,11 @@ static int param_set(Iwcm__ConnParams *p, const char *key, const char *v)
 		p->crc = b ? IWCM__CRC_POLICY__CRC_REQUEST
 			   : IWCM__CRC_POLICY__CRC_PREFER_OFF;
 	} else if (!strcmp(key, "rtr")) {
-		if (parse_rtr(v, &p->rtr_types) < 0)
+		unsigned int rtr;
+
+		if (vocab_rtr_parse(v, &rtr) < 0)
 			return -1;
+		p->rtr_types = rtr;
 		p->has_rtr_types = 1;
 	} else if (!strcmp(key, "ird")) {
 		if (parse_irdord(v, &p->ird) < 0)
@@ -908,119 +610,6 @@ static int parse_dst(const char *arg, Iwcm__SockAddr *dst, uint8_t *buf)
 	return 0;
 }
 
-static void frame_text(const char *name, const ProtobufCBinaryData *raw)
-{
-	struct mpa_frame f;
-	size_t used, i;
-	char rtr[24];
-
-	printf("%s (%zu octets):", name, raw->len);
-	for (i = 0; i < raw->len; i++)
-		printf("%s%02x", i % 16 ? " " : "\n    ", raw->data[i]);
-	printf("\n");
-	if (mpa_frame_parse(raw->data, raw->len, &f, &used) != WIRE_OK)
-		return;
-	printf("    %s rev %u, M=%d C=%d R=%d S=%d, private data %u",
-	       mpa_frame_type_name(f.type), f.rev, !!(f.flags & MPA_FLAG_M),
-	       !!(f.flags & MPA_FLAG_C), !!(f.flags & MPA_FLAG_R),
-	       !!(f.flags & MPA_FLAG_S), f.pd_len);
-	if (f.enhanced)
-		printf("; enhanced: %s, rtr %s, ird %u, ord %u",
-		       f.enh.p2p ? "p2p" : "client-server",
-		       rtr_str(f.enh.rtr, rtr, sizeof(rtr)), f.enh.ird,
-		       f.enh.ord);
-	printf("\n");
-}
-
-static void report_text(const Iwcm__Ctl__NegotiationReport *r)
-{
-	char a[64], b[64], rtr[24];
-
-	if (r->has_request)
-		frame_text("request", &r->request);
-	if (r->has_reply)
-		frame_text("reply", &r->reply);
-	if (r->has_rtr) {
-		size_t i;
-
-		printf("rtr (%zu octets):", r->rtr.len);
-		for (i = 0; i < r->rtr.len; i++)
-			printf("%s%02x", i % 16 ? " " : "\n    ",
-			       r->rtr.data[i]);
-		printf("\n");
-	}
-	if (r->result) {
-		const Iwcm__Established *e = r->result;
-
-		printf("established %s -> %s: rev %u, ddp/rdmap %u/%u, "
-		       "markers tx %s rx %s, crc %s, %s, %s, rtr %s, "
-		       "ird %u, ord %u\n",
-		       addr_str(e->local, a, sizeof(a)),
-		       addr_str(e->peer, b, sizeof(b)), e->mpa_rev,
-		       e->ddp_version, e->rdmap_version,
-		       e->markers_tx ? "on" : "off",
-		       e->markers_rx ? "on" : "off", e->crc ? "on" : "off",
-		       e->enhanced ? "enhanced" : "not enhanced",
-		       e->p2p ? "peer-to-peer" : "client-server",
-		       rtr_str(e->rtr_type, rtr, sizeof(rtr)), e->ird, e->ord);
-	}
-	if (r->has_error)
-		printf("failed: %s%s%s\n", result_text(r->error),
-		       r->reason ? ": " : "", r->reason ? r->reason : "");
-	else if (r->reason)
-		printf("note: %s\n", r->reason);
-}
-
-static void report_json(const Iwcm__Ctl__NegotiationReport *r, bool first)
-{
-	char a[64];
-
-	printf("%s{", first ? "" : ",");
-	printf("\"request\":");
-	if (r->has_request)
-		json_hex(stdout, r->request.data, r->request.len);
-	else
-		printf("null");
-	printf(",\"reply\":");
-	if (r->has_reply)
-		json_hex(stdout, r->reply.data, r->reply.len);
-	else
-		printf("null");
-	if (r->has_rtr) {
-		printf(",\"rtr\":");
-		json_hex(stdout, r->rtr.data, r->rtr.len);
-	}
-	if (r->result) {
-		const Iwcm__Established *e = r->result;
-
-		printf(",\"established\":{\"local\":");
-		json_str(stdout, addr_str(e->local, a, sizeof(a)));
-		printf(",\"peer\":");
-		json_str(stdout, addr_str(e->peer, a, sizeof(a)));
-		printf(",\"mpa_rev\":%u,\"ddp_version\":%u,"
-		       "\"rdmap_version\":%u,\"markers_tx\":%s,"
-		       "\"markers_rx\":%s,\"crc\":%s,\"enhanced\":%s,"
-		       "\"p2p\":%s,\"rtr\":",
-		       e->mpa_rev, e->ddp_version, e->rdmap_version,
-		       e->markers_tx ? "true" : "false",
-		       e->markers_rx ? "true" : "false",
-		       e->crc ? "true" : "false",
-		       e->enhanced ? "true" : "false",
-		       e->p2p ? "true" : "false");
-		json_str(stdout, rtr_str(e->rtr_type, a, sizeof(a)));
-		printf(",\"ird\":%u,\"ord\":%u}", e->ird, e->ord);
-	}
-	if (r->has_error) {
-		printf(",\"error\":");
-		json_str(stdout, result_name(r->error));
-	}
-	if (r->reason) {
-		printf(",\"reason\":");
-		json_str(stdout, r->reason);
-	}
-	printf("}");
-}
-
 /* iwcmctl connect HOST:PORT --daemon [options] (options from cmopt.c) */
 int ctl_force_connect(const char *target, const struct cmopt *o)
 {
@@ -1045,8 +634,7 @@ int ctl_force_connect(const char *target, const struct cmopt *o)
 	fd = ctl_connect();
 	if (fd < 0 || ctl_send(fd, IPC_CTL_CONNECT, &f.base) < 0)
 		return 2;
-	if (ctl_json)
-		printf("{\"reports\":[");
+	ctl_out()->reports_begin();
 	for (;;) {
 		Iwcm__Ctl__NegotiationReport *r;
 
@@ -1060,20 +648,7 @@ int ctl_force_connect(const char *target, const struct cmopt *o)
 			if (!res)
 				break;
 			rc = res->result == IWCM__RESULT__RES_OK ? 0 : 1;
-			if (ctl_json) {
-				printf("],\"result\":");
-				json_str(stdout, result_name(res->result));
-				if (res->message) {
-					printf(",\"message\":");
-					json_str(stdout, res->message);
-				}
-				printf("}\n");
-			} else if (rc) {
-				fprintf(stderr, "iwcmctl: connect %s: %s%s%s\n",
-					target, result_text(res->result),
-					res->message ? ": " : "",
-					res->message ? res->message : "");
-			}
+			ctl_out()->reports_end(target, res);
 			protobuf_c_message_free_unpacked(&res->base, NULL);
 			close(fd);
 			return rc;
@@ -1084,15 +659,10 @@ int ctl_force_connect(const char *target, const struct cmopt *o)
 			&iwcm__ctl__negotiation_report__descriptor);
 		if (!r)
 			break;
-		if (ctl_json)
-			report_json(r, n == 0);
-		else
-			report_text(r);
-		n++;
+		ctl_out()->report(r, n++);
 		protobuf_c_message_free_unpacked(&r->base, NULL);
 	}
-	if (ctl_json)
-		printf("]}\n");
+	ctl_out()->reports_end(target, NULL);
 	close(fd);
 	return 2;
 }

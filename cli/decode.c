@@ -1,27 +1,23 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * iwcmctl decode: read a pcap/pcapng capture (libpcap) or hex text, parse
- * link, IP and TCP headers, reassemble each TCP direction by sequence
- * number and feed the streams to the per-connection dissector.
+ * The input side of the decoder: captured frames (the caller reads the
+ * capture) or hex text, link, IP and TCP headers, each TCP direction
+ * reassembled by sequence number and fed to the per-connection dissector.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include <pcap/pcap.h>
-
 #include "decode.h"
 #include "dissect.h"
-#include "iwcmctl.h"
 #include "wbuf.h"
 
 #define CONN_HASH_SIZE 1024
@@ -793,6 +789,12 @@ int decode_finish(struct decode *dc)
 	return s->exit_status;
 }
 
+/* The input's name as given to decode_new(). */
+const char *decode_input(const struct decode *dc)
+{
+	return dc->input;
+}
+
 /* Free everything the decoder holds. */
 void decode_free(struct decode *dc)
 {
@@ -809,150 +811,4 @@ void decode_free(struct decode *dc)
 		free(c);
 	}
 	free(dc);
-}
-
-/* ---- the command ---- */
-
-static void decode_usage(FILE *fp)
-{
-	fputs("usage: iwcmctl decode [-jv] [FILE]\n"
-	      "       iwcmctl decode [-jv] --hex [FILE|-]\n"
-	      "  FILE         pcap or pcapng capture (default: standard "
-	      "input)\n"
-	      "  -j, --json   one JSON object per line\n"
-	      "  -v, --verbose  all payload octets and the raw PDUs\n"
-	      "  -x, --hex    FILE is hex text: '>' lines initiator to "
-	      "responder,\n"
-	      "               '<' lines back, '#' comments, leading offsets "
-	      "ignored\n", fp);
-}
-
-static int decode_pcap(struct decode *dc, const char *path)
-{
-	char errbuf[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const u_char *data;
-	pcap_t *pc;
-	int lt, r;
-
-	errbuf[0] = '\0';
-	pc = pcap_open_offline(path, errbuf);
-	if (!pc) {
-		fprintf(stderr, "iwcmctl: decode: %s: %s\n", dc->input,
-			errbuf[0] ? errbuf : "cannot open");
-		return -1;
-	}
-	lt = pcap_datalink(pc);
-	if (!decode_link_supported(lt)) {
-		const char *name = pcap_datalink_val_to_name(lt);
-
-		fprintf(stderr, "iwcmctl: decode: %s: unsupported link type "
-			"%d (%s)\n", dc->input, lt, name ? name : "unknown");
-		pcap_close(pc);
-		return -1;
-	}
-	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
-		/* libpcap guarantees caplen octets at data */
-		decode_packet(dc, lt, data, h->caplen, h->len);
-	}
-	if (r == PCAP_ERROR) {
-		const char *msg = pcap_geterr(pc);
-
-		if (!strstr(msg, "truncated")) {
-			fprintf(stderr, "iwcmctl: decode: %s: %s\n", dc->input,
-				msg);
-			pcap_close(pc);
-			return -1;
-		}
-		decode_input_event(dc, 1, "%s", msg);
-	}
-	pcap_close(pc);
-	return 0;
-}
-
-/* iwcmctl decode [-jv] [--hex] [FILE|-]: decode a capture or hex text. */
-int cmd_decode(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "hex", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct out_sink out = { &output_text, stdout, 0 };
-	const char *path = "-";
-	struct decode *dc;
-	bool hex = false;
-	int ch, rc;
-
-	optind = 0;	/* full getopt reset: main may have used it */
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+jvxh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'j':
-			out.ops = &output_json;
-			break;
-		case 'v':
-			out.flags |= OUT_VERBOSE;
-			break;
-		case 'x':
-			hex = true;
-			break;
-		case 'h':
-			decode_usage(stdout);
-			return 0;
-		default:
-			if (optopt)
-				fprintf(stderr, "iwcmctl: decode: unknown "
-					"option -%c\n", optopt);
-			else
-				fprintf(stderr, "iwcmctl: decode: unknown "
-					"option %s\n", argv[optind - 1]);
-			decode_usage(stderr);
-			return 2;
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (argc > 1) {
-		fprintf(stderr, "iwcmctl: decode: too many arguments\n");
-		decode_usage(stderr);
-		return 2;
-	}
-	if (argc == 1)
-		path = argv[0];
-
-	dc = decode_new(&out, strcmp(path, "-") ? path : "<stdin>");
-	if (!dc) {
-		fprintf(stderr, "iwcmctl: decode: out of memory\n");
-		return 2;
-	}
-	if (hex) {
-		FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
-
-		if (!fp) {
-			fprintf(stderr, "iwcmctl: decode: %s: %s\n", path,
-				strerror(errno));
-			decode_free(dc);
-			return 2;
-		}
-		rc = decode_hex(dc, fp);
-		if (fp != stdin)
-			fclose(fp);
-	} else {
-		rc = decode_pcap(dc, path);
-	}
-	if (rc < 0) {
-		decode_free(dc);
-		return 2;
-	}
-	rc = decode_finish(dc);
-	decode_free(dc);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "iwcmctl: decode: writing output: %s\n",
-			strerror(errno));
-		return 2;
-	}
-	return rc;
 }

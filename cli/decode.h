@@ -66,6 +66,9 @@ int decode_hex(struct decode *dc, FILE *fp);
  */
 int decode_finish(struct decode *dc);
 
+/* The input's name as given to decode_new(). */
+const char *decode_input(const struct decode *dc);
+
 /* Free everything decode_new() and the decoding allocated. */
 void decode_free(struct decode *dc);
 

@@ -6,8 +6,10 @@
 /*
  * Output of iwcmctl decode: the dissector describes each connection, MPA
  * frame, negotiation result, FPDU and event in the structs below and hands
- * them to an output vtable (the bgpctl model).  Text and JSON lines are
- * the two real implementations; the null output discards everything.
+ * them to an output vtable (the bgpctl model).  Text (output_text.c) and
+ * JSON lines (output_json.c, through the writer of json.h that every
+ * command uses) are the two real implementations; the null output
+ * (output.c) discards everything.
  * Every pointer in these structs is only valid during the call.
  */
 #include <stdbool.h>
@@ -199,7 +201,21 @@ const char *out_ev_name(enum out_ev kind);
 /* Name of a CRC state ("off", "good", "bad", "unknown"). */
 const char *out_crc_name(enum out_crc crc);
 
-/* Name of an RTR type set with one bit ("write", ...); "none" for 0. */
-const char *out_rtr_name(uint8_t rtr);
+/* Helpers of the implementations (output.c). */
+
+/* "request", "reply" or "rtr". */
+const char *out_frame_type_name(enum mpa_frame_type t);
+
+/* "MPA Request", "MPA Reply" or "MPA RtR frame". */
+const char *out_frame_title(enum mpa_frame_type t);
+
+/* RFC 5040 §4.1: opcodes that carry an Invalidate STag. */
+int out_opcode_has_inv(uint8_t op);
+
+/* n octets at p as hex, sep between them (NULL: none). */
+void out_put_hex(FILE *fp, const uint8_t *p, size_t n, const char *sep);
+
+/* How many of n payload octets to show: all with OUT_VERBOSE. */
+size_t out_brief_len(const struct out_sink *o, size_t n);
 
 #endif

@@ -5,8 +5,9 @@
 
 /*
  * The datapath internals: verbs objects (verbs.c), the RDMAP/DDP engine
- * (qp.c), MPA framing over the socket (mpa_stream.c), the progress engine
- * (progress.c) and the atomic operations (atomics.c).
+ * (qp.c, qp_tx.c, qp_rx.c) over a framing (framing.h: MPA over TCP in
+ * framing_mpa_tcp.c), the progress engine (progress.c) and the atomic
+ * operations (atomics.c).
  *
  * Locking: one mutex per context (struct dp.lock) guards every object of
  * the datapath and the engine; the progress thread takes it for each
@@ -23,6 +24,7 @@
 #include <sys/uio.h>
 #include <uv.h>
 
+#include "framing.h"
 #include "internal.h"
 #include "mpa.h"
 #include "rdmap.h"
@@ -187,7 +189,7 @@ struct irq_entry {
 	size_t seg_len;			/* for a Terminate's header copy */
 };
 
-/* One FPDU on its way to the socket. */
+/* One DDP segment on its way to the framing's transport. */
 enum tx_kind {
 	TXF_SQ = 1,			/* a segment of an SQ work request */
 	TXF_IRQ,			/* a response */
@@ -198,22 +200,15 @@ struct tx_frame {
 	uint8_t kind;			/* enum tx_kind */
 	bool msg_last;			/* last segment of its message */
 	struct sq_wqe *wqe;		/* TXF_SQ */
+	/* DDP/RDMAP headers, until the framing gave the segment back */
 	uint8_t hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN +
 		    RDMAP_TERM_MAX_LEN];
-	struct mpa_tx_scratch scratch;
-	struct iovec *in;		/* header + payload pieces */
-	struct iovec *out;		/* what writev() sends */
-	size_t n_out;
-	size_t wire_len;
-	size_t sent;			/* octets of wire_len written */
-	uint8_t *bounce;		/* unsent octets copied (dereg) */
 };
 
-/* Receive phases inside one FPDU. */
+/* Receive phases of one DDP segment. */
 enum rx_phase {
-	RXP_CTRL = 0,			/* framing: length, markers, CRC */
-	RXP_HDR,			/* DDP/RDMAP header into hbuf */
-	RXP_DATA,			/* payload straight into its target */
+	RXP_IDLE = 0,			/* between segments */
+	RXP_DATA,			/* payload into its target */
 	RXP_DISCARD,			/* payload of a rejected segment */
 };
 
@@ -230,23 +225,11 @@ enum rx_phase {
 #define DP_DISCONNECT_TIMEOUT_MS 3000u
 #define DP_DISCONNECT_TIMEOUT_MAX 600000u
 
+/* Header octets of a received segment kept (a header-only message
+ * whole). */
 #define DP_HBUF_LEN 256
-#define DP_TX_FRAMES 16
-/* Staging buffer of the receive side (framing, headers, small payloads,
- * dropped octets). */
-#define DP_STAGE_LEN 4096
-/* Payloads of segments up to this size are read with their headers and
- * copied; larger ones are read straight into their target. */
-#define DP_RX_INLINE 128
-/* The first read of a segment asks for this much beyond its ULPDU_Length:
- * the whole of a segment of DP_RX_INLINE octets (pad, CRC) and the next
- * ULPDU_Length and DDP header, so that a small message costs one read.
- * Of a larger segment, at most this much payload is copied. */
-#define DP_RX_AHEAD (DP_RX_INLINE + 3 + MPA_CRC_LEN + MPA_HDR_LEN + \
-		     DDP_TAGGED_HDR_LEN)
-/* Iovecs of one gathered payload read: data runs between Markers (RFC
- * 5044 §4.3), each possibly split over SGEs, and the Markers. */
-#define DP_RX_READV_IOV 256
+/* Segments handed to the framing and not yet given back. */
+#define DP_TX_FRAMES FRAMING_TX_QUEUE
 
 enum qp_reason {
 	QP_R_NONE = 0,
@@ -278,8 +261,7 @@ struct iwcm_qp {
 	bool atomics, imm_data;
 	uint32_t ird, ord;
 	bool markers_tx, markers_rx, crc;
-	uint16_t mulpdu;
-	bool wait_first_fpdu;
+	uint16_t mulpdu;		/* the framing's */
 
 	/* Send queue: counters, ring index = counter % sq_size. */
 	struct sq_wqe *sq;
@@ -297,11 +279,14 @@ struct iwcm_qp {
 	struct irq_entry *irq;
 	uint32_t irq_size, irq_head, irq_count;
 
+	/* The framing below RDMAP/DDP (framing.h). */
+	struct framing *fr;
+
 	/* Transmit. */
-	struct mpa_dir tx_dir;
 	uint32_t tx_msn[4];
 	struct tx_frame *frames;
-	size_t in_cap, out_cap;
+	struct iovec *tx_iov;		/* one segment: header + payload */
+	size_t tx_iov_cap;
 	uint32_t tx_head, tx_count;	/* frames ring */
 	enum tx_kind tx_cur;		/* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
@@ -316,26 +301,24 @@ struct iwcm_qp {
 	int abort_fd;			/* reset socket libuv still watches */
 
 	/* Receive. */
-	struct mpa_rx rx;
 	enum rx_phase rx_phase;
-	uint8_t *stage;			/* DP_STAGE_LEN octets */
-	uint8_t hbuf[DP_HBUF_LEN];
-	size_t hlen, hneed;
-	uint16_t ulpdu_len;
+	uint8_t hbuf[DP_HBUF_LEN];	/* the header of this segment */
+	size_t hlen;
+	uint32_t seg_len;		/* its length, header included */
 	struct rdmap_msg msg;		/* the header of this segment */
-	bool first_fpdu;		/* one FPDU received */
 	bool rx_eof;			/* EOF or reset seen */
 	bool rx_dead;			/* stop interpreting the stream */
-	uint8_t *unread;
-	size_t unread_len, unread_off;
 	uint32_t rx_msn[4];
 	/* placement of this segment */
 	uint8_t *dst;			/* tagged: contiguous target */
-	uint64_t dst_off;		/* untagged: MO of the next octet */
-	uint32_t data_left;
+	uint64_t dst_off;		/* untagged: MO of its first octet */
+	uint32_t data_left;		/* its payload octets */
 	bool rx_err;			/* a check failed on this segment */
 	uint8_t err_layer, err_etype, err_ecode;
-	int err_status;			/* for the receive WQE */
+	/* Statuses this segment's header decided, for the receive and for
+	 * the Read it answers: held until the framing vouched for it. */
+	int seg_status, seg_sq_status;
+	int err_status;			/* the receive's, once that happened */
 	/* untagged QN 0 message in progress */
 	bool cur_recv;
 	struct rq_wqe recv;
@@ -486,6 +469,16 @@ void qp_engine_free(struct iwcm_qp *qp);
 /* Work the socket: read what is there, write what is queued. */
 bool qp_rx_progress(struct iwcm_qp *qp);
 void qp_tx_progress(struct iwcm_qp *qp);
+/* The QP's framing (qp_rx.c): made from conn, replaced (tests), freed. */
+int qp_framing_init(struct iwcm_qp *qp, const struct iwcm_conn *conn);
+void qp_framing_set(struct iwcm_qp *qp, struct framing *fr);
+void qp_framing_free(struct iwcm_qp *qp);
+/* Do octets received before the handoff wait to be read? */
+bool qp_rx_buffered(const struct iwcm_qp *qp);
+/* May the framing send yet (qp_tx.c)? */
+bool qp_tx_ready(const struct iwcm_qp *qp);
+/* The framing gave segment cookie (a struct tx_frame) back: it is out. */
+void qp_tx_done(void *arg, void *cookie);
 /* Move the QP to error: Terminate (if term), flush, async event. */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 	      uint8_t layer, uint8_t etype, uint8_t ecode,
@@ -518,20 +511,6 @@ void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
 int qp_poll_events(const struct iwcm_qp *qp);
-
-/* ---- mpa_stream.c ---- */
-
-/* Read up to len octets (handoff's unread octets first): >0, 0 on EOF,
- * -1 with errno (EAGAIN when nothing is there). */
-ssize_t mpa_stream_read(struct iwcm_qp *qp, void *buf, size_t len);
-ssize_t mpa_stream_readv(struct iwcm_qp *qp, const struct iovec *iov,
-			 int n);
-/* Frame one ULPDU (in[0] the headers, then payload pieces) into f. */
-int mpa_stream_frame(struct iwcm_qp *qp, struct tx_frame *f, size_t n_in);
-/* Write the queued frames: octets written, -1 with errno. */
-ssize_t mpa_stream_write(struct iwcm_qp *qp);
-/* The FPDU payload limit for this socket (RFC 5044 §4.5). */
-uint16_t mpa_stream_mulpdu(int fd, bool markers);
 
 /* ---- progress.c ---- */
 

@@ -194,7 +194,7 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 		qp->poll_init = true;
 		qp->poll_events = 0;
 		/* Octets the daemon read are not in the socket. */
-		if (qp->unread_off < qp->unread_len)
+		if (qp_rx_buffered(qp))
 			qp_rx_progress(qp);
 		qp_tx_progress(qp);
 	}

@@ -73,7 +73,7 @@ bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc)
 /* Copy the connection's negotiated state and allocate the queues. */
 int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 {
-	uint32_t n_in, rsge;
+	uint32_t rsge;
 
 	qp->initiator = conn->initiator;
 	qp->version = (uint8_t)conn->rdmap_version;
@@ -90,15 +90,6 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->markers_tx = conn->markers_tx;
 	qp->markers_rx = conn->markers_rx;
 	qp->crc = conn->crc;
-	qp->wait_first_fpdu = conn->wait_first_fpdu;
-
-	/* RFC 5044 §4.3: markers sit at multiples of 512 counted from the
-	 * first FPDU octet; the daemon says how far each direction is. */
-	qp->tx_dir.markers = qp->markers_tx;
-	qp->tx_dir.crc = qp->crc;
-	qp->tx_dir.off = (uint32_t)conn->tx_offset;
-	mpa_rx_init(&qp->rx, qp->markers_rx, qp->crc,
-		    (uint32_t)conn->rx_offset);
 
 	/* RFC 5041 §5.3: MSNs start at 1; the handoff gives the next ones
 	 * of the direction the RTR used (daemon/handoff.c). */
@@ -108,14 +99,6 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 
 		qp->tx_msn[i] = qp->initiator ? m : 1;
 		qp->rx_msn[i] = qp->initiator ? 1 : m;
-	}
-
-	if (conn->unread_len) {
-		qp->unread = malloc(conn->unread_len);
-		if (!qp->unread)
-			return -1;
-		memcpy(qp->unread, conn->unread, conn->unread_len);
-		qp->unread_len = conn->unread_len;
 	}
 
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
@@ -138,45 +121,21 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 
 	rsge = qp->srq ? qp->srq->rq.max_sge : qp->max_recv_sge;
 	qp->recv.sge = calloc(rsge ? rsge : 1, sizeof(*qp->recv.sge));
-	qp->stage = malloc(DP_STAGE_LEN);
-	if (!qp->recv.sge || !qp->stage)
+	if (!qp->recv.sge)
 		return ERR(ENOMEM);
-
-	/* Frame = header + up to max_send_sge payload pieces. */
-	n_in = qp->max_send_sge + 1;
-	qp->in_cap = n_in;
-	qp->out_cap = mpa_fpdu_iov_max(n_in);
-	qp->frames = calloc(DP_TX_FRAMES, sizeof(*qp->frames));
-	if (!qp->frames)
-		return ERR(ENOMEM);
-	for (int i = 0; i < DP_TX_FRAMES; i++) {
-		qp->frames[i].in = calloc(qp->in_cap, sizeof(struct iovec));
-		qp->frames[i].out = calloc(qp->out_cap, sizeof(struct iovec));
-		if (!qp->frames[i].in || !qp->frames[i].out)
-			return ERR(ENOMEM);
-	}
-	return 0;
+	return qp_framing_init(qp, conn);
 }
 
 /* Free the engine's allocations. */
 void qp_engine_free(struct iwcm_qp *qp)
 {
-	if (qp->frames) {
-		for (int i = 0; i < DP_TX_FRAMES; i++) {
-			free(qp->frames[i].in);
-			free(qp->frames[i].out);
-			free(qp->frames[i].bounce);
-		}
-	}
-	free(qp->frames);
+	qp_framing_free(qp);
 	free(qp->sq);
 	free(qp->sq_sges);
 	free(qp->sq_inl);
 	free(qp->orq);
 	free(qp->irq);
 	free(qp->recv.sge);
-	free(qp->stage);
-	free(qp->unread);
 }
 
 /* ---- completions, errors, flushing ---- */
@@ -270,18 +229,7 @@ void qp_fin(struct iwcm_qp *qp)
 /* Drop queued frames nobody started writing (a QP in error). */
 void qp_tx_drop_unsent(struct iwcm_qp *qp)
 {
-	uint32_t keep = 0;
-
-	if (qp->tx_count && qp->frames[qp->tx_head].sent)
-		keep = 1;
-	for (uint32_t i = keep; i < qp->tx_count; i++) {
-		struct tx_frame *f =
-			&qp->frames[(qp->tx_head + i) % DP_TX_FRAMES];
-
-		free(f->bounce);
-		f->bounce = NULL;
-	}
-	qp->tx_count = keep;
+	qp->tx_count = qp->fr ? qp->fr->ops->tx_drop_unsent(qp->fr) : 0;
 }
 
 /* Move the QP to error (RFC 5040 §6.2.1, §7). */
@@ -305,7 +253,7 @@ void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
 	 * (RFC 5044 §7.1.2 rule 4).
 	 */
 	if (send_term && !qp->term_sent && !qp->rx_eof && !qp->fin_sent &&
-	    !(qp->wait_first_fpdu && !qp->first_fpdu)) {
+	    qp_tx_ready(qp)) {
 		rdmap_term_fill(&qp->term, layer, etype, ecode, seg, seg_len);
 		qp->term_pending = true;
 	}

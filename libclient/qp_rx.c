@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * The receive side of a queue pair: the framing octets and the DDP/RDMAP
- * headers of a segment are read into small buffers; once the header
- * passed every RFC 5041 §7.1, RFC 5040 §7.2 and RFC 5042 check, the
- * payload is read straight into its target.  The CRC covers what was
- * placed; nothing is delivered (completed, invalidated, answered) before
- * the FPDU's CRC matched.
+ * The receive side of a queue pair, RDMAP/DDP over a framing
+ * (framing.h): the framing hands up each DDP segment's header; once it
+ * passed every RFC 5041 §7.1, RFC 5040 §7.2 and RFC 5042 check, rx_iov()
+ * names the payload's target, where the framing moves it however its
+ * transport needs.  Nothing is delivered (completed, invalidated,
+ * answered) before the framing vouched for the whole segment at its end
+ * (RFC 5044 §8: CRC, Markers), and a header-derived error is reported
+ * only then, never instead of the framing's.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "framing.h"
 
 /* ---- receive ---- */
 
@@ -30,7 +33,7 @@ static void rx_fail(struct iwcm_qp *qp, uint8_t layer, uint8_t etype,
 	qp->err_etype = etype;
 	qp->err_ecode = ecode;
 	if (status)
-		qp->err_status = status;
+		qp->seg_status = status;
 }
 
 static void rx_fail_ddp_tagged(struct iwcm_qp *qp, enum dp_prot p)
@@ -207,10 +210,11 @@ static void rx_setup_read_resp(struct iwcm_qp *qp, uint32_t plen)
 	}
 	if (dp_mr_check(qp_stags(qp), d->stag, qp->pd, d->to, plen,
 			IWCM_ACCESS_LOCAL_WRITE, NULL) != DP_PROT_OK) {
-		/* Our region went away under the Read. */
-		w->status = IWCM_WC_LOC_PROT_ERR;
+		/* Our region went away under the Read: the Read fails with
+		 * this status once the FPDU proved intact (rx_end()). */
 		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
 			0, 0);
+		qp->seg_sq_status = IWCM_WC_LOC_PROT_ERR;
 		return;
 	}
 	qp->dst = (uint8_t *)(uintptr_t)d->to;
@@ -293,29 +297,60 @@ static bool op_hdr_only(uint8_t op)
 	       op > RDMAP_ATOMIC_RESP;
 }
 
-/* The segment's header is in hbuf: check it, find the payload's home. */
-static void rx_header(struct iwcm_qp *qp)
+/*
+ * How many header octets a segment of seg_len has (framing upcall): the
+ * DDP header, whose first octet says tagged or not, or the whole ULPDU of
+ * a header-only message, which RFC 5040/7306 fix at a few octets.
+ */
+static size_t rx_hdr_len(void *arg, const uint8_t *hdr, size_t have,
+			 size_t seg_len)
 {
+	size_t need;
+
+	(void)arg;
+	if (seg_len < 2)
+		return have;	/* no room for a DDP header: rx_hdr() */
+	if (have < 2)
+		return 2;
+	if (op_hdr_only(hdr[1] & RDMAP_OPCODE_MASK) && seg_len <= DP_HBUF_LEN)
+		need = seg_len;
+	else
+		need = ddp_hdr_len(hdr[0]);
+	if (need > seg_len)
+		need = seg_len;
+	return need > have ? need : have;
+}
+
+/* A segment's header is in (framing upcall): check it, find the
+ * payload's home.  A failed check is recorded and acted upon only at the
+ * segment's end, once the framing vouched for it. */
+static void rx_hdr(void *arg, const uint8_t *hdr, size_t hlen,
+		   size_t seg_len)
+{
+	struct iwcm_qp *qp = arg;
+	uint8_t op = hlen > 1 ? hdr[1] & RDMAP_OPCODE_MASK : 0;
 	struct ddp_hdr d;
-	size_t dlen = ddp_hdr_len(qp->hbuf[0]), used;
-	uint8_t op = qp->hbuf[1] & RDMAP_OPCODE_MASK;
 	enum wire_err e;
 	uint32_t plen;
+	size_t used;
 
-	if (qp->hlen == 2 && qp->ulpdu_len > 2) {
-		/* Now read the whole header (the ULPDU for header-only
-		 * messages, which RFC 5040/7306 fix at a few octets). */
-		if (op_hdr_only(op) && qp->ulpdu_len <= DP_HBUF_LEN)
-			qp->hneed = qp->ulpdu_len;
-		else
-			qp->hneed = dlen < qp->ulpdu_len ? dlen :
-							   qp->ulpdu_len;
-		if (qp->hneed > qp->hlen)
-			return;
-	}
+	qp->seg_len = (uint32_t)seg_len;
+	qp->hlen = hlen < DP_HBUF_LEN ? hlen : DP_HBUF_LEN;
+	/* A Terminate copies headers from here: no stale octets. */
+	memset(qp->hbuf, 0, DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN);
+	memcpy(qp->hbuf, hdr, qp->hlen);
+	qp->rx_err = false;
+	qp->seg_status = 0;
+	qp->seg_sq_status = 0;
 	qp->rx_phase = RXP_DISCARD;
-	qp->data_left = qp->ulpdu_len - (uint32_t)qp->hlen;
+	qp->data_left = 0;
+	qp->dst = NULL;
 	memset(&qp->msg, 0, sizeof(qp->msg));
+	if (seg_len < 2) {
+		/* No room for a DDP header. */
+		rx_fail_op(qp, RDMAP_ECODE_CATASTROPHIC_STREAM);
+		return;
+	}
 
 	/* RFC 5041 §7.1: the DDP fields first. */
 	if (ddp_hdr_parse(qp->hbuf, qp->hlen, &d, &used) != WIRE_OK) {
@@ -335,7 +370,7 @@ static void rx_header(struct iwcm_qp *qp)
 		return;
 	}
 	/* RFC 5040 §7.2: then the opcode and the RDMAP version. */
-	if (op_hdr_only(op) && qp->ulpdu_len > DP_HBUF_LEN)
+	if (op_hdr_only(op) && qp->seg_len > DP_HBUF_LEN)
 		e = op > RDMAP_ATOMIC_RESP ? WIRE_EOPCODE : WIRE_ELEN;
 	else
 		e = rdmap_msg_parse(qp->hbuf, qp->hlen, &qp->msg);
@@ -356,9 +391,7 @@ static void rx_header(struct iwcm_qp *qp)
 		return;
 	}
 
-	plen = qp->ulpdu_len - (uint32_t)qp->hlen;
-	qp->data_left = 0;
-	qp->dst = NULL;
+	plen = qp->seg_len - (uint32_t)qp->hlen;
 	switch (op) {
 	case RDMAP_WRITE:
 		rx_setup_write(qp, plen);
@@ -385,38 +418,19 @@ static void rx_header(struct iwcm_qp *qp)
 		break;
 	}
 	if (qp->rx_err) {
-		qp->data_left = plen;
+		/* The payload goes nowhere. */
+		qp->data_left = 0;
+		qp->dst = NULL;
 		return;
 	}
 	qp->rx_phase = RXP_DATA;
-}
-
-/* An FPDU began: its ULPDU is one DDP segment. */
-static void rx_start(struct iwcm_qp *qp, uint16_t ulpdu_len)
-{
-	qp->ulpdu_len = ulpdu_len;
-	qp->hlen = 0;
-	/* A Terminate copies headers from here: no stale octets. */
-	memset(qp->hbuf, 0, DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN);
-	qp->rx_err = false;
-	qp->err_status = 0;
-	qp->data_left = 0;
-	if (ulpdu_len < 2) {
-		/* No room for a DDP header. */
-		rx_fail_op(qp, RDMAP_ECODE_CATASTROPHIC_STREAM);
-		qp->rx_phase = RXP_DISCARD;
-		qp->data_left = ulpdu_len;
-		return;
-	}
-	qp->hneed = 2;
-	qp->rx_phase = RXP_HDR;
 }
 
 static void rx_deliver_send(struct iwcm_qp *qp)
 {
 	const struct rdmap_msg *m = &qp->msg;
 	struct iwcm_wc wc;
-	uint64_t end = (uint64_t)m->ddp.mo + (qp->ulpdu_len - qp->hlen);
+	uint64_t end = (uint64_t)m->ddp.mo + (qp->seg_len - qp->hlen);
 	uint8_t op = m->opcode;
 
 	if (end > qp->recv_len)
@@ -594,29 +608,44 @@ static void rx_deliver_atomic_resp(struct iwcm_qp *qp)
 	w->state = WQE_DONE;
 }
 
-/* The FPDU is complete and its CRC and markers are right: deliver. */
-static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
+/*
+ * RFC 5040 §7.1 cases 2-3, once the framing vouched for the segment: the
+ * statuses its header decided go to the work requests it hit, and its
+ * headers back in the Terminate.  Never before: a QP failing for any
+ * other reason meanwhile flushes them.
+ */
+static void rx_fail_now(struct iwcm_qp *qp)
 {
+	qp->err_status = qp->seg_status;
+	if (qp->seg_sq_status && orq_head(qp))
+		orq_head(qp)->status = qp->seg_sq_status;
+	qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer, qp->err_etype,
+		 qp->err_ecode, qp->hbuf, qp->seg_len);
+}
+
+/* The segment is complete (framing upcall): unless the framing refused
+ * it, deliver it, or report what its header broke. */
+static void rx_end(void *arg, const struct framing_err *err)
+{
+	struct iwcm_qp *qp = arg;
 	const struct rdmap_msg *m = &qp->msg;
-	bool first = !qp->first_fpdu;
 
 	if (qp->rx_dead)
 		return;
-	/* RFC 5044 §8: a bad CRC or marker is an LLP error. */
-	if (!ev->crc_ok || !ev->markers_ok) {
+	/*
+	 * RFC 5044 §8: a bad CRC or marker is an LLP error, and the only
+	 * one: whatever the header said (a length, protection or opcode
+	 * error) came from octets nobody vouches for, so it is dropped
+	 * with the segment, and no work request completes with it.
+	 */
+	qp->rx_phase = RXP_IDLE;
+	if (err) {
 		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
-			 MPA_ETYPE_MPA,
-			 ev->crc_ok ? MPA_ECODE_MARKER : MPA_ECODE_CRC, NULL,
-			 0);
+			 err->etype, err->ecode, NULL, 0);
 		return;
 	}
-	qp->first_fpdu = true;
-	qp->rx_phase = RXP_CTRL;
 	if (qp->rx_err) {
-		/* RFC 5040 §7.1 cases 2-3: the offending segment's
-		 * headers go back in the Terminate. */
-		qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer, qp->err_etype,
-			 qp->err_ecode, qp->hbuf, qp->ulpdu_len);
+		rx_fail_now(qp);
 		return;
 	}
 	if (!m->ddp.tagged && m->opcode != RDMAP_IMM_DATA &&
@@ -647,9 +676,7 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 	case RDMAP_SEND_SE_INV:
 		rx_deliver_send(qp);
 		if (qp->rx_err)
-			qp_fatal(qp, QP_R_LOCAL, true, qp->err_layer,
-				 qp->err_etype, qp->err_ecode, qp->hbuf,
-				 qp->ulpdu_len);
+			rx_fail_now(qp);
 		break;
 	case RDMAP_IMM_DATA:
 	case RDMAP_IMM_DATA_SE:
@@ -671,7 +698,7 @@ static void rx_end(struct iwcm_qp *qp, const struct mpa_rx_ev *ev)
 	default:
 		break;
 	}
-	if (first || qp->irq_count || qp->sq_tx != qp->sq_pi)
+	if (qp->irq_count || qp->sq_tx != qp->sq_pi)
 		qp_tx_kick(qp);
 }
 
@@ -705,296 +732,120 @@ static int recv_iov(const struct iwcm_qp *qp, uint64_t off, size_t want,
 	return n;
 }
 
-/* Payload octets that came in the staging buffer: copy them home. */
-static void rx_place(struct iwcm_qp *qp, const uint8_t *p, size_t k)
+/* Where payload octets [off, off + len) of this segment go (framing
+ * upcall): into the memory its checks allowed, or nowhere. */
+static int rx_iov(void *arg, size_t off, size_t len, struct iovec *iov,
+		  int cap)
 {
+	struct iwcm_qp *qp = arg;
+
+	if (qp->rx_phase != RXP_DATA || off >= qp->data_left || cap < 1)
+		return 0;
+	if (len > qp->data_left - off)
+		len = qp->data_left - off;
 	if (qp->dst) {
-		memcpy(qp->dst, p, k);
-		qp->dst += k;
-	} else {
-		struct iovec iov[DP_MAX_RX_IOV];
-		int cnt = recv_iov(qp, qp->dst_off, k, iov, DP_MAX_RX_IOV);
-
-		for (int i = 0; i < cnt; i++) {
-			memcpy(iov[i].iov_base, p, iov[i].iov_len);
-			p += iov[i].iov_len;
-		}
-		qp->dst_off += k;
+		iov[0].iov_base = qp->dst + off;
+		iov[0].iov_len = len;
+		return 1;
 	}
-	qp->data_left -= (uint32_t)k;
+	return recv_iov(qp, qp->dst_off + off, len, iov, cap);
 }
 
-/* ULPDU octets the decoder handed out of the staging buffer: header
- * octets to hbuf, payload to its target, a rejected segment's to
- * nowhere. */
-static void rx_route(struct iwcm_qp *qp, const uint8_t *p, size_t len)
+/* The framing lost the stream (upcall): the peer closed or reset it
+ * (err NULL), or no segment can be found in it any more. */
+static void rx_lost(void *arg, const struct framing_err *err)
 {
-	while (len && !qp->rx_dead) {
-		size_t k;
+	struct iwcm_qp *qp = arg;
 
-		switch (qp->rx_phase) {
-		case RXP_HDR:
-			k = qp->hneed - qp->hlen;
-			if (k > len)
-				k = len;
-			memcpy(qp->hbuf + qp->hlen, p, k);
-			qp->hlen += k;
-			if (qp->hlen == qp->hneed)
-				rx_header(qp);
-			break;
-		case RXP_DATA:
-		case RXP_DISCARD:
-			k = qp->data_left < len ? qp->data_left : len;
-			if (!k)
-				goto broken;
-			if (qp->rx_phase == RXP_DATA)
-				rx_place(qp, p, k);
-			else
-				qp->data_left -= (uint32_t)k;
-			break;
-		default:
-			goto broken;
-		}
-		p += k;
-		len -= k;
+	if (!err) {
+		qp->rx_eof = true;
+		qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
+		return;
 	}
-	return;
-broken:
-	/* The decoder and the segment disagree on the ULPDU length. */
-	qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_RDMAP,
-		 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
+	qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP, err->etype,
+		 err->ecode, NULL, 0);
 }
 
-/*
- * Feed octets already read to the MPA decoder and act on its events.
- * ULPDU octets are routed (copied from a staging buffer) unless they were
- * read straight into their target (placed).
- */
-static void rx_feed(struct iwcm_qp *qp, const uint8_t *buf, size_t n,
-		    bool placed)
+/* RFC 5041 §7.1: after an error, later segments are dropped unseen. */
+static bool rx_live(void *arg)
 {
-	size_t off = 0;
+	const struct iwcm_qp *qp = arg;
 
-	while (off < n && !qp->rx_dead) {
-		struct mpa_rx_ev ev;
-		size_t used;
-
-		mpa_rx_step(&qp->rx, buf + off, n - off, &used, &ev);
-		off += used;
-		switch (ev.type) {
-		case MPA_RX_EV_START:
-			rx_start(qp, ev.ulpdu_len);
-			break;
-		case MPA_RX_EV_DATA:
-			if (!placed)
-				rx_route(qp, ev.data, ev.len);
-			break;
-		case MPA_RX_EV_END:
-			rx_end(qp, &ev);
-			break;
-		case MPA_RX_EV_ERROR:
-			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
-				 MPA_ETYPE_MPA, MPA_ECODE_LOCAL_CATASTROPHIC,
-				 NULL, 0);
-			return;
-		default:
-			if (!used)
-				return;
-			break;
-		}
-	}
+	return !qp->rx_dead;
 }
 
-/*
- * How many octets to read into the staging buffer: the framing the
- * decoder needs, plus what certainly follows and is no payload of a
- * larger segment (the next ULPDU_Length and the 14 octets every DDP
- * header has), plus the rest of a segment whose payload is small
- * enough to copy (cheaper than another system call).  At the start of a
- * segment the read asks for a whole small segment (DP_RX_AHEAD): one
- * read per small message, the price being that up to that many octets
- * of a larger segment's payload are copied rather than read in place.
- */
-static size_t rx_want(const struct iwcm_qp *qp, size_t need)
-{
-	size_t tail = mpa_pad_len(qp->ulpdu_len) + MPA_CRC_LEN + MPA_HDR_LEN +
-		      DDP_TAGGED_HDR_LEN;
-
-	if (need) {
-		if (qp->rx_phase == RXP_CTRL)
-			return need + DP_RX_AHEAD;
-		if (qp->rx_phase != RXP_HDR && !qp->data_left)
-			return need + MPA_HDR_LEN + DDP_TAGGED_HDR_LEN;
-		return need;
-	}
-	switch (qp->rx_phase) {
-	case RXP_HDR:
-		if (qp->ulpdu_len <= DP_RX_INLINE ||
-		    qp->hneed == qp->ulpdu_len)
-			return qp->ulpdu_len - qp->hlen + tail;
-		return qp->hneed - qp->hlen;
-	default:
-		return qp->data_left + tail;
-	}
-}
-
-enum rx_gather_res {
-	RXG_NONE,			/* no payload ahead: framing first */
-	RXG_READ,			/* a read was made, *nread says how */
-	RXG_FATAL,			/* the QP failed */
+static const struct framing_upcalls qp_framing_up = {
+	.rx_hdr_len = rx_hdr_len,
+	.rx_hdr = rx_hdr,
+	.rx_iov = rx_iov,
+	.rx_end = rx_end,
+	.rx_lost = rx_lost,
+	.rx_live = rx_live,
+	.tx_done = qp_tx_done,
 };
 
-/*
- * Zero copy (RFC 5041 §5 placement): read the payload ahead straight into
- * its target and the Markers between its pieces (RFC 5044 §4.3) into a
- * scratch array, in one gathered read; the decoder then checks what was
- * read where it lies (CRC over the placed octets).
- */
-static enum rx_gather_res rx_gather(struct iwcm_qp *qp, ssize_t *nread,
-				     size_t *asked)
+/* The framing of the QP's transport, and the transmit ring over it. */
+int qp_framing_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 {
-	struct mpa_rx_run runs[DP_RX_READV_IOV / 2];
-	uint8_t mk[DP_RX_READV_IOV / 2][MPA_MARKER_LEN];
-	struct iovec iov[DP_RX_READV_IOV];
-	bool is_mk[DP_RX_READV_IOV];
-	size_t nr, data_off = 0;
-	int cnt = 0;
-	ssize_t n;
+	struct iwcm_conn *c = (struct iwcm_conn *)(uintptr_t)conn;
+	int fd;
 
-	nr = mpa_rx_data_runs(&qp->rx, qp->data_left, runs,
-			      sizeof(runs) / sizeof(runs[0]));
-	for (size_t i = 0; i < nr && cnt < DP_RX_READV_IOV; i++) {
-		int k = 1;
-
-		if (runs[i].marker) {
-			/* A read never ends on a Marker. */
-			if (cnt + 1 == DP_RX_READV_IOV)
-				break;
-			iov[cnt].iov_base = mk[i];
-			iov[cnt].iov_len = runs[i].len;
-		} else if (qp->dst) {
-			iov[cnt].iov_base = qp->dst + data_off;
-			iov[cnt].iov_len = runs[i].len;
-		} else {
-			k = recv_iov(qp, qp->dst_off + data_off, runs[i].len,
-				     iov + cnt, DP_RX_READV_IOV - cnt);
-			if (!k) {
-				qp_fatal(qp, QP_R_LOCAL, true,
-					 RDMAP_TERM_LAYER_RDMAP,
-					 RDMAP_ETYPE_CATASTROPHIC, 0, NULL, 0);
-				return RXG_FATAL;
-			}
-		}
-		for (int j = 0; j < k; j++) {
-			is_mk[cnt + j] = runs[i].marker;
-			if (!runs[i].marker)
-				data_off += iov[cnt + j].iov_len;
-		}
-		cnt += k;
-	}
-	if (!cnt)
-		return RXG_NONE;
-	*asked = 0;
-	for (int i = 0; i < cnt; i++)
-		*asked += iov[i].iov_len;
-	n = mpa_stream_readv(qp, iov, cnt);
-	*nread = n;
-	for (int i = 0; i < cnt && n > 0; i++) {
-		size_t k = iov[i].iov_len < (size_t)n ? iov[i].iov_len :
-							(size_t)n;
-
-		if (!is_mk[i]) {
-			qp->data_left -= (uint32_t)k;
-			if (qp->dst)
-				qp->dst += k;
-			else
-				qp->dst_off += k;
-		}
-		rx_feed(qp, iov[i].iov_base, k, true);
-		n -= (ssize_t)k;
-	}
-	return RXG_READ;
+	/* The socket iwcm_create_qp() took (cm_conn_take_fd()). */
+	pthread_mutex_lock(&c->fd_lock);
+	fd = c->fd;
+	pthread_mutex_unlock(&c->fd_lock);
+	/* A segment: its header, then up to max_send_sge payload pieces. */
+	qp->tx_iov_cap = qp->max_send_sge + 1;
+	qp->tx_iov = calloc(qp->tx_iov_cap, sizeof(*qp->tx_iov));
+	qp->frames = calloc(DP_TX_FRAMES, sizeof(*qp->frames));
+	if (!qp->tx_iov || !qp->frames)
+		return ERR(ENOMEM);
+	qp->fr = framing_mpa_tcp_new(fd, conn, &qp_framing_up, qp,
+				     qp->tx_iov_cap);
+	if (!qp->fr)
+		return -1;
+	qp->mulpdu = qp->fr->mulpdu;
+	return 0;
 }
 
-static void rx_closed(struct iwcm_qp *qp)
+/* Put fr in place of the QP's framing (a test's own transport); the
+ * QP's upcalls become fr's. */
+void qp_framing_set(struct iwcm_qp *qp, struct framing *fr)
 {
-	qp->rx_eof = true;
-	qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
+	if (qp->fr)
+		qp->fr->ops->free(qp->fr);
+	fr->up = &qp_framing_up;
+	fr->arg = qp;
+	qp->fr = fr;
+	qp->mulpdu = fr->mulpdu;
 }
 
-/* Read and act on what the socket has (and the handoff's octets).
- * Returns false when the socket had nothing at all (EAGAIN at once). */
+/* Free the framing and the transmit ring. */
+void qp_framing_free(struct iwcm_qp *qp)
+{
+	if (qp->fr)
+		qp->fr->ops->free(qp->fr);
+	qp->fr = NULL;
+	free(qp->frames);
+	qp->frames = NULL;
+	free(qp->tx_iov);
+	qp->tx_iov = NULL;
+}
+
+/* Do octets received before the handoff wait to be read? */
+bool qp_rx_buffered(const struct iwcm_qp *qp)
+{
+	return qp->fr && qp->fr->ops->rx_buffered(qp->fr);
+}
+
+/* Read and act on what the transport has (the framing calls back).
+ * Returns false when it had nothing at all. */
 bool qp_rx_progress(struct iwcm_qp *qp)
 {
-	size_t budget = QP_RX_BUDGET;
-
 	if (qp->fd < 0 || qp->dying)
 		return false;
-	while (!qp->rx_eof && budget) {
-		size_t need, room, want;
-		bool sock = qp->unread_off >= qp->unread_len;
-		ssize_t n;
-
-		if (qp->rx_dead) {
-			/* RFC 5041 §7.1: later segments are dropped. */
-			n = mpa_stream_read(qp, qp->stage, DP_STAGE_LEN);
-			if (n <= 0)
-				goto rd;
-			budget -= budget < (size_t)n ? budget : (size_t)n;
-			continue;
-		}
-		need = mpa_rx_ctrl_need(&qp->rx);
-		room = mpa_rx_data_room(&qp->rx);
-		if (!need && !room) {
-			/* The decoder is dead (a start inside a marker). */
-			qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
-				 MPA_ETYPE_MPA, MPA_ECODE_MARKER, NULL, 0);
-			return true;
-		}
-		if (qp->rx_phase == RXP_DATA && qp->ulpdu_len > DP_RX_INLINE) {
-			switch (rx_gather(qp, &n, &want)) {
-			case RXG_FATAL:
-				return true;
-			case RXG_READ:
-				if (n <= 0)
-					goto rd;
-				budget -= budget < (size_t)n ? budget :
-							       (size_t)n;
-				/* A short read from the socket emptied it:
-				 * the poll says when more comes, no read
-				 * to see EAGAIN. */
-				if (sock && (size_t)n < want)
-					goto out;
-				continue;
-			case RXG_NONE:
-				break;
-			}
-		}
-		want = rx_want(qp, need);
-		if (want > DP_STAGE_LEN)
-			want = DP_STAGE_LEN;
-		n = mpa_stream_read(qp, qp->stage, want);
-		if (n <= 0)
-			goto rd;
-		budget -= budget < (size_t)n ? budget : (size_t)n;
-		rx_feed(qp, qp->stage, (size_t)n, false);
-		if (sock && (size_t)n < want)
-			goto out;
-		continue;
-rd:
-		if (n == 0) {
-			rx_closed(qp);
-			return true;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			rx_closed(qp);
-		else if (budget == QP_RX_BUDGET)
-			return false;	/* nothing came: nothing changed */
-		break;
-	}
-out:
+	if (!qp->rx_eof && !qp->fr->ops->rx_progress(qp->fr, QP_RX_BUDGET))
+		return false;	/* nothing came: nothing changed */
 	if (qp->state != IWCM_QPS_ERROR)
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);

@@ -2,9 +2,10 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The transmit side of a queue pair: work requests (and the responses
- * owed to the peer) are cut into DDP segments of at most MULPDU octets,
- * each framed as one FPDU whose iovecs point into registered memory
- * (mpa_stream.c); a few frames are queued and written together.
+ * owed to the peer) are cut into DDP segments of at most the framing's
+ * MULPDU octets, each handed to the framing (framing.h) as its header and
+ * iovecs that point into registered memory; the framing queues a few and
+ * writes them together, and gives each back once it is on the wire.
  * Messages are never interleaved: between two messages responses go
  * first, then the send queue in order (RFC 5040 §5.5 rule 13), held back
  * by ORD and FENCE.
@@ -37,18 +38,14 @@ static struct tx_frame *tx_frame_get(struct iwcm_qp *qp)
 	if (qp->tx_count == DP_TX_FRAMES)
 		return NULL;
 	f = &qp->frames[(qp->tx_head + qp->tx_count) % DP_TX_FRAMES];
-	free(f->bounce);
-	f->bounce = NULL;
 	f->kind = 0;
 	f->msg_last = false;
 	f->wqe = NULL;
-	f->n_out = 0;
-	f->wire_len = 0;
-	f->sent = 0;
 	return f;
 }
 
-/* Build the headers of m, frame them with the payload, queue the FPDU. */
+/* Build the headers of m and hand the segment (headers, then the n_pay
+ * payload pieces in qp->tx_iov[1..]) to the framing. */
 static int tx_frame_build(struct iwcm_qp *qp, struct tx_frame *f,
 			  struct rdmap_msg *m, size_t n_pay)
 {
@@ -59,9 +56,9 @@ static int tx_frame_build(struct iwcm_qp *qp, struct tx_frame *f,
 	m->ddp.dv = qp->ddp_version;
 	if (rdmap_hdr_build(m, f->hdr, sizeof(f->hdr), &hl) != WIRE_OK)
 		return ERR(EINVAL);
-	f->in[0].iov_base = f->hdr;
-	f->in[0].iov_len = hl;
-	if (mpa_stream_frame(qp, f, 1 + n_pay) < 0)
+	qp->tx_iov[0].iov_base = f->hdr;
+	qp->tx_iov[0].iov_len = hl;
+	if (framing_tx_segment(qp->fr, qp->tx_iov, 1 + n_pay, f) < 0)
 		return -1;
 	qp->tx_count++;
 	return 0;
@@ -143,7 +140,7 @@ static int tx_sq_segment(struct iwcm_qp *qp, struct sq_wqe *w,
 		len = w->total - w->sent;
 		if (len > room)
 			len = room;
-		n = sq_payload(qp, w, w->sent, len, f->in + 1);
+		n = sq_payload(qp, w, w->sent, len, qp->tx_iov + 1);
 		if (n < 0)
 			goto prot;
 		if (op == IWCM_WR_SEND_WITH_INV)
@@ -173,7 +170,7 @@ static int tx_sq_segment(struct iwcm_qp *qp, struct sq_wqe *w,
 		len = w->total - w->sent;
 		if (len > room)
 			len = room;
-		n = sq_payload(qp, w, w->sent, len, f->in + 1);
+		n = sq_payload(qp, w, w->sent, len, qp->tx_iov + 1);
 		if (n < 0)
 			goto prot;
 		m.opcode = RDMAP_WRITE;
@@ -311,9 +308,9 @@ static int tx_irq_segment(struct iwcm_qp *qp, struct tx_frame *f)
 				goto prot;
 		}
 		if (len) {
-			f->in[1].iov_base =
+			qp->tx_iov[1].iov_base =
 				(uint8_t *)(uintptr_t)(e->rr.src_to + e->sent);
-			f->in[1].iov_len = (size_t)len;
+			qp->tx_iov[1].iov_len = (size_t)len;
 			n = 1;
 		}
 		m.opcode = RDMAP_READ_RESP;
@@ -407,6 +404,12 @@ static bool sq_may_start(const struct iwcm_qp *qp, const struct sq_wqe *w)
 	return true;
 }
 
+/* May the framing send yet? */
+bool qp_tx_ready(const struct iwcm_qp *qp)
+{
+	return qp->fr && qp->fr->ops->tx_ready(qp->fr);
+}
+
 /* Queue frames for as long as there is room and work. */
 static void tx_fill(struct iwcm_qp *qp)
 {
@@ -416,9 +419,8 @@ static void tx_fill(struct iwcm_qp *qp)
 
 		if (qp->term_sent || qp->fin_sent)
 			return;
-		/* RFC 5044 §7.1.2 rule 4: an MPA v1 responder sends
-		 * nothing before the first FPDU arrived. */
-		if (qp->wait_first_fpdu && !qp->first_fpdu)
+		/* E.g. an MPA v1 responder before the first FPDU. */
+		if (!qp_tx_ready(qp))
 			return;
 		f = tx_frame_get(qp);
 		if (!f)
@@ -457,14 +459,19 @@ static void tx_fill(struct iwcm_qp *qp)
 	}
 }
 
-/* A frame is on the wire: maybe its work request is done (RFC 5040
- * §5.5 rule 14: a Send or Write completes once DDP passed it on). */
-static void tx_frame_done(struct iwcm_qp *qp, struct tx_frame *f)
+/* A segment is on the wire (framing upcall; they come back in order):
+ * maybe its work request is done (RFC 5040 §5.5 rule 14: a Send or Write
+ * completes once DDP passed it on). */
+void qp_tx_done(void *arg, void *cookie)
 {
+	struct iwcm_qp *qp = arg;
+	struct tx_frame *f = cookie;
 	struct sq_wqe *w = f->wqe;
 
-	free(f->bounce);
-	f->bounce = NULL;
+	if (qp->tx_count && f == &qp->frames[qp->tx_head]) {
+		qp->tx_head = (qp->tx_head + 1) % DP_TX_FRAMES;
+		qp->tx_count--;
+	}
 	if (f->kind == TXF_TERM) {
 		qp_fin(qp);
 		return;
@@ -486,37 +493,21 @@ void qp_tx_progress(struct iwcm_qp *qp)
 	if (qp->fd < 0 || qp->dying)
 		return;
 	for (;;) {
-		ssize_t n;
-
 		tx_fill(qp);
 		if (!qp->tx_count)
 			break;
-		n = mpa_stream_write(qp);
-		if (n < 0) {
+		/* The framing gives back what went out (qp_tx_done()). */
+		if (qp->fr->ops->tx_flush(qp->fr) < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				/* The transport is full. */
 				qp->tx_blocked = true;
 				break;
 			}
-			if (errno == EINTR)
-				continue;
 			/* The peer reset the connection or went away. */
 			qp->tx_count = 0;
+			qp->fr->tx_queued = 0;
 			qp->rx_eof = true;
 			qp_fatal(qp, QP_R_CLOSED, false, 0, 0, 0, NULL, 0);
-			break;
-		}
-		while (qp->tx_count) {
-			struct tx_frame *f = &qp->frames[qp->tx_head];
-
-			if (f->sent < f->wire_len)
-				break;
-			qp->tx_head = (qp->tx_head + 1) % DP_TX_FRAMES;
-			qp->tx_count--;
-			tx_frame_done(qp, f);
-		}
-		if (qp->tx_count) {
-			/* Partial write: the socket buffer is full. */
-			qp->tx_blocked = true;
 			break;
 		}
 		qp->tx_blocked = false;
@@ -534,47 +525,14 @@ void qp_tx_kick(struct iwcm_qp *qp)
 		qp_tx_progress(qp);
 }
 
-/*
- * Copy the queued frames that point into [addr, +len) whose octets are
- * not all sent.  The whole frame is copied and its sent count kept, so
- * that a frame begun on the wire still reads as begun: a QP failing
- * later keeps it whole before its Terminate (qp_tx_drop_unsent()).
- */
+/* Memory [addr, +len) goes away: the framing copies what it still has
+ * to send from there. */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 {
-	for (uint32_t i = 0; i < qp->tx_count; i++) {
-		struct tx_frame *f =
-			&qp->frames[(qp->tx_head + i) % DP_TX_FRAMES];
-		size_t skip = f->sent, pos = 0, o = 0;
-		bool hit = false;
-		uint8_t *b;
-
-		for (size_t j = 0; j < f->n_out && !hit; j++) {
-			const uint8_t *p = f->out[j].iov_base;
-			size_t l = f->out[j].iov_len;
-
-			if (pos + l > skip && p < addr + len && p + l > addr)
-				hit = true;
-			pos += l;
-		}
-		if (!hit || f->sent == f->wire_len)
-			continue;
-		b = malloc(f->wire_len);
-		if (!b) {
-			/* Without memory the frame cannot be kept: fail the
-			 * stream rather than read freed memory later. */
-			qp->tx_count = i;
-			qp_fatal(qp, QP_R_LOCAL, false, 0, 0, 0, NULL, 0);
-			return;
-		}
-		for (size_t j = 0; j < f->n_out; j++) {
-			memcpy(b + o, f->out[j].iov_base, f->out[j].iov_len);
-			o += f->out[j].iov_len;
-		}
-		free(f->bounce);
-		f->bounce = b;
-		f->out[0].iov_base = b;
-		f->out[0].iov_len = f->wire_len;
-		f->n_out = 1;
-	}
+	if (!qp->fr || qp->fr->ops->tx_detach(qp->fr, addr, len) == 0)
+		return;
+	/* Without memory the segment cannot be kept: fail the stream
+	 * rather than read freed memory later. */
+	qp->tx_count = qp->fr->tx_queued;
+	qp_fatal(qp, QP_R_LOCAL, false, 0, 0, 0, NULL, 0);
 }

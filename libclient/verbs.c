@@ -190,7 +190,6 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 		return ERR_PTR(e);
 	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	qp->mulpdu = mpa_stream_mulpdu(fd, qp->markers_tx);
 
 	pthread_mutex_lock(&dp->lock);
 	if (progress_start(dp) < 0) {

@@ -47,6 +47,7 @@
 #define H_TERM_RX 0x40		/* the peer sends a Terminate */
 #define H_CLOSE 0x80		/* the peer closes mid-FPDU */
 #define H_RESET 0x100		/* ... with a reset */
+#define H_TERM_ONLY 0x200	/* nothing but the Terminate comes back */
 
 /* The peer's Terminate: layer << 16 | etype << 8 | code (vendor_err). */
 #define TERM_RX_CODES                                                        \
@@ -304,6 +305,187 @@ static void c_bad_marker(void)
 	dp_peer_write(P, P->out, w);
 }
 
+/*
+ * RFC 5044 §8: an FPDU whose CRC fails is never delivered in any form.
+ * The ULPDU u is framed right, then one octet of its CRC field (or of the
+ * pad before it, where a marker took the last one) is flipped: the
+ * library must answer with TERM LLP/MPA code 2 only, whatever the
+ * header would have caused, and complete nothing but flushes.  No
+ * headers are copied into an LLP Terminate (RFC 5040 Figure 10).
+ */
+static void send_bad_crc(const uint8_t *u, size_t n)
+{
+	uint32_t start = P->tx.off;
+	size_t w = dp_peer_fpdu(P, u, n, P->out, sizeof(P->out));
+	size_t i = w - 1;
+
+	while (P->tx.markers &&
+	       (start + i) % MPA_MARKER_INTERVAL < MPA_MARKER_LEN)
+		i--;
+	P->out[i] ^= 0x01;
+	dp_peer_write(P, P->out, w);
+	SEG_LEN = 0;
+}
+
+static void bad_crc_msg(const struct rdmap_msg *m, const void *data,
+			size_t len)
+{
+	static uint8_t u[MPA_ULPDU_MAX + 1];
+
+	send_bad_crc(u, dp_msg_build(m, data, len, u, sizeof(u)));
+}
+
+static void crc_send_len(size_t len)
+{
+	static uint8_t data[2048];
+	struct rdmap_msg m;
+
+	memset(data, 'L', sizeof(data));
+	dp_peer_untagged(P, &m, RDMAP_SEND, DDP_QN_SEND);
+	bad_crc_msg(&m, data, len);
+}
+
+/* Longer than receive 1: a length error, were the CRC right. */
+static void c_crc_send_too_long(void)
+{
+	crc_send_len(RECV_LEN + 36);
+}
+
+/* The same beyond DP_RX_INLINE (payload not read with the header). */
+static void c_crc_send_too_long_big(void)
+{
+	crc_send_len(1500);
+}
+
+/* Fits in receive 1: it would complete, were the CRC right. */
+static void c_crc_send_fits(void)
+{
+	crc_send_len(RECV_LEN - 1);
+}
+
+static void c_crc_send_inv(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_SEND_INV, DDP_QN_SEND);
+	m.inv_stag = R[R_RW].stag + 0x1000;
+	bad_crc_msg(&m, "inv", 3);
+}
+
+static void c_crc_write_bad_stag(void)
+{
+	struct rdmap_msg m;
+	uint8_t data[300];
+
+	memset(data, 0xEE, sizeof(data));
+	dp_peer_tagged(P, &m, RDMAP_WRITE, R[R_RW].stag + 0x1000,
+		       va(R_RW, 0));
+	bad_crc_msg(&m, data, sizeof(data));
+}
+
+static void c_crc_write_read_only(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_tagged(P, &m, RDMAP_WRITE, R[R_RO].stag, va(R_RO, 0));
+	bad_crc_msg(&m, "read-only", 9);
+}
+
+/* A Read Request the library would answer: no Read Response. */
+static void c_crc_read_req(void)
+{
+	struct rdmap_read_req r = { 0x5150, 0x1000, 64, R[R_RW].stag,
+				    va(R_RW, 0) };
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_READ_REQ, DDP_QN_READ_REQ);
+	m.u.read_req = r;
+	bad_crc_msg(&m, NULL, 0);
+}
+
+static void c_crc_read_req_bad_stag(void)
+{
+	struct rdmap_read_req r = { 0x5150, 0x1000, 64,
+				    R[R_RW].stag + 0x1000, va(R_RW, 0) };
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_READ_REQ, DDP_QN_READ_REQ);
+	m.u.read_req = r;
+	bad_crc_msg(&m, NULL, 0);
+}
+
+/* A FetchAdd the library would run: no effect, no response. */
+static void c_crc_atomic(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_ATOMIC_REQ, DDP_QN_READ_REQ);
+	m.u.atomic_req.aopcode = RDMAP_AOP_FETCHADD;
+	m.u.atomic_req.req_id = 0x77;
+	m.u.atomic_req.stag = R[R_RW].stag;
+	m.u.atomic_req.to = va(R_RW, 8);
+	m.u.atomic_req.add_swap = 1;
+	m.u.atomic_req.add_swap_mask = ~0ull;
+	m.u.atomic_req.cmp_mask = ~0ull;
+	bad_crc_msg(&m, NULL, 0);
+}
+
+/* A Read Response to work request 3 naming another STag. */
+static void c_crc_read_resp_bad_stag(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_tagged(P, &m, RDMAP_READ_RESP, R[R_SINK].stag + 0x1000,
+		       va(R_SINK, 0));
+	bad_crc_msg(&m, "0123456789abcdef", 16);
+}
+
+static void c_crc_msn_range(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_SEND, DDP_QN_SEND);
+	m.ddp.msn += 5;
+	bad_crc_msg(&m, "late", 4);
+}
+
+static void c_crc_unknown_opcode(void)
+{
+	static uint8_t u[64];
+	struct ddp_hdr h = raw_untagged(0xC, DDP_QN_SEND);
+
+	send_bad_crc(u, dp_raw_build(&h, NULL, 0, "0xC!", 4, u, sizeof(u)));
+}
+
+/* A Terminate of the peer: not acted upon, no event of it. */
+static void c_crc_terminate(void)
+{
+	struct rdmap_msg m;
+
+	dp_peer_untagged(P, &m, RDMAP_TERMINATE, DDP_QN_TERMINATE);
+	m.u.term.layer = RDMAP_TERM_LAYER_RDMAP;
+	m.u.term.etype = RDMAP_ETYPE_REMOTE_OP;
+	m.u.term.ecode = RDMAP_ECODE_UNEXPECTED_OP;
+	bad_crc_msg(&m, NULL, 0);
+}
+
+/* With CRC on, a bad marker also spoils the CRC: code 3 or 2. */
+static void c_bad_marker_too_long(void)
+{
+	struct rdmap_msg m;
+	uint8_t u[1024], data[RECV_LEN + 200];
+	size_t n, w, at = MPA_MARKER_INTERVAL - P->tx.off % MPA_MARKER_INTERVAL;
+
+	memset(data, 'm', sizeof(data));
+	dp_peer_untagged(P, &m, RDMAP_SEND, DDP_QN_SEND);
+	n = dp_msg_build(&m, data, sizeof(data), u, sizeof(u));
+	w = dp_peer_fpdu(P, u, n, P->out, sizeof(P->out));
+	ck_assert_uint_lt(at + MPA_MARKER_LEN, w);
+	P->out[at + 2] ^= 0x01;
+	dp_peer_write(P, P->out, w);
+	SEG_LEN = 0;
+}
+
 static void c_write_bad_stag(void)
 {
 	write_to(R[R_RW].stag + 0x1000, va(R_RW, 0), 16);
@@ -555,6 +737,21 @@ static void c_close_mid_fpdu(void)
 	dp_idle(20);
 }
 
+/* A Send too long for receive 1, cut short: its header decided nothing. */
+static void c_close_mid_too_long(void)
+{
+	struct rdmap_msg m;
+	uint8_t u[256], data[RECV_LEN + 36];
+	size_t n, w;
+
+	memset(data, 'L', sizeof(data));
+	dp_peer_untagged(P, &m, RDMAP_SEND, DDP_QN_SEND);
+	n = dp_msg_build(&m, data, sizeof(data), u, sizeof(u));
+	w = dp_peer_fpdu(P, u, n, P->out, sizeof(P->out));
+	dp_peer_write(P, P->out, w - 6);
+	dp_idle(20);
+}
+
 /* Terminate codes: layer, etype, ecode. */
 #define T(l, t, c) { RDMAP_TERM_LAYER_##l, l##_ETYPE(t), c }
 #define RDMAP_ETYPE(t) RDMAP_ETYPE_##t
@@ -577,6 +774,40 @@ static const struct hcase cases[] = {
 	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
 	{ "bad_marker", c_bad_marker, H_CRC_OFF | H_MARKERS,
 	  { T(LLP, MPA, MPA_ECODE_MARKER), NONE }, -1 },
+	/*
+	 * RFC 5044 §8 before any header check: the same offences (or none)
+	 * with a bad CRC give code 2 and nothing else (item 4 of issue 10).
+	 */
+	{ "crc_send_fits", c_crc_send_fits, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_send_too_long", c_crc_send_too_long, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_send_too_long_big", c_crc_send_too_long_big, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_send_inv", c_crc_send_inv, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_write_bad_stag", c_crc_write_bad_stag, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RW },
+	{ "crc_write_read_only", c_crc_write_read_only, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RO },
+	{ "crc_read_req", c_crc_read_req, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_read_req_bad_stag", c_crc_read_req_bad_stag, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_atomic", c_crc_atomic, H_TERM_ONLY | H_V1,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RW },
+	{ "crc_read_resp_bad_stag", c_crc_read_resp_bad_stag, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_SINK },
+	{ "crc_msn_range", c_crc_msn_range, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_unknown_opcode", c_crc_unknown_opcode, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "crc_terminate", c_crc_terminate, H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "bad_marker_too_long", c_bad_marker_too_long,
+	  H_MARKERS | H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), T(LLP, MPA, MPA_ECODE_MARKER) },
+	  -1 },
 	/* Tagged placement (RFC 5041 §7.1, §7.2 type 1). */
 	{ "write_bad_stag", c_write_bad_stag, 0,
 	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE }, R_RW },
@@ -672,6 +903,10 @@ static const struct hcase cases[] = {
 	{ "terminate_received", c_term_rx, H_TERM_RX, { NONE, NONE }, -1 },
 	{ "close_mid_fpdu", c_close_mid_fpdu, H_CLOSE, { NONE, NONE }, -1 },
 	{ "reset_mid_fpdu", c_close_mid_fpdu, H_CLOSE | H_RESET,
+	  { NONE, NONE }, -1 },
+	{ "close_mid_too_long", c_close_mid_too_long, H_CLOSE,
+	  { NONE, NONE }, -1 },
+	{ "reset_mid_too_long", c_close_mid_too_long, H_CLOSE | H_RESET,
 	  { NONE, NONE }, -1 },
 };
 
@@ -798,6 +1033,7 @@ START_TEST(t_hostile)
 		ck_assert_int_eq(ev.type, IWCM_EVENT_QP_PEER_CLOSED);
 		ck_assert_ptr_eq(ev.qp, E.qp);
 	} else {
+		P->term_only = c->flags & H_TERM_ONLY;
 		t = dp_peer_recv_term(P);
 		e = c->exp[0];
 		if (c->exp[1][0] != 0xFF &&

@@ -27,6 +27,15 @@ check_dp_order_SOURCES = check_dp_order.c $(DP_SOURCES)
 check_dp_order_CPPFLAGS = $(DP_CPPFLAGS)
 check_dp_order_CFLAGS = $(DP_CFLAGS)
 check_dp_order_LDADD = $(DP_LDADD)
+# RDMAP/DDP over a second framing, in memory (libclient/framing.h).
+check_PROGRAMS += check_framing
+TESTS += check_framing
+check_framing_SOURCES = check_framing.c framing_mem.c framing_mem.h \
+	$(DP_SOURCES)
+check_framing_CPPFLAGS = $(DP_CPPFLAGS) -I$(top_srcdir)/proto \
+	-I$(top_builddir)/proto $(LIBUV_CFLAGS)
+check_framing_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_framing_LDADD = $(DP_LDADD)
 check_PROGRAMS += dp_traffic
 TESTS += integ/dp_capture.sh
 EXTRA_DIST += integ/dp_capture.sh

@@ -38,6 +38,8 @@ long long dp_ms(void)
 }
 
 /* Drive every manual-progress context once (no wait). */
+void (*dp_pump_hook)(void);
+
 void dp_pump(void)
 {
 	int i;
@@ -45,6 +47,8 @@ void dp_pump(void)
 	for (i = 0; i < DP_MAX_MANUAL; i++)
 		if (dp_manual[i])
 			ck_assert_int_ge(iwcm_progress(dp_manual[i], 0), 0);
+	if (dp_pump_hook)
+		dp_pump_hook();
 }
 
 static void dp_nap(void)
@@ -813,6 +817,8 @@ struct dp_msg *dp_peer_recv_term(struct dp_peer *p)
 			      wire_strerror(msg->perr));
 		if (msg->m.opcode == RDMAP_TERMINATE)
 			break;
+		ck_assert_msg(!p->term_only, "%s before the Terminate",
+			      rdmap_opcode_name(msg->m.opcode));
 		dp_check_msn(p, &msg->m);
 	}
 	/* RFC 5040 §5.4: untagged, QN 2, one message. */

@@ -38,8 +38,10 @@
 
 /* Milliseconds of a monotonic clock. */
 long long dp_ms(void);
-/* Drive every manual-progress context once (no wait). */
+/* Drive every manual-progress context once (no wait), then the hook. */
 void dp_pump(void);
+/* Called by dp_pump() when set (a test's own transport). */
+extern void (*dp_pump_hook)(void);
 /* Sleep about ms while driving the manual-progress contexts. */
 void dp_idle(int ms);
 
@@ -174,6 +176,7 @@ struct dp_peer {
 	size_t in_pos, in_len;
 	uint8_t out[MPA_ULPDU_MAX + 8 * MPA_FPDU_MAX_MARKERS];
 	bool eof;
+	bool term_only;		/* dp_peer_recv_term(): nothing before it */
 	struct dp_msg msg;
 };
 
@@ -257,7 +260,7 @@ bool dp_peer_wait_eof(struct dp_peer *p, int ms);
 /*
  * Receive FPDUs until the library's Terminate (skipping other messages)
  * and check its DDP fields: untagged QN 2, L, MO 0, the next QN 2 MSN,
- * the peer's version.
+ * the peer's version.  With p->term_only, any other message first fails.
  */
 struct dp_msg *dp_peer_recv_term(struct dp_peer *p);
 /*

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * libiwcm's receive path (libclient/qp.c) against a hostile peer: one QP
- * made with iwcm_conn_synth() over a socketpair, in a manual-progress
- * context (everything runs in this thread, deterministically); the input
- * says what the peer sends.
+ * libiwcm's receive path (libclient/framing_mpa_tcp.c under qp_rx.c)
+ * against a hostile peer: one QP made with iwcm_conn_synth() over a
+ * socketpair, in a manual-progress context (everything runs in this
+ * thread, deterministically); the input says what the peer sends.
  *
  * Input: 4 octets of configuration, then records.
  *   0: bit 0 RDMAP/DDP version 1 (else 0), bits 1-2 MPA revision (3 is
@@ -173,6 +173,8 @@ static struct {
 	/* what the library sends */
 	struct dec got;
 	bool term_seen;
+	bool term_llp;		/* the library's Terminate: layer LLP */
+	bool len_err;		/* a completion with a local length error */
 	uint32_t lib_msn[4];
 	/* R_LOCAL octets the library may write */
 	bool local_ok[512];
@@ -407,6 +409,8 @@ static void poll_cqs(void)
 				CHECK(!H.done[id]);
 				H.done[id] = true;
 				CHECK(wc[i].qp == H.qp);
+				if (wc[i].status == IWCM_WC_LOC_LEN_ERR)
+					H.len_err = true;
 				if (wc[i].status == IWCM_WC_SUCCESS &&
 				    (wc[i].opcode & IWCM_WC_RECV) &&
 				    !(wc[i].wc_flags & IWCM_WC_WITH_IMM))
@@ -548,6 +552,7 @@ static void on_got(const struct mpa_rx_ev *ev)
 		break;
 	case RDMAP_TERMINATE:
 		H.term_seen = true;
+		H.term_llp = m.u.term.layer == RDMAP_TERM_LAYER_LLP;
 		break;
 	default:
 		break;
@@ -983,6 +988,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	release_held();
 	pump();
 	poll_cqs();
+	/* RFC 5044 §8: a segment the framing refused (CRC, Markers) reports
+	 * nothing its header decided, such as a length error. */
+	CHECK(!(H.len_err && H.term_llp));
 	regions_check();
 	teardown();
 	return 0;

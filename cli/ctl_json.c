@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The JSON output of iwcmctl's admin commands (-j): one document per
+ * command, the field names of iwcmctl(8), written by json.h.
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "ctl_output.h"
+#include "json.h"
+#include "vocab.h"
+
+/* the document being written; lists span several calls */
+static struct json ctl_w;
+
+/* Strings from iwcmd are UTF-8 text. */
+static void ctl_json_init(struct json *w)
+{
+	json_init(w, stdout);
+	w->utf8 = true;
+}
+
+static void js_result(const char *what, const Iwcm__Ctl__Result *r)
+{
+	struct json w;
+
+	ctl_json_init(&w);
+	json_open(&w, NULL, '{');
+	json_str(&w, "result", ctl_result_name(r->result));
+	if (r->message)
+		json_str(&w, "message", r->message);
+	json_close(&w, '}');
+	putchar('\n');
+}
+
+static void js_status(const Iwcm__Ctl__Status *s)
+{
+	struct json w;
+
+	ctl_json_init(&w);
+	json_open(&w, NULL, '{');
+	json_str(&w, "version", s->version);
+	json_uint(&w, "pid", s->pid);
+	json_uint(&w, "uptime_s", s->uptime_s);
+	json_uint(&w, "listeners", s->listeners);
+	json_uint(&w, "conns", s->conns);
+	json_uint(&w, "clients", s->clients);
+	json_bool(&w, "verbose", s->verbose);
+	json_close(&w, '}');
+	putchar('\n');
+}
+
+static void js_list_begin(void)
+{
+	ctl_json_init(&ctl_w);
+	json_open(&ctl_w, NULL, '[');
+}
+
+static void js_listener(const Iwcm__Ctl__ListenerInfo *li, unsigned int n)
+{
+	char a[64];
+
+	json_open(&ctl_w, NULL, '{');
+	json_uint(&ctl_w, "id", li->id);
+	json_str(&ctl_w, "address", ctl_host_str(li->addr, a, sizeof(a)));
+	json_uint(&ctl_w, "port", li->addr ? li->addr->port : 0);
+	if (li->service)
+		json_str(&ctl_w, "service", li->service);
+	json_uint(&ctl_w, "owner_uid", li->owner_uid);
+	json_uint(&ctl_w, "pending", li->pending);
+	json_close(&ctl_w, '}');
+}
+
+static void js_conn_obj(struct json *w, const Iwcm__Ctl__ConnInfo *c)
+{
+	char a[64];
+
+	json_open(w, NULL, '{');
+	json_uint(w, "id", c->id);
+	json_str(w, "state", c->state);
+	json_str(w, "local", ctl_addr_str(c->local, a, sizeof(a)));
+	json_str(w, "peer", ctl_addr_str(c->peer, a, sizeof(a)));
+	json_bool(w, "initiator", c->initiator);
+	if (c->has_mpa_rev)
+		json_uint(w, "mpa_rev", c->mpa_rev);
+	if (c->has_markers_tx)
+		json_bool(w, "markers_tx", c->markers_tx);
+	if (c->has_markers_rx)
+		json_bool(w, "markers_rx", c->markers_rx);
+	if (c->has_crc)
+		json_bool(w, "crc", c->crc);
+	if (c->has_ird)
+		json_uint(w, "ird", c->ird);
+	if (c->has_ord)
+		json_uint(w, "ord", c->ord);
+	if (c->has_p2p)
+		json_bool(w, "p2p", c->p2p);
+	if (c->has_rtr_type)
+		json_str(w, "rtr", vocab_rtr_list(c->rtr_type, a, sizeof(a)));
+	if (c->has_owner_uid)
+		json_uint(w, "owner_uid", c->owner_uid);
+	if (c->has_owner_pid)
+		json_uint(w, "owner_pid", c->owner_pid);
+	json_uint(w, "age_ms", c->age_ms);
+	json_close(w, '}');
+}
+
+static void js_conn(const Iwcm__Ctl__ConnInfo *c, unsigned int n)
+{
+	js_conn_obj(&ctl_w, c);
+}
+
+static void js_list_end(unsigned int n)
+{
+	json_close(&ctl_w, ']');
+	putchar('\n');
+}
+
+static void js_show(const Iwcm__Ctl__ConnInfo *c)
+{
+	struct json w;
+
+	ctl_json_init(&w);
+	js_conn_obj(&w, c);
+	putchar('\n');
+}
+
+static void js_stats(const Iwcm__Ctl__Stats *s)
+{
+	struct json w;
+	size_t i;
+
+	ctl_json_init(&w);
+	json_open(&w, NULL, '{');
+	for (i = 0; i < s->n_counters; i++) {
+		const Iwcm__Ctl__Stats__CountersEntry *e = s->counters[i];
+
+		if (e->key)
+			json_uint(&w, e->key, e->value);
+	}
+	json_close(&w, '}');
+	putchar('\n');
+}
+
+static void js_reports_begin(void)
+{
+	ctl_json_init(&ctl_w);
+	json_open(&ctl_w, NULL, '{');
+	json_open(&ctl_w, "reports", '[');
+}
+
+static void js_octets(struct json *w, const char *k,
+		      protobuf_c_boolean has, const ProtobufCBinaryData *b)
+{
+	if (has)
+		json_bytes(w, k, b->data, b->len);
+	else
+		json_null(w, k);
+}
+
+static void js_report(const Iwcm__Ctl__NegotiationReport *r, unsigned int n)
+{
+	struct json *w = &ctl_w;
+	char a[64];
+
+	json_open(w, NULL, '{');
+	js_octets(w, "request", r->has_request, &r->request);
+	js_octets(w, "reply", r->has_reply, &r->reply);
+	if (r->has_rtr)
+		json_bytes(w, "rtr", r->rtr.data, r->rtr.len);
+	if (r->result) {
+		const Iwcm__Established *e = r->result;
+
+		json_open(w, "established", '{');
+		json_str(w, "local", ctl_addr_str(e->local, a, sizeof(a)));
+		json_str(w, "peer", ctl_addr_str(e->peer, a, sizeof(a)));
+		json_uint(w, "mpa_rev", e->mpa_rev);
+		json_uint(w, "ddp_version", e->ddp_version);
+		json_uint(w, "rdmap_version", e->rdmap_version);
+		json_bool(w, "markers_tx", e->markers_tx);
+		json_bool(w, "markers_rx", e->markers_rx);
+		json_bool(w, "crc", e->crc);
+		json_bool(w, "enhanced", e->enhanced);
+		json_bool(w, "p2p", e->p2p);
+		json_str(w, "rtr", vocab_rtr_list(e->rtr_type, a, sizeof(a)));
+		json_uint(w, "ird", e->ird);
+		json_uint(w, "ord", e->ord);
+		json_close(w, '}');
+	}
+	if (r->has_error)
+		json_str(w, "error", ctl_result_name(r->error));
+	if (r->reason)
+		json_str(w, "reason", r->reason);
+	json_close(w, '}');
+}
+
+static void js_reports_end(const char *target, const Iwcm__Ctl__Result *r)
+{
+	json_close(&ctl_w, ']');
+	if (r) {
+		json_str(&ctl_w, "result", ctl_result_name(r->result));
+		if (r->message)
+			json_str(&ctl_w, "message", r->message);
+	}
+	json_close(&ctl_w, '}');
+	putchar('\n');
+}
+
+const struct ctl_output ctl_output_json = {
+	.result = js_result,
+	.status = js_status,
+	.listeners_begin = js_list_begin,
+	.listener = js_listener,
+	.conns_begin = js_list_begin,
+	.conn = js_conn,
+	.list_end = js_list_end,
+	.show = js_show,
+	.stats = js_stats,
+	.reports_begin = js_reports_begin,
+	.report = js_report,
+	.reports_end = js_reports_end,
+};
