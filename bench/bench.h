@@ -21,6 +21,8 @@
 #define BENCH_WARMUP_MAX 100
 #define BENCH_DEPTH_MAX 1024
 #define BENCH_DEPTHS_MAX 8
+/* -q: connections of write_bw and send_lat in one context. */
+#define BENCH_QPS_MAX 64
 /* Largest message of the datapath tests (one registered buffer each). */
 #define BENCH_SIZE_MAX (1UL << 30)
 /* No progress for this long ends a row as failed (the datapath tests
@@ -60,6 +62,7 @@ struct bench_opts {
 	bool event;		/* progress thread + completion channel */
 	bool tcp_poll;		/* the TCP baseline spins, never blocks */
 	bool tcp_gaps;		/* *_bw: the TCP stream has Markers' gaps */
+	unsigned int qps;	/* -q: connections (and TCP streams) */
 	unsigned int stall_ms;	/* datapath: no progress this long fails */
 };
 

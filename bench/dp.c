@@ -31,6 +31,14 @@
  * waiting, as perftest busy-polls ibv_poll_cq()); --event uses the
  * context's progress thread and waits on a completion channel.
  *
+ * -q N (write_bw, send_lat): N connections in one context, so one
+ * progress engine and one completion queue, against N TCP streams
+ * driven by one thread per process (non-blocking sockets and poll(2),
+ * or busy-polled with --tcp-poll), in the same run.  write_bw keeps
+ * depth Writes in flight on every QP and reports the aggregate
+ * bandwidth; send_lat runs the N ping-pongs at once and reports the
+ * mean half round trip over all of them.
+ *
  * The processes keep in step over a SOCK_SEQPACKET socketpair: for each
  * measurement the server sends the port it listens on (0 when it could
  * not start), both run, the client says it finished, the server answers
@@ -146,6 +154,8 @@ struct dp_run {
 	uint64_t *lat;		/* client: n half round trips (latency) */
 	struct dp_nego nego;	/* client, iwcm */
 	uint64_t tcp_off;	/* --tcp-gaps: stream octets moved */
+	struct dp_ep *eps;	/* iwcm: the -q endpoints, sharing eps[0]'s */
+	unsigned int neps;	/* context, PD and CQ */
 };
 
 /* A row of the output: one depth (bandwidth) or the only one. */
@@ -161,6 +171,7 @@ struct dp_row {
 /* One end of the iwcm connection. */
 struct dp_ep {
 	struct dp_run *r;
+	bool owner;		/* its context, PD, CQ (-q: the first) */
 	bool manual;
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
@@ -198,6 +209,9 @@ struct dp_ep {
 	uint64_t sent;
 	struct iwcm_send_wr *wrs;
 	struct iwcm_sge sge;
+	/* -q send_lat: round trips done, the current one's start */
+	unsigned long done;
+	uint64_t t0;
 };
 
 static void dp_fail(struct dp_side *s, const char *fmt, ...)
@@ -406,7 +420,7 @@ static void dp_tcp_setup(struct dp_run *r, int fd)
 	bench_tcp_nodelay(fd);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (r->o->tcp_poll)
+	if (r->o->tcp_poll || r->o->qps > 1)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -722,12 +736,187 @@ static int dp_tcp_bufs(struct dp_run *r, uint8_t **buf, uint8_t **src)
 	return r->side.ok ? 0 : -1;
 }
 
+/* ---- the TCP baseline of -q N: N streams, one thread ---- */
+
+/* Where one of the N streams is in its current message. */
+struct dp_tcp_st {
+	int fd;
+	bool wr;		/* writing the current message, else reading */
+	size_t off;		/* octets of it moved */
+	unsigned long done;	/* messages (send_lat: round trips) done */
+	uint64_t t0;		/* send_lat client: the ping's start */
+};
+
+/*
+ * Move the current message of s as far as its socket allows: 1 once it
+ * is whole, 0 when the socket would block (*moved when octets went),
+ * -1 on failure.
+ */
+static int dp_tcp_step(struct dp_run *r, struct dp_tcp_st *s, uint8_t *buf,
+		       uint8_t *src, bool *moved)
+{
+	size_t size = r->o->size;
+
+	while (s->off < size) {
+		ssize_t k = s->wr ? write(s->fd, src + s->off, size - s->off) :
+				    read(s->fd, buf + s->off, size - s->off);
+
+		if (k > 0) {
+			s->off += (size_t)k;
+			*moved = true;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN)
+			return 0;
+		dp_fail(&r->side, "TCP %s: %s", s->wr ? "write" : "read",
+			k == 0 ? "connection closed" : strerror(errno));
+		return -1;
+	}
+	s->off = 0;
+	return 1;
+}
+
+/* Stream i finished a message: what it does next. */
+static void dp_tcp_next(struct dp_run *r, struct dp_tcp_st *s, unsigned int i)
+{
+	if (r->t == BENCH_DP_WRITE_BW) {
+		s->done++;
+		return;
+	}
+	if (r->server) {
+		/* The echo: a ping in, the same size out. */
+		if (s->wr)
+			s->done++;
+		s->wr = !s->wr;
+		return;
+	}
+	if (s->wr) {
+		s->wr = false;
+		return;
+	}
+	if (s->done >= r->warm)
+		r->lat[(size_t)i * r->n + (s->done - r->warm)] =
+			(bench_now_ns() - s->t0) / 2;
+	s->done++;
+	s->wr = true;
+	s->t0 = bench_now_ns();
+}
+
+/*
+ * Run the q streams until each has done target messages: every stream
+ * moves what its socket takes, then poll(2) waits for the ones that
+ * would block (--tcp-poll: spin), failing after the stall time without
+ * progress.
+ */
+static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st,
+			unsigned int q, unsigned long target, uint8_t *buf,
+			uint8_t *src)
+{
+	struct pollfd p[BENCH_QPS_MAX];
+	unsigned int spins = 0, i, np;
+	uint64_t end = 0;
+	int k;
+
+	for (;;) {
+		bool moved = false;
+
+		np = 0;
+		for (i = 0; i < q; i++) {
+			struct dp_tcp_st *s = &st[i];
+
+			while (s->done < target &&
+			       (k = dp_tcp_step(r, s, buf, src, &moved)) == 1)
+				dp_tcp_next(r, s, i);
+			if (!r->side.ok)
+				return -1;
+			if (s->done >= target)
+				continue;
+			p[np].fd = s->fd;
+			p[np].events = s->wr ? POLLOUT : POLLIN;
+			p[np++].revents = 0;
+		}
+		if (!np)
+			return 0;
+		if (moved) {
+			spins = 0;
+			end = 0;
+		}
+		if (r->o->tcp_poll) {
+			if (++spins % DP_SPIN_CHECK)
+				continue;
+			if (!end)
+				end = bench_now_ns() +
+				      r->o->stall_ms * 1000000ULL;
+			if (bench_now_ns() < end)
+				continue;
+			k = 0;
+		} else {
+			do
+				k = poll(p, np, (int)r->o->stall_ms);
+			while (k < 0 && errno == EINTR);
+		}
+		if (k == 0) {
+			dp_fail(&r->side, "TCP: no progress for %u ms",
+				r->o->stall_ms);
+			return -1;
+		}
+		if (k < 0) {
+			dp_fail(&r->side, "poll: %s", strerror(errno));
+			return -1;
+		}
+	}
+}
+
+/* Both ends of -q N over the q connected sockets in fds. */
+static void dp_tcp_multi_run(struct dp_run *r, const int *fds, uint8_t *buf,
+			     uint8_t *src)
+{
+	struct dp_tcp_st st[BENCH_QPS_MAX];
+	unsigned int q = r->o->qps, i;
+	struct dp_mark a = { 0 }, b = { 0 };
+
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < q; i++) {
+		st[i].fd = fds[i];
+		/* The client writes first: the stream, or the ping. */
+		st[i].wr = !r->server;
+		st[i].t0 = bench_now_ns();
+	}
+	if (r->t == BENCH_DP_WRITE_BW) {
+		if (dp_tcp_multi(r, st, q, r->warm, buf, src) < 0)
+			return;
+		dp_mark(&a);
+		if (dp_tcp_multi(r, st, q, r->warm + r->n, buf, src) < 0)
+			return;
+		dp_mark(&b);
+		if (r->server)
+			dp_verify(&r->side, "TCP streams", buf, r->o->size);
+	} else {
+		dp_mark(&a);
+		if (dp_tcp_multi(r, st, q, r->warm + r->n, buf, src) < 0)
+			return;
+		dp_mark(&b);
+		dp_verify(&r->side, r->server ? "TCP pings" : "TCP pongs", buf,
+			  r->o->size);
+	}
+	dp_span(&r->side, &a, &b);
+}
+
+static void dp_tcp_close(int *fds, unsigned int *n)
+{
+	while (*n)
+		close(fds[--*n]);
+}
+
 static void dp_tcp_server(struct dp_run *r)
 {
 	struct sockaddr_in addr;
 	struct pollfd p;
 	uint8_t *buf = NULL, *src = NULL;
-	int lfd, fd = -1, k;
+	int lfd, fd = -1, k = 0, fds[BENCH_QPS_MAX];
+	unsigned int nfd = 0;
 
 	if (dp_tcp_bufs(r, &buf, &src) < 0) {
 		dp_ctl_port(r, 0);
@@ -743,29 +932,30 @@ static void dp_tcp_server(struct dp_run *r)
 	dp_ctl_port(r, ntohs(addr.sin_port));
 	p.fd = lfd;
 	p.events = POLLIN;
-	do
-		k = poll(&p, 1, (int)r->o->stall_ms);
-	while (k < 0 && errno == EINTR);
-	if (k > 0)
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	while (nfd < r->o->qps) {
+		do
+			k = poll(&p, 1, (int)r->o->stall_ms);
+		while (k < 0 && errno == EINTR);
+		fd = k > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+		if (fd < 0)
+			break;
+		dp_tcp_setup(r, fd);
+		fds[nfd++] = fd;
+	}
 	close(lfd);
 	if (fd < 0 && k == 0)
 		dp_fail(&r->side, "TCP accept: no connection for %u ms",
 			r->o->stall_ms);
 	else if (fd < 0)
 		dp_fail(&r->side, "TCP accept: %s", strerror(errno));
-	if (fd < 0) {
-	} else {
-		dp_tcp_setup(r, fd);
-		dp_tcp_serve(r, fd, buf, src);
-		if (!r->side.ok) {
-			close(fd);
-			fd = -1;
-		}
-	}
+	else if (nfd == 1)
+		dp_tcp_serve(r, fds[0], buf, src);
+	else
+		dp_tcp_multi_run(r, fds, buf, src);
+	if (!r->side.ok)
+		dp_tcp_close(fds, &nfd);
 	dp_ctl_finish(r);
-	if (fd >= 0)
-		close(fd);
+	dp_tcp_close(fds, &nfd);
 out:
 	free(buf);
 	free(src);
@@ -776,28 +966,35 @@ static void dp_tcp_client(struct dp_run *r)
 	struct sockaddr_in sin;
 	uint8_t *buf = NULL, *src = NULL;
 	uint16_t port = dp_ctl_wait_port(r);
-	int fd = -1;
+	int fd = -1, fds[BENCH_QPS_MAX];
+	unsigned int nfd = 0;
 
 	if (!port)
 		return;
 	if (dp_tcp_bufs(r, &buf, &src) == 0) {
 		bench_sin_loopback(&sin, port);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0 ||
-		    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
-			dp_fail(&r->side, "TCP connect: %s", strerror(errno));
-		} else {
+		while (nfd < r->o->qps) {
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (fd < 0 || connect(fd, (struct sockaddr *)&sin,
+					      sizeof(sin)) < 0) {
+				dp_fail(&r->side, "TCP connect: %s",
+					strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
 			dp_tcp_setup(r, fd);
-			dp_tcp_drive(r, fd, buf, src);
+			fds[nfd++] = fd;
 		}
+		if (nfd == 1 && r->side.ok)
+			dp_tcp_drive(r, fds[0], buf, src);
+		else if (r->side.ok)
+			dp_tcp_multi_run(r, fds, buf, src);
 	}
-	if (!r->side.ok && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
+	if (!r->side.ok)
+		dp_tcp_close(fds, &nfd);
 	dp_ctl_finish(r);
-	if (fd >= 0)
-		close(fd);
+	dp_tcp_close(fds, &nfd);
 	free(buf);
 	free(src);
 }
@@ -885,18 +1082,20 @@ static int dp_sleep(struct dp_ep *e)
 		{ iwcm_comp_channel_get_fd(e->ch), POLLIN, 0 },
 		{ iwcm_ctx_get_async_fd(e->ctx), POLLIN, 0 },
 	};
+	/* -q: the endpoints share the CQ, so whether it is armed too. */
+	bool *armed = e->owner ? &e->armed : &e->r->eps[0].armed;
 	struct iwcm_cq *cq;
 	void *cq_ctx;
 	int k;
 
-	if (!e->armed) {
+	if (!*armed) {
 		if (iwcm_req_notify_cq(e->cq, 0) < 0) {
 			dp_fail(&e->r->side, "iwcm_req_notify_cq: %s",
 				strerror(errno));
 			return -1;
 		}
 		/* Completions queued before arming give no event. */
-		e->armed = true;
+		*armed = true;
 		return 0;
 	}
 	do
@@ -915,7 +1114,7 @@ static int dp_sleep(struct dp_ep *e)
 		return -1;
 	if (iwcm_get_cq_event(e->ch, &cq, &cq_ctx) == 0) {
 		iwcm_ack_cq_events(cq, 1);
-		e->armed = false;
+		*armed = false;
 	} else if (errno != EAGAIN && errno != EINTR) {
 		dp_fail(&e->r->side, "iwcm_get_cq_event: %s",
 			strerror(errno));
@@ -951,17 +1150,34 @@ static int dp_post_rx(struct dp_ep *e, uint32_t i)
 		.lkey = iwcm_mr_get_stag(e->rx_mr),
 	};
 	struct iwcm_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	int err = iwcm_post_srq_recv(e->srq, &wr, NULL);
 
-	if (iwcm_post_srq_recv(e->srq, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_srq_recv: %s", strerror(errno));
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_srq_recv: %s", strerror(err));
 		return -1;
 	}
 	return 0;
 }
 
+/* The endpoint of a QP: e itself, or with -q the one of the run's. */
+static struct dp_ep *dp_ep_of(struct dp_ep *e, const struct iwcm_qp *qp)
+{
+	struct dp_run *r = e->r;
+	unsigned int i;
+
+	if (r->neps <= 1)
+		return e;
+	for (i = 0; i < r->neps; i++) {
+		if (r->eps[i].qp == qp)
+			return &r->eps[i];
+	}
+	return NULL;
+}
+
 /*
  * Take what completed, waiting (busy or asleep) until something did:
- * receives queue up in rx_q, send completions advance e->sent.
+ * receives queue up in rx_q, send completions advance sent, of the
+ * endpoint whose QP completed (-q: they share one CQ).
  */
 static int dp_poll(struct dp_ep *e)
 {
@@ -984,6 +1200,8 @@ static int dp_poll(struct dp_ep *e)
 			return -1;
 	}
 	for (i = 0; i < k; i++) {
+		struct dp_ep *t = dp_ep_of(e, wc[i].qp);
+
 		if (wc[i].status != IWCM_WC_SUCCESS) {
 			dp_fail(&e->r->side, "%s: %s (vendor_err %#x)",
 				dp_wc_op_str(wc[i].opcode),
@@ -991,15 +1209,19 @@ static int dp_poll(struct dp_ep *e)
 				wc[i].vendor_err);
 			return -1;
 		}
+		if (!t) {
+			dp_fail(&e->r->side, "a completion of no QP of ours");
+			return -1;
+		}
 		if (wc[i].opcode & IWCM_WC_RECV) {
-			unsigned int at = (e->rx_head + e->rx_count) %
+			unsigned int at = (t->rx_head + t->rx_count) %
 					  DP_RX_SLOTS;
 
-			e->rx_q[at] = (uint32_t)wc[i].wr_id;
-			e->rx_qlen[at] = wc[i].byte_len;
-			e->rx_count++;
+			t->rx_q[at] = (uint32_t)wc[i].wr_id;
+			t->rx_qlen[at] = wc[i].byte_len;
+			t->rx_count++;
 		} else {
-			e->sent = wc[i].wr_id + 1;
+			t->sent = wc[i].wr_id + 1;
 		}
 	}
 	return 0;
@@ -1095,12 +1317,13 @@ static int dp_post(struct dp_ep *e, int opcode, bool signaled)
 		.length = (uint32_t)o->size,
 		.lkey = iwcm_mr_get_stag(e->src_mr),
 	};
+	int err;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = e->posted;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.opcode = opcode;
+	wr.opcode = (enum iwcm_wr_opcode)opcode;
 	wr.send_flags = signaled ? IWCM_SEND_SIGNALED : 0;
 	if (opcode != IWCM_WR_ATOMIC_FETCH_ADD && o->size <= DP_INLINE_MAX)
 		wr.send_flags |= IWCM_SEND_INLINE;
@@ -1113,8 +1336,9 @@ static int dp_post(struct dp_ep *e, int opcode, bool signaled)
 		wr.wr.rdma.remote_addr = e->r_addr;
 		wr.wr.rdma.rkey = e->r_key;
 	}
-	if (iwcm_post_send(e->qp, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(errno));
+	err = iwcm_post_send(e->qp, &wr, NULL);
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(err));
 		return -1;
 	}
 	e->posted++;
@@ -1127,6 +1351,7 @@ static int dp_post_msg(struct dp_ep *e, enum dp_msg msg)
 	uint64_t v = msg;
 	struct iwcm_sge sge = { (uintptr_t)&v, sizeof(v), 0 };
 	struct iwcm_send_wr wr;
+	int err;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = e->posted;
@@ -1134,8 +1359,9 @@ static int dp_post_msg(struct dp_ep *e, enum dp_msg msg)
 	wr.num_sge = 1;
 	wr.opcode = IWCM_WR_SEND;
 	wr.send_flags = IWCM_SEND_SIGNALED | IWCM_SEND_INLINE;
-	if (iwcm_post_send(e->qp, &wr, NULL) < 0) {
-		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(errno));
+	err = iwcm_post_send(e->qp, &wr, NULL);
+	if (err) {
+		dp_fail(&e->r->side, "iwcm_post_send: %s", strerror(err));
 		return -1;
 	}
 	e->posted++;
@@ -1143,46 +1369,62 @@ static int dp_post_msg(struct dp_ep *e, enum dp_msg msg)
 }
 
 /*
- * n RDMA Writes or Reads of the whole region, at most depth in flight,
- * posted as lists; every DP_SIG_EVERY-th and the last are signaled.
+ * n RDMA Writes or Reads of the whole region on each of the q endpoints
+ * (-q), at most depth in flight on each, posted as lists; every
+ * DP_SIG_EVERY-th and the last of each are signaled.
  */
-static int dp_window(struct dp_ep *e, unsigned long n)
+static int dp_window(struct dp_ep *eps, unsigned int q, unsigned long n)
 {
-	uint64_t base = e->posted, end = base + n;
-	unsigned int depth = e->r->depth, sig;
-	int op = e->r->t == BENCH_DP_WRITE_BW ? IWCM_WR_RDMA_WRITE :
-						IWCM_WR_RDMA_READ;
+	struct dp_run *r = eps[0].r;
+	uint64_t base[BENCH_QPS_MAX];
+	unsigned int depth = r->depth, sig, i;
+	enum iwcm_wr_opcode op = r->t == BENCH_DP_WRITE_BW ?
+					 IWCM_WR_RDMA_WRITE :
+					 IWCM_WR_RDMA_READ;
+	bool busy = true;
+	int err;
 
 	if (depth > n)
 		depth = (unsigned int)n;
 	sig = depth < DP_SIG_EVERY ? depth : DP_SIG_EVERY;
-	while (e->sent < end) {
-		unsigned int k = 0;
+	for (i = 0; i < q; i++)
+		base[i] = eps[i].posted;
+	while (busy) {
+		busy = false;
+		for (i = 0; i < q; i++) {
+			struct dp_ep *e = &eps[i];
+			uint64_t end = base[i] + n;
+			unsigned int k = 0;
 
-		while (e->posted < end && e->posted - e->sent < depth) {
-			struct iwcm_send_wr *w = &e->wrs[k];
+			if (e->sent >= end)
+				continue;
+			busy = true;
+			while (e->posted < end && e->posted - e->sent < depth) {
+				struct iwcm_send_wr *w = &e->wrs[k];
 
-			memset(w, 0, sizeof(*w));
-			w->wr_id = e->posted;
-			w->sg_list = &e->sge;
-			w->num_sge = 1;
-			w->opcode = op;
-			if ((e->posted - base + 1) % sig == 0 ||
-			    e->posted + 1 == end)
-				w->send_flags = IWCM_SEND_SIGNALED;
-			w->wr.rdma.remote_addr = e->r_addr;
-			w->wr.rdma.rkey = e->r_key;
-			if (k)
-				e->wrs[k - 1].next = w;
-			k++;
-			e->posted++;
+				memset(w, 0, sizeof(*w));
+				w->wr_id = e->posted;
+				w->sg_list = &e->sge;
+				w->num_sge = 1;
+				w->opcode = op;
+				if ((e->posted - base[i] + 1) % sig == 0 ||
+				    e->posted + 1 == end)
+					w->send_flags = IWCM_SEND_SIGNALED;
+				w->wr.rdma.remote_addr = e->r_addr;
+				w->wr.rdma.rkey = e->r_key;
+				if (k)
+					e->wrs[k - 1].next = w;
+				k++;
+				e->posted++;
+			}
+			err = k ? iwcm_post_send(e->qp, e->wrs, NULL) : 0;
+			if (err) {
+				dp_fail(&r->side, "iwcm_post_send: %s",
+					strerror(err));
+				return -1;
+			}
 		}
-		if (k && iwcm_post_send(e->qp, e->wrs, NULL) < 0) {
-			dp_fail(&e->r->side, "iwcm_post_send: %s",
-				strerror(errno));
-			return -1;
-		}
-		if (e->sent < end && dp_poll(e) < 0)
+		if (busy && dp_poll(&eps[0]) < 0)
 			return -1;
 	}
 	return 0;
@@ -1319,6 +1561,7 @@ static struct iwcm_conn_param *dp_param(struct dp_ep *e)
 	return p;
 }
 
+/* Close an endpoint; the context, PD and CQ only if it owns them. */
 static void dp_ep_close(struct dp_ep *e)
 {
 	if (e->qp)
@@ -1328,9 +1571,9 @@ static void dp_ep_close(struct dp_ep *e)
 		iwcm_listener_close(e->l);
 	if (e->srq)
 		iwcm_destroy_srq(e->srq);
-	if (e->cq)
+	if (e->owner && e->cq)
 		iwcm_destroy_cq(e->cq);
-	if (e->ch)
+	if (e->owner && e->ch)
 		iwcm_destroy_comp_channel(e->ch);
 	if (e->buf_mr)
 		iwcm_dereg_mr(e->buf_mr);
@@ -1338,9 +1581,10 @@ static void dp_ep_close(struct dp_ep *e)
 		iwcm_dereg_mr(e->src_mr);
 	if (e->rx_mr)
 		iwcm_dereg_mr(e->rx_mr);
-	if (e->pd)
+	if (e->owner && e->pd)
 		iwcm_dealloc_pd(e->pd);
-	iwcm_ctx_close(e->ctx);
+	if (e->owner)
+		iwcm_ctx_close(e->ctx);
 	iwcm_conn_param_free(e->param);
 	free(e->buf);
 	free(e->src);
@@ -1349,20 +1593,42 @@ static void dp_ep_close(struct dp_ep *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* Context, PD, CQ (and channel), SRQ with its receives, buffers. */
-static int dp_ep_open(struct dp_run *r, struct dp_ep *e)
+/* Every endpoint of the run, the owner of the shared objects last. */
+static void dp_eps_close(struct dp_run *r)
+{
+	while (r->neps)
+		dp_ep_close(&r->eps[--r->neps]);
+	free(r->eps);
+	r->eps = NULL;
+}
+
+/*
+ * Context, PD, CQ (and channel), SRQ with its receives, buffers; with
+ * -q the endpoints after the first share its context, PD and CQ.
+ */
+static int dp_ep_open(struct dp_run *r, struct dp_ep *e,
+		      const struct dp_ep *shared)
 {
 	const struct bench_opts *o = r->o;
+	struct iwcm_srq_init_attr sa = { .max_wr = DP_RX_SLOTS, .max_sge = 1 };
 	unsigned int flags = IWCM_CTX_NONBLOCK;
 	const char *what;
 	uint32_t i;
 
 	memset(e, 0, sizeof(*e));
 	e->r = r;
+	e->owner = !shared;
 	e->manual = !o->event;
 	if (e->manual)
 		flags |= IWCM_CTX_MANUAL_PROGRESS;
 	e->sq_depth = dp_is_bw(r->t) ? r->depth + 8 : DP_SQ_LAT;
+	if (shared) {
+		e->ctx = shared->ctx;
+		e->pd = shared->pd;
+		e->ch = shared->ch;
+		e->cq = shared->cq;
+		goto own;
+	}
 	what = "iwcm_ctx_open_path";
 	e->ctx = iwcm_ctx_open_path(D.path, flags);
 	if (!e->ctx)
@@ -1379,12 +1645,14 @@ static int dp_ep_open(struct dp_run *r, struct dp_ep *e)
 		fcntl(iwcm_comp_channel_get_fd(e->ch), F_SETFL, O_NONBLOCK);
 	}
 	what = "iwcm_create_cq";
-	e->cq = iwcm_create_cq(e->ctx, (int)(e->sq_depth + DP_RX_SLOTS + 8),
+	e->cq = iwcm_create_cq(e->ctx,
+			       (int)((e->sq_depth + DP_RX_SLOTS + 8) * o->qps),
 			       e, e->ch);
 	if (!e->cq)
 		goto fail;
+own:
 	what = "iwcm_create_srq";
-	e->srq = iwcm_create_srq(e->pd, DP_RX_SLOTS, 1);
+	e->srq = iwcm_create_srq(e->pd, &sa);
 	if (!e->srq)
 		goto fail;
 	if (dp_is_bw(r->t)) {
@@ -1487,6 +1755,7 @@ static int dp_ep_qp(struct dp_ep *e)
 		dp_fail(&e->r->side, "iwcm_create_qp: %s", strerror(errno));
 		return -1;
 	}
+	memset(&qa, 0, sizeof(qa));
 	if (iwcm_query_qp(e->qp, &qa) == 0) {
 		n->known = true;
 		n->mpa_rev = rev;
@@ -1507,6 +1776,76 @@ static int dp_ep_qp(struct dp_ep *e)
 
 /* ---- iwcm: the tests ---- */
 
+/*
+ * -q send_lat: the N ping-pongs at once, as the TCP streams run them.
+ * The client times each round trip of each QP into lat[i * n + j]; the
+ * server echoes whatever arrives.
+ */
+static void dp_iw_lat_multi(struct dp_run *r)
+{
+	unsigned long total = r->warm + r->n;
+	size_t size = r->o->size;
+	struct dp_mark a = { 0 }, b = { 0 };
+	unsigned int q = r->neps, left = q, i;
+	bool fin[BENCH_QPS_MAX] = { false };
+	struct dp_ep *last = &r->eps[0];
+	uint32_t slot = 0, len;
+
+	for (i = 0; i < q; i++) {
+		r->eps[i].done = 0;
+		r->eps[i].t0 = bench_now_ns();
+		if (!r->server &&
+		    dp_post(&r->eps[i], IWCM_WR_SEND, total == 1) < 0)
+			return;
+	}
+	dp_mark(&a);
+	while (left) {
+		if (dp_poll(&r->eps[0]) < 0)
+			return;
+		for (i = 0; i < q; i++) {
+			struct dp_ep *e = &r->eps[i];
+
+			while (e->rx_count && e->done < total) {
+				uint64_t now;
+
+				if (dp_recv(e, &slot, &len) < 0)
+					return;
+				now = bench_now_ns();
+				last = e;
+				if (len != size) {
+					dp_fail(&r->side,
+						"a p%cng of %u octets",
+						r->server ? 'i' : 'o', len);
+					return;
+				}
+				if (!r->server && e->done >= r->warm)
+					r->lat[(size_t)i * r->n + e->done -
+					       r->warm] = (now - e->t0) / 2;
+				e->done++;
+				if (!r->server && e->done == total)
+					break;
+				e->t0 = now;
+				/* The last pong, or the last ping: signaled. */
+				if (dp_post(e, IWCM_WR_SEND,
+					    e->done + !r->server == total) < 0)
+					return;
+			}
+			if (e->done == total && !fin[i]) {
+				fin[i] = true;
+				left--;
+			}
+		}
+	}
+	dp_mark(&b);
+	for (i = 0; i < q; i++) {
+		if (dp_wait_sent(&r->eps[i], r->eps[i].posted) < 0)
+			return;
+	}
+	dp_span(&r->side, &a, &b);
+	dp_verify(&r->side, r->server ? "ping" : "pong",
+		  last->rx + (size_t)slot * last->rx_len, size);
+}
+
 /* The server's part once READY is sent; sets its CPU span. */
 static void dp_iw_serve(struct dp_run *r, struct dp_ep *e)
 {
@@ -1514,20 +1853,30 @@ static void dp_iw_serve(struct dp_run *r, struct dp_ep *e)
 	size_t size = r->o->size;
 	struct dp_mark a = { 0 }, b = { 0 };
 	uint32_t slot = 0, len;
+	unsigned int k;
 	uint64_t v;
 
+	if (r->neps > 1 && r->t == BENCH_DP_SEND_LAT) {
+		dp_iw_lat_multi(r);
+		return;
+	}
 	switch (r->t) {
 	case BENCH_DP_WRITE_BW:
 	case BENCH_DP_READ_BW:
 	case BENCH_DP_ATOMIC_LAT:
 		/* The client's Writes, Reads or atomics complete nothing
-		 * here: wait for DONE as long as the QP works. */
-		e->passive = true;
-		if (dp_recv_msg(e, DP_MSG_START) < 0)
-			return;
+		 * here: wait for DONE as long as the QPs work. */
+		for (k = 0; k < r->neps; k++)
+			r->eps[k].passive = true;
+		for (k = 0; k < r->neps; k++) {
+			if (dp_recv_msg(&r->eps[k], DP_MSG_START) < 0)
+				return;
+		}
 		dp_mark(&a);
-		if (dp_recv_msg(e, DP_MSG_DONE) < 0)
-			return;
+		for (k = 0; k < r->neps; k++) {
+			if (dp_recv_msg(&r->eps[k], DP_MSG_DONE) < 0)
+				return;
+		}
 		dp_mark(&b);
 		break;
 	case BENCH_DP_SEND_LAT:
@@ -1568,8 +1917,8 @@ static void dp_iw_serve(struct dp_run *r, struct dp_ep *e)
 		return;
 	}
 	dp_span(&r->side, &a, &b);
-	if (r->t == BENCH_DP_WRITE_BW)
-		dp_verify(&r->side, "RDMA Write target", e->buf, size);
+	for (k = 0; r->t == BENCH_DP_WRITE_BW && k < r->neps; k++)
+		dp_verify(&r->side, "RDMA Write target", r->eps[k].buf, size);
 	if (r->t == BENCH_DP_ATOMIC_LAT) {
 		memcpy(&v, e->buf, 8);
 		if (v != DP_ATOMIC_INIT + total * DP_ATOMIC_ADD)
@@ -1585,19 +1934,32 @@ static void dp_iw_drive(struct dp_run *r, struct dp_ep *e)
 	size_t size = r->o->size;
 	struct dp_mark a = { 0 }, b = { 0 };
 	uint32_t slot = 0, len;
+	unsigned int k;
 	uint64_t t0, v;
 
+	if (r->neps > 1 && r->t == BENCH_DP_SEND_LAT) {
+		dp_iw_lat_multi(r);
+		return;
+	}
 	if (dp_is_bw(r->t)) {
-		if ((r->warm && dp_window(e, r->warm) < 0) ||
-		    dp_post_msg(e, DP_MSG_START) < 0)
+		if (r->warm && dp_window(r->eps, r->neps, r->warm) < 0)
 			return;
+		for (k = 0; k < r->neps; k++) {
+			if (dp_post_msg(&r->eps[k], DP_MSG_START) < 0)
+				return;
+		}
 		dp_mark(&a);
-		if (dp_window(e, r->n) < 0)
+		if (dp_window(r->eps, r->neps, r->n) < 0)
 			return;
 		dp_mark(&b);
-		if (dp_post_msg(e, DP_MSG_DONE) < 0 ||
-		    dp_wait_sent(e, e->posted) < 0)
-			return;
+		for (k = 0; k < r->neps; k++) {
+			if (dp_post_msg(&r->eps[k], DP_MSG_DONE) < 0)
+				return;
+		}
+		for (k = 0; k < r->neps; k++) {
+			if (dp_wait_sent(&r->eps[k], r->eps[k].posted) < 0)
+				return;
+		}
 		dp_span(&r->side, &a, &b);
 		if (r->t == BENCH_DP_READ_BW)
 			dp_verify(&r->side, "RDMA Read sink", e->src, size);
@@ -1662,59 +2024,94 @@ static void dp_iw_drive(struct dp_run *r, struct dp_ep *e)
 	}
 }
 
-static void dp_iw_server(struct dp_run *r)
+/* The server's connection of e: accept it, its QP, HELLO and READY. */
+static int dp_iw_accept(struct dp_run *r, struct dp_ep *e)
 {
 	struct iwcm_event *ev;
-	struct sockaddr_in sin;
-	struct dp_ep e;
 	int type;
 
-	if (dp_ep_open(r, &e) < 0)
-		goto setup_failed;
-	bench_sin_loopback(&sin, 0);
-	e.l = iwcm_listen(e.ctx, (struct sockaddr *)&sin, NULL, e.param, 1);
-	if (!e.l) {
-		dp_fail(&r->side, "iwcm_listen 127.0.0.1: %s",
-			strerror(errno));
-		goto setup_failed;
-	}
-	dp_ctl_port(r, iwcm_listener_get_port(e.l));
-	ev = dp_cm_event(&e);
+	ev = dp_cm_event(e);
 	if (!ev)
-		goto out;
+		return -1;
 	type = iwcm_event_get_type(ev);
-	e.conn = iwcm_event_get_conn(ev);
+	e->conn = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
 	if (type != IWCM_CM_EVENT_CONNECT_REQUEST) {
 		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
-		goto out;
+		return -1;
 	}
-	if (iwcm_accept(e.conn, e.param) < 0) {
+	if (iwcm_accept(e->conn, e->param) < 0) {
 		dp_fail(&r->side, "iwcm_accept: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	ev = dp_cm_event(&e);
+	ev = dp_cm_event(e);
 	if (!ev)
-		goto out;
+		return -1;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
 	if (type != IWCM_CM_EVENT_ESTABLISHED) {
 		dp_fail(&r->side, "event %s", iwcm_cm_event_str(type));
-		goto out;
+		return -1;
 	}
-	iwcm_listener_close(e.l);
-	e.l = NULL;
-	if (dp_ep_qp(&e) == 0 && dp_recv_msg(&e, DP_MSG_HELLO) == 0 &&
-	    dp_post_msg(&e, DP_MSG_READY) == 0)
-		dp_iw_serve(r, &e);
+	if (dp_ep_qp(e) < 0 || dp_recv_msg(e, DP_MSG_HELLO) < 0 ||
+	    dp_post_msg(e, DP_MSG_READY) < 0)
+		return -1;
+	return 0;
+}
+
+/* The endpoints of the run (-q of them); -1 when one failed. */
+static int dp_eps_open(struct dp_run *r)
+{
+	r->eps = calloc(r->o->qps, sizeof(*r->eps));
+	if (!r->eps) {
+		dp_fail(&r->side, "out of memory");
+		return -1;
+	}
+	while (r->neps < r->o->qps) {
+		struct dp_ep *e = &r->eps[r->neps];
+
+		/* Counted at once: a failed one has something to close. */
+		r->neps++;
+		if (dp_ep_open(r, e, e == r->eps ? NULL : r->eps) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void dp_iw_server(struct dp_run *r)
+{
+	struct sockaddr_in sin;
+	struct dp_ep *e;
+	unsigned int i;
+
+	if (dp_eps_open(r) < 0)
+		goto setup_failed;
+	e = &r->eps[0];
+	bench_sin_loopback(&sin, 0);
+	e->l = iwcm_listen(e->ctx, (struct sockaddr *)&sin, NULL, e->param,
+			   (int)r->neps);
+	if (!e->l) {
+		dp_fail(&r->side, "iwcm_listen 127.0.0.1: %s",
+			strerror(errno));
+		goto setup_failed;
+	}
+	dp_ctl_port(r, iwcm_listener_get_port(e->l));
+	/* The client connects one at a time. */
+	for (i = 0; i < r->neps; i++) {
+		if (dp_iw_accept(r, &r->eps[i]) < 0)
+			goto out;
+	}
+	iwcm_listener_close(e->l);
+	e->l = NULL;
+	dp_iw_serve(r, e);
 out:
 	if (!r->side.ok)
-		dp_ep_close(&e);
+		dp_eps_close(r);
 	dp_ctl_finish(r);
-	dp_ep_close(&e);
+	dp_eps_close(r);
 	return;
 setup_failed:
-	dp_ep_close(&e);
+	dp_eps_close(r);
 	dp_ctl_port(r, 0);
 }
 
@@ -1725,42 +2122,55 @@ static const char *dp_conn_reason(const struct iwcm_conn *c)
 	return a.reason_text ? a.reason_text : iwcm_status_str(a.reason);
 }
 
-static void dp_iw_client(struct dp_run *r)
+/* The client's connection of e: ESTABLISHED, its QP, HELLO and READY. */
+static int dp_iw_connect(struct dp_run *r, struct dp_ep *e, uint16_t port)
 {
 	struct iwcm_event *ev;
 	struct sockaddr_in sin;
-	struct dp_ep e;
-	uint16_t port = dp_ctl_wait_port(r);
 	int type;
 
-	if (!port)
-		return;
-	if (dp_ep_open(r, &e) < 0)
-		goto out;
 	bench_sin_loopback(&sin, port);
-	e.conn = iwcm_connect(e.ctx, (struct sockaddr *)&sin, NULL, e.param);
-	if (!e.conn) {
+	e->conn = iwcm_connect(e->ctx, (struct sockaddr *)&sin, NULL,
+			       e->param);
+	if (!e->conn) {
 		dp_fail(&r->side, "iwcm_connect: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	ev = dp_cm_event(&e);
+	ev = dp_cm_event(e);
 	if (!ev)
-		goto out;
+		return -1;
 	type = iwcm_event_get_type(ev);
 	iwcm_ack_event(ev);
 	if (type != IWCM_CM_EVENT_ESTABLISHED) {
 		dp_fail(&r->side, "%s: %s", iwcm_cm_event_str(type),
-			dp_conn_reason(e.conn));
-		goto out;
+			dp_conn_reason(e->conn));
+		return -1;
 	}
-	if (dp_ep_qp(&e) == 0 && dp_post_msg(&e, DP_MSG_HELLO) == 0 &&
-	    dp_recv_msg(&e, DP_MSG_READY) == 0)
-		dp_iw_drive(r, &e);
+	if (dp_ep_qp(e) < 0 || dp_post_msg(e, DP_MSG_HELLO) < 0 ||
+	    dp_recv_msg(e, DP_MSG_READY) < 0)
+		return -1;
+	return 0;
+}
+
+static void dp_iw_client(struct dp_run *r)
+{
+	uint16_t port = dp_ctl_wait_port(r);
+	unsigned int i;
+
+	if (!port)
+		return;
+	if (dp_eps_open(r) < 0)
+		goto out;
+	for (i = 0; i < r->neps; i++) {
+		if (dp_iw_connect(r, &r->eps[i], port) < 0)
+			goto out;
+	}
+	dp_iw_drive(r, &r->eps[0]);
 out:
 	if (!r->side.ok)
-		dp_ep_close(&e);
+		dp_eps_close(r);
 	dp_ctl_finish(r);
-	dp_ep_close(&e);
+	dp_eps_close(r);
 }
 
 /* ---- the rows and the two processes ---- */
@@ -1828,17 +2238,37 @@ static void dp_row_client(const struct bench_opts *o, int ctl,
 
 /* ---- figures and output ---- */
 
+/* Aggregate bandwidth of the -q connections. */
 static double dp_bw(const struct bench_opts *o, const struct dp_side *s)
 {
 	if (!s->wall_ns)
 		return 0.0;
-	return (double)o->iters * (double)o->size / MIB /
+	return (double)o->iters * (double)o->qps * (double)o->size / MIB /
 	       ((double)s->wall_ns / 1e9);
 }
 
-static double dp_p50(const struct bench_opts *o, const uint64_t *lat)
+/* Latency samples of a row: iters of each of the -q ping-pongs. */
+static size_t dp_nlat(const struct bench_opts *o)
 {
-	return bench_us(bench_percentile(lat, o->iters, 50));
+	return (size_t)o->iters * o->qps;
+}
+
+static double dp_mean(const struct bench_opts *o, const uint64_t *lat)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < dp_nlat(o); i++)
+		sum += lat[i];
+	return bench_us(sum / dp_nlat(o));
+}
+
+/* The figure of a latency row: p50, or with -q N the mean over all. */
+static double dp_lat_value(const struct bench_opts *o, const uint64_t *lat)
+{
+	if (o->qps > 1)
+		return dp_mean(o, lat);
+	return bench_us(bench_percentile(lat, dp_nlat(o), 50));
 }
 
 /* Each row's figures and ratio; failures described on stderr. */
@@ -1870,12 +2300,12 @@ static void dp_figures(const struct bench_opts *o, struct dp_row *rows,
 			w->tcp_val = dp_bw(o, &w->tcp_cli);
 			w->iw_val = dp_bw(o, &w->iw_cli);
 		} else {
-			qsort(w->tcp_lat, o->iters, sizeof(uint64_t),
+			qsort(w->tcp_lat, dp_nlat(o), sizeof(uint64_t),
 			      bench_cmp_u64);
-			qsort(w->iw_lat, o->iters, sizeof(uint64_t),
+			qsort(w->iw_lat, dp_nlat(o), sizeof(uint64_t),
 			      bench_cmp_u64);
-			w->tcp_val = dp_p50(o, w->tcp_lat);
-			w->iw_val = dp_p50(o, w->iw_lat);
+			w->tcp_val = dp_lat_value(o, w->tcp_lat);
+			w->iw_val = dp_lat_value(o, w->iw_lat);
 		}
 		w->ratio = w->tcp_val > 0.0 ? w->iw_val / w->tcp_val : 0.0;
 	}
@@ -1937,15 +2367,27 @@ static void dp_print_text(const struct bench_opts *o,
 		break;
 	}
 	printf("tcp:  %s, %s %s, TCP_NODELAY\n", dp_tcp_what[t],
-	       o->tcp_poll ? "busy-polling non-blocking" : "blocking",
+	       o->tcp_poll ? "busy-polling non-blocking" :
+	       o->qps > 1  ? "non-blocking, poll(2)," :
+			     "blocking",
 	       o->tcp_gaps ? "readv(2)/writev(2) skipping 4 octets every "
 			     "512 of the stream" :
 			     "read(2)/write(2)");
+	if (o->qps > 1)
+		printf("-q %u: %u connections in one context (one progress "
+		       "engine, one CQ) against\n%u TCP streams driven by one "
+		       "thread per process, all at once\n",
+		       o->qps, o->qps, o->qps);
 	printf("%lu iterations of %zu octets per row after %lu warm-up; one "
 	       "process per side;\n",
 	       o->iters, o->size, o->warmup);
 	if (bw)
-		printf("ratio = iwcm/tcp bandwidth (higher is better)\n\n");
+		printf("ratio = iwcm/tcp %sbandwidth (higher is better)\n\n",
+		       o->qps > 1 ? "aggregate " : "");
+	else if (o->qps > 1)
+		printf("ratio = iwcm/tcp mean half round trip over the %u "
+		       "ping-pongs (lower is better)\n\n",
+		       o->qps);
 	else
 		printf("ratio = iwcm/tcp typical (p50) half round trip "
 		       "(lower is better)\n\n");
@@ -1955,7 +2397,8 @@ static void dp_print_text(const struct bench_opts *o,
 		       "ratio", "iwcm cpu%", "tcp cpu%");
 	else
 		printf("%-10s %10s %7s %8s %8s %6s %8s %8s %9s %9s\n",
-		       "test", "size", "iters", "iwcm us", "tcp us", "ratio",
+		       "test", "size", "iters", o->qps > 1 ? "iwcm avg" :
+		       "iwcm us", o->qps > 1 ? "tcp avg" : "tcp us", "ratio",
 		       "iwcm p99", "tcp p99", "iwcm cpu%", "tcp cpu%");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
@@ -1981,10 +2424,10 @@ static void dp_print_text(const struct bench_opts *o,
 			       "%8.2f %9s %9s\n",
 			       o->test->name, o->size, o->iters, w->iw_val,
 			       w->tcp_val, w->ratio,
-			       bench_us(bench_percentile(w->iw_lat, o->iters,
+			       bench_us(bench_percentile(w->iw_lat, dp_nlat(o),
 							 99)),
-			       bench_us(bench_percentile(w->tcp_lat, o->iters,
-							 99)),
+			       bench_us(bench_percentile(w->tcp_lat,
+							 dp_nlat(o), 99)),
 			       ic, tc);
 		}
 	}
@@ -1998,23 +2441,20 @@ static void dp_json_side(const struct bench_opts *o, const struct dp_row *w,
 	const struct dp_side *c = iw ? &w->iw_cli : &w->tcp_cli;
 	const struct dp_side *s = iw ? &w->iw_srv : &w->tcp_srv;
 	const uint64_t *lat = iw ? w->iw_lat : w->tcp_lat;
-	uint64_t sum = 0;
-	unsigned long i;
+	size_t n = dp_nlat(o);
 
 	printf("{\"value\":%.3f,\"seconds\":%.6f,", iw ? w->iw_val : w->tcp_val,
 	       (double)c->wall_ns / 1e9);
 	if (dp_is_bw(o->test->dp)) {
 		printf("\"mib_per_sec\":%.3f,", iw ? w->iw_val : w->tcp_val);
 	} else {
-		for (i = 0; i < o->iters; i++)
-			sum += lat[i];
 		printf("\"latency_us\":{\"min\":%.3f,\"p50\":%.3f,"
 		       "\"p99\":%.3f,\"max\":%.3f,\"avg\":%.3f},",
-		       bench_us(bench_percentile(lat, o->iters, 0)),
-		       bench_us(bench_percentile(lat, o->iters, 50)),
-		       bench_us(bench_percentile(lat, o->iters, 99)),
-		       bench_us(bench_percentile(lat, o->iters, 100)),
-		       bench_us(sum / o->iters));
+		       bench_us(bench_percentile(lat, n, 0)),
+		       bench_us(bench_percentile(lat, n, 50)),
+		       bench_us(bench_percentile(lat, n, 99)),
+		       bench_us(bench_percentile(lat, n, 100)),
+		       dp_mean(o, lat));
 	}
 	printf("\"cpu\":{\"client\":{\"user\":%.6f,\"sys\":%.6f,"
 	       "\"percent\":%.1f},\"server\":{\"user\":%.6f,\"sys\":%.6f,"
@@ -2046,16 +2486,19 @@ static void dp_print_json(const struct bench_opts *o,
 		printf("%s%u", i ? "," : "", rows[i].depth);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"tcp\",\"tcp_io\":\"%s\","
+	printf(",\"baseline\":\"tcp\",\"qps\":%u,\"tcp_io\":\"%s\","
 	       "\"tcp_gaps\":%s,"
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
-	       o->tcp_poll ? "poll" : "blocking",
+	       o->qps, o->tcp_poll ? "poll" :
+		       o->qps > 1 ? "multiplexed" : "blocking",
 	       o->tcp_gaps ? "true" : "false",
 	       o->event ? "event" : "manual", o->mpa_rev,
 	       o->crc ? "true" : "false", o->markers ? "true" : "false",
-	       DP_IRD_ORD, bw ? "mib_per_sec" : "half_rtt_p50_us",
+	       DP_IRD_ORD,
+	       bw ? "mib_per_sec" :
+	       o->qps > 1 ? "half_rtt_mean_us" : "half_rtt_p50_us",
 	       bw ? "higher" : "lower");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
@@ -2095,8 +2538,8 @@ int dp_bench(const struct bench_opts *o)
 		rows[i].depth = dp_depth(o, i);
 		if (dp_is_bw(o->test->dp))
 			continue;
-		rows[i].tcp_lat = calloc(o->iters, sizeof(uint64_t));
-		rows[i].iw_lat = calloc(o->iters, sizeof(uint64_t));
+		rows[i].tcp_lat = calloc(dp_nlat(o), sizeof(uint64_t));
+		rows[i].iw_lat = calloc(dp_nlat(o), sizeof(uint64_t));
 		if (!rows[i].tcp_lat || !rows[i].iw_lat) {
 			fprintf(stderr, "iwcm-bench: out of memory\n");
 			rc = 1;

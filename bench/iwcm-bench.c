@@ -54,7 +54,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: iwcm-bench TEST [-j] [-n ITERS] [-w N] [-s SIZE] "
 		"[-d DEPTH[,DEPTH...]]\n"
-		"                  [-e] [--mpa-rev 1|2] [--markers] "
+		"                  [-q N] [-e] [--mpa-rev 1|2] [--markers] "
 		"[--crc | --no-crc] [--tcp-poll]\n"
 		"                  [--tcp-gaps]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
@@ -73,6 +73,11 @@ static void usage(FILE *fp)
 		"                     requests in flight (default 128); a set "
 		"of rows per\n"
 		"                     value (1 to %d, at most %d values)\n"
+		"  -q, --qps N        write_bw, send_lat: N connections in "
+		"one context (one\n"
+		"                     progress engine) against N TCP streams "
+		"in one thread\n"
+		"                     (1 to %d, default 1)\n"
 		"  -e, --event        datapath: the progress thread and "
 		"completion channel\n"
 		"                     instead of busy-polling iwcm_progress()\n"
@@ -98,7 +103,7 @@ static void usage(FILE *fp)
 		"tests:\n",
 		BENCH_ITERS_DEFAULT, BENCH_WARMUP_MAX,
 		IWCM_PRIVATE_DATA_MAX_ENHANCED, BENCH_DEPTH_MAX,
-		BENCH_DEPTHS_MAX, IWCMD_SBIN);
+		BENCH_DEPTHS_MAX, BENCH_QPS_MAX, IWCMD_SBIN);
 	for (i = 0; i < N_BENCH_TESTS; i++)
 		fprintf(fp, "  %-10s %s\n", bench_tests[i].name,
 			bench_tests[i].summary);
@@ -167,7 +172,7 @@ static int parse_depths(const char *s, struct bench_opts *o)
 
 /* The options that depend on the test; -1 after printing why not. */
 static int check_test_opts(struct bench_opts *o, bool size_set,
-			   bool depth_set, const char *dp_opt)
+			   bool depth_set, bool qps_set, const char *dp_opt)
 {
 	const struct bench_test *t = o->test;
 
@@ -190,6 +195,19 @@ static int check_test_opts(struct bench_opts *o, bool size_set,
 	    t->dp != BENCH_DP_READ_BW) {
 		fprintf(stderr, "iwcm-bench: %s: --tcp-gaps applies to "
 				"write_bw and read_bw only\n",
+			t->name);
+		return -1;
+	}
+	if (qps_set && t->dp != BENCH_DP_WRITE_BW &&
+	    t->dp != BENCH_DP_SEND_LAT) {
+		fprintf(stderr, "iwcm-bench: %s: --qps applies to write_bw "
+				"and send_lat only\n",
+			t->name);
+		return -1;
+	}
+	if (o->qps > 1 && o->tcp_gaps) {
+		fprintf(stderr, "iwcm-bench: %s: --tcp-gaps takes one "
+				"connection (no --qps)\n",
 			t->name);
 		return -1;
 	}
@@ -221,6 +239,7 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "qps", required_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "event", no_argument, NULL, 'e' },
 		{ "mpa-rev", required_argument, NULL, OPT_MPA_REV },
@@ -240,15 +259,16 @@ int main(int argc, char **argv)
 		.mpa_rev = 2,
 		.crc = true,
 		.stall_ms = BENCH_STALL_MS,
+		.qps = 1,
 	};
 	const char *dp_opt = NULL, *env;
-	bool size_set = false, depth_set = false;
+	bool size_set = false, depth_set = false, qps_set = false;
 	struct sigaction sa;
 	unsigned long v;
 	size_t i;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "n:w:s:d:jeh", longopts,
+	while ((ch = getopt_long(argc, argv, "n:w:s:d:q:jeh", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'n':
@@ -271,6 +291,12 @@ int main(int argc, char **argv)
 			if (parse_depths(optarg, &o) < 0)
 				goto bad;
 			depth_set = true;
+			break;
+		case 'q':
+			if (parse_ulong(optarg, 1, BENCH_QPS_MAX, &v) < 0)
+				goto bad;
+			o.qps = (unsigned int)v;
+			qps_set = true;
 			break;
 		case 'j':
 			o.json = true;
@@ -333,7 +359,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (check_test_opts(&o, size_set, depth_set, dp_opt) < 0)
+	if (check_test_opts(&o, size_set, depth_set, qps_set, dp_opt) < 0)
 		return 2;
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "

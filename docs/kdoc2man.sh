@@ -10,7 +10,9 @@
 #
 # Kernel-doc understood: "name() - Summary.", "@arg: text" (continued on
 # lines indented by a tab), free paragraphs, "Context: ..." and
-# "Return: ...".  Blocks for enums, structs and DOC: are skipped.
+# "Return: ...".  Blocks for enums, structs and DOC: are skipped.  A
+# static inline function's page shows its prototype, without body or
+# "static inline".
 set -eu
 
 [ $# -eq 2 ] || { echo "usage: $0 HEADER OUTDIR" >&2; exit 2; }
@@ -171,6 +173,14 @@ state == 1 {
 	if (where == "ret") { ret = ret " " line; next }
 	desc[++ndesc] = line
 	where = "desc"
+	next
+}
+state == 2 && $0 == "{" {
+	# A static inline definition: the prototype is what came before.
+	sub(/^static inline /, "", proto[1])
+	proto[nproto] = proto[nproto] ";"
+	flush_page()
+	state = 0
 	next
 }
 state == 2 {

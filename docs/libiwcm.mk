@@ -49,6 +49,7 @@ dist_man3_MANS = \
 	iwcm_event_get_listener.3 \
 	iwcm_event_get_type.3 \
 	iwcm_get_async_event.3 \
+	iwcm_get_async_event_sz.3 \
 	iwcm_get_cq_event.3 \
 	iwcm_get_event.3 \
 	iwcm_listen.3 \
@@ -57,6 +58,7 @@ dist_man3_MANS = \
 	iwcm_listener_get_port.3 \
 	iwcm_mr_get_stag.3 \
 	iwcm_poll_cq.3 \
+	iwcm_poll_cq_sz.3 \
 	iwcm_post_recv.3 \
 	iwcm_post_send.3 \
 	iwcm_post_srq_recv.3 \

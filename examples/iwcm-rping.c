@@ -493,10 +493,11 @@ static void rc_closed(struct rping_conn *rc, const char *why)
 static int rc_post_send(struct rping_conn *rc, struct iwcm_send_wr *wr)
 {
 	struct iwcm_send_wr *bad = NULL;
+	int e = iwcm_post_send(rc->qp, wr, &bad);
 
-	if (iwcm_post_send(rc->qp, wr, &bad) < 0) {
+	if (e) {
 		err("conn %" PRIu64 ": post send error: %s", rc->id,
-		    strerror(errno));
+		    strerror(e));
 		rc_fail(rc);
 		return -1;
 	}
@@ -516,10 +517,11 @@ static int rc_post_recv(struct rping_conn *rc)
 		.num_sge = 1,
 	};
 	struct iwcm_recv_wr *bad = NULL;
+	int e = iwcm_post_srq_recv(rc->srq, &wr, &bad);
 
-	if (iwcm_post_srq_recv(rc->srq, &wr, &bad) < 0) {
+	if (e) {
 		err("conn %" PRIu64 ": post recv error: %s", rc->id,
-		    strerror(errno));
+		    strerror(e));
 		rc_fail(rc);
 		return -1;
 	}
@@ -839,6 +841,7 @@ static void rc_print_params(const struct rping_conn *rc)
 
 	if (!debug)
 		return;
+	memset(&a, 0, sizeof(a));
 	if (iwcm_query_qp(rc->qp, &a) < 0) {
 		dbg("conn %" PRIu64 ": iwcm_query_qp: %s", rc->id,
 		    strerror(errno));
@@ -871,7 +874,11 @@ static void rc_established(struct rping_conn *rc)
 {
 	struct rping *rp = rc->rp;
 	struct iwcm_qp_init_attr attr;
-	struct iwcm_qp_attr qa;
+	struct iwcm_srq_init_attr sa = {
+		.max_wr = RPING_RQ_DEPTH,
+		.max_sge = 1,
+	};
+	struct iwcm_qp_attr qa = { .comp_mask = 0 };
 	const char *what;
 
 	if (rc_setup_buffers(rc) < 0)
@@ -884,7 +891,7 @@ static void rc_established(struct rping_conn *rc)
 	if (iwcm_req_notify_cq(rc->cq, 0) < 0)
 		goto fail_errno;
 	what = "iwcm_create_srq";
-	rc->srq = iwcm_create_srq(rp->pd, RPING_RQ_DEPTH, 1);
+	rc->srq = iwcm_create_srq(rp->pd, &sa);
 	if (!rc->srq)
 		goto fail_errno;
 	if (rc_post_recv(rc) < 0)
@@ -1143,7 +1150,7 @@ static void rp_async_act(struct rping *rp)
 static void rp_check_closing(struct rping *rp)
 {
 	struct rping_conn *rc;
-	struct iwcm_qp_attr a;
+	struct iwcm_qp_attr a = { .comp_mask = 0 };
 	long long now = now_ms();
 
 	for (rc = rp->conns; rc && !rp->done;) {

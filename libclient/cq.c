@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -17,6 +18,10 @@
 #include <unistd.h>
 
 #include "dp.h"
+
+/* The fields of struct iwcm_wc always written: those up to wc_flags. */
+#define DP_WC_MIN_SIZE \
+	(offsetof(struct iwcm_wc, wc_flags) + sizeof(unsigned int))
 
 /* Free a completion queue (its QPs are gone). */
 void cq_free(struct iwcm_cq *cq)
@@ -222,13 +227,40 @@ bool cq_overflow_first(struct iwcm_cq *cq)
 	return first;
 }
 
-/* Take up to num_entries completions. */
-IWCM_EXPORT int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
-			     struct iwcm_wc *wc)
+/*
+ * Copy a completion into the caller's record of size octets: its prefix,
+ * with the wc_flags of optional fields it cannot hold cleared, and zeros
+ * past the structure we know.
+ */
+static void wc_copy_sized(void *dst, const struct iwcm_wc *src, size_t size)
+{
+	struct iwcm_wc w = *src;
+
+	if (size < offsetof(struct iwcm_wc, invalidated_stag) +
+			   sizeof(w.invalidated_stag))
+		w.wc_flags &= ~(unsigned int)IWCM_WC_WITH_INV;
+	if (size < offsetof(struct iwcm_wc, imm_data) + sizeof(w.imm_data))
+		w.wc_flags &= ~(unsigned int)IWCM_WC_WITH_IMM;
+	if (size <= sizeof(w)) {
+		memcpy(dst, &w, size);
+		return;
+	}
+	memcpy(dst, &w, sizeof(w));
+	memset((char *)dst + sizeof(w), 0, size - sizeof(w));
+}
+
+/*
+ * Take up to num_entries completions into an array of wc_size-octet
+ * records: the caller's sizeof(struct iwcm_wc), passed by the inline
+ * iwcm_poll_cq(), so that the structure may grow.
+ */
+IWCM_EXPORT int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries,
+				struct iwcm_wc *wc, size_t wc_size)
 {
 	int n = 0;
 
-	if (!cq || num_entries < 0 || (num_entries && !wc))
+	if (!cq || num_entries < 0 || (num_entries && !wc) ||
+	    wc_size < DP_WC_MIN_SIZE)
 		return ERR(EINVAL);
 	/* An empty queue is seen without the lock, so that a caller
 	 * polling in a loop never holds up the progress engine. */
@@ -236,7 +268,12 @@ IWCM_EXPORT int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
 		return 0;
 	pthread_mutex_lock(&cq->lock);
 	while (n < num_entries && cq->count) {
-		wc[n++] = cq->ring[cq->head];
+		if (wc_size == sizeof(*wc))
+			wc[n] = cq->ring[cq->head];
+		else
+			wc_copy_sized((char *)wc + (size_t)n * wc_size,
+				      &cq->ring[cq->head], wc_size);
+		n++;
 		cq->head = (cq->head + 1) % cq->size;
 		__atomic_store_n(&cq->count, cq->count - 1, __ATOMIC_RELAXED);
 	}

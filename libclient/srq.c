@@ -53,6 +53,9 @@ int rq_check(const struct rq *rq, const struct iwcm_recv_wr *wr)
 {
 	uint64_t total = 0;
 
+	/* No optional field yet: a bit set names one we cannot read. */
+	if (wr->comp_mask)
+		return ERR(EINVAL);
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 	    (wr->num_sge && !wr->sg_list))
 		return ERR(EINVAL);
@@ -79,14 +82,18 @@ void rq_push(struct rq *rq, const struct iwcm_recv_wr *wr)
 }
 
 /* Create a shared receive queue. */
-IWCM_EXPORT struct iwcm_srq *iwcm_create_srq(struct iwcm_pd *pd,
-					     uint32_t max_wr,
-					     uint32_t max_sge)
+IWCM_EXPORT struct iwcm_srq *iwcm_create_srq(
+	struct iwcm_pd *pd, const struct iwcm_srq_init_attr *attr)
 {
 	struct dp *dp;
 	struct iwcm_srq *srq;
+	uint32_t max_wr, max_sge;
 
-	if (!pd || !max_wr || max_wr > DP_MAX_WR || max_sge > DP_MAX_SGE)
+	if (!pd || !attr || attr->comp_mask)
+		return ERR_PTR(EINVAL);
+	max_wr = attr->max_wr;
+	max_sge = attr->max_sge;
+	if (!max_wr || max_wr > DP_MAX_WR || max_sge > DP_MAX_SGE)
 		return ERR_PTR(EINVAL);
 	dp = pd->ctx->dp;
 	srq = calloc(1, sizeof(*srq));
@@ -133,17 +140,24 @@ IWCM_EXPORT int iwcm_destroy_srq(struct iwcm_srq *srq)
 	return 0;
 }
 
-/* Post receive buffers to a shared receive queue. */
+/*
+ * Post receive buffers to a shared receive queue.  As ibv_post_srq_recv():
+ * the error number is returned (errno untouched) and *bad_wr names the
+ * first request not posted; the ones before it are posted, none after.
+ */
 IWCM_EXPORT int iwcm_post_srq_recv(struct iwcm_srq *srq,
 				   struct iwcm_recv_wr *wr,
 				   struct iwcm_recv_wr **bad_wr)
 {
-	int e = 0;
+	int e = 0, saved = errno;
 
 	if (bad_wr)
 		*bad_wr = NULL;
-	if (!srq)
-		return ERR(EINVAL);
+	if (!srq) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_mutex_lock(&srq->lock);
 	for (; wr; wr = wr->next) {
 		if (rq_check(&srq->rq, wr) < 0) {
@@ -157,10 +171,8 @@ IWCM_EXPORT int iwcm_post_srq_recv(struct iwcm_srq *srq,
 		rq_push(&srq->rq, wr);
 	}
 	pthread_mutex_unlock(&srq->lock);
-	if (e) {
-		if (bad_wr)
-			*bad_wr = wr;
-		return ERR(e);
-	}
-	return 0;
+	errno = saved;
+	if (e && bad_wr)
+		*bad_wr = wr;
+	return e;
 }

@@ -261,10 +261,13 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 			      struct iwcm_qp_attr *attr)
 {
 	struct iwcm_qp *q = (struct iwcm_qp *)qp;
+	uint32_t want;
 
-	if (!qp || !attr)
+	/* The caller asks for optional fields with comp_mask; a bit we do
+	 * not know may name a field its structure has and ours lacks. */
+	if (!qp || !attr || (attr->comp_mask & ~(uint32_t)IWCM_QP_ATTR_ALL))
 		return ERR(EINVAL);
-	memset(attr, 0, sizeof(*attr));
+	want = attr->comp_mask;
 	pthread_mutex_lock(&q->lock);
 	attr->state = qp_state_public(qp->fsm_state);
 	attr->ird = qp->ird;
@@ -277,10 +280,10 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	attr->crc = qp->crc;
 	attr->mulpdu = qp->mulpdu;
 	attr->max_inline_data = qp->max_inline;
-	attr->max_sge_rd = DP_MAX_SGE_RD;
-	attr->disconnect_timeout_ms = qp->disconnect_ms;
-	attr->comp_mask = IWCM_QP_ATTR_MAX_SGE_RD |
-			  IWCM_QP_ATTR_DISCONNECT_TIMEOUT;
+	if (want & IWCM_QP_ATTR_MAX_SGE_RD)
+		attr->max_sge_rd = DP_MAX_SGE_RD;
+	if (want & IWCM_QP_ATTR_DISCONNECT_TIMEOUT)
+		attr->disconnect_timeout_ms = qp->disconnect_ms;
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -307,6 +310,9 @@ static int sq_wr_check(const struct iwcm_qp *qp, const struct iwcm_send_wr *wr,
 	uint64_t t = 0;
 	int op = wr->opcode;
 
+	/* No optional field yet: a bit set names one we cannot read. */
+	if (wr->comp_mask)
+		return ERR(EINVAL);
 	if (op < IWCM_WR_SEND || op > IWCM_WR_ATOMIC_SWAP ||
 	    (wr->send_flags & ~flags_all) || wr->num_sge < 0 ||
 	    (wr->num_sge && !wr->sg_list))
@@ -403,18 +409,25 @@ static void sq_wqe_fill(struct iwcm_qp *qp, struct sq_wqe *w,
 	}
 }
 
-/* Post a list of send work requests. */
+/*
+ * Post a list of send work requests.  As ibv_post_send(): the error
+ * number is returned (errno untouched) and *bad_wr names the first
+ * request not posted; the ones before it are posted, none after it.
+ */
 IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 			       struct iwcm_send_wr **bad_wr)
 {
 	struct dp *dp;
-	int e = 0, r;
+	int e = 0, r, saved = errno;
 	bool posted = false;
 
 	if (bad_wr)
 		*bad_wr = NULL;
-	if (!qp)
-		return ERR(EINVAL);
+	if (!qp) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return EINVAL;
+	}
 	dp = qp->ctx->dp;
 	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
@@ -449,25 +462,26 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		progress_sync_qp(dp, qp);
 	}
 	pthread_mutex_unlock(&qp->lock);
-	if (e) {
-		if (bad_wr)
-			*bad_wr = wr;
-		return ERR(e);
-	}
-	return 0;
+	errno = saved;
+	if (e && bad_wr)
+		*bad_wr = wr;
+	return e;
 }
 
-/* Post a list of receive work requests. */
+/* Post a list of receive work requests; returns as iwcm_post_send(). */
 IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			       struct iwcm_recv_wr **bad_wr)
 {
-	int e = 0, r;
+	int e = 0, r, saved = errno;
 	bool posted = false;
 
 	if (bad_wr)
 		*bad_wr = NULL;
-	if (!qp)
-		return ERR(EINVAL);
+	if (!qp) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {
 		if (qp->srq || rq_check(&qp->rq, wr) < 0) {
@@ -493,16 +507,14 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 	 * Send without a buffer is a Terminate), nothing else to do. */
 	(void)posted;
 	pthread_mutex_unlock(&qp->lock);
-	if (e) {
-		if (bad_wr)
-			*bad_wr = wr;
-		return ERR(e);
-	}
-	return 0;
+	errno = saved;
+	if (e && bad_wr)
+		*bad_wr = wr;
+	return e;
 }
 
 /* A readable name for a completion status. */
-IWCM_EXPORT const char *iwcm_wc_status_str(int status)
+IWCM_EXPORT const char *iwcm_wc_status_str(enum iwcm_wc_status status)
 {
 	static const char *const names[] = {
 		[IWCM_WC_SUCCESS] = "success",
@@ -529,7 +541,9 @@ IWCM_EXPORT const char *iwcm_wc_status_str(int status)
 		[IWCM_WC_GENERAL_ERR] = "general error",
 	};
 
-	if (status < 0 || (size_t)status >= sizeof(names) / sizeof(names[0]))
+	int i = (int)status;
+
+	if (i < 0 || (size_t)i >= sizeof(names) / sizeof(names[0]))
 		return "unknown";
-	return names[status];
+	return names[i];
 }

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -19,6 +20,10 @@
 #include <unistd.h>
 
 #include "dp.h"
+
+/* The fields of struct iwcm_async_event of IWCM_1.0. */
+#define DP_ASYNC_EVENT_MIN_SIZE \
+	(offsetof(struct iwcm_async_event, term_ecode) + sizeof(uint8_t))
 
 /* Wait until fd is readable, driving progress in manual mode. */
 static int wait_readable(struct dp *dp, int fd)
@@ -90,13 +95,18 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 	}
 }
 
-/* Take the next asynchronous event. */
-IWCM_EXPORT int iwcm_get_async_event(struct iwcm_ctx *ctx,
-				     struct iwcm_async_event *event)
+/*
+ * Take the next asynchronous event into the caller's record of
+ * event_size octets (its sizeof, passed by the inline
+ * iwcm_get_async_event()): its prefix, zeros past what we know.
+ */
+IWCM_EXPORT int iwcm_get_async_event_sz(struct iwcm_ctx *ctx,
+					struct iwcm_async_event *event,
+					size_t event_size)
 {
 	struct dp *dp;
 
-	if (!ctx || !event)
+	if (!ctx || !event || event_size < DP_ASYNC_EVENT_MIN_SIZE)
 		return ERR(EINVAL);
 	dp = dp_get(ctx);
 	if (!dp)
@@ -107,7 +117,17 @@ IWCM_EXPORT int iwcm_get_async_event(struct iwcm_ctx *ctx,
 
 		pthread_mutex_lock(&dp->alock);
 		if (dp->aq_count) {
-			*event = dp->aq[dp->aq_head].ev;
+			const struct iwcm_async_event *ev =
+				&dp->aq[dp->aq_head].ev;
+
+			/* No optional field yet: comp_mask stays 0. */
+			if (event_size <= sizeof(*ev)) {
+				memcpy(event, ev, event_size);
+			} else {
+				memcpy(event, ev, sizeof(*ev));
+				memset((char *)event + sizeof(*ev), 0,
+				       event_size - sizeof(*ev));
+			}
 			dp->aq_head = (dp->aq_head + 1) % dp->aq_size;
 			dp->aq_count--;
 			n = read(dp->async_fd, &v, sizeof(v));

@@ -33,9 +33,13 @@ grep -v '@@IWCM_' "$tmp/dyn" >"$tmp/unversioned" || true
 # Symbols listed in the map's global sections.
 sed -n 's/^[[:space:]]*\(iwcm_[a-z0-9_]*\);.*/\1/p' "$map" | sort -u \
 	>"$tmp/map"
-# Functions the public headers declare (outside comments).
+# Functions the public headers declare (outside comments), less the
+# static inline ones, which are no symbols (iwcm_poll_cq() passes the
+# caller's sizeof to the exported iwcm_poll_cq_sz()).
+cat "$hdr" "$vhdr" | grep -E '^static inline ' |
+	grep -o 'iwcm_[a-z0-9_]*(' | tr -d '(' | sort -u >"$tmp/inline"
 cat "$hdr" "$vhdr" | grep -v -E '^ \*|^/\*' | grep -o 'iwcm_[a-z0-9_]*(' |
-	tr -d '(' | sort -u >"$tmp/header"
+	tr -d '(' | sort -u | comm -23 - "$tmp/inline" >"$tmp/header"
 
 diff -u "$tmp/map" "$tmp/exported" >"$tmp/d1" ||
 	fail "libiwcm.so exports differ from libiwcm.map:
@@ -61,7 +65,14 @@ while read -r s; do
 	grep -q "[[:space:]]$s\.3" "$top_srcdir/docs/libiwcm.mk" ||
 		fail "docs/$s.3 is not installed (docs/libiwcm.mk)"
 done <"$tmp/map"
-echo "ok: one man page per function"
+while read -r s; do
+	[ -f "$top_srcdir/docs/$s.3" ] || fail "no man page docs/$s.3"
+	grep -q "[[:space:]]$s\.3" "$top_srcdir/docs/libiwcm.mk" ||
+		fail "docs/$s.3 is not installed (docs/libiwcm.mk)"
+	nm -D --defined-only "$lib" | grep -q " $s@" &&
+		fail "$s is static inline in the header but exported"
+done <"$tmp/inline"
+echo "ok: one man page per function, inline ones included"
 
 # proto/libipc.la is inside, hidden; libprotobuf-c stays dynamic.
 nm "$lib" | grep -q ' t ipc_send$' ||

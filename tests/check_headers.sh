@@ -32,7 +32,7 @@ cat >"$tmp/t.c" <<'EOT'
 #include <type_traits>
 /* CM events and the verbs' async events are two types. */
 static_assert(!std::is_same<iwcm_cm_event_type,
-			    iwcm_async_event_type>::value,
+			    iwcm_event_type>::value,
 	      "one enum for CM and async events");
 #endif
 
@@ -68,24 +68,49 @@ int main(void)
 }
 EOT
 cp "$tmp/t.c" "$tmp/t.cc"
+# verbs.h: the ibverbs return convention of the post calls, the inline
+# iwcm_poll_cq() and iwcm_get_async_event() over their sized symbols, and
+# (in C++) enum-typed fields.
 cat >"$tmp/v.c" <<'EOT'
 #include <iwcm/verbs.h>
 #include <iwcm/verbs.h>
 #include <string.h>
 
-int f(struct iwcm_qp *qp, struct iwcm_cq *cq);
+#ifdef __cplusplus
+#include <type_traits>
+static_assert(std::is_same<decltype(iwcm_wc::status),
+			   iwcm_wc_status>::value &&
+		      std::is_same<decltype(iwcm_wc::opcode),
+				   iwcm_wc_opcode>::value &&
+		      std::is_same<decltype(iwcm_send_wr::opcode),
+				   iwcm_wr_opcode>::value &&
+		      std::is_same<decltype(iwcm_qp_attr::state),
+				   iwcm_qp_state>::value &&
+		      std::is_same<decltype(iwcm_async_event::type),
+				   iwcm_event_type>::value,
+	      "enum-typed fields");
+#endif
 
-int f(struct iwcm_qp *qp, struct iwcm_cq *cq)
+int f(struct iwcm_ctx *ctx, struct iwcm_qp *qp, struct iwcm_cq *cq);
+
+int f(struct iwcm_ctx *ctx, struct iwcm_qp *qp, struct iwcm_cq *cq)
 {
-	struct iwcm_send_wr wr;
-	struct iwcm_wc wc;
+	struct iwcm_send_wr wr, *bad = 0;
+	struct iwcm_async_event ev;
+	struct iwcm_wc wc[2];
+	int err;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IWCM_WR_SEND;
 	wr.send_flags = IWCM_SEND_SIGNALED;
-	if (iwcm_post_send(qp, &wr, 0) < 0)
+	err = iwcm_post_send(qp, &wr, &bad);
+	if (err)
+		return err;
+	if (iwcm_get_async_event(ctx, &ev) == 0 &&
+	    ev.type == IWCM_EVENT_QP_FATAL)
 		return -1;
-	return iwcm_poll_cq(cq, 1, &wc);
+	return iwcm_poll_cq(cq, 2, wc) +
+	       iwcm_poll_cq_sz(cq, 1, wc, sizeof(wc[0]));
 }
 EOT
 cp "$tmp/v.c" "$tmp/v.cc"

@@ -119,7 +119,9 @@ void dp_ep_open(struct dp_ep *e, unsigned int flags)
 /* An SRQ of e (in e->srq). */
 void dp_ep_srq(struct dp_ep *e, uint32_t max_wr)
 {
-	e->srq = iwcm_create_srq(e->pd, max_wr, 4);
+	struct iwcm_srq_init_attr a = { .max_wr = max_wr, .max_sge = 4 };
+
+	e->srq = iwcm_create_srq(e->pd, &a);
 	ck_assert_msg(e->srq, "iwcm_create_srq: %s", strerror(errno));
 }
 
@@ -262,10 +264,10 @@ struct iwcm_mr *dp_reg(struct dp_ep *e, void *buf, size_t len,
 void dp_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr)
 {
 	struct iwcm_send_wr *bad = NULL;
+	int e = iwcm_post_send(qp, wr, &bad);
 
-	ck_assert_msg(iwcm_post_send(qp, wr, &bad) == 0,
-		      "iwcm_post_send(opcode %d): %s", wr->opcode,
-		      strerror(errno));
+	ck_assert_msg(e == 0, "iwcm_post_send(opcode %d): %s", wr->opcode,
+		      strerror(e));
 }
 
 /* Post one receive of len octets at buf (lkey of mr). */
@@ -273,11 +275,11 @@ void dp_post_recv(struct iwcm_qp *qp, uint64_t wr_id, struct iwcm_mr *mr,
 		  void *buf, uint32_t len)
 {
 	struct iwcm_sge sge = { (uintptr_t)buf, len, iwcm_mr_get_stag(mr) };
-	struct iwcm_recv_wr wr = { wr_id, NULL, &sge, 1 };
+	struct iwcm_recv_wr wr = { wr_id, NULL, &sge, 1, 0 };
 	struct iwcm_recv_wr *bad = NULL;
+	int e = iwcm_post_recv(qp, &wr, &bad);
 
-	ck_assert_msg(iwcm_post_recv(qp, &wr, &bad) == 0,
-		      "iwcm_post_recv: %s", strerror(errno));
+	ck_assert_msg(e == 0, "iwcm_post_recv: %s", strerror(e));
 }
 
 /* Post one SRQ receive of len octets at buf. */
@@ -285,11 +287,11 @@ void dp_post_srq_recv(struct iwcm_srq *srq, uint64_t wr_id,
 		      struct iwcm_mr *mr, void *buf, uint32_t len)
 {
 	struct iwcm_sge sge = { (uintptr_t)buf, len, iwcm_mr_get_stag(mr) };
-	struct iwcm_recv_wr wr = { wr_id, NULL, &sge, 1 };
+	struct iwcm_recv_wr wr = { wr_id, NULL, &sge, 1, 0 };
 	struct iwcm_recv_wr *bad = NULL;
+	int e = iwcm_post_srq_recv(srq, &wr, &bad);
 
-	ck_assert_msg(iwcm_post_srq_recv(srq, &wr, &bad) == 0,
-		      "iwcm_post_srq_recv: %s", strerror(errno));
+	ck_assert_msg(e == 0, "iwcm_post_srq_recv: %s", strerror(e));
 }
 
 /* A send WR for op with one SGE; signaled. */

@@ -25,7 +25,7 @@
  * header keep working (the rdma-core rule).  Everything else is an opaque
  * handle with functions.  CM events (enum iwcm_cm_event_type,
  * IWCM_CM_EVENT_*) and the asynchronous events of <iwcm/verbs.h> (enum
- * iwcm_async_event_type) are distinct types, as in librdmacm and
+ * iwcm_event_type) are distinct types, as in librdmacm and
  * libibverbs.
  *
  * Threads: unless a function says otherwise, a context and every handle

@@ -14,11 +14,40 @@
  * DDP (RFC 5041) over MPA (RFC 5044) with the RFC 7306 atomics and
  * immediate data, as negotiated by iwcmd for that connection.
  *
- * Differences from libibverbs, each forced by iWARP: immediate data is
- * 64 bits (RFC 7306 §6 carries 8 octets); an STag is both the lkey and
- * the rkey; one QP per connection, created from the ESTABLISHED
- * connection, which gives it the socket; the seed draft's Swap atomic
- * exists and an RFC 7306 peer refuses it.
+ * Differences from libibverbs forced by iWARP: immediate data is 64 bits
+ * (RFC 7306 §6 carries 8 octets); an STag is both the lkey and the rkey;
+ * one QP per connection, created from the ESTABLISHED connection, which
+ * gives it the socket; the seed draft's Swap atomic exists and an RFC
+ * 7306 peer refuses it.
+ *
+ * Other differences: iwcm_post_send(), iwcm_post_recv() and
+ * iwcm_post_srq_recv() return the error number and set *bad_wr as
+ * ibv_post_send() does, but also accept a NULL bad_wr.  The calls whose
+ * ibverbs twins return the error number on failure (iwcm_dealloc_pd(),
+ * iwcm_dereg_mr(), iwcm_destroy_comp_channel(), iwcm_destroy_cq(),
+ * iwcm_req_notify_cq(), iwcm_destroy_srq(), iwcm_destroy_qp(),
+ * iwcm_query_qp()) return -1 and set errno, as the rest of libiwcm; 0 on
+ * success either way.  iwcm_destroy_cq() fails with EBUSY where
+ * ibv_destroy_cq() waits for unacknowledged events.  An asynchronous
+ * event is a copy, with nothing to acknowledge.  iwcm_create_srq() takes
+ * no srq_limit (no SRQ_LIMIT_REACHED event).
+ *
+ * Growth: the public structures grow only at their end, and a binary
+ * built against an older header keeps working with a newer library.
+ * What the caller fills in (struct iwcm_qp_init_attr, struct
+ * iwcm_srq_init_attr, work requests) carries a comp_mask the caller sets:
+ * a field added later is read only when its bit is set, and a bit this
+ * library does not know is EINVAL, so a comp_mask cannot be left unset.
+ * struct iwcm_qp_attr is asked for with comp_mask (in: the optional
+ * fields the caller wants, out: those written; unknown bits EINVAL).
+ * What the library hands out by the record (completions, asynchronous
+ * events) is written through iwcm_poll_cq_sz() and
+ * iwcm_get_async_event_sz(), which take the caller's sizeof:
+ * iwcm_poll_cq() and iwcm_get_async_event() are inline functions
+ * passing it, so an array of completions keeps the caller's stride and
+ * only the caller's prefix of each record is written (the role ibv_cq_ex
+ * plays in rdma-core); wc_flags and comp_mask say which optional fields
+ * are valid.
  *
  * Progress: by default each context runs one progress thread that moves
  * data on all its QPs, so one-sided operations (inbound RDMA Writes,
@@ -33,8 +62,8 @@
  *
  * The structures in this header whose fields are documented (work
  * requests, scatter/gather entries, completions, attributes) are part of
- * the ABI of IWCM_1.0; new fields are only ever appended behind a
- * comp_mask bit.
+ * the ABI of IWCM_1.0; new fields are only ever appended, behind a
+ * comp_mask or wc_flags bit (see Growth above).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -133,8 +162,10 @@ enum iwcm_send_flags {
  * @next: the next request of a list, or NULL.
  * @sg_list: the local buffers.
  * @num_sge: entries in @sg_list.
- * @opcode: enum iwcm_wr_opcode.
- * @send_flags: enum iwcm_send_flags.
+ * @opcode: what the request does.
+ * @send_flags: an OR of enum iwcm_send_flags.
+ * @comp_mask: 0: no optional field follows yet (fields added later are
+ *	read only behind a bit of it; unknown bits are EINVAL).
  * @imm_data: RFC 7306 Immediate Data, 64 bits, host order (sent
  *	big-endian).
  * @invalidate_stag: for IWCM_WR_SEND_WITH_INV.
@@ -145,8 +176,9 @@ struct iwcm_send_wr {
 	struct iwcm_send_wr *next;
 	struct iwcm_sge *sg_list;
 	int num_sge;
-	int opcode;
+	enum iwcm_wr_opcode opcode;
 	unsigned int send_flags;
+	uint32_t comp_mask;
 	uint64_t imm_data;
 	uint32_t invalidate_stag;
 	union {
@@ -171,12 +203,14 @@ struct iwcm_send_wr {
  * @next: the next request of a list, or NULL.
  * @sg_list: where the message lands.
  * @num_sge: entries in @sg_list.
+ * @comp_mask: 0 (as in struct iwcm_send_wr).
  */
 struct iwcm_recv_wr {
 	uint64_t wr_id;
 	struct iwcm_recv_wr *next;
 	struct iwcm_sge *sg_list;
 	int num_sge;
+	uint32_t comp_mask;
 };
 
 /**
@@ -228,6 +262,9 @@ enum iwcm_wc_opcode {
  * @IWCM_WC_WITH_IMM: imm_data is valid.
  * @IWCM_WC_WITH_INV: invalidated_stag is valid (Send with Invalidate).
  * @IWCM_WC_SOLICITED: the message carried the Solicited Event bit.
+ *
+ * A field added to struct iwcm_wc later comes with a flag of its own,
+ * set only when the field is valid and inside the caller's structure.
  */
 enum iwcm_wc_flags {
 	IWCM_WC_WITH_IMM = 1 << 0,
@@ -238,26 +275,32 @@ enum iwcm_wc_flags {
 /**
  * struct iwcm_wc - A work completion.
  * @wr_id: from the work request.
- * @status: enum iwcm_wc_status.
- * @opcode: enum iwcm_wc_opcode.
+ * @status: how it ended.
+ * @opcode: what completed.
  * @vendor_err: for errors caused by a Terminate: layer << 16 | etype << 8
  *	| code of RFC 5040 §4.8; 0 otherwise.
  * @byte_len: octets received (receives) or transferred.
- * @wc_flags: enum iwcm_wc_flags.
- * @imm_data: 64-bit Immediate Data, host order (IWCM_WC_WITH_IMM).
- * @invalidated_stag: the STag a Send with Invalidate invalidated.
  * @qp: the queue pair.
+ * @wc_flags: an OR of enum iwcm_wc_flags: which of the optional fields
+ *	after it are valid, and the Solicited Event bit.
+ * @invalidated_stag: the STag a Send with Invalidate invalidated
+ *	(IWCM_WC_WITH_INV).
+ * @imm_data: 64-bit Immediate Data, host order (IWCM_WC_WITH_IMM).
+ *
+ * The fields up to @wc_flags are always written; the optional ones after
+ * it only when their wc_flags bit is set.  Fields are appended, each
+ * with a wc_flags bit; iwcm_poll_cq() passes the caller's sizeof.
  */
 struct iwcm_wc {
 	uint64_t wr_id;
-	int status;
-	int opcode;
+	enum iwcm_wc_status status;
+	enum iwcm_wc_opcode opcode;
 	uint32_t vendor_err;
 	uint32_t byte_len;
-	unsigned int wc_flags;
-	uint64_t imm_data;
-	uint32_t invalidated_stag;
 	struct iwcm_qp *qp;
+	unsigned int wc_flags;
+	uint32_t invalidated_stag;
+	uint64_t imm_data;
 };
 
 /**
@@ -315,19 +358,21 @@ enum iwcm_qp_state {
 
 /**
  * enum iwcm_qp_attr_mask - Optional fields of struct iwcm_qp_attr.
- * @IWCM_QP_ATTR_MAX_SGE_RD: max_sge_rd is valid.
- * @IWCM_QP_ATTR_DISCONNECT_TIMEOUT: disconnect_timeout_ms is valid.
+ * @IWCM_QP_ATTR_MAX_SGE_RD: max_sge_rd.
+ * @IWCM_QP_ATTR_DISCONNECT_TIMEOUT: disconnect_timeout_ms.
+ * @IWCM_QP_ATTR_ALL: every field of this version of the header.
  */
 enum iwcm_qp_attr_mask {
 	IWCM_QP_ATTR_MAX_SGE_RD = 1 << 0,
 	IWCM_QP_ATTR_DISCONNECT_TIMEOUT = 1 << 1,
+	IWCM_QP_ATTR_ALL = (1 << 2) - 1,
 };
 
 /**
  * struct iwcm_qp_attr - What a connection really supports.
- * @comp_mask: set by iwcm_query_qp(): an OR of enum iwcm_qp_attr_mask,
- *	which of the fields after @max_inline_data are valid.
- * @state: enum iwcm_qp_state.
+ * @comp_mask: in: an OR of enum iwcm_qp_attr_mask, the optional fields
+ *	(after @max_inline_data) the caller asks for; out: those written.
+ * @state: the QP's state.
  * @ird: inbound RDMA Read (and atomic) requests accepted at once.
  * @ord: outbound RDMA Read (and atomic) requests in flight at once.
  * @rdmap_version: 1 IETF, 0 RDMA Consortium.
@@ -346,7 +391,7 @@ enum iwcm_qp_attr_mask {
  */
 struct iwcm_qp_attr {
 	uint32_t comp_mask;
-	int state;
+	enum iwcm_qp_state state;
 	uint32_t ird;
 	uint32_t ord;
 	uint32_t rdmap_version;
@@ -362,7 +407,7 @@ struct iwcm_qp_attr {
 };
 
 /**
- * enum iwcm_async_event_type - Asynchronous events.
+ * enum iwcm_event_type - Asynchronous events.
  * @IWCM_EVENT_QP_FATAL: a local error moved the QP to error; also a close
  *	of iwcm_qp_disconnect() that timed out (Terminate Layer LLP, Error
  *	Type MPA, Error Code 1: RFC 5044 §8 "lost by timeout").
@@ -371,7 +416,7 @@ struct iwcm_qp_attr {
  * @IWCM_EVENT_QP_PEER_CLOSED: the peer closed or reset the connection.
  * @IWCM_EVENT_CQ_ERR: a completion queue overflowed.
  */
-enum iwcm_async_event_type {
+enum iwcm_event_type {
 	IWCM_EVENT_QP_FATAL = 1,
 	IWCM_EVENT_QP_TERMINATE,
 	IWCM_EVENT_QP_PEER_CLOSED,
@@ -380,7 +425,10 @@ enum iwcm_async_event_type {
 
 /**
  * struct iwcm_async_event - One asynchronous event.
- * @type: enum iwcm_async_event_type.
+ * @type: what happened.
+ * @comp_mask: which optional fields (after @term_ecode) are valid: 0,
+ *	none yet.  Fields are appended, each with a bit of its own;
+ *	iwcm_get_async_event() passes the caller's sizeof.
  * @qp: the queue pair, or NULL.
  * @cq: the completion queue, or NULL.
  * @term_layer: Terminate Layer (RFC 5040 §4.8), QP_TERMINATE/QP_FATAL.
@@ -388,7 +436,8 @@ enum iwcm_async_event_type {
  * @term_ecode: Terminate Error Code.
  */
 struct iwcm_async_event {
-	int type;
+	enum iwcm_event_type type;
+	uint32_t comp_mask;
 	struct iwcm_qp *qp;
 	struct iwcm_cq *cq;
 	uint8_t term_layer;
@@ -544,6 +593,29 @@ struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
 int iwcm_destroy_cq(struct iwcm_cq *cq);
 
 /**
+ * iwcm_poll_cq_sz() - Take completions into an array of sized records.
+ * @cq: the completion queue.
+ * @num_entries: at most this many.
+ * @wc: an array of @num_entries completion structures of @wc_size octets.
+ * @wc_size: sizeof(struct iwcm_wc) as the caller was compiled: at least
+ *	offsetof(struct iwcm_wc, invalidated_stag), the fields always
+ *	written.
+ *
+ * What iwcm_poll_cq() calls.  Completion i is written at @wc + i *
+ * @wc_size; of each, only the first @wc_size octets are written, and a
+ * wc_flags bit is set only for a field inside them, so a binary built
+ * with an older, shorter struct iwcm_wc keeps working when fields are
+ * added.  Octets beyond the structure this library knows are zeroed.
+ *
+ * Context: Thread-safe; never waits for the progress engine.
+ * Return: The number of completions stored (0 when none), or -1 with
+ * errno EINVAL (@cq NULL, @num_entries negative, @wc NULL, @wc_size too
+ * small).
+ */
+int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
+		    size_t wc_size);
+
+/**
  * iwcm_poll_cq() - Take completions.
  * @cq: the completion queue.
  * @num_entries: at most this many.
@@ -554,11 +626,18 @@ int iwcm_destroy_cq(struct iwcm_cq *cq);
  * order the messages arrived.  After an error every outstanding work
  * request completes with IWCM_WC_WR_FLUSH_ERR, signaled or not.
  *
+ * An inline function: it calls iwcm_poll_cq_sz() with sizeof(*@wc), so
+ * struct iwcm_wc can grow without breaking binaries.
+ *
  * Context: Thread-safe; never waits for the progress engine.
  * Return: The number of completions stored (0 when none), or -1 with
  * errno EINVAL.
  */
-int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc);
+static inline int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
+			       struct iwcm_wc *wc)
+{
+	return iwcm_poll_cq_sz(cq, num_entries, wc, sizeof(*wc));
+}
 
 /**
  * iwcm_req_notify_cq() - Ask for a completion event.
@@ -610,19 +689,31 @@ void iwcm_ack_cq_events(struct iwcm_cq *cq, unsigned int nevents);
 /* ---- shared receive queues ---- */
 
 /**
+ * struct iwcm_srq_init_attr - Shared receive queue creation attributes.
+ * @comp_mask: 0: no optional field follows yet (unknown bits are EINVAL).
+ * @max_wr: receive work requests it holds, 1 to 16384.
+ * @max_sge: scatter/gather entries per request, 0 to 32 (0 counts as 1).
+ */
+struct iwcm_srq_init_attr {
+	uint32_t comp_mask;
+	uint32_t max_wr;
+	uint32_t max_sge;
+};
+
+/**
  * iwcm_create_srq() - Create a shared receive queue.
  * @pd: the protection domain of the QPs that will use it.
- * @max_wr: receive work requests it holds, 1 to 16384.
- * @max_sge: scatter/gather entries per request, 0 to 32.
+ * @attr: its depth and scatter/gather entries per request.
  *
  * Sends, Sends with Invalidate and Immediate Data arriving on any QP
  * created with this queue take its oldest buffer.
  *
  * Context: Thread-safe.
- * Return: The queue, or NULL with errno EINVAL or ENOMEM.
+ * Return: The queue, or NULL with errno EINVAL (@pd or @attr NULL, a
+ * value out of range, an unknown comp_mask bit) or ENOMEM.
  */
-struct iwcm_srq *iwcm_create_srq(struct iwcm_pd *pd, uint32_t max_wr,
-				 uint32_t max_sge);
+struct iwcm_srq *iwcm_create_srq(struct iwcm_pd *pd,
+				 const struct iwcm_srq_init_attr *attr);
 
 /**
  * iwcm_destroy_srq() - Destroy a shared receive queue.
@@ -641,12 +732,15 @@ int iwcm_destroy_srq(struct iwcm_srq *srq);
  * @bad_wr: where to store the first request not posted, or NULL.
  *
  * The scatter/gather entries are checked when a message lands in them
- * (lkey valid, same protection domain, LOCAL_WRITE, in bounds).
+ * (lkey valid, same protection domain, LOCAL_WRITE, in bounds).  The
+ * requests before the first bad one are posted; *@bad_wr is set to that
+ * one and nothing from it on is posted.
  *
  * Context: Thread-safe.
- * Return: 0, or -1 with errno EINVAL (a request has more than max_sge
- * entries or 4 GiB or more), ENOMEM (the queue is full); requests before
- * *@bad_wr were posted.
+ * Return: 0, or the error number (errno is left alone), as
+ * ibv_post_srq_recv(): EINVAL (@srq NULL; a request with more than
+ * max_sge entries, 4 GiB or more, or an unknown comp_mask bit), ENOMEM
+ * (the queue is full).
  */
 int iwcm_post_srq_recv(struct iwcm_srq *srq, struct iwcm_recv_wr *wr,
 		       struct iwcm_recv_wr **bad_wr);
@@ -725,16 +819,21 @@ int iwcm_qp_disconnect(struct iwcm_qp *qp);
 /**
  * iwcm_query_qp() - What a queue pair's connection supports.
  * @qp: the queue pair.
- * @attr: where to store the attributes.
+ * @attr: where to store the attributes; the caller sets its comp_mask
+ *	first, to an OR of enum iwcm_qp_attr_mask (IWCM_QP_ATTR_ALL for
+ *	every field), 0 for the fields up to max_inline_data only.
  *
  * IRD and ORD are those of the handoff; atomics and Immediate Data are
  * on for RDMAP version 1; mulpdu follows the TCP maximum segment size;
  * max_sge_rd is 1 (RFC 5040 §4.4: a Read Request names one Data Sink);
- * disconnect_timeout_ms is the bound of iwcm_qp_disconnect().  comp_mask
- * says IWCM_QP_ATTR_MAX_SGE_RD and IWCM_QP_ATTR_DISCONNECT_TIMEOUT.
+ * disconnect_timeout_ms is the bound of iwcm_qp_disconnect().  The
+ * fields up to max_inline_data are always written, the optional ones
+ * only when asked for; comp_mask keeps the bits of those written, and
+ * fields not asked for are left untouched.
  *
  * Context: Thread-safe.
- * Return: 0, or -1 with errno EINVAL.
+ * Return: 0, or -1 with errno EINVAL (@qp or @attr NULL, or comp_mask
+ * has a bit this version of the library does not know).
  */
 int iwcm_query_qp(const struct iwcm_qp *qp, struct iwcm_qp_attr *attr);
 
@@ -767,15 +866,19 @@ void *iwcm_qp_get_context(const struct iwcm_qp *qp);
  * Posting to a QP in error completes each request at once with
  * IWCM_WC_WR_FLUSH_ERR.
  *
+ * The requests before the first bad one are posted; *@bad_wr is set to
+ * that one and nothing from it on is posted, as ibv_post_send().
+ *
  * Context: Thread-safe, also concurrently with the progress engine.
- * Return: 0, or -1 with errno EINVAL (bad opcode, flags or SGE count; a
- * Read with more SGEs than max_sge_rd, which is 1 because a Read Request
- * names a single Data Sink STag and Tagged Offset (RFC 5040 §4.4), the
- * same limit as Linux siw; an atomic without exactly one 8-octet SGE
- * or with an unaligned remote address; a Read or atomic when ORD is 0;
- * INLINE above max_inline_data), EOPNOTSUPP (atomics or Immediate Data
- * on a connection without them), ENOMEM (send queue full), ENOTCONN
- * (after iwcm_qp_disconnect()); requests before *@bad_wr were posted.
+ * Return: 0, or the error number (errno is left alone), as
+ * ibv_post_send(): EINVAL (@qp NULL; bad opcode, flags, comp_mask or SGE
+ * count; a Read with more SGEs than max_sge_rd, which is 1 because a
+ * Read Request names a single Data Sink STag and Tagged Offset (RFC 5040
+ * §4.4), the same limit as Linux siw; an atomic without exactly one
+ * 8-octet SGE or with an unaligned remote address; a Read or atomic when
+ * ORD is 0; INLINE above max_inline_data), EOPNOTSUPP (atomics or
+ * Immediate Data on a connection without them), ENOMEM (send queue
+ * full), ENOTCONN (after iwcm_qp_disconnect()).
  */
 int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		   struct iwcm_send_wr **bad_wr);
@@ -789,12 +892,15 @@ int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
  * Each Send, Send with Invalidate or Immediate Data message takes the
  * oldest buffer (RFC 5040 §5.3); a message that finds none, or does not
  * fit, is a Terminate (RFC 5041 §7.2).  Posting to a QP in error
- * completes each request at once with IWCM_WC_WR_FLUSH_ERR.
+ * completes each request at once with IWCM_WC_WR_FLUSH_ERR.  The
+ * requests before the first bad one are posted; *@bad_wr is set to that
+ * one and nothing from it on is posted.
  *
  * Context: Thread-safe, also concurrently with the progress engine.
- * Return: 0, or -1 with errno EINVAL (QP with a shared receive queue,
- * too many SGEs, 4 GiB or more), ENOMEM (receive queue full); requests
- * before *@bad_wr were posted.
+ * Return: 0, or the error number (errno is left alone), as
+ * ibv_post_recv(): EINVAL (@qp NULL or with a shared receive queue; too
+ * many SGEs, 4 GiB or more, an unknown comp_mask bit), ENOMEM (receive
+ * queue full).
  */
 int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 		   struct iwcm_recv_wr **bad_wr);
@@ -814,6 +920,27 @@ int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 int iwcm_ctx_get_async_fd(const struct iwcm_ctx *ctx);
 
 /**
+ * iwcm_get_async_event_sz() - Take the next asynchronous event, sized.
+ * @ctx: the context.
+ * @event: where to store the event.
+ * @event_size: sizeof(struct iwcm_async_event) as the caller was
+ *	compiled: at least offsetof(struct iwcm_async_event, term_ecode) +
+ *	1.
+ *
+ * What iwcm_get_async_event() calls.  Only the first @event_size octets
+ * of @event are written, and a comp_mask bit is set only for a field
+ * inside them, so a binary built with an older, shorter struct
+ * iwcm_async_event keeps working when fields are added.  Octets beyond
+ * the structure this library knows are zeroed.
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EAGAIN (non-blocking, no event) or EINVAL
+ * (@ctx or @event NULL, @event_size too small).
+ */
+int iwcm_get_async_event_sz(struct iwcm_ctx *ctx,
+			    struct iwcm_async_event *event, size_t event_size);
+
+/**
  * iwcm_get_async_event() - Take the next asynchronous event.
  * @ctx: the context.
  * @event: where to store the event (a copy: nothing to acknowledge).
@@ -828,10 +955,18 @@ int iwcm_ctx_get_async_fd(const struct iwcm_ctx *ctx);
  * is IWCM_CTX_NONBLOCK; with IWCM_CTX_MANUAL_PROGRESS a waiting call
  * drives the progress engine itself.
  *
+ * An inline function: it calls iwcm_get_async_event_sz() with
+ * sizeof(*@event), so struct iwcm_async_event can grow without breaking
+ * binaries.
+ *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EAGAIN (non-blocking, no event) or EINVAL.
  */
-int iwcm_get_async_event(struct iwcm_ctx *ctx, struct iwcm_async_event *event);
+static inline int iwcm_get_async_event(struct iwcm_ctx *ctx,
+				       struct iwcm_async_event *event)
+{
+	return iwcm_get_async_event_sz(ctx, event, sizeof(*event));
+}
 
 /**
  * iwcm_progress() - Drive the progress engine of a context.
@@ -867,7 +1002,7 @@ int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms);
  * Return: A static string, as ibv_wc_status_str() words it; "unknown"
  * for an unknown @status.
  */
-const char *iwcm_wc_status_str(int status);
+const char *iwcm_wc_status_str(enum iwcm_wc_status status);
 
 #ifdef __cplusplus
 }

@@ -305,7 +305,7 @@ static void grant_local(size_t off, size_t len)
 
 static void post_recv(uint64_t id, struct iwcm_sge *sg, int n)
 {
-	struct iwcm_recv_wr wr = { id, NULL, sg, n };
+	struct iwcm_recv_wr wr = { id, NULL, sg, n, 0 };
 	struct iwcm_recv_wr *bad = NULL;
 	int rc;
 
@@ -313,7 +313,7 @@ static void post_recv(uint64_t id, struct iwcm_sge *sg, int n)
 		rc = iwcm_post_srq_recv(H.srq, &wr, &bad);
 	else
 		rc = iwcm_post_recv(H.qp, &wr, &bad);
-	if (rc < 0)
+	if (rc)
 		return;
 	H.posted[id] = true;
 	for (int i = 0; i < n; i++)
@@ -765,7 +765,10 @@ static void setup(const uint8_t *cfg)
 	H.rcq = iwcm_create_cq(H.ctx, 64, NULL, NULL);
 	CHECK(H.pd && H.pd2 && H.scq && H.rcq);
 	if (cfg[0] & 128) {
-		H.srq = iwcm_create_srq(H.pd, 16, 4);
+		const struct iwcm_srq_init_attr sa = { .max_wr = 16,
+						       .max_sge = 4 };
+
+		H.srq = iwcm_create_srq(H.pd, &sa);
 		CHECK(H.srq);
 	}
 	regions_fill();
