@@ -124,7 +124,8 @@ void bench_json_host(const struct bench_opts *o)
 		unsigned char ch = (unsigned char)u.release[i];
 
 		putchar(ch >= 0x20 && ch != '"' && ch != '\\' && ch < 0x7f ?
-				ch : '?');
+				ch :
+				'?');
 	}
 	printf("\",\"daemon\":\"%s\"", o->socket ? "external" : "spawned");
 }

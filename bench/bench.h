@@ -59,11 +59,11 @@ struct bench_opts {
 	unsigned int mpa_rev;
 	bool crc;
 	bool markers;
-	bool event;		/* progress thread + completion channel */
-	bool tcp_poll;		/* the TCP baseline spins, never blocks */
-	bool tcp_gaps;		/* *_bw: the TCP stream has Markers' gaps */
-	unsigned int qps;	/* -q: connections (and TCP streams) */
-	unsigned int stall_ms;	/* datapath: no progress this long fails */
+	bool event;	       /* progress thread + completion channel */
+	bool tcp_poll;	       /* the TCP baseline spins, never blocks */
+	bool tcp_gaps;	       /* *_bw: the TCP stream has Markers' gaps */
+	unsigned int qps;      /* -q: connections (and TCP streams) */
+	unsigned int stall_ms; /* datapath: no progress this long fails */
 };
 
 /* A row of the table of tests; -s and -d are checked against it. */
@@ -75,19 +75,19 @@ struct bench_test {
 	size_t size_def;
 	size_t size_min;
 	size_t size_max;
-	const char *depths_def;	/* NULL: -d does not apply */
+	const char *depths_def; /* NULL: -d does not apply */
 };
 
 /* The daemon the tests talk to (daemon.c). */
 struct daemon {
-	pid_t pid;		/* ours to stop, or 0 */
-	pid_t peer_pid;		/* whoever serves the socket, or 0 */
+	pid_t pid;	/* ours to stop, or 0 */
+	pid_t peer_pid; /* whoever serves the socket, or 0 */
 	char dir[80];
 	char sock[112];
 	char admin[112];
 	char conf[112];
 	char log[112];
-	const char *path;	/* the socket the contexts open */
+	const char *path; /* the socket the contexts open */
 	char bin[PATH_MAX];
 };
 

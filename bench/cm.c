@@ -43,7 +43,7 @@ struct cm_row {
 	enum cm_kind kind;
 	unsigned int mpa_rev;
 	bool p2p;
-	unsigned int rtr;	/* offered by the initiator, and expected */
+	unsigned int rtr; /* offered by the initiator, and expected */
 };
 
 /* Each depth runs the rows in this order, the baseline first. */
@@ -71,7 +71,7 @@ struct cm_result {
 	uint64_t bench_cpu_ns;
 	uint64_t daemon_cpu_ns;
 	bool daemon_cpu_known;
-	uint64_t *lat;		/* ns, sorted after the run */
+	uint64_t *lat; /* ns, sorted after the run */
 	double ratio;
 };
 
@@ -82,11 +82,11 @@ struct run {
 	unsigned int depth;
 	unsigned long iters;
 	unsigned long started;
-	unsigned long done;	/* completed + failed */
+	unsigned long done; /* completed + failed */
 	unsigned long completed;
 	unsigned long failed;
 	unsigned int inflight;
-	uint64_t *lat;		/* NULL during the warm-up */
+	uint64_t *lat; /* NULL during the warm-up */
 };
 
 static void run_fail(struct run *r, const char *fmt, ...)
@@ -135,7 +135,7 @@ struct tcp_slot {
 	bool accepted;
 	int cfd;
 	int afd;
-	uint16_t port;		/* the connecting end's local port */
+	uint16_t port; /* the connecting end's local port */
 	uint64_t t0;
 	uint64_t t_conn;
 	uint64_t t_acc;
@@ -168,8 +168,7 @@ static void tcp_start(struct run *r, struct tcp_slot *slots,
 	}
 	r->started++;
 	s->t0 = bench_now_ns();
-	s->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			0);
+	s->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->cfd < 0) {
 		run_fail(r, "socket: %s", strerror(errno));
 		tcp_slot_close(s);
@@ -344,7 +343,7 @@ struct cm_init {
 	struct iwcm_conn *ic;
 	uint64_t t0;
 	uint64_t t_est;
-	uint16_t port;		/* local port, once established */
+	uint16_t port; /* local port, once established */
 	bool est;
 };
 
@@ -359,7 +358,7 @@ enum cm_resp_state {
 struct cm_resp {
 	struct iwcm_conn *rc;
 	uint64_t t_est;
-	uint16_t port;		/* peer port = the initiator's local port */
+	uint16_t port; /* peer port = the initiator's local port */
 	enum cm_resp_state state;
 };
 
@@ -371,11 +370,11 @@ struct cm_loop {
 	struct iwcm_conn_param *cp;
 	struct iwcm_conn_param *ap;
 	struct sockaddr_in dst;
-	struct cm_init *init;	/* depth slots */
+	struct cm_init *init; /* depth slots */
 	struct cm_resp *resp;
 	unsigned int nresp;
-	int *port_init;		/* port -> init slot, or -1 */
-	int *port_resp;		/* port -> resp slot, or -1 */
+	int *port_init; /* port -> init slot, or -1 */
+	int *port_resp; /* port -> resp slot, or -1 */
 };
 
 static struct iwcm_conn_attr cm_attr(const struct iwcm_conn *c)
@@ -392,8 +391,8 @@ static uint16_t cm_port(const struct iwcm_conn *c, bool local)
 {
 	const struct iwcm_conn_attr a = cm_attr(c);
 
-	return sa_port((const struct sockaddr *)(local ? &a.local_addr
-						       : &a.peer_addr));
+	return sa_port((const struct sockaddr *)(local ? &a.local_addr :
+							 &a.peer_addr));
 }
 
 static const char *cm_reason(const struct iwcm_conn *c)
@@ -407,8 +406,7 @@ static const char *cm_reason(const struct iwcm_conn *c)
  * What the row asked for on both ends: the socket, the MPA revision, the
  * connection model, the RTR (RFC 6581 §9.2) and the private data.
  */
-static const char *cm_check(const struct cm_loop *lp,
-			    const struct iwcm_conn *c)
+static const char *cm_check(const struct cm_loop *lp, const struct iwcm_conn *c)
 {
 	const struct cm_row *row = lp->r->row;
 	const struct iwcm_conn_attr a = cm_attr(c);
@@ -427,9 +425,8 @@ static const char *cm_check(const struct cm_loop *lp,
 	return NULL;
 }
 
-static struct iwcm_conn_param *cm_param(const struct bench_opts *o,
-					const struct cm_row *row,
-					bool initiator)
+static struct iwcm_conn_param *
+cm_param(const struct bench_opts *o, const struct cm_row *row, bool initiator)
 {
 	struct iwcm_conn_param *p = iwcm_conn_param_new();
 	unsigned char pd[IWCM_PRIVATE_DATA_MAX];
@@ -580,8 +577,8 @@ static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
 		}
 	}
 	if (!rs) {
-		struct cm_resp *n = realloc(lp->resp, (lp->nresp * 2 + 1) *
-							      sizeof(*n));
+		struct cm_resp *n =
+			realloc(lp->resp, (lp->nresp * 2 + 1) * sizeof(*n));
 
 		if (!n) {
 			iwcm_conn_free(c);
@@ -739,8 +736,10 @@ static int cm_run(struct run *r)
 		    cm_drain(&lp, lp.cli, false))
 			continue;
 		if (k == 0)
-			fprintf(stderr, "iwcm-bench: %s depth %u: no progress "
-					"for 10 s\n", r->row->name, r->depth);
+			fprintf(stderr,
+				"iwcm-bench: %s depth %u: no progress "
+				"for 10 s\n",
+				r->row->name, r->depth);
 		else if (k < 0)
 			perror("iwcm-bench: poll");
 		r->failed += r->iters - r->done;
@@ -814,8 +813,8 @@ static double per_hs_us(const struct cm_result *res, uint64_t ns)
 	return res->completed ? bench_us(ns) / (double)res->completed : 0.0;
 }
 
-static void print_text(const struct bench_opts *o,
-		       const struct cm_result *res, size_t n)
+static void print_text(const struct bench_opts *o, const struct cm_result *res,
+		       size_t n)
 {
 	size_t i;
 
@@ -828,8 +827,8 @@ static void print_text(const struct bench_opts *o,
 	       "connect/accept at the same depth\n\n",
 	       o->iters, o->warmup, o->size);
 	printf("%-13s %5s %7s %6s %8s %9s %6s %8s %8s %7s %7s\n", "test",
-	       "depth", "iters", "failed", "seconds", "hs/s", "ratio",
-	       "p50 us", "p99 us", "cpu us", "iwcmd");
+	       "depth", "iters", "failed", "seconds", "hs/s", "ratio", "p50 us",
+	       "p99 us", "cpu us", "iwcmd");
 	for (i = 0; i < n; i++) {
 		const struct cm_result *r = &res[i];
 		char dcpu[16] = "-";
@@ -850,8 +849,8 @@ static void print_text(const struct bench_opts *o,
 	       "of every iwcm handshake\n");
 }
 
-static void print_json(const struct bench_opts *o,
-		       const struct cm_result *res, size_t n)
+static void print_json(const struct bench_opts *o, const struct cm_result *res,
+		       size_t n)
 {
 	size_t i;
 
@@ -910,10 +909,12 @@ static int raise_nofile(const struct bench_opts *o)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
 		return 0;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need * 4 ?
-			      need * 4 : rl.rlim_max;
+			      need * 4 :
+			      rl.rlim_max;
 	if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
-		fprintf(stderr, "iwcm-bench: depth %u needs %lu descriptors; "
-				"raise the limit (ulimit -n)\n",
+		fprintf(stderr,
+			"iwcm-bench: depth %u needs %lu descriptors; "
+			"raise the limit (ulimit -n)\n",
 			depth, (unsigned long)need);
 		return -1;
 	}

@@ -58,7 +58,9 @@ static bool executable(const char *path)
 static int daemon_find(const struct bench_opts *o)
 {
 	static const char *const rel[] = {
-		"iwcmd",	   "../daemon/iwcmd", "../../daemon/iwcmd",
+		"iwcmd",
+		"../daemon/iwcmd",
+		"../../daemon/iwcmd",
 		"../sbin/iwcmd",
 	};
 	char self[PATH_MAX], *slash;
@@ -91,8 +93,9 @@ static int daemon_find(const struct bench_opts *o)
 	snprintf(D.bin, sizeof(D.bin), "%s", IWCMD_SBIN);
 	if (executable(D.bin))
 		return 0;
-	fprintf(stderr, "iwcm-bench: iwcmd not found beside this program "
-			"nor at %s; name it with --iwcmd or use --socket\n",
+	fprintf(stderr,
+		"iwcm-bench: iwcmd not found beside this program "
+		"nor at %s; name it with --iwcmd or use --socket\n",
 		IWCMD_SBIN);
 	return -1;
 }
@@ -161,8 +164,8 @@ int daemon_start(const struct bench_opts *o)
 		D.path = o->socket;
 		ctx = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
 		if (!ctx) {
-			fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n",
-				D.path, strerror(errno));
+			fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
+				strerror(errno));
 			return -1;
 		}
 		iwcm_ctx_close(ctx);
@@ -238,11 +241,15 @@ int daemon_start(const struct bench_opts *o)
 	}
 	if (!ctx) {
 		if (D.pid == 0 && WIFEXITED(st))
-			fprintf(stderr, "iwcm-bench: %s did not start: exit "
-					"status %d\n", D.bin, WEXITSTATUS(st));
+			fprintf(stderr,
+				"iwcm-bench: %s did not start: exit "
+				"status %d\n",
+				D.bin, WEXITSTATUS(st));
 		else if (D.pid == 0)
-			fprintf(stderr, "iwcm-bench: %s did not start: "
-					"status %d\n", D.bin, st);
+			fprintf(stderr,
+				"iwcm-bench: %s did not start: "
+				"status %d\n",
+				D.bin, st);
 		else
 			fprintf(stderr, "iwcm-bench: %s did not start: %s\n",
 				D.bin, strerror(errno));
@@ -283,8 +290,10 @@ int daemon_stop(void)
 	}
 	D.pid = 0;
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "iwcm-bench: iwcmd did not exit cleanly "
-				"(status %d)\n", st);
+		fprintf(stderr,
+			"iwcm-bench: iwcmd did not exit cleanly "
+			"(status %d)\n",
+			st);
 		daemon_print_log();
 		rc = -1;
 	}

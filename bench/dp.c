@@ -116,9 +116,9 @@ struct dp_side {
 
 /* The control socket's messages (one process image on both ends). */
 enum dp_ctl_type {
-	DP_CTL_PORT = 1,	/* server: listening (port 0: failed) */
-	DP_CTL_FIN,		/* client: finished */
-	DP_CTL_RESULT,		/* server: its side */
+	DP_CTL_PORT = 1, /* server: listening (port 0: failed) */
+	DP_CTL_FIN,	 /* client: finished */
+	DP_CTL_RESULT,	 /* server: its side */
 };
 
 struct dp_ctl {
@@ -145,17 +145,17 @@ struct dp_run {
 	enum bench_dp t;
 	bool server;
 	unsigned int depth;
-	unsigned long n;	/* timed iterations */
+	unsigned long n; /* timed iterations */
 	unsigned long warm;
 	int ctl;
 	bool ctl_lost;
-	struct dp_side side;	/* this process */
-	struct dp_side peer;	/* client: the server's, from DP_CTL_RESULT */
-	uint64_t *lat;		/* client: n half round trips (latency) */
-	struct dp_nego nego;	/* client, iwcm */
-	uint64_t tcp_off;	/* --tcp-gaps: stream octets moved */
-	struct dp_ep *eps;	/* iwcm: the -q endpoints, sharing eps[0]'s */
-	unsigned int neps;	/* context, PD and CQ */
+	struct dp_side side; /* this process */
+	struct dp_side peer; /* client: the server's, from DP_CTL_RESULT */
+	uint64_t *lat;	     /* client: n half round trips (latency) */
+	struct dp_nego nego; /* client, iwcm */
+	uint64_t tcp_off;    /* --tcp-gaps: stream octets moved */
+	struct dp_ep *eps;   /* iwcm: the -q endpoints, sharing eps[0]'s */
+	unsigned int neps;   /* context, PD and CQ */
 };
 
 /* A row of the output: one depth (bandwidth) or the only one. */
@@ -171,7 +171,7 @@ struct dp_row {
 /* One end of the iwcm connection. */
 struct dp_ep {
 	struct dp_run *r;
-	bool owner;		/* its context, PD, CQ (-q: the first) */
+	bool owner; /* its context, PD, CQ (-q: the first) */
 	bool manual;
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
@@ -184,7 +184,7 @@ struct dp_ep {
 	struct iwcm_conn_param *param;
 	uint32_t sq_depth;
 	bool armed;
-	bool passive;		/* waits as long as the peer works */
+	bool passive; /* waits as long as the peer works */
 	/* the region the peer reaches, and the local source or sink */
 	uint8_t *buf;
 	size_t buf_len;
@@ -459,8 +459,7 @@ static bool dp_tcp_retry(struct dp_run *r, ssize_t k, bool wr,
 }
 
 /* read(2) or write(2) of exactly len octets. */
-static int dp_tcp_io(struct dp_run *r, int fd, void *buf, size_t len,
-		     bool wr)
+static int dp_tcp_io(struct dp_run *r, int fd, void *buf, size_t len, bool wr)
 {
 	unsigned int spins = 0;
 	uint64_t end = 0;
@@ -494,8 +493,7 @@ static int dp_tcp_io(struct dp_run *r, int fd, void *buf, size_t len,
 static uint8_t dp_gap_octets[DP_GAP];
 
 /* The iovecs of len octets at p from stream offset off; their count. */
-static int dp_gap_iov(uint64_t off, uint8_t *p, size_t len,
-		      struct iovec *iov)
+static int dp_gap_iov(uint64_t off, uint8_t *p, size_t len, struct iovec *iov)
 {
 	int k = 0;
 
@@ -603,8 +601,7 @@ static int dp_tcp_sink(struct dp_run *r, int fd, uint8_t *buf,
 }
 
 /* The server's end: a stream in, a stream out or the echo. */
-static void dp_tcp_serve(struct dp_run *r, int fd, uint8_t *buf,
-			 uint8_t *src)
+static void dp_tcp_serve(struct dp_run *r, int fd, uint8_t *buf, uint8_t *src)
 {
 	unsigned long i, total = r->warm + r->n;
 	uint64_t word = DP_ATOMIC_INIT, add;
@@ -661,8 +658,7 @@ static void dp_tcp_serve(struct dp_run *r, int fd, uint8_t *buf,
 }
 
 /* The client's end, timing each round trip of the latency tests. */
-static void dp_tcp_drive(struct dp_run *r, int fd, uint8_t *buf,
-			 uint8_t *src)
+static void dp_tcp_drive(struct dp_run *r, int fd, uint8_t *buf, uint8_t *src)
 {
 	unsigned long i, total = r->warm + r->n;
 	uint64_t add = DP_ATOMIC_ADD, word = 0, t0;
@@ -741,10 +737,10 @@ static int dp_tcp_bufs(struct dp_run *r, uint8_t **buf, uint8_t **src)
 /* Where one of the N streams is in its current message. */
 struct dp_tcp_st {
 	int fd;
-	bool wr;		/* writing the current message, else reading */
-	size_t off;		/* octets of it moved */
-	unsigned long done;	/* messages (send_lat: round trips) done */
-	uint64_t t0;		/* send_lat client: the ping's start */
+	bool wr;	    /* writing the current message, else reading */
+	size_t off;	    /* octets of it moved */
+	unsigned long done; /* messages (send_lat: round trips) done */
+	uint64_t t0;	    /* send_lat client: the ping's start */
 };
 
 /*
@@ -810,9 +806,8 @@ static void dp_tcp_next(struct dp_run *r, struct dp_tcp_st *s, unsigned int i)
  * would block (--tcp-poll: spin), failing after the stall time without
  * progress.
  */
-static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st,
-			unsigned int q, unsigned long target, uint8_t *buf,
-			uint8_t *src)
+static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st, unsigned int q,
+			unsigned long target, uint8_t *buf, uint8_t *src)
 {
 	struct pollfd p[BENCH_QPS_MAX];
 	unsigned int spins = 0, i, np;
@@ -1116,8 +1111,7 @@ static int dp_sleep(struct dp_ep *e)
 		iwcm_ack_cq_events(cq, 1);
 		*armed = false;
 	} else if (errno != EAGAIN && errno != EINTR) {
-		dp_fail(&e->r->side, "iwcm_get_cq_event: %s",
-			strerror(errno));
+		dp_fail(&e->r->side, "iwcm_get_cq_event: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1195,8 +1189,7 @@ static int dp_poll(struct dp_ep *e)
 		}
 		if (k > 0)
 			break;
-		if (e->manual ? dp_spin(e, &spins, &end) < 0 :
-				dp_sleep(e) < 0)
+		if (e->manual ? dp_spin(e, &spins, &end) < 0 : dp_sleep(e) < 0)
 			return -1;
 	}
 	for (i = 0; i < k; i++) {
@@ -1214,8 +1207,8 @@ static int dp_poll(struct dp_ep *e)
 			return -1;
 		}
 		if (wc[i].opcode & IWCM_WC_RECV) {
-			unsigned int at = (t->rx_head + t->rx_count) %
-					  DP_RX_SLOTS;
+			unsigned int at =
+				(t->rx_head + t->rx_count) % DP_RX_SLOTS;
 
 			t->rx_q[at] = (uint32_t)wc[i].wr_id;
 			t->rx_qlen[at] = wc[i].byte_len;
@@ -1251,8 +1244,9 @@ static int dp_recv_msg(struct dp_ep *e, enum dp_msg msg)
 		return -1;
 	memcpy(&v, e->rx + (size_t)slot * e->rx_len, sizeof(v));
 	if (len != sizeof(v) || v != msg) {
-		dp_fail(&e->r->side, "in-band message %d expected, got %u "
-				     "octets",
+		dp_fail(&e->r->side,
+			"in-band message %d expected, got %u "
+			"octets",
 			msg, len);
 		return -1;
 	}
@@ -1710,10 +1704,9 @@ static int dp_ep_peer(struct dp_ep *e)
 	e->r_len = ntohl(v[3]);
 	need = e->r->t == BENCH_DP_WRITE_LAT ||
 	       (!e->r->server && e->r->t != BENCH_DP_SEND_LAT);
-	if (need && e->r_len < (e->r->t == BENCH_DP_ATOMIC_LAT ?
-					8 : e->r->o->size)) {
-		dp_fail(&e->r->side, "the peer's region: %u octets",
-			e->r_len);
+	if (need &&
+	    e->r_len < (e->r->t == BENCH_DP_ATOMIC_LAT ? 8 : e->r->o->size)) {
+		dp_fail(&e->r->side, "the peer's region: %u octets", e->r_len);
 		return -1;
 	}
 	return 0;
@@ -1734,9 +1727,10 @@ static int dp_ep_qp(struct dp_ep *e)
 
 	if (crc != (int)o->crc || mtx != (int)o->markers ||
 	    mrx != (int)o->markers || rev != (int)o->mpa_rev) {
-		dp_fail(&e->r->side, "negotiated MPA rev %d, CRC %d, markers "
-				     "tx %d rx %d; asked rev %u, CRC %d, "
-				     "markers %d",
+		dp_fail(&e->r->side,
+			"negotiated MPA rev %d, CRC %d, markers "
+			"tx %d rx %d; asked rev %u, CRC %d, "
+			"markers %d",
 			rev, crc, mtx, mrx, o->mpa_rev, o->crc, o->markers);
 		return -1;
 	}
@@ -2091,8 +2085,7 @@ static void dp_iw_server(struct dp_run *r)
 	e->l = iwcm_listen(e->ctx, (struct sockaddr *)&sin, NULL, e->param,
 			   (int)r->neps);
 	if (!e->l) {
-		dp_fail(&r->side, "iwcm_listen 127.0.0.1: %s",
-			strerror(errno));
+		dp_fail(&r->side, "iwcm_listen 127.0.0.1: %s", strerror(errno));
 		goto setup_failed;
 	}
 	dp_ctl_port(r, iwcm_listener_get_port(e->l));
@@ -2130,8 +2123,7 @@ static int dp_iw_connect(struct dp_run *r, struct dp_ep *e, uint16_t port)
 	int type;
 
 	bench_sin_loopback(&sin, port);
-	e->conn = iwcm_connect(e->ctx, (struct sockaddr *)&sin, NULL,
-			       e->param);
+	e->conn = iwcm_connect(e->ctx, (struct sockaddr *)&sin, NULL, e->param);
 	if (!e->conn) {
 		dp_fail(&r->side, "iwcm_connect: %s", strerror(errno));
 		return -1;
@@ -2289,8 +2281,9 @@ static void dp_figures(const struct bench_opts *o, struct dp_row *rows,
 				continue;
 			w->failed = true;
 			if (s[j]->err[0])
-				fprintf(stderr, "iwcm-bench: %s depth %u: "
-						"%s: %s\n",
+				fprintf(stderr,
+					"iwcm-bench: %s depth %u: "
+					"%s: %s\n",
 					o->test->name, w->depth, what[j],
 					s[j]->err);
 		}
@@ -2343,8 +2336,8 @@ static const char *const dp_tcp_what[] = {
 	[BENCH_DP_ATOMIC_LAT] = "an 8-octet request and reply",
 };
 
-static void dp_print_text(const struct bench_opts *o,
-			  const struct dp_row *rows, unsigned int n)
+static void dp_print_text(const struct bench_opts *o, const struct dp_row *rows,
+			  unsigned int n)
 {
 	enum bench_dp t = o->test->dp;
 	bool bw = dp_is_bw(t);
@@ -2396,10 +2389,10 @@ static void dp_print_text(const struct bench_opts *o,
 		       "size", "depth", "iters", "iwcm MiB/s", "tcp MiB/s",
 		       "ratio", "iwcm cpu%", "tcp cpu%");
 	else
-		printf("%-10s %10s %7s %8s %8s %6s %8s %8s %9s %9s\n",
-		       "test", "size", "iters", o->qps > 1 ? "iwcm avg" :
-		       "iwcm us", o->qps > 1 ? "tcp avg" : "tcp us", "ratio",
-		       "iwcm p99", "tcp p99", "iwcm cpu%", "tcp cpu%");
+		printf("%-10s %10s %7s %8s %8s %6s %8s %8s %9s %9s\n", "test",
+		       "size", "iters", o->qps > 1 ? "iwcm avg" : "iwcm us",
+		       o->qps > 1 ? "tcp avg" : "tcp us", "ratio", "iwcm p99",
+		       "tcp p99", "iwcm cpu%", "tcp cpu%");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
 		char ic[24], tc[24];
@@ -2426,8 +2419,8 @@ static void dp_print_text(const struct bench_opts *o,
 			       w->tcp_val, w->ratio,
 			       bench_us(bench_percentile(w->iw_lat, dp_nlat(o),
 							 99)),
-			       bench_us(bench_percentile(w->tcp_lat,
-							 dp_nlat(o), 99)),
+			       bench_us(bench_percentile(w->tcp_lat, dp_nlat(o),
+							 99)),
 			       ic, tc);
 		}
 	}
@@ -2460,8 +2453,7 @@ static void dp_json_side(const struct bench_opts *o, const struct dp_row *w,
 	       "\"percent\":%.1f},\"server\":{\"user\":%.6f,\"sys\":%.6f,"
 	       "\"percent\":%.1f}}",
 	       (double)c->user_ns / 1e9, (double)c->sys_ns / 1e9, dp_util(c),
-	       (double)s->user_ns / 1e9, (double)s->sys_ns / 1e9,
-	       dp_util(s));
+	       (double)s->user_ns / 1e9, (double)s->sys_ns / 1e9, dp_util(s));
 	if (iw && w->nego.known)
 		printf(",\"negotiated\":{\"mpa_rev\":%d,\"crc\":%s,"
 		       "\"markers_tx\":%s,\"markers_rx\":%s,\"ird\":%u,"
@@ -2473,8 +2465,8 @@ static void dp_json_side(const struct bench_opts *o, const struct dp_row *w,
 	printf("}");
 }
 
-static void dp_print_json(const struct bench_opts *o,
-			  const struct dp_row *rows, unsigned int n)
+static void dp_print_json(const struct bench_opts *o, const struct dp_row *rows,
+			  unsigned int n)
 {
 	bool bw = dp_is_bw(o->test->dp);
 	unsigned int i;
@@ -2491,14 +2483,16 @@ static void dp_print_json(const struct bench_opts *o,
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
-	       o->qps, o->tcp_poll ? "poll" :
-		       o->qps > 1 ? "multiplexed" : "blocking",
-	       o->tcp_gaps ? "true" : "false",
-	       o->event ? "event" : "manual", o->mpa_rev,
-	       o->crc ? "true" : "false", o->markers ? "true" : "false",
-	       DP_IRD_ORD,
-	       bw ? "mib_per_sec" :
-	       o->qps > 1 ? "half_rtt_mean_us" : "half_rtt_p50_us",
+	       o->qps,
+	       o->tcp_poll ? "poll" :
+	       o->qps > 1  ? "multiplexed" :
+			     "blocking",
+	       o->tcp_gaps ? "true" : "false", o->event ? "event" : "manual",
+	       o->mpa_rev, o->crc ? "true" : "false",
+	       o->markers ? "true" : "false", DP_IRD_ORD,
+	       bw	  ? "mib_per_sec" :
+	       o->qps > 1 ? "half_rtt_mean_us" :
+			    "half_rtt_p50_us",
 	       bw ? "higher" : "lower");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
@@ -2587,8 +2581,9 @@ int dp_bench(const struct bench_opts *o)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "iwcm-bench: the server process ended with "
-				"status %d\n",
+		fprintf(stderr,
+			"iwcm-bench: the server process ended with "
+			"status %d\n",
 			st);
 		rc = 1;
 	}

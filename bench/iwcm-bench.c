@@ -26,22 +26,25 @@
 /* ---- command line ---- */
 
 static const struct bench_test bench_tests[] = {
-	{ "cm", "handshakes per second through handoff: MPA v1, MPA v2 "
-		"peer-to-peer\n             with a Write and with a Read "
-		"RTR, against raw TCP connect/accept",
+	{ "cm",
+	  "handshakes per second through handoff: MPA v1, MPA v2 "
+	  "peer-to-peer\n             with a Write and with a Read "
+	  "RTR, against raw TCP connect/accept",
 	  cm_bench, BENCH_DP_NONE, 0, 0, IWCM_PRIVATE_DATA_MAX_ENHANCED,
 	  "1,16" },
-	{ "write_bw", "RDMA Write bandwidth against a TCP stream",
-	  dp_bench, BENCH_DP_WRITE_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
-	{ "read_bw", "RDMA Read bandwidth against a TCP stream",
-	  dp_bench, BENCH_DP_READ_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
+	{ "write_bw", "RDMA Write bandwidth against a TCP stream", dp_bench,
+	  BENCH_DP_WRITE_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
+	{ "read_bw", "RDMA Read bandwidth against a TCP stream", dp_bench,
+	  BENCH_DP_READ_BW, 1 << 20, 1, BENCH_SIZE_MAX, "128" },
 	{ "send_lat", "Send ping-pong latency against a TCP ping-pong",
 	  dp_bench, BENCH_DP_SEND_LAT, 8, 1, BENCH_SIZE_MAX, NULL },
-	{ "write_lat", "RDMA Write ping-pong latency against a TCP "
-		       "ping-pong",
+	{ "write_lat",
+	  "RDMA Write ping-pong latency against a TCP "
+	  "ping-pong",
 	  dp_bench, BENCH_DP_WRITE_LAT, 8, 1, BENCH_SIZE_MAX, NULL },
-	{ "atomic_lat", "FetchAdd latency against an 8-octet TCP "
-			"request/reply",
+	{ "atomic_lat",
+	  "FetchAdd latency against an 8-octet TCP "
+	  "request/reply",
 	  dp_bench, BENCH_DP_ATOMIC_LAT, 8, 8, 8, NULL },
 };
 
@@ -171,16 +174,17 @@ static int parse_depths(const char *s, struct bench_opts *o)
 }
 
 /* The options that depend on the test; -1 after printing why not. */
-static int check_test_opts(struct bench_opts *o, bool size_set,
-			   bool depth_set, bool qps_set, const char *dp_opt)
+static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
+			   bool qps_set, const char *dp_opt)
 {
 	const struct bench_test *t = o->test;
 
 	if (!size_set)
 		o->size = t->size_def;
 	if (o->size < t->size_min || o->size > t->size_max) {
-		fprintf(stderr, "iwcm-bench: %s: --size %zu out of range "
-				"(%zu to %zu)\n",
+		fprintf(stderr,
+			"iwcm-bench: %s: --size %zu out of range "
+			"(%zu to %zu)\n",
 			t->name, o->size, t->size_min, t->size_max);
 		return -1;
 	}
@@ -193,27 +197,31 @@ static int check_test_opts(struct bench_opts *o, bool size_set,
 		return -1;
 	if (o->tcp_gaps && t->dp != BENCH_DP_WRITE_BW &&
 	    t->dp != BENCH_DP_READ_BW) {
-		fprintf(stderr, "iwcm-bench: %s: --tcp-gaps applies to "
-				"write_bw and read_bw only\n",
+		fprintf(stderr,
+			"iwcm-bench: %s: --tcp-gaps applies to "
+			"write_bw and read_bw only\n",
 			t->name);
 		return -1;
 	}
 	if (qps_set && t->dp != BENCH_DP_WRITE_BW &&
 	    t->dp != BENCH_DP_SEND_LAT) {
-		fprintf(stderr, "iwcm-bench: %s: --qps applies to write_bw "
-				"and send_lat only\n",
+		fprintf(stderr,
+			"iwcm-bench: %s: --qps applies to write_bw "
+			"and send_lat only\n",
 			t->name);
 		return -1;
 	}
 	if (o->qps > 1 && o->tcp_gaps) {
-		fprintf(stderr, "iwcm-bench: %s: --tcp-gaps takes one "
-				"connection (no --qps)\n",
+		fprintf(stderr,
+			"iwcm-bench: %s: --tcp-gaps takes one "
+			"connection (no --qps)\n",
 			t->name);
 		return -1;
 	}
 	if (!t->dp && dp_opt) {
-		fprintf(stderr, "iwcm-bench: %s: %s applies to the datapath "
-				"tests only\n",
+		fprintf(stderr,
+			"iwcm-bench: %s: %s applies to the datapath "
+			"tests only\n",
 			t->name, dp_opt);
 		return -1;
 	}
@@ -369,8 +377,9 @@ int main(int argc, char **argv)
 	env = getenv("IWCM_BENCH_STALL_MS");
 	if (env && *env) {
 		if (parse_ulong(env, 1, 3600000, &v) < 0) {
-			fprintf(stderr, "iwcm-bench: bad IWCM_BENCH_STALL_MS "
-					"'%s' (1 to 3600000)\n",
+			fprintf(stderr,
+				"iwcm-bench: bad IWCM_BENCH_STALL_MS "
+				"'%s' (1 to 3600000)\n",
 				env);
 			return 2;
 		}

@@ -33,14 +33,13 @@
 #define CLI_WAIT_MARGIN_MS 2000
 
 /* What print_conn() shows besides the connection's identity. */
-#define SHOW_PEER 1u		/* the peer's MPA frame */
-#define SHOW_STATE 2u		/* the negotiated (handoff) state */
-#define SHOW_REASON 4u		/* why it failed */
+#define SHOW_PEER 1u   /* the peer's MPA frame */
+#define SHOW_STATE 2u  /* the negotiated (handoff) state */
+#define SHOW_REASON 4u /* why it failed */
 
 /* ---- addresses ---- */
 
-static const char *addr_str(const struct sockaddr *sa, char *buf,
-			    size_t len)
+static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	char h[INET6_ADDRSTRLEN] = "?";
 
@@ -97,7 +96,7 @@ static void jhex(const char *key, const uint8_t *p, size_t n)
 static void jbegin(void)
 {
 	json_init(&cli_w, stdout);
-	cli_w.utf8 = true;	/* libiwcm's and the peer's text */
+	cli_w.utf8 = true; /* libiwcm's and the peer's text */
 	json_open(&cli_w, NULL, '{');
 }
 
@@ -143,16 +142,14 @@ static void peer_text(const struct iwcm_conn *c)
 	if (flags < 0)
 		return;
 	printf("  peer frame: rev %d, flags 0x%02x (M=%d C=%d R=%d S=%d)",
-	       (int)a.peer_mpa_rev, flags,
-	       !!(flags & IWCM_MPA_FLAG_M), !!(flags & IWCM_MPA_FLAG_C),
-	       !!(flags & IWCM_MPA_FLAG_R), !!(flags & IWCM_MPA_FLAG_S));
+	       (int)a.peer_mpa_rev, flags, !!(flags & IWCM_MPA_FLAG_M),
+	       !!(flags & IWCM_MPA_FLAG_C), !!(flags & IWCM_MPA_FLAG_R),
+	       !!(flags & IWCM_MPA_FLAG_S));
 	if (a.peer_enhanced)
 		printf(", A=%d B=%d C=%d D=%d (%s, rtr %s), ird %d, ord %d",
-		       a.peer_p2p,
-		       !!(rtrs & IWCM_RTR_SEND), !!(rtrs & IWCM_RTR_WRITE),
-		       !!(rtrs & IWCM_RTR_READ),
-		       a.peer_p2p ? "peer-to-peer"
-						      : "client-server",
+		       a.peer_p2p, !!(rtrs & IWCM_RTR_SEND),
+		       !!(rtrs & IWCM_RTR_WRITE), !!(rtrs & IWCM_RTR_READ),
+		       a.peer_p2p ? "peer-to-peer" : "client-server",
 		       cmopt_rtr_str((unsigned int)(rtrs < 0 ? 0 : rtrs), rtr,
 				     sizeof(rtr)),
 		       (int)a.peer_ird, (int)a.peer_ord);
@@ -210,26 +207,19 @@ static void state_text(const struct iwcm_conn *c)
 
 	printf("  negotiated: %s, MPA rev %d, %s, DDP/RDMAP %d/%d, "
 	       "markers tx %s rx %s, CRC %s, %s, RTR %s%s, ird %d, ord %d\n",
-	       a.transport == IWCM_TRANSPORT_SCTP ? "sctp"
-								 : "tcp",
-	       (int)a.mpa_rev,
-	       a.enhanced ? "enhanced" : "not enhanced",
-	       a.ddp_version, a.rdmap_version,
-	       onoff(a.markers_tx),
-	       onoff(a.markers_rx),
-	       onoff(a.crc),
+	       a.transport == IWCM_TRANSPORT_SCTP ? "sctp" : "tcp",
+	       (int)a.mpa_rev, a.enhanced ? "enhanced" : "not enhanced",
+	       a.ddp_version, a.rdmap_version, onoff(a.markers_tx),
+	       onoff(a.markers_rx), onoff(a.crc),
 	       a.p2p ? "peer-to-peer" : "client-server",
-	       cmopt_rtr_str((unsigned int)a.rtr_type, rtr,
-			     sizeof(rtr)),
-	       a.rtr_frame ? " (RtR frame)" : "",
-	       (int)a.ird, (int)a.ord);
+	       cmopt_rtr_str((unsigned int)a.rtr_type, rtr, sizeof(rtr)),
+	       a.rtr_frame ? " (RtR frame)" : "", (int)a.ird, (int)a.ord);
 	tx = a.tx_offset;
 	rx = a.rx_offset;
 	unread = a.unread_len;
 	printf("  handoff: tx offset %" PRIu64 ", rx offset %" PRIu64
 	       ", unread %zu, wait for first FPDU %s, next MSN",
-	       tx, rx, unread,
-	       a.wait_first_fpdu ? "yes" : "no");
+	       tx, rx, unread, a.wait_first_fpdu ? "yes" : "no");
 	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)
 		printf("%s%" PRIu32, i ? "," : " ", a.next_msn[i]);
@@ -244,8 +234,7 @@ static void state_json(const struct iwcm_conn *c)
 	char rtr[24];
 	int i, n;
 
-	jstr("transport", a.transport == IWCM_TRANSPORT_SCTP
-				  ? "sctp" : "tcp");
+	jstr("transport", a.transport == IWCM_TRANSPORT_SCTP ? "sctp" : "tcp");
 	jnum("mpa_rev", a.mpa_rev);
 	jnum("ddp_version", a.ddp_version);
 	jnum("rdmap_version", a.rdmap_version);
@@ -254,8 +243,8 @@ static void state_json(const struct iwcm_conn *c)
 	jbool("crc", a.crc);
 	jbool("enhanced", a.enhanced);
 	jbool("p2p", a.p2p);
-	jstr("rtr_type", cmopt_rtr_str((unsigned int)a.rtr_type,
-				       rtr, sizeof(rtr)));
+	jstr("rtr_type",
+	     cmopt_rtr_str((unsigned int)a.rtr_type, rtr, sizeof(rtr)));
 	jbool("rtr_frame", a.rtr_frame);
 	jnum("ird", a.ird);
 	jnum("ord", a.ord);
@@ -278,8 +267,8 @@ static void reason_text(const struct iwcm_conn *c)
 	const struct iwcm_conn_attr a = conn_attr(c);
 	const char *text = a.reason_text;
 
-	printf("  failed: %s%s%s", iwcm_status_str(a.reason),
-	       text ? ": " : "", text ? text : "");
+	printf("  failed: %s%s%s", iwcm_status_str(a.reason), text ? ": " : "",
+	       text ? text : "");
 	if (a.comp_mask & IWCM_CONN_ATTR_TERM)
 		printf("; Terminate layer %u, type %u, code %u", a.term_layer,
 		       a.term_etype, a.term_ecode);
@@ -292,8 +281,7 @@ static void reason_json(const struct iwcm_conn *c)
 	const char *text = a.reason_text;
 
 	jstr("reason", status_name(a.reason));
-	jstr("reason_text", text ? text
-				 : iwcm_status_str(a.reason));
+	jstr("reason_text", text ? text : iwcm_status_str(a.reason));
 	if (a.comp_mask & IWCM_CONN_ATTR_TERM) {
 		jnum("term_layer", a.term_layer);
 		jnum("term_etype", a.term_etype);
@@ -332,10 +320,9 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 			     sent->private_data_len);
 		jend();
 	} else {
-		printf("conn %" PRIu64 ": %s, %s, %s %s %s\n",
-		       a.id, event,
-		       init ? "initiator" : "responder", la,
-		       init ? "->" : "<-", pa);
+		printf("conn %" PRIu64 ": %s, %s, %s %s %s\n", a.id, event,
+		       init ? "initiator" : "responder", la, init ? "->" : "<-",
+		       pa);
 		if (show & SHOW_PEER)
 			peer_text(c);
 		if (show & SHOW_STATE)
@@ -345,8 +332,7 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 		if (sent) {
 			printf("  rejected by us, private data ");
 			if (sent->private_data_len)
-				hex(sent->private_data,
-				    sent->private_data_len);
+				hex(sent->private_data, sent->private_data_len);
 			else
 				printf("none");
 			printf("\n");
@@ -429,7 +415,8 @@ static bool want_help(int argc, char **argv)
 static void listen_usage(FILE *fp)
 {
 	fputs("usage: iwcmctl [-s SOCKET] [-j] listen [ADDR:]PORT | "
-	      "--service NAME [options]\n", fp);
+	      "--service NAME [options]\n",
+	      fp);
 	cmopt_usage(fp, CMOPT_LISTEN);
 }
 
@@ -440,9 +427,10 @@ static int listen_request(const struct cmopt *o, struct iwcm_conn *c,
 	print_conn(o->json, "CONNECT_REQUEST", c, SHOW_PEER, NULL);
 	if (o->reject) {
 		if (iwcm_reject(c, o->private_data, o->private_data_len) < 0) {
-			fprintf(stderr, "iwcmctl: listen: reject conn %" PRIu64
-				": %s\n", conn_attr(c).id,
-				strerror(errno));
+			fprintf(stderr,
+				"iwcmctl: listen: reject conn %" PRIu64
+				": %s\n",
+				conn_attr(c).id, strerror(errno));
 			(*failed)++;
 		} else {
 			print_conn(o->json, "REJECTED", c, 0, o);
@@ -451,13 +439,14 @@ static int listen_request(const struct cmopt *o, struct iwcm_conn *c,
 		return 1;
 	}
 	if (iwcm_accept(c, param) < 0) {
-		fprintf(stderr, "iwcmctl: listen: accept conn %" PRIu64
-			": %s\n", conn_attr(c).id, strerror(errno));
+		fprintf(stderr,
+			"iwcmctl: listen: accept conn %" PRIu64 ": %s\n",
+			conn_attr(c).id, strerror(errno));
 		(*failed)++;
 		iwcm_conn_free(c);
 		return 1;
 	}
-	return 0;		/* ESTABLISHED or CONNECT_ERROR follows */
+	return 0; /* ESTABLISHED or CONNECT_ERROR follows */
 }
 
 /* iwcmctl listen [ADDR:]PORT | --service NAME [options] */
@@ -492,8 +481,8 @@ int cmd_listen(int argc, char **argv)
 	ctx = cli_open("listen");
 	if (!ctx)
 		goto out;
-	l = iwcm_listen(ctx, target ? (struct sockaddr *)&ss : NULL,
-			o.service, param, 0);
+	l = iwcm_listen(ctx, target ? (struct sockaddr *)&ss : NULL, o.service,
+			param, 0);
 	if (!l) {
 		fprintf(stderr, "iwcmctl: listen %s: %s\n",
 			target ? target : o.service, strerror(errno));
@@ -521,15 +510,16 @@ int cmd_listen(int argc, char **argv)
 
 		if (cli_event(ctx, deadline, &ev) < 0) {
 			fprintf(stderr, "iwcmctl: listen: %s\n",
-				errno == ETIMEDOUT ? "timed out"
-						   : strerror(errno));
+				errno == ETIMEDOUT ? "timed out" :
+						     strerror(errno));
 			rc = 1;
 			break;
 		}
 		type = iwcm_event_get_type(ev);
 		c = iwcm_event_get_conn(ev);
 		iwcm_ack_event(ev);
-		if (type == IWCM_CM_EVENT_CONNECT_REQUEST && started == o.count) {
+		if (type == IWCM_CM_EVENT_CONNECT_REQUEST &&
+		    started == o.count) {
 			/* more requests than asked for */
 			iwcm_reject(c, NULL, 0);
 			iwcm_conn_free(c);
@@ -568,7 +558,8 @@ usage:
 static void connect_usage(FILE *fp)
 {
 	fputs("usage: iwcmctl [-s SOCKET] [-j] connect HOST:PORT "
-	      "[--daemon] [options]\n", fp);
+	      "[--daemon] [options]\n",
+	      fp);
 	cmopt_usage(fp, CMOPT_CONNECT | CMOPT_DAEMON);
 }
 
@@ -614,17 +605,17 @@ int cmd_connect(int argc, char **argv)
 		rc = errno == EINVAL ? 2 : 1;
 		goto out;
 	}
-	deadline = now_ms() + (o.has_timeout ? o.timeout_ms +
-						       CLI_WAIT_MARGIN_MS
-					      : CLI_CONNECT_WAIT_MS);
+	deadline = now_ms() + (o.has_timeout ?
+				       o.timeout_ms + CLI_WAIT_MARGIN_MS :
+				       CLI_CONNECT_WAIT_MS);
 	for (;;) {
 		struct iwcm_event *ev;
 		int type;
 
 		if (cli_event(ctx, deadline, &ev) < 0) {
 			fprintf(stderr, "iwcmctl: connect %s: %s\n", target,
-				errno == ETIMEDOUT ? "timed out"
-						   : strerror(errno));
+				errno == ETIMEDOUT ? "timed out" :
+						     strerror(errno));
 			rc = 1;
 			break;
 		}

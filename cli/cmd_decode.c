@@ -28,7 +28,8 @@ static void decode_usage(FILE *fp)
 	      "  -x, --hex    FILE is hex text: '>' lines initiator to "
 	      "responder,\n"
 	      "               '<' lines back, '#' comments, leading offsets "
-	      "ignored\n", fp);
+	      "ignored\n",
+	      fp);
 }
 
 static int decode_pcap(struct decode *dc, const char *path)
@@ -50,9 +51,10 @@ static int decode_pcap(struct decode *dc, const char *path)
 	if (!decode_link_supported(lt)) {
 		const char *name = pcap_datalink_val_to_name(lt);
 
-		fprintf(stderr, "iwcmctl: decode: %s: unsupported link type "
-			"%d (%s)\n", decode_input(dc), lt,
-			name ? name : "unknown");
+		fprintf(stderr,
+			"iwcmctl: decode: %s: unsupported link type "
+			"%d (%s)\n",
+			decode_input(dc), lt, name ? name : "unknown");
 		pcap_close(pc);
 		return -1;
 	}
@@ -91,7 +93,7 @@ int cmd_decode(int argc, char **argv)
 	bool hex = false;
 	int ch, rc;
 
-	optind = 0;	/* full getopt reset: main may have used it */
+	optind = 0; /* full getopt reset: main may have used it */
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+jvxh", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -109,11 +111,15 @@ int cmd_decode(int argc, char **argv)
 			return 0;
 		default:
 			if (optopt)
-				fprintf(stderr, "iwcmctl: decode: unknown "
-					"option -%c\n", optopt);
+				fprintf(stderr,
+					"iwcmctl: decode: unknown "
+					"option -%c\n",
+					optopt);
 			else
-				fprintf(stderr, "iwcmctl: decode: unknown "
-					"option %s\n", argv[optind - 1]);
+				fprintf(stderr,
+					"iwcmctl: decode: unknown "
+					"option %s\n",
+					argv[optind - 1]);
 			decode_usage(stderr);
 			return 2;
 		}

@@ -29,9 +29,9 @@
 #define CMOPT_COUNT_MAX 1000000
 
 struct cmopt_def {
-	const char *name;	/* after the leading "--" */
-	const char *arg;	/* NULL: a flag */
-	unsigned int modes;	/* CMOPT_* commands that take it */
+	const char *name;   /* after the leading "--" */
+	const char *arg;    /* NULL: a flag */
+	unsigned int modes; /* CMOPT_* commands that take it */
 	int (*set)(struct cmopt *o, const char *v);
 	const char *help;
 };
@@ -258,7 +258,8 @@ static const struct cmopt_def *cmopt_find(const char *name)
 static const char *mode_name(unsigned int mode)
 {
 	return mode == CMOPT_LISTEN ? "listen" :
-	       mode == CMOPT_DAEMON ? "connect --daemon" : "connect";
+	       mode == CMOPT_DAEMON ? "connect --daemon" :
+				      "connect";
 }
 
 /* Checks across options, by command. */
@@ -267,17 +268,20 @@ static int cmopt_check(const struct cmopt *o, unsigned int mode)
 	const char *who = mode_name(mode);
 
 	if (o->has_rev && o->rev == 0 && mode != CMOPT_DAEMON) {
-		fprintf(stderr, "iwcmctl: %s: --rev 0 (an RDMA Consortium "
-			"Request) needs connect --daemon\n", who);
+		fprintf(stderr,
+			"iwcmctl: %s: --rev 0 (an RDMA Consortium "
+			"Request) needs connect --daemon\n",
+			who);
 		return -1;
 	}
 	/* RFC 6581 §9.1: the enhanced word takes 4 of the 512 octets. */
-	if (mode != CMOPT_LISTEN && o->private_data_len >
-	    IWCM_PRIVATE_DATA_MAX_ENHANCED && !o->rtr_frame &&
-	    (!o->has_rev || o->rev == 2)) {
-		fprintf(stderr, "iwcmctl: %s: at most %d octets of private "
-			"data with --rev 2\n", who,
-			IWCM_PRIVATE_DATA_MAX_ENHANCED);
+	if (mode != CMOPT_LISTEN &&
+	    o->private_data_len > IWCM_PRIVATE_DATA_MAX_ENHANCED &&
+	    !o->rtr_frame && (!o->has_rev || o->rev == 2)) {
+		fprintf(stderr,
+			"iwcmctl: %s: at most %d octets of private "
+			"data with --rev 2\n",
+			who, IWCM_PRIVATE_DATA_MAX_ENHANCED);
 		return -1;
 	}
 	return 0;
@@ -304,8 +308,10 @@ int cmopt_parse(struct cmopt *o, unsigned int mode, int argc, char **argv,
 		}
 		if (a[0] != '-' || !a[1]) {
 			if (*target) {
-				fprintf(stderr, "iwcmctl: %s: unexpected "
-					"argument '%s'\n", who, a);
+				fprintf(stderr,
+					"iwcmctl: %s: unexpected "
+					"argument '%s'\n",
+					who, a);
 				return -1;
 			}
 			*target = a;
@@ -326,8 +332,10 @@ int cmopt_parse(struct cmopt *o, unsigned int mode, int argc, char **argv,
 			v = argv[++i];
 		}
 		if (d->set(o, v) < 0) {
-			fprintf(stderr, "iwcmctl: %s: bad value for %s: '%s' "
-				"(want %s)\n", who, a, v ? v : "", d->arg);
+			fprintf(stderr,
+				"iwcmctl: %s: bad value for %s: '%s' "
+				"(want %s)\n",
+				who, a, v ? v : "", d->arg);
 			return -1;
 		}
 	}
@@ -347,8 +355,8 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder)
 	if (o->has_markers)
 		rc |= iwcm_conn_param_set_markers(p, o->markers);
 	if (o->has_crc)
-		rc |= iwcm_conn_param_set_crc(p, o->crc ? IWCM_CRC_REQUEST
-							: IWCM_CRC_PREFER_OFF);
+		rc |= iwcm_conn_param_set_crc(p, o->crc ? IWCM_CRC_REQUEST :
+							  IWCM_CRC_PREFER_OFF);
 	if (o->has_rtr)
 		rc |= iwcm_conn_param_set_rtr_types(p, o->rtr);
 	if (o->has_ird)
@@ -357,8 +365,8 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder)
 		rc |= iwcm_conn_param_set_ord(p, o->ord);
 	if (o->has_rev0)
 		rc |= iwcm_conn_param_set_rev0(p, o->rev0_permissive ?
-						  IWCM_REV0_PERMISSIVE :
-						  IWCM_REV0_STRICT);
+							  IWCM_REV0_PERMISSIVE :
+							  IWCM_REV0_STRICT);
 	if (o->rtr_frame)
 		rc |= iwcm_conn_param_set_rtr_frame(p, true);
 	if (o->has_private_data && !o->reject)
@@ -396,8 +404,8 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p)
 	}
 	if (o->has_crc) {
 		p->has_crc = 1;
-		p->crc = o->crc ? IWCM__CRC_POLICY__CRC_REQUEST
-				: IWCM__CRC_POLICY__CRC_PREFER_OFF;
+		p->crc = o->crc ? IWCM__CRC_POLICY__CRC_REQUEST :
+				  IWCM__CRC_POLICY__CRC_PREFER_OFF;
 	}
 	if (o->p2p) {
 		p->has_p2p = 1;
@@ -422,9 +430,9 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p)
 	}
 	if (o->has_rev0) {
 		p->has_rev0 = 1;
-		p->rev0 = o->rev0_permissive
-				  ? IWCM__REV0_POLICY__REV0_PERMISSIVE
-				  : IWCM__REV0_POLICY__REV0_STRICT;
+		p->rev0 = o->rev0_permissive ?
+				  IWCM__REV0_POLICY__REV0_PERMISSIVE :
+				  IWCM__REV0_POLICY__REV0_STRICT;
 	}
 	if (o->rtr_frame) {
 		p->has_rtr_frame = 1;

@@ -23,29 +23,29 @@
 /* Which command parses: an option lists the commands that take it. */
 #define CMOPT_LISTEN 1u
 #define CMOPT_CONNECT 2u
-#define CMOPT_DAEMON 4u		/* connect --daemon */
+#define CMOPT_DAEMON 4u /* connect --daemon */
 
 struct cmopt {
 	/* what was given; everything else is the daemon's default */
 	bool has_rev, has_markers, has_crc, has_rtr, has_ird, has_ord;
 	bool has_private_data, has_rev0, has_timeout, has_count;
-	unsigned int rev;		/* 0, 1 or 2 */
+	unsigned int rev; /* 0, 1 or 2 */
 	bool markers;
 	bool crc;
 	bool p2p;
-	unsigned int rtr;		/* IWCM_RTR_* bits */
-	unsigned int ird, ord;		/* 14 bits */
+	unsigned int rtr;      /* IWCM_RTR_* bits */
+	unsigned int ird, ord; /* 14 bits */
 	uint8_t private_data[IWCM_PRIVATE_DATA_MAX];
 	size_t private_data_len;
 	bool rev0_permissive;
 	bool rtr_frame;
 	bool fallback;
 	unsigned int timeout_ms;
-	unsigned int count;		/* listen: connections to handle */
-	bool reject;			/* listen: reject each request */
-	const char *service;		/* listen: a configured listener */
-	bool daemon;			/* connect: the admin variant */
-	bool json;			/* -j anywhere */
+	unsigned int count;  /* listen: connections to handle */
+	bool reject;	     /* listen: reject each request */
+	const char *service; /* listen: a configured listener */
+	bool daemon;	     /* connect: the admin variant */
+	bool json;	     /* -j anywhere */
 };
 
 /*
@@ -77,8 +77,7 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p);
  * RTR list of vocab.c (IWCM_RTR_* has the values of MPA_RTR_*), under
  * the name client.c's libiwcm calls use.
  */
-static inline const char *cmopt_rtr_str(unsigned int rtr, char *buf,
-					size_t len)
+static inline const char *cmopt_rtr_str(unsigned int rtr, char *buf, size_t len)
 {
 	return vocab_rtr_list(rtr, buf, len);
 }

@@ -35,7 +35,7 @@
 
 #define CTL_DEFAULT_SOCKET "/run/iwcm/iwcmd.sock"
 #define CTL_TIMEOUT_MS 10000
-#define CTL_CONNECT_TIMEOUT_MS 120000	/* a forced negotiation may wait */
+#define CTL_CONNECT_TIMEOUT_MS 120000 /* a forced negotiation may wait */
 
 const char *ctl_socket;
 bool ctl_json;
@@ -97,7 +97,8 @@ static int ctl_connect(void)
 	}
 	v = (Iwcm__Version *)ipc_unpack(m, &iwcm__version__descriptor);
 	if (!v || v->result != IWCM__RESULT__RES_OK) {
-		fprintf(stderr, "iwcmctl: iwcmd speaks IPC version %u, not %u\n",
+		fprintf(stderr,
+			"iwcmctl: iwcmd speaks IPC version %u, not %u\n",
 			v ? v->version : 0, IPC_PROTO_VERSION);
 		if (v)
 			protobuf_c_message_free_unpacked(&v->base, NULL);
@@ -133,12 +134,12 @@ static int ctl_next(int fd, int timeout_ms)
 			continue;
 		n = n < 0 ? -1 : ipc_recv(fd, &ctl_msg, false);
 		if (n == 1 && ctl_msg.hdr.reqid != ctl_reqid)
-			continue;	/* not ours */
+			continue; /* not ours */
 		if (n == 1)
 			return 0;
 		fprintf(stderr, "iwcmctl: %s\n",
-			n == 0 ? "iwcmd closed the connection"
-			       : strerror(errno));
+			n == 0 ? "iwcmd closed the connection" :
+				 strerror(errno));
 		return -1;
 	}
 }
@@ -188,7 +189,8 @@ static int ctl_args(int argc, char **argv)
 
 static bool ctl_help(int argc, char **argv, const char *usage)
 {
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: iwcmctl [-s SOCKET] [-j] %s\n", usage);
 		return true;
 	}
@@ -211,7 +213,6 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* ---- status ---- */
-
 
 /* Commands whose reply is data messages then END. */
 struct ctl_list {
@@ -255,8 +256,7 @@ static int ctl_list_run(const struct ctl_list *l, int argc, char **argv)
 			rc = ctl_result(argv[0]);
 			break;
 		}
-		if (ctl_msg.hdr.type != l->item ||
-		    !(m = ctl_unpack(l->desc))) {
+		if (ctl_msg.hdr.type != l->item || !(m = ctl_unpack(l->desc))) {
 			rc = 2;
 			break;
 		}
@@ -278,8 +278,13 @@ static void status_item(const ProtobufCMessage *m, unsigned int n)
 int cmd_status(int argc, char **argv)
 {
 	static const struct ctl_list l = {
-		"status", IPC_CTL_STATUS, IPC_CTL_STATUS_REPLY,
-		&iwcm__ctl__status__descriptor, NULL, status_item, NULL,
+		"status",
+		IPC_CTL_STATUS,
+		IPC_CTL_STATUS_REPLY,
+		&iwcm__ctl__status__descriptor,
+		NULL,
+		status_item,
+		NULL,
 	};
 
 	return ctl_list_run(&l, argc, argv);
@@ -306,9 +311,13 @@ static void list_end(unsigned int n)
 int cmd_listeners(int argc, char **argv)
 {
 	static const struct ctl_list l = {
-		"listeners", IPC_CTL_LISTENERS, IPC_CTL_LISTENER_INFO,
-		&iwcm__ctl__listener_info__descriptor, listeners_begin,
-		listener_item, list_end,
+		"listeners",
+		IPC_CTL_LISTENERS,
+		IPC_CTL_LISTENER_INFO,
+		&iwcm__ctl__listener_info__descriptor,
+		listeners_begin,
+		listener_item,
+		list_end,
 	};
 
 	return ctl_list_run(&l, argc, argv);
@@ -330,8 +339,9 @@ static void conn_item(const ProtobufCMessage *m, unsigned int n)
 int cmd_conns(int argc, char **argv)
 {
 	static const struct ctl_list l = {
-		"conns", IPC_CTL_CONNS, IPC_CTL_CONN_INFO,
-		&iwcm__ctl__conn_info__descriptor, conns_begin, conn_item,
+		"conns",	   IPC_CTL_CONNS,
+		IPC_CTL_CONN_INFO, &iwcm__ctl__conn_info__descriptor,
+		conns_begin,	   conn_item,
 		list_end,
 	};
 
@@ -409,8 +419,13 @@ static void stats_item(const ProtobufCMessage *m, unsigned int n)
 int cmd_stats(int argc, char **argv)
 {
 	static const struct ctl_list l = {
-		"stats", IPC_CTL_STATS, IPC_CTL_STATS_REPLY,
-		&iwcm__ctl__stats__descriptor, NULL, stats_item, NULL,
+		"stats",
+		IPC_CTL_STATS,
+		IPC_CTL_STATS_REPLY,
+		&iwcm__ctl__stats__descriptor,
+		NULL,
+		stats_item,
+		NULL,
 	};
 
 	return ctl_list_run(&l, argc, argv);
@@ -519,8 +534,8 @@ static int param_set(Iwcm__ConnParams *p, const char *key, const char *v)
 		if (parse_onoff(v, &b) < 0)
 			return -1;
 		p->has_crc = 1;
-		p->crc = b ? IWCM__CRC_POLICY__CRC_REQUEST
-			   : IWCM__CRC_POLICY__CRC_PREFER_OFF;
+		p->crc = b ? IWCM__CRC_POLICY__CRC_REQUEST :
+			     IWCM__CRC_POLICY__CRC_PREFER_OFF;
 	} else if (!strcmp(key, "rtr")) {
 		unsigned int rtr;
 
@@ -641,9 +656,8 @@ int ctl_force_connect(const char *target, const struct cmopt *o)
 		if (ctl_next(fd, wait_ms) < 0)
 			break;
 		if (ctl_msg.hdr.type == IPC_RESULT) {
-			Iwcm__Ctl__Result *res = (Iwcm__Ctl__Result *)
-				ipc_unpack(&ctl_msg,
-					   &iwcm__ctl__result__descriptor);
+			Iwcm__Ctl__Result *res = (Iwcm__Ctl__Result *)ipc_unpack(
+				&ctl_msg, &iwcm__ctl__result__descriptor);
 
 			if (!res)
 				break;

@@ -151,8 +151,8 @@ static void js_reports_begin(void)
 	json_open(&ctl_w, "reports", '[');
 }
 
-static void js_octets(struct json *w, const char *k,
-		      protobuf_c_boolean has, const ProtobufCBinaryData *b)
+static void js_octets(struct json *w, const char *k, protobuf_c_boolean has,
+		      const ProtobufCBinaryData *b)
 {
 	if (has)
 		json_bytes(w, k, b->data, b->len);

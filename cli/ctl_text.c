@@ -51,9 +51,8 @@ const char *ctl_host_str(const Iwcm__SockAddr *a, char *buf, size_t len)
 /* "RES_ENOENT" -> "ENOENT". */
 const char *ctl_result_name(Iwcm__Result r)
 {
-	const ProtobufCEnumValue *v =
-		protobuf_c_enum_descriptor_get_value(&iwcm__result__descriptor,
-						     (int)r);
+	const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+		&iwcm__result__descriptor, (int)r);
 
 	if (!v)
 		return "UNKNOWN";
@@ -64,22 +63,38 @@ const char *ctl_result_name(Iwcm__Result r)
 const char *ctl_result_text(Iwcm__Result r)
 {
 	switch (r) {
-	case IWCM__RESULT__RES_OK: return "ok";
-	case IWCM__RESULT__RES_EINVAL: return "invalid request";
-	case IWCM__RESULT__RES_EPERM: return "not permitted";
-	case IWCM__RESULT__RES_ENOENT: return "not found";
-	case IWCM__RESULT__RES_EEXIST: return "already exists";
-	case IWCM__RESULT__RES_ELIMIT: return "limit reached";
-	case IWCM__RESULT__RES_EADDRINUSE: return "address in use";
-	case IWCM__RESULT__RES_ETIMEDOUT: return "timed out";
-	case IWCM__RESULT__RES_ECONNREFUSED: return "connection refused";
-	case IWCM__RESULT__RES_ECONNRESET: return "connection reset";
-	case IWCM__RESULT__RES_EREJECTED: return "rejected by the peer";
-	case IWCM__RESULT__RES_EPROTO: return "protocol error";
-	case IWCM__RESULT__RES_EVERSION: return "IPC version mismatch";
-	case IWCM__RESULT__RES_EINTERNAL: return "internal error";
-	case IWCM__RESULT__RES_ESHUTDOWN: return "daemon stopping";
-	default: return "unknown result";
+	case IWCM__RESULT__RES_OK:
+		return "ok";
+	case IWCM__RESULT__RES_EINVAL:
+		return "invalid request";
+	case IWCM__RESULT__RES_EPERM:
+		return "not permitted";
+	case IWCM__RESULT__RES_ENOENT:
+		return "not found";
+	case IWCM__RESULT__RES_EEXIST:
+		return "already exists";
+	case IWCM__RESULT__RES_ELIMIT:
+		return "limit reached";
+	case IWCM__RESULT__RES_EADDRINUSE:
+		return "address in use";
+	case IWCM__RESULT__RES_ETIMEDOUT:
+		return "timed out";
+	case IWCM__RESULT__RES_ECONNREFUSED:
+		return "connection refused";
+	case IWCM__RESULT__RES_ECONNRESET:
+		return "connection reset";
+	case IWCM__RESULT__RES_EREJECTED:
+		return "rejected by the peer";
+	case IWCM__RESULT__RES_EPROTO:
+		return "protocol error";
+	case IWCM__RESULT__RES_EVERSION:
+		return "IPC version mismatch";
+	case IWCM__RESULT__RES_EINTERNAL:
+		return "internal error";
+	case IWCM__RESULT__RES_ESHUTDOWN:
+		return "daemon stopping";
+	default:
+		return "unknown result";
 	}
 }
 
@@ -101,9 +116,8 @@ static void txt_status(const Iwcm__Ctl__Status *s)
 {
 	printf("iwcmd %s, pid %u, up %" PRIu64 "d %02" PRIu64 ":%02" PRIu64
 	       ":%02" PRIu64 "\n",
-	       s->version, s->pid, s->uptime_s / 86400,
-	       s->uptime_s / 3600 % 24, s->uptime_s / 60 % 60,
-	       s->uptime_s % 60);
+	       s->version, s->pid, s->uptime_s / 86400, s->uptime_s / 3600 % 24,
+	       s->uptime_s / 60 % 60, s->uptime_s % 60);
 	printf("listeners %u, connections %u, clients %u, log %s\n",
 	       s->listeners, s->conns, s->clients,
 	       s->verbose ? "verbose" : "brief");
@@ -128,8 +142,8 @@ static void txt_conns_begin(void)
 {
 	printf("%-6s %-14s %-22s %-22s %-4s %-3s %-7s %-3s %-11s %-6s "
 	       "%-5s %-6s %s\n",
-	       "ID", "STATE", "LOCAL", "PEER", "ROLE", "REV", "MARKERS",
-	       "CRC", "IRD/ORD", "MODEL", "RTR", "OWNER", "AGE");
+	       "ID", "STATE", "LOCAL", "PEER", "ROLE", "REV", "MARKERS", "CRC",
+	       "IRD/ORD", "MODEL", "RTR", "OWNER", "AGE");
 }
 
 static void txt_conn(const Iwcm__Ctl__ConnInfo *c, unsigned int n)
@@ -154,9 +168,11 @@ static void txt_conn(const Iwcm__Ctl__ConnInfo *c, unsigned int n)
 	       ctl_addr_str(c->peer, p, sizeof(p)),
 	       c->initiator ? "init" : "resp", rev, mk,
 	       opt_bool(c->has_crc, c->crc), io,
-	       !c->has_p2p ? "-" : c->p2p ? "p2p" : "cs",
-	       c->has_rtr_type ? vocab_rtr_list(c->rtr_type, rtr, sizeof(rtr))
-			       : "-",
+	       !c->has_p2p ? "-" :
+	       c->p2p	   ? "p2p" :
+			     "cs",
+	       c->has_rtr_type ? vocab_rtr_list(c->rtr_type, rtr, sizeof(rtr)) :
+				 "-",
 	       own, (double)c->age_ms / 1000.0);
 }
 
@@ -241,8 +257,7 @@ static void txt_reports_begin(void)
 {
 }
 
-static void txt_report(const Iwcm__Ctl__NegotiationReport *r,
-		       unsigned int n)
+static void txt_report(const Iwcm__Ctl__NegotiationReport *r, unsigned int n)
 {
 	char a[64], b[64], rtr[24];
 

@@ -21,7 +21,7 @@
 #include "wbuf.h"
 
 #define CONN_HASH_SIZE 1024
-#define FRAG_NOTES_MAX 20	/* fragment notes printed, the rest counted */
+#define FRAG_NOTES_MAX 20 /* fragment notes printed, the rest counted */
 
 /* One out-of-order TCP segment held for later. */
 struct seg {
@@ -32,19 +32,19 @@ struct seg {
 };
 
 struct tcp_dir {
-	bool synced;		/* next_seq is known */
+	bool synced; /* next_seq is known */
 	uint32_t next_seq;
 	bool fin;
-	struct seg *held;	/* sorted by sequence from next_seq */
+	struct seg *held; /* sorted by sequence from next_seq */
 	size_t held_bytes;
 	unsigned int held_n;
 };
 
 struct conn {
-	struct conn *hnext;	/* hash chain */
-	struct conn *prev, *next;	/* creation order */
+	struct conn *hnext;	  /* hash chain */
+	struct conn *prev, *next; /* creation order */
 	int family;
-	uint8_t addr[2][16];	/* side 0 = A (SYN sender, else first) */
+	uint8_t addr[2][16]; /* side 0 = A (SYN sender, else first) */
 	uint16_t port[2];
 	struct tcp_dir dir[2];
 	struct dissect *d;
@@ -142,9 +142,8 @@ static void endpoint_str(int family, const uint8_t *addr, uint16_t port,
 		snprintf(buf, len, "%s:%u", a, port);
 }
 
-static struct conn *conn_new(struct decode *dc, int family,
-			     const uint8_t *a, uint16_t pa, const uint8_t *b,
-			     uint16_t pb)
+static struct conn *conn_new(struct decode *dc, int family, const uint8_t *a,
+			     uint16_t pa, const uint8_t *b, uint16_t pb)
 {
 	char ea[64], eb[64];
 	struct conn *c;
@@ -152,9 +151,11 @@ static struct conn *conn_new(struct decode *dc, int family,
 
 	if (dc->n_conns >= DECODE_MAX_CONNS) {
 		if (!dc->limit_reported)
-			decode_input_event(dc, 1, "more than %u connections "
+			decode_input_event(dc, 1,
+					   "more than %u connections "
 					   "open at once; further ones are "
-					   "not decoded", DECODE_MAX_CONNS);
+					   "not decoded",
+					   DECODE_MAX_CONNS);
 		dc->limit_reported = true;
 		return NULL;
 	}
@@ -187,9 +188,9 @@ static struct conn *conn_new(struct decode *dc, int family,
 	return c;
 }
 
-static struct conn *conn_find(struct decode *dc, int family,
-			      const uint8_t *src, uint16_t sp,
-			      const uint8_t *dst, uint16_t dp, int *side)
+static struct conn *conn_find(struct decode *dc, int family, const uint8_t *src,
+			      uint16_t sp, const uint8_t *dst, uint16_t dp,
+			      int *side)
 {
 	struct conn *c;
 
@@ -230,8 +231,7 @@ static void tcp_drain(struct conn *c, int side)
 		t->held_bytes -= s->len;
 		t->held_n--;
 		if (trim < s->len) {
-			dissect_data(c->d, side, s->data + trim,
-				     s->len - trim);
+			dissect_data(c->d, side, s->data + trim, s->len - trim);
 			t->next_seq += s->len - trim;
 		}
 		free(s);
@@ -261,7 +261,7 @@ static void tcp_hold(struct decode *dc, struct conn *c, int side, uint32_t seq,
 		uint32_t r = (*pp)->seq - t->next_seq;
 
 		if (r == rel && (*pp)->len >= n)
-			return;		/* duplicate */
+			return; /* duplicate */
 		if (r > rel)
 			break;
 	}
@@ -278,14 +278,13 @@ static void tcp_hold(struct decode *dc, struct conn *c, int side, uint32_t seq,
 	t->held_bytes += n;
 	t->held_n++;
 	/* Bounded: past the cap the missing bytes are declared lost. */
-	while (t->held &&
-	       (t->held_bytes > DECODE_HOLD_MAX ||
-		t->held_n > DECODE_HOLD_SEGS))
+	while (t->held && (t->held_bytes > DECODE_HOLD_MAX ||
+			   t->held_n > DECODE_HOLD_SEGS))
 		tcp_skip_gap(c, side);
 }
 
-static void tcp_data(struct decode *dc, struct conn *c, int side,
-		     uint32_t seq, const uint8_t *p, uint32_t n)
+static void tcp_data(struct decode *dc, struct conn *c, int side, uint32_t seq,
+		     const uint8_t *p, uint32_t n)
 {
 	struct tcp_dir *t = &c->dir[side];
 	int32_t rel;
@@ -301,10 +300,10 @@ static void tcp_data(struct decode *dc, struct conn *c, int side,
 		return;
 	}
 	/* in order, or a retransmission overlapping what we have */
-	if ((uint32_t)-(int64_t)rel >= n)
+	if ((uint32_t) - (int64_t)rel >= n)
 		return;
-	p += (uint32_t)-(int64_t)rel;
-	n -= (uint32_t)-(int64_t)rel;
+	p += (uint32_t) - (int64_t)rel;
+	n -= (uint32_t) - (int64_t)rel;
 	dissect_data(c->d, side, p, n);
 	t->next_seq += n;
 	tcp_drain(c, side);
@@ -387,7 +386,7 @@ static void tcp_segment(struct decode *dc, int family, const uint8_t *src,
 	}
 	if (!c) {
 		if (!(flags & TH_SYN) && !n)
-			return;		/* nothing to follow yet */
+			return; /* nothing to follow yet */
 		if ((flags & TH_SYN) && (flags & TH_ACK))
 			c = conn_new(dc, family, dst, dp, src, sp);
 		else
@@ -401,15 +400,14 @@ static void tcp_segment(struct decode *dc, int family, const uint8_t *src,
 			c->dir[side].synced = true;
 			c->dir[side].next_seq = seq + 1;
 		}
-		seq++;		/* data in a SYN starts after it */
+		seq++; /* data in a SYN starts after it */
 	}
 	if (n)
 		tcp_data(dc, c, side, seq, data, (uint32_t)n);
 	if (flags & TH_FIN)
 		c->dir[side].fin = true;
-	if ((flags & TH_RST) ||
-	    (c->dir[0].fin && c->dir[1].fin && !c->dir[0].held &&
-	     !c->dir[1].held))
+	if ((flags & TH_RST) || (c->dir[0].fin && c->dir[1].fin &&
+				 !c->dir[0].held && !c->dir[1].held))
 		conn_finish(dc, c);
 }
 
@@ -428,15 +426,18 @@ static void ipv4_packet(struct decode *dc, const uint8_t *p, size_t len)
 	ihl = (size_t)(p[0] & 0x0f) * 4;
 	tot = wire_be16(p + 2);
 	if (tot == 0)
-		tot = len;	/* segmentation offload left it unset */
+		tot = len; /* segmentation offload left it unset */
 	if (ihl < 20 || ihl > len || tot < ihl) {
-		decode_input_event(dc, 0, "malformed IPv4 header (IHL %zu, "
-				   "total length %zu)", ihl, tot);
+		decode_input_event(dc, 0,
+				   "malformed IPv4 header (IHL %zu, "
+				   "total length %zu)",
+				   ihl, tot);
 		dc->sum.skipped++;
 		return;
 	}
 	if (tot > len) {
-		decode_input_event(dc, 0, "IPv4 packet cut short by the "
+		decode_input_event(dc, 0,
+				   "IPv4 packet cut short by the "
 				   "capture (%zu of %zu octets); dropped",
 				   len, tot);
 		dc->sum.skipped++;
@@ -446,7 +447,8 @@ static void ipv4_packet(struct decode *dc, const uint8_t *p, size_t len)
 	if (frag & 0x3fff) {
 		/* MF set or a non-zero offset: not reassembled */
 		if (++dc->sum.ip_fragments <= FRAG_NOTES_MAX)
-			decode_input_event(dc, 0, "IPv4 fragment (id 0x%04x, "
+			decode_input_event(dc, 0,
+					   "IPv4 fragment (id 0x%04x, "
 					   "offset %u) skipped",
 					   wire_be16(p + 4),
 					   (frag & 0x1fff) * 8u);
@@ -474,7 +476,8 @@ static void ipv6_packet(struct decode *dc, const uint8_t *p, size_t len)
 	if (plen == 0 || 40 + plen > len) {
 		/* jumbogram or cut by the snap length */
 		if (plen && 40 + plen > len) {
-			decode_input_event(dc, 0, "IPv6 packet cut short by "
+			decode_input_event(dc, 0,
+					   "IPv6 packet cut short by "
 					   "the capture; dropped");
 			dc->sum.skipped++;
 			return;
@@ -492,19 +495,19 @@ static void ipv6_packet(struct decode *dc, const uint8_t *p, size_t len)
 			tcp_segment(dc, AF_INET6, p + 8, p + 24, p + off,
 				    len - off);
 			return;
-		case 0:		/* Hop-by-Hop */
-		case 43:	/* Routing */
-		case 60:	/* Destination Options */
+		case 0:	 /* Hop-by-Hop */
+		case 43: /* Routing */
+		case 60: /* Destination Options */
 			if (len - off < 8)
 				goto bad;
 			hl = ((size_t)p[off + 1] + 1) * 8;
 			break;
-		case 51:	/* AH, RFC 4302 */
+		case 51: /* AH, RFC 4302 */
 			if (len - off < 8)
 				goto bad;
 			hl = ((size_t)p[off + 1] + 2) * 4;
 			break;
-		case 44:	/* Fragment */
+		case 44: /* Fragment */
 			if (++dc->sum.ip_fragments <= FRAG_NOTES_MAX)
 				decode_input_event(dc, 0,
 						   "IPv6 fragment skipped");
@@ -582,7 +585,7 @@ void decode_packet(struct decode *dc, int linktype, const uint8_t *pkt,
 		   size_t caplen, size_t wirelen)
 {
 	dc->sum.packets++;
-	(void)wirelen;	/* IP lengths tell what the snap length cut */
+	(void)wirelen; /* IP lengths tell what the snap length cut */
 	switch (linktype) {
 	case DECODE_LINK_EN10MB:
 		if (caplen < 14)
@@ -645,7 +648,7 @@ static int hex_line(struct decode *dc, struct dissect *d, char *line,
 
 	if ((q = strchr(p, '#')))
 		*q = '\0';
-	if ((q = strchr(p, '|')))	/* hexdump -C text column */
+	if ((q = strchr(p, '|'))) /* hexdump -C text column */
 		*q = '\0';
 	while (isspace((unsigned char)*p))
 		p++;
@@ -671,15 +674,17 @@ static int hex_line(struct decode *dc, struct dissect *d, char *line,
 			/* "0000:" or "0000  4d 50": a leading offset */
 			if (tok[tl - 1] == ':')
 				continue;
-			if (tl >= 4 && *p && (p[0] == '\t' ||
-					      (p[0] == ' ' && p[1] == ' ') ||
-					      (p[0] == ' ' && p[1] == '\t')))
+			if (tl >= 4 && *p &&
+			    (p[0] == '\t' || (p[0] == ' ' && p[1] == ' ') ||
+			     (p[0] == ' ' && p[1] == '\t')))
 				continue;
 		}
 		if (tl % 2) {
-			fprintf(stderr, "iwcmctl: decode: %s:%lu: odd number "
-				"of hex digits in \"%.*s\"\n", dc->input,
-				lineno, (int)(tl > 40 ? 40 : tl), tok);
+			fprintf(stderr,
+				"iwcmctl: decode: %s:%lu: odd number "
+				"of hex digits in \"%.*s\"\n",
+				dc->input, lineno, (int)(tl > 40 ? 40 : tl),
+				tok);
 			return -1;
 		}
 		for (i = 0; i < tl; i += 2) {
@@ -687,8 +692,10 @@ static int hex_line(struct decode *dc, struct dissect *d, char *line,
 			int lo = hexval((unsigned char)tok[i + 1]);
 
 			if (hi < 0 || lo < 0) {
-				fprintf(stderr, "iwcmctl: decode: %s:%lu: not "
-					"hex: \"%.*s\"\n", dc->input, lineno,
+				fprintf(stderr,
+					"iwcmctl: decode: %s:%lu: not "
+					"hex: \"%.*s\"\n",
+					dc->input, lineno,
 					(int)(tl > 40 ? 40 : tl), tok);
 				return -1;
 			}
@@ -725,15 +732,18 @@ int decode_hex(struct decode *dc, FILE *fp)
 		lineno++;
 		total += (size_t)n;
 		if (total > DECODE_HEX_MAX) {
-			fprintf(stderr, "iwcmctl: decode: %s: more than %u "
-				"octets of hex text\n", dc->input,
-				DECODE_HEX_MAX);
+			fprintf(stderr,
+				"iwcmctl: decode: %s: more than %u "
+				"octets of hex text\n",
+				dc->input, DECODE_HEX_MAX);
 			rc = -1;
 			break;
 		}
 		if (memchr(line, '\0', (size_t)n)) {
-			fprintf(stderr, "iwcmctl: decode: %s:%lu: NUL in "
-				"text\n", dc->input, lineno);
+			fprintf(stderr,
+				"iwcmctl: decode: %s:%lu: NUL in "
+				"text\n",
+				dc->input, lineno);
 			rc = -1;
 			break;
 		}

@@ -16,18 +16,18 @@
 
 #include "output.h"
 
-#define DECODE_MAX_CONNS 1024		/* connections followed at once */
+#define DECODE_MAX_CONNS 1024 /* connections followed at once */
 /* out-of-order data held per direction: octets and segments */
 #define DECODE_HOLD_MAX (1u << 20)
 #define DECODE_HOLD_SEGS 1024
-#define DECODE_HEX_MAX (64u << 20)	/* hex input text */
+#define DECODE_HEX_MAX (64u << 20) /* hex input text */
 
 /* Link types decode_packet() understands (pcap LINKTYPE_/DLT_ values). */
 #define DECODE_LINK_NULL 0
 #define DECODE_LINK_EN10MB 1
-#define DECODE_LINK_RAW 12		/* DLT_RAW on most systems */
-#define DECODE_LINK_RAW_OBSD 14		/* DLT_RAW on OpenBSD */
-#define DECODE_LINK_RAW_LT 101		/* LINKTYPE_RAW */
+#define DECODE_LINK_RAW 12	/* DLT_RAW on most systems */
+#define DECODE_LINK_RAW_OBSD 14 /* DLT_RAW on OpenBSD */
+#define DECODE_LINK_RAW_LT 101	/* LINKTYPE_RAW */
 #define DECODE_LINK_LOOP 108
 #define DECODE_LINK_LINUX_SLL 113
 #define DECODE_LINK_IPV4 228

@@ -37,8 +37,8 @@ static const uint8_t key_rtr_lower[MPA_KEY_LEN] = {
  * still reported as a bad frame, not decoded as FPDUs. */
 static const uint8_t key_common[] = { 'M', 'P', 'A', ' ', 'I', 'D', ' ' };
 
-static enum keym key_match_n(const uint8_t *p, size_t len,
-			     const uint8_t *key, size_t key_len)
+static enum keym key_match_n(const uint8_t *p, size_t len, const uint8_t *key,
+			     size_t key_len)
 {
 	size_t n = len < key_len ? len : key_len;
 
@@ -47,8 +47,7 @@ static enum keym key_match_n(const uint8_t *p, size_t len,
 	return n < key_len ? KEYM_PARTIAL : KEYM_FULL;
 }
 
-static enum keym key_match1(const uint8_t *p, size_t len,
-			    const uint8_t *key)
+static enum keym key_match1(const uint8_t *p, size_t len, const uint8_t *key)
 {
 	if (key == key_common)
 		return key_match_n(p, len, key, sizeof(key_common));
@@ -102,8 +101,7 @@ static void side_advance(struct dissect *d, int side);
  * Reply's revision.
  */
 static void dissect_outcome(const struct mpa_frame *req,
-			    const struct mpa_frame *rep,
-			    struct neg_result *res)
+			    const struct mpa_frame *rep, struct neg_result *res)
 {
 	struct mpa_frame req2, rep2;
 	struct neg_policy pol;
@@ -162,8 +160,7 @@ static void negotiate(struct dissect *d)
 	p->markers_r2i = res.markers_irx;
 	p->crc = res.crc;
 	p->version = res.version;
-	if (p->rdmac && req->rev != MPA_REV_RDMAC &&
-	    !(req->flags & MPA_FLAG_M))
+	if (p->rdmac && req->rev != MPA_REV_RDMAC && !(req->flags & MPA_FLAG_M))
 		/* seed 002 §5.3 Figure 3: an RDMA Consortium responder runs
 		 * Rev 0 with markers both ways, whatever the IETF side asked. */
 		p->problem = "Rev 0 responder: markers forced on";
@@ -258,8 +255,8 @@ static void frame_done(struct dissect *d, int side, const struct mpa_frame *f,
 static void frame_error(struct dissect *d, int side, const char *what,
 			enum wire_err err)
 {
-	dissect_event_at(d, side, d->s[side].frames_len, OUT_EV_MALFORMED,
-			 true, "%s frame: %s (%s)", what, wire_strerror(err),
+	dissect_event_at(d, side, d->s[side].frames_len, OUT_EV_MALFORMED, true,
+			 "%s frame: %s (%s)", what, wire_strerror(err),
 			 wire_errname(err));
 	dissect_stop(d, side, "malformed startup frame");
 }
@@ -271,7 +268,9 @@ static void side_advance(struct dissect *d, int side)
 		mpa_key_req, mpa_key_rep, mpa_key_rtr, key_rtr_lower, NULL,
 	};
 	static const uint8_t *const rtr_keys[] = {
-		mpa_key_rtr, key_rtr_lower, NULL,
+		mpa_key_rtr,
+		key_rtr_lower,
+		NULL,
 	};
 	struct side *s = &d->s[side];
 	struct mpa_frame f;
@@ -301,9 +300,10 @@ static void side_advance(struct dissect *d, int side)
 				/* RFC 5044 §7.1.2: the peer's frame must be
 				 * answered by a frame */
 				dissect_event_at(d, side, 0, OUT_EV_MALFORMED,
-						 true, "expected an MPA %s "
-						 "frame", req ? "Reply" :
-						 "Request");
+						 true,
+						 "expected an MPA %s "
+						 "frame",
+						 req ? "Reply" : "Request");
 				dissect_stop(d, side, "no startup frame");
 				return;
 			}
@@ -311,10 +311,11 @@ static void side_advance(struct dissect *d, int side)
 			 * operation.  Decode FPDUs from the first octet seen,
 			 * markers unknown (assumed off), CRC checked but not
 			 * judged. */
-			dissect_event_at(d, side, 0, OUT_EV_NOTE, false,
-					 "no MPA startup frame: decoding FPDUs "
-					 "from the first octet, markers assumed "
-					 "off, CRC unknown");
+			dissect_event_at(
+				d, side, 0, OUT_EV_NOTE, false,
+				"no MPA startup frame: decoding FPDUs "
+				"from the first octet, markers assumed "
+				"off, CRC unknown");
 			dissect_fpdu_start(d, side, false, OUT_CRC_UNKNOWN);
 			break;
 		case DS_FRAME:
@@ -399,7 +400,8 @@ struct dissect *dissect_new(struct out_sink *out, struct dissect_stats *st,
 	snprintf(d->ep[0], sizeof(d->ep[0]), "%s", a);
 	snprintf(d->ep[1], sizeof(d->ep[1]), "%s", b);
 	d->init_side = initiator_side == 0 || initiator_side == 1 ?
-			       initiator_side : -1;
+			       initiator_side :
+			       -1;
 	st->conns++;
 	oc.conn = conn;
 	oc.a = d->ep[0];
@@ -409,8 +411,7 @@ struct dissect *dissect_new(struct out_sink *out, struct dissect_stats *st,
 }
 
 /* Feed len in-order octets of one side of the connection. */
-void dissect_data(struct dissect *d, int side, const uint8_t *buf,
-		  size_t len)
+void dissect_data(struct dissect *d, int side, const uint8_t *buf, size_t len)
 {
 	struct side *s;
 
@@ -432,7 +433,7 @@ void dissect_data(struct dissect *d, int side, const uint8_t *buf,
 		dissect_event_at(d, side, 0, OUT_EV_PROTOCOL, true,
 				 "more than %u octets before full operation "
 				 "could start; direction stopped",
-			 (unsigned int)DISSECT_PEND_MAX);
+				 (unsigned int)DISSECT_PEND_MAX);
 		dissect_stop(d, side, "too much data before full operation");
 		s->ignored += len;
 		return;
@@ -476,11 +477,12 @@ static void side_end(struct dissect *d, int side)
 			dissect_event_at(d, side, s->frames_len,
 					 OUT_EV_TRUNCATED, true,
 					 "MPA startup frame incomplete: %zu "
-					 "octets", s->pend.len);
+					 "octets",
+					 s->pend.len);
 		break;
 	case DS_RTR_FRAME:
-		dissect_event_at(d, side, s->frames_len, OUT_EV_TRUNCATED,
-				 true, "MPA RtR frame incomplete: %zu octets",
+		dissect_event_at(d, side, s->frames_len, OUT_EV_TRUNCATED, true,
+				 "MPA RtR frame incomplete: %zu octets",
 				 s->pend.len);
 		break;
 	case DS_RTR_KEY:
@@ -512,7 +514,8 @@ static void side_end(struct dissect *d, int side)
 			dissect_event_at(d, side, s->fpdu_start,
 					 OUT_EV_TRUNCATED, true,
 					 "FPDU incomplete at the end of the "
-					 "input: %zu octets", s->raw.len);
+					 "input: %zu octets",
+					 s->raw.len);
 	}
 	if (s->state == DS_STOP && s->ignored && s->data_forbidden)
 		/* RFC 5044 §7.1.2: nothing follows a rejecting Reply */

@@ -44,8 +44,7 @@ struct dissect *dissect_new(struct out_sink *out, struct dissect_stats *st,
 			    int initiator_side);
 
 /* Feed len in-order bytes of side (0 or 1). */
-void dissect_data(struct dissect *d, int side, const uint8_t *buf,
-		  size_t len);
+void dissect_data(struct dissect *d, int side, const uint8_t *buf, size_t len);
 
 /* Tell the dissector that missing bytes are lost before the next data. */
 void dissect_gap(struct dissect *d, int side, uint64_t missing);

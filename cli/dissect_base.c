@@ -15,8 +15,7 @@
 #include "dissect_int.h"
 
 /* Append n octets to b, growing it up to max; -1 past max or on ENOMEM. */
-int dissect_buf_append(struct dbuf *b, const uint8_t *p, size_t n,
-		       size_t max)
+int dissect_buf_append(struct dbuf *b, const uint8_t *p, size_t n, size_t max)
 {
 	size_t want;
 	uint8_t *np;

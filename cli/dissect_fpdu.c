@@ -44,7 +44,8 @@ static void check_rtr_initiator(struct dissect *d, struct side *s,
 	bool zero = false;
 
 	if (!m) {
-		snprintf(why, whylen, "the first FPDU after a peer-to-peer "
+		snprintf(why, whylen,
+			 "the first FPDU after a peer-to-peer "
 			 "handshake must be the RTR (RFC 6581 §9.2)");
 		o->rtr_problem = why;
 		return;
@@ -66,19 +67,25 @@ static void check_rtr_initiator(struct dissect *d, struct side *s,
 		/* RFC 6581 §9.2: no usable RTR -> TERM 2/0/7 instead. */
 		return;
 	default:
-		snprintf(why, whylen, "the first FPDU is %s, not an RTR "
-			 "(RFC 6581 §9.2)", rdmap_opcode_name(m->opcode));
+		snprintf(why, whylen,
+			 "the first FPDU is %s, not an RTR "
+			 "(RFC 6581 §9.2)",
+			 rdmap_opcode_name(m->opcode));
 		o->rtr_problem = why;
 		return;
 	}
 	s->rtr_type = type;
 	o->rtr = vocab_rtr_name(type);
 	if (!zero)
-		snprintf(why, whylen, "the %s RTR is not zero-length (RFC "
-			 "6581 §9.2)", o->rtr);
+		snprintf(why, whylen,
+			 "the %s RTR is not zero-length (RFC "
+			 "6581 §9.2)",
+			 o->rtr);
 	else if (!(d->params.rtr_allowed & type))
-		snprintf(why, whylen, "a %s RTR, which the Reply did not allow "
-			 "(RFC 6581 §9.2)", o->rtr);
+		snprintf(why, whylen,
+			 "a %s RTR, which the Reply did not allow "
+			 "(RFC 6581 §9.2)",
+			 o->rtr);
 	else
 		return;
 	o->rtr_problem = why;
@@ -98,7 +105,8 @@ static void check_rtr_responder(struct dissect *d, struct out_fpdu *o,
 		return;
 	}
 	if (is->rtr_type == MPA_RTR_READ) {
-		snprintf(why, whylen, "the Read RTR must be answered by a "
+		snprintf(why, whylen,
+			 "the Read RTR must be answered by a "
 			 "zero-length Read Response first (RFC 6581 §9.2)");
 		o->rtr_problem = why;
 	}
@@ -125,8 +133,7 @@ static void fpdu_markers(struct side *s, struct out_fpdu *o,
 		mk[n].off = p;
 		mk[n].rsvd = wire_be16(q);
 		mk[n].fpduptr = wire_be16(q + 2);
-		mk[n].expect = p < o->hdr_off ? 0 :
-						(uint16_t)(p - o->hdr_off);
+		mk[n].expect = p < o->hdr_off ? 0 : (uint16_t)(p - o->hdr_off);
 		mk[n].ok = (mk[n].fpduptr & ~3u) == mk[n].expect;
 		if (!mk[n].ok)
 			o->markers_ok = false;
@@ -159,7 +166,7 @@ static void fpdu_report(struct dissect *d, int side, const struct mpa_rx_ev *ev)
 	o.wire_len = s->raw.len;
 	o.hdr_off = o.off;
 	if (s->markers && o.off % MPA_MARKER_INTERVAL == 0)
-		o.hdr_off += MPA_MARKER_LEN;	/* leading marker */
+		o.hdr_off += MPA_MARKER_LEN; /* leading marker */
 	o.ulpdu_len = ev->ulpdu_len;
 	o.pad = mpa_pad_len(ev->ulpdu_len);
 	o.ulpdu = s->ulpdu.p;
@@ -218,8 +225,7 @@ static void fpdu_report(struct dissect *d, int side, const struct mpa_rx_ev *ev)
 	}
 	if (d->params_done && d->params.p2p && o.index == 1) {
 		if (s->role == ROLE_INITIATOR)
-			check_rtr_initiator(d, s, &o, rtr_why,
-					    sizeof(rtr_why));
+			check_rtr_initiator(d, s, &o, rtr_why, sizeof(rtr_why));
 		else
 			check_rtr_responder(d, &o, rtr_why, sizeof(rtr_why));
 	}
@@ -257,7 +263,7 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 		used = 0;
 		r = mpa_rx_step(&s->rx, buf, len, &used, &ev);
 		if (used > len)
-			used = len;	/* never past the input */
+			used = len; /* never past the input */
 		if (used &&
 		    dissect_buf_append(&s->raw, buf, used, FPDU_WIRE_MAX)) {
 			dissect_event_at(d, side, s->fpdu_start,
@@ -280,8 +286,8 @@ void dissect_fpdu_feed(struct dissect *d, int side, const uint8_t *buf,
 			dissect_event_at(d, side, s->fpdu_start,
 					 OUT_EV_MALFORMED, true,
 					 "FPDU framing: %s (%s); direction "
-					 "stopped", wire_strerror(e),
-					 wire_errname(e));
+					 "stopped",
+					 wire_strerror(e), wire_errname(e));
 			dissect_stop(d, side, "FPDU framing error");
 			s->ignored += len;
 			return;

@@ -18,13 +18,13 @@
 #include "mpa.h"
 
 enum ds_state {
-	DS_START = 0,	/* nothing decided: startup frame or raw FPDUs */
-	DS_FRAME,	/* collecting a Request or Reply */
-	DS_WAIT,	/* own frame done; the peer's frame decides framing */
-	DS_RTR_KEY,	/* initiator: a seed-003 RtR frame may come first */
-	DS_RTR_FRAME,	/* collecting the RtR frame */
-	DS_FPDU,	/* full operation: FPDUs */
-	DS_STOP,	/* damaged, lost or rejected: the rest is ignored */
+	DS_START = 0, /* nothing decided: startup frame or raw FPDUs */
+	DS_FRAME,     /* collecting a Request or Reply */
+	DS_WAIT,      /* own frame done; the peer's frame decides framing */
+	DS_RTR_KEY,   /* initiator: a seed-003 RtR frame may come first */
+	DS_RTR_FRAME, /* collecting the RtR frame */
+	DS_FPDU,      /* full operation: FPDUs */
+	DS_STOP,      /* damaged, lost or rejected: the rest is ignored */
 };
 
 enum ds_role { ROLE_NONE = 0, ROLE_INITIATOR, ROLE_RESPONDER };
@@ -37,38 +37,38 @@ struct dbuf {
 };
 
 /* Largest FPDU on the wire: length, ULPDU, pad, CRC and its markers. */
-#define FPDU_WIRE_MAX                                                        \
-	(MPA_HDR_LEN + MPA_ULPDU_MAX + 3 + MPA_CRC_LEN +                     \
+#define FPDU_WIRE_MAX                                    \
+	(MPA_HDR_LEN + MPA_ULPDU_MAX + 3 + MPA_CRC_LEN + \
 	 (MPA_FPDU_MAX_MARKERS + 1) * MPA_MARKER_LEN)
 #define MARKERS_MAX (MPA_FPDU_MAX_MARKERS + 2)
 
 struct side {
 	enum ds_state state;
 	enum ds_role role;
-	struct dbuf pend;	/* octets before full operation */
+	struct dbuf pend; /* octets before full operation */
 	/* this side's startup frame, kept for the negotiation */
 	bool have_frame;
 	uint8_t frame_raw[MPA_FRAME_MAX];
 	size_t frame_len;
 	struct mpa_frame frame;
-	uint64_t frames_len;	/* octets of startup frames so far */
+	uint64_t frames_len; /* octets of startup frames so far */
 	/* full operation */
 	struct mpa_rx rx;
 	bool markers;
-	enum out_crc crc_mode;	/* OFF, GOOD (= on) or UNKNOWN */
+	enum out_crc crc_mode; /* OFF, GOOD (= on) or UNKNOWN */
 	bool version_known;
 	uint8_t version;
-	uint64_t off;		/* stream octets consumed in FPDU mode */
-	uint64_t fpdu_start;	/* stream offset of the current FPDU */
-	struct dbuf raw;	/* wire octets of the current FPDU */
-	struct dbuf ulpdu;	/* its ULPDU octets, markers removed */
+	uint64_t off;	     /* stream octets consumed in FPDU mode */
+	uint64_t fpdu_start; /* stream offset of the current FPDU */
+	struct dbuf raw;     /* wire octets of the current FPDU */
+	struct dbuf ulpdu;   /* its ULPDU octets, markers removed */
 	unsigned long n_fpdus;
-	uint8_t rtr_type;	/* initiator: MPA_RTR_* it sent */
+	uint8_t rtr_type; /* initiator: MPA_RTR_* it sent */
 	/* accounting */
 	uint64_t bytes;
 	uint64_t ignored;
 	const char *stop_reason;
-	bool data_forbidden;	/* octets after the stop break a rule */
+	bool data_forbidden; /* octets after the stop break a rule */
 };
 
 struct dissect {
@@ -76,7 +76,7 @@ struct dissect {
 	struct dissect_stats *st;
 	unsigned int conn;
 	char ep[2][64];
-	int init_side;		/* the MPA initiator's side, -1 unknown */
+	int init_side; /* the MPA initiator's side, -1 unknown */
 	bool params_done;
 	struct out_params params;
 	struct side s[2];
@@ -85,8 +85,7 @@ struct dissect {
 /* dissect_base.c */
 
 /* Append n octets to b, growing it up to max; -1 past max or on ENOMEM. */
-int dissect_buf_append(struct dbuf *b, const uint8_t *p, size_t n,
-		       size_t max);
+int dissect_buf_append(struct dbuf *b, const uint8_t *p, size_t n, size_t max);
 
 /* Drop the first n octets of b. */
 void dissect_buf_consume(struct dbuf *b, size_t n);

@@ -52,12 +52,12 @@ static void usage(FILE *fp)
 	      "             /run/iwcm/iwcmd.sock); the admin socket is "
 	      "beside it\n"
 	      "  -j         JSON output\n"
-	      "commands:\n", fp);
+	      "commands:\n",
+	      fp);
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(fp, "  %s %s\n      %s\n", commands[i].name,
 			commands[i].args, commands[i].help);
-	fputs("'iwcmctl COMMAND --help' describes a command's options.\n",
-	      fp);
+	fputs("'iwcmctl COMMAND --help' describes a command's options.\n", fp);
 }
 
 /* Run the command named by argv[1] (or a unique prefix of its name). */

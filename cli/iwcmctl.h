@@ -19,8 +19,8 @@ int cmd_sample(int argc, char **argv);
  * ctl.c: the admin commands, talking to iwcmd's admin socket.  The
  * global options -s SOCKET and -j (before the command) set these.
  */
-extern const char *ctl_socket;	/* -s: the client socket path */
-extern bool ctl_json;		/* -j */
+extern const char *ctl_socket; /* -s: the client socket path */
+extern bool ctl_json;	       /* -j */
 int cmd_status(int argc, char **argv);
 int cmd_listeners(int argc, char **argv);
 int cmd_conns(int argc, char **argv);

@@ -21,7 +21,7 @@
 
 struct json {
 	FILE *fp;
-	bool utf8;		/* octets >= 0x80 unescaped; json_init: off */
+	bool utf8; /* octets >= 0x80 unescaped; json_init: off */
 	int depth;
 	bool first[JSON_DEPTH];
 };

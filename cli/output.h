@@ -24,17 +24,17 @@
 
 /* Direction of a PDU: MPA roles when known, else capture sides A and B. */
 enum out_dir {
-	OUT_DIR_I2R = 0,	/* initiator -> responder */
-	OUT_DIR_R2I,		/* responder -> initiator */
-	OUT_DIR_A2B,		/* roles unknown: first sender -> peer */
+	OUT_DIR_I2R = 0, /* initiator -> responder */
+	OUT_DIR_R2I,	 /* responder -> initiator */
+	OUT_DIR_A2B,	 /* roles unknown: first sender -> peer */
 	OUT_DIR_B2A,
-	OUT_DIR_NONE,		/* capture-level event */
+	OUT_DIR_NONE, /* capture-level event */
 };
 
 /* A new TCP connection (or the single hex-input stream). */
 struct out_conn {
 	unsigned int conn;
-	const char *a;		/* SYN sender, else first sender */
+	const char *a; /* SYN sender, else first sender */
 	const char *b;
 };
 
@@ -43,19 +43,19 @@ struct out_frame {
 	unsigned int conn;
 	enum out_dir dir;
 	const char *src, *dst;
-	uint64_t off;		/* octets of this direction before it */
+	uint64_t off; /* octets of this direction before it */
 	const struct mpa_frame *f;
-	const uint8_t *raw;	/* the whole frame as on the wire */
+	const uint8_t *raw; /* the whole frame as on the wire */
 	size_t raw_len;
-	bool key_rtr_lower;	/* RtR key spelled "MPA ID Rtr Frame" */
+	bool key_rtr_lower; /* RtR key spelled "MPA ID Rtr Frame" */
 };
 
 /* CRC state of one FPDU. */
 enum out_crc {
-	OUT_CRC_OFF = 0,	/* CRC not negotiated: field not checked */
+	OUT_CRC_OFF = 0, /* CRC not negotiated: field not checked */
 	OUT_CRC_GOOD,
 	OUT_CRC_BAD,
-	OUT_CRC_UNKNOWN,	/* no handshake seen: checked, not judged */
+	OUT_CRC_UNKNOWN, /* no handshake seen: checked, not judged */
 };
 
 /* Connection parameters derived from the Request and the Reply. */
@@ -63,25 +63,25 @@ struct out_params {
 	unsigned int conn;
 	const char *initiator, *responder;
 	uint8_t rev_req, rev_rep;
-	bool rdmac;		/* RDMA Consortium (Rev 0) rules apply */
-	bool enhanced;		/* both frames carry RFC 6581 data */
-	bool p2p;		/* both set A */
-	uint8_t rtr_offered;	/* MPA_RTR_* from the Request */
-	uint8_t rtr_allowed;	/* MPA_RTR_* from the Reply */
+	bool rdmac;	     /* RDMA Consortium (Rev 0) rules apply */
+	bool enhanced;	     /* both frames carry RFC 6581 data */
+	bool p2p;	     /* both set A */
+	uint8_t rtr_offered; /* MPA_RTR_* from the Request */
+	uint8_t rtr_allowed; /* MPA_RTR_* from the Reply */
 	uint16_t ird_req, ord_req, ird_rep, ord_rep;
 	bool markers_i2r, markers_r2i;
 	bool crc;
-	uint8_t version;	/* DDP/RDMAP version the peers must use */
-	bool rejected;		/* Reply has R=1 */
-	const char *problem;	/* NULL, or why the pair is inconsistent */
+	uint8_t version;     /* DDP/RDMAP version the peers must use */
+	bool rejected;	     /* Reply has R=1 */
+	const char *problem; /* NULL, or why the pair is inconsistent */
 };
 
 /* One marker found inside an FPDU (RFC 5044 §4.3). */
 struct out_marker {
-	uint64_t off;		/* stream offset of the marker */
-	uint16_t rsvd;		/* the 16 reserved bits */
-	uint16_t fpduptr;	/* the pointer as received */
-	uint16_t expect;	/* what it must be */
+	uint64_t off;	  /* stream offset of the marker */
+	uint16_t rsvd;	  /* the 16 reserved bits */
+	uint16_t fpduptr; /* the pointer as received */
+	uint16_t expect;  /* what it must be */
 	bool ok;
 };
 
@@ -90,14 +90,14 @@ struct out_fpdu {
 	unsigned int conn;
 	enum out_dir dir;
 	const char *src, *dst;
-	unsigned long index;	/* FPDU number in this direction, from 1 */
-	uint64_t off;		/* stream offset of its first octet */
-	uint64_t hdr_off;	/* stream offset of ULPDU_Length */
-	size_t wire_len;	/* octets incl. markers, pad and CRC */
+	unsigned long index; /* FPDU number in this direction, from 1 */
+	uint64_t off;	     /* stream offset of its first octet */
+	uint64_t hdr_off;    /* stream offset of ULPDU_Length */
+	size_t wire_len;     /* octets incl. markers, pad and CRC */
 	uint16_t ulpdu_len;
 	unsigned int pad;
 	enum out_crc crc;
-	bool crc_match;		/* computed CRC equals the wire CRC */
+	bool crc_match; /* computed CRC equals the wire CRC */
 	uint32_t crc_wire, crc_calc;
 	unsigned int n_markers;
 	const struct out_marker *markers;
@@ -108,44 +108,44 @@ struct out_fpdu {
 	const struct ddp_hdr *ddp;
 	enum wire_err rdmap_err;
 	const struct rdmap_msg *msg;
-	bool has_ctrl;		/* ULPDU holds the RDMAP control */
-	uint8_t rv, opcode;	/* from the control octet when has_ctrl */
-	const char *rtr;	/* "write", "read", "send", "read-response" */
+	bool has_ctrl;	    /* ULPDU holds the RDMAP control */
+	uint8_t rv, opcode; /* from the control octet when has_ctrl */
+	const char *rtr;    /* "write", "read", "send", "read-response" */
 	const char *rtr_problem;
 	const char *version_problem;
 	const uint8_t *ulpdu;
-	const uint8_t *raw;	/* the FPDU as on the wire */
+	const uint8_t *raw; /* the FPDU as on the wire */
 	size_t raw_len;
-	bool bad;		/* counted as a bad PDU */
+	bool bad; /* counted as a bad PDU */
 };
 
 /* Events that are not PDUs: gaps, errors, notes. */
 enum out_ev {
-	OUT_EV_NOTE = 0,	/* informational */
-	OUT_EV_GAP,		/* bytes missing from a TCP direction */
-	OUT_EV_TRUNCATED,	/* a PDU cut off by the end of the input */
-	OUT_EV_MALFORMED,	/* a PDU that cannot be decoded */
-	OUT_EV_PROTOCOL,	/* well formed, but breaks an MPA rule */
-	OUT_EV_CAPTURE,		/* problem with the capture itself */
+	OUT_EV_NOTE = 0,  /* informational */
+	OUT_EV_GAP,	  /* bytes missing from a TCP direction */
+	OUT_EV_TRUNCATED, /* a PDU cut off by the end of the input */
+	OUT_EV_MALFORMED, /* a PDU that cannot be decoded */
+	OUT_EV_PROTOCOL,  /* well formed, but breaks an MPA rule */
+	OUT_EV_CAPTURE,	  /* problem with the capture itself */
 	OUT_EV_MAX
 };
 
 struct out_event {
-	unsigned int conn;	/* 0: not tied to a connection */
+	unsigned int conn; /* 0: not tied to a connection */
 	enum out_dir dir;
 	bool has_off;
-	uint64_t off;		/* stream offset, when has_off */
+	uint64_t off; /* stream offset, when has_off */
 	enum out_ev kind;
-	bool bad;		/* makes the exit status 1 */
+	bool bad; /* makes the exit status 1 */
 	const char *msg;
 };
 
 /* Per-connection counts, reported when a connection ends. */
 struct out_conn_end {
 	unsigned int conn;
-	enum out_dir dir0, dir1;	/* directions of the two counters */
+	enum out_dir dir0, dir1; /* directions of the two counters */
 	unsigned long fpdus[2];
-	uint64_t bytes[2];		/* stream octets seen per direction */
+	uint64_t bytes[2]; /* stream octets seen per direction */
 };
 
 /* Totals for the whole input. */
@@ -154,14 +154,14 @@ struct out_summary {
 	unsigned long packets;
 	unsigned long tcp_segments;
 	unsigned long ip_fragments;
-	unsigned long skipped;		/* packets that were not TCP/IP */
+	unsigned long skipped; /* packets that were not TCP/IP */
 	unsigned long conns;
 	unsigned long frames;
 	unsigned long fpdus;
 	unsigned long crc_bad;
 	unsigned long marker_bad;
 	unsigned long malformed;
-	unsigned long errors;		/* other bad events */
+	unsigned long errors; /* other bad events */
 	int exit_status;
 };
 
@@ -179,8 +179,8 @@ struct output {
 	void (*summary)(struct out_sink *, const struct out_summary *);
 };
 
-#define OUT_VERBOSE 0x1		/* all payload bytes, raw wire bytes */
-#define OUT_PAYLOAD_BRIEF 32	/* payload octets shown without -v */
+#define OUT_VERBOSE 0x1	     /* all payload bytes, raw wire bytes */
+#define OUT_PAYLOAD_BRIEF 32 /* payload octets shown without -v */
 
 struct out_sink {
 	const struct output *ops;

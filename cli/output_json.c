@@ -165,7 +165,7 @@ static void js_term(struct json *w, const struct rdmap_term *t)
 	json_str(w, "etype_name", rdmap_term_etype_name(t->layer, t->etype));
 	json_uint(w, "ecode", t->ecode);
 	json_str(w, "ecode_name",
-	       rdmap_term_ecode_name(t->layer, t->etype, t->ecode));
+		 rdmap_term_ecode_name(t->layer, t->etype, t->ecode));
 	json_uint(w, "hdrct_m", !!(t->hdrct & RDMAP_TERM_HDRCT_M));
 	json_uint(w, "hdrct_d", !!(t->hdrct & RDMAP_TERM_HDRCT_D));
 	json_uint(w, "hdrct_r", !!(t->hdrct & RDMAP_TERM_HDRCT_R));
@@ -177,7 +177,7 @@ static void js_term(struct json *w, const struct rdmap_term *t)
 			js_ddp(w, "ddp", &h);
 			json_uint(w, "rdmap_rv", h.rsvd_ulp8 >> RDMAP_RV_SHIFT);
 			json_uint(w, "rdmap_opcode",
-				h.rsvd_ulp8 & RDMAP_OPCODE_MASK);
+				  h.rsvd_ulp8 & RDMAP_OPCODE_MASK);
 		}
 		json_bytes(w, "ddp_raw", t->ddp_hdr, t->ddp_hdr_len);
 	}
@@ -291,7 +291,8 @@ static void js_fpdu(struct out_sink *o, const struct out_fpdu *f)
 			json_uint(&w, "rdmap_opcode", f->opcode);
 		}
 		json_str(&w, "rdmap_error", wire_errname(f->rdmap_err));
-		json_str(&w, "error_text", f->rdmap_err == WIRE_ESHORT ?
+		json_str(&w, "error_text",
+			 f->rdmap_err == WIRE_ESHORT ?
 				 "ULPDU shorter than its headers" :
 				 wire_strerror(f->rdmap_err));
 	}

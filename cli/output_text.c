@@ -76,8 +76,7 @@ static void txt_frame(struct out_sink *o, const struct out_frame *fr)
 		fputs("    key spelled \"Rtr\" (seed 003 text)\n", fp);
 	if (f->type == MPA_FRAME_REP && (f->flags & MPA_FLAG_R))
 		fputs("    connection REJECTED (R=1)\n", fp);
-	if (!f->enhanced && (f->flags & MPA_FLAG_S) &&
-	    f->type != MPA_FRAME_RTR)
+	if (!f->enhanced && (f->flags & MPA_FLAG_S) && f->type != MPA_FRAME_RTR)
 		/* seed 003: S in a Rev 1 frame announces the RtR frame */
 		fprintf(fp, "    S=1 with Rev %u: %s (seed 003)\n", f->rev,
 			f->type == MPA_FRAME_REQ ? "will send an RtR frame" :
@@ -85,14 +84,16 @@ static void txt_frame(struct out_sink *o, const struct out_frame *fr)
 	if (f->enhanced) {
 		const struct mpa_enh *e = &f->enh;
 
-		fprintf(fp, "    enhanced 0x%08" PRIx32 ": A=%d B=%d C=%d D=%d "
-			"IRD=%u ORD=%u", mpa_enh_word(e), e->p2p,
-			!!(e->rtr & MPA_RTR_SEND), !!(e->rtr & MPA_RTR_WRITE),
-			!!(e->rtr & MPA_RTR_READ), e->ird, e->ord);
+		fprintf(fp,
+			"    enhanced 0x%08" PRIx32 ": A=%d B=%d C=%d D=%d "
+			"IRD=%u ORD=%u",
+			mpa_enh_word(e), e->p2p, !!(e->rtr & MPA_RTR_SEND),
+			!!(e->rtr & MPA_RTR_WRITE), !!(e->rtr & MPA_RTR_READ),
+			e->ird, e->ord);
 		if (e->ird == MPA_IRD_ORD_NONE || e->ord == MPA_IRD_ORD_NONE)
 			fputs(" (0x3fff: no automatic negotiation)", fp);
-		fprintf(fp, "\n    %s", e->p2p ? "peer-to-peer, RTR " :
-						  "client-server\n");
+		fprintf(fp, "\n    %s",
+			e->p2p ? "peer-to-peer, RTR " : "client-server\n");
 		if (e->p2p) {
 			txt_rtr_set(fp, e->rtr);
 			fputc('\n', fp);
@@ -116,22 +117,27 @@ static void txt_params(struct out_sink *o, const struct out_params *p)
 {
 	FILE *fp = o->fp;
 
-	fprintf(fp, "conn %u: negotiated: initiator %s, responder %s, Rev "
-		"%u/%u%s", p->conn, p->initiator, p->responder, p->rev_req,
-		p->rev_rep, p->rdmac ? " (RDMA Consortium)" : "");
+	fprintf(fp,
+		"conn %u: negotiated: initiator %s, responder %s, Rev "
+		"%u/%u%s",
+		p->conn, p->initiator, p->responder, p->rev_req, p->rev_rep,
+		p->rdmac ? " (RDMA Consortium)" : "");
 	if (p->rejected) {
 		fputs(", REJECTED\n", fp);
 		return;
 	}
-	fprintf(fp, "\n    markers i2r %s, r2i %s; CRC %s; DDP/RDMAP "
-		"version %u\n", p->markers_i2r ? "on" : "off",
-		p->markers_r2i ? "on" : "off", p->crc ? "on" : "off",
-		p->version);
+	fprintf(fp,
+		"\n    markers i2r %s, r2i %s; CRC %s; DDP/RDMAP "
+		"version %u\n",
+		p->markers_i2r ? "on" : "off", p->markers_r2i ? "on" : "off",
+		p->crc ? "on" : "off", p->version);
 	if (p->enhanced) {
-		fprintf(fp, "    enhanced: IRD/ORD request %u/%u, reply "
-			"%u/%u; %s", p->ird_req, p->ord_req, p->ird_rep,
-			p->ord_rep, p->p2p ? "peer-to-peer, RTR offered " :
-					     "client-server");
+		fprintf(fp,
+			"    enhanced: IRD/ORD request %u/%u, reply "
+			"%u/%u; %s",
+			p->ird_req, p->ord_req, p->ird_rep, p->ord_rep,
+			p->p2p ? "peer-to-peer, RTR offered " :
+				 "client-server");
 		if (p->p2p) {
 			txt_rtr_set(fp, p->rtr_offered);
 			fputs(", allowed ", fp);
@@ -158,8 +164,9 @@ static void txt_ddp(FILE *fp, const struct ddp_hdr *h)
 
 static void txt_read_req(FILE *fp, const struct rdmap_read_req *r)
 {
-	fprintf(fp, "sink STag 0x%08" PRIx32 " TO 0x%016" PRIx64 " size %"
-		PRIu32 ", source STag 0x%08" PRIx32 " TO 0x%016" PRIx64,
+	fprintf(fp,
+		"sink STag 0x%08" PRIx32 " TO 0x%016" PRIx64 " size %" PRIu32
+		", source STag 0x%08" PRIx32 " TO 0x%016" PRIx64,
 		r->sink_stag, r->sink_to, r->size, r->src_stag, r->src_to);
 }
 
@@ -169,9 +176,10 @@ static void txt_term(FILE *fp, const struct rdmap_term *t)
 	struct rdmap_read_req rr;
 	size_t used;
 
-	fprintf(fp, ":\n      layer %u (%s) etype %u (%s) code 0x%02x "
-		"(%s)\n      HdrCt M=%d D=%d R=%d", t->layer,
-		rdmap_term_layer_name(t->layer), t->etype,
+	fprintf(fp,
+		":\n      layer %u (%s) etype %u (%s) code 0x%02x "
+		"(%s)\n      HdrCt M=%d D=%d R=%d",
+		t->layer, rdmap_term_layer_name(t->layer), t->etype,
 		rdmap_term_etype_name(t->layer, t->etype), t->ecode,
 		rdmap_term_ecode_name(t->layer, t->etype, t->ecode),
 		!!(t->hdrct & RDMAP_TERM_HDRCT_M),
@@ -233,7 +241,8 @@ static void txt_rdmap(struct out_sink *o, const struct out_fpdu *f)
 	case RDMAP_ATOMIC_REQ: {
 		const struct rdmap_atomic_req *a = &m->u.atomic_req;
 
-		fprintf(fp, ": %s (AOpCode %u) request id 0x%08" PRIx32
+		fprintf(fp,
+			": %s (AOpCode %u) request id 0x%08" PRIx32
 			"\n      STag 0x%08" PRIx32 " TO 0x%016" PRIx64
 			"\n      add/swap 0x%016" PRIx64 " mask 0x%016" PRIx64
 			"\n      compare  0x%016" PRIx64 " mask 0x%016" PRIx64,
@@ -243,9 +252,9 @@ static void txt_rdmap(struct out_sink *o, const struct out_fpdu *f)
 		break;
 	}
 	case RDMAP_ATOMIC_RESP:
-		fprintf(fp, ": request id 0x%08" PRIx32 " original 0x%016"
-			PRIx64, m->u.atomic_resp.req_id,
-			m->u.atomic_resp.orig);
+		fprintf(fp,
+			": request id 0x%08" PRIx32 " original 0x%016" PRIx64,
+			m->u.atomic_resp.req_id, m->u.atomic_resp.orig);
 		break;
 	case RDMAP_TERMINATE:
 		txt_term(fp, &m->u.term);
@@ -274,9 +283,10 @@ static void txt_fpdu(struct out_sink *o, const struct out_fpdu *f)
 	unsigned int i;
 
 	txt_head(o, f->conn, f->dir, f->src, f->dst);
-	fprintf(fp, "FPDU %lu @%" PRIu64 " ULPDU_Length %u pad %u (%zu "
-		"octets), ", f->index, f->off, f->ulpdu_len, f->pad,
-		f->wire_len);
+	fprintf(fp,
+		"FPDU %lu @%" PRIu64 " ULPDU_Length %u pad %u (%zu "
+		"octets), ",
+		f->index, f->off, f->ulpdu_len, f->pad, f->wire_len);
 	switch (f->crc) {
 	case OUT_CRC_OFF:
 		fprintf(fp, "CRC off (field 0x%08" PRIx32 ")", f->crc_wire);
@@ -285,8 +295,9 @@ static void txt_fpdu(struct out_sink *o, const struct out_fpdu *f)
 		fprintf(fp, "CRC good 0x%08" PRIx32, f->crc_wire);
 		break;
 	case OUT_CRC_BAD:
-		fprintf(fp, "CRC BAD: wire 0x%08" PRIx32 ", computed 0x%08"
-			PRIx32, f->crc_wire, f->crc_calc);
+		fprintf(fp,
+			"CRC BAD: wire 0x%08" PRIx32 ", computed 0x%08" PRIx32,
+			f->crc_wire, f->crc_calc);
 		break;
 	case OUT_CRC_UNKNOWN:
 		fprintf(fp, "CRC unknown: 0x%08" PRIx32 " %s 0x%08" PRIx32,
@@ -355,19 +366,21 @@ static void txt_event(struct out_sink *o, const struct out_event *e)
 
 static void txt_conn_end(struct out_sink *o, const struct out_conn_end *c)
 {
-	fprintf(o->fp, "conn %u: end: %s %lu FPDUs (%" PRIu64 " octets), %s "
-		"%lu FPDUs (%" PRIu64 " octets)\n", c->conn,
-		out_dir_name(c->dir0), c->fpdus[0], c->bytes[0],
+	fprintf(o->fp,
+		"conn %u: end: %s %lu FPDUs (%" PRIu64 " octets), %s "
+		"%lu FPDUs (%" PRIu64 " octets)\n",
+		c->conn, out_dir_name(c->dir0), c->fpdus[0], c->bytes[0],
 		out_dir_name(c->dir1), c->fpdus[1], c->bytes[1]);
 }
 
 static void txt_summary(struct out_sink *o, const struct out_summary *s)
 {
-	fprintf(o->fp, "summary: %s: %lu packets, %lu TCP segments, %lu "
+	fprintf(o->fp,
+		"summary: %s: %lu packets, %lu TCP segments, %lu "
 		"connections, %lu MPA frames, %lu FPDUs; %lu CRC bad, %lu "
-		"marker bad, %lu malformed, %lu other errors\n", s->input,
-		s->packets, s->tcp_segments, s->conns, s->frames, s->fpdus,
-		s->crc_bad, s->marker_bad, s->malformed, s->errors);
+		"marker bad, %lu malformed, %lu other errors\n",
+		s->input, s->packets, s->tcp_segments, s->conns, s->frames,
+		s->fpdus, s->crc_bad, s->marker_bad, s->malformed, s->errors);
 }
 
 const struct output output_text = {

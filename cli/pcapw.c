@@ -15,8 +15,9 @@
 #define IPPROTO_TCP_NUM 6
 #define TCP_HDR_LEN 20
 #define TCP_OPT_MSS_LEN 4
-#define FRAME_MAX (ETH_HDR_LEN + IPV4_HDR_LEN + TCP_HDR_LEN + \
-		   TCP_OPT_MSS_LEN + PCAPW_MSS_MAX)
+#define FRAME_MAX                                                     \
+	(ETH_HDR_LEN + IPV4_HDR_LEN + TCP_HDR_LEN + TCP_OPT_MSS_LEN + \
+	 PCAPW_MSS_MAX)
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -33,11 +34,11 @@
 struct pcapw {
 	FILE *out;
 	struct pcapw_conf conf;
-	uint32_t snd_nxt[2];	/* next sequence number each side sends */
-	uint32_t snd_una[2];	/* oldest byte of each side not yet acked */
+	uint32_t snd_nxt[2]; /* next sequence number each side sends */
+	uint32_t snd_una[2]; /* oldest byte of each side not yet acked */
 	uint16_t ip_id[2];
 	unsigned long n_pkts;
-	int err;		/* errno of the first failed write, or 0 */
+	int err; /* errno of the first failed write, or 0 */
 	uint8_t frame[FRAME_MAX];
 };
 
@@ -104,8 +105,8 @@ static void write_file_header(struct pcapw *w)
 	put_le32(h, PCAP_MAGIC);
 	put_le16(h + 4, PCAP_VERSION_MAJOR);
 	put_le16(h + 6, PCAP_VERSION_MINOR);
-	put_le32(h + 8, 0);		/* thiszone */
-	put_le32(h + 12, 0);		/* sigfigs */
+	put_le32(h + 8, 0);  /* thiszone */
+	put_le32(h + 12, 0); /* sigfigs */
 	put_le32(h + 16, PCAP_SNAPLEN);
 	put_le32(h + 20, PCAP_LINKTYPE_ETHERNET);
 	out_write(w, h, sizeof(h));
@@ -130,8 +131,8 @@ static void write_record(struct pcapw *w, size_t len)
  * Emit one TCP segment from side from with the given flags and payload.
  * Every segment but the initial SYN acknowledges all the peer has sent.
  */
-static void emit(struct pcapw *w, int from, uint8_t flags,
-		 const uint8_t *data, size_t len)
+static void emit(struct pcapw *w, int from, uint8_t flags, const uint8_t *data,
+		 size_t len)
 {
 	const struct pcapw_host *src = &w->conf.host[from];
 	const struct pcapw_host *dst = &w->conf.host[!from];
@@ -148,12 +149,12 @@ static void emit(struct pcapw *w, int from, uint8_t flags,
 	memcpy(eth + 6, src->mac, 6);
 	put_be16(eth + 12, ETHERTYPE_IPV4);
 
-	ip[0] = 0x45;				/* version 4, IHL 5 */
-	ip[1] = 0;				/* DSCP/ECN */
+	ip[0] = 0x45; /* version 4, IHL 5 */
+	ip[1] = 0;    /* DSCP/ECN */
 	put_be16(ip + 2, (uint16_t)(IPV4_HDR_LEN + tcp_len));
 	put_be16(ip + 4, w->ip_id[from]++);
-	put_be16(ip + 6, 0x4000);		/* DF, offset 0 */
-	ip[8] = 64;				/* TTL */
+	put_be16(ip + 6, 0x4000); /* DF, offset 0 */
+	ip[8] = 64;		  /* TTL */
 	ip[9] = IPPROTO_TCP_NUM;
 	put_be16(ip + 10, 0);
 	put_be32(ip + 12, src->addr);
@@ -167,10 +168,10 @@ static void emit(struct pcapw *w, int from, uint8_t flags,
 	tcp[12] = (uint8_t)(((TCP_HDR_LEN + opt_len) / 4) << 4);
 	tcp[13] = flags;
 	put_be16(tcp + 14, w->conf.window);
-	put_be16(tcp + 16, 0);			/* checksum */
-	put_be16(tcp + 18, 0);			/* urgent pointer */
+	put_be16(tcp + 16, 0); /* checksum */
+	put_be16(tcp + 18, 0); /* urgent pointer */
 	if (opt_len) {
-		tcp[20] = 2;			/* MSS option */
+		tcp[20] = 2; /* MSS option */
 		tcp[21] = TCP_OPT_MSS_LEN;
 		put_be16(tcp + 22, w->conf.mss);
 	}
@@ -249,8 +250,7 @@ int pcapw_send(struct pcapw *w, int from, const uint8_t *data, size_t len)
 	uint32_t in_flight;
 	uint8_t flags;
 
-	if ((from != PCAPW_CLIENT && from != PCAPW_SERVER) ||
-	    (len && !data)) {
+	if ((from != PCAPW_CLIENT && from != PCAPW_SERVER) || (len && !data)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -22,26 +22,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PCAPW_CLIENT 0		/* active opener (sends the SYN) */
+#define PCAPW_CLIENT 0 /* active opener (sends the SYN) */
 #define PCAPW_SERVER 1
 
 #define PCAPW_MSS_MIN 64
-#define PCAPW_MSS_MAX 65495	/* 65535 - IPv4 and TCP headers */
+#define PCAPW_MSS_MAX 65495 /* 65535 - IPv4 and TCP headers */
 
 struct pcapw_host {
 	uint8_t mac[6];
-	uint32_t addr;		/* IPv4 address, host byte order */
+	uint32_t addr; /* IPv4 address, host byte order */
 	uint16_t port;
-	uint32_t isn;		/* initial sequence number */
-	uint16_t ip_id;		/* IPv4 Identification, first packet */
+	uint32_t isn;	/* initial sequence number */
+	uint16_t ip_id; /* IPv4 Identification, first packet */
 };
 
 struct pcapw_conf {
-	struct pcapw_host host[2];	/* PCAPW_CLIENT, PCAPW_SERVER */
-	uint16_t mss;		/* largest TCP payload of one segment */
-	uint16_t window;	/* receive window both sides advertise */
-	uint32_t t0_sec;	/* timestamp of the first packet (Unix) */
-	uint32_t step_usec;	/* time between two packets */
+	struct pcapw_host host[2]; /* PCAPW_CLIENT, PCAPW_SERVER */
+	uint16_t mss;		   /* largest TCP payload of one segment */
+	uint16_t window;	   /* receive window both sides advertise */
+	uint32_t t0_sec;	   /* timestamp of the first packet (Unix) */
+	uint32_t step_usec;	   /* time between two packets */
 };
 
 struct pcapw;

@@ -35,19 +35,18 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define I2R 0			/* initiator -> responder */
-#define R2I 1			/* responder -> initiator */
+#define I2R 0 /* initiator -> responder */
+#define R2I 1 /* responder -> initiator */
 
-#define SAMPLE_ADDR_I 0xc0000201u	/* 192.0.2.1 (RFC 5737) */
-#define SAMPLE_ADDR_R 0xc0000202u	/* 192.0.2.2 */
+#define SAMPLE_ADDR_I 0xc0000201u /* 192.0.2.1 (RFC 5737) */
+#define SAMPLE_ADDR_R 0xc0000202u /* 192.0.2.2 */
 #define SAMPLE_PORT_I 49152
-#define SAMPLE_PORT_R 7174		/* the rdma_cm examples' port */
+#define SAMPLE_PORT_R 7174 /* the rdma_cm examples' port */
 #define SAMPLE_ISN_I 1000000000u
 #define SAMPLE_ISN_R 2000000000u
-#define SAMPLE_T0 1767225600u		/* 2026-01-01 00:00:00 UTC */
+#define SAMPLE_T0 1767225600u /* 2026-01-01 00:00:00 UTC */
 #define SAMPLE_STEP_USEC 100
 #define SAMPLE_WINDOW 65535
-
 
 /* The responder's local IRD/ORD (the initiator's are the default 16/16). */
 #define RESP_IRD 16
@@ -55,19 +54,19 @@
 
 /* Steering Tags and Tagged Offsets of the sample. */
 #define STAG_RTR 0x00000001u	/* RTR: non-zero, Chelsio rejects 0 */
-#define I_STAG_READ 0x00001101u	/* initiator's Read sink buffer */
+#define I_STAG_READ 0x00001101u /* initiator's Read sink buffer */
 #define I_TO_READ 0x00007f0000100000ull
-#define I_STAG_INV 0x00001102u	/* invalidated by the responder */
-#define R_STAG_WRITE 0x00002201u	/* responder's Write target */
+#define I_STAG_INV 0x00001102u	 /* invalidated by the responder */
+#define R_STAG_WRITE 0x00002201u /* responder's Write target */
 #define R_TO_WRITE 0x00007f0000200000ull
-#define R_STAG_READ 0x00002202u	/* responder's Read source */
+#define R_STAG_READ 0x00002202u /* responder's Read source */
 #define R_TO_READ 0x00007f0000300000ull
-#define R_STAG_INV 0x00002203u	/* invalidated by the initiator */
+#define R_STAG_INV 0x00002203u /* invalidated by the initiator */
 #define R_TO_INV 0x00007f0000400000ull
-#define R_STAG_ATOMIC 0x00002204u	/* responder's 64-bit counter */
+#define R_STAG_ATOMIC 0x00002204u /* responder's 64-bit counter */
 #define R_TO_ATOMIC 0x00007f0000500000ull
 
-#define WRITE_LEN 3000		/* spans several 512-octet intervals */
+#define WRITE_LEN 3000 /* spans several 512-octet intervals */
 #define READ_LEN 2000
 #define TERM_WRITE_LEN 16
 #define PAYLOAD_MAX 4096
@@ -76,30 +75,30 @@ static const char req_pd[] = "iwcm sample: MPA Request";
 static const char rep_pd[] = "iwcm sample: MPA Reply";
 
 /* When a table entry is part of the session. */
-#define W_RTR_WRITE 0x01	/* the negotiated RTR is a zero-length Write */
-#define W_RTR_READ 0x02		/* ... a zero-length Read */
-#define W_RTR_SEND 0x04		/* ... a zero-length Send */
-#define W_V1 0x08		/* needs DDP/RDMAP version 1 (RFC 7306) */
-#define W_SWAP 0x10		/* --swap */
-#define W_TERM 0x20		/* --terminate */
+#define W_RTR_WRITE 0x01 /* the negotiated RTR is a zero-length Write */
+#define W_RTR_READ 0x02	 /* ... a zero-length Read */
+#define W_RTR_SEND 0x04	 /* ... a zero-length Send */
+#define W_V1 0x08	 /* needs DDP/RDMAP version 1 (RFC 7306) */
+#define W_SWAP 0x10	 /* --swap */
+#define W_TERM 0x20	 /* --terminate */
 
 /* One RDMAP message of the session. */
 struct sample_msg {
 	uint8_t dir;
 	uint8_t opcode;
-	uint8_t when;		/* W_* */
-	uint8_t aop;		/* Atomic Request: RDMAP_AOP_* */
-	uint32_t stag;		/* tagged: STag; Read Req: sink; atomic */
+	uint8_t when;  /* W_* */
+	uint8_t aop;   /* Atomic Request: RDMAP_AOP_* */
+	uint32_t stag; /* tagged: STag; Read Req: sink; atomic */
 	uint64_t to;
-	uint32_t src_stag;	/* Read Request: data source */
+	uint32_t src_stag; /* Read Request: data source */
 	uint64_t src_to;
-	uint32_t len;		/* data octets; Read Request: its size */
-	uint32_t inv_stag;	/* Send with Invalidate */
-	uint32_t req_id;	/* atomics */
-	uint64_t data;		/* add/swap data, original, immediate */
-	uint64_t data_mask;	/* add/swap mask */
+	uint32_t len;	    /* data octets; Read Request: its size */
+	uint32_t inv_stag;  /* Send with Invalidate */
+	uint32_t req_id;    /* atomics */
+	uint64_t data;	    /* add/swap data, original, immediate */
+	uint64_t data_mask; /* add/swap mask */
 	uint64_t cmp, cmp_mask;
-	const char *text;	/* Send payload */
+	const char *text; /* Send payload */
 };
 
 /*
@@ -111,62 +110,122 @@ struct sample_msg {
  */
 static const struct sample_msg session[] = {
 	/* RFC 6581 §9.2: zero-length RTR messages. */
-	{ .dir = I2R, .opcode = RDMAP_WRITE, .when = W_RTR_WRITE,
+	{ .dir = I2R,
+	  .opcode = RDMAP_WRITE,
+	  .when = W_RTR_WRITE,
 	  .stag = STAG_RTR },
-	{ .dir = I2R, .opcode = RDMAP_READ_REQ, .when = W_RTR_READ,
-	  .stag = STAG_RTR, .src_stag = STAG_RTR },
-	{ .dir = R2I, .opcode = RDMAP_READ_RESP, .when = W_RTR_READ,
+	{ .dir = I2R,
+	  .opcode = RDMAP_READ_REQ,
+	  .when = W_RTR_READ,
+	  .stag = STAG_RTR,
+	  .src_stag = STAG_RTR },
+	{ .dir = R2I,
+	  .opcode = RDMAP_READ_RESP,
+	  .when = W_RTR_READ,
 	  .stag = STAG_RTR },
 	{ .dir = I2R, .opcode = RDMAP_SEND, .when = W_RTR_SEND },
 	/* RFC 5040 §5.3: the four Send variants. */
-	{ .dir = I2R, .opcode = RDMAP_SEND,
+	{ .dir = I2R,
+	  .opcode = RDMAP_SEND,
 	  .text = "iwcm sample: Send from the initiator" },
-	{ .dir = R2I, .opcode = RDMAP_SEND_SE,
+	{ .dir = R2I,
+	  .opcode = RDMAP_SEND_SE,
 	  .text = "iwcm sample: Send with SE from the responder" },
-	{ .dir = I2R, .opcode = RDMAP_SEND_INV, .inv_stag = R_STAG_INV,
+	{ .dir = I2R,
+	  .opcode = RDMAP_SEND_INV,
+	  .inv_stag = R_STAG_INV,
 	  .text = "iwcm sample: Send with Invalidate of STag 0x2203" },
-	{ .dir = R2I, .opcode = RDMAP_SEND_SE_INV, .inv_stag = I_STAG_INV,
+	{ .dir = R2I,
+	  .opcode = RDMAP_SEND_SE_INV,
+	  .inv_stag = I_STAG_INV,
 	  .text = "iwcm sample: Send with SE and Invalidate of 0x1102" },
 	/* RFC 5040 §5.1: an RDMA Write longer than one segment. */
-	{ .dir = I2R, .opcode = RDMAP_WRITE, .stag = R_STAG_WRITE,
-	  .to = R_TO_WRITE, .len = WRITE_LEN },
+	{ .dir = I2R,
+	  .opcode = RDMAP_WRITE,
+	  .stag = R_STAG_WRITE,
+	  .to = R_TO_WRITE,
+	  .len = WRITE_LEN },
 	/* RFC 7306 §6: Immediate Data, announcing the Write. */
-	{ .dir = I2R, .opcode = RDMAP_IMM_DATA, .when = W_V1,
+	{ .dir = I2R,
+	  .opcode = RDMAP_IMM_DATA,
+	  .when = W_V1,
 	  .data = WRITE_LEN },
-	{ .dir = R2I, .opcode = RDMAP_IMM_DATA_SE, .when = W_V1,
+	{ .dir = R2I,
+	  .opcode = RDMAP_IMM_DATA_SE,
+	  .when = W_V1,
 	  .data = 0x6977636d2d6f6b00ull },
 	/* RFC 5040 §5.2: RDMA Read. */
-	{ .dir = I2R, .opcode = RDMAP_READ_REQ, .stag = I_STAG_READ,
-	  .to = I_TO_READ, .len = READ_LEN, .src_stag = R_STAG_READ,
+	{ .dir = I2R,
+	  .opcode = RDMAP_READ_REQ,
+	  .stag = I_STAG_READ,
+	  .to = I_TO_READ,
+	  .len = READ_LEN,
+	  .src_stag = R_STAG_READ,
 	  .src_to = R_TO_READ },
-	{ .dir = R2I, .opcode = RDMAP_READ_RESP, .stag = I_STAG_READ,
-	  .to = I_TO_READ, .len = READ_LEN },
+	{ .dir = R2I,
+	  .opcode = RDMAP_READ_RESP,
+	  .stag = I_STAG_READ,
+	  .to = I_TO_READ,
+	  .len = READ_LEN },
 	/* RFC 7306 §5: FetchAdd 41 + 1, then CmpSwap 42 -> 0x1234. */
-	{ .dir = I2R, .opcode = RDMAP_ATOMIC_REQ, .when = W_V1,
-	  .aop = RDMAP_AOP_FETCHADD, .req_id = 1, .stag = R_STAG_ATOMIC,
-	  .to = R_TO_ATOMIC, .data = 1, .data_mask = 0, .cmp = 0,
+	{ .dir = I2R,
+	  .opcode = RDMAP_ATOMIC_REQ,
+	  .when = W_V1,
+	  .aop = RDMAP_AOP_FETCHADD,
+	  .req_id = 1,
+	  .stag = R_STAG_ATOMIC,
+	  .to = R_TO_ATOMIC,
+	  .data = 1,
+	  .data_mask = 0,
+	  .cmp = 0,
 	  .cmp_mask = ~0ull },
-	{ .dir = R2I, .opcode = RDMAP_ATOMIC_RESP, .when = W_V1,
-	  .req_id = 1, .data = 41 },
-	{ .dir = I2R, .opcode = RDMAP_ATOMIC_REQ, .when = W_V1,
-	  .aop = RDMAP_AOP_CMPSWAP, .req_id = 2, .stag = R_STAG_ATOMIC,
-	  .to = R_TO_ATOMIC, .data = 0x1234, .data_mask = ~0ull,
-	  .cmp = 42, .cmp_mask = ~0ull },
-	{ .dir = R2I, .opcode = RDMAP_ATOMIC_RESP, .when = W_V1,
-	  .req_id = 2, .data = 42 },
+	{ .dir = R2I,
+	  .opcode = RDMAP_ATOMIC_RESP,
+	  .when = W_V1,
+	  .req_id = 1,
+	  .data = 41 },
+	{ .dir = I2R,
+	  .opcode = RDMAP_ATOMIC_REQ,
+	  .when = W_V1,
+	  .aop = RDMAP_AOP_CMPSWAP,
+	  .req_id = 2,
+	  .stag = R_STAG_ATOMIC,
+	  .to = R_TO_ATOMIC,
+	  .data = 0x1234,
+	  .data_mask = ~0ull,
+	  .cmp = 42,
+	  .cmp_mask = ~0ull },
+	{ .dir = R2I,
+	  .opcode = RDMAP_ATOMIC_RESP,
+	  .when = W_V1,
+	  .req_id = 2,
+	  .data = 42 },
 	/* Seed 004 §5.1.2: Swap; both masks all ones, Compare Data 0. */
-	{ .dir = I2R, .opcode = RDMAP_ATOMIC_REQ, .when = W_V1 | W_SWAP,
-	  .aop = RDMAP_AOP_SWAP, .req_id = 3, .stag = R_STAG_ATOMIC,
-	  .to = R_TO_ATOMIC, .data = 0x5678, .data_mask = ~0ull, .cmp = 0,
+	{ .dir = I2R,
+	  .opcode = RDMAP_ATOMIC_REQ,
+	  .when = W_V1 | W_SWAP,
+	  .aop = RDMAP_AOP_SWAP,
+	  .req_id = 3,
+	  .stag = R_STAG_ATOMIC,
+	  .to = R_TO_ATOMIC,
+	  .data = 0x5678,
+	  .data_mask = ~0ull,
+	  .cmp = 0,
 	  .cmp_mask = ~0ull },
-	{ .dir = R2I, .opcode = RDMAP_ATOMIC_RESP, .when = W_V1 | W_SWAP,
-	  .req_id = 3, .data = 0x1234 },
+	{ .dir = R2I,
+	  .opcode = RDMAP_ATOMIC_RESP,
+	  .when = W_V1 | W_SWAP,
+	  .req_id = 3,
+	  .data = 0x1234 },
 	/* RFC 5040 §4.8: a Write to an invalidated STag is terminated. */
-	{ .dir = I2R, .opcode = RDMAP_WRITE, .when = W_TERM,
-	  .stag = R_STAG_INV, .to = R_TO_INV, .len = TERM_WRITE_LEN },
+	{ .dir = I2R,
+	  .opcode = RDMAP_WRITE,
+	  .when = W_TERM,
+	  .stag = R_STAG_INV,
+	  .to = R_TO_INV,
+	  .len = TERM_WRITE_LEN },
 	{ .dir = R2I, .opcode = RDMAP_TERMINATE, .when = W_TERM },
 };
-
 
 /* One piece of a stream: a startup frame or an FPDU, as on the wire. */
 struct unit {
@@ -174,11 +233,11 @@ struct unit {
 	bool fpdu;
 	uint8_t *data;
 	size_t len;
-	size_t flip_at;		/* FPDU: index of its last ULPDU octet */
-	size_t ulpdu_len;	/* FPDU */
-	const char *name;	/* frame type or RDMAP opcode */
+	size_t flip_at;	  /* FPDU: index of its last ULPDU octet */
+	size_t ulpdu_len; /* FPDU */
+	const char *name; /* frame type or RDMAP opcode */
 	bool corrupt;
-	uint8_t *ulpdu;		/* FPDU: copy of its ULPDU (as sent) */
+	uint8_t *ulpdu; /* FPDU: copy of its ULPDU (as sent) */
 };
 
 struct sample {
@@ -187,12 +246,12 @@ struct sample {
 	size_t n_units, cap_units;
 	unsigned long n_fpdus;
 	/* negotiated */
-	uint8_t rtr;		/* one MPA_RTR_* bit, 0 without RTR FPDU */
-	uint8_t version;	/* DDP and RDMAP version */
+	uint8_t rtr;	 /* one MPA_RTR_* bit, 0 without RTR FPDU */
+	uint8_t version; /* DDP and RDMAP version */
 	struct mpa_dir tx[2];
-	uint32_t msn[2][4];	/* next MSN per direction and queue */
-	uint8_t seg[MPA_ULPDU_MAX];	/* ULPDU being built */
-	uint8_t last_seg[2][MPA_ULPDU_MAX];	/* last ULPDU each way */
+	uint32_t msn[2][4];	    /* next MSN per direction and queue */
+	uint8_t seg[MPA_ULPDU_MAX]; /* ULPDU being built */
+	uint8_t last_seg[2][MPA_ULPDU_MAX]; /* last ULPDU each way */
 	size_t last_seg_len[2];
 	uint8_t payload[PAYLOAD_MAX];
 };
@@ -248,8 +307,7 @@ static void sample_free(struct sample *s)
 
 static int wire_fail(const char *what, enum wire_err err)
 {
-	fprintf(stderr, "iwcmctl sample: %s: %s\n", what,
-		wire_strerror(err));
+	fprintf(stderr, "iwcmctl sample: %s: %s\n", what, wire_strerror(err));
 	return -1;
 }
 
@@ -310,8 +368,10 @@ static int emit_fpdu(struct sample *s, uint8_t dir, size_t len,
 		pos += out[i].iov_len;
 	}
 	if (i != n_out || pos != wire_len || !found) {
-		fprintf(stderr, "iwcmctl sample: FPDU framing is inconsistent "
-			"(%zu of %zu octets)\n", pos, wire_len);
+		fprintf(stderr,
+			"iwcmctl sample: FPDU framing is inconsistent "
+			"(%zu of %zu octets)\n",
+			pos, wire_len);
 		return -1;
 	}
 	u->ulpdu = malloc(len);
@@ -469,8 +529,8 @@ static int emit_msg(struct sample *s, const struct sample_msg *e)
 		    chk.payload_len != n)
 			return wire_fail("built segment does not parse",
 					 err != WIRE_OK ? err : WIRE_EINVAL);
-		if (emit_fpdu(s, dir, hlen + n,
-			      rdmap_opcode_name(e->opcode)) < 0)
+		if (emit_fpdu(s, dir, hlen + n, rdmap_opcode_name(e->opcode)) <
+		    0)
 			return -1;
 		off += n;
 	} while (off < data_len);
@@ -485,8 +545,8 @@ static int emit_msg(struct sample *s, const struct sample_msg *e)
  * DESIGN.md) with the sample's options.  The responder's local limits are
  * IRD 16 / ORD 8, so that its Reply visibly answers (RFC 6581 §9.1).
  */
-static void sample_policies(const struct sample_opts *o,
-			    struct neg_policy *pi, struct neg_policy *pr)
+static void sample_policies(const struct sample_opts *o, struct neg_policy *pi,
+			    struct neg_policy *pr)
 {
 	neg_policy_init(pi, NEG_INITIATOR);
 	neg_policy_init(pr, NEG_RESPONDER);
@@ -559,8 +619,7 @@ static int emit_startup(struct sample *s)
 	neg_mpa_request(&pi, &req);
 	if (emit_pd_frame(s, I2R, &req, req_pd, &req_in) < 0)
 		return -1;
-	if (neg_mpa_respond(&req_in, &pr, false, &rep, &res_r) !=
-	    NEG_A_ACCEPT)
+	if (neg_mpa_respond(&req_in, &pr, false, &rep, &res_r) != NEG_A_ACCEPT)
 		return neg_fail("responder", &res_r);
 	if (emit_pd_frame(s, R2I, &rep, rep_pd, &rep_in) < 0)
 		return -1;
@@ -636,8 +695,10 @@ static int corrupt_fpdu(struct sample *s, unsigned long n)
 			return 0;
 		}
 	}
-	fprintf(stderr, "iwcmctl sample: --corrupt %lu: the session has "
-		"only %lu FPDUs (0-%lu)\n", n, s->n_fpdus, s->n_fpdus - 1);
+	fprintf(stderr,
+		"iwcmctl sample: --corrupt %lu: the session has "
+		"only %lu FPDUs (0-%lu)\n",
+		n, s->n_fpdus, s->n_fpdus - 1);
 	return -1;
 }
 
@@ -679,7 +740,9 @@ static void list_units(const struct sample *s, FILE *fp)
 		fprintf(fp, "fpdu %lu %s %zu %zu %s %s %s\n", k++,
 			u->dir == I2R ? "i2r" : "r2i", u->ulpdu_len, u->len,
 			!s->tx[u->dir].crc ? "off" :
-			u->corrupt ? "bad" : "good", hdr, u->name);
+			u->corrupt	   ? "bad" :
+					     "good",
+			hdr, u->name);
 	}
 }
 
@@ -709,8 +772,9 @@ static int write_pcap(const struct sample *s, FILE *fp)
 		return -1;
 	rc = pcapw_connect(w);
 	for (i = 0; rc == 0 && i < s->n_units; i++)
-		rc = pcapw_send(w, s->units[i].dir == I2R ? PCAPW_CLIENT :
-			      PCAPW_SERVER, s->units[i].data, s->units[i].len);
+		rc = pcapw_send(
+			w, s->units[i].dir == I2R ? PCAPW_CLIENT : PCAPW_SERVER,
+			s->units[i].data, s->units[i].len);
 	if (rc == 0)
 		rc = pcapw_close(w);
 	pcapw_free(w);
@@ -742,7 +806,6 @@ static int write_hex(const struct sample *s, FILE *fp)
 	return fflush(fp) == 0 && !ferror(fp) ? 0 : -1;
 }
 
-
 /*
  * iwcmctl sample: write the synthetic session.  Exit status 0, or 2 for a
  * usage error or an output that cannot be written (iwcmctl(8)).
@@ -757,12 +820,13 @@ int cmd_sample(int argc, char **argv)
 
 	rc = sample_opts_parse(argc, argv, &o);
 	if (rc == 1)
-		return 0;		/* --help */
+		return 0; /* --help */
 	if (rc)
 		return rc;
 	to_stdout = !o.out || !strcmp(o.out, "-");
 	if (to_stdout && !o.hex && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "iwcmctl sample: not writing a pcap to a "
+		fprintf(stderr,
+			"iwcmctl sample: not writing a pcap to a "
 			"terminal; use -o FILE or redirect the output\n");
 		return 2;
 	}

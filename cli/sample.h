@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #define SAMPLE_MSS_DEFAULT 1448
-#define SAMPLE_MSS_MIN 128		/* RFC 5044 §4.5: MULPDU >= 128 */
+#define SAMPLE_MSS_MIN 128 /* RFC 5044 §4.5: MULPDU >= 128 */
 
 struct sample_opts {
 	const char *out;
 	bool hex;
-	int rev;		/* -1: not given */
+	int rev; /* -1: not given */
 	bool client_server;
-	uint8_t rtr;		/* MPA_RTR_* asked with --rtr, 0: default */
+	uint8_t rtr; /* MPA_RTR_* asked with --rtr, 0: default */
 	bool rtr_frame;
 	bool markers_i2r, markers_r2i;
 	bool no_crc;
@@ -27,7 +27,7 @@ struct sample_opts {
 	bool no_ddp_seg;
 	bool verbose;
 	unsigned int mss;
-	long corrupt;		/* -1: none */
+	long corrupt; /* -1: none */
 };
 
 /*

@@ -22,41 +22,41 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-"usage: iwcmctl sample [-v] [-o FILE] [--hex] [--rev 0|1|2] [--rev0]\n"
-"                      [--client-server] [--rtr write|read|send]\n"
-"                      [--rtr-frame] [--markers | --markers-i2r |\n"
-"                      --markers-r2i] [--no-crc] [--swap] [--terminate]\n"
-"                      [--mss N] [--no-ddp-seg] [--corrupt N]\n"
-"\n"
-"Write a synthetic iWARP session (TCP handshake, MPA Request and Reply,\n"
-"RTR, every RDMAP opcode, FIN) as pcap to FILE or to standard output.\n"
-"Default: MPA Rev 2 peer-to-peer, Write and Read RTR offered, Write\n"
-"chosen, IRD/ORD 16/16 answered 16/8, CRC on, no markers.\n"
-"\n"
-"  -o, --output FILE    write to FILE ('-' is standard output)\n"
-"  -v, --verbose        list the frames and FPDUs on standard error\n"
-"      --hex            write the two streams as hex ('>' initiator to\n"
-"                       responder, '<' back), the decode --hex format\n"
-"      --rev N          MPA revision: 2 (RFC 6581, default), 1 (RFC 5044,\n"
-"                       no enhanced data, no RTR), 0 (RDMA Consortium)\n"
-"      --rev0           Rev 0 with M=1, C=1 and DDP/RDMAP version 0\n"
-"      --client-server  enhanced data with A=0: no RTR\n"
-"      --rtr TYPE       zero-length RTR: write (default), read (Read\n"
-"                       Request answered by a Read Response) or send\n"
-"      --rtr-frame      seed-003 MPA ID RtR Frame after the Reply (Rev 1,\n"
-"                       S=1 in both frames)\n"
-"      --markers        markers in both directions (M=1 in both frames)\n"
-"      --markers-i2r    markers from the initiator only (Reply M=1)\n"
-"      --markers-r2i    markers from the responder only (Request M=1)\n"
-"      --no-crc         C=0 in both frames: no CRC\n"
-"      --swap           add the seed-004 draft's Swap atomic\n"
-"      --terminate      end with a Write to an invalidated STag and the\n"
-"                       responder's Terminate\n"
-"      --mss N          TCP payload per segment (%d-%d, default %d)\n"
-"      --no-ddp-seg     one DDP segment per message: FPDUs may span TCP\n"
-"                       segments (default: DDP segments fit MULPDU)\n"
-"      --corrupt N      flip the last ULPDU octet of FPDU N (counted from\n"
-"                       0 over both directions) after its CRC was computed\n",
+		"usage: iwcmctl sample [-v] [-o FILE] [--hex] [--rev 0|1|2] [--rev0]\n"
+		"                      [--client-server] [--rtr write|read|send]\n"
+		"                      [--rtr-frame] [--markers | --markers-i2r |\n"
+		"                      --markers-r2i] [--no-crc] [--swap] [--terminate]\n"
+		"                      [--mss N] [--no-ddp-seg] [--corrupt N]\n"
+		"\n"
+		"Write a synthetic iWARP session (TCP handshake, MPA Request and Reply,\n"
+		"RTR, every RDMAP opcode, FIN) as pcap to FILE or to standard output.\n"
+		"Default: MPA Rev 2 peer-to-peer, Write and Read RTR offered, Write\n"
+		"chosen, IRD/ORD 16/16 answered 16/8, CRC on, no markers.\n"
+		"\n"
+		"  -o, --output FILE    write to FILE ('-' is standard output)\n"
+		"  -v, --verbose        list the frames and FPDUs on standard error\n"
+		"      --hex            write the two streams as hex ('>' initiator to\n"
+		"                       responder, '<' back), the decode --hex format\n"
+		"      --rev N          MPA revision: 2 (RFC 6581, default), 1 (RFC 5044,\n"
+		"                       no enhanced data, no RTR), 0 (RDMA Consortium)\n"
+		"      --rev0           Rev 0 with M=1, C=1 and DDP/RDMAP version 0\n"
+		"      --client-server  enhanced data with A=0: no RTR\n"
+		"      --rtr TYPE       zero-length RTR: write (default), read (Read\n"
+		"                       Request answered by a Read Response) or send\n"
+		"      --rtr-frame      seed-003 MPA ID RtR Frame after the Reply (Rev 1,\n"
+		"                       S=1 in both frames)\n"
+		"      --markers        markers in both directions (M=1 in both frames)\n"
+		"      --markers-i2r    markers from the initiator only (Reply M=1)\n"
+		"      --markers-r2i    markers from the responder only (Request M=1)\n"
+		"      --no-crc         C=0 in both frames: no CRC\n"
+		"      --swap           add the seed-004 draft's Swap atomic\n"
+		"      --terminate      end with a Write to an invalidated STag and the\n"
+		"                       responder's Terminate\n"
+		"      --mss N          TCP payload per segment (%d-%d, default %d)\n"
+		"      --no-ddp-seg     one DDP segment per message: FPDUs may span TCP\n"
+		"                       segments (default: DDP segments fit MULPDU)\n"
+		"      --corrupt N      flip the last ULPDU octet of FPDU N (counted from\n"
+		"                       0 over both directions) after its CRC was computed\n",
 		SAMPLE_MSS_MIN, PCAPW_MSS_MAX, SAMPLE_MSS_DEFAULT);
 }
 
@@ -90,9 +90,20 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *v)
 int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 {
 	enum {
-		OPT_HEX = 256, OPT_REV, OPT_REV0, OPT_CS, OPT_RTR,
-		OPT_RTR_FRAME, OPT_MARKERS, OPT_MARKERS_I2R, OPT_MARKERS_R2I,
-		OPT_NO_CRC, OPT_SWAP, OPT_TERMINATE, OPT_MSS, OPT_NO_DDP_SEG,
+		OPT_HEX = 256,
+		OPT_REV,
+		OPT_REV0,
+		OPT_CS,
+		OPT_RTR,
+		OPT_RTR_FRAME,
+		OPT_MARKERS,
+		OPT_MARKERS_I2R,
+		OPT_MARKERS_R2I,
+		OPT_NO_CRC,
+		OPT_SWAP,
+		OPT_TERMINATE,
+		OPT_MSS,
+		OPT_NO_DDP_SEG,
 		OPT_CORRUPT,
 	};
 	static const struct option longopts[] = {
@@ -124,7 +135,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 	o->rev = -1;
 	o->mss = SAMPLE_MSS_DEFAULT;
 	o->corrupt = -1;
-	optind = 0;		/* reinitialise getopt after main's parse */
+	optind = 0; /* reinitialise getopt after main's parse */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -205,8 +216,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		default:
 			if (optopt && optopt < 256)
 				return usage_error("bad option '-%c'", optopt);
-			return usage_error("bad option '%s'",
-					   argv[optind - 1]);
+			return usage_error("bad option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -72,12 +72,12 @@ int vocab_rtr_parse(const char *v, unsigned int *out)
 			    !strncmp(p, vocab_rtr[i].name, n))
 				break;
 		if (i == VOCAB_RTR_N)
-			return -1;	/* unknown or empty element */
+			return -1; /* unknown or empty element */
 		set |= vocab_rtr[i].bit;
 		p += n;
 		if (!*p)
 			break;
-		p++;			/* the comma */
+		p++; /* the comma */
 	}
 	*out = set;
 	return 0;

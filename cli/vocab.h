@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VOCAB_RTR_N 3		/* entries of vocab_rtr[] */
+#define VOCAB_RTR_N 3 /* entries of vocab_rtr[] */
 
 struct vocab_rtr {
-	uint8_t bit;		/* MPA_RTR_* */
+	uint8_t bit; /* MPA_RTR_* */
 	const char *name;
 };
 

@@ -125,8 +125,10 @@ static void admin_conn_fill(const struct conn *c, Iwcm__Ctl__ConnInfo *i,
 		i->ird = c->res.ird;
 		i->ord = c->res.ord;
 		i->p2p = c->res.p2p;
-		i->rtr_type = c->rtr_type ? c->rtr_type :
-			      (c->role == NEG_INITIATOR ? c->res.rtr : 0);
+		i->rtr_type =
+			c->rtr_type ?
+				c->rtr_type :
+				(c->role == NEG_INITIATOR ? c->res.rtr : 0);
 	}
 }
 
@@ -160,7 +162,8 @@ static void admin_show(struct client *c, uint32_t reqid,
 	if (cn)
 		admin_conn_one(cn, &w);
 	admin_result(c, reqid,
-		     cn ? IWCM__RESULT__RES_OK : IWCM__RESULT__RES_ENOENT, NULL);
+		     cn ? IWCM__RESULT__RES_OK : IWCM__RESULT__RES_ENOENT,
+		     NULL);
 }
 
 static void admin_stats(struct client *c, uint32_t reqid,
@@ -387,7 +390,8 @@ void admin_report(const struct conn *c, enum conn_result r)
 	if (c->reason[0])
 		rep.reason = (char *)(uintptr_t)c->reason;
 	if (control_send(c->owner, IPC_CTL_NEGOTIATION, c->reqid, &rep.base,
-			 -1) < 0 || !c->owner)
+			 -1) < 0 ||
+	    !c->owner)
 		return;
 	res.result = client_api_result(r);
 	if (c->reason[0])
@@ -422,8 +426,7 @@ void admin_dispatch(struct client *c, struct ipc_msg *m)
 	char why[96];
 	size_t i;
 
-	for (i = 0; i < sizeof(admin_handlers) / sizeof(admin_handlers[0]);
-	     i++)
+	for (i = 0; i < sizeof(admin_handlers) / sizeof(admin_handlers[0]); i++)
 		if (admin_handlers[i].type == m->hdr.type)
 			h = &admin_handlers[i];
 	if (!h) {

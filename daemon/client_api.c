@@ -62,16 +62,15 @@ static bool client_api_params_ok(const Iwcm__ConnParams *p, bool forced)
 	if ((p->has_reply_timeout_ms &&
 	     (p->reply_timeout_ms < TIMEOUT_MIN_MS ||
 	      p->reply_timeout_ms > TIMEOUT_MAX_MS)) ||
-	    (p->has_ulp_timeout_ms &&
-	     (p->ulp_timeout_ms < TIMEOUT_MIN_MS ||
-	      p->ulp_timeout_ms > TIMEOUT_MAX_MS)))
+	    (p->has_ulp_timeout_ms && (p->ulp_timeout_ms < TIMEOUT_MIN_MS ||
+				       p->ulp_timeout_ms > TIMEOUT_MAX_MS)))
 		return false;
 	return true;
 }
 
 /* The daemon's result codes are iwcm.proto's: client_api_result() casts. */
-#define CLIENT_API_SAME(x)                                                   \
-	_Static_assert((int)CONN_RES_##x == (int)IWCM__RESULT__RES_##x,      \
+#define CLIENT_API_SAME(x)                                              \
+	_Static_assert((int)CONN_RES_##x == (int)IWCM__RESULT__RES_##x, \
 		       "enum conn_result differs from Result: " #x)
 CLIENT_API_SAME(OK);
 CLIENT_API_SAME(EINVAL);
@@ -90,8 +89,7 @@ CLIENT_API_SAME(EINTERNAL);
 CLIENT_API_SAME(ESHUTDOWN);
 
 /* pb in the daemon's form (pb was checked); -1 if it does not fit. */
-int client_api_params_from(const Iwcm__ConnParams *pb,
-			   struct conn_params *out)
+int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (pb->has_private_data) {
@@ -269,8 +267,8 @@ static Iwcm__Result client_api_connect(struct client *c,
 	if (client_api_target(cn->dst, cn->src, &t) < 0 ||
 	    (cn->params && client_api_params_from(cn->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	res = client_api_result(conn_connect(c, &t,
-					     cn->params ? &params : NULL, &id));
+	res = client_api_result(
+		conn_connect(c, &t, cn->params ? &params : NULL, &id));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->ack.has_conn_id = 1;
 		r->ack.conn_id = id;
@@ -290,8 +288,8 @@ static Iwcm__Result client_api_accept(struct client *c,
 	if (!client_api_params_ok(a->params, false) ||
 	    (a->params && client_api_params_from(a->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	return client_api_result(conn_ulp_accept(c, a->conn_id,
-						 a->params ? &params : NULL));
+	return client_api_result(
+		conn_ulp_accept(c, a->conn_id, a->params ? &params : NULL));
 }
 
 static Iwcm__Result client_api_reject(struct client *c,
@@ -308,11 +306,10 @@ static Iwcm__Result client_api_reject(struct client *c,
 	     (rj->private_data.len && !rj->private_data.data)))
 		return IWCM__RESULT__RES_EINVAL;
 	if (!rj->has_private_data)
-		return client_api_result(conn_ulp_reject(c, rj->conn_id, NULL,
-							 0));
-	return client_api_result(conn_ulp_reject(c, rj->conn_id,
-						 rj->private_data.data,
-						 rj->private_data.len));
+		return client_api_result(
+			conn_ulp_reject(c, rj->conn_id, NULL, 0));
+	return client_api_result(conn_ulp_reject(
+		c, rj->conn_id, rj->private_data.data, rj->private_data.len));
 }
 
 static Iwcm__Result client_api_disconnect(struct client *c,
@@ -329,12 +326,12 @@ static Iwcm__Result client_api_disconnect(struct client *c,
 static const struct client_handler {
 	uint16_t type;
 	const ProtobufCMessageDescriptor *desc;
-	uint16_t reply;		/* IPC_CLIENT_LISTEN_REPLY or _ACK */
+	uint16_t reply; /* IPC_CLIENT_LISTEN_REPLY or _ACK */
 	Iwcm__Result (*fn)(struct client *, const ProtobufCMessage *,
 			   struct client_reply_buf *);
 } client_handlers[] = {
-	{ IPC_CLIENT_LISTEN, &iwcm__listen__descriptor,
-	  IPC_CLIENT_LISTEN_REPLY, client_api_listen },
+	{ IPC_CLIENT_LISTEN, &iwcm__listen__descriptor, IPC_CLIENT_LISTEN_REPLY,
+	  client_api_listen },
 	{ IPC_CLIENT_UNLISTEN, &iwcm__unlisten__descriptor, IPC_CLIENT_ACK,
 	  client_api_unlisten },
 	{ IPC_CLIENT_CONNECT, &iwcm__connect__descriptor, IPC_CLIENT_ACK,
@@ -343,8 +340,8 @@ static const struct client_handler {
 	  client_api_accept },
 	{ IPC_CLIENT_REJECT, &iwcm__reject__descriptor, IPC_CLIENT_ACK,
 	  client_api_reject },
-	{ IPC_CLIENT_DISCONNECT, &iwcm__disconnect__descriptor,
-	  IPC_CLIENT_ACK, client_api_disconnect },
+	{ IPC_CLIENT_DISCONNECT, &iwcm__disconnect__descriptor, IPC_CLIENT_ACK,
+	  client_api_disconnect },
 };
 
 /* Handle one message from a client after the handshake. */
@@ -390,8 +387,7 @@ void client_api_dispatch(struct client *c, struct ipc_msg *m)
 /* ---- what happens to connections, for their owners (conn_notify) ---- */
 
 /* Describe the peer frame f as a PeerInfo (points into f). */
-static void client_api_peer_info(const struct mpa_frame *f,
-				 Iwcm__PeerInfo *pi)
+static void client_api_peer_info(const struct mpa_frame *f, Iwcm__PeerInfo *pi)
 {
 	iwcm__peer_info__init(pi);
 	pi->has_mpa_rev = pi->has_flags = pi->has_enhanced = 1;
@@ -400,8 +396,7 @@ static void client_api_peer_info(const struct mpa_frame *f,
 	pi->enhanced = f->enhanced;
 	if (f->enhanced) {
 		/* RFC 6581 §9.1: the peer's raw IRD/ORD go to the ULP. */
-		pi->has_p2p = pi->has_rtr_types = pi->has_ird = pi->has_ord =
-			1;
+		pi->has_p2p = pi->has_rtr_types = pi->has_ird = pi->has_ord = 1;
 		pi->p2p = f->enh.p2p;
 		pi->rtr_types = f->enh.rtr;
 		pi->ird = f->enh.ird;
@@ -441,7 +436,8 @@ void client_api_established_fill(const struct conn *c,
 	e->ird = c->res.ird;
 	e->ord = c->res.ord;
 	/* RFC 6581 §9.1: the peer's raw IRD/ORD and flags; its ULP PD. */
-	client_api_peer_info(c->role == NEG_INITIATOR ? &c->rep : &c->req, &h->pi);
+	client_api_peer_info(c->role == NEG_INITIATOR ? &c->rep : &c->req,
+			     &h->pi);
 	e->peer_info = &h->pi;
 	/* RFC 5044 §4.3: markers sit at offsets 0 mod 512 of FPDU mode. */
 	e->tx_offset = c->tx.off;
@@ -461,8 +457,7 @@ void client_api_established_fill(const struct conn *c,
 	e->n_next_msn = CONN_NQN;
 	e->next_msn = h->msn;
 	/* RFC 5044 §7.1.2 rule 4: no RTR, so the datapath fences. */
-	e->wait_first_fpdu = c->role == NEG_RESPONDER &&
-			     c->res.wait_first_fpdu;
+	e->wait_first_fpdu = c->role == NEG_RESPONDER && c->res.wait_first_fpdu;
 	e->has_rtr_frame = 1;
 	e->rtr_frame = c->res.rtr_frame;
 }

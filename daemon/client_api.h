@@ -25,11 +25,9 @@ static inline Iwcm__Result client_api_result(enum conn_result r)
 }
 
 /* pb in the daemon's form (pb was checked); -1 if it does not fit. */
-int client_api_params_from(const Iwcm__ConnParams *pb,
-			   struct conn_params *out);
+int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out);
 /* p in protobuf form; out points into p. */
-void client_api_params_to(const struct conn_params *p,
-			  Iwcm__ConnParams *out);
+void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out);
 /* Check a Connect's (or iwcmctl connect's, forced) destination and
  * parameters: RES_OK or RES_EINVAL. */
 Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,

@@ -36,7 +36,7 @@ struct conf_key {
 	enum conf_type type;
 	size_t off;
 	unsigned int min, max;
-	const char *const *names;	/* CT_ENUM, NULL-terminated */
+	const char *const *names; /* CT_ENUM, NULL-terminated */
 };
 
 static const char *const rev0_names[] = { "strict", "permissive", NULL };
@@ -52,18 +52,16 @@ static const char *const log_names[] = { "info", "debug", NULL };
 static const struct conf_key conf_global_keys[] = {
 	{ "socket", CT_PATH, GOFF(socket_path), 0, 0, NULL },
 	{ "log_level", CT_ENUM, GOFF(verbose), 0, 0, log_names },
-	{ "request_timeout_ms", CT_UINT, GOFF(request_timeout_ms), 100,
-	  600000, NULL },
+	{ "request_timeout_ms", CT_UINT, GOFF(request_timeout_ms), 100, 600000,
+	  NULL },
 	{ "reply_timeout_ms", CT_UINT, GOFF(reply_timeout_ms), 100, 600000,
 	  NULL },
-	{ "ulp_timeout_ms", CT_UINT, GOFF(ulp_timeout_ms), 100, 3600000,
-	  NULL },
-	{ "rtr_timeout_ms", CT_UINT, GOFF(rtr_timeout_ms), 100, 600000,
-	  NULL },
+	{ "ulp_timeout_ms", CT_UINT, GOFF(ulp_timeout_ms), 100, 3600000, NULL },
+	{ "rtr_timeout_ms", CT_UINT, GOFF(rtr_timeout_ms), 100, 600000, NULL },
 	{ "max_listeners_per_uid", CT_UINT, GOFF(max_listeners_per_uid), 1,
 	  65536, NULL },
-	{ "max_pending_per_uid", CT_UINT, GOFF(max_pending_per_uid), 1,
-	  1048576, NULL },
+	{ "max_pending_per_uid", CT_UINT, GOFF(max_pending_per_uid), 1, 1048576,
+	  NULL },
 	{ "max_conns", CT_UINT, GOFF(max_conns), 1, 1048576, NULL },
 	{ "private_data_send_max", CT_UINT, GOFF(pd_send_max), 0, MPA_PD_MAX,
 	  NULL },
@@ -129,7 +127,7 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->max_listeners_per_uid = 64;
 	c->max_pending_per_uid = 1024;
 	c->max_conns = 4096;
-	c->pd_send_max = 256;	/* siw and cxgb4 accept no more */
+	c->pd_send_max = 256; /* siw and cxgb4 accept no more */
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;
 	c->policy.crc = CONF_CRC_REQUEST;
@@ -278,8 +276,8 @@ static int conf_parse_uid(const char *v, uid_t *uid)
 	return 0;
 }
 
-static const struct conf_key *conf_find(const struct conf_key *tab,
-					size_t n, const char *name)
+static const struct conf_key *conf_find(const struct conf_key *tab, size_t n,
+					const char *name)
 {
 	size_t i;
 
@@ -302,14 +300,15 @@ static int conf_apply(struct conf_ctx *x, struct iwcmd_conf *c,
 	switch (k->type) {
 	case CT_UINT:
 		if (conf_parse_uint(v, k->min, k->max, &u) < 0)
-			return conf_error(x, "%s: expected a number from %u "
-					  "to %u", k->name, k->min, k->max);
+			return conf_error(x,
+					  "%s: expected a number from %u "
+					  "to %u",
+					  k->name, k->min, k->max);
 		memcpy(base + k->off, &u, sizeof(u));
 		return 0;
 	case CT_BOOL:
 		if (conf_parse_bool(v, &b) < 0)
-			return conf_error(x, "%s: expected yes or no",
-					  k->name);
+			return conf_error(x, "%s: expected yes or no", k->name);
 		memcpy(base + k->off, &b, sizeof(b));
 		return 0;
 	case CT_ENUM:
@@ -328,20 +327,25 @@ static int conf_apply(struct conf_ctx *x, struct iwcmd_conf *c,
 		return 0;
 	case CT_PATH:
 		if (v[0] != '/' || strlen(v) >= CONF_PATH_MAX)
-			return conf_error(x, "%s: expected an absolute path "
-					  "shorter than %d", k->name,
-					  CONF_PATH_MAX);
+			return conf_error(x,
+					  "%s: expected an absolute path "
+					  "shorter than %d",
+					  k->name, CONF_PATH_MAX);
 		memcpy(base + k->off, v, strlen(v) + 1);
 		return 0;
 	case CT_RTR:
 		if (conf_parse_rtr(v, (struct conf_policy *)base) < 0)
-			return conf_error(x, "%s: expected a list of send, "
-					  "write, read", k->name);
+			return conf_error(x,
+					  "%s: expected a list of send, "
+					  "write, read",
+					  k->name);
 		return 0;
 	case CT_ADDR:
 		if (conf_parse_addr(v, &l->addr, &l->addrlen) < 0)
-			return conf_error(x, "%s: expected ADDR:PORT, "
-					  "[ADDR6]:PORT or *:PORT", k->name);
+			return conf_error(x,
+					  "%s: expected ADDR:PORT, "
+					  "[ADDR6]:PORT or *:PORT",
+					  k->name);
 		return 0;
 	case CT_OWNER:
 		if (conf_parse_uid(v, &l->owner) < 0)
@@ -359,10 +363,11 @@ static int conf_apply(struct conf_ctx *x, struct iwcmd_conf *c,
 					  k->name, CONF_MAX_PRIV_ALLOW);
 		a = &c->priv_allow[c->n_priv_allow];
 		if (!colon || (size_t)(colon - v) >= sizeof(tmp) ||
-		    colon == v ||
-		    conf_parse_uint(colon + 1, 1, 1023, &u) < 0)
-			return conf_error(x, "%s: expected USER:PORT with a "
-					  "port below 1024", k->name);
+		    colon == v || conf_parse_uint(colon + 1, 1, 1023, &u) < 0)
+			return conf_error(x,
+					  "%s: expected USER:PORT with a "
+					  "port below 1024",
+					  k->name);
 		memcpy(tmp, v, (size_t)(colon - v));
 		tmp[colon - v] = '\0';
 		if (conf_parse_uid(tmp, &a->uid) < 0)
@@ -404,8 +409,10 @@ static int conf_section(struct conf_ctx *x, struct iwcmd_conf *c, char *s,
 	if (!*name || strlen(name) >= CONF_NAME_MAX ||
 	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			 "0123456789-_.") != strlen(name))
-		return conf_error(x, "listener name must be 1-%d letters, "
-				  "digits, '-', '_' or '.'", CONF_NAME_MAX - 1);
+		return conf_error(x,
+				  "listener name must be 1-%d letters, "
+				  "digits, '-', '_' or '.'",
+				  CONF_NAME_MAX - 1);
 	for (i = 0; i < c->n_listeners; i++)
 		if (!strcmp(c->listeners[i].name, name))
 			return conf_error(x, "listener '%s' defined twice",
@@ -418,7 +425,7 @@ static int conf_section(struct conf_ctx *x, struct iwcmd_conf *c, char *s,
 	memcpy((*cur)->name, name, strlen(name) + 1);
 	(*cur)->backlog = 128;
 	(*cur)->pending_max = 64;
-	(*cur)->policy = c->policy;	/* top-level policy keys come first */
+	(*cur)->policy = c->policy; /* top-level policy keys come first */
 	(*cur)->addrlen = 0;
 	return 0;
 }
@@ -444,21 +451,25 @@ static int conf_line(struct conf_ctx *x, struct iwcmd_conf *c, char *s,
 		return conf_error(x, "%s: empty value", key);
 	if ((k = CONF_FIND(conf_policy_keys, key)))
 		return conf_apply(x, c, *cur, k,
-				  *cur ? (char *)&(*cur)->policy
-				       : (char *)&c->policy,
+				  *cur ? (char *)&(*cur)->policy :
+					 (char *)&c->policy,
 				  val);
 	if (*cur) {
 		if ((k = CONF_FIND(conf_listener_keys, key)))
 			return conf_apply(x, c, *cur, k, (char *)*cur, val);
 		if (CONF_FIND(conf_global_keys, key))
-			return conf_error(x, "%s: not valid inside a listener "
-					  "section", key);
+			return conf_error(x,
+					  "%s: not valid inside a listener "
+					  "section",
+					  key);
 	} else {
 		if ((k = CONF_FIND(conf_global_keys, key)))
 			return conf_apply(x, c, NULL, k, (char *)c, val);
 		if (CONF_FIND(conf_listener_keys, key))
-			return conf_error(x, "%s: only valid inside "
-					  "[listener NAME]", key);
+			return conf_error(x,
+					  "%s: only valid inside "
+					  "[listener NAME]",
+					  key);
 	}
 	return conf_error(x, "unknown key '%s'", key);
 }
@@ -502,8 +513,7 @@ int conf_parse(const char *text, size_t len, const char *fname,
 }
 
 /* Read and parse path. */
-int conf_load(const char *path, struct iwcmd_conf *c, char *err,
-	      size_t errlen)
+int conf_load(const char *path, struct iwcmd_conf *c, char *err, size_t errlen)
 {
 	char *buf;
 	size_t len = 0;
@@ -569,7 +579,8 @@ bool conf_port_allowed(const struct iwcmd_conf *c, uid_t uid, uint16_t port)
 	if (port >= 1024 || port == 0 || uid == 0)
 		return true;
 	for (i = 0; i < c->n_priv_allow; i++)
-		if (c->priv_allow[i].uid == uid && c->priv_allow[i].port == port)
+		if (c->priv_allow[i].uid == uid &&
+		    c->priv_allow[i].port == port)
 			return true;
 	return false;
 }

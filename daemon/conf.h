@@ -18,7 +18,7 @@
 
 #define CONF_LINE_MAX 1024
 #define CONF_NAME_MAX 64
-#define CONF_PATH_MAX 108		/* sun_path */
+#define CONF_PATH_MAX 108 /* sun_path */
 #define CONF_MAX_LISTENERS 64
 #define CONF_MAX_PRIV_ALLOW 64
 
@@ -31,11 +31,11 @@ struct conf_policy {
 	enum conf_rev0 rev0;
 	enum conf_irdord irdord;
 	enum conf_crc crc;
-	bool markers;			/* ask the peer for markers */
-	bool rtr_frame;			/* seed-003 legacy RtR frame */
-	bool enhanced;			/* answer RFC 6581 enhanced requests */
-	uint8_t rtr_accept;		/* MPA_RTR_* types we accept */
-	uint8_t rtr_pref[3];		/* responder choice order */
+	bool markers;	     /* ask the peer for markers */
+	bool rtr_frame;	     /* seed-003 legacy RtR frame */
+	bool enhanced;	     /* answer RFC 6581 enhanced requests */
+	uint8_t rtr_accept;  /* MPA_RTR_* types we accept */
+	uint8_t rtr_pref[3]; /* responder choice order */
 	unsigned int max_ird;
 	unsigned int max_ord;
 };
@@ -59,14 +59,14 @@ struct conf_priv_allow {
 struct iwcmd_conf {
 	char socket_path[CONF_PATH_MAX];
 	bool verbose;
-	unsigned int request_timeout_ms;	/* 5 s: waiting for a Request */
-	unsigned int reply_timeout_ms;		/* 10 s: waiting for a Reply */
-	unsigned int ulp_timeout_ms;		/* ULP decision, not the peer's */
-	unsigned int rtr_timeout_ms;		/* 5 s: waiting for the RTR */
+	unsigned int request_timeout_ms; /* 5 s: waiting for a Request */
+	unsigned int reply_timeout_ms;	 /* 10 s: waiting for a Reply */
+	unsigned int ulp_timeout_ms;	 /* ULP decision, not the peer's */
+	unsigned int rtr_timeout_ms;	 /* 5 s: waiting for the RTR */
 	unsigned int max_listeners_per_uid;
 	unsigned int max_pending_per_uid;
 	unsigned int max_conns;
-	unsigned int pd_send_max;		/* private data we send */
+	unsigned int pd_send_max; /* private data we send */
 	struct conf_policy policy;
 	struct conf_listener listeners[CONF_MAX_LISTENERS];
 	size_t n_listeners;
@@ -86,8 +86,7 @@ int conf_parse(const char *text, size_t len, const char *fname,
 	       struct iwcmd_conf *c, char *err, size_t errlen);
 
 /* Read and parse path; -1 with err set on I/O or parse errors. */
-int conf_load(const char *path, struct iwcmd_conf *c, char *err,
-	      size_t errlen);
+int conf_load(const char *path, struct iwcmd_conf *c, char *err, size_t errlen);
 
 /* Find a configured listener by service name, or NULL. */
 const struct conf_listener *conf_listener_find(const struct iwcmd_conf *c,

@@ -129,8 +129,7 @@ void conn_post(struct conn *c, enum conn_event ev)
 
 	p = malloc(sizeof(*p));
 	if (!p)
-		fatal("conn %llu: posting an event",
-		      (unsigned long long)c->id);
+		fatal("conn %llu: posting an event", (unsigned long long)c->id);
 	p->ev = ev;
 	TAILQ_INSERT_TAIL(&c->post, p, entry);
 	c->n_post++;
@@ -256,8 +255,7 @@ void conn_nodelay(struct conn *c)
 {
 	int one = 1;
 
-	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) <
-	    0)
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		log_warn("conn %llu: TCP_NODELAY", (unsigned long long)c->id);
 }
 
@@ -265,15 +263,12 @@ void conn_nodelay(struct conn *c)
 void conn_addrs(struct conn *c)
 {
 	c->local_len = sizeof(c->local);
-	if (getsockname(c->fd, (struct sockaddr *)&c->local, &c->local_len) <
-	    0)
+	if (getsockname(c->fd, (struct sockaddr *)&c->local, &c->local_len) < 0)
 		c->local_len = 0;
 	c->peer_len = sizeof(c->peer);
-	if (getpeername(c->fd, (struct sockaddr *)&c->peer, &c->peer_len) <
-	    0)
+	if (getpeername(c->fd, (struct sockaddr *)&c->peer, &c->peer_len) < 0)
 		c->peer_len = 0;
 }
-
 
 /* ---- lifetime ---- */
 
@@ -356,9 +351,8 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 		log_info("conn %llu: protocol error: %s in %s",
 			 (unsigned long long)c->id, conn_event_names[ev],
 			 conn_state_names[c->fsm.state]);
-		conn_fail(c, CONN_RES_EPROTO,
-			  "unexpected %s in state %s", conn_event_names[ev],
-			  conn_state_names[c->fsm.state]);
+		conn_fail(c, CONN_RES_EPROTO, "unexpected %s in state %s",
+			  conn_event_names[ev], conn_state_names[c->fsm.state]);
 	}
 	if (ev == CONN_EV_BAD)
 		iwcmd_stats.bad_frames++;
@@ -384,7 +378,7 @@ struct conn *conn_find(uint64_t id)
 {
 	struct conn *c;
 
-	TAILQ_FOREACH(c, &conn_list, entry)
+	TAILQ_FOREACH (c, &conn_list, entry)
 		if (c->id == id)
 			return c;
 	return NULL;
@@ -440,11 +434,11 @@ void conn_accepted(struct listener *l, int fd)
 		if (suppressed)
 			log_info("listener %llu: %u connections, refusing "
 				 "one (%u similar messages suppressed)",
-				 (unsigned long long)l->id, conn_n,
-				 suppressed);
+				 (unsigned long long)l->id, conn_n, suppressed);
 		else
 			log_info("listener %llu: %u connections, refusing "
-				 "one", (unsigned long long)l->id, conn_n);
+				 "one",
+				 (unsigned long long)l->id, conn_n);
 		close(fd);
 		return;
 	}
@@ -465,8 +459,7 @@ void conn_accepted(struct listener *l, int fd)
 	if (conn_policy(&c->pol, NEG_RESPONDER, &c->cpol, c->lparams, NULL) <
 	    0) {
 		log_warnx("conn %llu: listener %llu: inconsistent policy",
-			  (unsigned long long)c->id,
-			  (unsigned long long)l->id);
+			  (unsigned long long)c->id, (unsigned long long)l->id);
 		conn_free(c);
 		return;
 	}
@@ -498,8 +491,7 @@ static enum conn_result conn_initiate(struct client *cl,
 		conn_free(c);
 		return CONN_RES_EINVAL;
 	}
-	if (params && params->has_reply_timeout_ms &&
-	    params->reply_timeout_ms)
+	if (params && params->has_reply_timeout_ms && params->reply_timeout_ms)
 		c->reply_timeout_ms = params->reply_timeout_ms;
 	c->owner = cl;
 	c->owner_uid = cl->uid;
@@ -575,7 +567,7 @@ enum conn_result conn_ulp_accept(struct client *cl, uint64_t conn_id,
 	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
 		return CONN_RES_EINVAL;
 	c->pol = p;
-	conn_event(c, CONN_EV_DECIDE_ACCEPT);	/* to DECIDED: c stays */
+	conn_event(c, CONN_EV_DECIDE_ACCEPT); /* to DECIDED: c stays */
 	return CONN_RES_OK;
 }
 
@@ -591,7 +583,7 @@ enum conn_result conn_ulp_reject(struct client *cl, uint64_t conn_id,
 		return r;
 	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
 		return CONN_RES_EINVAL;
-	conn_event(c, CONN_EV_DECIDE_REJECT);	/* to DECIDED: c stays */
+	conn_event(c, CONN_EV_DECIDE_REJECT); /* to DECIDED: c stays */
 	return CONN_RES_OK;
 }
 
@@ -606,8 +598,7 @@ enum conn_result conn_disconnect(struct client *cl, uint64_t conn_id)
 	conn_pending_count(c, c->fsm.state, false);
 	c->owner = NULL;
 	c->listener = NULL;
-	conn_fail(c, CONN_RES_ECONNRESET,
-		  "disconnected by the client");
+	conn_fail(c, CONN_RES_ECONNRESET, "disconnected by the client");
 	conn_post(c, CONN_EV_ABORT);
 	return CONN_RES_OK;
 }
@@ -617,7 +608,7 @@ void conn_listener_attached(struct listener *l)
 {
 	struct conn *c;
 
-	TAILQ_FOREACH(c, &conn_list, entry)
+	TAILQ_FOREACH (c, &conn_list, entry)
 		if (c->listener == l && c->fsm.state == CONN_S_WAIT_ROUTE)
 			conn_post(c, CONN_EV_ROUTE);
 }
@@ -627,15 +618,14 @@ void conn_listener_gone(struct listener *l)
 {
 	struct conn *c;
 
-	TAILQ_FOREACH(c, &conn_list, entry) {
+	TAILQ_FOREACH (c, &conn_list, entry) {
 		if (c->listener != l)
 			continue;
 		conn_pending_count(c, c->fsm.state, false);
 		c->listener = NULL;
 		if (c->fsm.state == CONN_S_WAIT_REQUEST ||
 		    c->fsm.state == CONN_S_WAIT_ROUTE) {
-			conn_fail(c, CONN_RES_ENOENT,
-				  "listener %llu closed",
+			conn_fail(c, CONN_RES_ENOENT, "listener %llu closed",
 				  (unsigned long long)l->id);
 			conn_post(c, CONN_EV_ULP_GONE);
 		}
@@ -647,7 +637,7 @@ void conn_client_gone(struct client *cl)
 {
 	struct conn *c;
 
-	TAILQ_FOREACH(c, &conn_list, entry) {
+	TAILQ_FOREACH (c, &conn_list, entry) {
 		if (c->owner != cl)
 			continue;
 		/* still pending on its listener, until ULP_GONE runs */
@@ -694,8 +684,7 @@ enum conn_result conn_kill(uint64_t conn_id)
 		return CONN_RES_ENOENT;
 	log_info("conn %llu: killed by the administrator",
 		 (unsigned long long)c->id);
-	conn_fail(c, CONN_RES_ECONNRESET,
-		  "killed by the administrator");
+	conn_fail(c, CONN_RES_ECONNRESET, "killed by the administrator");
 	conn_post(c, CONN_EV_ABORT);
 	return CONN_RES_OK;
 }
@@ -714,7 +703,7 @@ void conn_foreach(void (*fn)(const struct conn *, void *), void *arg)
 {
 	const struct conn *c;
 
-	TAILQ_FOREACH(c, &conn_list, entry)
+	TAILQ_FOREACH (c, &conn_list, entry)
 		fn(c, arg);
 }
 
@@ -730,7 +719,7 @@ unsigned int conn_uid_pending(uid_t uid)
 	const struct conn *c;
 	unsigned int n = 0;
 
-	TAILQ_FOREACH(c, &conn_list, entry)
+	TAILQ_FOREACH (c, &conn_list, entry)
 		if (c->role == NEG_RESPONDER &&
 		    c->fsm.state == CONN_S_WAIT_ULP && c->owner &&
 		    c->owner->uid == uid)

@@ -37,9 +37,9 @@
 #define CONN_RTR_ULPDU_MAX 256
 /* A whole RTR-phase FPDU: leading marker, header, ULPDU, pad, CRC and
  * the markers inside. */
-#define CONN_RTR_FPDU_MAX                                                    \
-	(MPA_MARKER_LEN + MPA_HDR_LEN + CONN_RTR_ULPDU_MAX + 3 +             \
-	 MPA_CRC_LEN + 2 * MPA_MARKER_LEN)
+#define CONN_RTR_FPDU_MAX                                                      \
+	(MPA_MARKER_LEN + MPA_HDR_LEN + CONN_RTR_ULPDU_MAX + 3 + MPA_CRC_LEN + \
+	 2 * MPA_MARKER_LEN)
 #define CONN_RD_MAX MPA_FRAME_MAX
 /* STag of the zero-length Write and Read RTR: non-zero, as Linux siw
  * sends it (Chelsio hardware rejects STag 0). */
@@ -56,45 +56,45 @@ struct conn_posted {
 /* Exact-length reader: never consumes a byte past the message. */
 struct conn_rd {
 	uint8_t buf[CONN_RD_MAX];
-	size_t len;		/* bytes read so far */
+	size_t len; /* bytes read so far */
 };
 
 struct conn {
 	TAILQ_ENTRY(conn) entry;
-	struct conn_fsm fsm;		/* fsm.id == id, fsm.arg == this */
+	struct conn_fsm fsm; /* fsm.id == id, fsm.arg == this */
 	uint64_t id;
 	int fd;
 	enum neg_role role;
-	bool force;			/* iwcmctl connect: report, no fd */
+	bool force; /* iwcmctl connect: report, no fd */
 	uint64_t created_ms;
 
-	struct event *ev_io;		/* read, or write to connect */
+	struct event *ev_io; /* read, or write to connect */
 	bool io_write;
 	struct event *ev_timer;
 	struct event *ev_post;
-	TAILQ_HEAD(, conn_posted) post;	/* queued events, run in order */
+	TAILQ_HEAD(, conn_posted) post; /* queued events, run in order */
 	unsigned int n_post;
 
-	struct client *owner;		/* gets the events, or NULL */
+	struct client *owner; /* gets the events, or NULL */
 	uid_t owner_uid;
 	pid_t owner_pid;
-	uint32_t reqid;			/* force: the admin request */
-	struct listener *listener;	/* responder, until it goes away */
+	uint32_t reqid;		   /* force: the admin request */
+	struct listener *listener; /* responder, until it goes away */
 	uint64_t listener_id;
 
 	struct sockaddr_storage local, peer;
 	socklen_t local_len, peer_len;
-	struct sockaddr_storage src;	/* initiator: bind here first */
+	struct sockaddr_storage src; /* initiator: bind here first */
 	socklen_t src_len;
 
 	/* policy: the listener's (responder) or the connect's */
 	struct conf_policy cpol;
-	struct conn_params *lparams;	/* responder: listener defaults */
+	struct conn_params *lparams; /* responder: listener defaults */
 	struct neg_policy pol;
-	struct neg_policy retry_pol;	/* RFC 6581 §10 retry */
+	struct neg_policy retry_pol; /* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
 	unsigned int ulp_timeout_ms;
-	uint8_t pd[MPA_PD_MAX];		/* ULP private data to send */
+	uint8_t pd[MPA_PD_MAX]; /* ULP private data to send */
 	uint16_t pd_len;
 
 	/* the startup frames as on the wire, parsed in place */
@@ -104,8 +104,8 @@ struct conn {
 	uint8_t rep_raw[MPA_FRAME_MAX];
 	size_t rep_len;
 	struct mpa_frame rep;
-	bool have_rep;			/* rep_raw holds a Reply */
-	bool policy_reject;		/* R=1 by the policy */
+	bool have_rep;	    /* rep_raw holds a Reply */
+	bool policy_reject; /* R=1 by the policy */
 	struct neg_result res;
 	struct conn_rd rd;
 
@@ -113,20 +113,20 @@ struct conn {
 	struct mpa_dir tx, rx;
 	uint32_t next_msn[CONN_NQN];
 	uint8_t rtr_type;		/* RTR sent or received, MPA_RTR_* */
-	struct rdmap_read_req read_rtr;	/* Read RTR sent or received */
-	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ?
-				CONN_RTR_FPDU_MAX : MPA_FRAME_MAX];
-	size_t rtr_len;			/* RTR as sent or received */
+	struct rdmap_read_req read_rtr; /* Read RTR sent or received */
+	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ? CONN_RTR_FPDU_MAX :
+							    MPA_FRAME_MAX];
+	size_t rtr_len; /* RTR as sent or received */
 	uint8_t unread[CONN_UNREAD_MAX];
 	size_t unread_len;
 
 	/* outcome */
 	enum conn_result err;
 	char reason[160];
-	bool term_valid;		/* a Terminate was sent or received */
+	bool term_valid; /* a Terminate was sent or received */
 	uint8_t term_layer, term_etype, term_ecode;
-	uint8_t term_code;		/* TERM to send (CONN_EV_TERM) */
-	bool reported;			/* force: report sent */
+	uint8_t term_code; /* TERM to send (CONN_EV_TERM) */
+	bool reported;	   /* force: report sent */
 };
 
 /* ---- conn.c ---- */
@@ -187,8 +187,7 @@ int conn_policy(struct neg_policy *p, enum neg_role role,
 /* A copy of p (NULL for NULL); fatal when memory runs out. */
 struct conn_params *conn_params_dup(const struct conn_params *p);
 /* Private Data a client asks to send, at most what the frame holds. */
-int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len,
-		bool enhanced);
+int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len, bool enhanced);
 
 /* ---- mpa_negotiate.c ---- */
 

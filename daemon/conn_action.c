@@ -49,8 +49,8 @@ static void conn_peer_log(const struct conn *c, const char *what)
 {
 	unsigned int suppressed = 0;
 
-	if (!log_ratelimit_ok(&conn_peer_rl,
-			      (long long)(iwcmd_now_ms() / 1000), &suppressed))
+	if (!log_ratelimit_ok(&conn_peer_rl, (long long)(iwcmd_now_ms() / 1000),
+			      &suppressed))
 		return;
 	if (suppressed)
 		log_info("conn %llu: %s (%u similar messages suppressed)",
@@ -104,8 +104,8 @@ static bool conn_guard_uid_limit(void *arg)
 	struct conn *c = arg;
 	struct client *cl = c->listener ? listener_route(c->listener) : NULL;
 
-	return cl && conn_uid_pending(cl->uid) >=
-			     iwcmd_conf->max_pending_per_uid;
+	return cl &&
+	       conn_uid_pending(cl->uid) >= iwcmd_conf->max_pending_per_uid;
 }
 
 /* ---- FSM actions ---- */
@@ -118,25 +118,22 @@ static int conn_start_connect(struct conn *c)
 		       SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0) {
 		log_warn("conn %llu: socket", (unsigned long long)c->id);
-		conn_fail(c, CONN_RES_EINTERNAL, "socket: %s",
-			  strerror(errno));
+		conn_fail(c, CONN_RES_EINTERNAL, "socket: %s", strerror(errno));
 		return -1;
 	}
 	/* TCP_NODELAY on every connection: the frames are small. */
 	conn_nodelay(c);
 	if (c->src_len &&
 	    bind(c->fd, (struct sockaddr *)&c->src, c->src_len) < 0) {
-		conn_fail(c, CONN_RES_EADDRINUSE, "bind: %s",
-			  strerror(errno));
+		conn_fail(c, CONN_RES_EADDRINUSE, "bind: %s", strerror(errno));
 		conn_post(c, CONN_EV_TCP_FAILED);
 		return 0;
 	}
 	r = connect(c->fd, (struct sockaddr *)&c->peer, c->peer_len);
 	if (r < 0 && errno != EINPROGRESS) {
 		conn_fail(c,
-			  errno == ECONNREFUSED ?
-				  CONN_RES_ECONNREFUSED :
-				  CONN_RES_ETIMEDOUT,
+			  errno == ECONNREFUSED ? CONN_RES_ECONNREFUSED :
+						  CONN_RES_ETIMEDOUT,
 			  "connect: %s", strerror(errno));
 		conn_post(c, CONN_EV_TCP_FAILED);
 		return 0;
@@ -157,9 +154,8 @@ void conn_connected(struct conn *c)
 		err = errno;
 	if (err) {
 		conn_fail(c,
-			  err == ECONNREFUSED ?
-				  CONN_RES_ECONNREFUSED :
-				  CONN_RES_ETIMEDOUT,
+			  err == ECONNREFUSED ? CONN_RES_ECONNREFUSED :
+						CONN_RES_ETIMEDOUT,
 			  "connect: %s", strerror(err));
 		conn_event(c, CONN_EV_TCP_FAILED);
 		return;
@@ -238,8 +234,8 @@ static int conn_act_decide(void *arg, enum conn_event ev)
 	struct conn *c = arg;
 
 	conn_timer_stop(c);
-	conn_post(c, mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT,
-					  c->pd, c->pd_len));
+	conn_post(c, mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT, c->pd,
+					  c->pd_len));
 	return 0;
 }
 
@@ -249,8 +245,7 @@ static int conn_act_reject_backlog(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
 
-	conn_fail(c, CONN_RES_ELIMIT,
-		  "listener %llu: %u requests pending",
+	conn_fail(c, CONN_RES_ELIMIT, "listener %llu: %u requests pending",
 		  (unsigned long long)c->listener->id, c->listener->pending);
 	conn_peer_log(c, "rejected: too many pending requests");
 	return conn_act_reject(c, ev);
@@ -260,8 +255,7 @@ static int conn_act_reject_uid(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
 
-	conn_fail(c, CONN_RES_ELIMIT,
-		  "too many pending requests for uid %u",
+	conn_fail(c, CONN_RES_ELIMIT, "too many pending requests for uid %u",
 		  (unsigned int)listener_route(c->listener)->uid);
 	return conn_act_reject(c, ev);
 }
@@ -305,8 +299,8 @@ static int conn_act_reject(void *arg, enum conn_event ev)
 		iwcmd_stats.rejected_local++;
 	if (ev != CONN_EV_ULP_REJECT || c->policy_reject) {
 		if (c->err == CONN_RES_OK)
-			conn_fail(c, CONN_RES_EREJECTED,
-				  "rejected (%s)", conn_event_names[ev]);
+			conn_fail(c, CONN_RES_EREJECTED, "rejected (%s)",
+				  conn_event_names[ev]);
 		conn_send_error(c, false);
 	}
 	/* RFC 5044 §7.1.2 rule 2: MPA is left; the daemon, as the ULP,
@@ -419,8 +413,8 @@ static int conn_act_term(void *arg, enum conn_event ev)
 	if (rtr_fence_send_term(c, c->term_code) < 0)
 		log_debug("conn %llu: sending the Terminate: %s",
 			  (unsigned long long)c->id, strerror(errno));
-	if (c->term_code < sizeof(iwcmd_stats.term_sent) /
-				   sizeof(iwcmd_stats.term_sent[0]))
+	if (c->term_code <
+	    sizeof(iwcmd_stats.term_sent) / sizeof(iwcmd_stats.term_sent[0]))
 		iwcmd_stats.term_sent[c->term_code]++;
 	c->term_valid = true;
 	c->term_layer = RDMAP_TERM_LAYER_LLP;
@@ -452,13 +446,12 @@ static int conn_act_error(void *arg, enum conn_event ev)
 
 	conn_timer_stop(c);
 	if (ev == CONN_EV_PEER_CLOSED)
-		conn_fail(c, CONN_RES_ECONNRESET,
-			  "peer closed the connection");
+		conn_fail(c, CONN_RES_ECONNRESET, "peer closed the connection");
 	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
 		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
 			 conn_event_names[ev],
 			 c->reason[0] ? c->reason : "error");
-	else	/* the peer's doing: rate-limited */
+	else /* the peer's doing: rate-limited */
 		conn_peer_log(c, c->reason[0] ? c->reason : "error");
 	conn_send_error(c, false);
 	conn_close_fd(c, false);
@@ -476,9 +469,8 @@ static int conn_act_close(void *arg, enum conn_event ev)
 		log_debug("conn %llu: closed (%s)", (unsigned long long)c->id,
 			  conn_event_names[ev]);
 	if (c->force && !c->reported)
-		handoff_report(c, c->err != CONN_RES_OK ?
-					  c->err :
-					  CONN_RES_ECONNRESET);
+		handoff_report(c, c->err != CONN_RES_OK ? c->err :
+							  CONN_RES_ECONNRESET);
 	conn_close_fd(c, false);
 	return 0;
 }

@@ -8,9 +8,9 @@
 
 #define S(x) (1u << CONN_S_##x)
 /* every state that still negotiates (not NONE, not final) */
-#define S_LIVE                                                               \
-	(S(CONNECTING) | S(WAIT_REQUEST) | S(WAIT_ROUTE) | S(WAIT_ULP) |     \
-	 S(DECIDED) | S(WAIT_REPLY) | S(WAIT_RTR) | S(WAIT_READ_RESP) |      \
+#define S_LIVE                                                           \
+	(S(CONNECTING) | S(WAIT_REQUEST) | S(WAIT_ROUTE) | S(WAIT_ULP) | \
+	 S(DECIDED) | S(WAIT_REPLY) | S(WAIT_RTR) | S(WAIT_READ_RESP) |  \
 	 S(HANDOFF))
 
 const char *const conn_state_names[CONN_S_MAX] = {
@@ -93,7 +93,9 @@ const char *const conn_guard_names[CONN_G_MAX] = {
 	[CONN_G_UID_LIMIT] = "uid_limit",
 };
 
-/* One row: states, event, guard, action, next state. */
+/* One row: states, event, guard, action, next state.  The table is kept
+ * out of clang-format: a comment under a row belongs to that row. */
+/* clang-format off */
 #define R(st, ev, g, a, n)                                                   \
 	{ st, CONN_EV_##ev, CONN_G_##g, CONN_A_##a, CONN_S_##n }
 #define WAITING_PEER (S(WAIT_REPLY) | S(WAIT_RTR) | S(WAIT_READ_RESP))
@@ -177,6 +179,7 @@ static const struct conn_fsm_row conn_fsm_tab[] = {
 	/* shutdown / kill, from anywhere still alive */
 	R(S_LIVE, ABORT, NONE, ERROR, CLOSED),
 };
+/* clang-format on */
 
 /* The first row for (state, event) whatever its guard, or NULL. */
 const struct conn_fsm_row *conn_fsm_lookup(enum conn_state s,
@@ -193,8 +196,8 @@ const struct conn_fsm_row *conn_fsm_lookup(enum conn_state s,
 	return NULL;
 }
 
-static bool conn_guard_holds(enum conn_guard g,
-			     const struct conn_fsm_ops *ops, void *arg)
+static bool conn_guard_holds(enum conn_guard g, const struct conn_fsm_ops *ops,
+			     void *arg)
 {
 	if (g == CONN_G_NONE)
 		return true;
@@ -203,8 +206,7 @@ static bool conn_guard_holds(enum conn_guard g,
 }
 
 /* The row conn_fsm() takes for (state, event), asking ops->guard. */
-const struct conn_fsm_row *conn_fsm_match(enum conn_state s,
-					  enum conn_event ev,
+const struct conn_fsm_row *conn_fsm_match(enum conn_state s, enum conn_event ev,
 					  const struct conn_fsm_ops *ops,
 					  void *arg)
 {
@@ -231,8 +233,8 @@ static void conn_change_state(struct conn_fsm *f, enum conn_state next,
 	f->state = next;
 }
 
-static int conn_run(struct conn_fsm *f, enum conn_action a,
-		    enum conn_event ev, const struct conn_fsm_ops *ops)
+static int conn_run(struct conn_fsm *f, enum conn_action a, enum conn_event ev,
+		    const struct conn_fsm_ops *ops)
 {
 	if (a == CONN_A_NONE || !ops->action[a])
 		return 0;
@@ -250,14 +252,16 @@ int conn_fsm(struct conn_fsm *f, enum conn_event ev,
 	row = conn_fsm_match(f->state, ev, ops, f->arg);
 	if (!row) {
 		if (ops->log)
-			ops->log(f->arg, "conn %llu: protocol error: event "
+			ops->log(f->arg,
+				 "conn %llu: protocol error: event "
 				 "%s in state %s",
 				 (unsigned long long)f->id,
 				 conn_event_names[ev],
 				 conn_state_names[f->state]);
 		if (!conn_state_final(f->state)) {
-			conn_run(f, f->state == CONN_S_NONE ? CONN_A_CLOSE
-							    : CONN_A_ERROR,
+			conn_run(f,
+				 f->state == CONN_S_NONE ? CONN_A_CLOSE :
+							   CONN_A_ERROR,
 				 ev, ops);
 			conn_change_state(f, CONN_S_CLOSED, ev, ops);
 		}

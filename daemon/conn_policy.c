@@ -22,8 +22,7 @@
  * says what the local side wants.  -1 when the result is unusable.
  */
 int conn_policy(struct neg_policy *p, enum neg_role role,
-		const struct conf_policy *cp,
-		const struct conn_params *lp,
+		const struct conf_policy *cp, const struct conn_params *lp,
 		const struct conn_params *cparams)
 {
 	const struct conn_params *v[2] = { lp, cparams };
@@ -124,8 +123,7 @@ struct conn_params *conn_params_dup(const struct conn_params *p)
 
 /* Private Data a client asks to send: RFC 5044 §7.1.1 caps the frame's
  * at 512 octets, the RFC 6581 word included. */
-int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len,
-		bool enhanced)
+int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len, bool enhanced)
 {
 	size_t max = MPA_PD_MAX - (enhanced ? MPA_ENH_LEN : 0);
 

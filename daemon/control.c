@@ -31,15 +31,15 @@
 
 #define CTL_BACKLOG 128
 #define CTL_ACCEPT_BURST 16
-#define CTL_OUTQ_MAX 4096		/* messages queued for one peer */
+#define CTL_OUTQ_MAX 4096 /* messages queued for one peer */
 #define CTL_OUTQ_BYTES (8u << 20)
-#define CTL_XOFF_HIGH 256		/* stop reading requests ... */
-#define CTL_XOFF_LOW 64			/* ... until drained below this */
+#define CTL_XOFF_HIGH 256 /* stop reading requests ... */
+#define CTL_XOFF_LOW 64	  /* ... until drained below this */
 #define CTL_GROUP "iwcm"
 
 struct client_msg {
 	TAILQ_ENTRY(client_msg) entry;
-	int fd;				/* a dup, or -1 */
+	int fd; /* a dup, or -1 */
 	size_t len;
 	uint8_t buf[];
 };
@@ -53,18 +53,18 @@ struct control_priv {
 	unsigned int outq_len;
 	size_t outq_bytes;
 	bool corked;
-	struct client_msg *cork_after;	/* last message before the cork */
+	struct client_msg *cork_after; /* last message before the cork */
 	bool xoff;
-	short evflags;			/* what c.ev is armed with */
+	short evflags; /* what c.ev is armed with */
 };
 
 struct ctl_sock {
 	int fd;
 	bool admin;
-	bool bound;			/* ours to unlink at exit */
+	bool bound; /* ours to unlink at exit */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct event *ev;
-	struct event *pause;		/* EMFILE back-off */
+	struct event *pause; /* EMFILE back-off */
 };
 
 static TAILQ_HEAD(, client) ctl_clients = TAILQ_HEAD_INITIALIZER(ctl_clients);
@@ -73,7 +73,7 @@ static struct ctl_sock ctl_socks[2] = { { .fd = -1 }, { .fd = -1 } };
 static const struct control_handlers *ctl_handlers;
 static struct event *ctl_reaper;
 static uint64_t ctl_next_id;
-static struct ipc_msg ctl_msg;		/* one message handled at a time */
+static struct ipc_msg ctl_msg; /* one message handled at a time */
 static struct log_ratelimit ctl_rl = LOG_RATELIMIT_INIT(10, 20);
 
 static void control_event(evutil_socket_t fd, short what, void *arg);
@@ -188,8 +188,7 @@ static int control_flush(struct client *c)
 		if (ipc_send_buf(c->fd, m->buf, m->len, m->fd) < 0) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
-			snprintf(why, sizeof(why), "send: %s",
-				 strerror(errno));
+			snprintf(why, sizeof(why), "send: %s", strerror(errno));
 			control_close(c, why);
 			return -1;
 		}
@@ -329,7 +328,7 @@ struct client *control_find(uint64_t id)
 {
 	struct client *c;
 
-	TAILQ_FOREACH(c, &ctl_clients, entry)
+	TAILQ_FOREACH (c, &ctl_clients, entry)
 		if (c->id == id)
 			return c;
 	return NULL;
@@ -341,7 +340,7 @@ unsigned int control_client_count(void)
 	struct client *o;
 	unsigned int n = 0;
 
-	TAILQ_FOREACH(o, &ctl_clients, entry)
+	TAILQ_FOREACH (o, &ctl_clients, entry)
 		if (!o->admin)
 			n++;
 	return n;
@@ -431,9 +430,9 @@ static void control_read(struct client *c)
 		} else {
 			snprintf(why, sizeof(why), "receive: %s",
 				 errno == EMSGSIZE ? "message too large" :
-				 errno == EBADMSG ? "malformed message or "
-						    "control data" :
-				 strerror(errno));
+				 errno == EBADMSG  ? "malformed message or "
+						     "control data" :
+						     strerror(errno));
 		}
 		control_close(c, why);
 		return;
@@ -609,8 +608,7 @@ static int ctl_bind(struct ctl_sock *s, mode_t mode)
 			return -1;
 		}
 	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		log_warn("ctl: socket");
 		return -1;
@@ -656,9 +654,8 @@ static int ctl_adopt(struct ctl_sock *s, int fd)
 		return -1;
 	}
 	if (getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
-	    sun.sun_family == AF_UNIX && len > offsetof(struct sockaddr_un,
-							 sun_path) &&
-	    sun.sun_path[0])
+	    sun.sun_family == AF_UNIX &&
+	    len > offsetof(struct sockaddr_un, sun_path) && sun.sun_path[0])
 		snprintf(s->path, sizeof(s->path), "%.*s",
 			 (int)sizeof(sun.sun_path), sun.sun_path);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 ||
@@ -667,7 +664,7 @@ static int ctl_adopt(struct ctl_sock *s, int fd)
 		return -1;
 	}
 	s->fd = fd;
-	s->bound = false;	/* systemd owns the path */
+	s->bound = false; /* systemd owns the path */
 	return 0;
 }
 
@@ -695,9 +692,8 @@ static int ctl_open(struct ctl_sock *s, bool admin, const char *path, int fd)
 }
 
 /* Bind (or adopt) the client and the admin socket. */
-int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd,
-		 const struct control_handlers *h)
+int control_init(const char *client_path, int client_fd, const char *admin_path,
+		 int admin_fd, const struct control_handlers *h)
 {
 	ctl_handlers = h;
 	ctl_reaper = evtimer_new(iwcmd_base, ctl_reap, NULL);

@@ -34,20 +34,20 @@ struct conn;
  */
 enum conn_result {
 	CONN_RES_OK,
-	CONN_RES_EINVAL,	/* malformed or inconsistent request */
-	CONN_RES_EPERM,		/* credentials do not allow it */
-	CONN_RES_ENOENT,	/* no such listener, connection, service */
-	CONN_RES_EEXIST,	/* already listening there */
-	CONN_RES_ELIMIT,	/* a per-uid or per-listener limit */
+	CONN_RES_EINVAL, /* malformed or inconsistent request */
+	CONN_RES_EPERM,	 /* credentials do not allow it */
+	CONN_RES_ENOENT, /* no such listener, connection, service */
+	CONN_RES_EEXIST, /* already listening there */
+	CONN_RES_ELIMIT, /* a per-uid or per-listener limit */
 	CONN_RES_EADDRINUSE,
 	CONN_RES_ETIMEDOUT,
 	CONN_RES_ECONNREFUSED,
 	CONN_RES_ECONNRESET,
-	CONN_RES_EREJECTED,	/* the peer rejected (MPA R=1) */
-	CONN_RES_EPROTO,	/* the peer violated the protocol */
-	CONN_RES_EVERSION,	/* IPC version mismatch */
+	CONN_RES_EREJECTED, /* the peer rejected (MPA R=1) */
+	CONN_RES_EPROTO,    /* the peer violated the protocol */
+	CONN_RES_EVERSION,  /* IPC version mismatch */
 	CONN_RES_EINTERNAL,
-	CONN_RES_ESHUTDOWN,	/* the daemon is stopping */
+	CONN_RES_ESHUTDOWN, /* the daemon is stopping */
 	CONN_RES_MAX
 };
 
@@ -64,18 +64,18 @@ struct conn_params {
 	bool has_mpa_rev, has_markers, has_crc, has_rev0;
 	bool has_enhanced_fallback, has_reply_timeout_ms;
 	bool has_ulp_timeout_ms, has_rtr_frame, has_transport;
-	uint32_t ird, ord;		/* RFC 6581 §9.1: 14-bit fields */
+	uint32_t ird, ord; /* RFC 6581 §9.1: 14-bit fields */
 	bool p2p;
-	uint32_t rtr_types;		/* MPA_RTR_* bits */
+	uint32_t rtr_types; /* MPA_RTR_* bits */
 	uint32_t mpa_rev;
-	bool markers;			/* ask the peer for markers */
-	bool crc_request;		/* CRC_REQUEST, else CRC_PREFER_OFF */
-	bool rev0_permissive;		/* REV0_PERMISSIVE, else STRICT */
-	bool enhanced_fallback;		/* RFC 6581 §10 retry as v1 */
+	bool markers;		/* ask the peer for markers */
+	bool crc_request;	/* CRC_REQUEST, else CRC_PREFER_OFF */
+	bool rev0_permissive;	/* REV0_PERMISSIVE, else STRICT */
+	bool enhanced_fallback; /* RFC 6581 §10 retry as v1 */
 	uint32_t reply_timeout_ms;
 	uint32_t ulp_timeout_ms;
-	bool rtr_frame;			/* seed-003 legacy RtR frame */
-	bool sctp;			/* TRANSPORT_SCTP, else TCP */
+	bool rtr_frame; /* seed-003 legacy RtR frame */
+	bool sctp;	/* TRANSPORT_SCTP, else TCP */
 	uint8_t private_data[CONN_PARAMS_PD_MAX];
 	size_t private_data_len;
 };
@@ -89,25 +89,25 @@ struct conn_target {
 /* ---- main.c ---- */
 
 extern struct event_base *iwcmd_base;
-extern const struct iwcmd_conf *iwcmd_conf;	/* current configuration */
+extern const struct iwcmd_conf *iwcmd_conf; /* current configuration */
 
 /* Handshake outcome counters ("iwcmctl stats"). */
 struct iwcmd_stats {
-	uint64_t accepted;		/* TCP connections accepted */
-	uint64_t connects;		/* client connect requests */
-	uint64_t established;		/* handed off */
-	uint64_t rejected_local;	/* we sent R=1 */
-	uint64_t rejected_peer;		/* peer sent R=1 */
+	uint64_t accepted;	 /* TCP connections accepted */
+	uint64_t connects;	 /* client connect requests */
+	uint64_t established;	 /* handed off */
+	uint64_t rejected_local; /* we sent R=1 */
+	uint64_t rejected_peer;	 /* peer sent R=1 */
 	uint64_t timeouts;
 	uint64_t bad_frames;
-	uint64_t term_sent[8];		/* by RFC 5044/6581 MPA code 0-7 */
-	uint64_t fallbacks;		/* RFC 6581 §10 retries */
+	uint64_t term_sent[8]; /* by RFC 5044/6581 MPA code 0-7 */
+	uint64_t fallbacks;    /* RFC 6581 §10 retries */
 	uint64_t unreachable;
-	uint64_t protocol_errors;	/* FSM pairs not in the table */
+	uint64_t protocol_errors; /* FSM pairs not in the table */
 };
 extern struct iwcmd_stats iwcmd_stats;
 
-extern struct timespec iwcmd_start;	/* CLOCK_MONOTONIC at startup */
+extern struct timespec iwcmd_start; /* CLOCK_MONOTONIC at startup */
 
 /* Milliseconds since the daemon started (monotonic). */
 static inline uint64_t iwcmd_now_ms(void)
@@ -126,9 +126,9 @@ struct client {
 	uint64_t id;
 	int fd;
 	struct event *ev;
-	bool admin;		/* on the admin socket */
-	bool hello;		/* version handshake done */
-	uid_t uid;		/* SO_PEERCRED */
+	bool admin; /* on the admin socket */
+	bool hello; /* version handshake done */
+	uid_t uid;  /* SO_PEERCRED */
 	gid_t gid;
 	pid_t pid;
 	unsigned int n_listeners;
@@ -143,13 +143,12 @@ struct client {
 struct control_handlers {
 	void (*client)(struct client *c, struct ipc_msg *m);
 	void (*admin)(struct client *c, struct ipc_msg *m);
-	void (*gone)(struct client *c);	/* a client (not admin) */
+	void (*gone)(struct client *c); /* a client (not admin) */
 };
 
 /* Bind (or adopt, fd >= 0 from socket activation) both sockets. */
-int control_init(const char *client_path, int client_fd,
-		 const char *admin_path, int admin_fd,
-		 const struct control_handlers *h);
+int control_init(const char *client_path, int client_fd, const char *admin_path,
+		 int admin_fd, const struct control_handlers *h);
 /* Close the listening sockets and every client (shutdown). */
 void control_shutdown(void);
 /* The admin socket path beside a client socket path. */
@@ -204,14 +203,14 @@ struct listener {
 	uint64_t id;
 	int fd;
 	struct event *ev;
-	struct sockaddr_storage addr;	/* as bound (port resolved) */
+	struct sockaddr_storage addr; /* as bound (port resolved) */
 	socklen_t addrlen;
-	char service[CONF_NAME_MAX];	/* "" unless from the config */
+	char service[CONF_NAME_MAX]; /* "" unless from the config */
 	uid_t owner;
-	struct client *client;		/* attached owner, or NULL */
+	struct client *client; /* attached owner, or NULL */
 	struct conf_policy policy;
-	struct conn_params *params;	/* client's defaults, or NULL */
-	unsigned int pending;		/* requests not yet decided */
+	struct conn_params *params; /* client's defaults, or NULL */
+	unsigned int pending;	    /* requests not yet decided */
 	unsigned int pending_max;
 };
 
@@ -222,11 +221,11 @@ int listener_init_config(const struct iwcmd_conf *conf);
 void listener_adopt(const char *name, int fd);
 /* A client's Listen: a configured service, or an address to bind. */
 struct listener_req {
-	const char *service;		/* or NULL: bind addr */
+	const char *service; /* or NULL: bind addr */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
-	const struct conn_params *params;	/* defaults, or NULL */
-	uint32_t backlog;		/* 0: the default */
+	const struct conn_params *params; /* defaults, or NULL */
+	uint32_t backlog;		  /* 0: the default */
 };
 
 /* A client asks to listen (by address or service); result code. */

@@ -35,7 +35,7 @@ struct listener_priv {
 	struct listener l;
 	struct event *pause;
 	unsigned int backlog;
-	bool activated;			/* fd from systemd */
+	bool activated; /* fd from systemd */
 };
 
 /* Sockets from systemd named after a [listener NAME], not yet used. */
@@ -70,8 +70,9 @@ static const char *ss_str(const struct sockaddr_storage *ss, char *buf,
 	char a[INET6_ADDRSTRLEN];
 
 	if (ss->ss_family == AF_INET6) {
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr,
-			  a, sizeof(a));
+		inet_ntop(AF_INET6,
+			  &((const struct sockaddr_in6 *)ss)->sin6_addr, a,
+			  sizeof(a));
 		snprintf(buf, len, "[%s]:%u", a, ss_port(ss));
 	} else {
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
@@ -127,8 +128,7 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg)
 				/* out of fds: retry in a second rather than
 				 * spin on a readable socket */
 				event_del(l->ev);
-				evtimer_add(listener_priv(l)->pause,
-					    &pause_tv);
+				evtimer_add(listener_priv(l)->pause, &pause_tv);
 			}
 			return;
 		}
@@ -177,8 +177,8 @@ static struct listener *listener_new(const struct sockaddr_storage *ss,
 	l = &p->l;
 	if (fd >= 0) {
 		l->addrlen = sizeof(l->addr);
-		if (getsockname(fd, (struct sockaddr *)&l->addr,
-				&l->addrlen) < 0) {
+		if (getsockname(fd, (struct sockaddr *)&l->addr, &l->addrlen) <
+		    0) {
 			free(p);
 			return NULL;
 		}
@@ -190,8 +190,8 @@ static struct listener *listener_new(const struct sockaddr_storage *ss,
 	l->fd = fd;
 	l->id = ++listener_next_id;
 	p->backlog = backlog;
-	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST,
-			  listener_accept, l);
+	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, listener_accept,
+			  l);
 	p->pause = evtimer_new(iwcmd_base, listener_resume, l);
 	if (!l->ev || !p->pause)
 		fatal("listener: event_new");
@@ -244,7 +244,7 @@ static enum conn_result listener_attach(struct client *c,
 	struct listener *l;
 	char a[64];
 
-	TAILQ_FOREACH(l, &listeners, entry)
+	TAILQ_FOREACH (l, &listeners, entry)
 		if (l->service[0] && !strcmp(l->service, req->service))
 			break;
 	if (!l)
@@ -258,8 +258,8 @@ static enum conn_result listener_attach(struct client *c,
 	c->n_listeners++;
 	l->params = listener_params_dup(req->params);
 	if (req->backlog)
-		l->pending_max = req->backlog < l->pending_max ? req->backlog
-							       : l->pending_max;
+		l->pending_max = req->backlog < l->pending_max ? req->backlog :
+								 l->pending_max;
 	log_info("listener %llu: service %s on %s attached to pid %ld",
 		 (unsigned long long)l->id, l->service,
 		 ss_str(&l->addr, a, sizeof(a)), (long)c->pid);
@@ -289,12 +289,12 @@ enum conn_result listener_listen(struct client *c,
 		       ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	if (!conf_port_allowed(iwcmd_conf, c->uid, port))
 		return CONN_RES_EPERM;
-	TAILQ_FOREACH(l, &listeners, entry) {
+	TAILQ_FOREACH (l, &listeners, entry) {
 		if (!l->service[0] && l->owner == c->uid)
 			n++;
 		if (port && ss_match(&l->addr, &ss))
-			return l->owner == c->uid ? CONN_RES_EEXIST
-						  : CONN_RES_EADDRINUSE;
+			return l->owner == c->uid ? CONN_RES_EEXIST :
+						    CONN_RES_EADDRINUSE;
 	}
 	if (n >= iwcmd_conf->max_listeners_per_uid)
 		return CONN_RES_ELIMIT;
@@ -348,8 +348,8 @@ enum conn_result listener_unlisten(struct client *c, uint64_t id)
 		listener_detach(l);
 		/* the service goes on: later requests wait for a client */
 		cl = conf_listener_find(iwcmd_conf, l->service);
-		l->pending_max = cl ? cl->pending_max
-				    : LISTENER_PENDING_DEFAULT;
+		l->pending_max = cl ? cl->pending_max :
+				      LISTENER_PENDING_DEFAULT;
 		return CONN_RES_OK;
 	}
 	log_info("listener %llu: closed by pid %ld", (unsigned long long)l->id,
@@ -363,7 +363,7 @@ struct listener *listener_find(uint64_t id)
 {
 	struct listener *l;
 
-	TAILQ_FOREACH(l, &listeners, entry)
+	TAILQ_FOREACH (l, &listeners, entry)
 		if (l->id == id)
 			return l;
 	return NULL;
@@ -374,7 +374,7 @@ void listener_foreach(void (*fn)(struct listener *, void *), void *arg)
 {
 	struct listener *l;
 
-	TAILQ_FOREACH(l, &listeners, entry)
+	TAILQ_FOREACH (l, &listeners, entry)
 		fn(l, arg);
 }
 
@@ -388,9 +388,9 @@ static void listener_conf_apply(struct listener *l,
 	l->pending_max = cl->pending_max;
 	if (l->client && l->client->uid != owner) {
 		log_info("listener %llu: service %s now belongs to uid %lu, "
-			 "pid %ld detached", (unsigned long long)l->id,
-			 l->service, (unsigned long)owner,
-			 (long)l->client->pid);
+			 "pid %ld detached",
+			 (unsigned long long)l->id, l->service,
+			 (unsigned long)owner, (long)l->client->pid);
 		listener_detach(l);
 	}
 }
@@ -407,7 +407,8 @@ void listener_adopt(const char *name, int fd)
 	    type != SOCK_STREAM || !acc || strlen(name) >= CONF_NAME_MAX ||
 	    n_adopted == LISTENER_ADOPT_MAX) {
 		log_warnx("listener %s: activated fd %d is not a listening "
-			  "TCP socket, closed", name, fd);
+			  "TCP socket, closed",
+			  name, fd);
 		close(fd);
 		return;
 	}
@@ -451,8 +452,8 @@ int listener_init_config(const struct iwcmd_conf *conf)
 		next = TAILQ_NEXT(l, entry);
 		if (l->service[0] && !conf_listener_find(conf, l->service)) {
 			log_info("listener %llu: service %s removed from the "
-				 "configuration", (unsigned long long)l->id,
-				 l->service);
+				 "configuration",
+				 (unsigned long long)l->id, l->service);
 			listener_free(l);
 		}
 	}
@@ -461,7 +462,7 @@ int listener_init_config(const struct iwcmd_conf *conf)
 		struct listener *old = NULL, *nl;
 		int afd;
 
-		TAILQ_FOREACH(l, &listeners, entry)
+		TAILQ_FOREACH (l, &listeners, entry)
 			if (l->service[0] && !strcmp(l->service, cl->name))
 				old = l;
 		if (old && (listener_priv(old)->activated ||

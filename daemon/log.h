@@ -14,8 +14,8 @@
 #include <stdbool.h>
 
 enum log_dest {
-	LOG_TO_STDERR,		/* -d: plain lines */
-	LOG_TO_JOURNAL,		/* under systemd: "<prio>" prefixed lines */
+	LOG_TO_STDERR,	/* -d: plain lines */
+	LOG_TO_JOURNAL, /* under systemd: "<prio>" prefixed lines */
 	LOG_TO_SYSLOG,
 };
 
@@ -55,7 +55,10 @@ struct log_ratelimit {
 	unsigned int suppressed;
 };
 
-#define LOG_RATELIMIT_INIT(iv, b) { (iv), (b), 0, 0, 0 }
+#define LOG_RATELIMIT_INIT(iv, b)  \
+	{                          \
+		(iv), (b), 0, 0, 0 \
+	}
 
 bool log_ratelimit_ok(struct log_ratelimit *rl, long long now_s,
 		      unsigned int *suppressed);

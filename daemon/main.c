@@ -34,11 +34,11 @@ const struct iwcmd_conf *iwcmd_conf;
 struct iwcmd_stats iwcmd_stats;
 struct timespec iwcmd_start;
 
-static struct iwcmd_conf *main_conf;	/* what iwcmd_conf points to */
+static struct iwcmd_conf *main_conf; /* what iwcmd_conf points to */
 static const char *main_conf_path = IWCMD_CONF_DEFAULT;
 static bool main_conf_explicit;
 static bool main_verbose;
-static const char *main_socket;		/* --socket */
+static const char *main_socket; /* --socket */
 static struct event *main_sig[3];
 
 /* Who hears what happens to connections. */
@@ -121,10 +121,10 @@ static void main_nofile(struct iwcmd_conf *c)
 			return;
 	}
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-		unsigned int max = rl.rlim_cur > 2 * IWCMD_FD_RESERVE ?
-					   (unsigned int)(rl.rlim_cur -
-							  IWCMD_FD_RESERVE) :
-					   (unsigned int)rl.rlim_cur / 2;
+		unsigned int max =
+			rl.rlim_cur > 2 * IWCMD_FD_RESERVE ?
+				(unsigned int)(rl.rlim_cur - IWCMD_FD_RESERVE) :
+				(unsigned int)rl.rlim_cur / 2;
 
 		log_warnx("descriptor limit %llu: max_conns %u lowered to %u",
 			  (unsigned long long)rl.rlim_cur, c->max_conns, max);
@@ -140,8 +140,7 @@ static void main_reload(void)
 	sd_notify(0, "RELOADING=1");
 	c = main_load(err, sizeof(err));
 	if (!c) {
-		log_warnx("reload: %s; keeping the current configuration",
-			  err);
+		log_warnx("reload: %s; keeping the current configuration", err);
 		watchdog_notify("READY=1");
 		return;
 	}
@@ -344,8 +343,8 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < 3; i++) {
-		main_sig[i] = evsignal_new(iwcmd_base, sigs[i], main_signal,
-					   NULL);
+		main_sig[i] =
+			evsignal_new(iwcmd_base, sigs[i], main_signal, NULL);
 		if (!main_sig[i] || evsignal_add(main_sig[i], NULL) < 0)
 			fatalx("signal setup failed");
 	}

@@ -42,15 +42,15 @@ int mpa_negotiate_send_request(struct conn *c)
 	}
 	e = mpa_frame_build(&f, c->req_raw, sizeof(c->req_raw), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, CONN_RES_EINVAL,
-			  "cannot build the Request: %s", wire_strerror(e));
+		conn_fail(c, CONN_RES_EINVAL, "cannot build the Request: %s",
+			  wire_strerror(e));
 		return -1;
 	}
 	c->req_len = n;
 	mpa_negotiate_reparse(c->req_raw, n, &c->req);
 	if (conn_send(c, c->req_raw, c->req_len) < 0) {
-		conn_fail(c, CONN_RES_ECONNRESET,
-			  "sending the Request: %s", strerror(errno));
+		conn_fail(c, CONN_RES_ECONNRESET, "sending the Request: %s",
+			  strerror(errno));
 		return -1;
 	}
 	log_debug("conn %llu: Request sent: Rev %u flags 0x%02x PD %u%s",
@@ -154,8 +154,7 @@ static void mpa_negotiate_reply_in(struct conn *c)
 			ev = CONN_EV_REPLY_RTR;
 		break;
 	case NEG_A_REJECT:
-		conn_fail(c, CONN_RES_EREJECTED,
-			  "rejected by the peer");
+		conn_fail(c, CONN_RES_EREJECTED, "rejected by the peer");
 		ev = CONN_EV_REPLY_REJECT;
 		break;
 	case NEG_A_TERM:
@@ -205,8 +204,7 @@ void mpa_negotiate_input(struct conn *c)
 	}
 	if (r == -2) {
 		/* RFC 5044 §7.1.2 rules 2, 3, 9: close. */
-		conn_fail(c, CONN_RES_EPROTO,
-			  "improperly formatted %s: %s",
+		conn_fail(c, CONN_RES_EPROTO, "improperly formatted %s: %s",
 			  c->role == NEG_INITIATOR ? "Reply" : "Request",
 			  wire_strerror(e));
 		conn_event(c, CONN_EV_BAD);
@@ -235,11 +233,10 @@ void mpa_negotiate_idle(struct conn *c)
 		conn_read_enable(c, false);
 		return;
 	}
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-		      errno == EINTR))
+	if (n < 0 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
-	conn_fail(c, CONN_RES_ECONNRESET,
-		  "peer %s while the ULP decided",
+	conn_fail(c, CONN_RES_ECONNRESET, "peer %s while the ULP decided",
 		  n == 0 ? "closed" : "reset the connection");
 	conn_event(c, CONN_EV_PEER_CLOSED);
 }
@@ -281,8 +278,8 @@ enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
 	}
 	e = mpa_frame_build(&rep, c->rep_raw, sizeof(c->rep_raw), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, CONN_RES_EINVAL,
-			  "cannot build the Reply: %s", wire_strerror(e));
+		conn_fail(c, CONN_RES_EINVAL, "cannot build the Reply: %s",
+			  wire_strerror(e));
 		return CONN_EV_BAD;
 	}
 	c->rep_len = n;
@@ -314,8 +311,8 @@ int mpa_negotiate_send_reply(struct conn *c)
 		return -1;
 	}
 	if (conn_send(c, c->rep_raw, c->rep_len) < 0) {
-		conn_fail(c, CONN_RES_ECONNRESET,
-			  "sending the Reply: %s", strerror(errno));
+		conn_fail(c, CONN_RES_ECONNRESET, "sending the Reply: %s",
+			  strerror(errno));
 		return -1;
 	}
 	log_debug("conn %llu: Reply sent: Rev %u flags 0x%02x PD %u",
@@ -331,7 +328,7 @@ int mpa_negotiate_send_reject(struct conn *c)
 		c->pd_len = 0;
 		if (mpa_negotiate_decide(c, true, NULL, 0) !=
 		    CONN_EV_ULP_REJECT)
-			return 0;	/* nothing can be answered */
+			return 0; /* nothing can be answered */
 	}
 	return mpa_negotiate_send_reply(c);
 }

@@ -16,8 +16,8 @@
 #include "log.h"
 
 /* Frame ulpdu as an FPDU on c's transmit direction and send it. */
-static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu,
-			       size_t len, bool keep)
+static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu, size_t len,
+			       bool keep)
 {
 	uint8_t buf[CONN_RTR_FPDU_MAX];
 	enum wire_err e;
@@ -28,11 +28,10 @@ static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu,
 	 * marker 0 when markers are on; mpa_fpdu_build() places it from
 	 * the stream offset and advances c->tx.off.
 	 */
-	e = mpa_fpdu_build(&c->tx, ulpdu, (uint16_t)len, buf, sizeof(buf),
-			   &n);
+	e = mpa_fpdu_build(&c->tx, ulpdu, (uint16_t)len, buf, sizeof(buf), &n);
 	if (e != WIRE_OK) {
-		conn_fail(c, CONN_RES_EINTERNAL,
-			  "cannot frame the FPDU: %s", wire_strerror(e));
+		conn_fail(c, CONN_RES_EINTERNAL, "cannot frame the FPDU: %s",
+			  wire_strerror(e));
 		errno = EINVAL;
 		return -1;
 	}
@@ -41,8 +40,7 @@ static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu,
 		c->rtr_len = n;
 	}
 	if (conn_send(c, buf, n) < 0) {
-		conn_fail(c, CONN_RES_ECONNRESET, "send: %s",
-			  strerror(errno));
+		conn_fail(c, CONN_RES_ECONNRESET, "send: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -79,8 +77,8 @@ static int rtr_fence_send_frame(struct conn *c)
 	}
 	c->rtr_len = n;
 	if (conn_send(c, c->rtr_raw, n) < 0) {
-		conn_fail(c, CONN_RES_ECONNRESET,
-			  "sending the RtR frame: %s", strerror(errno));
+		conn_fail(c, CONN_RES_ECONNRESET, "sending the RtR frame: %s",
+			  strerror(errno));
 		return -1;
 	}
 	log_debug("conn %llu: RtR frame sent", (unsigned long long)c->id);
@@ -125,8 +123,7 @@ int rtr_fence_send(struct conn *c)
 		return -1;
 	}
 	if (rdmap_hdr_build(&m, ulpdu, sizeof(ulpdu), &n) != WIRE_OK) {
-		conn_fail(c, CONN_RES_EINTERNAL,
-			  "cannot build the RTR");
+		conn_fail(c, CONN_RES_EINTERNAL, "cannot build the RTR");
 		return -1;
 	}
 	if (rtr_fence_send_fpdu(c, ulpdu, n, true) < 0)
@@ -230,8 +227,7 @@ static int rtr_fence_read_fpdu(struct conn *c, size_t *wire)
 static void rtr_fence_term(struct conn *c, uint8_t code, const char *why)
 {
 	c->term_code = code;
-	conn_fail(c, CONN_RES_EPROTO, "%s (TERM code %u)", why,
-		  code);
+	conn_fail(c, CONN_RES_EPROTO, "%s (TERM code %u)", why, code);
 	conn_event(c, CONN_EV_TERM);
 }
 
@@ -299,8 +295,7 @@ void rtr_fence_input(struct conn *c)
 	if (r == 0)
 		return;
 	if (r == -1) {
-		conn_fail(c, CONN_RES_ECONNRESET,
-			  "peer %s before the %s",
+		conn_fail(c, CONN_RES_ECONNRESET, "peer %s before the %s",
 			  errno ? "reset the connection" : "closed",
 			  c->role == NEG_RESPONDER ? "RTR" : "Read Response");
 		conn_event(c, CONN_EV_PEER_CLOSED);
@@ -338,19 +333,17 @@ void rtr_fence_input(struct conn *c)
 		c->term_layer = m.u.term.layer;
 		c->term_etype = m.u.term.etype;
 		c->term_ecode = m.u.term.ecode;
-		conn_fail(c, CONN_RES_EPROTO,
-			  "peer sent Terminate: %s / %s",
+		conn_fail(c, CONN_RES_EPROTO, "peer sent Terminate: %s / %s",
 			  rdmap_term_layer_name(m.u.term.layer),
-			  rdmap_term_ecode_name(m.u.term.layer,
-						m.u.term.etype,
+			  rdmap_term_ecode_name(m.u.term.layer, m.u.term.etype,
 						m.u.term.ecode));
 		conn_event(c, CONN_EV_BAD);
 		return;
 	}
 	if (e != WIRE_OK) {
-		rtr_fence_term(c, e == WIRE_EOPCODE ?
-					  MPA_ECODE_NO_MATCHING_RTR :
-					  MPA_ECODE_LOCAL_CATASTROPHIC,
+		rtr_fence_term(c,
+			       e == WIRE_EOPCODE ? MPA_ECODE_NO_MATCHING_RTR :
+						   MPA_ECODE_LOCAL_CATASTROPHIC,
 			       "malformed RTR");
 		return;
 	}

@@ -20,8 +20,7 @@
 
 #define SD_LISTEN_FDS_START 3
 
-static inline int sd_listen_fds_with_names(int unset_environment,
-					   char ***names)
+static inline int sd_listen_fds_with_names(int unset_environment, char ***names)
 {
 	(void)unset_environment;
 	if (names)
@@ -36,8 +35,7 @@ static inline int sd_notify(int unset_environment, const char *state)
 	return 0;
 }
 
-static inline int sd_watchdog_enabled(int unset_environment,
-				      uint64_t *usec)
+static inline int sd_watchdog_enabled(int unset_environment, uint64_t *usec)
 {
 	(void)unset_environment;
 	if (usec)

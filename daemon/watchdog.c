@@ -17,7 +17,7 @@
 #include "log.h"
 #include "sd_compat.h"
 
-#define STATUS_INTERVAL_US 5000000ULL	/* STATUS= refresh without watchdog */
+#define STATUS_INTERVAL_US 5000000ULL /* STATUS= refresh without watchdog */
 
 static struct event *wd_ev;
 static bool wd_enabled;
@@ -36,7 +36,8 @@ static void watchdog_status_line(char *buf, size_t len)
 
 	listener_foreach(watchdog_count_listener, &nl);
 	snprintf(buf, len, "%u listener%s, %u connection%s in progress", nl,
-		 nl == 1 ? "" : "s", conn_count(), conn_count() == 1 ? "" : "s");
+		 nl == 1 ? "" : "s", conn_count(),
+		 conn_count() == 1 ? "" : "s");
 }
 
 /* Tell systemd state ("READY=1", ...) with a fresh STATUS= line. */

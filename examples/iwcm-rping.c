@@ -72,46 +72,47 @@
 
 enum {
 	WR_RECV = 1,
-	WR_SEND_SOURCE,		/* client: start buffer advertisement */
-	WR_SEND_SINK,		/* client: sink buffer advertisement */
-	WR_SEND_GO,		/* server: go ahead */
+	WR_SEND_SOURCE, /* client: start buffer advertisement */
+	WR_SEND_SINK,	/* client: sink buffer advertisement */
+	WR_SEND_GO,	/* server: go ahead */
 	WR_READ,
 	WR_WRITE,
 };
 
 struct rping_opts {
-	int server;		/* 1 server, 0 client, -1 not given */
+	int server; /* 1 server, 0 client, -1 not given */
 	struct sockaddr_storage addr;
 	bool addr_set;
 	struct sockaddr_storage src;
 	bool src_set;
 	int port;
-	int count;		/* 0: forever */
+	int count; /* 0: forever */
 	int size;
 	int verbose;
 	int validate;
 	int debug;
 	bool persistent;
 	bool p2p;
-	unsigned int rtr;	/* 0: the daemon's default */
-	unsigned int mpa_rev;	/* 0: the daemon's default */
-	int crc;		/* -1: the daemon's default */
+	unsigned int rtr;     /* 0: the daemon's default */
+	unsigned int mpa_rev; /* 0: the daemon's default */
+	int crc;	      /* -1: the daemon's default */
 	bool markers;
 	const char *socket;
 };
 
 enum rc_state {
-	RC_NEGOTIATING,		/* waiting for IWCM_CM_EVENT_ESTABLISHED */
-	RC_READ_ADV,		/* server: waiting for the source buffer */
-	RC_READ,		/* server: RDMA Read posted */
-	RC_WRITE_ADV,		/* server: waiting for the sink buffer */
-	RC_WRITE,		/* server: RDMA Write posted */
-	RC_SERVED,		/* server: -C pings done, awaiting close */
-	RC_GO_SOURCE,		/* client: source advertised, waiting */
-	RC_GO_SINK,		/* client: sink advertised, waiting */
-	RC_CLOSING,		/* disconnect requested, awaiting the end */
+	RC_NEGOTIATING, /* waiting for IWCM_CM_EVENT_ESTABLISHED */
+	RC_READ_ADV,	/* server: waiting for the source buffer */
+	RC_READ,	/* server: RDMA Read posted */
+	RC_WRITE_ADV,	/* server: waiting for the sink buffer */
+	RC_WRITE,	/* server: RDMA Write posted */
+	RC_SERVED,	/* server: -C pings done, awaiting close */
+	RC_GO_SOURCE,	/* client: source advertised, waiting */
+	RC_GO_SINK,	/* client: sink advertised, waiting */
+	RC_CLOSING,	/* disconnect requested, awaiting the end */
 };
 
+/* clang-format off */
 static const char *const rc_state_names[] = {
 	[RC_NEGOTIATING] = "NEGOTIATING",
 	[RC_READ_ADV] = "RDMA_READ_ADV",
@@ -123,6 +124,7 @@ static const char *const rc_state_names[] = {
 	[RC_GO_SINK] = "WAIT_GO_SINK",
 	[RC_CLOSING] = "CLOSING",
 };
+/* clang-format on */
 
 struct rping;
 
@@ -136,25 +138,25 @@ struct rping_conn {
 	struct iwcm_srq *srq;
 	struct iwcm_qp *qp;
 	enum rc_state state;
-	int ping;		/* pings completed */
-	int async_type;		/* the asynchronous event that ended the QP */
-	bool async_seen;	/* ... acted on */
-	uint8_t term_layer;	/* its Terminate layer, type and code */
+	int ping;	    /* pings completed */
+	int async_type;	    /* the asynchronous event that ended the QP */
+	bool async_seen;    /* ... acted on */
+	uint8_t term_layer; /* its Terminate layer, type and code */
 	uint8_t term_etype;
 	uint8_t term_ecode;
 	bool failed;
-	bool ok;		/* the end reached so far is a success */
+	bool ok; /* the end reached so far is a success */
 	long long close_deadline;
 
 	uint8_t recv_buf[RPING_INFO_LEN];
 	struct iwcm_mr *recv_mr;
 	uint8_t send_buf[2][RPING_INFO_LEN];
 	struct iwcm_mr *send_mr[2];
-	char *rdma_buf;		/* Read sink (server), Write sink (client) */
+	char *rdma_buf; /* Read sink (server), Write sink (client) */
 	struct iwcm_mr *rdma_mr;
-	char *start_buf;	/* client: read source */
+	char *start_buf; /* client: read source */
 	struct iwcm_mr *start_mr;
-	char *expect_buf;	/* server -V: what the client should send */
+	char *expect_buf; /* server -V: what the client should send */
 
 	uint64_t remote_addr;
 	uint32_t remote_rkey;
@@ -170,9 +172,9 @@ struct rping {
 	struct iwcm_pd *pd;
 	struct iwcm_comp_channel *channel;
 	struct rping_conn *conns;
-	int served;		/* connections accepted */
-	int failures;		/* connections that failed */
-	bool cm_gone;		/* the daemon went away */
+	int served;   /* connections accepted */
+	int failures; /* connections that failed */
+	bool cm_gone; /* the daemon went away */
 	bool done;
 };
 
@@ -237,8 +239,7 @@ static uint32_t get_be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-static void info_build(uint8_t *p, uint64_t addr, uint32_t stag,
-		       uint32_t size)
+static void info_build(uint8_t *p, uint64_t addr, uint32_t stag, uint32_t size)
 {
 	put_be32(p, addr >> 32);
 	put_be32(p + 4, (uint32_t)addr);
@@ -312,7 +313,7 @@ static int rc_setup_buffers(struct rping_conn *rc)
 	 */
 	rc->rdma_mr = rc_reg(rc, rc->rdma_buf, size,
 			     IWCM_ACCESS_LOCAL_WRITE |
-			     (o->server ? 0 : IWCM_ACCESS_REMOTE_WRITE),
+				     (o->server ? 0 : IWCM_ACCESS_REMOTE_WRITE),
 			     "RDMA");
 	if (!rc->rdma_mr)
 		return -1;
@@ -331,8 +332,8 @@ static int rc_setup_buffers(struct rping_conn *rc)
 		err("out of memory");
 		return -1;
 	}
-	rc->start_mr = rc_reg(rc, rc->start_buf, size,
-			      IWCM_ACCESS_REMOTE_READ, "start");
+	rc->start_mr = rc_reg(rc, rc->start_buf, size, IWCM_ACCESS_REMOTE_READ,
+			      "start");
 	return rc->start_mr ? 0 : -1;
 }
 
@@ -462,7 +463,8 @@ static void rc_closed(struct rping_conn *rc, const char *why)
 		fprintf(stderr, "server DISCONNECT EVENT...\n");
 		if (o->count && rc->ping != o->count) {
 			err("conn %" PRIu64 ": the client closed after %d of "
-			    "%d pings", rc->id, rc->ping, o->count);
+			    "%d pings",
+			    rc->id, rc->ping, o->count);
 			rc->failed = true;
 		} else {
 			rc->ok = true;
@@ -482,8 +484,9 @@ static void rc_closed(struct rping_conn *rc, const char *why)
 		/* FALLTHROUGH */
 	default:
 		err("conn %" PRIu64 ": connection closed (%s) in state %s "
-		    "after %d ping%s", rc->id, why, rc_state_names[rc->state],
-		    rc->ping, rc->ping == 1 ? "" : "s");
+		    "after %d ping%s",
+		    rc->id, why, rc_state_names[rc->state], rc->ping,
+		    rc->ping == 1 ? "" : "s");
 		rc->failed = true;
 		break;
 	}
@@ -605,7 +608,8 @@ static void rc_client_recv(struct rping_conn *rc)
 		break;
 	default:
 		err("conn %" PRIu64 ": unexpected message from the server in "
-		    "state %s", rc->id, rc_state_names[rc->state]);
+		    "state %s",
+		    rc->id, rc_state_names[rc->state]);
 		rc_fail(rc);
 		return;
 	}
@@ -614,7 +618,8 @@ static void rc_client_recv(struct rping_conn *rc)
 	if (o->validate && memcmp(rc->start_buf, rc->rdma_buf, size) != 0) {
 		fprintf(stderr, "data mismatch!\n");
 		err("conn %" PRIu64 ": ping %d: the echo differs from what was "
-		    "sent", rc->id, rc->ping);
+		    "sent",
+		    rc->id, rc->ping);
 		rc_fail(rc);
 		return;
 	}
@@ -645,20 +650,22 @@ static void rc_server_recv(struct rping_conn *rc)
 	}
 	if (rc->state != RC_READ_ADV && rc->state != RC_WRITE_ADV) {
 		err("conn %" PRIu64 ": unexpected message from the client in "
-		    "state %s", rc->id, rc_state_names[rc->state]);
+		    "state %s",
+		    rc->id, rc_state_names[rc->state]);
 		rc_fail(rc);
 		return;
 	}
 	info_parse(rc->recv_buf, &rc->remote_addr, &rc->remote_rkey,
 		   &rc->remote_len);
 	dbg("Received rkey %" PRIx32 " addr %" PRIx64 " len %" PRIu32
-	    " from peer", rc->remote_rkey, rc->remote_addr, rc->remote_len);
+	    " from peer",
+	    rc->remote_rkey, rc->remote_addr, rc->remote_len);
 
 	if (rc->state == RC_READ_ADV) {
 		if (rc->remote_len == 0 || rc->remote_len > (uint32_t)o->size) {
 			err("conn %" PRIu64 ": the client advertised %" PRIu32
-			    " octets, this server takes 1 to %d (-S)", rc->id,
-			    rc->remote_len, o->size);
+			    " octets, this server takes 1 to %d (-S)",
+			    rc->id, rc->remote_len, o->size);
 			rc_fail(rc);
 			return;
 		}
@@ -676,8 +683,8 @@ static void rc_server_recv(struct rping_conn *rc)
 		len = rc->read_len;
 	if (len > rc->remote_len) {
 		err("conn %" PRIu64 ": the client's sink holds %" PRIu32
-		    " octets, the echo needs %" PRIu32, rc->id,
-		    rc->remote_len, len);
+		    " octets, the echo needs %" PRIu32,
+		    rc->id, rc->remote_len, len);
 		rc_fail(rc);
 		return;
 	}
@@ -698,7 +705,8 @@ static void rc_server_read_done(struct rping_conn *rc)
 		if (memcmp(rc->expect_buf, rc->rdma_buf, rc->read_len) != 0) {
 			fprintf(stderr, "data mismatch!\n");
 			err("conn %" PRIu64 ": ping %d: the client's data is "
-			    "not rping's", rc->id, rc->ping);
+			    "not rping's",
+			    rc->id, rc->ping);
 			rc_fail(rc);
 			return;
 		}
@@ -732,10 +740,11 @@ static void rc_wc_error(struct rping_conn *rc, const struct iwcm_wc *wc)
 	}
 	if (wc->vendor_err)
 		err("conn %" PRIu64 ": cq completion failed status %d (%s), "
-		    "Terminate layer %" PRIu32 " type %" PRIu32 " code %"
-		    PRIu32, rc->id, wc->status,
-		    iwcm_wc_status_str(wc->status), wc->vendor_err >> 16,
-		    (wc->vendor_err >> 8) & 0xff, wc->vendor_err & 0xff);
+		    "Terminate layer %" PRIu32 " type %" PRIu32
+		    " code %" PRIu32,
+		    rc->id, wc->status, iwcm_wc_status_str(wc->status),
+		    wc->vendor_err >> 16, (wc->vendor_err >> 8) & 0xff,
+		    wc->vendor_err & 0xff);
 	else
 		err("conn %" PRIu64 ": cq completion failed status %d (%s)",
 		    rc->id, wc->status, iwcm_wc_status_str(wc->status));
@@ -776,8 +785,9 @@ static bool rc_handle_wc(struct rping_conn *rc, const struct iwcm_wc *wc)
 		if (rc->state == RC_CLOSING)
 			break;
 		if (wc->byte_len != RPING_INFO_LEN) {
-			err("conn %" PRIu64 ": Received bogus data, size %"
-			    PRIu32, rc->id, wc->byte_len);
+			err("conn %" PRIu64
+			    ": Received bogus data, size %" PRIu32,
+			    rc->id, wc->byte_len);
 			rc_fail(rc);
 			break;
 		}
@@ -789,8 +799,8 @@ static bool rc_handle_wc(struct rping_conn *rc, const struct iwcm_wc *wc)
 			rc_client_recv(rc);
 		break;
 	default:
-		err("conn %" PRIu64 ": unexpected completion opcode %d",
-		    rc->id, wc->opcode);
+		err("conn %" PRIu64 ": unexpected completion opcode %d", rc->id,
+		    wc->opcode);
 		rc_fail(rc);
 		break;
 	}
@@ -855,9 +865,9 @@ static void rc_print_params(const struct rping_conn *rc)
 		snprintf(model, sizeof(model), "client-server");
 	dbg("conn %" PRIu64 ": MPA rev %d, %s, CRC %s, markers tx %s rx %s, "
 	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32,
-	    rc->id, (int)ca.mpa_rev, model,
-	    a.crc ? "on" : "off", a.markers_tx ? "on" : "off",
-	    a.markers_rx ? "on" : "off", a.ird, a.ord, a.rdmap_version);
+	    rc->id, (int)ca.mpa_rev, model, a.crc ? "on" : "off",
+	    a.markers_tx ? "on" : "off", a.markers_rx ? "on" : "off", a.ird,
+	    a.ord, a.rdmap_version);
 }
 
 /*
@@ -915,7 +925,8 @@ static void rc_established(struct rping_conn *rc)
 	}
 	if (iwcm_query_qp(rc->qp, &qa) == 0 && qa.ord == 0) {
 		err("conn %" PRIu64 ": the connection allows no RDMA Read "
-		    "(ORD 0)", rc->id);
+		    "(ORD 0)",
+		    rc->id);
 		rc_fail(rc);
 		return;
 	}
@@ -960,8 +971,7 @@ static void rp_request(struct rping *rp, struct iwcm_conn *conn)
 
 	if (!rp->o->persistent && rp->served > 0) {
 		/* rping without -P serves one connection. */
-		dbg("conn %" PRIu64 ": busy, rejecting",
-		    conn_attr(conn).id);
+		dbg("conn %" PRIu64 ": busy, rejecting", conn_attr(conn).id);
 		iwcm_reject(conn, NULL, 0);
 		iwcm_conn_free(conn);
 		return;
@@ -999,8 +1009,8 @@ static void rp_cm_events(struct rping *rp)
 		struct iwcm_conn *conn = iwcm_event_get_conn(ev);
 		struct rping_conn *rc;
 
-		dbg("cma_event type %s conn %" PRIu64,
-		    iwcm_cm_event_str(type), conn_attr(conn).id);
+		dbg("cma_event type %s conn %" PRIu64, iwcm_cm_event_str(type),
+		    conn_attr(conn).id);
 		iwcm_ack_event(ev);
 		if (type == IWCM_CM_EVENT_CONNECT_REQUEST) {
 			rp_request(rp, conn);
@@ -1053,7 +1063,7 @@ static void rp_cq_event(struct rping *rp)
 	}
 	rc = rp_find_cq(rp, ctx, cq);
 	if (!rc)
-		return;		/* a connection already freed */
+		return; /* a connection already freed */
 	iwcm_ack_cq_events(cq, 1);
 	if (iwcm_req_notify_cq(cq, 0) < 0) {
 		err("conn %" PRIu64 ": iwcm_req_notify_cq: %s", rc->id,
@@ -1110,16 +1120,18 @@ static void rc_async(struct rping_conn *rc)
 		why = "Terminate";
 		if (rc->state != RC_CLOSING) {
 			err("conn %" PRIu64 ": the peer sent a Terminate: "
-			    "layer %u type %u code %u", rc->id,
-			    rc->term_layer, rc->term_etype, rc->term_ecode);
+			    "layer %u type %u code %u",
+			    rc->id, rc->term_layer, rc->term_etype,
+			    rc->term_ecode);
 			rc->failed = true;
 		}
 	} else if (rc->async_type == IWCM_EVENT_QP_FATAL) {
 		why = "fatal error";
 		if (rc->state != RC_CLOSING) {
 			err("conn %" PRIu64 ": QP fatal error: layer %u type "
-			    "%u code %u", rc->id, rc->term_layer,
-			    rc->term_etype, rc->term_ecode);
+			    "%u code %u",
+			    rc->id, rc->term_layer, rc->term_etype,
+			    rc->term_ecode);
 			rc->failed = true;
 		}
 	}
@@ -1318,7 +1330,7 @@ static int rp_run(const struct rping_opts *o)
 			     iwcm_ctx_open(IWCM_CTX_NONBLOCK);
 	if (!rp.ctx) {
 		err("cannot reach iwcmd at %s: %s",
-		    o->socket ? o->socket :
+		    o->socket		  ? o->socket :
 		    getenv("IWCM_SOCKET") ? getenv("IWCM_SOCKET") :
 					    "/run/iwcm/iwcmd.sock",
 		    strerror(errno));
@@ -1393,8 +1405,7 @@ static void usage(FILE *fp)
 		"\t--markers\task the peer for MPA markers\n"
 		"\t-h, --help\tthis help\n"
 		"\t--version\tthe version\n",
-		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT,
-		RPING_PORT);
+		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT, RPING_PORT);
 }
 
 /* A decimal integer from lo to hi, or -1 with a message. */
@@ -1536,8 +1547,8 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 				return -1;
 			break;
 		case 'C':
-			if (parse_int(optarg, "count", 0, INT_MAX,
-				      &o->count) < 0)
+			if (parse_int(optarg, "count", 0, INT_MAX, &o->count) <
+			    0)
 				return -1;
 			break;
 		case 'v':

@@ -88,8 +88,7 @@ static void parse_addr(const char *arg, struct sockaddr_storage *ss)
 	freeaddrinfo(res);
 }
 
-static const char *addr_str(const struct sockaddr *sa, char *buf,
-			    size_t len)
+static const char *addr_str(const struct sockaddr *sa, char *buf, size_t len)
 {
 	char h[INET6_ADDRSTRLEN] = "?";
 	unsigned int port = 0;
@@ -168,13 +167,13 @@ static void print_peer(const char *frame, struct iwcm_conn *c)
 	char buf[64];
 
 	printf("[%s] %s from %s: MPA rev %d, %s, IRD %d, ORD %d, "
-	       "private data \"%.*s\"\n", role, frame,
+	       "private data \"%.*s\"\n",
+	       role, frame,
 	       addr_str((const struct sockaddr *)&a.peer_addr, buf,
 			sizeof(buf)),
 	       (int)a.peer_mpa_rev,
-	       a.peer_p2p ? "peer-to-peer" : "client-server",
-	       (int)a.peer_ird, (int)a.peer_ord,
-	       (int)len, pd ? pd : "");
+	       a.peer_p2p ? "peer-to-peer" : "client-server", (int)a.peer_ird,
+	       (int)a.peer_ord, (int)len, pd ? pd : "");
 }
 
 /* Everything the datapath would need, from one iwcm_conn_query(). */
@@ -184,17 +183,14 @@ static void print_state(struct iwcm_conn *c)
 	char la[64], pa[64];
 
 	printf("[%s] established %s <-> %s, fd %d\n", role,
-	       addr_str((const struct sockaddr *)&a.local_addr, la,
-			sizeof(la)),
-	       addr_str((const struct sockaddr *)&a.peer_addr, pa,
-			sizeof(pa)),
+	       addr_str((const struct sockaddr *)&a.local_addr, la, sizeof(la)),
+	       addr_str((const struct sockaddr *)&a.peer_addr, pa, sizeof(pa)),
 	       iwcm_conn_get_fd(c));
 	printf("[%s]   MPA rev %d%s, DDP/RDMAP version %d/%d, %s\n", role,
-	       (int)a.mpa_rev, a.enhanced ? " (enhanced)" : "",
-	       a.ddp_version, a.rdmap_version,
-	       a.p2p ? "peer-to-peer" : "client-server");
-	printf("[%s]   RTR: %s; markers: send %s, receive %s; CRC %s\n",
-	       role, rtr_str(a.rtr_type), a.markers_tx ? "on" : "off",
+	       (int)a.mpa_rev, a.enhanced ? " (enhanced)" : "", a.ddp_version,
+	       a.rdmap_version, a.p2p ? "peer-to-peer" : "client-server");
+	printf("[%s]   RTR: %s; markers: send %s, receive %s; CRC %s\n", role,
+	       rtr_str(a.rtr_type), a.markers_tx ? "on" : "off",
 	       a.markers_rx ? "on" : "off", a.crc ? "on" : "off");
 	printf("[%s]   IRD %u, ORD %u (the peer sent IRD %u, ORD %u)\n", role,
 	       a.ird, a.ord, a.peer_ird, a.peer_ord);

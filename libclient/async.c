@@ -66,4 +66,3 @@ IWCM_EXPORT int iwcm_ctx_get_async_fd(const struct iwcm_ctx *ctx)
 		return -1;
 	return dp->async_fd;
 }
-

@@ -174,9 +174,8 @@ ProtobufCMessage *chan_request(struct iwcm_ctx *ctx, uint16_t type,
 			continue;
 		}
 		/* A VERSION reply answers HELLO whatever its request id. */
-		if (m->hdr.reqid != reqid &&
-		    !(reply_type == IPC_VERSION &&
-		      m->hdr.type == IPC_VERSION)) {
+		if (m->hdr.reqid != reqid && !(reply_type == IPC_VERSION &&
+					       m->hdr.type == IPC_VERSION)) {
 			chan_dispatch(ctx, m);
 			continue;
 		}

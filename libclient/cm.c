@@ -25,7 +25,7 @@
 #define CM_SERVICE_MAX 63
 
 struct iwcm_conn_param {
-	Iwcm__ConnParams pb;		/* has_* = set by the caller */
+	Iwcm__ConnParams pb; /* has_* = set by the caller */
 	uint8_t pd[IWCM_PRIVATE_DATA_MAX];
 };
 
@@ -100,8 +100,7 @@ IWCM_EXPORT int iwcm_conn_param_set_ord(struct iwcm_conn_param *param,
 }
 
 /* Ask for the peer-to-peer model or not. */
-IWCM_EXPORT int iwcm_conn_param_set_p2p(struct iwcm_conn_param *param,
-					bool p2p)
+IWCM_EXPORT int iwcm_conn_param_set_p2p(struct iwcm_conn_param *param, bool p2p)
 {
 	if (!param)
 		return ERR(EINVAL);
@@ -124,8 +123,8 @@ IWCM_EXPORT int iwcm_conn_param_set_rtr_types(struct iwcm_conn_param *param,
 }
 
 /* Set the private data to send. */
-IWCM_EXPORT int iwcm_conn_param_set_private_data(
-	struct iwcm_conn_param *param, const void *data, size_t len)
+IWCM_EXPORT int iwcm_conn_param_set_private_data(struct iwcm_conn_param *param,
+						 const void *data, size_t len)
 {
 	if (!param || (!data && len) || len > IWCM_PRIVATE_DATA_MAX)
 		return ERR(EINVAL);
@@ -194,8 +193,8 @@ IWCM_EXPORT int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param,
 }
 
 /* Set the MPA Reply timeout. */
-IWCM_EXPORT int iwcm_conn_param_set_reply_timeout(
-	struct iwcm_conn_param *param, unsigned int ms)
+IWCM_EXPORT int iwcm_conn_param_set_reply_timeout(struct iwcm_conn_param *param,
+						  unsigned int ms)
 {
 	if (!param || ms < 100 || ms > 600000)
 		return ERR(EINVAL);
@@ -205,8 +204,8 @@ IWCM_EXPORT int iwcm_conn_param_set_reply_timeout(
 }
 
 /* Set the timeout of the accept/reject decision. */
-IWCM_EXPORT int iwcm_conn_param_set_ulp_timeout(
-	struct iwcm_conn_param *param, unsigned int ms)
+IWCM_EXPORT int iwcm_conn_param_set_ulp_timeout(struct iwcm_conn_param *param,
+						unsigned int ms)
 {
 	if (!param || ms < 100 || ms > 3600000)
 		return ERR(EINVAL);
@@ -240,11 +239,10 @@ IWCM_EXPORT int iwcm_conn_param_set_transport(struct iwcm_conn_param *param,
 
 /* Private data beyond what the frame can carry is refused here rather
  * than cut by the daemon. */
-static int cm_param_check_pd(const struct iwcm_conn_param *param,
-			     bool enhanced)
+static int cm_param_check_pd(const struct iwcm_conn_param *param, bool enhanced)
 {
-	size_t max = enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED
-			      : IWCM_PRIVATE_DATA_MAX;
+	size_t max = enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED :
+				IWCM_PRIVATE_DATA_MAX;
 
 	if (param && param->pb.has_private_data &&
 	    param->pb.private_data.len > max)
@@ -264,9 +262,10 @@ static int cm_addr_ok(const struct sockaddr *sa)
 }
 
 /* Ask the daemon to listen on an address or a configured service. */
-IWCM_EXPORT struct iwcm_listener *iwcm_listen(
-	struct iwcm_ctx *ctx, const struct sockaddr *addr, const char *service,
-	const struct iwcm_conn_param *param, int backlog)
+IWCM_EXPORT struct iwcm_listener *
+iwcm_listen(struct iwcm_ctx *ctx, const struct sockaddr *addr,
+	    const char *service, const struct iwcm_conn_param *param,
+	    int backlog)
 {
 	Iwcm__Listen req = IWCM__LISTEN__INIT;
 	Iwcm__SockAddr sa;
@@ -338,8 +337,8 @@ IWCM_EXPORT int iwcm_listener_close(struct iwcm_listener *listener)
 	TAILQ_REMOVE(&listener->ctx->listeners, listener, entry);
 	req.listener_id = listener->id;
 	ack = (Iwcm__Ack *)chan_request(listener->ctx, IPC_CLIENT_UNLISTEN,
-				       &req.base, IPC_CLIENT_ACK,
-				       &iwcm__ack__descriptor);
+					&req.base, IPC_CLIENT_ACK,
+					&iwcm__ack__descriptor);
 	if (!ack) {
 		e = errno;
 	} else {
@@ -412,8 +411,7 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 		req.params = &params;
 	}
 	ack = (Iwcm__Ack *)chan_request(ctx, IPC_CLIENT_CONNECT, &req.base,
-				       IPC_CLIENT_ACK,
-				       &iwcm__ack__descriptor);
+					IPC_CLIENT_ACK, &iwcm__ack__descriptor);
 	if (!ack)
 		return NULL;
 	e = chan_result_errno(ack->result);
@@ -441,7 +439,7 @@ static int cm_decide(struct iwcm_conn *conn, uint16_t type,
 	int e;
 
 	ack = (Iwcm__Ack *)chan_request(conn->ctx, type, body, IPC_CLIENT_ACK,
-				       &iwcm__ack__descriptor);
+					&iwcm__ack__descriptor);
 	if (!ack)
 		return -1;
 	e = chan_result_errno(ack->result);
@@ -487,8 +485,8 @@ IWCM_EXPORT int iwcm_reject(struct iwcm_conn *conn, const void *private_data,
 	if (!conn || conn->user_freed || conn->state != CONN_REQUESTED ||
 	    (!private_data && len))
 		return ERR(EINVAL);
-	max = conn->peer_info.enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED
-				       : IWCM_PRIVATE_DATA_MAX;
+	max = conn->peer_info.enhanced ? IWCM_PRIVATE_DATA_MAX_ENHANCED :
+					 IWCM_PRIVATE_DATA_MAX;
 	if (len > max)
 		return ERR(EINVAL);
 	req.conn_id = conn->id;
@@ -546,8 +544,8 @@ int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb)
 	uint8_t *pd;
 
 	if (pb->mpa_rev > 2 || pb->flags > 0xFF ||
-	    (pb->rtr_types & ~(uint32_t)(IWCM_RTR_SEND | IWCM_RTR_WRITE |
-					  IWCM_RTR_READ)) ||
+	    (pb->rtr_types &
+	     ~(uint32_t)(IWCM_RTR_SEND | IWCM_RTR_WRITE | IWCM_RTR_READ)) ||
 	    pb->ird > IWCM_IRD_ORD_MAX || pb->ord > IWCM_IRD_ORD_MAX ||
 	    pb->private_data.len > IWCM_PRIVATE_DATA_MAX)
 		return ERR(EPROTO);
@@ -740,13 +738,12 @@ static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
 {
 	struct iwcm_conn *c = cm_conn_find(ctx, ce->conn_id);
 
-	if (!c || (c->state != CONN_CONNECTING &&
-		   c->state != CONN_REQUESTED && c->state != CONN_ACCEPTING))
+	if (!c || (c->state != CONN_CONNECTING && c->state != CONN_REQUESTED &&
+		   c->state != CONN_ACCEPTING))
 		return;
 	/* RFC 5040 §4.8: Layer and Error Type are 4 bits, Error Code 8;
 	 * a Terminate out of range is not one (the failure still is). */
-	if ((ce->has_term_layer || ce->has_term_etype ||
-	     ce->has_term_ecode) &&
+	if ((ce->has_term_layer || ce->has_term_etype || ce->has_term_ecode) &&
 	    ce->term_layer <= 0xF && ce->term_etype <= 0xF &&
 	    ce->term_ecode <= 0xFF) {
 		c->term = true;
@@ -755,8 +752,8 @@ static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
 		c->term_ecode = ce->term_ecode;
 	}
 	cm_fail(c,
-		type == IPC_EVENT_UNREACHABLE ? IWCM_CM_EVENT_UNREACHABLE
-					      : IWCM_CM_EVENT_CONNECT_ERROR,
+		type == IPC_EVENT_UNREACHABLE ? IWCM_CM_EVENT_UNREACHABLE :
+						IWCM_CM_EVENT_CONNECT_ERROR,
 		cm_status(ce->result), ce->reason);
 }
 
@@ -808,12 +805,12 @@ void cm_daemon_gone(struct iwcm_ctx *ctx)
 {
 	struct iwcm_conn *c;
 
-	TAILQ_FOREACH(c, &ctx->conns, entry) {
+	TAILQ_FOREACH (c, &ctx->conns, entry) {
 		if (c->user_freed)
 			continue;
-		if (c->state == CONN_CONNECTING ||
-		    c->state == CONN_REQUESTED || c->state == CONN_ACCEPTING)
-			cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_RESET,
-				"the daemon went away");
+		if (c->state == CONN_CONNECTING || c->state == CONN_REQUESTED ||
+		    c->state == CONN_ACCEPTING)
+			cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR,
+				IWCM_STATUS_RESET, "the daemon went away");
 	}
 }

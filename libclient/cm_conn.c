@@ -24,7 +24,7 @@ struct iwcm_listener *cm_listener_find(struct iwcm_ctx *ctx, uint64_t id)
 {
 	struct iwcm_listener *l;
 
-	TAILQ_FOREACH(l, &ctx->listeners, entry)
+	TAILQ_FOREACH (l, &ctx->listeners, entry)
 		if (l->id == id)
 			return l;
 	return NULL;
@@ -52,7 +52,7 @@ struct iwcm_conn *cm_conn_find(struct iwcm_ctx *ctx, uint64_t id)
 {
 	struct iwcm_conn *c;
 
-	TAILQ_FOREACH(c, &ctx->conns, entry)
+	TAILQ_FOREACH (c, &ctx->conns, entry)
 		if (c->id == id && !c->user_freed)
 			return c;
 	return NULL;
@@ -187,10 +187,9 @@ static void cm_query_peer(const struct peer_info *pi, struct iwcm_conn_attr *a)
 }
 
 /* Zero the fields of attr from first to last, both included. */
-#define ATTR_ZERO(attr, first, last)                                     \
-	memset(&(attr)->first, 0,                                        \
-	       offsetof(struct iwcm_conn_attr, last) +                   \
-		       sizeof((attr)->last) -                            \
+#define ATTR_ZERO(attr, first, last)                                          \
+	memset(&(attr)->first, 0,                                             \
+	       offsetof(struct iwcm_conn_attr, last) + sizeof((attr)->last) - \
 		       offsetof(struct iwcm_conn_attr, first))
 
 /* What is known of a connection, by groups the caller asks for. */
@@ -204,8 +203,9 @@ IWCM_EXPORT int iwcm_conn_query(const struct iwcm_conn *conn,
 	want = attr->comp_mask;
 	attr->id = conn->id;
 	attr->initiator = conn->initiator;
-	attr->listener = conn->initiator ? NULL
-		: cm_listener_find(conn->ctx, conn->listener_id);
+	attr->listener = conn->initiator ?
+				 NULL :
+				 cm_listener_find(conn->ctx, conn->listener_id);
 	attr->reason = conn->reason;
 	attr->reason_text = conn->reason_text;
 	attr->peer_addr = conn->peer;

@@ -43,8 +43,8 @@ void channel_free(struct iwcm_comp_channel *ch)
 /* ---- completion channels and queues ---- */
 
 /* Create a completion channel. */
-IWCM_EXPORT struct iwcm_comp_channel *iwcm_create_comp_channel(
-	struct iwcm_ctx *ctx)
+IWCM_EXPORT struct iwcm_comp_channel *
+iwcm_create_comp_channel(struct iwcm_ctx *ctx)
 {
 	struct dp *dp = dp_get(ctx);
 	struct iwcm_comp_channel *ch;
@@ -88,8 +88,8 @@ IWCM_EXPORT int iwcm_destroy_comp_channel(struct iwcm_comp_channel *channel)
 }
 
 /* The descriptor of a completion channel. */
-IWCM_EXPORT int iwcm_comp_channel_get_fd(
-	const struct iwcm_comp_channel *channel)
+IWCM_EXPORT int
+iwcm_comp_channel_get_fd(const struct iwcm_comp_channel *channel)
 {
 	if (!channel)
 		return ERR(EINVAL);
@@ -189,10 +189,9 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 	}
 	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
 	__atomic_store_n(&cq->count, cq->count + 1, __ATOMIC_RELEASE);
-	if (cq->arm == CQ_ARM_ALL ||
-	    (cq->arm == CQ_ARM_SOLICITED &&
-	     ((wc->wc_flags & IWCM_WC_SOLICITED) ||
-	      wc->status != IWCM_WC_SUCCESS)))
+	if (cq->arm == CQ_ARM_ALL || (cq->arm == CQ_ARM_SOLICITED &&
+				      ((wc->wc_flags & IWCM_WC_SOLICITED) ||
+				       wc->status != IWCM_WC_SUCCESS)))
 		notify = true;
 	if (notify && ch) {
 		uint64_t one = 1;
@@ -308,7 +307,6 @@ IWCM_EXPORT void iwcm_ack_cq_events(struct iwcm_cq *cq, unsigned int nevents)
 	cq->ch_unacked -= nevents < cq->ch_unacked ? nevents : cq->ch_unacked;
 	pthread_mutex_unlock(&ch->lock);
 }
-
 
 /* Drop this QP's completions from a CQ. */
 void cq_purge_qp(struct iwcm_cq *cq, const struct iwcm_qp *qp)

@@ -31,8 +31,8 @@ static int ctx_hello(struct iwcm_ctx *ctx)
 	hello.version = IPC_PROTO_VERSION;
 	hello.client_name = program_invocation_short_name;
 	v = (Iwcm__Version *)chan_request(ctx, IPC_HELLO, &hello.base,
-					 IPC_VERSION,
-					 &iwcm__version__descriptor);
+					  IPC_VERSION,
+					  &iwcm__version__descriptor);
 	if (!v) {
 		/* A daemon that hangs up on HELLO does not speak our
 		 * protocol. */
@@ -116,8 +116,8 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	struct iwcm_ctx *ctx;
 	int e;
 
-	if (flags & ~(unsigned int)(IWCM_CTX_NONBLOCK |
-				    IWCM_CTX_MANUAL_PROGRESS))
+	if (flags &
+	    ~(unsigned int)(IWCM_CTX_NONBLOCK | IWCM_CTX_MANUAL_PROGRESS))
 		return ERR_PTR(EINVAL);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)

@@ -73,37 +73,37 @@
 #define DP_STAG_MAKE(i, k) ((uint32_t)(i) << DP_STAG_KEY_BITS | (uint8_t)(k))
 
 struct dp_stag_slot {
-	struct iwcm_mr *mr;		/* NULL when free */
-	uint32_t next_free;		/* free list link (index) */
-	uint8_t key;			/* key of the last STag made here */
+	struct iwcm_mr *mr; /* NULL when free */
+	uint32_t next_free; /* free list link (index) */
+	uint8_t key;	    /* key of the last STag made here */
 };
 
 struct dp_stag_table {
-	pthread_rwlock_t lock;		/* see Locking above */
-	struct dp_stag_slot *slots;	/* slot 0 is never used */
-	uint32_t n;			/* slots allocated */
-	uint32_t free_head;		/* oldest free index, 0: none */
-	uint32_t free_tail;		/* newest free index */
+	pthread_rwlock_t lock;	    /* see Locking above */
+	struct dp_stag_slot *slots; /* slot 0 is never used */
+	uint32_t n;		    /* slots allocated */
+	uint32_t free_head;	    /* oldest free index, 0: none */
+	uint32_t free_tail;	    /* newest free index */
 	uint32_t used;
-	uint32_t limit;			/* highest index allowed */
+	uint32_t limit; /* highest index allowed */
 };
 
 /* Results of the RFC 5042 checks, mapped to Terminate codes by the
  * caller (tagged DDP or RDMAP Remote Protection). */
 enum dp_prot {
 	DP_PROT_OK = 0,
-	DP_PROT_INVALID_STAG,		/* unknown, stale key, invalidated */
-	DP_PROT_PD,			/* not associated with this stream */
-	DP_PROT_ACCESS,			/* access rights */
-	DP_PROT_WRAP,			/* TO + length wraps 64 bits */
-	DP_PROT_BOUNDS,			/* outside the region */
-	DP_PROT_ALIGN,			/* atomic target not 8-aligned */
+	DP_PROT_INVALID_STAG, /* unknown, stale key, invalidated */
+	DP_PROT_PD,	      /* not associated with this stream */
+	DP_PROT_ACCESS,	      /* access rights */
+	DP_PROT_WRAP,	      /* TO + length wraps 64 bits */
+	DP_PROT_BOUNDS,	      /* outside the region */
+	DP_PROT_ALIGN,	      /* atomic target not 8-aligned */
 };
 
 struct iwcm_pd {
 	struct iwcm_ctx *ctx;
 	TAILQ_ENTRY(iwcm_pd) entry;
-	unsigned int refs;		/* MRs, SRQs, QPs */
+	unsigned int refs; /* MRs, SRQs, QPs */
 };
 
 struct iwcm_mr {
@@ -113,7 +113,7 @@ struct iwcm_mr {
 	size_t length;
 	unsigned int access;
 	uint32_t stag;
-	bool valid;			/* false once remotely invalidated */
+	bool valid; /* false once remotely invalidated */
 };
 
 /* ---- completion queues and channels ---- */
@@ -122,9 +122,9 @@ struct iwcm_comp_channel {
 	struct iwcm_ctx *ctx;
 	TAILQ_ENTRY(iwcm_comp_channel) entry;
 	pthread_mutex_t lock;
-	int fd;				/* eventfd, semaphore: one per event */
-	TAILQ_HEAD(, iwcm_cq) pending;	/* CQs with events not yet taken */
-	unsigned int refs;		/* CQs */
+	int fd;			       /* eventfd, semaphore: one per event */
+	TAILQ_HEAD(, iwcm_cq) pending; /* CQs with events not yet taken */
+	unsigned int refs;	       /* CQs */
 };
 
 enum cq_arm {
@@ -143,13 +143,13 @@ struct iwcm_cq {
 	struct iwcm_comp_channel *channel;
 	enum cq_arm arm;
 	bool overflowed;
-	bool overflow_told;		/* IWCM_EVENT_CQ_ERR queued */
+	bool overflow_told; /* IWCM_EVENT_CQ_ERR queued */
 	/* channel bookkeeping (under the channel's lock) */
 	TAILQ_ENTRY(iwcm_cq) ch_entry;
 	bool ch_queued;
-	unsigned int ch_events;		/* queued, not yet taken */
-	unsigned int ch_unacked;	/* taken, not yet acknowledged */
-	unsigned int refs;		/* QPs */
+	unsigned int ch_events;	 /* queued, not yet taken */
+	unsigned int ch_unacked; /* taken, not yet acknowledged */
+	unsigned int refs;	 /* QPs */
 };
 
 /* ---- receive queues ---- */
@@ -171,27 +171,27 @@ struct rq {
 struct iwcm_srq {
 	struct iwcm_pd *pd;
 	TAILQ_ENTRY(iwcm_srq) entry;
-	pthread_mutex_t lock;		/* rq */
+	pthread_mutex_t lock; /* rq */
 	struct rq rq;
-	unsigned int refs;		/* QPs */
+	unsigned int refs; /* QPs */
 };
 
 /* ---- queue pairs ---- */
 
 enum sq_wqe_state {
-	WQE_QUEUED = 0,			/* not started */
-	WQE_TX,				/* segments being built or written */
-	WQE_WAIT,			/* request sent, response awaited */
-	WQE_DONE,			/* ready to complete */
+	WQE_QUEUED = 0, /* not started */
+	WQE_TX,		/* segments being built or written */
+	WQE_WAIT,	/* request sent, response awaited */
+	WQE_DONE,	/* ready to complete */
 };
 
 struct sq_wqe {
 	uint64_t wr_id;
-	uint8_t opcode;			/* enum iwcm_wr_opcode */
-	uint8_t state;			/* enum sq_wqe_state */
+	uint8_t opcode; /* enum iwcm_wr_opcode */
+	uint8_t state;	/* enum sq_wqe_state */
 	bool signaled, solicited, fence, inl;
-	bool imm_phase;			/* Write with Immediate: Write sent */
-	bool built;			/* every segment built */
+	bool imm_phase; /* Write with Immediate: Write sent */
+	bool built;	/* every segment built */
 	int num_sge;
 	struct iwcm_sge *sge;
 	uint8_t *inl_buf;
@@ -201,10 +201,10 @@ struct sq_wqe {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t cmp_add, cmp_add_mask, swap, swap_mask;
-	uint64_t sent;			/* payload octets segmented */
-	uint32_t frames;		/* frames built, not yet written */
-	uint32_t req_msn;		/* Read/Atomic Request: QN 1 MSN */
-	uint32_t req_id;		/* Atomic Request identifier */
+	uint64_t sent;	  /* payload octets segmented */
+	uint32_t frames;  /* frames built, not yet written */
+	uint32_t req_msn; /* Read/Atomic Request: QN 1 MSN */
+	uint32_t req_id;  /* Atomic Request identifier */
 	int status;
 	uint32_t vendor_err;
 };
@@ -220,22 +220,22 @@ struct irq_entry {
 	bool started;
 	struct rdmap_read_req rr;
 	struct rdmap_atomic_req ar;
-	uint64_t sent;			/* Read Response octets segmented */
+	uint64_t sent; /* Read Response octets segmented */
 	uint8_t seg[DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN];
-	size_t seg_len;			/* for a Terminate's header copy */
+	size_t seg_len; /* for a Terminate's header copy */
 };
 
 /* One DDP segment on its way to the framing's transport. */
 enum tx_kind {
-	TXF_SQ = 1,			/* a segment of an SQ work request */
-	TXF_IRQ,			/* a response */
-	TXF_TERM,			/* our Terminate */
+	TXF_SQ = 1, /* a segment of an SQ work request */
+	TXF_IRQ,    /* a response */
+	TXF_TERM,   /* our Terminate */
 };
 
 struct tx_frame {
-	uint8_t kind;			/* enum tx_kind */
-	bool msg_last;			/* last segment of its message */
-	struct sq_wqe *wqe;		/* TXF_SQ */
+	uint8_t kind;	    /* enum tx_kind */
+	bool msg_last;	    /* last segment of its message */
+	struct sq_wqe *wqe; /* TXF_SQ */
 	/* DDP/RDMAP headers, until the framing gave the segment back */
 	uint8_t hdr[DDP_UNTAGGED_HDR_LEN + RDMAP_ATOMIC_REQ_LEN +
 		    RDMAP_TERM_MAX_LEN];
@@ -243,9 +243,9 @@ struct tx_frame {
 
 /* Receive phases of one DDP segment. */
 enum rx_phase {
-	RXP_IDLE = 0,			/* between segments */
-	RXP_DATA,			/* payload into its target */
-	RXP_DISCARD,			/* payload of a rejected segment */
+	RXP_IDLE = 0, /* between segments */
+	RXP_DATA,     /* payload into its target */
+	RXP_DISCARD,  /* payload of a rejected segment */
 };
 
 /* Limits of one object. */
@@ -269,55 +269,55 @@ enum rx_phase {
 
 /* A libuv handle of a QP (progress.c). */
 enum dp_handle {
-	DP_H_NONE = 0,			/* not initialised */
-	DP_H_IDLE,			/* initialised, stopped */
-	DP_H_ACTIVE,			/* started */
-	DP_H_CLOSING,			/* uv_close() called */
-	DP_H_CLOSED,			/* its close callback ran */
+	DP_H_NONE = 0, /* not initialised */
+	DP_H_IDLE,     /* initialised, stopped */
+	DP_H_ACTIVE,   /* started */
+	DP_H_CLOSING,  /* uv_close() called */
+	DP_H_CLOSED,   /* its close callback ran */
 };
 
 enum qp_reason {
 	QP_R_NONE = 0,
-	QP_R_LOCAL,			/* we detected an error */
-	QP_R_TERM,			/* the peer sent a Terminate */
-	QP_R_CLOSED,			/* the peer closed or reset */
-	QP_R_USER,			/* destroyed by the application */
+	QP_R_LOCAL,  /* we detected an error */
+	QP_R_TERM,   /* the peer sent a Terminate */
+	QP_R_CLOSED, /* the peer closed or reset */
+	QP_R_USER,   /* destroyed by the application */
 };
 
 struct iwcm_qp {
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
-	TAILQ_ENTRY(iwcm_qp) entry;		/* dp.qps, under dp.lock */
-	TAILQ_ENTRY(iwcm_qp) sync_entry;	/* dp.sync list */
-	bool sync_queued;			/* under dp.sync_lock */
-	pthread_mutex_t lock;			/* everything below */
+	TAILQ_ENTRY(iwcm_qp) entry;	 /* dp.qps, under dp.lock */
+	TAILQ_ENTRY(iwcm_qp) sync_entry; /* dp.sync list */
+	bool sync_queued;		 /* under dp.sync_lock */
+	pthread_mutex_t lock;		 /* everything below */
 	struct iwcm_cq *send_cq, *recv_cq;
 	struct iwcm_srq *srq;
 	void *qp_context;
 	int fd;
-	enum qp_state fsm_state;	/* qp_fsm.h; only qp_event() sets it */
-	bool fsm_busy;			/* an action of qp_event() runs */
+	enum qp_state fsm_state; /* qp_fsm.h; only qp_event() sets it */
+	bool fsm_busy;		 /* an action of qp_event() runs */
 	enum qp_reason reason;
 	bool sq_sig_all;
 	uint32_t max_send_sge, max_recv_sge, max_inline;
 
 	/* Negotiated state (struct iwcm_conn at creation). */
 	bool initiator;
-	uint8_t version;		/* RDMAP version (RV) */
-	uint8_t ddp_version;		/* DDP version (DV) */
+	uint8_t version;     /* RDMAP version (RV) */
+	uint8_t ddp_version; /* DDP version (DV) */
 	bool atomics, imm_data;
 	uint32_t ird, ord;
 	bool markers_tx, markers_rx, crc;
-	uint16_t mulpdu;		/* the framing's */
+	uint16_t mulpdu; /* the framing's */
 
 	/* Send queue: counters, ring index = counter % sq_size. */
 	struct sq_wqe *sq;
 	struct iwcm_sge *sq_sges;
 	uint8_t *sq_inl;
 	uint32_t sq_size;
-	uint32_t sq_pi, sq_ci, sq_tx;	/* produced, completed, next to start */
-	uint32_t *orq;			/* SQ counters of requests sent */
-	uint32_t orq_head, orq_count;	/* awaiting a response */
+	uint32_t sq_pi, sq_ci, sq_tx; /* produced, completed, next to start */
+	uint32_t *orq;		      /* SQ counters of requests sent */
+	uint32_t orq_head, orq_count; /* awaiting a response */
 	uint32_t next_req_id;
 
 	struct rq rq;
@@ -332,40 +332,40 @@ struct iwcm_qp {
 	/* Transmit. */
 	uint32_t tx_msn[4];
 	struct tx_frame *frames;
-	struct iovec *tx_iov;		/* one segment: header + payload */
+	struct iovec *tx_iov; /* one segment: header + payload */
 	size_t tx_iov_cap;
-	uint32_t tx_head, tx_count;	/* frames ring */
-	enum tx_kind tx_cur;		/* message being segmented, or 0 */
+	uint32_t tx_head, tx_count; /* frames ring */
+	enum tx_kind tx_cur;	    /* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
-	bool tx_blocked;		/* socket full: wait for POLLOUT */
-	struct rdmap_term term;		/* ours */
+	bool tx_blocked;	/* socket full: wait for POLLOUT */
+	struct rdmap_term term; /* ours */
 
 	/* Bounded close (iwcm_qp_disconnect(), our Terminate). */
-	uint32_t disconnect_ms;		/* the bound */
-	uint64_t close_deadline;	/* uv_hrtime() milliseconds */
-	int abort_fd;			/* reset socket libuv still watches */
+	uint32_t disconnect_ms;	 /* the bound */
+	uint64_t close_deadline; /* uv_hrtime() milliseconds */
+	int abort_fd;		 /* reset socket libuv still watches */
 
 	/* Receive. */
 	enum rx_phase rx_phase;
-	uint8_t hbuf[DP_HBUF_LEN];	/* the header of this segment */
+	uint8_t hbuf[DP_HBUF_LEN]; /* the header of this segment */
 	size_t hlen;
-	uint32_t seg_len;		/* its length, header included */
-	struct rdmap_msg msg;		/* the header of this segment */
+	uint32_t seg_len;     /* its length, header included */
+	struct rdmap_msg msg; /* the header of this segment */
 	uint32_t rx_msn[4];
 	/* placement of this segment */
-	uint8_t *dst;			/* tagged: contiguous target */
-	uint64_t dst_off;		/* untagged: MO of its first octet */
-	uint32_t data_left;		/* its payload octets */
-	bool rx_err;			/* a check failed on this segment */
+	uint8_t *dst;	    /* tagged: contiguous target */
+	uint64_t dst_off;   /* untagged: MO of its first octet */
+	uint32_t data_left; /* its payload octets */
+	bool rx_err;	    /* a check failed on this segment */
 	uint8_t err_layer, err_etype, err_ecode;
 	/* Statuses this segment's header decided, for the receive and for
 	 * the Read it answers: held until the framing vouched for it. */
 	int seg_status, seg_sq_status;
-	int err_status;			/* the receive's, once that happened */
+	int err_status; /* the receive's, once that happened */
 	/* untagged QN 0 message in progress */
 	bool cur_recv;
 	struct rq_wqe recv;
-	uint64_t recv_len;		/* highest MO + length seen */
+	uint64_t recv_len; /* highest MO + length seen */
 	/* RFC 7306 §6: an Immediate Data after a Write */
 	bool write_open;
 	uint64_t write_len;
@@ -376,7 +376,7 @@ struct iwcm_qp {
 	uv_poll_t poll;
 	enum dp_handle poll_state;
 	int poll_events;
-	uv_timer_t timer;		/* the disconnect timeout */
+	uv_timer_t timer; /* the disconnect timeout */
 	enum dp_handle timer_state;
 };
 
@@ -400,13 +400,13 @@ struct dp {
 	TAILQ_HEAD(, iwcm_comp_channel) channels;
 	TAILQ_HEAD(, iwcm_srq) srqs;
 	TAILQ_HEAD(, iwcm_qp) qps;
-	TAILQ_HEAD(, iwcm_qp) sync;	/* QPs whose poll needs the loop */
+	TAILQ_HEAD(, iwcm_qp) sync; /* QPs whose poll needs the loop */
 
 	/* Asynchronous events. */
 	pthread_mutex_t alock;
 	struct dp_async *aq;
 	uint32_t aq_size, aq_head, aq_count;
-	int async_fd;			/* eventfd, semaphore */
+	int async_fd; /* eventfd, semaphore */
 
 	/* Progress engine. */
 	bool loop_init;
@@ -415,9 +415,9 @@ struct dp {
 	pthread_t thread;
 	bool thread_started;
 	bool stopping;
-	bool loop_busy;			/* a thread is inside uv_run() */
-	unsigned long work;		/* events handled (atomic) */
-	unsigned int direct_calls;	/* iwcm_progress() without the loop */
+	bool loop_busy;		   /* a thread is inside uv_run() */
+	unsigned long work;	   /* events handled (atomic) */
+	unsigned int direct_calls; /* iwcm_progress() without the loop */
 };
 
 /* ---- small helpers shared by qp.c, qp_tx.c and qp_rx.c ---- */
@@ -536,8 +536,8 @@ int qp_post_event(struct iwcm_qp *qp, enum qp_event ev, uint64_t wr_id,
 /* Move the QP to error: the event for reason (a Terminate if send_term
  * and one may be sent), flush, async event. */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
-	      uint8_t layer, uint8_t etype, uint8_t ecode,
-	      const uint8_t *seg, size_t seg_len);
+	      uint8_t layer, uint8_t etype, uint8_t ecode, const uint8_t *seg,
+	      size_t seg_len);
 /* Complete (flush) what a QP in error still holds. */
 void qp_flush(struct iwcm_qp *qp);
 /* Complete finished send work requests in order. */
@@ -593,8 +593,7 @@ static inline bool qp_tx_open(const struct iwcm_qp *qp)
 
 static inline bool qp_tx_writes(const struct iwcm_qp *qp)
 {
-	return qp->fsm_state <= QP_S_CLOSING ||
-	       qp->fsm_state == QP_S_TERMINATE;
+	return qp->fsm_state <= QP_S_CLOSING || qp->fsm_state == QP_S_TERMINATE;
 }
 
 static inline bool qp_timed(const struct iwcm_qp *qp)

@@ -87,8 +87,7 @@ void events_free_all(struct iwcm_ctx *ctx)
 
 /* Return the next event, waiting for one unless the context is
  * non-blocking. */
-IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx,
-			       struct iwcm_event **event)
+IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event)
 {
 	struct iwcm_event *ev;
 
@@ -157,8 +156,8 @@ iwcm_event_get_type(const struct iwcm_event *event)
 }
 
 /* The connection an event is about. */
-IWCM_EXPORT struct iwcm_conn *iwcm_event_get_conn(
-	const struct iwcm_event *event)
+IWCM_EXPORT struct iwcm_conn *
+iwcm_event_get_conn(const struct iwcm_event *event)
 {
 	if (!event)
 		return ERR_PTR(EINVAL);
@@ -166,8 +165,8 @@ IWCM_EXPORT struct iwcm_conn *iwcm_event_get_conn(
 }
 
 /* The listener a connection request came to. */
-IWCM_EXPORT struct iwcm_listener *iwcm_event_get_listener(
-	const struct iwcm_event *event)
+IWCM_EXPORT struct iwcm_listener *
+iwcm_event_get_listener(const struct iwcm_event *event)
 {
 	struct iwcm_listener *l;
 

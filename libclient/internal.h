@@ -43,12 +43,12 @@
 
 /* Where a connection stands, from the library's point of view. */
 enum conn_state {
-	CONN_CONNECTING,	/* iwcm_connect() acknowledged */
-	CONN_REQUESTED,		/* CONNECT_REQUEST, no decision yet */
-	CONN_ACCEPTING,		/* iwcm_accept() acknowledged */
+	CONN_CONNECTING, /* iwcm_connect() acknowledged */
+	CONN_REQUESTED,	 /* CONNECT_REQUEST, no decision yet */
+	CONN_ACCEPTING,	 /* iwcm_accept() acknowledged */
 	CONN_ESTABLISHED,
-	CONN_REJECTED,		/* by the peer, or by us (iwcm_reject) */
-	CONN_FAILED,		/* UNREACHABLE or CONNECT_ERROR */
+	CONN_REJECTED, /* by the peer, or by us (iwcm_reject) */
+	CONN_FAILED,   /* UNREACHABLE or CONNECT_ERROR */
 };
 
 /* What the peer's MPA frame said (PeerInfo). */
@@ -78,9 +78,9 @@ struct iwcm_conn {
 	uint64_t id;
 	enum conn_state state;
 	bool initiator;
-	bool user_freed;		/* iwcm_conn_free() called */
-	unsigned int refs;		/* user + each event naming it */
-	uint64_t listener_id;		/* responder side, else 0 */
+	bool user_freed;      /* iwcm_conn_free() called */
+	unsigned int refs;    /* user + each event naming it */
+	uint64_t listener_id; /* responder side, else 0 */
 
 	struct sockaddr_storage local;
 	bool local_known;
@@ -93,7 +93,7 @@ struct iwcm_conn {
 	 * fd_released are read and written only under fd_lock.
 	 */
 	pthread_mutex_t fd_lock;
-	int fd;				/* -1 until ESTABLISHED */
+	int fd; /* -1 until ESTABLISHED */
 	bool fd_released;
 
 	/* Failure. */
@@ -127,8 +127,8 @@ struct iwcm_event {
 	TAILQ_ENTRY(iwcm_event) entry;
 	struct iwcm_ctx *ctx;
 	enum iwcm_cm_event_type type;
-	struct iwcm_conn *conn;		/* holds a reference */
-	bool queued;			/* not yet returned to the caller */
+	struct iwcm_conn *conn; /* holds a reference */
+	bool queued;		/* not yet returned to the caller */
 };
 
 TAILQ_HEAD(listener_list, iwcm_listener);
@@ -138,20 +138,20 @@ TAILQ_HEAD(event_list, iwcm_event);
 struct dp;
 
 struct iwcm_ctx {
-	int sock;			/* SEQPACKET to iwcmd, O_NONBLOCK */
-	int epfd;			/* iwcm_ctx_get_fd(): sock + evfd */
-	int evfd;			/* eventfd, readable while queued */
+	int sock; /* SEQPACKET to iwcmd, O_NONBLOCK */
+	int epfd; /* iwcm_ctx_get_fd(): sock + evfd */
+	int evfd; /* eventfd, readable while queued */
 	bool nonblock;
-	unsigned int flags;		/* enum iwcm_ctx_flags */
-	struct dp *dp;			/* the datapath (dp.h), or NULL */
-	bool signaled;			/* evfd holds a count */
-	bool dead;			/* the daemon closed or misbehaved */
+	unsigned int flags; /* enum iwcm_ctx_flags */
+	struct dp *dp;	    /* the datapath (dp.h), or NULL */
+	bool signaled;	    /* evfd holds a count */
+	bool dead;	    /* the daemon closed or misbehaved */
 	uint32_t next_reqid;
 	struct listener_list listeners;
 	struct conn_list conns;
-	struct event_list queue;	/* events not yet returned */
-	struct event_list out;		/* returned, not yet acknowledged */
-	struct ipc_msg msg;		/* receive buffer */
+	struct event_list queue; /* events not yet returned */
+	struct event_list out;	 /* returned, not yet acknowledged */
+	struct ipc_msg msg;	 /* receive buffer */
 	/* Upcalls of the channel (chan.c), set by iwcm_ctx_open_path(). */
 	void (*on_event)(struct iwcm_ctx *ctx, struct ipc_msg *m);
 	void (*on_gone)(struct iwcm_ctx *ctx);

@@ -57,8 +57,8 @@ IWCM_EXPORT int iwcm_dealloc_pd(struct iwcm_pd *pd)
 	return 0;
 }
 
-#define ACCESS_ALL                                                           \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACCESS_ALL                                            \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 
 /* Register a memory region and give it an STag. */
@@ -69,8 +69,7 @@ IWCM_EXPORT struct iwcm_mr *iwcm_reg_mr(struct iwcm_pd *pd, void *addr,
 	struct iwcm_mr *mr;
 	int e;
 
-	if (!pd || (access & ~(unsigned int)ACCESS_ALL) ||
-	    (!addr && length) ||
+	if (!pd || (access & ~(unsigned int)ACCESS_ALL) || (!addr && length) ||
 	    (uintptr_t)addr > UINTPTR_MAX - length)
 		return ERR_PTR(EINVAL);
 	/* As in libibverbs: remote writes and atomics need local write. */
@@ -113,7 +112,7 @@ IWCM_EXPORT int iwcm_dereg_mr(struct iwcm_mr *mr)
 	/* Zero copy: frames still point into the region, a segment may be
 	 * half placed in it; after this call the caller may free it, so
 	 * copy what is not sent yet and place nothing more there. */
-	TAILQ_FOREACH(qp, &dp->qps, entry) {
+	TAILQ_FOREACH (qp, &dp->qps, entry) {
 		/* A QP placing into the region finishes its read first. */
 		pthread_mutex_lock(&qp->lock);
 		qp_tx_detach(qp, mr->addr, mr->length);

@@ -73,8 +73,7 @@ static bool progress_qp_in_sync(const struct iwcm_qp *qp)
 	/* Reset and closed: nothing left to watch. */
 	if (qp->fd < 0)
 		return true;
-	return (qp->poll_state == DP_H_IDLE ||
-		qp->poll_state == DP_H_ACTIVE) &&
+	return (qp->poll_state == DP_H_IDLE || qp->poll_state == DP_H_ACTIVE) &&
 	       qp_poll_events(qp) == qp->poll_events;
 }
 
@@ -153,8 +152,7 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 	struct dp *dp = qp->ctx->dp;
 
 	pthread_mutex_lock(&qp->lock);
-	if (qp->fsm_state == QP_S_DESTROYED ||
-	    qp->poll_state >= DP_H_CLOSING) {
+	if (qp->fsm_state == QP_S_DESTROYED || qp->poll_state >= DP_H_CLOSING) {
 		pthread_mutex_unlock(&qp->lock);
 		return;
 	}
@@ -169,8 +167,7 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 	}
 	/* Octets the daemon read are not in the socket: the first call
 	 * takes them. */
-	if ((events & (UV_READABLE | UV_DISCONNECT)) ||
-	    qp_rx_buffered(qp))
+	if ((events & (UV_READABLE | UV_DISCONNECT)) || qp_rx_buffered(qp))
 		qp_rx_progress(qp);
 	progress_qp_apply(dp, qp);
 	pthread_mutex_unlock(&qp->lock);
@@ -436,7 +433,7 @@ static bool progress_direct(struct dp *dp)
 	pthread_mutex_unlock(&dp->sync_lock);
 	if (!empty || ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
 		return false;
-	TAILQ_FOREACH(qp, &dp->qps, entry) {
+	TAILQ_FOREACH (qp, &dp->qps, entry) {
 		if (n == PROGRESS_DIRECT_QPS)
 			return false;
 		/* A disconnect timer must fire in time however seldom

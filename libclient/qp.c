@@ -22,7 +22,6 @@
 
 /* ---- helpers ---- */
 
-
 /* The completion opcode of a send work request opcode. */
 int dp_wc_opcode(int wr_opcode)
 {
@@ -44,10 +43,6 @@ int dp_wc_opcode(int wr_opcode)
 		return IWCM_WC_SEND;
 	}
 }
-
-
-
-
 
 /* Push a completion of qp; an overflow is reported once per CQ. */
 bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc)
@@ -90,12 +85,12 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->markers_rx = conn->markers_rx;
 	qp->crc = conn->crc;
 
-
 	/* RFC 5041 §5.3: MSNs start at 1; the handoff gives the next ones
 	 * of the direction the RTR used (daemon/handoff.c). */
 	for (int i = 0; i < 4; i++) {
 		uint32_t m = i < (int)conn->n_msn && conn->next_msn ?
-				     conn->next_msn[i] : 1;
+				     conn->next_msn[i] :
+				     1;
 
 		qp->tx_msn[i] = qp->initiator ? m : 1;
 		qp->rx_msn[i] = qp->initiator ? 1 : m;
@@ -115,8 +110,8 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	for (uint32_t i = 0; i < qp->sq_size; i++) {
 		qp->sq[i].sge = qp->sq_sges + (size_t)i * qp->max_send_sge;
 		if (qp->sq_inl)
-			qp->sq[i].inl_buf = qp->sq_inl +
-					    (size_t)i * qp->max_inline;
+			qp->sq[i].inl_buf =
+				qp->sq_inl + (size_t)i * qp->max_inline;
 	}
 
 	rsge = qp->srq ? qp->srq->rq.max_sge : qp->max_recv_sge;
@@ -162,7 +157,8 @@ void qp_sq_reap(struct iwcm_qp *qp)
 			wc.vendor_err = w->vendor_err;
 			if (w->status == IWCM_WC_SUCCESS)
 				wc.byte_len = dp_op_is_atomic(w->opcode) ?
-						      8 : (uint32_t)w->total;
+						      8 :
+						      (uint32_t)w->total;
 			if (!qp_cq_push(qp, qp->send_cq, &wc))
 				overflow = true;
 		}
@@ -247,7 +243,7 @@ static uint64_t qp_now_ms(void)
 struct qp_post {
 	struct iwcm_cq *cq;
 	uint64_t wr_id;
-	int opcode;			/* enum iwcm_wc_opcode */
+	int opcode; /* enum iwcm_wc_opcode */
 };
 
 /* RFC 5040 §6.2.1, §7: the QP enters error: every work request
@@ -263,7 +259,7 @@ static void qp_error_enter(struct iwcm_qp *qp, enum qp_reason reason,
 	qp_flush(qp);
 
 	memset(&ev, 0, sizeof(ev));
-	ev.type = reason == QP_R_TERM ? IWCM_EVENT_QP_TERMINATE :
+	ev.type = reason == QP_R_TERM	? IWCM_EVENT_QP_TERMINATE :
 		  reason == QP_R_CLOSED ? IWCM_EVENT_QP_PEER_CLOSED :
 					  IWCM_EVENT_QP_FATAL;
 	ev.qp = qp;
@@ -517,8 +513,8 @@ int qp_post_event(struct iwcm_qp *qp, enum qp_event ev, uint64_t wr_id,
 
 /* Move the QP to error (RFC 5040 §6.2.1, §7). */
 void qp_fatal(struct iwcm_qp *qp, enum qp_reason reason, bool send_term,
-	      uint8_t layer, uint8_t etype, uint8_t ecode,
-	      const uint8_t *seg, size_t seg_len)
+	      uint8_t layer, uint8_t etype, uint8_t ecode, const uint8_t *seg,
+	      size_t seg_len)
 {
 	const struct qp_fsm_err e = { layer, etype, ecode, seg, seg_len };
 

@@ -28,6 +28,7 @@ const char *const qp_state_names[QP_S_MAX] = {
 	[QP_S_DESTROYED] = "DESTROYED",
 };
 
+/* clang-format off */
 const char *const qp_event_names[QP_EV_MAX] = {
 	[QP_EV_POST_SEND] = "POST_SEND",
 	[QP_EV_POST_RECV] = "POST_RECV",
@@ -42,6 +43,7 @@ const char *const qp_event_names[QP_EV_MAX] = {
 	[QP_EV_DESTROY] = "DESTROY",
 	[QP_EV_CTX_CLOSE] = "CTX_CLOSE",
 };
+/* clang-format on */
 
 const char *const qp_action_names[QP_A_MAX] = {
 	[QP_A_NONE] = "none",
@@ -67,8 +69,7 @@ const char *const qp_action_names[QP_A_MAX] = {
 static const struct qp_fsm_row qp_fsm_tab[] = {
 	/* posting (libibverbs: a QP in error flushes at once) */
 	{ S(RTS), QP_EV_POST_SEND, QP_A_NONE, QP_S_RTS },
-	{ S(CLOSING) | S(FIN_WAIT), QP_EV_POST_SEND, QP_A_REFUSE,
-	  QP_S_MAX },
+	{ S(CLOSING) | S(FIN_WAIT), QP_EV_POST_SEND, QP_A_REFUSE, QP_S_MAX },
 	{ S_LIVE, QP_EV_POST_RECV, QP_A_NONE, QP_S_MAX },
 	{ S_ERR, QP_EV_POST_SEND, QP_A_FLUSH_WR, QP_S_MAX },
 	{ S_ERR, QP_EV_POST_RECV, QP_A_FLUSH_WR, QP_S_MAX },
@@ -139,8 +140,7 @@ const struct qp_fsm_row *qp_fsm_lookup(enum qp_state s, enum qp_event ev)
 }
 
 static int qp_fsm_run(enum qp_action a, enum qp_event ev,
-		      const struct qp_fsm_ops *ops, void *arg,
-		      const void *data)
+		      const struct qp_fsm_ops *ops, void *arg, const void *data)
 {
 	if (a == QP_A_NONE || !ops->action[a])
 		return 0;
@@ -155,8 +155,8 @@ static void qp_change_state(enum qp_state *state, enum qp_state next)
 }
 
 /* Feed ev: find the row, run its action, change state. */
-int qp_fsm(enum qp_state *state, enum qp_event ev,
-	   const struct qp_fsm_ops *ops, void *arg, const void *data)
+int qp_fsm(enum qp_state *state, enum qp_event ev, const struct qp_fsm_ops *ops,
+	   void *arg, const void *data)
 {
 	const struct qp_fsm_row *row = qp_fsm_lookup(*state, ev);
 	int r;

@@ -138,8 +138,8 @@ static void rx_setup_send(struct iwcm_qp *qp, uint32_t plen)
 	}
 	/* Every segment: the buffer's regions may have gone meanwhile. */
 	if (!recv_sges_ok(qp)) {
-		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
-			0, IWCM_WC_LOC_PROT_ERR);
+		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC, 0,
+			IWCM_WC_LOC_PROT_ERR);
 		return;
 	}
 	if (qp->msg.opcode == RDMAP_IMM_DATA ||
@@ -158,8 +158,7 @@ static void rx_setup_send(struct iwcm_qp *qp, uint32_t plen)
 		return;
 	}
 	if (plen > qp->recv.total - d->mo) {
-		rx_fail_untagged(qp, DDP_ECODE_U_TOO_LONG,
-				 IWCM_WC_LOC_LEN_ERR);
+		rx_fail_untagged(qp, DDP_ECODE_U_TOO_LONG, IWCM_WC_LOC_LEN_ERR);
 		return;
 	}
 	qp->dst_off = d->mo;
@@ -219,8 +218,8 @@ static void rx_setup_read_resp(struct iwcm_qp *qp, uint32_t plen)
 			IWCM_ACCESS_LOCAL_WRITE, NULL) != DP_PROT_OK) {
 		/* Our region went away under the Read: the Read fails with
 		 * this status once the FPDU proved intact (rx_end()). */
-		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
-			0, 0);
+		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC, 0,
+			0);
 		qp->seg_sq_status = IWCM_WC_LOC_PROT_ERR;
 		return;
 	}
@@ -316,7 +315,7 @@ static size_t rx_hdr_len(void *arg, const uint8_t *hdr, size_t have,
 
 	(void)arg;
 	if (seg_len < 2)
-		return have;	/* no room for a DDP header: rx_hdr() */
+		return have; /* no room for a DDP header: rx_hdr() */
 	if (have < 2)
 		return 2;
 	if (op_hdr_only(hdr[1] & RDMAP_OPCODE_MASK) && seg_len <= DP_HBUF_LEN)
@@ -331,8 +330,7 @@ static size_t rx_hdr_len(void *arg, const uint8_t *hdr, size_t have,
 /* A segment's header is in (framing upcall): check it, find the
  * payload's home.  A failed check is recorded and acted upon only at the
  * segment's end, once the framing vouched for it. */
-static void rx_hdr(void *arg, const uint8_t *hdr, size_t hlen,
-		   size_t seg_len)
+static void rx_hdr(void *arg, const uint8_t *hdr, size_t hlen, size_t seg_len)
 {
 	struct iwcm_qp *qp = arg;
 	uint8_t op = hlen > 1 ? hdr[1] & RDMAP_OPCODE_MASK : 0;
@@ -462,8 +460,7 @@ static void rx_deliver_send(struct iwcm_qp *qp)
 			pthread_rwlock_unlock(&qp_stags(qp)->lock);
 			rx_fail(qp, RDMAP_TERM_LAYER_RDMAP,
 				RDMAP_ETYPE_REMOTE_PROT,
-				RDMAP_ECODE_INVALID_STAG,
-				IWCM_WC_LOC_PROT_ERR);
+				RDMAP_ECODE_INVALID_STAG, IWCM_WC_LOC_PROT_ERR);
 			return;
 		}
 		/*
@@ -579,9 +576,9 @@ static void rx_terminate(struct iwcm_qp *qp)
 			    WIRE_OK &&
 		    d.qn == DDP_QN_READ_REQ) {
 			for (uint32_t i = 0; i < qp->orq_count; i++) {
-				struct sq_wqe *x = sq_at(
-					qp, qp->orq[(qp->orq_head + i) %
-						    qp->sq_size]);
+				struct sq_wqe *x =
+					sq_at(qp, qp->orq[(qp->orq_head + i) %
+							  qp->sq_size]);
 
 				if (x->req_msn == d.msn) {
 					w = x;
@@ -652,8 +649,8 @@ static void rx_end(void *arg, const struct framing_err *err)
 	 */
 	qp->rx_phase = RXP_IDLE;
 	if (err) {
-		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP,
-			 err->etype, err->ecode, NULL, 0);
+		qp_fatal(qp, QP_R_LOCAL, true, RDMAP_TERM_LAYER_LLP, err->etype,
+			 err->ecode, NULL, 0);
 		return;
 	}
 	if (qp->rx_err) {
@@ -746,8 +743,7 @@ static int recv_iov(const struct iwcm_qp *qp, uint64_t off, size_t want,
 
 /* Where payload octets [off, off + len) of this segment go (framing
  * upcall): into the memory its checks allowed, or nowhere. */
-static int rx_iov(void *arg, size_t off, size_t len, struct iovec *iov,
-		  int cap)
+static int rx_iov(void *arg, size_t off, size_t len, struct iovec *iov, int cap)
 {
 	struct iwcm_qp *qp = arg;
 
@@ -856,7 +852,7 @@ bool qp_rx_progress(struct iwcm_qp *qp)
 	if (qp->fd < 0 || !qp_rx_open(qp))
 		return false;
 	if (!qp->fr->ops->rx_progress(qp->fr, QP_RX_BUDGET))
-		return false;	/* nothing came: nothing changed */
+		return false; /* nothing came: nothing changed */
 	if (qp_tx_writes(qp))
 		qp_tx_kick(qp);
 	qp_sq_reap(qp);
@@ -864,8 +860,7 @@ bool qp_rx_progress(struct iwcm_qp *qp)
 	return true;
 }
 
-static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a,
-		     size_t len)
+static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a, size_t len)
 {
 	return l && p < a + len && a < p + l;
 }
@@ -882,9 +877,9 @@ void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 		hit = overlaps(qp->dst, qp->data_left, addr, len);
 	} else {
 		for (int i = 0; i < qp->recv.num_sge && !hit; i++)
-			hit = overlaps((const uint8_t *)(uintptr_t)
-					       qp->recv.sge[i].addr,
-				       qp->recv.sge[i].length, addr, len);
+			hit = overlaps(
+				(const uint8_t *)(uintptr_t)qp->recv.sge[i].addr,
+				qp->recv.sge[i].length, addr, len);
 	}
 	if (!hit)
 		return;
@@ -893,6 +888,6 @@ void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
 	if (qp->msg.ddp.tagged)
 		rx_fail_ddp_tagged(qp, DP_PROT_INVALID_STAG);
 	else
-		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC,
-			0, IWCM_WC_LOC_PROT_ERR);
+		rx_fail(qp, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_CATASTROPHIC, 0,
+			IWCM_WC_LOC_PROT_ERR);
 }

@@ -111,9 +111,9 @@ static bool sq_local_sink_ok(struct iwcm_qp *qp, const struct sq_wqe *w)
 {
 	if (!w->num_sge || !w->sge[0].length)
 		return true;
-	return dp_mr_check(qp_stags(qp), w->sge[0].lkey, qp->pd,
-			   w->sge[0].addr, w->sge[0].length,
-			   IWCM_ACCESS_LOCAL_WRITE, NULL) == DP_PROT_OK;
+	return dp_mr_check(qp_stags(qp), w->sge[0].lkey, qp->pd, w->sge[0].addr,
+			   w->sge[0].length, IWCM_ACCESS_LOCAL_WRITE,
+			   NULL) == DP_PROT_OK;
 }
 
 /*
@@ -277,7 +277,6 @@ prot:
 	return -1;
 }
 
-
 /*
  * Build the next segment of the response at the head of the responder
  * queue: a Read Response (RFC 5040 §5.2.2) read straight from the
@@ -351,8 +350,8 @@ static int tx_irq_segment(struct iwcm_qp *qp, struct tx_frame *f)
 
 prot:
 	/* RFC 5040 §4.8: the Read Request header as it stands now. */
-	if (e->kind == IRQ_READ && e->seg_len >= DDP_UNTAGGED_HDR_LEN +
-						  RDMAP_READ_REQ_LEN) {
+	if (e->kind == IRQ_READ &&
+	    e->seg_len >= DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN) {
 		struct rdmap_read_req rr = e->rr;
 
 		rr.sink_to += e->sent;

@@ -82,8 +82,8 @@ void rq_push(struct rq *rq, const struct iwcm_recv_wr *wr)
 }
 
 /* Create a shared receive queue. */
-IWCM_EXPORT struct iwcm_srq *iwcm_create_srq(
-	struct iwcm_pd *pd, const struct iwcm_srq_init_attr *attr)
+IWCM_EXPORT struct iwcm_srq *
+iwcm_create_srq(struct iwcm_pd *pd, const struct iwcm_srq_init_attr *attr)
 {
 	struct dp *dp;
 	struct iwcm_srq *srq;

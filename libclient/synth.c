@@ -24,8 +24,8 @@ struct iwcm_ctx *iwcm_ctx_new_detached(unsigned int flags)
 	struct iwcm_ctx *ctx;
 	int e;
 
-	if (flags & ~(unsigned int)(IWCM_CTX_NONBLOCK |
-				    IWCM_CTX_MANUAL_PROGRESS))
+	if (flags &
+	    ~(unsigned int)(IWCM_CTX_NONBLOCK | IWCM_CTX_MANUAL_PROGRESS))
 		return ERR_PTR(EINVAL);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
@@ -119,8 +119,8 @@ struct iwcm_conn *iwcm_conn_synth(struct iwcm_ctx *ctx, int fd,
 	c->dp_atomics = st->atomics;
 	c->dp_imm_data = st->imm_data;
 	len = sizeof(c->local);
-	c->local_known = getsockname(fd, (struct sockaddr *)&c->local,
-				     &len) == 0;
+	c->local_known = getsockname(fd, (struct sockaddr *)&c->local, &len) ==
+			 0;
 	len = sizeof(c->peer);
 	if (getpeername(fd, (struct sockaddr *)&c->peer, &len) < 0)
 		memset(&c->peer, 0, sizeof(c->peer));

@@ -24,19 +24,19 @@ extern "C" {
  * "Handoff state"); see struct iwcm_conn_attr.
  */
 struct iwcm_synth {
-	int initiator;		/* 1: this end sent the MPA Request */
-	int mpa_rev;		/* 0, 1 or 2 */
-	int version;		/* DDP and RDMAP version, 0 or 1 */
+	int initiator; /* 1: this end sent the MPA Request */
+	int mpa_rev;   /* 0, 1 or 2 */
+	int version;   /* DDP and RDMAP version, 0 or 1 */
 	int markers_tx, markers_rx, crc;
 	uint32_t ird, ord;
-	uint64_t tx_offset, rx_offset;	/* FPDU-mode octets already moved */
-	uint32_t next_msn[4];	/* the RTR direction's next MSN, QN 0-3
+	uint64_t tx_offset, rx_offset; /* FPDU-mode octets already moved */
+	uint32_t next_msn[4];	       /* the RTR direction's next MSN, QN 0-3
 				 * (0 means 1); the other direction
 				 * starts at 1 */
-	const void *unread;	/* octets read past the handshake (copied) */
+	const void *unread; /* octets read past the handshake (copied) */
 	size_t unread_len;
-	int wait_first_fpdu;	/* MPA v1 responder fencing */
-	int atomics, imm_data;	/* RFC 7306 extensions (version 1 only) */
+	int wait_first_fpdu;   /* MPA v1 responder fencing */
+	int atomics, imm_data; /* RFC 7306 extensions (version 1 only) */
 };
 
 /*

@@ -22,7 +22,6 @@
 
 #include "dp.h"
 
-
 static void qp_free(struct iwcm_qp *qp)
 {
 	qp_engine_free(qp);
@@ -35,8 +34,6 @@ static void qp_free(struct iwcm_qp *qp)
 	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 }
-
-
 
 /* Free every datapath object of a context. */
 void dp_ctx_free(struct iwcm_ctx *ctx)
@@ -161,8 +158,8 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->max_inline = attr->max_inline_data;
 	qp->sq_size = attr->max_send_wr;
 	qp->fsm_state = QP_S_RTS;
-	if (!qp->srq && rq_init(&qp->rq, attr->max_recv_wr,
-				qp->max_recv_sge) < 0) {
+	if (!qp->srq &&
+	    rq_init(&qp->rq, attr->max_recv_wr, qp->max_recv_sge) < 0) {
 		qp_free(qp);
 		cm_conn_return_fd(conn);
 		return ERR_PTR(ENOMEM);
@@ -341,8 +338,7 @@ static int sq_wr_check(const struct iwcm_qp *qp, const struct iwcm_send_wr *wr,
 		 * and TO, so the response lands in one local buffer. */
 		if ((uint32_t)wr->num_sge > DP_MAX_SGE_RD || !qp->ord)
 			return ERR(EINVAL);
-		if (wr->num_sge && wr->wr.rdma.remote_addr >
-					   UINT64_MAX - t)
+		if (wr->num_sge && wr->wr.rdma.remote_addr > UINT64_MAX - t)
 			return ERR(EINVAL);
 	}
 	if (wr_is_atomic(op)) {
@@ -488,8 +484,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			e = EINVAL;
 			break;
 		}
-		r = qp_post_event(qp, QP_EV_POST_RECV, wr->wr_id,
-				  IWCM_WC_RECV);
+		r = qp_post_event(qp, QP_EV_POST_RECV, wr->wr_id, IWCM_WC_RECV);
 		if (r < 0) {
 			e = errno;
 			break;

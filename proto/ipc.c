@@ -54,8 +54,7 @@ const char *ipc_type_name(uint16_t type)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(ipc_type_names) / sizeof(ipc_type_names[0]);
-	     i++)
+	for (i = 0; i < sizeof(ipc_type_names) / sizeof(ipc_type_names[0]); i++)
 		if (ipc_type_names[i].type == type)
 			return ipc_type_names[i].name;
 	return "UNKNOWN";
@@ -196,7 +195,8 @@ static int ipc_collect_fds(struct msghdr *mh, int *fd)
 		for (i = 0; i < nfds; i++) {
 			int f;
 
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
 			if (count++ == 0)
 				*fd = f;
 			else

@@ -23,43 +23,43 @@
 
 #define IPC_PROTO_VERSION 1
 #define IPC_HDR_LEN 8
-#define IPC_MAX_MSG (64 * 1024)		/* header + body */
+#define IPC_MAX_MSG (64 * 1024) /* header + body */
 #define IPC_MAX_BODY (IPC_MAX_MSG - IPC_HDR_LEN)
 
 /* Message types (the header's type field). */
 enum ipc_type {
-	IPC_HELLO = 1,		/* client -> daemon: Hello */
-	IPC_VERSION = 2,	/* daemon -> client: Version */
-	IPC_END = 3,		/* admin: end of a multi-message reply */
-	IPC_RESULT = 4,		/* admin: ctl.Result ends a request */
+	IPC_HELLO = 1,	 /* client -> daemon: Hello */
+	IPC_VERSION = 2, /* daemon -> client: Version */
+	IPC_END = 3,	 /* admin: end of a multi-message reply */
+	IPC_RESULT = 4,	 /* admin: ctl.Result ends a request */
 
-	IPC_CTL_STATUS = 100,	/* Empty -> Status */
-	IPC_CTL_LISTENERS,	/* Empty -> ListenerInfo* END */
-	IPC_CTL_CONNS,		/* Empty -> ConnInfo* END */
-	IPC_CTL_SHOW,		/* Show -> ConnInfo RESULT */
-	IPC_CTL_STATS,		/* Empty -> Stats */
-	IPC_CTL_LOG,		/* LogLevel -> RESULT */
-	IPC_CTL_KILL,		/* Kill -> RESULT */
-	IPC_CTL_LISTENER_SET,	/* ListenerSet -> RESULT */
-	IPC_CTL_CONNECT,	/* ForceConnect -> NegotiationReport */
-	IPC_CTL_PROBE,		/* Probe -> NegotiationReport* END */
+	IPC_CTL_STATUS = 100, /* Empty -> Status */
+	IPC_CTL_LISTENERS,    /* Empty -> ListenerInfo* END */
+	IPC_CTL_CONNS,	      /* Empty -> ConnInfo* END */
+	IPC_CTL_SHOW,	      /* Show -> ConnInfo RESULT */
+	IPC_CTL_STATS,	      /* Empty -> Stats */
+	IPC_CTL_LOG,	      /* LogLevel -> RESULT */
+	IPC_CTL_KILL,	      /* Kill -> RESULT */
+	IPC_CTL_LISTENER_SET, /* ListenerSet -> RESULT */
+	IPC_CTL_CONNECT,      /* ForceConnect -> NegotiationReport */
+	IPC_CTL_PROBE,	      /* Probe -> NegotiationReport* END */
 	IPC_CTL_STATUS_REPLY = 150,
 	IPC_CTL_LISTENER_INFO,
 	IPC_CTL_CONN_INFO,
 	IPC_CTL_STATS_REPLY,
 	IPC_CTL_NEGOTIATION,
 
-	IPC_CLIENT_LISTEN = 200,	/* Listen -> ListenReply */
-	IPC_CLIENT_UNLISTEN,		/* Unlisten -> Ack */
-	IPC_CLIENT_CONNECT,		/* Connect -> Ack, then events */
-	IPC_CLIENT_ACCEPT,		/* Accept -> Ack, then ESTABLISHED */
-	IPC_CLIENT_REJECT,		/* Reject -> Ack */
-	IPC_CLIENT_DISCONNECT,		/* Disconnect -> Ack */
+	IPC_CLIENT_LISTEN = 200, /* Listen -> ListenReply */
+	IPC_CLIENT_UNLISTEN,	 /* Unlisten -> Ack */
+	IPC_CLIENT_CONNECT,	 /* Connect -> Ack, then events */
+	IPC_CLIENT_ACCEPT,	 /* Accept -> Ack, then ESTABLISHED */
+	IPC_CLIENT_REJECT,	 /* Reject -> Ack */
+	IPC_CLIENT_DISCONNECT,	 /* Disconnect -> Ack */
 	IPC_CLIENT_LISTEN_REPLY = 250,
 	IPC_CLIENT_ACK,
 
 	IPC_EVENT_CONNECT_REQUEST = 300,
-	IPC_EVENT_ESTABLISHED,		/* carries the connection's fd */
+	IPC_EVENT_ESTABLISHED, /* carries the connection's fd */
 	IPC_EVENT_REJECTED,
 	IPC_EVENT_UNREACHABLE,
 	IPC_EVENT_ERROR,
@@ -76,7 +76,7 @@ struct ipc_msg {
 	struct ipc_hdr hdr;
 	const uint8_t *body;
 	size_t body_len;
-	int fd;			/* -1 when none or already taken */
+	int fd; /* -1 when none or already taken */
 	uint8_t buf[IPC_MAX_MSG];
 };
 

@@ -42,36 +42,35 @@ END_TEST
 
 START_TEST(test_full_file)
 {
-	static const char text[] =
-		"# iwcmd.conf\n"
-		"socket = /tmp/x/iwcmd.sock\n"
-		"log_level = debug\r\n"
-		"  request_timeout_ms=2500  \n"
-		"reply_timeout_ms = 12000\n"
-		"ulp_timeout_ms = 60000\n"
-		"rtr_timeout_ms = 4000\n"
-		"max_listeners_per_uid = 8\n"
-		"max_pending_per_uid = 100\n"
-		"max_conns = 500\n"
-		"private_data_send_max = 512\n"
-		"allow_privileged = 1000:445\n"
-		"rev0 = permissive\n"
-		"ird_ord = strict\n"
-		"crc = prefer-off\n"
-		"markers = yes\n"
-		"rtr = read,send\n"
-		"max_ird = 16\n"
-		"max_ord = 8\n"
-		"\n"
-		"[listener mpi]\n"
-		"address = 192.0.2.1:4791\n"
-		"owner = 1000\n"
-		"backlog = 32\n"
-		"markers = no\n"
-		"rtr_frame = on\n"
-		"[ listener storage ]\n"
-		"address = [2001:db8::1]:20049\n"
-		"pending_max = 7\n";
+	static const char text[] = "# iwcmd.conf\n"
+				   "socket = /tmp/x/iwcmd.sock\n"
+				   "log_level = debug\r\n"
+				   "  request_timeout_ms=2500  \n"
+				   "reply_timeout_ms = 12000\n"
+				   "ulp_timeout_ms = 60000\n"
+				   "rtr_timeout_ms = 4000\n"
+				   "max_listeners_per_uid = 8\n"
+				   "max_pending_per_uid = 100\n"
+				   "max_conns = 500\n"
+				   "private_data_send_max = 512\n"
+				   "allow_privileged = 1000:445\n"
+				   "rev0 = permissive\n"
+				   "ird_ord = strict\n"
+				   "crc = prefer-off\n"
+				   "markers = yes\n"
+				   "rtr = read,send\n"
+				   "max_ird = 16\n"
+				   "max_ord = 8\n"
+				   "\n"
+				   "[listener mpi]\n"
+				   "address = 192.0.2.1:4791\n"
+				   "owner = 1000\n"
+				   "backlog = 32\n"
+				   "markers = no\n"
+				   "rtr_frame = on\n"
+				   "[ listener storage ]\n"
+				   "address = [2001:db8::1]:20049\n"
+				   "pending_max = 7\n";
 	const struct conf_listener *l;
 	const struct sockaddr_in *s4;
 	const struct sockaddr_in6 *s6;
@@ -131,14 +130,16 @@ END_TEST
 
 static const struct {
 	const char *text;
-	const char *msg;	/* expected error text */
+	const char *msg; /* expected error text */
 } bad[] = {
 	{ "bogus = 1\n", "test.conf:1: unknown key 'bogus'" },
 	{ "\n\nreply_timeout_ms = 5\n",
 	  "test.conf:3: reply_timeout_ms: expected a number from 100 to "
 	  "600000" },
-	{ "reply_timeout_ms = -1\n", "test.conf:1: reply_timeout_ms: expected" },
-	{ "reply_timeout_ms = 12x\n", "test.conf:1: reply_timeout_ms: expected" },
+	{ "reply_timeout_ms = -1\n",
+	  "test.conf:1: reply_timeout_ms: expected" },
+	{ "reply_timeout_ms = 12x\n",
+	  "test.conf:1: reply_timeout_ms: expected" },
 	{ "reply_timeout_ms = 99999999999999999999\n",
 	  "test.conf:1: reply_timeout_ms: expected" },
 	{ "markers = maybe\n", "test.conf:1: markers: expected yes or no" },
@@ -163,7 +164,7 @@ static const struct {
 	{ "[listener a]\naddress = *:1\n[listener a]\n",
 	  "test.conf:3: listener 'a' defined twice" },
 	{ "[listener a]\nmarkers = yes\n", "test.conf:0: listener 'a' has no "
-					    "address" },
+					   "address" },
 	{ "[listener a]\naddress = 1.2.3:80\n", "test.conf:2: address:" },
 	{ "[listener a]\naddress = 1.2.3.4\n", "test.conf:2: address:" },
 	{ "[listener a]\naddress = 1.2.3.4:65536\n", "test.conf:2: address:" },
@@ -203,8 +204,8 @@ START_TEST(test_limits)
 	text[CONF_LINE_MAX] = '\0';
 	ck_assert_int_eq(parse(text), 0);
 	/* an embedded NUL */
-	ck_assert_int_eq(conf_parse("a\0b = 1\n", 8, "t", &conf, err,
-				    sizeof(err)), -1);
+	ck_assert_int_eq(
+		conf_parse("a\0b = 1\n", 8, "t", &conf, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "NUL"));
 	/* one listener too many */
 	for (i = 0; i <= CONF_MAX_LISTENERS; i++)

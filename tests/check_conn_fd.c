@@ -30,11 +30,11 @@ struct racer {
 	struct iwcm_conn *conn;
 	struct iwcm_pd *pd;
 	const struct iwcm_qp_init_attr *attr;
-	atomic_int *ready;	/* both threads spin on it to start together */
-	bool create;		/* iwcm_create_qp(), else iwcm_conn_release_fd() */
-	struct iwcm_qp *qp;	/* out */
-	int fd;			/* out: released descriptor, or -1 */
-	int err;		/* out: errno on failure, else 0 */
+	atomic_int *ready;  /* both threads spin on it to start together */
+	bool create;	    /* iwcm_create_qp(), else iwcm_conn_release_fd() */
+	struct iwcm_qp *qp; /* out */
+	int fd;		    /* out: released descriptor, or -1 */
+	int err;	    /* out: errno on failure, else 0 */
 };
 
 static void *racer_run(void *arg)
@@ -119,7 +119,8 @@ START_TEST(test_take_race)
 		}
 		for (i = 0; i < 2; i++)
 			ck_assert_int_eq(pthread_create(&t[i], NULL, racer_run,
-							&r[i]), 0);
+							&r[i]),
+					 0);
 		for (i = 0; i < 2; i++)
 			ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 		for (i = 0; i < 2; i++) {

@@ -16,16 +16,20 @@
 struct expect {
 	enum conn_state s;
 	enum conn_event ev;
-	enum conn_guard g;	/* taken when g holds (CONN_G_NONE: always) */
+	enum conn_guard g; /* taken when g holds (CONN_G_NONE: always) */
 	enum conn_action a;
 	enum conn_state next;
 };
 
-#define E(s, ev, a, n)                                                       \
-	{ CONN_S_##s, CONN_EV_##ev, CONN_G_NONE, CONN_A_##a, CONN_S_##n }
+#define E(s, ev, a, n)                                                        \
+	{                                                                     \
+		CONN_S_##s, CONN_EV_##ev, CONN_G_NONE, CONN_A_##a, CONN_S_##n \
+	}
 /* Guarded: within a pair, listed in the order they are asked. */
 #define EG(s, ev, g, a, n)                                                   \
-	{ CONN_S_##s, CONN_EV_##ev, CONN_G_##g, CONN_A_##a, CONN_S_##n }
+	{                                                                    \
+		CONN_S_##s, CONN_EV_##ev, CONN_G_##g, CONN_A_##a, CONN_S_##n \
+	}
 
 static const struct expect spec[] = {
 	E(NONE, START_CONNECT, CONNECT, CONNECTING),
@@ -129,12 +133,12 @@ static int mock_action(enum conn_action a)
 	return a == fail_action ? -1 : 0;
 }
 
-#define MOCK(name)                                                           \
-	static int mock_##name(void *arg, enum conn_event ev)                \
-	{                                                                    \
-		(void)arg;                                                   \
-		(void)ev;                                                    \
-		return mock_action(CONN_A_##name);                           \
+#define MOCK(name)                                            \
+	static int mock_##name(void *arg, enum conn_event ev) \
+	{                                                     \
+		(void)arg;                                    \
+		(void)ev;                                     \
+		return mock_action(CONN_A_##name);            \
 	}
 MOCK(CONNECT)
 MOCK(WAIT_REQUEST)
@@ -163,12 +167,12 @@ MOCK(RELEASE)
 static unsigned int guards;
 static unsigned int n_guard_calls;
 
-#define GUARD(name)                                                          \
-	static bool guard_##name(void *arg)                                  \
-	{                                                                    \
-		(void)arg;                                                   \
-		n_guard_calls++;                                             \
-		return (guards >> CONN_G_##name) & 1;                        \
+#define GUARD(name)                                   \
+	static bool guard_##name(void *arg)           \
+	{                                             \
+		(void)arg;                            \
+		n_guard_calls++;                      \
+		return (guards >> CONN_G_##name) & 1; \
 	}
 GUARD(NO_LISTENER)
 GUARD(BACKLOG_FULL)
@@ -239,7 +243,7 @@ START_TEST(test_every_pair)
 	enum conn_event ev = (enum conn_event)(_i % CONN_EV_MAX);
 	unsigned int g;
 
-	for (g = 0; g < (1u << CONN_G_MAX); g += 2) {	/* bit 0: NONE */
+	for (g = 0; g < (1u << CONN_G_MAX); g += 2) { /* bit 0: NONE */
 		const struct expect *e = spec_find(s, ev, g);
 		struct conn_fsm f = { s, 1, NULL };
 		const struct conn_fsm_row *row;
@@ -260,15 +264,13 @@ START_TEST(test_every_pair)
 			ck_assert_int_eq(n_calls, e->a != CONN_A_NONE);
 			ck_assert_msg(e->a == CONN_A_NONE || calls[0] == e->a,
 				      "%s/%s/0x%x: action %s, want %s",
-				      conn_state_names[s],
-				      conn_event_names[ev], g,
-				      conn_action_names[calls[0]],
+				      conn_state_names[s], conn_event_names[ev],
+				      g, conn_action_names[calls[0]],
 				      conn_action_names[e->a]);
 			ck_assert_msg(f.state == e->next,
 				      "%s/%s/0x%x: -> %s, want %s",
-				      conn_state_names[s],
-				      conn_event_names[ev], g,
-				      conn_state_names[f.state],
+				      conn_state_names[s], conn_event_names[ev],
+				      g, conn_state_names[f.state],
 				      conn_state_names[e->next]);
 			ck_assert_ptr_nonnull(conn_fsm_lookup(s, ev));
 			continue;
@@ -328,12 +330,12 @@ START_TEST(test_failed_action)
 		struct conn_fsm f = { spec[i].s, 2, NULL };
 
 		if (spec[i].a == CONN_A_NONE)
-			continue;	/* nothing that could fail */
+			continue; /* nothing that could fail */
 		n_calls = 0;
 		/* exactly this row's guard holds: the row is taken */
 		guards = spec[i].g == CONN_G_NONE ? 0 : 1u << spec[i].g;
 		if (spec_find(spec[i].s, spec[i].ev, guards) != &spec[i])
-			continue;	/* an earlier row of the pair wins */
+			continue; /* an earlier row of the pair wins */
 		fail_action = spec[i].a;
 		ck_assert_int_eq(conn_fsm(&f, spec[i].ev, &ops), -1);
 		ck_assert_int_eq(f.state, CONN_S_CLOSED);
@@ -360,38 +362,54 @@ START_TEST(test_paths)
 		/* v1 or client-server responder */
 		{ { CONN_EV_START_ACCEPT, CONN_EV_REQUEST, CONN_EV_ROUTE,
 		    CONN_EV_DECIDE_ACCEPT, CONN_EV_ULP_ACCEPT,
-		    CONN_EV_HANDOFF_DONE }, 6, CONN_S_DONE },
+		    CONN_EV_HANDOFF_DONE },
+		  6,
+		  CONN_S_DONE },
 		/* p2p responder, Write RTR */
 		{ { CONN_EV_START_ACCEPT, CONN_EV_REQUEST, CONN_EV_ROUTE,
 		    CONN_EV_DECIDE_ACCEPT, CONN_EV_ULP_ACCEPT_RTR, CONN_EV_RTR,
-		    CONN_EV_HANDOFF_DONE }, 7, CONN_S_DONE },
+		    CONN_EV_HANDOFF_DONE },
+		  7,
+		  CONN_S_DONE },
 		/* p2p responder, Read RTR answered */
 		{ { CONN_EV_START_ACCEPT, CONN_EV_REQUEST, CONN_EV_ROUTE,
 		    CONN_EV_DECIDE_ACCEPT, CONN_EV_ULP_ACCEPT_RTR,
-		    CONN_EV_RTR_READ, CONN_EV_HANDOFF_DONE }, 7, CONN_S_DONE },
+		    CONN_EV_RTR_READ, CONN_EV_HANDOFF_DONE },
+		  7,
+		  CONN_S_DONE },
 		/* the first client went away: routed again, rejected */
 		{ { CONN_EV_START_ACCEPT, CONN_EV_REQUEST, CONN_EV_ROUTE,
 		    CONN_EV_ROUTE_FAILED, CONN_EV_ROUTE, CONN_EV_ROUTE,
-		    CONN_EV_DECIDE_REJECT, CONN_EV_ULP_REJECT }, 8,
+		    CONN_EV_DECIDE_REJECT, CONN_EV_ULP_REJECT },
+		  8,
 		  CONN_S_CLOSED },
 		/* p2p initiator, Read RTR */
 		{ { CONN_EV_START_CONNECT, CONN_EV_TCP_CONNECTED,
 		    CONN_EV_REPLY_RTR_READ, CONN_EV_READ_RESP,
-		    CONN_EV_HANDOFF_DONE }, 5, CONN_S_DONE },
+		    CONN_EV_HANDOFF_DONE },
+		  5,
+		  CONN_S_DONE },
 		/* RFC 6581 §10 fallback to v1 */
 		{ { CONN_EV_START_CONNECT, CONN_EV_TCP_CONNECTED,
 		    CONN_EV_RETRY_V1, CONN_EV_TCP_CONNECTED, CONN_EV_REPLY,
-		    CONN_EV_HANDOFF_DONE }, 6, CONN_S_DONE },
+		    CONN_EV_HANDOFF_DONE },
+		  6,
+		  CONN_S_DONE },
 		/* RTR never comes */
 		{ { CONN_EV_START_ACCEPT, CONN_EV_REQUEST, CONN_EV_ROUTE,
 		    CONN_EV_DECIDE_ACCEPT, CONN_EV_ULP_ACCEPT_RTR,
-		    CONN_EV_TIMEOUT }, 6, CONN_S_CLOSED },
+		    CONN_EV_TIMEOUT },
+		  6,
+		  CONN_S_CLOSED },
 		/* initiator cannot use the responder's RTR types: TERM 7 */
 		{ { CONN_EV_START_CONNECT, CONN_EV_TCP_CONNECTED,
-		    CONN_EV_TERM }, 3, CONN_S_CLOSED },
+		    CONN_EV_TERM },
+		  3,
+		  CONN_S_CLOSED },
 		/* Initiator/Initiator: a Request where a Reply belongs */
-		{ { CONN_EV_START_CONNECT, CONN_EV_TCP_CONNECTED,
-		    CONN_EV_BAD }, 3, CONN_S_CLOSED },
+		{ { CONN_EV_START_CONNECT, CONN_EV_TCP_CONNECTED, CONN_EV_BAD },
+		  3,
+		  CONN_S_CLOSED },
 	};
 	size_t i, j;
 

@@ -14,7 +14,7 @@ struct crc_vec {
 	const char *name;
 	uint8_t data[560];
 	size_t len;
-	uint8_t wire[4];	/* expected trailer bytes, in wire order */
+	uint8_t wire[4]; /* expected trailer bytes, in wire order */
 };
 
 static struct crc_vec vecs[7];
@@ -91,8 +91,8 @@ START_TEST(test_vectors)
 	ck_assert_msg(memcmp(out, v->wire, 4) == 0, "%s (%s): got %08x",
 		      v->name, crc32c_impl(), c);
 	ck_assert_uint_eq(crc32c_get_wire(v->wire), c);
-	c = crc32c_final(crc32c_update_portable(crc32c_init(), v->data,
-						 v->len));
+	c = crc32c_final(
+		crc32c_update_portable(crc32c_init(), v->data, v->len));
 	crc32c_put_wire(c, out);
 	ck_assert_msg(memcmp(out, v->wire, 4) == 0, "%s (portable): %08x",
 		      v->name, c);
@@ -145,9 +145,9 @@ START_TEST(test_impl_agree_random)
 		size_t off = test_rand32() % 64;
 		size_t len = test_rand32() % (sizeof(buf) - off);
 
-		ck_assert_uint_eq(
-			crc32c_update(crc32c_init(), buf + off, len),
-			crc32c_update_portable(crc32c_init(), buf + off, len));
+		ck_assert_uint_eq(crc32c_update(crc32c_init(), buf + off, len),
+				  crc32c_update_portable(crc32c_init(),
+							 buf + off, len));
 	}
 }
 END_TEST

@@ -194,8 +194,7 @@ START_TEST(test_bad_messages)
 	/* an fd toward the daemon, client and admin socket */
 	ck_assert_int_eq(pipe(pfd), 0);
 	fd = ipc_open_hello(H.sock);
-	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_UNLISTEN, 1, NULL, pfd[0]),
-			 0);
+	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_UNLISTEN, 1, NULL, pfd[0]), 0);
 	ck_assert(peer_closed(fd));
 	close(fd);
 	fd = ipc_open_hello(H.admin);
@@ -294,12 +293,12 @@ START_TEST(test_listen_invalid)
 		uint32_t ird;
 		uint32_t transport;
 	} cases[] = {
-		{ 5, NULL, false, 0, 0 },	/* 5-octet address */
-		{ 0, NULL, false, 0, 0 },	/* neither */
-		{ 4, "svc", false, 0, 0 },	/* both */
-		{ 0, "", false, 0, 0 },		/* empty service */
-		{ 4, NULL, true, 0x4000, 0 },	/* IRD beyond 14 bits */
-		{ 4, NULL, true, 1, 1 },	/* SCTP */
+		{ 5, NULL, false, 0, 0 },     /* 5-octet address */
+		{ 0, NULL, false, 0, 0 },     /* neither */
+		{ 4, "svc", false, 0, 0 },    /* both */
+		{ 0, "", false, 0, 0 },	      /* empty service */
+		{ 4, NULL, true, 0x4000, 0 }, /* IRD beyond 14 bits */
+		{ 4, NULL, true, 1, 1 },      /* SCTP */
 	};
 	size_t i;
 
@@ -398,14 +397,13 @@ START_TEST(test_limits)
 }
 END_TEST
 
-static const char svc_conf[] =
-	"# services\n"
-	"[listener svc]\n"
-	"address = 127.0.0.1:0\n"
-	"pending_max = 8\n"
-	"[listener owned]\n"
-	"address = 127.0.0.1:0\n"
-	"owner = 65534\n";
+static const char svc_conf[] = "# services\n"
+			       "[listener svc]\n"
+			       "address = 127.0.0.1:0\n"
+			       "pending_max = 8\n"
+			       "[listener owned]\n"
+			       "address = 127.0.0.1:0\n"
+			       "owner = 65534\n";
 
 /* As uid 65534 in a child: privileged ports and owned services. */
 static int nobody_child(const char *sock)
@@ -600,8 +598,7 @@ static int expect_established(int fd, uint64_t *conn_id)
 	ck_assert_int_eq(ipc_wait(fd, &M), 1);
 	ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s",
 		      ipc_type_name(M.hdr.type));
-	e = (Iwcm__Established *)ipc_unpack(&M,
-					    &iwcm__established__descriptor);
+	e = (Iwcm__Established *)ipc_unpack(&M, &iwcm__established__descriptor);
 	ck_assert_ptr_nonnull(e);
 	if (conn_id)
 		*conn_id = e->conn_id;
@@ -826,8 +823,8 @@ START_TEST(test_emfile_pause)
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	for (i = 0; i < N; i++) {
 		t[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		ck_assert_int_eq(connect(t[i], (struct sockaddr *)&sin,
-					 sizeof(sin)), 0);
+		ck_assert_int_eq(
+			connect(t[i], (struct sockaddr *)&sin, sizeof(sin)), 0);
 	}
 	end = harness_ms() + HARNESS_TIMEOUT_MS;
 	while (!strstr(harness_log(&H), "pausing") &&
@@ -872,8 +869,7 @@ START_TEST(test_sighup)
 	{
 		int i;
 
-		for (i = 0; i < 200 && !admin_listeners(admin, NULL, NULL);
-		     i++)
+		for (i = 0; i < 200 && !admin_listeners(admin, NULL, NULL); i++)
 			poll(NULL, 0, 5);
 	}
 	ck_assert_uint_eq(admin_listeners(admin, "svc2", &port), 1);
@@ -890,8 +886,7 @@ START_TEST(test_sighup)
 	{
 		int i;
 
-		for (i = 0; i < 200 && !strstr(harness_log(&H), "reload:");
-		     i++)
+		for (i = 0; i < 200 && !strstr(harness_log(&H), "reload:"); i++)
 			poll(NULL, 0, 5);
 	}
 	ck_assert_ptr_nonnull(strstr(harness_log(&H), "bogus_key"));
@@ -903,8 +898,7 @@ START_TEST(test_sighup)
 	{
 		int i;
 
-		for (i = 0; i < 200 && admin_listeners(admin, NULL, NULL);
-		     i++)
+		for (i = 0; i < 200 && admin_listeners(admin, NULL, NULL); i++)
 			poll(NULL, 0, 5);
 	}
 	ck_assert_uint_eq(admin_listeners(admin, NULL, NULL), 0);
@@ -988,8 +982,8 @@ START_TEST(test_stale_and_busy_socket)
 	/* a second daemon on the same path gives up, the first serves on */
 	harness_init(&h2, NULL);
 	h2.pid = harness_spawn(&h2, NULL,
-			       (const char *const[]){ "-d", "-f", h2.conf,
-						      "-s", H.sock, NULL });
+			       (const char *const[]){ "-d", "-f", h2.conf, "-s",
+						      H.sock, NULL });
 	st = harness_wait(h2.pid);
 	h2.pid = -1;
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
@@ -1061,8 +1055,8 @@ static int make_sock(int type, const char *path, uint16_t *port)
 		memset(&sun, 0, sizeof(sun));
 		sun.sun_family = AF_UNIX;
 		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun,
-				      sizeof(sun)), 0);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)),
+				 0);
 	} else {
 		struct sockaddr_in sin;
 		socklen_t sl = sizeof(sin);
@@ -1070,8 +1064,8 @@ static int make_sock(int type, const char *path, uint16_t *port)
 		memset(&sin, 0, sizeof(sin));
 		sin.sin_family = AF_INET;
 		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin,
-				      sizeof(sin)), 0);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)),
+				 0);
 		ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &sl),
 				 0);
 		*port = ntohs(sin.sin_port);

@@ -11,14 +11,13 @@
 #include "daemon_harness.h"
 #include "daemon_requests.h"
 
-static const char svc_conf[] =
-	"# services\n"
-	"[listener svc]\n"
-	"address = 127.0.0.1:0\n"
-	"pending_max = 8\n"
-	"[listener owned]\n"
-	"address = 127.0.0.1:0\n"
-	"owner = 65534\n";
+static const char svc_conf[] = "# services\n"
+			       "[listener svc]\n"
+			       "address = 127.0.0.1:0\n"
+			       "pending_max = 8\n"
+			       "[listener owned]\n"
+			       "address = 127.0.0.1:0\n"
+			       "owner = 65534\n";
 
 START_TEST(test_service_attach)
 {

@@ -58,8 +58,8 @@ static void activation_round(const char *first, const char *second)
 		poll(NULL, 0, 5);
 	ck_assert_msg(fd >= 0, "no HELLO on the activated client socket:\n%s",
 		      harness_log(&H));
-	while ((admin = ipc_open_hello(H.admin)) < 0 &&
-	       errno == ECONNREFUSED && harness_ms() < end)
+	while ((admin = ipc_open_hello(H.admin)) < 0 && errno == ECONNREFUSED &&
+	       harness_ms() < end)
 		poll(NULL, 0, 5);
 	ck_assert_int_ge(admin, 0);
 	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),

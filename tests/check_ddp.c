@@ -14,29 +14,36 @@ struct ddp_vec {
 	const char *name;
 	const char *hex;
 	struct ddp_hdr exp;
-	uint8_t rebuilt_ctrl;	/* first octet as the builder sends it */
+	uint8_t rebuilt_ctrl; /* first octet as the builder sends it */
 };
 
 static const struct ddp_vec vecs[] = {
 	/* RFC 5044 §4.4 Figure 5, octets 0x06-0x17: Send, L, QN 0, MSN 1. */
 	{ "RFC 5044 Figure 5",
 	  "41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00",
-	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 1 }, 0x41 },
+	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 1 },
+	  0x41 },
 	/* RFC 5044 Figure 6, octets 0x1ee-0x1ff: the next Send, MSN 2. */
 	{ "RFC 5044 Figure 6",
 	  "41 43 00 00 00 00 00 00 00 00 00 00 00 02 00 00 00 00",
-	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 2 }, 0x41 },
+	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 2 },
+	  0x41 },
 	/* siw-rping-mpa2-p2p-writertr initiator FPDU@0: the RTR, a
 	 * zero-length RDMA Write with STag 1, TO 0. */
 	{ "siw p2p RTR Write",
 	  "c1 40 00 00 00 01 00 00 00 00 00 00 00 00",
-	  { .tagged = true, .last = true, .dv = 1, .rsvd_ulp8 = 0x40,
-	    .stag = 1 }, 0xc1 },
+	  { .tagged = true, .last = true, .dv = 1, .rsvd_ulp8 = 0x40, .stag = 1 },
+	  0xc1 },
 	/* same capture, initiator FPDU@60: RDMA Read Response. */
 	{ "siw Read Response",
 	  "c1 42 48 a3 f5 00 00 00 55 ca f5 b7 25 50",
-	  { .tagged = true, .last = true, .dv = 1, .rsvd_ulp8 = 0x42,
-	    .stag = 0x48a3f500, .to = 0x55caf5b72550ull }, 0xc1 },
+	  { .tagged = true,
+	    .last = true,
+	    .dv = 1,
+	    .rsvd_ulp8 = 0x42,
+	    .stag = 0x48a3f500,
+	    .to = 0x55caf5b72550ull },
+	  0xc1 },
 	/* same capture, responder FPDU@0: RDMA Read Request, QN 1 MSN 1. */
 	{ "siw Read Request",
 	  "41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00",
@@ -45,32 +52,49 @@ static const struct ddp_vec vecs[] = {
 	/* same capture, responder FPDU@92: RDMA Write with 64 octets. */
 	{ "siw RDMA Write",
 	  "c1 40 50 0f 6a 00 00 00 55 e2 a7 df d5 50",
-	  { .tagged = true, .last = true, .dv = 1, .rsvd_ulp8 = 0x40,
-	    .stag = 0x500f6a00, .to = 0x55e2a7dfd550ull }, 0xc1 },
+	  { .tagged = true,
+	    .last = true,
+	    .dv = 1,
+	    .rsvd_ulp8 = 0x40,
+	    .stag = 0x500f6a00,
+	    .to = 0x55e2a7dfd550ull },
+	  0xc1 },
 	/* siw-readbw-mpa1-crc initiator FPDU@284: Send MSN 7. */
 	{ "siw readbw Send",
 	  "41 43 00 00 00 00 00 00 00 00 00 00 00 07 00 00 00 00",
-	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 7 }, 0x41 },
+	  { .last = true, .dv = 1, .rsvd_ulp8 = 0x43, .msn = 7 },
+	  0x41 },
 	/* Hand-built: an RDMA Consortium (seed 002) peer, DV 0 RV 0. */
 	{ "RDMAC Send, DV 0",
 	  "40 03 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00",
-	  { .last = true, .dv = 0, .rsvd_ulp8 = 0x03, .msn = 1 }, 0x40 },
+	  { .last = true, .dv = 0, .rsvd_ulp8 = 0x03, .msn = 1 },
+	  0x40 },
 	/* Hand-built: middle segment (L clear) of a Send with Invalidate,
 	 * every field non-zero. */
 	{ "middle segment, all fields",
 	  "01 44 de ad be ef 00 00 00 00 ff ff ff ff 00 00 10 00",
-	  { .dv = 1, .rsvd_ulp8 = 0x44, .rsvd_ulp32 = 0xdeadbeef,
-	    .msn = 0xffffffff, .mo = 0x1000 }, 0x01 },
+	  { .dv = 1,
+	    .rsvd_ulp8 = 0x44,
+	    .rsvd_ulp32 = 0xdeadbeef,
+	    .msn = 0xffffffff,
+	    .mo = 0x1000 },
+	  0x01 },
 	/* Hand-built: every reserved bit set and DV 3; parsed as is,
 	 * rebuilt with the reserved bits zero (RFC 5041 §4.1). */
 	{ "reserved bits and DV 3",
 	  "ff ff ff ff ff ff ff ff ff ff ff ff ff ff",
-	  { .tagged = true, .last = true, .rsvd = 0xf, .dv = 3,
-	    .rsvd_ulp8 = 0xff, .stag = 0xffffffff,
-	    .to = 0xffffffffffffffffull }, 0xc3 },
+	  { .tagged = true,
+	    .last = true,
+	    .rsvd = 0xf,
+	    .dv = 3,
+	    .rsvd_ulp8 = 0xff,
+	    .stag = 0xffffffff,
+	    .to = 0xffffffffffffffffull },
+	  0xc3 },
 	{ "untagged reserved bits",
 	  "3c 00 00 00 00 00 00 00 00 03 00 00 00 00 00 00 00 00",
-	  { .rsvd = 0xf, .qn = 3 }, 0x00 },
+	  { .rsvd = 0xf, .qn = 3 },
+	  0x00 },
 };
 
 static void assert_hdr_eq(const struct ddp_hdr *a, const struct ddp_hdr *b)

@@ -126,7 +126,7 @@ struct session {
 	char name[96];
 	uint8_t *s[2];
 	size_t len[2];
-	size_t frame_len[2];	/* startup frame octets at the start */
+	size_t frame_len[2]; /* startup frame octets at the start */
 };
 
 static void session_free(struct session *ss)
@@ -150,8 +150,8 @@ static void session_add(struct session *ss, int side, const uint8_t *p,
 /* The siw connections of tests/vectors/mpa_siw.h. */
 struct siw_conn {
 	const char *name;
-	int req, rep;		/* mpa_siw_frames[] */
-	int i2r, r2i;		/* mpa_siw_streams[], -1: none */
+	int req, rep; /* mpa_siw_frames[] */
+	int i2r, r2i; /* mpa_siw_streams[], -1: none */
 	bool crc;
 	bool p2p;
 };
@@ -244,11 +244,11 @@ static bool session_sample(struct session *ss, const char *opts)
 
 /* Split points of one run: side 0 then side 1, each cut at cut[side]. */
 struct feed {
-	size_t cut[2];		/* 0: no cut */
+	size_t cut[2]; /* 0: no cut */
 	bool bytewise;
-	bool interleave;	/* alternate the sides chunk by chunk */
-	size_t chunk;		/* interleave: chunk size */
-	bool verbose;		/* OUT_VERBOSE */
+	bool interleave; /* alternate the sides chunk by chunk */
+	size_t chunk;	 /* interleave: chunk size */
+	bool verbose;	 /* OUT_VERBOSE */
 };
 
 static void feed_side(struct dissect *d, const struct session *ss, int side,
@@ -322,8 +322,7 @@ static char *run(const struct session *ss, const struct output *ops,
 
 static bool stats_clean(const struct dissect_stats *st)
 {
-	return !st->crc_bad && !st->marker_bad && !st->malformed &&
-	       !st->errors;
+	return !st->crc_bad && !st->marker_bad && !st->malformed && !st->errors;
 }
 
 /* ---- vectors ---- */
@@ -389,8 +388,8 @@ END_TEST
 /* What each sample session must show: markers each way, CRC, version. */
 struct sample_want {
 	bool mi2r, mr2i, crc, rdmac;
-	const char *rtr;	/* first i2r FPDU's RTR, "" none */
-	int corrupt;		/* --corrupt N, else -1 */
+	const char *rtr; /* first i2r FPDU's RTR, "" none */
+	int corrupt;	 /* --corrupt N, else -1 */
 };
 
 static const struct sample_want sample_wants[] = {
@@ -490,8 +489,8 @@ START_TEST(t_split_every_offset)
 		 * the first FPDUs, the markers at 512 and 1024), then every
 		 * SPLIT_STEP-th */
 		for (k = 1; k < ss.len[side];
-		     k += (size_t)_i < N_SIW || k < SPLIT_ALL ? 1
-							     : SPLIT_STEP) {
+		     k += (size_t)_i < N_SIW || k < SPLIT_ALL ? 1 :
+								SPLIT_STEP) {
 			memset(&f, 0, sizeof(f));
 			f.cut[side] = k;
 			out = run(&ss, &output_json, &f, &st);
@@ -588,7 +587,7 @@ START_TEST(t_bad_crc)
 	unsigned int k, bad = 0;
 	char *out;
 
-	session_siw(&ss, &siw_conns[0]);	/* CRC on */
+	session_siw(&ss, &siw_conns[0]); /* CRC on */
 	out = run(&ss, &output_rec, NULL, &st);
 	free(out);
 	/* flip one ULPDU octet of the third i2r FPDU */
@@ -639,7 +638,7 @@ START_TEST(t_bad_key)
 	char *out;
 
 	session_siw(&ss, &siw_conns[2]);
-	ss.s[1][9] = 'x';	/* "MPA ID Rxp Frame" */
+	ss.s[1][9] = 'x'; /* "MPA ID Rxp Frame" */
 	out = run(&ss, &output_rec, NULL, &st);
 	free(out);
 	ck_assert_uint_ge(st.malformed, 1);
@@ -703,7 +702,7 @@ START_TEST(t_gap)
 	dissect_data(d, 1, ss.s[1], ss.len[1]);
 	dissect_gap(d, 0, 40);
 	dissect_data(d, 0, ss.s[0] + 140, ss.len[0] - 140);
-	dissect_gap(d, 5, 1);		/* no such side: ignored */
+	dissect_gap(d, 5, 1); /* no such side: ignored */
 	dissect_data(d, -1, ss.s[0], 1);
 	dissect_end(d);
 	dissect_free(d);
@@ -771,8 +770,8 @@ static bool pkts_sample(struct pkts *pk, const char *opts)
 	FILE *fp;
 
 	memset(pk, 0, sizeof(*pk));
-	snprintf(cmd, sizeof(cmd), "'%s' sample -o - %s 2>/dev/null",
-		 IWCMCTL, opts);
+	snprintf(cmd, sizeof(cmd), "'%s' sample -o - %s 2>/dev/null", IWCMCTL,
+		 opts);
 	fp = popen(cmd, "r");
 	if (!fp)
 		return false;
@@ -864,7 +863,7 @@ START_TEST(t_reassembly)
 	for (i = pk->n / 2; i < pk->n && pk->caplen[i] <= 66; i++)
 		;
 	ck_assert_uint_lt(i, pk->n);
-	order[i] = order[i - 1];	/* a data segment lost */
+	order[i] = order[i - 1]; /* a data segment lost */
 	out = decode_pkts(pk, order, &st);
 	ck_assert_int_eq(st, 1);
 	ck_assert_ptr_nonnull(strstr(out, "\"event\":\"gap\""));
@@ -890,7 +889,8 @@ START_TEST(t_vocab_json)
 	ck_assert_str_eq(vocab_rtr_list(7, buf, sizeof(buf)),
 			 "send,write,read");
 	ck_assert_str_eq(vocab_rtr_list(MPA_RTR_READ | MPA_RTR_SEND, buf,
-					 sizeof(buf)), "send,read");
+					sizeof(buf)),
+			 "send,read");
 	ck_assert_str_eq(vocab_rtr_name(MPA_RTR_WRITE), "write");
 	ck_assert_str_eq(vocab_rtr_name(0), "none");
 	ck_assert_str_eq(vocab_rtr_name(3), "several");
@@ -923,7 +923,8 @@ START_TEST(t_vocab_json)
 	json_close(&w, ']');
 	json_close(&w, '}');
 	fclose(fp);
-	ck_assert_str_eq(text, "{\"s\":\"a\\\"b\\\\c\\n\\t\\u0001\\u00c3\","
+	ck_assert_str_eq(text,
+			 "{\"s\":\"a\\\"b\\\\c\\n\\t\\u0001\\u00c3\","
 			 "\"i\":-3,\"u\":18446744073709551615,\"b\":false,"
 			 "\"n\":null,\"h8\":\"0x05\",\"x\":\"0aff\","
 			 "\"rtr\":[\"write\",\"read\"],\"o\":[]}");
@@ -935,9 +936,12 @@ START_TEST(t_vocab_json)
 	ck_assert_ptr_nonnull(fp);
 	json_init(&w, fp);
 	w.utf8 = true;
-	json_str(&w, NULL, "RFC 6581 \xc2\xa7" "9.2\t\x7f");
+	json_str(&w, NULL,
+		 "RFC 6581 \xc2\xa7"
+		 "9.2\t\x7f");
 	fclose(fp);
-	ck_assert_str_eq(text, "\"RFC 6581 \xc2\xa7" "9.2\\t\\u007f\"");
+	ck_assert_str_eq(text, "\"RFC 6581 \xc2\xa7"
+			       "9.2\\t\\u007f\"");
 	free(text);
 }
 END_TEST

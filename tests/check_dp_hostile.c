@@ -27,31 +27,31 @@
 
 #include "dp_peer.h"
 
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 #define NVAR 3
 #define REGION 4096
 #define CANARY 64
 #define RECV_LEN 64
 #define BIG_LEN (8 << 20)
-#define IRD_READ (2 << 20)	/* more than the library frames ahead */
+#define IRD_READ (2 << 20) /* more than the library frames ahead */
 
 /* Setup flags of a case. */
-#define H_CRC_OFF 0x01		/* no CRC (a bad marker must show) */
-#define H_MARKERS 0x02		/* markers toward the library, always */
-#define H_NO_RECV 0x04		/* no receive posted */
-#define H_SNDBUF 0x08		/* a tiny send buffer for the library */
-#define H_V1 0x10		/* RFC 7306 message: version 1 only */
-#define H_HIT_RECV 0x20		/* receive 1 is the target: any error */
-#define H_TERM_RX 0x40		/* the peer sends a Terminate */
-#define H_CLOSE 0x80		/* the peer closes mid-FPDU */
-#define H_RESET 0x100		/* ... with a reset */
-#define H_TERM_ONLY 0x200	/* nothing but the Terminate comes back */
+#define H_CRC_OFF 0x01	  /* no CRC (a bad marker must show) */
+#define H_MARKERS 0x02	  /* markers toward the library, always */
+#define H_NO_RECV 0x04	  /* no receive posted */
+#define H_SNDBUF 0x08	  /* a tiny send buffer for the library */
+#define H_V1 0x10	  /* RFC 7306 message: version 1 only */
+#define H_HIT_RECV 0x20	  /* receive 1 is the target: any error */
+#define H_TERM_RX 0x40	  /* the peer sends a Terminate */
+#define H_CLOSE 0x80	  /* the peer closes mid-FPDU */
+#define H_RESET 0x100	  /* ... with a reset */
+#define H_TERM_ONLY 0x200 /* nothing but the Terminate comes back */
 
 /* The peer's Terminate: layer << 16 | etype << 8 | code (vendor_err). */
-#define TERM_RX_CODES                                                        \
-	(RDMAP_TERM_LAYER_RDMAP << 16 | RDMAP_ETYPE_REMOTE_OP << 8 |         \
+#define TERM_RX_CODES                                                \
+	(RDMAP_TERM_LAYER_RDMAP << 16 | RDMAP_ETYPE_REMOTE_OP << 8 | \
 	 RDMAP_ECODE_UNEXPECTED_OP)
 
 static struct dp_ep E;
@@ -71,32 +71,31 @@ struct region {
 	uint32_t stag;
 };
 
-enum { R_RW, R_RO, R_WO, R_NOAT, R_INV, R_OTHER, R_SINK, R_RECV, R_BIG,
-       R_N };
+enum { R_RW, R_RO, R_WO, R_NOAT, R_INV, R_OTHER, R_SINK, R_RECV, R_BIG, R_N };
 
 static struct region R[R_N] = {
 	[R_RW] = { "rw", ACC_ALL, 0x11, REGION, 0 },
 	[R_RO] = { "read-only", IWCM_ACCESS_REMOTE_READ, 0x22, REGION, 0 },
-	[R_WO] = { "write-only", IWCM_ACCESS_LOCAL_WRITE |
-				      IWCM_ACCESS_REMOTE_WRITE, 0x33, REGION,
-		   0 },
-	[R_NOAT] = { "no-atomic", IWCM_ACCESS_LOCAL_WRITE |
-				      IWCM_ACCESS_REMOTE_WRITE |
-				      IWCM_ACCESS_REMOTE_READ, 0x44, REGION,
-		     0 },
+	[R_WO] = { "write-only",
+		   IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE, 0x33,
+		   REGION, 0 },
+	[R_NOAT] = { "no-atomic",
+		     IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |
+			     IWCM_ACCESS_REMOTE_READ,
+		     0x44, REGION, 0 },
 	[R_INV] = { "to-invalidate", ACC_ALL, 0x55, REGION, 0 },
 	[R_OTHER] = { "other-pd", ACC_ALL, 0x66, REGION, 1 },
 	[R_SINK] = { "read-sink", IWCM_ACCESS_LOCAL_WRITE, 0x77, REGION, 0 },
-	[R_RECV] = { "receives", IWCM_ACCESS_LOCAL_WRITE, 0x88,
-		     2 * RECV_LEN, 0 },
+	[R_RECV] = { "receives", IWCM_ACCESS_LOCAL_WRITE, 0x88, 2 * RECV_LEN,
+		     0 },
 	[R_BIG] = { "big", IWCM_ACCESS_REMOTE_READ, 0x99, REGION, 0 },
 };
 
 /* The offending segment, for the Terminate's copied headers. */
 static uint8_t SEG[MPA_ULPDU_MAX + 1];
 static size_t SEG_LEN;
-static bool recv1_done;		/* the case consumed receive 1 */
-static bool read_posted;	/* work request 3: a Read never answered */
+static bool recv1_done;	 /* the case consumed receive 1 */
+static bool read_posted; /* work request 3: a Read never answered */
 
 static uint64_t va(int r, size_t off)
 {
@@ -200,8 +199,7 @@ static void send_seg(const uint8_t *u, size_t n)
 	dp_peer_send_ulpdu(P, u, n);
 }
 
-static void send_msg(const struct rdmap_msg *m, const void *data,
-		     size_t len)
+static void send_msg(const struct rdmap_msg *m, const void *data, size_t len)
 {
 	static uint8_t u[MPA_ULPDU_MAX + 1];
 
@@ -327,8 +325,7 @@ static void send_bad_crc(const uint8_t *u, size_t n)
 	SEG_LEN = 0;
 }
 
-static void bad_crc_msg(const struct rdmap_msg *m, const void *data,
-			size_t len)
+static void bad_crc_msg(const struct rdmap_msg *m, const void *data, size_t len)
 {
 	static uint8_t u[MPA_ULPDU_MAX + 1];
 
@@ -378,8 +375,7 @@ static void c_crc_write_bad_stag(void)
 	uint8_t data[300];
 
 	memset(data, 0xEE, sizeof(data));
-	dp_peer_tagged(P, &m, RDMAP_WRITE, R[R_RW].stag + 0x1000,
-		       va(R_RW, 0));
+	dp_peer_tagged(P, &m, RDMAP_WRITE, R[R_RW].stag + 0x1000, va(R_RW, 0));
 	bad_crc_msg(&m, data, sizeof(data));
 }
 
@@ -405,8 +401,8 @@ static void c_crc_read_req(void)
 
 static void c_crc_read_req_bad_stag(void)
 {
-	struct rdmap_read_req r = { 0x5150, 0x1000, 64,
-				    R[R_RW].stag + 0x1000, va(R_RW, 0) };
+	struct rdmap_read_req r = { 0x5150, 0x1000, 64, R[R_RW].stag + 0x1000,
+				    va(R_RW, 0) };
 	struct rdmap_msg m;
 
 	dp_peer_untagged(P, &m, RDMAP_READ_REQ, DDP_QN_READ_REQ);
@@ -577,8 +573,8 @@ static void c_atomic_other_pd(void)
 
 static void c_send_inv_bad_stag(void)
 {
-	SEG_LEN = dp_peer_send(P, RDMAP_SEND_INV, R[R_RW].stag + 0x1000,
-			       "x", 1, SEG);
+	SEG_LEN = dp_peer_send(P, RDMAP_SEND_INV, R[R_RW].stag + 0x1000, "x", 1,
+			       SEG);
 }
 
 static void c_send_inv_other_pd(void)
@@ -753,7 +749,10 @@ static void c_close_mid_too_long(void)
 }
 
 /* Terminate codes: layer, etype, ecode. */
-#define T(l, t, c) { RDMAP_TERM_LAYER_##l, l##_ETYPE(t), c }
+#define T(l, t, c)                                    \
+	{                                             \
+		RDMAP_TERM_LAYER_##l, l##_ETYPE(t), c \
+	}
 #define RDMAP_ETYPE(t) RDMAP_ETYPE_##t
 #define DDP_ETYPE(t) DDP_ETYPE_##t
 #define LLP_ETYPE(t) MPA_ETYPE_##t
@@ -762,68 +761,128 @@ struct hcase {
 	const char *name;
 	void (*fn)(void);
 	unsigned int flags;
-	uint8_t exp[2][3];	/* accepted Terminates (second: 0xFF none) */
-	int untouched;		/* a region that must keep its fill, or -1 */
+	uint8_t exp[2][3]; /* accepted Terminates (second: 0xFF none) */
+	int untouched;	   /* a region that must keep its fill, or -1 */
 };
 
-#define NONE { 0xFF, 0xFF, 0xFF }
+#define NONE                     \
+	{                        \
+		0xFF, 0xFF, 0xFF \
+	}
 
 static const struct hcase cases[] = {
 	/* MPA (RFC 5044 §8): no headers copied (Figure 10, LLP). */
-	{ "bad_crc", c_bad_crc, 0,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "bad_marker", c_bad_marker, H_CRC_OFF | H_MARKERS,
-	  { T(LLP, MPA, MPA_ECODE_MARKER), NONE }, -1 },
+	{ "bad_crc", c_bad_crc, 0, { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
+	{ "bad_marker",
+	  c_bad_marker,
+	  H_CRC_OFF | H_MARKERS,
+	  { T(LLP, MPA, MPA_ECODE_MARKER), NONE },
+	  -1 },
 	/*
 	 * RFC 5044 §8 before any header check: the same offences (or none)
 	 * with a bad CRC give code 2 and nothing else (item 4 of issue 10).
 	 */
-	{ "crc_send_fits", c_crc_send_fits, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_send_too_long", c_crc_send_too_long, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_send_too_long_big", c_crc_send_too_long_big, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_send_inv", c_crc_send_inv, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_write_bad_stag", c_crc_write_bad_stag, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RW },
-	{ "crc_write_read_only", c_crc_write_read_only, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RO },
-	{ "crc_read_req", c_crc_read_req, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_read_req_bad_stag", c_crc_read_req_bad_stag, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_atomic", c_crc_atomic, H_TERM_ONLY | H_V1,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_RW },
-	{ "crc_read_resp_bad_stag", c_crc_read_resp_bad_stag, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, R_SINK },
-	{ "crc_msn_range", c_crc_msn_range, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_unknown_opcode", c_crc_unknown_opcode, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "crc_terminate", c_crc_terminate, H_TERM_ONLY,
-	  { T(LLP, MPA, MPA_ECODE_CRC), NONE }, -1 },
-	{ "bad_marker_too_long", c_bad_marker_too_long,
+	{ "crc_send_fits",
+	  c_crc_send_fits,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_send_too_long",
+	  c_crc_send_too_long,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_send_too_long_big",
+	  c_crc_send_too_long_big,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_send_inv",
+	  c_crc_send_inv,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_write_bad_stag",
+	  c_crc_write_bad_stag,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  R_RW },
+	{ "crc_write_read_only",
+	  c_crc_write_read_only,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  R_RO },
+	{ "crc_read_req",
+	  c_crc_read_req,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_read_req_bad_stag",
+	  c_crc_read_req_bad_stag,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_atomic",
+	  c_crc_atomic,
+	  H_TERM_ONLY | H_V1,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  R_RW },
+	{ "crc_read_resp_bad_stag",
+	  c_crc_read_resp_bad_stag,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  R_SINK },
+	{ "crc_msn_range",
+	  c_crc_msn_range,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_unknown_opcode",
+	  c_crc_unknown_opcode,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "crc_terminate",
+	  c_crc_terminate,
+	  H_TERM_ONLY,
+	  { T(LLP, MPA, MPA_ECODE_CRC), NONE },
+	  -1 },
+	{ "bad_marker_too_long",
+	  c_bad_marker_too_long,
 	  H_MARKERS | H_TERM_ONLY,
 	  { T(LLP, MPA, MPA_ECODE_CRC), T(LLP, MPA, MPA_ECODE_MARKER) },
 	  -1 },
 	/* Tagged placement (RFC 5041 §7.1, §7.2 type 1). */
-	{ "write_bad_stag", c_write_bad_stag, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE }, R_RW },
-	{ "write_stale_key", c_write_stale_key, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE }, R_RW },
-	{ "write_past_end", c_write_past_end, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS), NONE }, R_RW },
-	{ "write_before_start", c_write_before_start, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS), NONE }, R_RW },
+	{ "write_bad_stag",
+	  c_write_bad_stag,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE },
+	  R_RW },
+	{ "write_stale_key",
+	  c_write_stale_key,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE },
+	  R_RW },
+	{ "write_past_end",
+	  c_write_past_end,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS), NONE },
+	  R_RW },
+	{ "write_before_start",
+	  c_write_before_start,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS), NONE },
+	  R_RW },
 	/*
 	 * TO + length wraps 64 bits: the TO is outside the region too, and
 	 * §7.1 orders no check before another, so either code is right.
 	 */
-	{ "write_wrap", c_write_wrap, 0,
+	{ "write_wrap",
+	  c_write_wrap,
+	  0,
 	  { T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS),
-	    T(DDP, TAGGED, DDP_ECODE_T_TO_WRAP) }, R_RW },
+	    T(DDP, TAGGED, DDP_ECODE_T_TO_WRAP) },
+	  R_RW },
 	/*
 	 * Placement into a region without REMOTE_WRITE: RFC 5040 Figure 10
 	 * leaves the RDMA Remote Protection types to Read Requests and Sends
@@ -831,83 +890,168 @@ static const struct hcase cases[] = {
 	 * §7.2 of RFC 5041 has no access code: RFC 5041 §7.1 check 2 (an
 	 * STag whose buffer allows the placement) is what failed.
 	 */
-	{ "write_read_only", c_write_read_only, 0,
+	{ "write_read_only",
+	  c_write_read_only,
+	  0,
 	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG),
-	    T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS) }, R_RO },
-	{ "write_invalidated", c_write_invalidated, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE }, R_INV },
-	{ "write_other_pd", c_write_other_pd, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_STAG_NOT_ASSOC), NONE }, R_OTHER },
-	{ "ddp_version_tagged", c_ddp_version_tagged, 0,
-	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_VERSION), NONE }, R_RW },
+	    T(DDP, TAGGED, DDP_ECODE_T_BASE_BOUNDS) },
+	  R_RO },
+	{ "write_invalidated",
+	  c_write_invalidated,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_STAG), NONE },
+	  R_INV },
+	{ "write_other_pd",
+	  c_write_other_pd,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_STAG_NOT_ASSOC), NONE },
+	  R_OTHER },
+	{ "ddp_version_tagged",
+	  c_ddp_version_tagged,
+	  0,
+	  { T(DDP, TAGGED, DDP_ECODE_T_INVALID_VERSION), NONE },
+	  R_RW },
 	/* Read Requests (RFC 5040 §7.2): RDMAP Remote Protection, R set. */
-	{ "read_bad_stag", c_read_bad_stag, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE }, -1 },
-	{ "read_past_end", c_read_past_end, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_BASE_BOUNDS), NONE }, -1 },
-	{ "read_size_huge", c_read_size_huge, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_BASE_BOUNDS), NONE }, -1 },
-	{ "read_wrap", c_read_wrap, 0,
+	{ "read_bad_stag",
+	  c_read_bad_stag,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE },
+	  -1 },
+	{ "read_past_end",
+	  c_read_past_end,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_BASE_BOUNDS), NONE },
+	  -1 },
+	{ "read_size_huge",
+	  c_read_size_huge,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_BASE_BOUNDS), NONE },
+	  -1 },
+	{ "read_wrap",
+	  c_read_wrap,
+	  0,
 	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_BASE_BOUNDS),
-	    T(RDMAP, REMOTE_PROT, RDMAP_ECODE_TO_WRAP) }, -1 },
-	{ "read_write_only", c_read_write_only, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_ACCESS), NONE }, -1 },
-	{ "read_invalidated", c_read_invalidated, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE }, -1 },
-	{ "read_other_pd", c_read_other_pd, 0,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_STAG_NOT_ASSOC), NONE }, -1 },
+	    T(RDMAP, REMOTE_PROT, RDMAP_ECODE_TO_WRAP) },
+	  -1 },
+	{ "read_write_only",
+	  c_read_write_only,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_ACCESS), NONE },
+	  -1 },
+	{ "read_invalidated",
+	  c_read_invalidated,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE },
+	  -1 },
+	{ "read_other_pd",
+	  c_read_other_pd,
+	  0,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_STAG_NOT_ASSOC), NONE },
+	  -1 },
 	/* Sends with Invalidate (§7.2 checks 4, 5). */
-	{ "send_inv_bad_stag", c_send_inv_bad_stag, H_HIT_RECV,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE }, -1 },
+	{ "send_inv_bad_stag",
+	  c_send_inv_bad_stag,
+	  H_HIT_RECV,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_INVALID_STAG), NONE },
+	  -1 },
 	/* RFC 5040 §5.3 names "STag Cannot be Invalidated" for this */
-	{ "send_inv_other_pd", c_send_inv_other_pd, H_HIT_RECV,
+	{ "send_inv_other_pd",
+	  c_send_inv_other_pd,
+	  H_HIT_RECV,
 	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_CANT_INVALIDATE), NONE },
 	  R_OTHER },
 	/* Untagged placement (RFC 5041 §7.1, §7.2 type 2). */
-	{ "msn_range", c_msn_range, 0,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_RANGE), NONE }, -1 },
-	{ "msn_no_buffer", c_msn_no_buffer, H_NO_RECV,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_NOBUF), NONE }, -1 },
-	{ "qn_invalid", c_qn_invalid, 0,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_QN), NONE }, -1 },
-	{ "send_too_long", c_send_too_long, H_HIT_RECV,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_TOO_LONG), NONE }, -1 },
-	{ "send_bad_mo", c_send_bad_mo, H_HIT_RECV,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MO), NONE }, -1 },
-	{ "ddp_version_untagged", c_ddp_version_untagged, 0,
-	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_VERSION), NONE }, -1 },
+	{ "msn_range",
+	  c_msn_range,
+	  0,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_RANGE), NONE },
+	  -1 },
+	{ "msn_no_buffer",
+	  c_msn_no_buffer,
+	  H_NO_RECV,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_NOBUF), NONE },
+	  -1 },
+	{ "qn_invalid",
+	  c_qn_invalid,
+	  0,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_QN), NONE },
+	  -1 },
+	{ "send_too_long",
+	  c_send_too_long,
+	  H_HIT_RECV,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_TOO_LONG), NONE },
+	  -1 },
+	{ "send_bad_mo",
+	  c_send_bad_mo,
+	  H_HIT_RECV,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MO), NONE },
+	  -1 },
+	{ "ddp_version_untagged",
+	  c_ddp_version_untagged,
+	  0,
+	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_VERSION), NONE },
+	  -1 },
 	/* RDMAP Remote Operation errors (RFC 5040 §7.2, RFC 7306 §8.2). */
-	{ "rdmap_version", c_rdmap_version, 0,
-	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_INVALID_VERSION), NONE }, -1 },
-	{ "unknown_opcode", c_unknown_opcode, 0,
-	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_UNEXPECTED_OP), NONE }, -1 },
-	{ "imm_data_long", c_imm_data_long, H_V1 | H_HIT_RECV,
+	{ "rdmap_version",
+	  c_rdmap_version,
+	  0,
+	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_INVALID_VERSION), NONE },
+	  -1 },
+	{ "unknown_opcode",
+	  c_unknown_opcode,
+	  0,
+	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_UNEXPECTED_OP), NONE },
+	  -1 },
+	{ "imm_data_long",
+	  c_imm_data_long,
+	  H_V1 | H_HIT_RECV,
 	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_CATASTROPHIC_STREAM), NONE },
 	  -1 },
-	{ "read_req_long", c_read_req_long, 0,
+	{ "read_req_long",
+	  c_read_req_long,
+	  0,
 	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_CATASTROPHIC_STREAM), NONE },
 	  -1 },
-	{ "atomic_misaligned", c_atomic_misaligned, H_V1,
+	{ "atomic_misaligned",
+	  c_atomic_misaligned,
+	  H_V1,
 	  { T(RDMAP, REMOTE_OP, RDMAP_ECODE_CATASTROPHIC_STREAM), NONE },
 	  R_RW },
-	{ "atomic_no_right", c_atomic_no_right, H_V1,
-	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_ACCESS), NONE }, R_NOAT },
-	{ "atomic_other_pd", c_atomic_other_pd, H_V1,
+	{ "atomic_no_right",
+	  c_atomic_no_right,
+	  H_V1,
+	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_ACCESS), NONE },
+	  R_NOAT },
+	{ "atomic_other_pd",
+	  c_atomic_other_pd,
+	  H_V1,
 	  { T(RDMAP, REMOTE_PROT, RDMAP_ECODE_STAG_NOT_ASSOC), NONE },
 	  R_OTHER },
 	/* More Read Requests than IRD: no QN 1 buffer for the third. */
-	{ "read_beyond_ird", c_read_beyond_ird, H_SNDBUF,
+	{ "read_beyond_ird",
+	  c_read_beyond_ird,
+	  H_SNDBUF,
 	  { T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_NOBUF),
-	    T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_RANGE) }, -1 },
+	    T(DDP, UNTAGGED, DDP_ECODE_U_INVALID_MSN_RANGE) },
+	  -1 },
 	/* The peer terminates, or goes away in the middle of an FPDU. */
 	{ "terminate_received", c_term_rx, H_TERM_RX, { NONE, NONE }, -1 },
 	{ "close_mid_fpdu", c_close_mid_fpdu, H_CLOSE, { NONE, NONE }, -1 },
-	{ "reset_mid_fpdu", c_close_mid_fpdu, H_CLOSE | H_RESET,
-	  { NONE, NONE }, -1 },
-	{ "close_mid_too_long", c_close_mid_too_long, H_CLOSE,
-	  { NONE, NONE }, -1 },
-	{ "reset_mid_too_long", c_close_mid_too_long, H_CLOSE | H_RESET,
-	  { NONE, NONE }, -1 },
+	{ "reset_mid_fpdu",
+	  c_close_mid_fpdu,
+	  H_CLOSE | H_RESET,
+	  { NONE, NONE },
+	  -1 },
+	{ "close_mid_too_long",
+	  c_close_mid_too_long,
+	  H_CLOSE,
+	  { NONE, NONE },
+	  -1 },
+	{ "reset_mid_too_long",
+	  c_close_mid_too_long,
+	  H_CLOSE | H_RESET,
+	  { NONE, NONE },
+	  -1 },
 };
 
 /* Every outstanding work request flushes, each exactly once. */
@@ -985,7 +1129,7 @@ static void check_memory(const struct hcase *c)
 		ck_assert_msg(dp_buf_canaries_ok(&r->b),
 			      "bytes written around region %s", r->name);
 		if (i == R_RECV)
-			continue;	/* receives may take partial data */
+			continue; /* receives may take partial data */
 		for (k = 0; k < r->len && r->b.p[k] == r->fill; k++)
 			;
 		ck_assert_msg(k == r->len, "region %s changed at %zu%s",
@@ -1003,7 +1147,7 @@ START_TEST(t_hostile)
 	const uint8_t *e;
 
 	if (var == 2 && (c->flags & H_V1))
-		var = 1;	/* RFC 7306 needs version 1 */
+		var = 1; /* RFC 7306 needs version 1 */
 	setup(c->flags, var);
 	c->fn();
 
@@ -1036,8 +1180,7 @@ START_TEST(t_hostile)
 		P->term_only = c->flags & H_TERM_ONLY;
 		t = dp_peer_recv_term(P);
 		e = c->exp[0];
-		if (c->exp[1][0] != 0xFF &&
-		    t->m.u.term.ecode == c->exp[1][2] &&
+		if (c->exp[1][0] != 0xFF && t->m.u.term.ecode == c->exp[1][2] &&
 		    t->m.u.term.layer == c->exp[1][0])
 			e = c->exp[1];
 		dp_check_term(t, e[0], e[1], e[2], SEG_LEN ? SEG : NULL,

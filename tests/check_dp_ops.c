@@ -27,11 +27,11 @@
 #include "dp_peer.h"
 
 #define NCFG 16
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
-#define BIG (300 * 1000)	/* several DDP segments whatever the MULPDU */
-#define ANY_LEN UINT32_MAX	/* byte_len not checked */
+#define BIG (300 * 1000)   /* several DDP segments whatever the MULPDU */
+#define ANY_LEN UINT32_MAX /* byte_len not checked */
 
 static struct dp_cfg C;
 static struct dp_ep A, B;
@@ -258,8 +258,8 @@ START_TEST(t_send_inv)
 	pair_open(_i);
 	src = reg_new(&A, 4096, IWCM_ACCESS_LOCAL_WRITE);
 	dst = reg_new(&B, 4096, IWCM_ACCESS_LOCAL_WRITE);
-	t1 = reg_new(&B, 256, IWCM_ACCESS_LOCAL_WRITE |
-				      IWCM_ACCESS_REMOTE_WRITE);
+	t1 = reg_new(&B, 256,
+		     IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	t2 = reg_new(&B, 256, ACC_ALL);
 	test_rand_bytes(src->p, src->len);
 	dp_post_recv(B.qp, 1, dst->mr, dst->p, 100);
@@ -327,9 +327,9 @@ END_TEST
 static void writes(struct dp_ep *s, struct dp_ep *r)
 {
 	struct reg *src = reg_new(s, BIG + 4096, IWCM_ACCESS_LOCAL_WRITE);
-	struct reg *dst = reg_new(r, BIG + 4096,
-				  IWCM_ACCESS_LOCAL_WRITE |
-					  IWCM_ACCESS_REMOTE_WRITE);
+	struct reg *dst =
+		reg_new(r, BIG + 4096,
+			IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	struct reg *rb = reg_new(r, 64, IWCM_ACCESS_LOCAL_WRITE);
 	struct iwcm_send_wr wr;
 	struct iwcm_sge sg[2];
@@ -415,8 +415,8 @@ START_TEST(t_write_imm)
 
 	pair_open(_i);
 	src = reg_new(&A, 70000, IWCM_ACCESS_LOCAL_WRITE);
-	dst = reg_new(&B, 70000, IWCM_ACCESS_LOCAL_WRITE |
-					 IWCM_ACCESS_REMOTE_WRITE);
+	dst = reg_new(&B, 70000,
+		      IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	rb = reg_new(&B, 64, IWCM_ACCESS_LOCAL_WRITE);
 	test_rand_bytes(src->p, src->len);
 	dp_wr(&wr, &sg, IWCM_WR_RDMA_WRITE_WITH_IMM, 41, src->mr, src->p,
@@ -662,21 +662,21 @@ START_TEST(t_atomics)
 		wr.wr.atomic.remote_addr = addr(tgt->p + 16);
 		wr.wr.atomic.rkey = tgt->stag;
 		switch (kind) {
-		case 0:	/* plain 64-bit add: mask 0 */
+		case 0: /* plain 64-bit add: mask 0 */
 			m = 0;
 			if (k == 0)
-				a = ~cur + 1 + 0xffffffffull;	/* carries */
-			/* fall through */
-		case 1:	/* independent fields */
+				a = ~cur + 1 + 0xffffffffull; /* carries */
+							      /* fall through */
+		case 1: /* independent fields */
 			wr.wr.atomic.compare_add = a;
 			wr.wr.atomic.compare_add_mask = m;
 			next = oracle_fetchadd(cur, a, m);
 			wc_op = IWCM_WC_FETCH_ADD;
 			break;
-		case 2:	/* CmpSwap that matches under the mask */
+		case 2: /* CmpSwap that matches under the mask */
 			b = (cur & n) | (test_rand64() & ~n);
 			/* fall through */
-		case 3:	/* CmpSwap that usually does not */
+		case 3: /* CmpSwap that usually does not */
 			wr.opcode = IWCM_WR_ATOMIC_CMP_SWP;
 			wr.wr.atomic.compare_add = b;
 			wr.wr.atomic.compare_add_mask = n;
@@ -696,14 +696,16 @@ START_TEST(t_atomics)
 		send_ok(&A, 100 + (uint64_t)k, wc_op, 8);
 		/* The original value comes back; memory holds the result. */
 		memcpy(&got, res->p + 8 * (k % 8), 8);
-		ck_assert_msg(got == cur, "op %d kind %d: got %016llx, "
-			      "original %016llx", k, kind,
-			      (unsigned long long)got,
+		ck_assert_msg(got == cur,
+			      "op %d kind %d: got %016llx, "
+			      "original %016llx",
+			      k, kind, (unsigned long long)got,
 			      (unsigned long long)cur);
 		memcpy(&now, tgt->p + 16, 8);
-		ck_assert_msg(now == next, "op %d kind %d: memory %016llx, "
-			      "expected %016llx", k, kind,
-			      (unsigned long long)now,
+		ck_assert_msg(now == next,
+			      "op %d kind %d: memory %016llx, "
+			      "expected %016llx",
+			      k, kind, (unsigned long long)now,
 			      (unsigned long long)next);
 		cur = next;
 	}
@@ -725,8 +727,8 @@ START_TEST(t_inline)
 	uint8_t tmp[64], want[64];
 
 	pair_open(_i);
-	dst = reg_new(&B, 256, IWCM_ACCESS_LOCAL_WRITE |
-				       IWCM_ACCESS_REMOTE_WRITE);
+	dst = reg_new(&B, 256,
+		      IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	rb = reg_new(&B, 256, IWCM_ACCESS_LOCAL_WRITE);
 	dp_post_recv(B.qp, 1, rb->mr, rb->p, 256);
 	dp_post_recv(B.qp, 2, rb->mr, rb->p + 128, 128);
@@ -866,8 +868,8 @@ static void post_send_flags(struct dp_ep *s, struct reg *src, uint64_t id,
 	wr.imm_data = id;
 	wr.send_flags |= flags;
 	dp_post_send(s->qp, &wr);
-	send_ok(s, id, opcode == IWCM_WR_IMM_DATA ? IWCM_WC_IMM_DATA :
-						     IWCM_WC_SEND,
+	send_ok(s, id,
+		opcode == IWCM_WR_IMM_DATA ? IWCM_WC_IMM_DATA : IWCM_WC_SEND,
 		opcode == IWCM_WR_IMM_DATA ? ANY_LEN : 8);
 }
 
@@ -1103,12 +1105,11 @@ START_TEST(t_ord)
 				ck_assert_uint_eq(aq[got].add_swap, 1);
 				ck_assert_uint_eq(aq[got].cmp, 0);
 				ck_assert_uint_eq(aq[got].cmp_mask, ~0ull);
-			}
-			else
+			} else
 				rq[got] = m->m.u.read_req;
 			got++;
 		}
-		if (got < n)	/* at ORD: the next one must wait */
+		if (got < n) /* at ORD: the next one must wait */
 			dp_peer_silent(P, 100);
 		memset(data, done, sizeof(data));
 		if (is_atomic[done]) {
@@ -1226,7 +1227,7 @@ START_TEST(t_msn)
 	wr.wr.rdma.remote_addr = 0x5000;
 	wr.wr.rdma.rkey = 0x4321;
 	dp_post_send(A.qp, &wr);
-	m = dp_peer_expect(P, RDMAP_SEND);	/* checks the MSN */
+	m = dp_peer_expect(P, RDMAP_SEND); /* checks the MSN */
 	ck_assert_uint_eq(m->m.ddp.msn, st.initiator ? 7 : 1);
 	ck_assert_uint_eq(m->m.payload_len, 5);
 	ck_assert(!memcmp(m->m.payload, hello, 5));
@@ -1276,8 +1277,8 @@ START_TEST(t_unread)
 	dp_ep_open(&A, C.flags_a);
 	dp_ep_open(&B, C.flags_b);
 	dp_ep_srq(&B, 16);
-	dst = reg_new(&B, 256, IWCM_ACCESS_LOCAL_WRITE |
-				       IWCM_ACCESS_REMOTE_WRITE);
+	dst = reg_new(&B, 256,
+		      IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	rb = reg_new(&B, 256, IWCM_ACCESS_LOCAL_WRITE);
 	dp_post_srq_recv(B.srq, 1, rb->mr, rb->p, 128);
 	dp_post_srq_recv(B.srq, 2, rb->mr, rb->p + 128, 128);
@@ -1294,8 +1295,8 @@ START_TEST(t_unread)
 	m.ddp.stag = dst->stag;
 	m.ddp.to = addr(dst->p + 9);
 	n = dp_msg_build(&m, data, sizeof(data), u, sizeof(u));
-	ck_assert_int_eq(mpa_fpdu_build(&d, u, (uint16_t)n, wire,
-					sizeof(wire), &w1),
+	ck_assert_int_eq(mpa_fpdu_build(&d, u, (uint16_t)n, wire, sizeof(wire),
+					&w1),
 			 WIRE_OK);
 	memset(&m, 0, sizeof(m));
 	m.opcode = RDMAP_SEND;

@@ -21,8 +21,8 @@
 
 #include "dp_peer.h"
 
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 #define MB (1 << 20)
 
@@ -137,8 +137,7 @@ static struct iwcm_wc next_ok(struct iwcm_cq *cq, uint64_t wr_id)
 	ck_assert_msg(wc.wr_id == wr_id && wc.status == IWCM_WC_SUCCESS,
 		      "completion wr_id %llu (%s), expected %llu",
 		      (unsigned long long)wc.wr_id,
-		      iwcm_wc_status_str(wc.status),
-		      (unsigned long long)wr_id);
+		      iwcm_wc_status_str(wc.status), (unsigned long long)wr_id);
 	return wc;
 }
 
@@ -167,22 +166,28 @@ static void o_write_then_send(void)
 		dp_post_recv(B.qp, (uint64_t)round, rb->mr, rb->p + 64 * round,
 			     64);
 		if (op != IWCM_WR_RDMA_WRITE_WITH_IMM)
-			post(&A, IWCM_WR_RDMA_WRITE, 100, src, 0,
-			     (uint32_t)len, dst, 0, 0);
-		post(&A, op, 200, op == IWCM_WR_RDMA_WRITE_WITH_IMM ? src :
-				  op == IWCM_WR_SEND ? src : NULL, 0,
+			post(&A, IWCM_WR_RDMA_WRITE, 100, src, 0, (uint32_t)len,
+			     dst, 0, 0);
+		post(&A, op, 200,
+		     op == IWCM_WR_RDMA_WRITE_WITH_IMM ? src :
+		     op == IWCM_WR_SEND		       ? src :
+							 NULL,
+		     0,
 		     op == IWCM_WR_RDMA_WRITE_WITH_IMM ? (uint32_t)len :
-		     op == IWCM_WR_SEND ? 4 : 0,
+		     op == IWCM_WR_SEND		       ? 4 :
+							 0,
 		     op == IWCM_WR_RDMA_WRITE_WITH_IMM ? dst : NULL, 0,
 		     round == 1 ? IWCM_SEND_SOLICITED : 0);
 		next_ok(B.rcq, (uint64_t)round);
 		/* Checked at once, before anything else is polled. */
 		ck_assert_msg(!memcmp(dst->p, src->p, len),
 			      "round %d: the Write is not placed when %s "
-			      "completes", round,
+			      "completes",
+			      round,
 			      op == IWCM_WR_SEND ? "the Send" :
-			      op == IWCM_WR_IMM_DATA ? "the Immediate Data" :
-			      "the Write with Immediate");
+			      op == IWCM_WR_IMM_DATA ?
+						   "the Immediate Data" :
+						   "the Write with Immediate");
 		if (op != IWCM_WR_RDMA_WRITE_WITH_IMM)
 			next_ok(A.scq, 100);
 		next_ok(A.scq, 200);
@@ -210,7 +215,7 @@ static void o_sq_order_pair(void)
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		post(&A, IWCM_WR_RDMA_READ, k, sizes[k] ? dst : NULL, off,
 		     sizes[k], src, off, 0);
-		if (k == 2)	/* a Write and a Send in between */
+		if (k == 2) /* a Write and a Send in between */
 			post(&A, IWCM_WR_RDMA_WRITE, 50, dst, 0, 16, src,
 			     2 * MB - 16, 0);
 		off += sizes[k];
@@ -299,8 +304,7 @@ static void o_fence(void)
 	next_ok(A.scq, 4);
 	/* Fenced Write behind an atomic. */
 	post(&A, IWCM_WR_ATOMIC_FETCH_ADD, 5, buf, 8, 8, NULL, 0, 0);
-	post(&A, IWCM_WR_RDMA_WRITE, 6, buf, 100, 4, NULL, 0,
-	     IWCM_SEND_FENCE);
+	post(&A, IWCM_WR_RDMA_WRITE, 6, buf, 100, 4, NULL, 0, IWCM_SEND_FENCE);
 	m = dp_peer_expect(P, RDMAP_ATOMIC_REQ);
 	a = m->m.u.atomic_req;
 	dp_peer_silent(P, 200);
@@ -335,8 +339,7 @@ static void expect_read_resp(uint32_t sink, uint64_t to, const uint8_t *data,
 			      rdmap_opcode_name(m->m.opcode));
 		ck_assert_uint_eq(m->m.ddp.stag, sink);
 		ck_assert_uint_eq(m->m.ddp.to, to + got);
-		ck_assert(!memcmp(m->m.payload, data + got,
-				  m->m.payload_len));
+		ck_assert(!memcmp(m->m.payload, data + got, m->m.payload_len));
 		got += (uint32_t)m->m.payload_len;
 		if (m->m.ddp.last)
 			break;
@@ -348,8 +351,10 @@ static void expect_atomic_resp(uint32_t req_id, uint64_t orig)
 {
 	struct dp_msg *m = expect_any();
 
-	ck_assert_msg(m->m.opcode == RDMAP_ATOMIC_RESP, "%s, expected an "
-		      "Atomic Response", rdmap_opcode_name(m->m.opcode));
+	ck_assert_msg(m->m.opcode == RDMAP_ATOMIC_RESP,
+		      "%s, expected an "
+		      "Atomic Response",
+		      rdmap_opcode_name(m->m.opcode));
 	ck_assert_uint_eq(m->m.ddp.qn, DDP_QN_ATOMIC_RESP);
 	ck_assert_uint_eq(m->m.ddp.msn, P->rx_msn[DDP_QN_ATOMIC_RESP]++);
 	ck_assert_uint_eq(m->m.u.atomic_resp.req_id, req_id);
@@ -391,14 +396,17 @@ static void o_responses_in_order(void)
 			m.u.atomic_req.add_swap = 1;
 			m.u.atomic_req.cmp_mask = ~0ull;
 		} else {
-			uint32_t size = k == 0 ? 200000 : k == 2 ? 10 :
-					k == 5 ? 0 : 1000;
+			uint32_t size = k == 0 ? 200000 :
+					k == 2 ? 10 :
+					k == 5 ? 0 :
+						 1000;
 
 			dp_peer_untagged(P, &m, RDMAP_READ_REQ,
 					 DDP_QN_READ_REQ);
 			m.u.read_req = (struct rdmap_read_req){
 				0x900 + (uint32_t)k, 0x10000 * (uint64_t)k,
-				size, src->stag, va(src->p + 7 * k) };
+				size, src->stag, va(src->p + 7 * k)
+			};
 		}
 		n = dp_msg_build(&m, NULL, 0, u, sizeof(u));
 		w += dp_peer_fpdu(P, u, n, wire + w, sizeof(wire) - w);
@@ -512,8 +520,8 @@ static void o_send_order(void)
 		} else {
 			ck_assert_int_eq(wc.opcode, IWCM_WC_RECV);
 			ck_assert_uint_eq(wc.byte_len, msg_len(k));
-			ck_assert(!memcmp(rb->p + at[k], src->p + k,
-					  msg_len(k)));
+			ck_assert(
+				!memcmp(rb->p + at[k], src->p + k, msg_len(k)));
 		}
 	}
 	for (k = 0; k < n; k++)

@@ -73,8 +73,7 @@ static size_t raw_read_frame(int fd, uint8_t *buf, struct mpa_frame *f)
 	raw_read(fd, buf, MPA_FRAME_HDR_LEN);
 	pd = (size_t)buf[18] << 8 | buf[19];
 	raw_read(fd, buf + MPA_FRAME_HDR_LEN, pd);
-	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f,
-					 &used),
+	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f, &used),
 			 WIRE_OK);
 	return used;
 }
@@ -88,8 +87,7 @@ static void raw_send_frame(int fd, const struct mpa_frame *f)
 	raw_send(fd, buf, n);
 }
 
-static struct mpa_frame enh(enum mpa_frame_type t, uint8_t rtr,
-			    const char *pd)
+static struct mpa_frame enh(enum mpa_frame_type t, uint8_t rtr, const char *pd)
 {
 	struct mpa_frame f;
 
@@ -141,8 +139,7 @@ static int raw_connect(uint16_t port)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons(port);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)),
-			 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	return fd;
 }
 
@@ -242,8 +239,7 @@ static Iwcm__Established *client_established(int fd, int peer)
 	wait_msg(fd, IPC_EVENT_ESTABLISHED);
 	s = ipc_take_fd(&M);
 	ck_assert_int_ge(s, 0);
-	e = (Iwcm__Established *)ipc_unpack(&M,
-					    &iwcm__established__descriptor);
+	e = (Iwcm__Established *)ipc_unpack(&M, &iwcm__established__descriptor);
 	ck_assert_ptr_nonnull(e);
 	raw_send(peer, "Z", 1);
 	raw_read(s, &b, 1);
@@ -351,7 +347,7 @@ START_TEST(e2e_initiator)
 	ck_assert(req.enhanced && req.enh.p2p);
 	ck_assert_uint_eq(req.enh.rtr, MPA_RTR_WRITE | MPA_RTR_READ);
 	raw_send_frame(peer, &rep);
-	raw_read(peer, raw, 52);	/* the Read RTR */
+	raw_read(peer, raw, 52); /* the Read RTR */
 	ck_assert_int_eq(raw[3], 0x40 | RDMAP_READ_REQ);
 	raw_send(peer, fp, raw_fpdu(RDMAP_READ_RESP, 1, fp));
 	e = client_established(fd, peer);
@@ -390,9 +386,8 @@ START_TEST(e2e_force)
 	f.dst = &dst;
 	p.has_p2p = p.p2p = 1;
 	f.params = &p;
-	ck_assert_int_eq(ipc_send(admin, IPC_CTL_CONNECT, next_reqid, &f.base,
-				  -1),
-			 0);
+	ck_assert_int_eq(
+		ipc_send(admin, IPC_CTL_CONNECT, next_reqid, &f.base, -1), 0);
 	peer = raw_accept(lfd);
 	n = raw_read_frame(peer, raw, &req);
 	raw_send_frame(peer, &rep);
@@ -410,7 +405,7 @@ START_TEST(e2e_force)
 	protobuf_c_message_free_unpacked(&nr->base, NULL);
 	wait_msg(admin, IPC_RESULT);
 	ck_assert_uint_eq(M.hdr.reqid, next_reqid);
-	raw_read(peer, raw, 20);	/* the Write RTR */
+	raw_read(peer, raw, 20); /* the Write RTR */
 	ck_assert(raw_closed(peer));
 	close(peer);
 	close(lfd);

@@ -34,10 +34,9 @@ static uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p)
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
 	c.params = p;
-	ck_assert_int_eq(env_connect(&E.client, &c, &id),
-			 IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(env_connect(&E.client, &c, &id), IWCM__RESULT__RES_OK);
 	ck_assert_uint_ne(id, 0);
-	ck_assert_int_eq(E.n_recs, n);	/* the Ack goes first */
+	ck_assert_int_eq(E.n_recs, n); /* the Ack goes first */
 	*peer = tcp_accept(*lfd);
 	return id;
 }
@@ -66,8 +65,8 @@ static void set_pd(Iwcm__ConnParams *p, const void *pd, size_t len)
  * C=1, M=0, IRD/ORD 16, A=0 for client-server), an accepting Reply. */
 START_TEST(init_v2_client_server)
 {
-	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16,
-					      16, "srv");
+	struct mpa_frame req,
+		rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16, 16, "srv");
 	Iwcm__Established *e;
 	uint8_t raw[MPA_FRAME_MAX];
 	uint64_t id;
@@ -96,7 +95,7 @@ START_TEST(init_v2_client_server)
 	ck_assert_uint_eq(e->peer_info->flags, MPA_FLAG_S);
 	assert_msn(e, 1, 1);
 	iwcm__established__free_unpacked(e, NULL);
-	ck_assert(peer_idle(peer));	/* client-server: no RTR */
+	ck_assert(peer_idle(peer)); /* client-server: no RTR */
 	env_assert_handed(&E.recs[0], peer);
 	ck_assert_uint_eq(iwcmd_stats.connects, 1);
 	ck_assert_uint_eq(iwcmd_stats.established, 1);
@@ -189,9 +188,10 @@ START_TEST(init_p2p_read)
 	peer_send_frame(peer, &rep);
 	ck_assert_uint_eq(peer_read_fpdu(peer, &rx, raw, u, &info), 52);
 	ck_assert(info.crc_ok);
-	assert_hex(raw, 48, "002e 41 41 00000000 00000001 00000001 00000000"
-			    "00000001 0000000000000000 00000000"
-			    "00000001 0000000000000000");
+	assert_hex(raw, 48,
+		   "002e 41 41 00000000 00000001 00000001 00000000"
+		   "00000001 0000000000000000 00000000"
+		   "00000001 0000000000000000");
 	env_pump(20);
 	ck_assert_int_eq(E.n_recs, 0);
 	n = peer_rtr_ulpdu(RDMAP_READ_RESP, 1, u);
@@ -338,10 +338,10 @@ END_TEST
 /* RFC 6581 §9.1 on the initiator: IRD at least the responder's ORD, ORD
  * at most its IRD, 0x3FFF in either position leaves a value alone. */
 static const struct {
-	int ird, ord;			/* connect params, -1: default */
-	const char *word;		/* the Request's enhanced word */
-	uint16_t rep_ird, rep_ord;	/* the Reply's */
-	uint16_t fin_ird, fin_ord;	/* handed off */
+	int ird, ord;		   /* connect params, -1: default */
+	const char *word;	   /* the Request's enhanced word */
+	uint16_t rep_ird, rep_ord; /* the Reply's */
+	uint16_t fin_ird, fin_ord; /* handed off */
 } irdord_tab[] = {
 	{ 0x3FFF, 0x3FFF, "3fff 3fff", 0x3FFF, 0x3FFF, 0x3FFF, 0x3FFF },
 	{ -1, -1, "0010 0010", 8, 32, 32, 8 },
@@ -387,8 +387,8 @@ END_TEST
 START_TEST(init_term6)
 {
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16,
-					      8, NULL);
+	struct mpa_frame req,
+		rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16, 8, NULL);
 	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
 	Iwcm__ConnError *ce;
 	uint8_t raw[MPA_FRAME_MAX];
@@ -596,8 +596,8 @@ END_TEST
  * travel as Established.unread. */
 START_TEST(init_glued)
 {
-	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16,
-					      16, NULL);
+	struct mpa_frame req,
+		rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	uint8_t raw[MPA_FRAME_MAX], all[256], u[64];
 	Iwcm__Established *e;
@@ -642,7 +642,7 @@ START_TEST(init_fallback)
 	id = init_start(&lfd, &peer, &p);
 	init_request(peer, raw, &req);
 	ck_assert(req.enhanced);
-	close(peer);		/* what an RFC 5044-only responder does */
+	close(peer); /* what an RFC 5044-only responder does */
 	peer = tcp_accept(lfd);
 	assert_hex(raw, init_request(peer, raw, &req),
 		   REQ_KEY "40 01 0002 7064");
@@ -681,8 +681,8 @@ END_TEST
 START_TEST(init_rev0)
 {
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rep = frame_v(MPA_FRAME_REP, 0,
-					    MPA_FLAG_M | MPA_FLAG_C, NULL);
+	struct mpa_frame req,
+		rep = frame_v(MPA_FRAME_REP, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
 	Iwcm__Established *e;
 	uint8_t raw[MPA_FRAME_MAX];
 	int lfd, peer;
@@ -708,8 +708,8 @@ END_TEST
 START_TEST(init_rev0_reply)
 {
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rep = frame_v(MPA_FRAME_REP, 0,
-					    MPA_FLAG_M | MPA_FLAG_C, NULL);
+	struct mpa_frame req,
+		rep = frame_v(MPA_FRAME_REP, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
 	Iwcm__Established *e;
 	Iwcm__ConnError *ce;
 	uint8_t raw[MPA_FRAME_MAX];
@@ -748,9 +748,8 @@ END_TEST
 START_TEST(init_rtr_frame)
 {
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rtr, rep = frame_v(MPA_FRAME_REP, 1,
-						 MPA_FLAG_C | MPA_FLAG_S,
-						 NULL);
+	struct mpa_frame req, rtr,
+		rep = frame_v(MPA_FRAME_REP, 1, MPA_FLAG_C | MPA_FLAG_S, NULL);
 	Iwcm__Established *e;
 	uint8_t raw[MPA_FRAME_MAX];
 	int lfd, peer;
@@ -788,8 +787,7 @@ START_TEST(init_unreachable)
 	close(lfd);
 	env_sockaddr(&dst, ab, port);
 	c.dst = &dst;
-	ck_assert_int_eq(env_connect(&E.client, &c, &id),
-			 IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(env_connect(&E.client, &c, &id), IWCM__RESULT__RES_OK);
 	ce = rec_error(env_wait_rec(1));
 	ck_assert_uint_eq(E.recs[0].type, IPC_EVENT_UNREACHABLE);
 	ck_assert_uint_eq(ce->conn_id, id);
@@ -904,8 +902,8 @@ END_TEST
 /* The client is gone as the Established is sent: the daemon closes. */
 START_TEST(init_handoff_fails)
 {
-	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16,
-					      16, NULL);
+	struct mpa_frame req,
+		rep = frame_enh(MPA_FRAME_REP, 0, false, 0, 16, 16, NULL);
 	uint8_t raw[MPA_FRAME_MAX];
 	int lfd, peer;
 
@@ -937,8 +935,7 @@ START_TEST(init_disconnect_kill)
 	init_request(peer, raw, &req);
 	ck_assert_int_eq(conn_disconnect(&E.admin, id),
 			 IWCM__RESULT__RES_ENOENT);
-	ck_assert_int_eq(conn_disconnect(&E.client, id),
-			 IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(conn_disconnect(&E.client, id), IWCM__RESULT__RES_OK);
 	ck_assert(peer_wait_closed(peer, 1000));
 	ck_assert_int_eq(E.n_recs, 0);
 	ck_assert_uint_eq(conn_count(), 0);

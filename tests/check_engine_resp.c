@@ -50,8 +50,7 @@ static void resp_accept(uint64_t id, Iwcm__ConnParams *p)
 
 	a.conn_id = id;
 	a.params = p;
-	ck_assert_int_eq(env_accept(&E.client, &a),
-			 IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(env_accept(&E.client, &a), IWCM__RESULT__RES_OK);
 }
 
 /* The handed fd is the connection: octets from the peer arrive on it. */
@@ -132,8 +131,9 @@ START_TEST(resp_v2_client_server)
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
 	/* C|S, Rev 2, PD 4: IRD max(16, 8) = 16, ORD min(16, 4) = 4 */
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 02 0004"
-			   "0010 0004");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 50 02 0004"
+		   "0010 0004");
 	e = rec_established(env_wait_rec(2));
 	ck_assert_uint_eq(e->mpa_rev, 2);
 	ck_assert(e->enhanced && !e->p2p);
@@ -158,9 +158,8 @@ END_TEST
  */
 START_TEST(resp_p2p_write)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true,
-					 MPA_RTR_WRITE | MPA_RTR_READ, 16, 16,
-					 NULL);
+	struct mpa_frame req = req_enh(
+		MPA_FLAG_C, true, MPA_RTR_WRITE | MPA_RTR_READ, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	Iwcm__Established *e;
 	struct mpa_frame rep;
@@ -172,10 +171,11 @@ START_TEST(resp_p2p_write)
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
 	/* A echoed, C (Write) chosen */
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 02 0004"
-			   "8010 8010");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 50 02 0004"
+		   "8010 8010");
 	env_pump(20);
-	ck_assert_int_eq(E.n_recs, 1);	/* no handoff before the RTR */
+	ck_assert_int_eq(E.n_recs, 1); /* no handoff before the RTR */
 	n = peer_rtr_ulpdu(RDMAP_WRITE, 0xdeadbeef, u);
 	ck_assert_uint_eq(peer_send_fpdu(peer, &tx, u, n), 20);
 	e = rec_established(env_wait_rec(2));
@@ -198,8 +198,8 @@ END_TEST
  * to its sink STag/TO (RFC 5040 §4.5) before the handoff. */
 START_TEST(resp_p2p_read)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_READ, 16,
-					 16, NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_READ, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_fpdu_info info;
@@ -212,8 +212,9 @@ START_TEST(resp_p2p_read)
 	env_setup();
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 02 0004"
-			   "8010 4010");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 50 02 0004"
+		   "8010 4010");
 	n = peer_rtr_ulpdu(RDMAP_READ_REQ, 0x1234, u);
 	ck_assert_uint_eq(n, 46);
 	ck_assert_uint_eq(peer_send_fpdu(peer, &tx, u, n), 52);
@@ -248,8 +249,9 @@ START_TEST(resp_p2p_send)
 	env_setup();
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 02 0004"
-			   "c010 0010");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 50 02 0004"
+		   "c010 0010");
 	n = peer_rtr_ulpdu(RDMAP_SEND, 0, u);
 	ck_assert_uint_eq(peer_send_fpdu(peer, &tx, u, n), 24);
 	e = rec_established(env_wait_rec(2));
@@ -266,8 +268,8 @@ END_TEST
  * FPDU on, marker 0 first (§7.1.2 rule 7); rx_offset counts them. */
 START_TEST(resp_markers_rx)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 16,
-					 16, NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = true, .crc = true, .off = 0 };
 	Iwcm__Established *e;
 	struct mpa_frame rep;
@@ -297,7 +299,7 @@ END_TEST
 START_TEST(resp_markers_tx)
 {
 	struct mpa_frame req = req_enh(MPA_FLAG_M | MPA_FLAG_C, true,
-					 MPA_RTR_READ, 16, 16, NULL);
+				       MPA_RTR_READ, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_dir rx = { .markers = true, .crc = true, .off = 0 };
 	struct mpa_fpdu_info info;
@@ -342,7 +344,7 @@ static const struct {
 START_TEST(resp_crc)
 {
 	struct mpa_frame req = req_enh(crc_tab[_i].peer_c ? MPA_FLAG_C : 0,
-					 true, MPA_RTR_WRITE, 16, 16, NULL);
+				       true, MPA_RTR_WRITE, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = crc_tab[_i].crc };
 	Iwcm__Established *e;
 	struct mpa_frame rep;
@@ -369,8 +371,8 @@ END_TEST
 /* A CRC error in the RTR: TERM code 2 (RFC 5044 §8), no handoff. */
 START_TEST(resp_rtr_bad_crc)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 16,
-					 16, NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 16, 16, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_fpdu_info info;
@@ -392,8 +394,9 @@ START_TEST(resp_rtr_bad_crc)
 	peer_read_fpdu(peer, &rx, raw, u, &info);
 	ck_assert(info.crc_ok);
 	/* Terminate: QN 2, MSN 1; Layer 2 / EType 0 / code 2 */
-	assert_hex(raw, 24, "0016 41 47 00000000 00000002 00000001 00000000"
-			    "20 02 0000");
+	assert_hex(raw, 24,
+		   "0016 41 47 00000000 00000002 00000001 00000000"
+		   "20 02 0000");
 	ce = rec_error(env_wait_rec(2));
 	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_EPROTO);
 	ck_assert_uint_eq(ce->term_layer, 2);
@@ -410,10 +413,10 @@ END_TEST
 /* RFC 6581 §9.1: the Reply's IRD/ORD and the final values, 0x3FFF
  * (no automatic negotiation) in either position. */
 static const struct {
-	uint16_t req_ird, req_ord;	/* the raw initiator's */
-	int acc_ird, acc_ord;		/* accept params, -1: none */
-	uint16_t rep_ird, rep_ord;	/* in the Reply */
-	uint16_t ird, ord;		/* handed off */
+	uint16_t req_ird, req_ord; /* the raw initiator's */
+	int acc_ird, acc_ord;	   /* accept params, -1: none */
+	uint16_t rep_ird, rep_ord; /* in the Reply */
+	uint16_t ird, ord;	   /* handed off */
 } irdord_tab[] = {
 	{ 0x3FFF, 0x3FFF, -1, -1, 0x3FFF, 0x3FFF, 16, 16 },
 	{ 4, 0x3FFF, -1, -1, 0x3FFF, 4, 16, 4 },
@@ -426,8 +429,8 @@ static const struct {
 START_TEST(resp_irdord)
 {
 	struct mpa_frame req = req_enh(MPA_FLAG_C, false, 0,
-					 irdord_tab[_i].req_ird,
-					 irdord_tab[_i].req_ord, NULL);
+				       irdord_tab[_i].req_ird,
+				       irdord_tab[_i].req_ord, NULL);
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 	Iwcm__Established *e;
 	struct mpa_frame rep;
@@ -472,8 +475,9 @@ START_TEST(resp_strict_ird_reject)
 	p.ord = 8;
 	resp_accept(resp_start(&peer, &req), &p);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 70 02 0004"
-			   "0010 0008");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 70 02 0004"
+		   "0010 0008");
 	ck_assert(peer_wait_closed(peer, 1000));
 	ce = rec_error(env_wait_rec(2));
 	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_EREJECTED);
@@ -500,16 +504,16 @@ START_TEST(resp_reject_pd)
 	rj.has_private_data = 1;
 	rj.private_data.data = (uint8_t *)"nope";
 	rj.private_data.len = 4;
+	ck_assert_int_eq(env_reject(&E.client, &rj), IWCM__RESULT__RES_OK);
 	ck_assert_int_eq(env_reject(&E.client, &rj),
-			 IWCM__RESULT__RES_OK);
-	ck_assert_int_eq(env_reject(&E.client, &rj),
-			 IWCM__RESULT__RES_EINVAL);	/* decided once */
+			 IWCM__RESULT__RES_EINVAL); /* decided once */
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 70 02 0008"
-			   "0010 0001 6e6f7065");
+	assert_hex(raw, n,
+		   "4d504120494420526570204672616d65 70 02 0008"
+		   "0010 0001 6e6f7065");
 	ck_assert(peer_wait_closed(peer, 1000));
 	env_pump(10);
-	ck_assert_int_eq(E.n_recs, 1);		/* the client knows */
+	ck_assert_int_eq(E.n_recs, 1); /* the client knows */
 	ck_assert_uint_eq(iwcmd_stats.rejected_local, 1);
 	ck_assert_uint_eq(conn_count(), 0);
 	close(peer);
@@ -601,8 +605,8 @@ START_TEST(resp_request_timeout)
 	env_setup();
 	E.conf.request_timeout_ms = 500;
 	conn_accepted(&E.lis, tcp_pair(&peer));
-	peer_send(peer, "MPA ID", 6);	/* a valid start, then silence */
-	env_pump(50);	/* well before the timeout, even under load */
+	peer_send(peer, "MPA ID", 6); /* a valid start, then silence */
+	env_pump(50); /* well before the timeout, even under load */
 	ck_assert_uint_eq(conn_count(), 1);
 	ck_assert(peer_wait_closed(peer, 1000));
 	ck_assert_uint_eq(iwcmd_stats.timeouts, 1);
@@ -642,8 +646,8 @@ END_TEST
 
 START_TEST(resp_rtr_timeout)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1,
-					 NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1, NULL);
 	Iwcm__ConnError *ce;
 	struct mpa_frame rep;
 	uint8_t raw[MPA_FRAME_MAX];
@@ -666,8 +670,8 @@ END_TEST
 /* RFC 6581 §9.2: an RTR of a type the Reply did not name: TERM code 7. */
 START_TEST(resp_rtr_wrong_type)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_SEND, 1, 1,
-					 NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_SEND, 1, 1, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_fpdu_info info;
@@ -728,7 +732,7 @@ START_TEST(resp_rtr_bad_marker)
 					&w),
 			 WIRE_OK);
 	ck_assert_uint_eq(w, 24);
-	fp[3] = 0x08;		/* marker 0 pointing elsewhere */
+	fp[3] = 0x08; /* marker 0 pointing elsewhere */
 	peer_send(peer, fp, w);
 	peer_expect_term(peer, &rx, MPA_ECODE_MARKER);
 	ce = rec_error(env_wait_rec(2));
@@ -743,8 +747,8 @@ END_TEST
  * data) is TERM code 5 before the reset. */
 START_TEST(resp_rtr_not_zero_length)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1,
-				       NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
 	Iwcm__ConnError *ce;
@@ -773,8 +777,8 @@ END_TEST
 /* The initiator's Terminate instead of an RTR reaches the client. */
 START_TEST(resp_peer_term)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1,
-					 NULL);
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1, NULL);
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	struct rdmap_msg m;
 	Iwcm__ConnError *ce;
@@ -815,8 +819,8 @@ END_TEST
  * the rest handed over as Established.unread. */
 START_TEST(resp_glued)
 {
-	struct mpa_frame req = req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1,
-					 "pd");
+	struct mpa_frame req =
+		req_enh(MPA_FLAG_C, true, MPA_RTR_WRITE, 1, 1, "pd");
 	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
 	uint8_t all[256], u[64], raw[MPA_FRAME_MAX];
 	Iwcm__ConnectRequest *q;
@@ -857,8 +861,8 @@ END_TEST
  * M=1, C=1, version 0; strict closes. */
 START_TEST(resp_rev0)
 {
-	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 0,
-				       MPA_FLAG_M | MPA_FLAG_C, NULL);
+	struct mpa_frame req =
+		frame_v(MPA_FRAME_REQ, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
 	Iwcm__Established *e;
 	struct mpa_frame rep;
 	uint8_t raw[MPA_FRAME_MAX];
@@ -884,8 +888,8 @@ END_TEST
 
 START_TEST(resp_rev0_strict)
 {
-	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 0,
-				       MPA_FLAG_M | MPA_FLAG_C, NULL);
+	struct mpa_frame req =
+		frame_v(MPA_FRAME_REQ, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
 	int peer;
 
 	env_setup();
@@ -902,8 +906,8 @@ END_TEST
  * listener runs that mode; otherwise S is ignored (v1 fencing). */
 START_TEST(resp_rtr_frame)
 {
-	struct mpa_frame req = frame_v(MPA_FRAME_REQ, 1,
-				       MPA_FLAG_C | MPA_FLAG_S, NULL);
+	struct mpa_frame req =
+		frame_v(MPA_FRAME_REQ, 1, MPA_FLAG_C | MPA_FLAG_S, NULL);
 	struct mpa_frame rtr = frame_v(MPA_FRAME_RTR, 1, MPA_FLAG_C, NULL);
 	Iwcm__Established *e;
 	struct mpa_frame rep;
@@ -953,7 +957,7 @@ START_TEST(resp_pending)
 	int peer, peer2;
 
 	env_setup();
-	E.lis.client = NULL;	/* no client: requests wait */
+	E.lis.client = NULL; /* no client: requests wait */
 	E.lis.pending_max = 1;
 	conn_accepted(&E.lis, tcp_pair(&peer));
 	peer_send_frame(peer, &req);
@@ -993,8 +997,7 @@ START_TEST(resp_client_gone)
 
 	env_setup();
 	a.conn_id = resp_start(&peer, &req);
-	ck_assert_int_eq(env_accept(&E.admin, &a),
-			 IWCM__RESULT__RES_ENOENT);
+	ck_assert_int_eq(env_accept(&E.admin, &a), IWCM__RESULT__RES_ENOENT);
 	conn_client_gone(&E.client);
 	peer_read_frame(peer, raw, &rep);
 	ck_assert(rep.flags & MPA_FLAG_R);

@@ -109,8 +109,7 @@ static struct iwcm_conn *hs_event(int type)
 	t = iwcm_event_get_type(ev);
 	c = iwcm_event_get_conn(ev);
 	iwcm_ack_event(ev);
-	ck_assert_msg(t == type, "event %s (%s), not %s",
-		      iwcm_cm_event_str(t),
+	ck_assert_msg(t == type, "event %s (%s), not %s", iwcm_cm_event_str(t),
 		      qa(c).reason_text ? qa(c).reason_text : "",
 		      iwcm_cm_event_str(type));
 	return c;
@@ -128,8 +127,8 @@ static struct iwcm_conn *hs_request(int fd)
 }
 
 /* An RFC 6581 enhanced frame with C=1 and the given private data. */
-static struct mpa_frame hs_frame(enum mpa_frame_type t, bool p2p,
-				 uint8_t rtr, const char *pd)
+static struct mpa_frame hs_frame(enum mpa_frame_type t, bool p2p, uint8_t rtr,
+				 const char *pd)
 {
 	struct mpa_frame f;
 
@@ -254,19 +253,19 @@ static bool hs_no_event(void)
 /* ---- hostile raw peers ---- */
 
 enum hs_outcome {
-	HS_CLOSE,	/* the daemon closes before the ULP hears of it */
-	HS_TERM,	/* the ULP accepted; the daemon sends a Terminate */
-	HS_UNREAD,	/* the ULP gets the octets with the socket */
+	HS_CLOSE,  /* the daemon closes before the ULP hears of it */
+	HS_TERM,   /* the ULP accepted; the daemon sends a Terminate */
+	HS_UNREAD, /* the ULP gets the octets with the socket */
 };
 
 struct hostile {
 	const char *name;
-	size_t (*build)(uint8_t *buf);	/* what the peer sends first */
+	size_t (*build)(uint8_t *buf); /* what the peer sends first */
 	enum hs_outcome outcome;
-	uint8_t rtr_opcode;	/* HS_TERM: the RTR the peer sends */
-	uint8_t term;		/* HS_TERM: the code expected */
-	const char *stat;	/* the counter that grows by one */
-	const char *log;	/* what the daemon logs, once */
+	uint8_t rtr_opcode; /* HS_TERM: the RTR the peer sends */
+	uint8_t term;	    /* HS_TERM: the code expected */
+	const char *stat;   /* the counter that grows by one */
+	const char *log;    /* what the daemon logs, once */
 };
 
 static size_t hs_build(const struct mpa_frame *f, uint8_t *buf)
@@ -343,8 +342,8 @@ static size_t b_rev3(uint8_t *buf)
 /* Peer-to-peer offering only the Write RTR (then it sends a Send). */
 static size_t b_p2p_write(uint8_t *buf)
 {
-	struct mpa_frame f = hs_frame(MPA_FRAME_REQ, true, MPA_RTR_WRITE,
-				      "rtr");
+	struct mpa_frame f =
+		hs_frame(MPA_FRAME_REQ, true, MPA_RTR_WRITE, "rtr");
 
 	return hs_build(&f, buf);
 }
@@ -368,8 +367,8 @@ static const struct hostile hostiles[] = {
 	  "timeouts", "timeout in WAIT_REQUEST" },
 	{ "a Reply where the Request was due", b_reply, HS_CLOSE, 0, 0,
 	  "bad_frames", "Request refused: " },
-	{ "enhanced Request with PD_Length below 4", b_enh_short, HS_CLOSE,
-	  0, 0, "bad_frames", "improperly formatted Request: " },
+	{ "enhanced Request with PD_Length below 4", b_enh_short, HS_CLOSE, 0,
+	  0, "bad_frames", "improperly formatted Request: " },
 	{ "unknown Rev", b_rev3, HS_CLOSE, 0, 0, "bad_frames",
 	  "Request refused: " },
 	{ "wrong RTR type", b_p2p_write, HS_TERM, RDMAP_SEND,
@@ -393,12 +392,11 @@ static void hs_read_fpdu(int fd, struct mpa_dir *d, uint8_t *ulpdu,
 	ck_assert_int_eq(integ_read(fd, raw, lead + MPA_HDR_LEN,
 				    INTEG_TIMEOUT_MS, NULL),
 			 0);
-	wire = mpa_fpdu_wire_len(d, (uint16_t)(raw[lead] << 8 |
-					       raw[lead + 1]));
+	wire = mpa_fpdu_wire_len(d, (uint16_t)(raw[lead] << 8 | raw[lead + 1]));
 	ck_assert(wire > lead + MPA_HDR_LEN && wire <= sizeof(raw));
 	ck_assert_int_eq(integ_read(fd, raw + lead + MPA_HDR_LEN,
-				    wire - lead - MPA_HDR_LEN,
-				    INTEG_TIMEOUT_MS, NULL),
+				    wire - lead - MPA_HDR_LEN, INTEG_TIMEOUT_MS,
+				    NULL),
 			 0);
 	ck_assert_int_eq(mpa_fpdu_parse(d, raw, wire, &info, ulpdu, 512),
 			 WIRE_OK);
@@ -532,9 +530,9 @@ END_TEST
 /* ---- misbehaving clients ---- */
 
 enum cl_outcome {
-	CL_CLOSED,	/* the daemon ends the session */
-	CL_VERSION,	/* a VERSION with RES_EVERSION, then the end */
-	CL_EINVAL,	/* a reply with RES_EINVAL; the session goes on */
+	CL_CLOSED,  /* the daemon ends the session */
+	CL_VERSION, /* a VERSION with RES_EVERSION, then the end */
+	CL_EINVAL,  /* a reply with RES_EINVAL; the session goes on */
 };
 
 struct misbehaviour {
@@ -684,7 +682,7 @@ START_TEST(client_killed)
 	pid_t pid;
 
 	hs_start(NULL);
-	iwcm_ctx_close(ctx);	/* the test's own client is not needed */
+	iwcm_ctx_close(ctx); /* the test's own client is not needed */
 	ctx = NULL;
 	ck_assert_int_eq(integ_count_until(&H, IPC_CTL_LISTENERS, 0, 2000), 0);
 	fds_base = hs_fds_settled();
@@ -882,9 +880,8 @@ static void hs_halfopen(int *fds, int n)
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons(port);
 	for (i = 0; i < n; i++) {
-		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
-						 SOCK_CLOEXEC,
-				0);
+		fds[i] = socket(AF_INET,
+				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		ck_assert_int_ge(fds[i], 0);
 		ck_assert(connect(fds[i], (struct sockaddr *)&sin,
 				  sizeof(sin)) == 0 ||
@@ -915,8 +912,10 @@ START_TEST(halfopen_1000)
 	fds_base = hs_fds_settled();
 	hs_halfopen(fds, HS_HALFOPEN);
 	t = hs_good();
-	fprintf(stderr, "a good handshake beside %d half-open connections: "
-			"%lld ms\n", HS_HALFOPEN, t);
+	fprintf(stderr,
+		"a good handshake beside %d half-open connections: "
+		"%lld ms\n",
+		HS_HALFOPEN, t);
 	ck_assert_int_lt(t, 1000);
 	/* none of them was dropped to make room */
 	ck_assert_int_eq(integ_count(&H, IPC_CTL_CONNS), HS_HALFOPEN);

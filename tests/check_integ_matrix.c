@@ -32,9 +32,9 @@
 #define V(x) ((x) + 1)
 
 enum mx_kind {
-	MX_CLIENT = 0,	/* iwcm_connect() */
-	MX_FORCE,	/* admin CTL_CONNECT (iwcmctl connect) */
-	MX_RDMAC,	/* a raw Rev 0 (RDMA Consortium) initiator */
+	MX_CLIENT = 0, /* iwcm_connect() */
+	MX_FORCE,      /* admin CTL_CONNECT (iwcmctl connect) */
+	MX_RDMAC,      /* a raw Rev 0 (RDMA Consortium) initiator */
 };
 
 struct mx_params {
@@ -46,32 +46,32 @@ struct mx_params {
 #define MX_REQUEST_ONLY IWCM_CM_EVENT_CONNECT_REQUEST
 
 struct mx_expect {
-	int ev_i, ev_r;		/* last event of each side, 0: none */
-	int st_i, st_r;		/* reason of iwcm_conn_query() */
+	int ev_i, ev_r; /* last event of each side, 0: none */
+	int st_i, st_r; /* reason of iwcm_conn_query() */
 	int rev, ver, enh, p2p, rtr, crc;
-	int m_ir, m_ri;		/* markers initiator->responder and back */
-	uint64_t off_ir, off_ri;	/* RTR-phase octets each way */
-	int rtr_qn;		/* V(QN) whose next MSN the RTR moved to 2 */
-	bool irdord;		/* check the values below */
+	int m_ir, m_ri;		 /* markers initiator->responder and back */
+	uint64_t off_ir, off_ri; /* RTR-phase octets each way */
+	int rtr_qn;		 /* V(QN) whose next MSN the RTR moved to 2 */
+	bool irdord;		 /* check the values below */
 	int ird_i, ord_i, ird_r, ord_r;
-	int rej_ord;		/* ORD the reject asks for, 0: not checked */
+	int rej_ord; /* ORD the reject asks for, 0: not checked */
 };
 
 struct mx_row {
 	const char *name;
-	const char *service;	/* [listener NAME], NULL: 127.0.0.1:0 */
+	const char *service; /* [listener NAME], NULL: 127.0.0.1:0 */
 	enum mx_kind kind;
-	struct mx_params ip;	/* connect */
-	struct mx_params ap;	/* accept (or the reject's private data) */
+	struct mx_params ip; /* connect */
+	struct mx_params ap; /* accept (or the reject's private data) */
 	bool reject;
 	struct mx_expect x;
-	const char *stat;	/* a counter that grows, or NULL */
-	int delta;		/* by this much (1 when 0) */
+	const char *stat; /* a counter that grows, or NULL */
+	int delta;	  /* by this much (1 when 0) */
 };
 
-#define EST(r, v, e) .ev_i = IWCM_CM_EVENT_ESTABLISHED,                         \
-		     .ev_r = IWCM_CM_EVENT_ESTABLISHED, .rev = (r), .ver = (v),  \
-		     .enh = (e)
+#define EST(r, v, e)                                                          \
+	.ev_i = IWCM_CM_EVENT_ESTABLISHED, .ev_r = IWCM_CM_EVENT_ESTABLISHED, \
+	.rev = (r), .ver = (v), .enh = (e)
 
 static const struct mx_row rows[] = {
 	{ .name = "v1",
@@ -79,13 +79,15 @@ static const struct mx_row rows[] = {
 	  .ap = { .pd = "v1 reply", .ird = V(3), .ord = V(5) },
 	  .x = { EST(1, 1, 0), .crc = 1, .irdord = true, .ird_i = 16,
 		 .ord_i = 16, .ird_r = 3, .ord_r = 5 },
-	  .stat = "established", .delta = 2 },
+	  .stat = "established",
+	  .delta = 2 },
 	{ .name = "v1, markers both ways, CRC off",
 	  .ip = { .rev = V(1), .markers = V(1), .crc_off = V(1) },
 	  .ap = { .markers = V(1), .crc_off = V(1) },
 	  .x = { EST(1, 1, 0), .m_ir = 1, .m_ri = 1 } },
 	{ .name = "v2 client-server",
-	  .ip = { .pd = "cs request" }, .ap = { .pd = "cs reply" },
+	  .ip = { .pd = "cs request" },
+	  .ap = { .pd = "cs reply" },
 	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 16,
 		 .ord_i = 16, .ird_r = 16, .ord_r = 16 } },
 	{ .name = "v2 p2p, Send RTR",
@@ -104,7 +106,8 @@ static const struct mx_row rows[] = {
 	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
 		 .off_ir = 52, .off_ri = 20, .rtr_qn = V(DDP_QN_READ_REQ) } },
 	{ .name = "v2 p2p, the responder takes Read only",
-	  .ip = { .p2p = V(1) }, .ap = { .rtr = V(IWCM_RTR_READ) },
+	  .ip = { .p2p = V(1) },
+	  .ap = { .rtr = V(IWCM_RTR_READ) },
 	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
 		 .off_ir = 52, .off_ri = 20, .rtr_qn = V(DDP_QN_READ_REQ) } },
 	{ .name = "markers toward the initiator, Write RTR",
@@ -118,13 +121,16 @@ static const struct mx_row rows[] = {
 		 .m_ir = 1, .off_ir = 56, .off_ri = 20,
 		 .rtr_qn = V(DDP_QN_READ_REQ) } },
 	{ .name = "markers both ways, Send RTR, CRC off",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_SEND), .markers = V(1),
+	  .ip = { .p2p = V(1),
+		  .rtr = V(IWCM_RTR_SEND),
+		  .markers = V(1),
 		  .crc_off = V(1) },
 	  .ap = { .markers = V(1), .crc_off = V(1) },
 	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_SEND, .m_ir = 1,
 		 .m_ri = 1, .off_ir = 28, .rtr_qn = V(DDP_QN_SEND) } },
 	{ .name = "CRC off both",
-	  .ip = { .crc_off = V(1) }, .ap = { .crc_off = V(1) },
+	  .ip = { .crc_off = V(1) },
+	  .ap = { .crc_off = V(1) },
 	  .x = { EST(2, 1, 1), .crc = 0 } },
 	{ .name = "CRC asked for by the responder only",
 	  .ip = { .crc_off = V(1) },
@@ -138,10 +144,12 @@ static const struct mx_row rows[] = {
 	{ .name = "initiator ORD above the responder IRD",
 	  .ip = { .ird = V(2), .ord = V(8) },
 	  .ap = { .ird = V(2), .ord = V(1) },
-	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 2,
-		 .ord_i = 8, .ird_r = 8, .ord_r = 1 } },
+	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 2, .ord_i = 8,
+		 .ird_r = 8, .ord_r = 1 } },
 	{ .name = "IRD/ORD 0 with a Read RTR",
-	  .ip = { .ird = V(0), .ord = V(0), .p2p = V(1),
+	  .ip = { .ird = V(0),
+		  .ord = V(0),
+		  .p2p = V(1),
 		  .rtr = V(IWCM_RTR_READ) },
 	  .ap = { .ird = V(0), .ord = V(0) },
 	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
@@ -153,26 +161,38 @@ static const struct mx_row rows[] = {
 	  .ap = { .ird = V(3), .ord = V(5) },
 	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 0x3FFF,
 		 .ord_i = 0x3FFF, .ird_r = 3, .ord_r = 5 } },
-	{ .name = "insufficient IRD, strict responder", .service = "strict",
-	  .ip = { .ird = V(2), .ord = V(2) }, .ap = { .ord = V(8) },
-	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
+	{ .name = "insufficient IRD, strict responder",
+	  .service = "strict",
+	  .ip = { .ird = V(2), .ord = V(2) },
+	  .ap = { .ord = V(8) },
+	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED,
+		 .st_i = IWCM_STATUS_REJECTED,
 		 .ev_r = IWCM_CM_EVENT_CONNECT_ERROR,
-		 .st_r = IWCM_STATUS_REJECTED, .rej_ord = 8 },
+		 .st_r = IWCM_STATUS_REJECTED,
+		 .rej_ord = 8 },
 	  .stat = "rejected_local" },
 	{ .name = "reject with private data",
-	  .ip = { .pd = "may I" }, .ap = { .pd = "not today" },
+	  .ip = { .pd = "may I" },
+	  .ap = { .pd = "not today" },
 	  .reject = true,
-	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED, .st_i = IWCM_STATUS_REJECTED,
+	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED,
+		 .st_i = IWCM_STATUS_REJECTED,
 		 .ev_r = MX_REQUEST_ONLY },
 	  .stat = "rejected_peer" },
 	{ .name = "Rev 0 permissive (iwcmctl connect --rev 0)",
-	  .service = "rev0p", .kind = MX_FORCE, .ip = { .rev = V(0) },
+	  .service = "rev0p",
+	  .kind = MX_FORCE,
+	  .ip = { .rev = V(0) },
 	  .x = { EST(0, 0, 0), .crc = 1, .m_ir = 1, .m_ri = 1 } },
 	{ .name = "Rev 0 permissive (an RDMA Consortium RNIC)",
-	  .service = "rev0p", .kind = MX_RDMAC,
-	  .ip = { .pd = "rdmac" }, .ap = { .pd = "v0" },
+	  .service = "rev0p",
+	  .kind = MX_RDMAC,
+	  .ip = { .pd = "rdmac" },
+	  .ap = { .pd = "v0" },
 	  .x = { EST(0, 0, 0), .crc = 1, .m_ir = 1, .m_ri = 1 } },
-	{ .name = "Rev 0 strict", .service = "rev0s", .kind = MX_FORCE,
+	{ .name = "Rev 0 strict",
+	  .service = "rev0s",
+	  .kind = MX_FORCE,
 	  .ip = { .rev = V(0) },
 	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
 		 .st_i = IWCM_STATUS_RESET },
@@ -180,7 +200,8 @@ static const struct mx_row rows[] = {
 	{ .name = "enhanced to an unenhanced responder, fallback",
 	  .service = "v1only",
 	  .ip = { .p2p = V(1), .fallback = V(1), .pd = "fb" },
-	  .x = { EST(1, 1, 0), .crc = 1 }, .stat = "fallbacks" },
+	  .x = { EST(1, 1, 0), .crc = 1 },
+	  .stat = "fallbacks" },
 	{ .name = "enhanced to an unenhanced responder, no fallback",
 	  .service = "v1only",
 	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
@@ -203,8 +224,8 @@ struct mx_side {
 	int n_msn;
 	int unread;
 	int local_port, peer_port;
-	int sent;		/* the FPDU went out */
-	struct integ_rx rx;	/* the FPDU that came in */
+	int sent;	    /* the FPDU went out */
+	struct integ_rx rx; /* the FPDU that came in */
 	char err[160];
 };
 
@@ -396,14 +417,14 @@ static void mx_datapath(struct mx_side *s, int fd, const uint8_t *unread,
 		}
 		s->sent = 1;
 	}
-	integ_fpdu_recv(fd, unread, unread_len, s->markers_rx == 1,
-			s->crc == 1, (uint32_t)s->rx_off, ver, MX_PAYLOAD,
+	integ_fpdu_recv(fd, unread, unread_len, s->markers_rx == 1, s->crc == 1,
+			(uint32_t)s->rx_off, ver, MX_PAYLOAD,
 			mx_seed(row, !s->initiator), &s->rx);
 	if (s->rx.err[0])
 		side_err(s, "reading the FPDU: %s", s->rx.err);
 	else if (s->rx.msn != in_msn || s->rx.qn != DDP_QN_SEND)
-		side_err(s, "FPDU QN %u MSN %u, expected QN 0 MSN %u",
-			 s->rx.qn, s->rx.msn, in_msn);
+		side_err(s, "FPDU QN %u MSN %u, expected QN 0 MSN %u", s->rx.qn,
+			 s->rx.msn, in_msn);
 	if (!first) {
 		if (integ_fpdu_send(fd, &tx, ver, out_msn, MX_PAYLOAD,
 				    mx_seed(row, s->initiator)) < 0) {
@@ -414,8 +435,7 @@ static void mx_datapath(struct mx_side *s, int fd, const uint8_t *unread,
 	}
 }
 
-static void mx_params_set(struct iwcm_conn_param *p,
-			  const struct mx_params *m)
+static void mx_params_set(struct iwcm_conn_param *p, const struct mx_params *m)
 {
 	if (m->rev)
 		iwcm_conn_param_set_mpa_rev(p, (unsigned int)m->rev - 1);
@@ -666,8 +686,7 @@ static void mx_force(const struct mx_row *r, uint16_t port, int out)
  * same negotiate.h the daemon uses; then the datapath runs with DDP and
  * RDMAP version 0 and markers both ways.
  */
-static void mx_rdmac(const struct mx_row *r, int row, uint16_t port,
-		     int out)
+static void mx_rdmac(const struct mx_row *r, int row, uint16_t port, int out)
 {
 	uint8_t raw[MPA_FRAME_MAX];
 	struct neg_policy pol;
@@ -743,8 +762,7 @@ static void mx_read_side(int fd, struct mx_side *s, const char *who)
 	size_t got = 0;
 
 	memset(s, 0, sizeof(*s));
-	ck_assert_msg(integ_read(fd, s, sizeof(*s), 3 * MX_WAIT_MS, &got) ==
-			      0,
+	ck_assert_msg(integ_read(fd, s, sizeof(*s), 3 * MX_WAIT_MS, &got) == 0,
 		      "%s: no report (%zu octets)", who, got);
 	close(fd);
 }
@@ -781,8 +799,7 @@ static void mx_check_rx(const struct mx_side *s, int markers, int crc,
 	/* MX_PAYLOAD octets cross a 512-octet boundary at any offset */
 	ck_assert_msg(markers ? x->n_markers >= 2 : x->n_markers == 0,
 		      "%s: %u markers", who, x->n_markers);
-	ck_assert_msg(x->opcode == RDMAP_SEND && x->version_ok &&
-			      x->payload_ok,
+	ck_assert_msg(x->opcode == RDMAP_SEND && x->version_ok && x->payload_ok,
 		      "%s: opcode %d version ok %d payload ok %d", who,
 		      x->opcode, x->version_ok, x->payload_ok);
 }
@@ -866,8 +883,8 @@ static void mx_check_established(const struct mx_row *r,
 		ck_assert_int_eq(s->ird, x->ird_r);
 		ck_assert_int_eq(s->ord, x->ord_r);
 	}
-	ck_assert_int_eq(s->peer_rev, r->kind == MX_CLIENT ? (x->enh ? 2 : 1) :
-							 0);
+	ck_assert_int_eq(s->peer_rev,
+			 r->kind == MX_CLIENT ? (x->enh ? 2 : 1) : 0);
 	ck_assert_int_eq(i->peer_rev, x->rev);
 	if (r->kind != MX_FORCE) {
 		mx_pd(s, r->ip.pd, "responder");
@@ -894,8 +911,9 @@ START_TEST(matrix)
 		mx_responder(r, _i, rfd, stop[0]);
 	}
 	close(stop[0]);
-	ck_assert_msg(integ_read(rfd, &port, sizeof(port), MX_WAIT_MS,
-				 &got) == 0 && port,
+	ck_assert_msg(integ_read(rfd, &port, sizeof(port), MX_WAIT_MS, &got) ==
+				      0 &&
+			      port,
 		      "the responder does not listen");
 	ip = mx_fork(&ifd);
 	if (ip == 0) {

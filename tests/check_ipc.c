@@ -30,7 +30,7 @@ static int open_fds(void)
 		if (de->d_name[0] != '.')
 			n++;
 	closedir(d);
-	return n - 1;	/* the DIR's own fd */
+	return n - 1; /* the DIR's own fd */
 }
 
 static void setup(void)
@@ -94,7 +94,7 @@ START_TEST(test_fd_passing_taken_once)
 	fd = ipc_take_fd(&msg);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ipc_take_fd(&msg), -1);
-	ipc_msg_clear(&msg);	/* must not close the taken fd */
+	ipc_msg_clear(&msg); /* must not close the taken fd */
 	ck_assert_int_eq(write(fd, "x", 1), 1);
 	ck_assert_int_eq(read(p[0], &c, 1), 1);
 	ck_assert_int_eq(c, 'x');
@@ -167,7 +167,8 @@ static void send_raw(const void *buf, size_t len, const int *fds, int nfds)
 
 START_TEST(test_two_fds_rejected)
 {
-	uint8_t hdr[IPC_HDR_LEN] = { 0, IPC_PROTO_VERSION, 0x01, 0x2d, 0, 0, 0, 1 };
+	uint8_t hdr[IPC_HDR_LEN] = { 0, IPC_PROTO_VERSION, 0x01, 0x2d, 0, 0, 0,
+				     1 };
 	int p[2], q[2], fds[2], before;
 	char c;
 
@@ -191,7 +192,8 @@ END_TEST
 
 START_TEST(test_ctrunc_rejected_no_leak)
 {
-	uint8_t hdr[IPC_HDR_LEN] = { 0, IPC_PROTO_VERSION, 0x01, 0x2d, 0, 0, 0, 1 };
+	uint8_t hdr[IPC_HDR_LEN] = { 0, IPC_PROTO_VERSION, 0x01, 0x2d, 0, 0, 0,
+				     1 };
 	int fds[32], i, before;
 
 	for (i = 0; i < 32; i++)
@@ -211,8 +213,8 @@ START_TEST(test_oversize_datagram)
 	static uint8_t big[IPC_MAX_MSG + 100];
 	int val = 4 * IPC_MAX_MSG;
 
-	ck_assert_int_eq(setsockopt(sp[0], SOL_SOCKET, SO_SNDBUF, &val,
-				    sizeof(val)), 0);
+	ck_assert_int_eq(
+		setsockopt(sp[0], SOL_SOCKET, SO_SNDBUF, &val, sizeof(val)), 0);
 	big[1] = IPC_PROTO_VERSION;
 	send_raw(big, sizeof(big), NULL, 0);
 	ck_assert_int_eq(ipc_recv(sp[1], &msg, true), -1);
@@ -243,8 +245,9 @@ START_TEST(test_bad_headers)
 {
 	uint8_t shorthdr[5] = { 0, 1, 0, 1, 0 };
 	uint8_t badver[IPC_HDR_LEN] = { 0, 9, 0, 1, 0, 0, 0, 1 };
-	uint8_t garbage[IPC_HDR_LEN + 3] = { 0, IPC_PROTO_VERSION, 0, 1, 0, 0, 0, 1,
-					     0xff, 0xff, 0xff };
+	uint8_t garbage[IPC_HDR_LEN + 3] = {
+		0, IPC_PROTO_VERSION, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0xff
+	};
 
 	send_raw(shorthdr, sizeof(shorthdr), NULL, 0);
 	ck_assert_int_eq(ipc_recv(sp[1], &msg, false), -1);
@@ -294,7 +297,7 @@ START_TEST(test_established_round_trip)
 			 0);
 	ck_assert_int_eq(ipc_recv(sp[1], &msg, true), 1);
 	g = (Iwcm__Established *)ipc_unpack(&msg,
-					     &iwcm__established__descriptor);
+					    &iwcm__established__descriptor);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_uint_eq(g->conn_id, 42);
 	ck_assert_uint_eq(g->ird, 16);
@@ -334,8 +337,8 @@ START_TEST(test_admin_path)
 {
 	char out[64];
 
-	ck_assert_int_eq(ipc_admin_path("/run/iwcm/iwcmd.sock", out,
-					sizeof(out)), 0);
+	ck_assert_int_eq(
+		ipc_admin_path("/run/iwcm/iwcmd.sock", out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "/run/iwcm/iwcmd.admin.sock");
 	ck_assert_int_eq(ipc_admin_path("/tmp/x", out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "/tmp/x.admin");

@@ -40,15 +40,15 @@
 struct fake {
 	char dir[64];
 	char path[128];
-	int lsock;		/* the fake daemon's listening socket */
-	int sock;		/* its accepted client */
+	int lsock; /* the fake daemon's listening socket */
+	int sock;  /* its accepted client */
 	pthread_t thr;
 	void (*script)(struct fake *);
-	bool raw_hello;		/* the script answers HELLO itself */
-	int go[2];		/* main -> fake: proceed */
+	bool raw_hello; /* the script answers HELLO itself */
+	int go[2];	/* main -> fake: proceed */
 	char err[512];
 	struct ipc_msg msg;
-	ProtobufCMessage *last;	/* last unpacked message, freed on next */
+	ProtobufCMessage *last; /* last unpacked message, freed on next */
 	uint32_t reqid;		/* of the last message */
 	int variant;		/* _i of a loop test */
 	/* A connected TCP pair: lib_fd travels to the library, peer_fd
@@ -98,12 +98,12 @@ static void fake_fail(struct fake *f, int line, const char *fmt, ...)
 	fprintf(stderr, "%s\n", f->err);
 }
 
-#define FAKE_REQUIRE(f, cond)                                                \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			fake_fail(f, __LINE__, "%s", #cond);                 \
-			return;                                              \
-		}                                                            \
+#define FAKE_REQUIRE(f, cond)                                \
+	do {                                                 \
+		if (!(cond)) {                               \
+			fake_fail(f, __LINE__, "%s", #cond); \
+			return;                              \
+		}                                            \
 	} while (0)
 
 static void fake_drop_last(struct fake *f)
@@ -114,8 +114,7 @@ static void fake_drop_last(struct fake *f)
 }
 
 /* Receive the next message, which must be of type; unpack it as d. */
-static ProtobufCMessage *fake_expect_(struct fake *f, int line,
-				      uint16_t type,
+static ProtobufCMessage *fake_expect_(struct fake *f, int line, uint16_t type,
 				      const ProtobufCMessageDescriptor *d)
 {
 	int r;
@@ -256,8 +255,8 @@ static void tcp_pair(void)
 	ck_assert_int_eq(listen(l, 1), 0);
 	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&sin, &len), 0);
 	F.peer_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ck_assert_int_eq(connect(F.peer_fd, (struct sockaddr *)&sin,
-				 sizeof(sin)), 0);
+	ck_assert_int_eq(
+		connect(F.peer_fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	F.lib_fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_ge(F.lib_fd, 0);
 	F.lib_port = ntohs(sin.sin_port);
@@ -391,18 +390,18 @@ static void assert_fd_works(int fd)
 	ck_assert_int_eq(memcmp(buf, "pong", 4), 0);
 }
 
-#define ERRNO_IS(call, e)                                                    \
-	do {                                                                 \
-		errno = 0;                                                   \
-		ck_assert_int_eq((call), -1);                                \
-		ck_assert_int_eq(errno, (e));                                \
+#define ERRNO_IS(call, e)                     \
+	do {                                  \
+		errno = 0;                    \
+		ck_assert_int_eq((call), -1); \
+		ck_assert_int_eq(errno, (e)); \
 	} while (0)
 
-#define ERRNO_NULL(call, e)                                                  \
-	do {                                                                 \
-		errno = 0;                                                   \
-		ck_assert_ptr_null(call);                                    \
-		ck_assert_int_eq(errno, (e));                                \
+#define ERRNO_NULL(call, e)                   \
+	do {                                  \
+		errno = 0;                    \
+		ck_assert_ptr_null(call);     \
+		ck_assert_int_eq(errno, (e)); \
 	} while (0)
 
 /* ---- values of the fake's ESTABLISHED ---- */
@@ -429,8 +428,8 @@ static void fill_peer_info(Iwcm__PeerInfo *pi)
 }
 
 /* Send ESTABLISHED for conn_id with fd (none if -1), tweaked by bad. */
-static bool fake_established(struct fake *f, uint64_t conn_id,
-			     bool initiator, int fd, int bad)
+static bool fake_established(struct fake *f, uint64_t conn_id, bool initiator,
+			     int fd, int bad)
 {
 	Iwcm__Established e = IWCM__ESTABLISHED__INIT;
 	Iwcm__SockAddr local, peer;
@@ -507,8 +506,7 @@ static void check_peer_info(struct iwcm_conn *c)
 			 IWCM_MPA_FLAG_C | IWCM_MPA_FLAG_S | 0x03);
 	ck_assert_int_eq(qa(c).peer_enhanced, 1);
 	ck_assert_int_eq(qa(c).peer_p2p, 1);
-	ck_assert_int_eq(qa(c).peer_rtr_types,
-			 IWCM_RTR_WRITE | IWCM_RTR_READ);
+	ck_assert_int_eq(qa(c).peer_rtr_types, IWCM_RTR_WRITE | IWCM_RTR_READ);
 	ck_assert_int_eq(qa(c).peer_ird, IWCM_IRD_ORD_NONE);
 	ck_assert_int_eq(qa(c).peer_ord, 16);
 	pd = a.peer_private_data;
@@ -593,11 +591,11 @@ static void check_not_established(struct iwcm_conn *c)
 	ERRNO_IS(iwcm_conn_release_fd(c), ENOTCONN);
 	ck_assert_uint_eq(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED, 0);
 	memset(&zero, 0, sizeof(zero));
-	ck_assert_int_eq(memcmp(&a.transport, &zero.transport,
-				offsetof(struct iwcm_conn_attr,
-					 peer_mpa_rev) -
-					offsetof(struct iwcm_conn_attr,
-						 transport)), 0);
+	ck_assert_int_eq(
+		memcmp(&a.transport, &zero.transport,
+		       offsetof(struct iwcm_conn_attr, peer_mpa_rev) -
+			       offsetof(struct iwcm_conn_attr, transport)),
+		0);
 	ck_assert(!a.crc && !a.markers_tx && !a.p2p);
 	ck_assert_ptr_null(a.unread);
 	ck_assert_ptr_null(a.next_msn);
@@ -609,8 +607,8 @@ static void check_no_peer_info(struct iwcm_conn *c)
 
 	ck_assert_uint_eq(a.comp_mask & IWCM_CONN_ATTR_PEER, 0);
 	ck_assert(!a.peer_enhanced && !a.peer_p2p);
-	ck_assert_uint_eq(a.peer_flags | a.peer_rtr_types | a.peer_ird |
-				  a.peer_ord, 0);
+	ck_assert_uint_eq(
+		a.peer_flags | a.peer_rtr_types | a.peer_ird | a.peer_ord, 0);
 	ck_assert_ptr_null(a.peer_private_data);
 	ck_assert_uint_eq(a.peer_private_data_len, 0);
 }
@@ -679,27 +677,27 @@ static void script_bad_version(struct fake *f)
 	v.version = IPC_PROTO_VERSION;
 	v.result = IWCM__RESULT__RES_OK;
 	switch (f->variant) {
-	case 0:		/* the daemon says mismatch, then closes */
+	case 0: /* the daemon says mismatch, then closes */
 		v.version = IPC_PROTO_VERSION + 1;
 		v.result = IWCM__RESULT__RES_EVERSION;
 		fake_send(f, IPC_VERSION, f->reqid, &v.base, -1);
 		break;
-	case 1:		/* OK but another version */
+	case 1: /* OK but another version */
 		v.version = IPC_PROTO_VERSION + 1;
 		fake_send(f, IPC_VERSION, f->reqid, &v.base, -1);
 		break;
-	case 2:		/* a header of another version */
+	case 2: /* a header of another version */
 		FAKE_REQUIRE(f, send(f->sock, raw, sizeof(raw), 0) ==
 					(ssize_t)sizeof(raw));
 		break;
-	case 3:		/* not a VERSION at all */
+	case 3: /* not a VERSION at all */
 		a.result = IWCM__RESULT__RES_OK;
 		fake_send(f, IPC_CLIENT_ACK, f->reqid, &a.base, -1);
 		break;
-	case 4:		/* a VERSION body that does not parse */
+	case 4: /* a VERSION body that does not parse */
 		FAKE_REQUIRE(f, fake_send(f, IPC_VERSION, f->reqid, NULL, -1));
 		break;
-	case 5:		/* hangs up */
+	case 5: /* hangs up */
 		break;
 	}
 	shutdown(f->sock, SHUT_RDWR);
@@ -738,8 +736,8 @@ static void script_listen(struct fake *f)
 	r.listener_id = 7;
 	pb_addr4(&bound, buf, "127.0.0.1", 4791);
 	r.bound = &bound;
-	FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY, f->reqid,
-				  &r.base, -1));
+	FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY, f->reqid, &r.base,
+				  -1));
 	/* By service name, bound on IPv6. */
 	l = (Iwcm__Listen *)fake_expect(f, IPC_CLIENT_LISTEN,
 					&iwcm__listen__descriptor);
@@ -750,14 +748,17 @@ static void script_listen(struct fake *f)
 	bound.addr.data = (uint8_t *)six;
 	bound.addr.len = 16;
 	bound.port = 18515;
-	FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY, f->reqid,
-				  &r.base, -1));
+	FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY, f->reqid, &r.base,
+				  -1));
 	/* The daemon refuses: each result code maps to an errno. */
 	{
 		static const Iwcm__Result res[] = {
-			IWCM__RESULT__RES_EADDRINUSE, IWCM__RESULT__RES_EPERM,
-			IWCM__RESULT__RES_ELIMIT, IWCM__RESULT__RES_EEXIST,
-			IWCM__RESULT__RES_ENOENT, IWCM__RESULT__RES_EINVAL,
+			IWCM__RESULT__RES_EADDRINUSE,
+			IWCM__RESULT__RES_EPERM,
+			IWCM__RESULT__RES_ELIMIT,
+			IWCM__RESULT__RES_EEXIST,
+			IWCM__RESULT__RES_ENOENT,
+			IWCM__RESULT__RES_EINVAL,
 			IWCM__RESULT__RES_ESHUTDOWN,
 			IWCM__RESULT__RES_EINTERNAL,
 		};
@@ -777,13 +778,12 @@ static void script_listen(struct fake *f)
 		no.result = IWCM__RESULT__RES_OK;
 		no.has_listener_id = 1;
 		no.listener_id = 9;
-		FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY,
-					  f->reqid, &no.base, -1));
+		FAKE_REQUIRE(f, fake_send(f, IPC_CLIENT_LISTEN_REPLY, f->reqid,
+					  &no.base, -1));
 		/* A reply of the wrong type. */
 		FAKE_REQUIRE(f, fake_expect(f, IPC_CLIENT_LISTEN,
 					    &iwcm__listen__descriptor));
-		FAKE_REQUIRE(f, fake_ack(f, f->reqid, IWCM__RESULT__RES_OK,
-					 0));
+		FAKE_REQUIRE(f, fake_ack(f, f->reqid, IWCM__RESULT__RES_OK, 0));
 	}
 	u = (Iwcm__Unlisten *)fake_expect(f, IPC_CLIENT_UNLISTEN,
 					  &iwcm__unlisten__descriptor);
@@ -797,8 +797,8 @@ static void script_listen(struct fake *f)
 
 START_TEST(test_listen)
 {
-	static const int want[] = { EADDRINUSE, EACCES, EMFILE, EEXIST,
-				    ENOENT, EINVAL, ESHUTDOWN, EIO };
+	static const int want[] = { EADDRINUSE, EACCES, EMFILE,	   EEXIST,
+				    ENOENT,	EINVAL, ESHUTDOWN, EIO };
 	struct iwcm_conn_param *p = iwcm_conn_param_new();
 	struct iwcm_listener *l4, *l6;
 	struct sockaddr_in sin;
@@ -874,13 +874,12 @@ static void script_connect(struct fake *f)
 	FAKE_REQUIRE(f, p->private_data.data[507] == 0xAB);
 	FAKE_REQUIRE(f, p->has_mpa_rev && p->mpa_rev == 2);
 	FAKE_REQUIRE(f, p->has_markers && p->markers);
-	FAKE_REQUIRE(f, p->has_crc &&
-				p->crc == IWCM__CRC_POLICY__CRC_PREFER_OFF);
+	FAKE_REQUIRE(f,
+		     p->has_crc && p->crc == IWCM__CRC_POLICY__CRC_PREFER_OFF);
 	FAKE_REQUIRE(f, p->has_rev0 &&
 				p->rev0 == IWCM__REV0_POLICY__REV0_PERMISSIVE);
 	FAKE_REQUIRE(f, p->has_enhanced_fallback && p->enhanced_fallback);
-	FAKE_REQUIRE(f, p->has_reply_timeout_ms &&
-				p->reply_timeout_ms == 2500);
+	FAKE_REQUIRE(f, p->has_reply_timeout_ms && p->reply_timeout_ms == 2500);
 	FAKE_REQUIRE(f, p->has_ulp_timeout_ms && p->ulp_timeout_ms == 100);
 	FAKE_REQUIRE(f, p->has_rtr_frame && !p->rtr_frame);
 	FAKE_REQUIRE(f, p->has_transport &&
@@ -909,8 +908,7 @@ static struct iwcm_conn_param *full_params(void)
 	ck_assert_int_eq(iwcm_conn_param_set_mpa_rev(p, 2), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_markers(p, true), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_crc(p, IWCM_CRC_PREFER_OFF), 0);
-	ck_assert_int_eq(iwcm_conn_param_set_rev0(p, IWCM_REV0_PERMISSIVE),
-			 0);
+	ck_assert_int_eq(iwcm_conn_param_set_rev0(p, IWCM_REV0_PERMISSIVE), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_fallback(p, true), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_reply_timeout(p, 2500), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_ulp_timeout(p, 100), 0);
@@ -1271,8 +1269,8 @@ static void script_failures(struct fake *f)
 	for (id = 100; id < 103; id++) {
 		FAKE_REQUIRE(f, fake_expect(f, IPC_CLIENT_CONNECT,
 					    &iwcm__connect__descriptor));
-		FAKE_REQUIRE(f, fake_ack(f, f->reqid, IWCM__RESULT__RES_OK,
-					 id));
+		FAKE_REQUIRE(f,
+			     fake_ack(f, f->reqid, IWCM__RESULT__RES_OK, id));
 	}
 	fill_peer_info(&pi);
 	pi.flags |= IWCM_MPA_FLAG_R;
@@ -1367,15 +1365,9 @@ START_TEST(test_connect_failures)
 	ck_assert_uint_eq(qa(c[2]).term_etype, 0);
 	ck_assert_uint_eq(qa(c[2]).term_ecode, 6);
 
-	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
-				NULL),
-		   EMFILE);
-	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
-				NULL),
-		   EACCES);
-	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL,
-				NULL),
-		   EPROTO);
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL, NULL), EMFILE);
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL, NULL), EACCES);
+	ERRNO_NULL(iwcm_connect(ctx, qa_addr(c[0], false), NULL, NULL), EPROTO);
 	/* The late ESTABLISHED for the rejected connection was dropped
 	 * and its socket closed. */
 	assert_lib_fd_closed();
@@ -1619,8 +1611,7 @@ START_TEST(test_params_einval)
 	ERRNO_IS(iwcm_conn_param_set_crc(NULL, IWCM_CRC_REQUEST), EINVAL);
 	ERRNO_IS(iwcm_conn_param_set_crc(p, (enum iwcm_crc_policy)2), EINVAL);
 	ERRNO_IS(iwcm_conn_param_set_rev0(NULL, IWCM_REV0_STRICT), EINVAL);
-	ERRNO_IS(iwcm_conn_param_set_rev0(p, (enum iwcm_rev0_policy)2),
-		 EINVAL);
+	ERRNO_IS(iwcm_conn_param_set_rev0(p, (enum iwcm_rev0_policy)2), EINVAL);
 	ERRNO_IS(iwcm_conn_param_set_fallback(NULL, true), EINVAL);
 	ERRNO_IS(iwcm_conn_param_set_reply_timeout(NULL, 1000), EINVAL);
 	ERRNO_IS(iwcm_conn_param_set_reply_timeout(p, 0), EINVAL);
@@ -1655,7 +1646,7 @@ START_TEST(test_params_einval)
 			 "CONNECT_ERROR");
 	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)0),
 			 "UNKNOWN");
-	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)-1),
+	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type) - 1),
 			 "UNKNOWN");
 	ck_assert_str_eq(iwcm_cm_event_str((enum iwcm_cm_event_type)99),
 			 "UNKNOWN");
@@ -1665,7 +1656,7 @@ START_TEST(test_params_einval)
 	ck_assert_str_eq(iwcm_status_str(IWCM_STATUS_OK), "success");
 	ck_assert_str_eq(iwcm_status_str(IWCM_STATUS_SHUTDOWN),
 			 "daemon shutting down");
-	ck_assert_str_eq(iwcm_status_str((enum iwcm_status)-1),
+	ck_assert_str_eq(iwcm_status_str((enum iwcm_status) - 1),
 			 "unknown status");
 	ck_assert_str_eq(iwcm_status_str((enum iwcm_status)15),
 			 "unknown status");
@@ -1911,8 +1902,8 @@ static struct iwcm_event *e2e_event(struct iwcm_ctx *ctx,
 		readable(iwcm_ctx_get_fd(ctx), 100);
 	}
 	e2e_log(log, sizeof(log));
-	ck_assert_msg(ev != NULL, "no %s event: %s",
-		      iwcm_cm_event_str(type), log);
+	ck_assert_msg(ev != NULL, "no %s event: %s", iwcm_cm_event_str(type),
+		      log);
 	ck_assert_msg(iwcm_event_get_type(ev) == type,
 		      "event %s (%s: %s), want %s: %s",
 		      iwcm_cm_event_str(iwcm_event_get_type(ev)),
@@ -2004,8 +1995,7 @@ START_TEST(test_e2e)
 		ev = e2e_event(cli, IWCM_CM_EVENT_REJECTED);
 		ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic);
 		iwcm_ack_event(ev);
-		ck_assert_int_eq(qa(ic).reason,
-				 IWCM_STATUS_REJECTED);
+		ck_assert_int_eq(qa(ic).reason, IWCM_STATUS_REJECTED);
 		pd = qa(ic).peer_private_data;
 		len = qa(ic).peer_private_data_len;
 		ck_assert_ptr_nonnull(pd);
@@ -2020,8 +2010,7 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(iwcm_conn_param_set_private_data(ap, "world", 5), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_ird(ap, 2), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_ord(ap, 4), 0);
-	ck_assert_msg(iwcm_accept(rc, ap) == 0, "accept: %s",
-		      strerror(errno));
+	ck_assert_msg(iwcm_accept(rc, ap) == 0, "accept: %s", strerror(errno));
 	ev = e2e_event(cli, IWCM_CM_EVENT_ESTABLISHED);
 	ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic);
 	iwcm_ack_event(ev);
@@ -2043,14 +2032,11 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(qa(ic).rdmap_version, 1);
 	ck_assert_int_eq(qa(rc).rdmap_version, 1);
 	ck_assert_int_eq(qa(ic).crc, qa(rc).crc);
-	ck_assert_int_eq(qa(ic).markers_tx,
-			 qa(rc).markers_rx);
-	ck_assert_int_eq(qa(ic).markers_rx,
-			 qa(rc).markers_tx);
+	ck_assert_int_eq(qa(ic).markers_tx, qa(rc).markers_rx);
+	ck_assert_int_eq(qa(ic).markers_rx, qa(rc).markers_tx);
 	ck_assert_int_eq(qa(ic).p2p, _i == 0);
 	ck_assert_int_eq(qa(rc).p2p, _i == 0);
-	ck_assert_int_eq(qa(ic).rtr_type,
-			 qa(rc).rtr_type);
+	ck_assert_int_eq(qa(ic).rtr_type, qa(rc).rtr_type);
 	if (_i == 0)
 		ck_assert_int_ne(qa(ic).rtr_type, IWCM_RTR_NONE);
 	pd = qa(ic).peer_private_data;
@@ -2064,10 +2050,8 @@ START_TEST(test_e2e)
 		 * the initiator as sent. */
 		ck_assert_int_le(qa(ic).ord, qa(rc).ird);
 		ck_assert_int_le(qa(rc).ord, qa(ic).ird);
-		ck_assert_int_eq(qa(ic).peer_ird,
-				 qa(rc).ird);
-		ck_assert_int_eq(qa(ic).peer_ord,
-				 qa(rc).ord);
+		ck_assert_int_eq(qa(ic).peer_ird, qa(rc).ird);
+		ck_assert_int_eq(qa(ic).peer_ord, qa(rc).ord);
 	}
 	ck_assert_int_eq(addr_port(qa_addr(ic, true)),
 			 addr_port(qa_addr(rc, false)));

@@ -18,15 +18,15 @@
  * process (one write each); the hot loops below use these instead, which
  * only call into Check on failure.
  */
-#define REQUIRE_MSG(cond, ...)                                              \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			ck_abort_msg(__VA_ARGS__);                           \
+#define REQUIRE_MSG(cond, ...)                     \
+	do {                                       \
+		if (!(cond))                       \
+			ck_abort_msg(__VA_ARGS__); \
 	} while (0)
 #define REQUIRE(cond) REQUIRE_MSG(cond, "%s:%d: %s", __FILE__, __LINE__, #cond)
 #define REQUIRE_OP(a, op, b)                                                \
-	REQUIRE_MSG((uintmax_t)(a) op (uintmax_t)(b),                        \
-		    "%s:%d: %s %s %s (%ju vs %ju)", __FILE__, __LINE__, #a,   \
+	REQUIRE_MSG((uintmax_t)(a)op(uintmax_t)(b),                         \
+		    "%s:%d: %s %s %s (%ju vs %ju)", __FILE__, __LINE__, #a, \
 		    #op, #b, (uintmax_t)(a), (uintmax_t)(b))
 #define REQUIRE_EQ(a, b) REQUIRE_OP(a, ==, b)
 #define REQUIRE_LE(a, b) REQUIRE_OP(a, <=, b)
@@ -119,8 +119,8 @@ START_TEST(test_siw_frame)
 	copy = malloc(v->len);
 	ck_assert_ptr_nonnull(copy);
 	memcpy(copy, v->bytes, v->len);
-	ck_assert_msg(mpa_frame_parse(copy, v->len, &f, &used) == WIRE_OK,
-		      "%s", v->name);
+	ck_assert_msg(mpa_frame_parse(copy, v->len, &f, &used) == WIRE_OK, "%s",
+		      v->name);
 	ck_assert_uint_eq(used, v->len);
 	ck_assert_int_eq(f.type, v->type);
 	ck_assert_uint_eq(f.flags, v->flags);
@@ -178,7 +178,7 @@ START_TEST(test_siw_p2p_fields)
 	ck_assert_uint_eq(f.rev, 2);
 	ck_assert_uint_eq(f.flags, MPA_FLAG_S);
 	ck_assert(f.enhanced);
-	ck_assert(f.enh.p2p);				/* A=1 */
+	ck_assert(f.enh.p2p);					    /* A=1 */
 	ck_assert_uint_eq(f.enh.rtr, MPA_RTR_WRITE | MPA_RTR_READ); /* C, D */
 	ck_assert_uint_eq(f.enh.ird, 1);
 	ck_assert_uint_eq(f.enh.ord, 1);
@@ -188,7 +188,7 @@ START_TEST(test_siw_p2p_fields)
 	ck_assert_int_eq(mpa_frame_parse(b, n, &f, &used), WIRE_OK);
 	ck_assert_int_eq(f.type, MPA_FRAME_REP);
 	ck_assert(f.enh.p2p);
-	ck_assert_uint_eq(f.enh.rtr, MPA_RTR_WRITE);	/* Write chosen */
+	ck_assert_uint_eq(f.enh.rtr, MPA_RTR_WRITE); /* Write chosen */
 	ck_assert_uint_eq(mpa_enh_word(&f.enh), 0x80018001u);
 }
 END_TEST
@@ -277,7 +277,7 @@ START_TEST(test_frame_fields_kept)
 	frame_hdr(b, mpa_key_rep, 0xff, 1, 0);
 	ck_assert_int_eq(mpa_frame_parse(b, 20, &f, &used), WIRE_OK);
 	ck_assert_uint_eq(f.flags, 0xff);
-	ck_assert(!f.enhanced);		/* Rev 1: S is the seed-003 bit */
+	ck_assert(!f.enhanced); /* Rev 1: S is the seed-003 bit */
 	ck_assert_ptr_nonnull(f.pd);
 	ck_assert_ptr_nonnull(f.ulp_pd);
 
@@ -434,8 +434,8 @@ START_TEST(test_frame_roundtrip)
 		memset(&f, 0, sizeof(f));
 		f.type = (enum mpa_frame_type)(1 + test_rand32() % 3);
 		f.flags = (uint8_t)test_rand32() & ~MPA_FLAG_RES;
-		f.rev = (uint8_t)(test_rand32() % 4 == 0 ? test_rand32()
-							 : test_rand32() % 3);
+		f.rev = (uint8_t)(test_rand32() % 4 == 0 ? test_rand32() :
+							   test_rand32() % 3);
 		f.enhanced = f.rev >= 2 && (test_rand32() & 1);
 		pd_len = iter < 513 ? iter : test_rand32() % 513;
 		test_rand_bytes(pd, sizeof(pd));
@@ -480,8 +480,7 @@ START_TEST(test_frame_roundtrip)
 			ck_assert_uint_eq(g.pd_len, pd_len);
 			ck_assert_mem_eq(g.pd, pd, pd_len);
 			ck_assert_uint_eq(g.enhanced,
-					  f.rev >= 2 &&
-						  (f.flags & MPA_FLAG_S));
+					  f.rev >= 2 && (f.flags & MPA_FLAG_S));
 		}
 		/* And back: build(parse(y)) == y. */
 		{
@@ -518,8 +517,8 @@ static void fig_ulpdu(uint8_t u[42], uint32_t msn)
 struct rx_fpdu {
 	uint16_t ulpdu_len;
 	uint32_t fpdu_off;
-	size_t data_len;	/* ULPDU octets delivered by DATA */
-	size_t data_at;		/* where they start in the data buffer */
+	size_t data_len; /* ULPDU octets delivered by DATA */
+	size_t data_at;	 /* where they start in the data buffer */
 	struct mpa_rx_ev end;
 	bool ended;
 };
@@ -527,7 +526,7 @@ struct rx_fpdu {
 struct rx_run {
 	struct rx_fpdu *f;
 	size_t n, cap;
-	uint8_t *data;		/* concatenated DATA */
+	uint8_t *data; /* concatenated DATA */
 	size_t data_len, data_cap;
 	size_t n_events;
 };
@@ -593,10 +592,10 @@ static void run_event(struct rx_run *r, const struct mpa_rx_ev *ev)
 enum split_mode {
 	SPLIT_WHOLE,
 	SPLIT_BYTE,
-	SPLIT_SMALL,		/* 1..16 */
-	SPLIT_RANDOM,		/* 1..3000 */
-	SPLIT_DATAPATH,		/* ctrl_need / data_room, readv-style */
-	SPLIT_RUNS,		/* ctrl_need / data_runs, gathered reads */
+	SPLIT_SMALL,	/* 1..16 */
+	SPLIT_RANDOM,	/* 1..3000 */
+	SPLIT_DATAPATH, /* ctrl_need / data_room, readv-style */
+	SPLIT_RUNS,	/* ctrl_need / data_runs, gathered reads */
 	SPLIT_MAX
 };
 
@@ -604,8 +603,8 @@ static const char *const split_names[] = {
 	"whole", "byte", "small", "random", "datapath", "runs",
 };
 
-static void feed_chunk(struct mpa_rx *rx, struct rx_run *r,
-		       const uint8_t *p, size_t n)
+static void feed_chunk(struct mpa_rx *rx, struct rx_run *r, const uint8_t *p,
+		       size_t n)
 {
 	while (n) {
 		struct mpa_rx_ev ev;
@@ -630,8 +629,8 @@ static void feed_chunk(struct mpa_rx *rx, struct rx_run *r,
  * octets) read into a small bounce buffer and handed over.  Returns how
  * many octets of s it took.
  */
-static size_t feed_ctrl(struct mpa_rx *rx, struct rx_run *r,
-			const uint8_t *s, size_t len)
+static size_t feed_ctrl(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
+			size_t len)
 {
 	size_t need = mpa_rx_ctrl_need(rx), n = 0, used;
 	uint8_t bounce[32];
@@ -660,8 +659,8 @@ static size_t feed_ctrl(struct mpa_rx *rx, struct rx_run *r,
  * small bounce buffer, and ULPDU octets (at most data_room) straight into
  * the "target", then hand exactly those to mpa_rx_step.
  */
-static void feed_datapath(struct mpa_rx *rx, struct rx_run *r,
-			  const uint8_t *s, size_t len)
+static void feed_datapath(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
+			  size_t len)
 {
 	size_t pos = 0;
 	uint8_t *target = malloc(65536);
@@ -681,7 +680,7 @@ static void feed_datapath(struct mpa_rx *rx, struct rx_run *r,
 			REQUIRE_LE(n, len - pos);
 			memcpy(target, s + pos, n);
 			REQUIRE_EQ(mpa_rx_step(rx, target, n, &used, &ev),
-					 WIRE_OK);
+				   WIRE_OK);
 			REQUIRE_EQ(ev.type, MPA_RX_EV_DATA);
 			REQUIRE_EQ(used, n);
 			REQUIRE(ev.data == target);
@@ -700,8 +699,8 @@ static void feed_datapath(struct mpa_rx *rx, struct rx_run *r,
  * octets as planned by mpa_rx_data_runs (data runs into the "target",
  * Marker runs into their own scratch), handed over run by run.
  */
-static void feed_runs(struct mpa_rx *rx, struct rx_run *r,
-		      const uint8_t *s, size_t len)
+static void feed_runs(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
+		      size_t len)
 {
 	size_t pos = 0;
 
@@ -709,8 +708,8 @@ static void feed_runs(struct mpa_rx *rx, struct rx_run *r,
 		struct mpa_rx_run runs[9];
 		uint8_t target[4096], mk[sizeof(runs) / sizeof(runs[0])][4];
 		size_t want = 1 + test_rand32() % 3000;
-		size_t nr = mpa_rx_data_runs(rx, want, runs,
-					     1 + test_rand32() % 9);
+		size_t nr =
+			mpa_rx_data_runs(rx, want, runs, 1 + test_rand32() % 9);
 		size_t data = 0, t = 0;
 		struct mpa_rx_ev ev;
 		size_t used;
@@ -788,24 +787,21 @@ static void feed(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 /* RFC 5044 figures                                                 */
 /* ---------------------------------------------------------------- */
 
-static const char fig5_hex[] =
-	"00 00 00 00 00 2a 41 43 00 00 00 00 00 00 00 00"
-	"00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00"
-	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-	"52 23 99 83";
+static const char fig5_hex[] = "00 00 00 00 00 2a 41 43 00 00 00 00 00 00 00 00"
+			       "00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00"
+			       "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+			       "52 23 99 83";
 
 /* Octets 0x1ec..0x21f of the stream. */
-static const char fig6_hex[] =
-	"00 2a 41 43 00 00 00 00 00 00 00 00 00 00 00 02"
-	"00 00 00 00 00 00 00 14 00 00 00 00 00 00 00 00"
-	"00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
-	"84 92 58 98";
+static const char fig6_hex[] = "00 2a 41 43 00 00 00 00 00 00 00 00 00 00 00 02"
+			       "00 00 00 00 00 00 00 14 00 00 00 00 00 00 00 00"
+			       "00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+			       "84 92 58 98";
 
 /* Decode a stream in every split mode and check the ULPDUs and results. */
-static void check_decode(bool markers, bool crc, uint32_t off,
-			 const uint8_t *s, size_t len, size_t n_fpdus,
-			 const uint8_t *ulpdus, size_t ulpdus_len,
-			 const unsigned int *n_markers)
+static void check_decode(bool markers, bool crc, uint32_t off, const uint8_t *s,
+			 size_t len, size_t n_fpdus, const uint8_t *ulpdus,
+			 size_t ulpdus_len, const unsigned int *n_markers)
 {
 	int mode;
 
@@ -898,8 +894,7 @@ START_TEST(test_fig6)
 
 	/* The second FPDU on its own at its offset. */
 	d.off = 0x1ec;
-	ck_assert_int_eq(mpa_fpdu_parse(&d, want, 52, &info, NULL, 0),
-			 WIRE_OK);
+	ck_assert_int_eq(mpa_fpdu_parse(&d, want, 52, &info, NULL, 0), WIRE_OK);
 	ck_assert_uint_eq(info.ulpdu_len, 42);
 	ck_assert_uint_eq(info.ulpdu_start, 2);
 	ck_assert_uint_eq(info.n_markers, 1);
@@ -909,8 +904,7 @@ START_TEST(test_fig6)
 
 	memcpy(both, u1, sizeof(u1));
 	memcpy(both + sizeof(u1), u2, sizeof(u2));
-	check_decode(true, true, 0, stream, n1 + n2, 2, both, sizeof(both),
-		     nm);
+	check_decode(true, true, 0, stream, n1 + n2, 2, both, sizeof(both), nm);
 	check_decode(true, true, 0x1ec, want, 52, 1, u2, 42, nm);
 }
 END_TEST
@@ -935,7 +929,7 @@ START_TEST(test_fig4)
 		memset(want, 0, sizeof(want));
 		want[1] = 0x10;
 		memcpy(want + 2, u, 10);
-		want[15] = 0x0c;		/* Marker: 0x0000, 0x000C */
+		want[15] = 0x0c; /* Marker: 0x0000, 0x000C */
 		memcpy(want + 16, u + 10, 6);
 		/* pad 2 octets of 0, then the CRC of octets 0..23 */
 		if (crc)
@@ -971,15 +965,17 @@ START_TEST(test_wire_len)
 {
 	uint8_t *u = calloc(1, 65536), *out = malloc(70000);
 	uint32_t off;
-	static const uint16_t lens[] = { 0, 1, 2, 3, 4, 5, 42, 482, 505,
-					 506, 507, 508, 509, 510, 1000, 1016,
-					 4093, 9000, 65530, 65535 };
+	static const uint16_t lens[] = { 0,    1,    2,	   3,	  4,
+					 5,    42,   482,  505,	  506,
+					 507,  508,  509,  510,	  1000,
+					 1016, 4093, 9000, 65530, 65535 };
 	size_t k;
 
 	ck_assert(u && out);
 	for (off = 0; off < 1100; off++) {
 		for (k = 0; k < ARRAY_SIZE(lens); k++) {
-			struct mpa_dir d = { .markers = true, .crc = true,
+			struct mpa_dir d = { .markers = true,
+					     .crc = true,
 					     .off = off };
 			struct mpa_dir nd = { .markers = false, .off = off };
 			size_t wl = mpa_fpdu_wire_len(&d, lens[k]), n = 0;
@@ -991,16 +987,15 @@ START_TEST(test_wire_len)
 			if (off % 512 && off % 512 < 4) {
 				ck_assert_uint_eq(wl, 0);
 				ck_assert_int_eq(mpa_fpdu_build(&d, u, lens[k],
-								out, 70000,
-								&n),
+								out, 70000, &n),
 						 WIRE_EINVAL);
 				continue;
 			}
 			ck_assert_uint_eq(wl, body + 4 * markers_in(off, wl));
 			if (lens[k] > 9000 && off % 64)
-				continue;	/* keep it quick */
-			ck_assert_int_eq(mpa_fpdu_build(&d, u, lens[k], out,
-							wl, &n),
+				continue; /* keep it quick */
+			ck_assert_int_eq(mpa_fpdu_build(&d, u, lens[k], out, wl,
+							&n),
 					 WIRE_OK);
 			ck_assert_uint_eq(n, wl);
 			ck_assert_uint_eq(d.off, off + wl);
@@ -1039,7 +1034,7 @@ START_TEST(test_marker_at_fpdu_edges)
 	ck_assert_int_eq(mpa_fpdu_build(&d, u, 506, out, sizeof(out), &n),
 			 WIRE_OK);
 	ck_assert_uint_eq(n, 520);
-	ck_assert_mem_eq(out + 512, "\x00\x00\x01\xfc", 4);	/* FPDUPTR 508 */
+	ck_assert_mem_eq(out + 512, "\x00\x00\x01\xfc", 4); /* FPDUPTR 508 */
 	ck_assert_uint_eq(crc32c_get_wire(out + 516), crc32c(out, 516));
 	d.off = 0;
 	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, NULL, 0), WIRE_OK);
@@ -1099,8 +1094,8 @@ START_TEST(test_mulpdu)
 						     .off = off };
 
 				ck_assert_msg(mpa_fpdu_wire_len(&d, m) <= emss,
-					      "emss %u markers %d off %u",
-					      emss, mk, off);
+					      "emss %u markers %d off %u", emss,
+					      mk, off);
 			}
 		}
 	}
@@ -1146,8 +1141,9 @@ START_TEST(test_iov_builder)
 		d2 = d1;
 		left = len;
 		for (k = 0; k < n_in; k++) {
-			size_t piece = k == n_in - 1 ? left
-				       : test_rand32() % (left + 1);
+			size_t piece = k == n_in - 1 ?
+					       left :
+					       test_rand32() % (left + 1);
 
 			if (k < n_in - 1 && test_rand32() % 4 == 0)
 				piece = 0;
@@ -1158,8 +1154,7 @@ START_TEST(test_iov_builder)
 		ck_assert_int_eq(mpa_fpdu_build(&d1, u, len, a, 70000, &na),
 				 WIRE_OK);
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d2, in, n_in, &scratch,
-						    out,
-						    mpa_fpdu_iov_max(n_in),
+						    out, mpa_fpdu_iov_max(n_in),
 						    &n_out, &wire),
 				 WIRE_OK);
 		ck_assert_uint_eq(wire, na);
@@ -1184,11 +1179,10 @@ START_TEST(test_iov_builder)
 			struct mpa_dir d3 = d1;
 
 			d3.off = d1.off - (uint32_t)na;
-			ck_assert_int_eq(mpa_fpdu_build_iov(&d3, in, n_in,
-							    &scratch, out,
-							    n_out - 1, &n_out,
-							    &wire),
-					 WIRE_ENOSPC);
+			ck_assert_int_eq(
+				mpa_fpdu_build_iov(&d3, in, n_in, &scratch, out,
+						   n_out - 1, &n_out, &wire),
+				WIRE_ENOSPC);
 			ck_assert_uint_eq(d3.off, d1.off - (uint32_t)na);
 		}
 	}
@@ -1202,29 +1196,29 @@ START_TEST(test_iov_builder)
 		in[1].iov_base = u;
 		in[1].iov_len = 1;
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d, in, 2, &scratch, out,
-						    mpa_fpdu_iov_max(2),
-						    &n_out, &wire),
+						    mpa_fpdu_iov_max(2), &n_out,
+						    &wire),
 				 WIRE_ELEN);
 		in[0].iov_base = NULL;
 		in[0].iov_len = 1;
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d, in, 1, &scratch, out,
-						    mpa_fpdu_iov_max(1),
-						    &n_out, &wire),
+						    mpa_fpdu_iov_max(1), &n_out,
+						    &wire),
 				 WIRE_EINVAL);
 		in[0].iov_base = u;
 		d.off = 1025;
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d, in, 1, &scratch, out,
-						    mpa_fpdu_iov_max(1),
-						    &n_out, &wire),
+						    mpa_fpdu_iov_max(1), &n_out,
+						    &wire),
 				 WIRE_EINVAL);
 		d.off = 1024 + 4;
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d, in, 1, &scratch, out,
-						    mpa_fpdu_iov_max(1),
-						    &n_out, &wire),
+						    mpa_fpdu_iov_max(1), &n_out,
+						    &wire),
 				 WIRE_OK);
 		ck_assert_int_eq(mpa_fpdu_build_iov(&d, NULL, 0, &scratch, out,
-						    mpa_fpdu_iov_max(0),
-						    &n_out, &wire),
+						    mpa_fpdu_iov_max(0), &n_out,
+						    &wire),
 				 WIRE_OK);
 		ck_assert_uint_eq(wire, 8);
 	}
@@ -1242,14 +1236,14 @@ END_TEST
 struct stream {
 	bool markers, crc;
 	uint32_t off0;
-	size_t n;		/* FPDUs */
+	size_t n; /* FPDUs */
 	uint16_t *lens;
-	uint8_t *ulpdus;	/* concatenated */
+	uint8_t *ulpdus; /* concatenated */
 	size_t ulpdus_len;
 	uint8_t *bytes;
 	size_t len;
-	size_t *at;		/* index of each FPDU in bytes */
-	size_t *wire;		/* its wire length */
+	size_t *at;   /* index of each FPDU in bytes */
+	size_t *wire; /* its wire length */
 };
 
 static void stream_free(struct stream *s)
@@ -1278,10 +1272,10 @@ static void stream_make(struct stream *s, size_t n, size_t max_len)
 		s->off0 = test_rand32() & ~3u;
 		break;
 	case 2:
-		s->off0 = 0u - (test_rand32() % 4096);	/* about to wrap */
+		s->off0 = 0u - (test_rand32() % 4096); /* about to wrap */
 		break;
 	default:
-		s->off0 = test_rand32();		/* any alignment */
+		s->off0 = test_rand32(); /* any alignment */
 		break;
 	}
 	if (s->markers && s->off0 % 512 && s->off0 % 512 < 4)
@@ -1316,8 +1310,8 @@ static void stream_make(struct stream *s, size_t n, size_t max_len)
 
 		s->at[k] = s->len;
 		ck_assert_int_eq(mpa_fpdu_build(&d, s->ulpdus + u, s->lens[k],
-						s->bytes + s->len,
-						cap - s->len, &w),
+						s->bytes + s->len, cap - s->len,
+						&w),
 				 WIRE_OK);
 		s->wire[k] = w;
 		s->len += w;
@@ -1395,16 +1389,14 @@ static void stream_check(const struct stream *s, enum split_mode mode,
 		if (k == bad_marker)
 			REQUIRE_EQ(e->bad_marker_off, bad_marker_off);
 		REQUIRE_EQ(e->n_markers,
-				  s->markers ? markers_in(start, s->wire[k])
-					     : 0);
+			   s->markers ? markers_in(start, s->wire[k]) : 0);
 		if (!s->crc)
 			REQUIRE_EQ(e->crc_calc, 0);
 		/* The contiguous parser agrees. */
 		d.off = start;
 		REQUIRE_EQ(mpa_fpdu_parse(&d, s->bytes + s->at[k],
-						s->len - s->at[k], &info, NULL,
-						0),
-				 WIRE_OK);
+					  s->len - s->at[k], &info, NULL, 0),
+			   WIRE_OK);
 		REQUIRE_EQ(info.ulpdu_len, e->ulpdu_len);
 		REQUIRE_EQ(info.wire_len, e->wire_len);
 		REQUIRE_EQ(info.n_markers, e->n_markers);
@@ -1488,13 +1480,13 @@ START_TEST(test_stream_bad_marker)
 			continue;
 		}
 		switch (done % 3) {
-		case 0:		/* FPDUPTR off by 4 or more */
+		case 0: /* FPDUPTR off by 4 or more */
 			s.bytes[mk + 2] ^= (uint8_t)(1 + test_rand32() % 255);
 			break;
 		case 1:
 			s.bytes[mk + 3] ^= 0x04;
 			break;
-		default:	/* both */
+		default: /* both */
 			s.bytes[mk + 2] ^= 0x80;
 			s.bytes[mk + 3] ^= 0x10;
 			break;
@@ -1505,8 +1497,8 @@ START_TEST(test_stream_bad_marker)
 		 * a stream that is not 4-aligned).
 		 */
 		stream_check(&s, (enum split_mode)(done % SPLIT_MAX),
-			     s.crc && mk < stream_crc_index(&s, k) ? k
-								   : SIZE_MAX,
+			     s.crc && mk < stream_crc_index(&s, k) ? k :
+								     SIZE_MAX,
 			     k, mk_off);
 		stream_free(&s);
 		done++;
@@ -1525,17 +1517,16 @@ START_TEST(test_marker_ignored_bits)
 	static const unsigned int nm[] = { 4 };
 
 	test_rand_bytes(u, sizeof(u));
-	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out),
-					&n),
+	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out), &n),
 			 WIRE_OK);
 	ck_assert_uint_eq(n, 2 + 2000 + 2 + 4 + 4 * 4);
 	/* Markers at 0 (leading), 512, 1024, 1536; FPDUPTR 508, ... */
 	ck_assert_uint_eq(out[512 + 2] << 8 | out[512 + 3], 508);
 	ck_assert_uint_eq(out[1024 + 2] << 8 | out[1024 + 3], 1020);
-	out[0] = 0xff;			/* RESERVED */
+	out[0] = 0xff; /* RESERVED */
 	out[513] = 0x77;
-	out[1027] |= 3;			/* low bits */
-	out[3] |= 2;			/* leading: 0 after masking */
+	out[1027] |= 3; /* low bits */
+	out[3] |= 2;	/* leading: 0 after masking */
 	d.off = 0;
 	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, NULL, 0), WIRE_OK);
 	ck_assert(info.markers_ok);
@@ -1553,11 +1544,10 @@ START_TEST(test_crc_off_ignored)
 	size_t n;
 
 	test_rand_bytes(u, sizeof(u));
-	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out),
-					&n),
+	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out), &n),
 			 WIRE_OK);
 	ck_assert_uint_eq(n, 108);
-	ck_assert_mem_eq(out + 104, "\0\0\0\0", 4);	/* zeros sent */
+	ck_assert_mem_eq(out + 104, "\0\0\0\0", 4); /* zeros sent */
 	memcpy(out + 104, "\xde\xad\xbe\xef", 4);
 	d.off = 0;
 	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, NULL, 0), WIRE_OK);
@@ -1579,8 +1569,7 @@ START_TEST(test_parse_errors)
 	size_t n, k;
 
 	test_rand_bytes(u, sizeof(u));
-	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out),
-					&n),
+	ck_assert_int_eq(mpa_fpdu_build(&d, u, sizeof(u), out, sizeof(out), &n),
 			 WIRE_OK);
 	/* Every truncation is ESHORT, read from an exact-size buffer. */
 	for (k = 0; k < n; k++) {
@@ -1595,8 +1584,7 @@ START_TEST(test_parse_errors)
 	d.off = 0;
 	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, got, 1199),
 			 WIRE_ENOSPC);
-	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, got, 1200),
-			 WIRE_OK);
+	ck_assert_int_eq(mpa_fpdu_parse(&d, out, n, &info, got, 1200), WIRE_OK);
 	ck_assert_mem_eq(got, u, 1200);
 	ck_assert_uint_eq(info.wire_len, n);
 	d.off = 2;
@@ -1616,7 +1604,7 @@ START_TEST(test_rx_dead)
 	size_t used;
 	int k;
 
-	mpa_rx_init(&rx, true, true, 513);	/* inside a Marker */
+	mpa_rx_init(&rx, true, true, 513); /* inside a Marker */
 	for (k = 0; k < 3; k++) {
 		ck_assert_int_eq(mpa_rx_step(&rx, b, sizeof(b), &used, &ev),
 				 WIRE_EINVAL);
@@ -1627,7 +1615,7 @@ START_TEST(test_rx_dead)
 	ck_assert_uint_eq(mpa_rx_data_room(&rx), 0);
 	ck_assert_uint_eq(mpa_rx_ctrl_need(&rx), 0);
 
-	mpa_rx_init(&rx, false, false, 513);	/* no Markers: fine */
+	mpa_rx_init(&rx, false, false, 513); /* no Markers: fine */
 	ck_assert_int_eq(mpa_rx_step(&rx, b, 2, &used, &ev), WIRE_OK);
 	ck_assert_int_eq(ev.type, MPA_RX_EV_START);
 	ck_assert_uint_eq(ev.fpdu_off, 513);
@@ -1639,7 +1627,7 @@ START_TEST(test_rx_dead)
 	mpa_rx_init(&rx, true, true, 0);
 	ck_assert_int_eq(mpa_rx_step(&rx, NULL, 0, &used, &ev), WIRE_OK);
 	ck_assert_int_eq(ev.type, MPA_RX_EV_NONE);
-	ck_assert_uint_eq(mpa_rx_ctrl_need(&rx), 6);	/* Marker + length */
+	ck_assert_uint_eq(mpa_rx_ctrl_need(&rx), 6); /* Marker + length */
 }
 END_TEST
 
@@ -1691,7 +1679,7 @@ START_TEST(test_siw_stream)
 							sizeof(out), &n),
 					 WIRE_OK);
 			ck_assert_uint_eq(n, 2u + ul + pad + 4);
-			if (!v->crc)	/* siw sends zeros too */
+			if (!v->crc) /* siw sends zeros too */
 				ck_assert_mem_eq(f + n - 4, "\0\0\0\0", 4);
 			if (pad && memcmp(f + 2 + ul, "\0\0\0", pad) != 0) {
 				ck_assert_mem_eq(out, f, 2u + ul);

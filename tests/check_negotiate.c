@@ -111,50 +111,50 @@ static struct mpa_frame rep_frame(uint8_t rev, uint8_t flags, bool enh,
 
 struct resp_irdord_row {
 	const char *name;
-	uint16_t req_ird, req_ord;	/* initiator's word */
+	uint16_t req_ird, req_ord; /* initiator's word */
 	uint16_t ird, ord, ird_max, ord_req;
 	bool strict;
 	enum neg_action act;
 	uint8_t term;
-	uint16_t rep_ird, rep_ord;	/* in the Reply */
-	uint16_t loc_ird, loc_ord;	/* final local values */
+	uint16_t rep_ird, rep_ord; /* in the Reply */
+	uint16_t loc_ird, loc_ord; /* final local values */
 };
 
 static const struct resp_irdord_row resp_irdord[] = {
 	{ "equal", 4, 4, 4, 4, 8, 2, false, ACC, 0, 4, 4, 4, 4 },
-	{ "initiator ORD above local IRD: IRD raised", 2, 6,
-	  4, 4, 8, 2, false, ACC, 0, 6, 2, 6, 2 },
-	{ "initiator ORD above ird_max: IRD clamped", 10, 10,
-	  4, 4, 8, 2, false, ACC, 0, 8, 4, 8, 4 },
-	{ "initiator ORD = ird_max", 10, 8,
-	  4, 4, 8, 2, false, ACC, 0, 8, 4, 8, 4 },
+	{ "initiator ORD above local IRD: IRD raised", 2, 6, 4, 4, 8, 2, false,
+	  ACC, 0, 6, 2, 6, 2 },
+	{ "initiator ORD above ird_max: IRD clamped", 10, 10, 4, 4, 8, 2, false,
+	  ACC, 0, 8, 4, 8, 4 },
+	{ "initiator ORD = ird_max", 10, 8, 4, 4, 8, 2, false, ACC, 0, 8, 4, 8,
+	  4 },
 	{ "zeros", 0, 0, 4, 4, 8, 2, false, ACC, 0, 4, 0, 4, 0 },
-	{ "largest numeric values", 0x3ffe, 0x3ffe,
-	  4, 4, 8, 2, false, ACC, 0, 8, 4, 8, 4 },
-	{ "relaxed: initiator IRD below required ORD, clamp", 1, 3,
-	  4, 4, 8, 2, false, ACC, 0, 4, 1, 4, 1 },
-	{ "strict: initiator IRD below required ORD: TERM 6", 1, 3,
-	  4, 4, 8, 2, true, REJ, MPA_ECODE_INSUFFICIENT_IRD, 4, 2, 4, 1 },
-	{ "strict: initiator IRD 0: TERM 6", 0, 0,
-	  4, 4, 8, 2, true, REJ, MPA_ECODE_INSUFFICIENT_IRD, 4, 2, 4, 0 },
-	{ "strict: initiator IRD = required ORD", 2, 3,
-	  4, 4, 8, 2, true, ACC, 0, 4, 2, 4, 2 },
-	{ "strict: required ORD 0 never rejects", 0, 0,
-	  4, 4, 8, 0, true, ACC, 0, 4, 0, 4, 0 },
-	{ "initiator ORD 0x3FFF: reply IRD 0x3FFF, local IRD kept", 3,
-	  NONE, 4, 4, 8, 2, false, ACC, 0, NONE, 3, 4, 3 },
-	{ "initiator IRD 0x3FFF: reply ORD 0x3FFF, local ORD kept", NONE,
-	  3, 4, 4, 8, 2, false, ACC, 0, 4, NONE, 4, 4 },
-	{ "both 0x3FFF", NONE, NONE, 4, 4, 8, 2, false, ACC, 0,
-	  NONE, NONE, 4, 4 },
-	{ "strict: initiator IRD 0x3FFF is not checked", NONE, 3,
-	  4, 4, 8, 2, true, ACC, 0, 4, NONE, 4, 4 },
-	{ "strict: initiator ORD 0x3FFF, IRD 1: TERM 6", 1, NONE,
-	  4, 4, 8, 2, true, REJ, MPA_ECODE_INSUFFICIENT_IRD, NONE, 2, 4, 1 },
-	{ "local IRD left to the ULP", 3, 3,
-	  NONE, 4, 8, 2, false, ACC, 0, NONE, 3, NONE, 3 },
-	{ "local ORD left to the ULP", 3, 3,
-	  4, NONE, 8, 2, false, ACC, 0, 4, NONE, 4, NONE },
+	{ "largest numeric values", 0x3ffe, 0x3ffe, 4, 4, 8, 2, false, ACC, 0,
+	  8, 4, 8, 4 },
+	{ "relaxed: initiator IRD below required ORD, clamp", 1, 3, 4, 4, 8, 2,
+	  false, ACC, 0, 4, 1, 4, 1 },
+	{ "strict: initiator IRD below required ORD: TERM 6", 1, 3, 4, 4, 8, 2,
+	  true, REJ, MPA_ECODE_INSUFFICIENT_IRD, 4, 2, 4, 1 },
+	{ "strict: initiator IRD 0: TERM 6", 0, 0, 4, 4, 8, 2, true, REJ,
+	  MPA_ECODE_INSUFFICIENT_IRD, 4, 2, 4, 0 },
+	{ "strict: initiator IRD = required ORD", 2, 3, 4, 4, 8, 2, true, ACC,
+	  0, 4, 2, 4, 2 },
+	{ "strict: required ORD 0 never rejects", 0, 0, 4, 4, 8, 0, true, ACC,
+	  0, 4, 0, 4, 0 },
+	{ "initiator ORD 0x3FFF: reply IRD 0x3FFF, local IRD kept", 3, NONE, 4,
+	  4, 8, 2, false, ACC, 0, NONE, 3, 4, 3 },
+	{ "initiator IRD 0x3FFF: reply ORD 0x3FFF, local ORD kept", NONE, 3, 4,
+	  4, 8, 2, false, ACC, 0, 4, NONE, 4, 4 },
+	{ "both 0x3FFF", NONE, NONE, 4, 4, 8, 2, false, ACC, 0, NONE, NONE, 4,
+	  4 },
+	{ "strict: initiator IRD 0x3FFF is not checked", NONE, 3, 4, 4, 8, 2,
+	  true, ACC, 0, 4, NONE, 4, 4 },
+	{ "strict: initiator ORD 0x3FFF, IRD 1: TERM 6", 1, NONE, 4, 4, 8, 2,
+	  true, REJ, MPA_ECODE_INSUFFICIENT_IRD, NONE, 2, 4, 1 },
+	{ "local IRD left to the ULP", 3, 3, NONE, 4, 8, 2, false, ACC, 0, NONE,
+	  3, NONE, 3 },
+	{ "local ORD left to the ULP", 3, 3, 4, NONE, 8, 2, false, ACC, 0, 4,
+	  NONE, 4, NONE },
 	{ "local IRD/ORD 0", 5, 5, 0, 0, 8, 0, false, ACC, 0, 5, 0, 5, 0 },
 	{ "ird_max 0", 5, 5, 0, 4, 0, 0, false, ACC, 0, 0, 4, 0, 4 },
 };
@@ -174,15 +174,13 @@ START_TEST(test_resp_irdord)
 	p.ord_required = r->ord_req;
 	p.ird_ord_strict = r->strict;
 	ck_assert(neg_policy_check(&p, NEG_RESPONDER) == NEG_R_NONE);
-	req = req_frame(2, MPA_FLAG_S, true, false, 0, r->req_ird,
-			r->req_ord);
+	req = req_frame(2, MPA_FLAG_S, true, false, 0, r->req_ird, r->req_ord);
 	through_wire(&req, buf);
 	a = neg_mpa_respond(&req, &p, false, &rep, &res);
 	ck_assert_msg(a == r->act, "%s: %s", r->name, neg_action_name(a));
 	ck_assert_int_eq(res.action, a);
 	ck_assert_uint_eq(res.term, r->term);
-	ck_assert_int_eq(res.reason,
-			 r->act == ACC ? NEG_R_NONE : NEG_R_IRD);
+	ck_assert_int_eq(res.reason, r->act == ACC ? NEG_R_NONE : NEG_R_IRD);
 	through_wire(&rep, buf);
 	ck_assert(rep.enhanced);
 	ck_assert_int_eq(!!(rep.flags & MPA_FLAG_R), r->act == REJ);
@@ -204,7 +202,7 @@ END_TEST
 
 struct init_irdord_row {
 	const char *name;
-	uint16_t rep_ird, rep_ord;	/* responder's word */
+	uint16_t rep_ird, rep_ord; /* responder's word */
 	uint16_t ird, ord, ird_max;
 	bool strict;
 	enum neg_action act;
@@ -213,30 +211,25 @@ struct init_irdord_row {
 
 static const struct init_irdord_row init_irdord[] = {
 	{ "equal", 4, 4, 4, 4, 8, false, ACC, 4, 4 },
-	{ "responder IRD lower: ORD lowered", 2, 3, 4, 4, 8, false, ACC,
-	  4, 2 },
-	{ "responder IRD higher: ORD kept", 10, 4, 4, 4, 8, false, ACC,
-	  4, 4 },
+	{ "responder IRD lower: ORD lowered", 2, 3, 4, 4, 8, false, ACC, 4, 2 },
+	{ "responder IRD higher: ORD kept", 10, 4, 4, 4, 8, false, ACC, 4, 4 },
 	{ "responder IRD 0: ORD 0", 0, 0, 4, 4, 8, false, ACC, 4, 0 },
-	{ "relaxed: responder ORD above IRD: IRD raised", 4, 6,
-	  4, 4, 8, false, ACC, 6, 4 },
-	{ "relaxed: responder ORD = ird_max", 4, 8, 4, 4, 8, false, ACC,
-	  8, 4 },
-	{ "relaxed: responder ORD above ird_max: TERM 6", 4, 9,
-	  4, 4, 8, false, TRM, 4, 4 },
-	{ "strict: responder ORD above IRD: TERM 6", 4, 6,
-	  4, 4, 8, true, TRM, 4, 4 },
+	{ "relaxed: responder ORD above IRD: IRD raised", 4, 6, 4, 4, 8, false,
+	  ACC, 6, 4 },
+	{ "relaxed: responder ORD = ird_max", 4, 8, 4, 4, 8, false, ACC, 8, 4 },
+	{ "relaxed: responder ORD above ird_max: TERM 6", 4, 9, 4, 4, 8, false,
+	  TRM, 4, 4 },
+	{ "strict: responder ORD above IRD: TERM 6", 4, 6, 4, 4, 8, true, TRM,
+	  4, 4 },
 	{ "strict: responder ORD = IRD", 4, 4, 4, 4, 8, true, ACC, 4, 4 },
-	{ "responder ORD 0x3FFF: local IRD kept", 4, NONE,
-	  4, 4, 8, false, ACC, 4, 4 },
-	{ "responder IRD 0x3FFF: local ORD kept", NONE, 4,
-	  4, 4, 8, false, ACC, 4, 4 },
-	{ "strict: responder ORD 0x3FFF is no demand", 4, NONE,
-	  4, 4, 8, true, ACC, 4, 4 },
-	{ "local IRD left to the ULP", 4, 100, NONE, 4, 8, true, ACC,
-	  NONE, 4 },
-	{ "local ORD left to the ULP", 2, 4, 4, NONE, 8, false, ACC,
-	  4, NONE },
+	{ "responder ORD 0x3FFF: local IRD kept", 4, NONE, 4, 4, 8, false, ACC,
+	  4, 4 },
+	{ "responder IRD 0x3FFF: local ORD kept", NONE, 4, 4, 4, 8, false, ACC,
+	  4, 4 },
+	{ "strict: responder ORD 0x3FFF is no demand", 4, NONE, 4, 4, 8, true,
+	  ACC, 4, 4 },
+	{ "local IRD left to the ULP", 4, 100, NONE, 4, 8, true, ACC, NONE, 4 },
+	{ "local ORD left to the ULP", 2, 4, 4, NONE, 8, false, ACC, 4, NONE },
 };
 
 START_TEST(test_init_irdord)
@@ -257,8 +250,7 @@ START_TEST(test_init_irdord)
 	through_wire(&req, buf);
 	ck_assert_uint_eq(req.enh.ird, r->ird);
 	ck_assert_uint_eq(req.enh.ord, r->ord);
-	rep = rep_frame(2, MPA_FLAG_S, true, false, 0, r->rep_ird,
-			r->rep_ord);
+	rep = rep_frame(2, MPA_FLAG_S, true, false, 0, r->rep_ird, r->rep_ord);
 	through_wire(&rep, buf);
 	a = neg_mpa_reply(&req, &rep, &p, &res);
 	ck_assert_msg(a == r->act, "%s: %s", r->name, neg_action_name(a));
@@ -306,10 +298,10 @@ END_TEST
 /* ---- RFC 6581 §9.2-9.3: RTR flags ---- */
 
 struct rtr_row {
-	const char *offer;	/* initiator's B/C/D with A=1 */
-	const char *support;	/* responder rtr_types */
-	const char *reply;	/* B/C/D in the Reply */
-	const char *chosen;	/* initiator's RTR, "-" = TERM 7 */
+	const char *offer;   /* initiator's B/C/D with A=1 */
+	const char *support; /* responder rtr_types */
+	const char *reply;   /* B/C/D in the Reply */
+	const char *chosen;  /* initiator's RTR, "-" = TERM 7 */
 };
 
 /*
@@ -318,62 +310,34 @@ struct rtr_row {
  * matches; the initiator sends one it offered, else TERM 7.
  */
 static const struct rtr_row rtr_rows[] = {
-	{ "", "B", "B", "-" },
-	{ "", "C", "C", "-" },
-	{ "", "BC", "BC", "-" },
-	{ "", "D", "D", "-" },
-	{ "", "BD", "BD", "-" },
-	{ "", "CD", "CD", "-" },
-	{ "", "BCD", "BCD", "-" },
-	{ "B", "B", "B", "B" },
-	{ "B", "C", "C", "-" },
-	{ "B", "BC", "B", "B" },
-	{ "B", "D", "D", "-" },
-	{ "B", "BD", "B", "B" },
-	{ "B", "CD", "CD", "-" },
-	{ "B", "BCD", "B", "B" },
-	{ "C", "B", "B", "-" },
-	{ "C", "C", "C", "C" },
-	{ "C", "BC", "C", "C" },
-	{ "C", "D", "D", "-" },
-	{ "C", "BD", "BD", "-" },
-	{ "C", "CD", "C", "C" },
-	{ "C", "BCD", "C", "C" },
-	{ "BC", "B", "B", "B" },
-	{ "BC", "C", "C", "C" },
-	{ "BC", "BC", "C", "C" },
-	{ "BC", "D", "D", "-" },
-	{ "BC", "BD", "B", "B" },
-	{ "BC", "CD", "C", "C" },
-	{ "BC", "BCD", "C", "C" },
-	{ "D", "B", "B", "-" },
-	{ "D", "C", "C", "-" },
-	{ "D", "BC", "BC", "-" },
-	{ "D", "D", "D", "D" },
-	{ "D", "BD", "D", "D" },
-	{ "D", "CD", "D", "D" },
-	{ "D", "BCD", "D", "D" },
-	{ "BD", "B", "B", "B" },
-	{ "BD", "C", "C", "-" },
-	{ "BD", "BC", "B", "B" },
-	{ "BD", "D", "D", "D" },
-	{ "BD", "BD", "D", "D" },
-	{ "BD", "CD", "D", "D" },
-	{ "BD", "BCD", "D", "D" },
-	{ "CD", "B", "B", "-" },
-	{ "CD", "C", "C", "C" },
-	{ "CD", "BC", "C", "C" },
-	{ "CD", "D", "D", "D" },
-	{ "CD", "BD", "D", "D" },
-	{ "CD", "CD", "C", "C" },
-	{ "CD", "BCD", "C", "C" },
-	{ "BCD", "B", "B", "B" },
-	{ "BCD", "C", "C", "C" },
-	{ "BCD", "BC", "C", "C" },
-	{ "BCD", "D", "D", "D" },
-	{ "BCD", "BD", "D", "D" },
-	{ "BCD", "CD", "C", "C" },
-	{ "BCD", "BCD", "C", "C" },
+	{ "", "B", "B", "-" },	   { "", "C", "C", "-" },
+	{ "", "BC", "BC", "-" },   { "", "D", "D", "-" },
+	{ "", "BD", "BD", "-" },   { "", "CD", "CD", "-" },
+	{ "", "BCD", "BCD", "-" }, { "B", "B", "B", "B" },
+	{ "B", "C", "C", "-" },	   { "B", "BC", "B", "B" },
+	{ "B", "D", "D", "-" },	   { "B", "BD", "B", "B" },
+	{ "B", "CD", "CD", "-" },  { "B", "BCD", "B", "B" },
+	{ "C", "B", "B", "-" },	   { "C", "C", "C", "C" },
+	{ "C", "BC", "C", "C" },   { "C", "D", "D", "-" },
+	{ "C", "BD", "BD", "-" },  { "C", "CD", "C", "C" },
+	{ "C", "BCD", "C", "C" },  { "BC", "B", "B", "B" },
+	{ "BC", "C", "C", "C" },   { "BC", "BC", "C", "C" },
+	{ "BC", "D", "D", "-" },   { "BC", "BD", "B", "B" },
+	{ "BC", "CD", "C", "C" },  { "BC", "BCD", "C", "C" },
+	{ "D", "B", "B", "-" },	   { "D", "C", "C", "-" },
+	{ "D", "BC", "BC", "-" },  { "D", "D", "D", "D" },
+	{ "D", "BD", "D", "D" },   { "D", "CD", "D", "D" },
+	{ "D", "BCD", "D", "D" },  { "BD", "B", "B", "B" },
+	{ "BD", "C", "C", "-" },   { "BD", "BC", "B", "B" },
+	{ "BD", "D", "D", "D" },   { "BD", "BD", "D", "D" },
+	{ "BD", "CD", "D", "D" },  { "BD", "BCD", "D", "D" },
+	{ "CD", "B", "B", "-" },   { "CD", "C", "C", "C" },
+	{ "CD", "BC", "C", "C" },  { "CD", "D", "D", "D" },
+	{ "CD", "BD", "D", "D" },  { "CD", "CD", "C", "C" },
+	{ "CD", "BCD", "C", "C" }, { "BCD", "B", "B", "B" },
+	{ "BCD", "C", "C", "C" },  { "BCD", "BC", "C", "C" },
+	{ "BCD", "D", "D", "D" },  { "BCD", "BD", "D", "D" },
+	{ "BCD", "CD", "C", "C" }, { "BCD", "BCD", "C", "C" },
 };
 
 START_TEST(test_rtr)
@@ -422,18 +386,12 @@ struct pref_row {
 
 /* The responder's preference order (unlisted types follow W, R, S). */
 static const struct pref_row resp_pref_rows[] = {
-	{ "BCD", "BCD", "", "C" },
-	{ "BCD", "BCD", "CDB", "C" },
-	{ "BCD", "BCD", "DCB", "D" },
-	{ "BCD", "BCD", "BCD", "B" },
-	{ "BCD", "BCD", "D", "D" },
-	{ "BCD", "BCD", "B", "B" },
-	{ "BCD", "BC", "D", "C" },
-	{ "BCD", "BCD", "DB", "D" },
-	{ "BC", "BCD", "DB", "B" },
-	{ "C", "BCD", "DB", "C" },
-	{ "CD", "BD", "BC", "D" },
-	{ "B", "CD", "D", "CD" },
+	{ "BCD", "BCD", "", "C" },    { "BCD", "BCD", "CDB", "C" },
+	{ "BCD", "BCD", "DCB", "D" }, { "BCD", "BCD", "BCD", "B" },
+	{ "BCD", "BCD", "D", "D" },   { "BCD", "BCD", "B", "B" },
+	{ "BCD", "BC", "D", "C" },    { "BCD", "BCD", "DB", "D" },
+	{ "BC", "BCD", "DB", "B" },   { "C", "BCD", "DB", "C" },
+	{ "CD", "BD", "BC", "D" },    { "B", "CD", "D", "CD" },
 };
 
 START_TEST(test_resp_pref)
@@ -450,8 +408,8 @@ START_TEST(test_resp_pref)
 	req = req_frame(2, MPA_FLAG_S, true, true, rtr_bits(r->offer), 1, 1);
 	through_wire(&req, buf);
 	ck_assert_int_eq(neg_mpa_respond(&req, &p, false, &rep, &res), ACC);
-	ck_assert_msg(rep.enh.rtr == rtr_bits(r->reply), "pref %s: %x",
-		      r->pref, rep.enh.rtr);
+	ck_assert_msg(rep.enh.rtr == rtr_bits(r->reply), "pref %s: %x", r->pref,
+		      rep.enh.rtr);
 }
 END_TEST
 
@@ -459,16 +417,11 @@ END_TEST
  * several). */
 static const struct pref_row init_pref_rows[] = {
 	/* offer, reply, initiator preference, chosen */
-	{ "BCD", "BCD", "", "C" },
-	{ "BCD", "BCD", "D", "D" },
-	{ "BCD", "BCD", "B", "B" },
-	{ "BCD", "BCD", "DCB", "D" },
-	{ "BCD", "BD", "", "D" },
-	{ "CD", "BD", "", "D" },
-	{ "C", "BCD", "B", "C" },
-	{ "BCD", "B", "CD", "B" },
-	{ "B", "CD", "", "-" },
-	{ "CD", "B", "B", "-" },
+	{ "BCD", "BCD", "", "C" },  { "BCD", "BCD", "D", "D" },
+	{ "BCD", "BCD", "B", "B" }, { "BCD", "BCD", "DCB", "D" },
+	{ "BCD", "BD", "", "D" },   { "CD", "BD", "", "D" },
+	{ "C", "BCD", "B", "C" },   { "BCD", "B", "CD", "B" },
+	{ "B", "CD", "", "-" },	    { "CD", "B", "B", "-" },
 };
 
 START_TEST(test_init_pref)
@@ -488,8 +441,7 @@ START_TEST(test_init_pref)
 	through_wire(&req, buf);
 	ck_assert(req.enh.p2p);
 	ck_assert_uint_eq(req.enh.rtr, rtr_bits(r->offer));
-	rep = rep_frame(2, MPA_FLAG_S, true, true, rtr_bits(r->support), 4,
-			4);
+	rep = rep_frame(2, MPA_FLAG_S, true, true, rtr_bits(r->support), 4, 4);
 	through_wire(&rep, buf);
 	a = neg_mpa_reply(&req, &rep, &p, &res);
 	if (strcmp(r->reply, "-") == 0) {
@@ -581,10 +533,8 @@ static const struct bump_row bump_rows[] = {
 	{ "Write RTR, initiator ORD 0: IRD 0", "C", "BCD", 0, 0, 8, "C", 0 },
 	{ "Read RTR, ird_max 0: IRD 0", "D", "BCD", 0, 0, 0, "D", 0 },
 	{ "Read RTR, initiator ORD 2: IRD 2", "D", "D", 2, 0, 8, "D", 2 },
-	{ "Read RTR, initiator ORD 0x3FFF", "D", "D", NONE, 0, 8, "D",
-	  NONE },
-	{ "no match, Reply names Read: IRD 1", "B", "CD", 0, 0, 8, "CD",
-	  1 },
+	{ "Read RTR, initiator ORD 0x3FFF", "D", "D", NONE, 0, 8, "D", NONE },
+	{ "no match, Reply names Read: IRD 1", "B", "CD", 0, 0, 8, "CD", 1 },
 	{ "local IRD 3 already", "D", "D", 0, 3, 8, "D", 3 },
 };
 
@@ -624,24 +574,24 @@ struct enh_resp_row {
 };
 
 static const struct enh_resp_row enh_resp_rows[] = {
-	{ "enhanced x enhanced responder", 2, true, 2, true, ACC,
-	  NEG_R_NONE, 2, true },
+	{ "enhanced x enhanced responder", 2, true, 2, true, ACC, NEG_R_NONE, 2,
+	  true },
 	{ "enhanced x Rev 2 responder without it", 2, true, 2, false, CLS,
 	  NEG_R_ENH_UNSUP, 0, false },
-	{ "enhanced x Rev 1 responder", 2, true, 1, false, CLS,
-	  NEG_R_ENH_UNSUP, 0, false },
-	{ "Rev 2 S=0 x enhanced responder: unenhanced reply", 2, false,
-	  2, true, ACC, NEG_R_NONE, 2, false },
-	{ "Rev 2 S=0 x Rev 2 responder", 2, false, 2, false, ACC,
-	  NEG_R_NONE, 2, false },
-	{ "Rev 2 S=0 x Rev 1 responder", 2, false, 1, false, ACC,
-	  NEG_R_NONE, 1, false },
-	{ "Rev 1 x enhanced responder (MUST accept Rev 1)", 1, false,
-	  2, true, ACC, NEG_R_NONE, 1, false },
-	{ "Rev 1 x Rev 1 responder", 1, false, 1, false, ACC, NEG_R_NONE,
-	  1, false },
-	{ "Rev 1 S=1 is Res: ignored", 1, true, 2, true, ACC, NEG_R_NONE,
-	  1, false },
+	{ "enhanced x Rev 1 responder", 2, true, 1, false, CLS, NEG_R_ENH_UNSUP,
+	  0, false },
+	{ "Rev 2 S=0 x enhanced responder: unenhanced reply", 2, false, 2, true,
+	  ACC, NEG_R_NONE, 2, false },
+	{ "Rev 2 S=0 x Rev 2 responder", 2, false, 2, false, ACC, NEG_R_NONE, 2,
+	  false },
+	{ "Rev 2 S=0 x Rev 1 responder", 2, false, 1, false, ACC, NEG_R_NONE, 1,
+	  false },
+	{ "Rev 1 x enhanced responder (MUST accept Rev 1)", 1, false, 2, true,
+	  ACC, NEG_R_NONE, 1, false },
+	{ "Rev 1 x Rev 1 responder", 1, false, 1, false, ACC, NEG_R_NONE, 1,
+	  false },
+	{ "Rev 1 S=1 is Res: ignored", 1, true, 2, true, ACC, NEG_R_NONE, 1,
+	  false },
 	{ "Rev 3", 3, false, 2, true, CLS, NEG_R_REV, 0, false },
 	{ "Rev 3 with S", 3, true, 2, true, CLS, NEG_R_REV, 0, false },
 	{ "Rev 255", 255, false, 2, true, CLS, NEG_R_REV, 0, false },
@@ -699,13 +649,11 @@ static const struct enh_init_row enh_init_rows[] = {
 	  NEG_R_PEER_REJECT },
 	{ "Rev 2 S=0 / enhanced", false, 2, 2, true, false, CLS,
 	  NEG_R_ENH_MISMATCH },
-	{ "Rev 2 S=0 / Rev 2 S=0", false, 2, 2, false, false, ACC,
-	  NEG_R_NONE },
-	{ "Rev 2 S=0 / Rev 1", false, 2, 1, false, false, ACC,
-	  NEG_R_NONE },
+	{ "Rev 2 S=0 / Rev 2 S=0", false, 2, 2, false, false, ACC, NEG_R_NONE },
+	{ "Rev 2 S=0 / Rev 1", false, 2, 1, false, false, ACC, NEG_R_NONE },
 	{ "Rev 1 / Rev 1", false, 1, 1, false, false, ACC, NEG_R_NONE },
-	{ "Rev 1 / Rev 2 (above what was sent)", false, 1, 2, false, false,
-	  CLS, NEG_R_REV },
+	{ "Rev 1 / Rev 2 (above what was sent)", false, 1, 2, false, false, CLS,
+	  NEG_R_REV },
 	{ "enhanced / Rev 3", true, 2, 3, true, false, CLS, NEG_R_REV },
 };
 
@@ -727,7 +675,7 @@ START_TEST(test_enh_init)
 	ck_assert_uint_eq(req.rev, r->sent_rev);
 	rep = rep_frame(r->rep_rev,
 			(r->rep_enh ? MPA_FLAG_S : 0) |
-			(r->rep_r ? MPA_FLAG_R : 0),
+				(r->rep_r ? MPA_FLAG_R : 0),
 			r->rep_enh, false, 0, 16, 16);
 	through_wire(&rep, buf);
 	a = neg_mpa_reply(&req, &rep, &p, &res);
@@ -745,14 +693,10 @@ START_TEST(test_fallback)
 	static const struct {
 		bool flag, sent_enh, no_reply, retry;
 	} t[] = {
-		{ false, false, false, false },
-		{ false, false, true, false },
-		{ false, true, false, false },
-		{ false, true, true, false },
-		{ true, false, false, false },
-		{ true, false, true, false },
-		{ true, true, false, false },
-		{ true, true, true, true },
+		{ false, false, false, false }, { false, false, true, false },
+		{ false, true, false, false },	{ false, true, true, false },
+		{ true, false, false, false },	{ true, false, true, false },
+		{ true, true, false, false },	{ true, true, true, true },
 	};
 	size_t i;
 
@@ -764,15 +708,15 @@ START_TEST(test_fallback)
 		p.p2p = true;
 		p.fallback_v1 = t[i].flag;
 		memset(&retry, 0xa5, sizeof(retry));
-		ck_assert_int_eq(neg_fallback(&p, t[i].sent_enh,
-					      t[i].no_reply, &retry),
+		ck_assert_int_eq(neg_fallback(&p, t[i].sent_enh, t[i].no_reply,
+					      &retry),
 				 t[i].retry);
 		if (!t[i].retry)
 			continue;
 		ck_assert_uint_eq(retry.rev, MPA_REV_1);
 		ck_assert(!retry.enhanced);
 		ck_assert(!retry.p2p);
-		ck_assert(!retry.fallback_v1);	/* once only */
+		ck_assert(!retry.fallback_v1); /* once only */
 		ck_assert_uint_eq(retry.ird, p.ird);
 		ck_assert_uint_eq(retry.crc, p.crc);
 		ck_assert(neg_policy_check(&retry, NEG_INITIATOR) ==
@@ -1014,12 +958,18 @@ enum rnic { RDMAC, IETF_NP, IETF_P, OURS_REV0 };
 
 struct outcome {
 	bool close;
-	int v;		/* DDP/RDMAP version */
-	int x, y;	/* markers received by initiator / responder */
+	int v;	  /* DDP/RDMAP version */
+	int x, y; /* markers received by initiator / responder */
 };
 
-#define CLOSE_ { true, -1, -1, -1 }
-#define V(v, x, y) { false, (v), (x), (y) }
+#define CLOSE_                   \
+	{                        \
+		true, -1, -1, -1 \
+	}
+#define V(v, x, y)                   \
+	{                            \
+		false, (v), (x), (y) \
+	}
 
 /*
  * Run one connection.  RDMAC is an in-test model of an upgraded RDMAC
@@ -1089,7 +1039,7 @@ static struct outcome run_pair(enum rnic it, bool im, enum rnic rt, bool rm,
 		ck_assert(ri.version == 1 || ri.crc);
 	} else {
 		if (rep.rev != 0)
-			return o;	/* the model closes */
+			return o; /* the model closes */
 		o.v = 0;
 		o.x = 1;
 		o.y = 1;
@@ -1175,7 +1125,10 @@ static const struct fig_cell fig_cells[] = {
 };
 
 static const char *const rnic_names[] = {
-	"RDMAC", "IETF non-permissive", "IETF permissive", "ours Rev 0",
+	"RDMAC",
+	"IETF non-permissive",
+	"IETF permissive",
+	"ours Rev 0",
 };
 
 START_TEST(test_seed002)
@@ -1188,9 +1141,10 @@ START_TEST(test_seed002)
 		struct outcome o = run_pair(c->it, c->im, c->rt, c->rm, rev);
 
 		ck_assert_msg(o.close == c->want.close && o.v == c->want.v &&
-			      o.x == c->want.x && o.y == c->want.y,
+				      o.x == c->want.x && o.y == c->want.y,
 			      "Figure %s, %s M=%d x %s M=%d (Rev %u): got %s "
-			      "V=%d M=%d/%d", c->fig, rnic_names[c->it], c->im,
+			      "V=%d M=%d/%d",
+			      c->fig, rnic_names[c->it], c->im,
 			      rnic_names[c->rt], c->rm, rev,
 			      o.close ? "close" : "", o.v, o.x, o.y);
 	}
@@ -1273,8 +1227,8 @@ static const struct capture_row captures[] = {
 	{ "siw-rping-mpa2-p2p-writertr", KEY_REQ "10 02 00 04 80 01 c0 01",
 	  KEY_REP "10 02 00 04 80 01 80 01", true, false, false, 1, 1,
 	  MPA_RTR_WRITE, false },
-	{ "siw-rping-mpa1", KEY_REQ "00 01 00 00", KEY_REP "00 01 00 00",
-	  false, false, false, 1, 1, 0, false },
+	{ "siw-rping-mpa1", KEY_REQ "00 01 00 00", KEY_REP "00 01 00 00", false,
+	  false, false, 1, 1, 0, false },
 	{ "siw-readbw-mpa1-crc", KEY_REQ "40 01 00 00", KEY_REP "40 01 00 00",
 	  false, true, true, 1, 1, 0, true },
 };
@@ -1354,8 +1308,8 @@ struct sctp_resp_row {
 static const struct sctp_resp_row sctp_resp_rows[] = {
 	{ "Initiate -> Accept", SCTP_SS_INITIATE, true, false, false,
 	  SCTP_SS_ACCEPT, ACC, NEG_R_NONE },
-	{ "Initiate, plain responder -> Accept", SCTP_SS_INITIATE, false,
-	  false, false, SCTP_SS_ACCEPT, ACC, NEG_R_NONE },
+	{ "Initiate, plain responder -> Accept", SCTP_SS_INITIATE, false, false,
+	  false, SCTP_SS_ACCEPT, ACC, NEG_R_NONE },
 	{ "Initiate, ULP rejects -> Reject", SCTP_SS_INITIATE, true, true,
 	  false, SCTP_SS_REJECT, REJ, NEG_R_ULP_REJECT },
 	{ "Enhanced Initiate -> Enhanced Accept", SCTP_SS_ENH_INITIATE, true,
@@ -1373,12 +1327,12 @@ static const struct sctp_resp_row sctp_resp_rows[] = {
 	  SCTP_SS_TERMINATE, CLS, NEG_R_FC },
 	{ "Reject first -> Terminate", SCTP_SS_REJECT, true, false, false,
 	  SCTP_SS_TERMINATE, CLS, NEG_R_FC },
-	{ "Terminate first -> Terminate", SCTP_SS_TERMINATE, true, false,
+	{ "Terminate first -> Terminate", SCTP_SS_TERMINATE, true, false, false,
+	  SCTP_SS_TERMINATE, CLS, NEG_R_FC },
+	{ "Enhanced Accept first -> Terminate", SCTP_SS_ENH_ACCEPT, true, false,
 	  false, SCTP_SS_TERMINATE, CLS, NEG_R_FC },
-	{ "Enhanced Accept first -> Terminate", SCTP_SS_ENH_ACCEPT, true,
-	  false, false, SCTP_SS_TERMINATE, CLS, NEG_R_FC },
-	{ "Enhanced Reject first -> Terminate", SCTP_SS_ENH_REJECT, true,
-	  false, false, SCTP_SS_TERMINATE, CLS, NEG_R_FC },
+	{ "Enhanced Reject first -> Terminate", SCTP_SS_ENH_REJECT, true, false,
+	  false, SCTP_SS_TERMINATE, CLS, NEG_R_FC },
 };
 
 static void sctp_wire(struct sctp_ss_msg *m, uint8_t *buf)
@@ -1434,11 +1388,11 @@ START_TEST(test_sctp_respond)
 	if (sctp_ss_fc_valid(r->init_fc) &&
 	    (r->init_fc == SCTP_SS_INITIATE ||
 	     r->init_fc == SCTP_SS_ENH_INITIATE)) {
-		uint8_t d0 = r->init_fc == SCTP_SS_INITIATE ?
-			     SCTP_SS_D_OPEN : SCTP_SS_D_EOPEN;
+		uint8_t d0 = r->init_fc == SCTP_SS_INITIATE ? SCTP_SS_D_OPEN :
+							      SCTP_SS_D_EOPEN;
 
-		ck_assert(sctp_ss_legal_next(1, d0, SCTP_SS_D_NONE, rep.fc,
-					     &d1));
+		ck_assert(
+			sctp_ss_legal_next(1, d0, SCTP_SS_D_NONE, rep.fc, &d1));
 	}
 }
 END_TEST
@@ -1459,8 +1413,7 @@ static const struct sctp_reply_row sctp_reply_rows[] = {
 	{ SCTP_SS_INITIATE, SCTP_SS_ENH_INITIATE, CLS, NEG_R_FC },
 	{ SCTP_SS_ENH_INITIATE, SCTP_SS_ENH_ACCEPT, ACC, NEG_R_NONE },
 	{ SCTP_SS_ENH_INITIATE, SCTP_SS_ENH_REJECT, REJ, NEG_R_PEER_REJECT },
-	{ SCTP_SS_ENH_INITIATE, SCTP_SS_TERMINATE, REJ,
-	  NEG_R_NONULP_REJECT },
+	{ SCTP_SS_ENH_INITIATE, SCTP_SS_TERMINATE, REJ, NEG_R_NONULP_REJECT },
 	{ SCTP_SS_ENH_INITIATE, SCTP_SS_ACCEPT, CLS, NEG_R_FC },
 	{ SCTP_SS_ENH_INITIATE, SCTP_SS_REJECT, CLS, NEG_R_FC },
 	{ SCTP_SS_ENH_INITIATE, SCTP_SS_ENH_INITIATE, CLS, NEG_R_FC },
@@ -1492,10 +1445,10 @@ START_TEST(test_sctp_reply)
 		      sctp_ss_fc_name(r->sent), neg_action_name(a));
 	ck_assert_int_eq(res.reason, r->reason);
 	/* Agrees with the sequence table. */
-	legal = sctp_ss_legal_next(1,
-				   r->sent == SCTP_SS_INITIATE ?
-				   SCTP_SS_D_OPEN : SCTP_SS_D_EOPEN,
-				   SCTP_SS_D_NONE, r->rep, &d1);
+	legal = sctp_ss_legal_next(
+		1,
+		r->sent == SCTP_SS_INITIATE ? SCTP_SS_D_OPEN : SCTP_SS_D_EOPEN,
+		SCTP_SS_D_NONE, r->rep, &d1);
 	ck_assert_int_eq(legal, a != CLS);
 }
 END_TEST
@@ -1570,19 +1523,19 @@ START_TEST(test_policy)
 	for (i = 0; i < 2; i++) {
 		enum neg_role role = i ? NEG_RESPONDER : NEG_INITIATOR;
 
-#define BAD(stmt)                                                            \
-	do {                                                                 \
-		neg_policy_init(&p, role);                                   \
-		stmt;                                                        \
-		ck_assert_msg(neg_policy_check(&p, role) == NEG_R_POLICY,    \
-			      "%s accepted", #stmt);                         \
+#define BAD(stmt)                                                         \
+	do {                                                              \
+		neg_policy_init(&p, role);                                \
+		stmt;                                                     \
+		ck_assert_msg(neg_policy_check(&p, role) == NEG_R_POLICY, \
+			      "%s accepted", #stmt);                      \
 	} while (0)
-#define GOOD(stmt)                                                           \
-	do {                                                                 \
-		neg_policy_init(&p, role);                                   \
-		stmt;                                                        \
-		ck_assert_msg(neg_policy_check(&p, role) == NEG_R_NONE,      \
-			      "%s refused", #stmt);                          \
+#define GOOD(stmt)                                                      \
+	do {                                                            \
+		neg_policy_init(&p, role);                              \
+		stmt;                                                   \
+		ck_assert_msg(neg_policy_check(&p, role) == NEG_R_NONE, \
+			      "%s refused", #stmt);                     \
 	} while (0)
 		BAD(p.ird = 0x4000);
 		BAD(p.ord = 0x4000);
@@ -1594,7 +1547,7 @@ START_TEST(test_policy)
 		BAD(p.rtr_pref[1] = 0);
 		BAD(p.rtr_pref[0] = MPA_RTR_WRITE | MPA_RTR_READ);
 		BAD(p.rtr_pref[0] = 0x08);
-		BAD(p.rev = 1);		/* enhanced needs Rev 2 */
+		BAD(p.rev = 1); /* enhanced needs Rev 2 */
 		BAD(p.legacy_rtr = true);
 		BAD(p.rev = 1; p.enhanced = false; p.legacy_rtr = true;
 		    p.rev = 2);
@@ -1633,12 +1586,12 @@ START_TEST(test_rtr_pick)
 	static const struct {
 		const char *set, *pref, *want;
 	} t[] = {
-		{ "", "", "" },		{ "", "CDB", "" },
-		{ "BCD", "", "C" },	{ "BD", "", "D" },
-		{ "B", "", "B" },	{ "BCD", "B", "B" },
-		{ "BCD", "DB", "D" },	{ "BC", "DB", "B" },
-		{ "C", "DB", "C" },	{ "BD", "C", "D" },
-		{ "CD", "BDC", "D" },	{ "BCD", "BDC", "B" },
+		{ "", "", "" },	      { "", "CDB", "" },
+		{ "BCD", "", "C" },   { "BD", "", "D" },
+		{ "B", "", "B" },     { "BCD", "B", "B" },
+		{ "BCD", "DB", "D" }, { "BC", "DB", "B" },
+		{ "C", "DB", "C" },   { "BD", "C", "D" },
+		{ "CD", "BDC", "D" }, { "BCD", "BDC", "B" },
 	};
 	uint8_t pref[3];
 	size_t i;
@@ -1646,8 +1599,8 @@ START_TEST(test_rtr_pick)
 	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		pref_from(t[i].pref, pref);
 		ck_assert_msg(neg_rtr_pick(rtr_bits(t[i].set), pref) ==
-			      rtr_bits(t[i].want), "set %s pref %s", t[i].set,
-			      t[i].pref);
+				      rtr_bits(t[i].want),
+			      "set %s pref %s", t[i].set, t[i].pref);
 	}
 	ck_assert_uint_eq(neg_rtr_pick(MPA_RTR_ALL, NULL), MPA_RTR_WRITE);
 }
@@ -1667,8 +1620,7 @@ START_TEST(test_names)
 	ck_assert_str_eq(neg_reason_name(NEG_R_MAX), "unknown");
 	ck_assert_str_eq(neg_action_name(NEG_A_TERM), "terminate");
 	ck_assert_str_eq(neg_reason_name(NEG_R_IRD), "insufficient IRD");
-	ck_assert_str_eq(neg_reason_name(NEG_R_RTR),
-			 "no matching RTR option");
+	ck_assert_str_eq(neg_reason_name(NEG_R_RTR), "no matching RTR option");
 }
 END_TEST
 
@@ -1808,10 +1760,8 @@ static Suite *negotiate_suite(void)
 		       ARRAY_SIZE(init_pref_rows));
 	add_tcase(s, "model_flag", test_model_flag);
 	add_loop_tcase(s, "read_bump", test_read_bump, ARRAY_SIZE(bump_rows));
-	add_loop_tcase(s, "enh_resp", test_enh_resp,
-		       ARRAY_SIZE(enh_resp_rows));
-	add_loop_tcase(s, "enh_init", test_enh_init,
-		       ARRAY_SIZE(enh_init_rows));
+	add_loop_tcase(s, "enh_resp", test_enh_resp, ARRAY_SIZE(enh_resp_rows));
+	add_loop_tcase(s, "enh_init", test_enh_init, ARRAY_SIZE(enh_init_rows));
 	add_tcase(s, "fallback", test_fallback);
 	add_tcase(s, "crc_markers", test_crc_markers);
 	add_tcase(s, "keys", test_keys);

@@ -22,7 +22,10 @@ struct expect {
 	enum qp_state next;
 };
 
-#define E(s, ev, a, n) { QP_S_##s, QP_EV_##ev, QP_A_##a, QP_S_##n }
+#define E(s, ev, a, n)                                   \
+	{                                                \
+		QP_S_##s, QP_EV_##ev, QP_A_##a, QP_S_##n \
+	}
 
 static const struct expect spec[] = {
 	E(RTS, POST_SEND, NONE, RTS),
@@ -115,13 +118,13 @@ static int mock_action(enum qp_action a)
 	return a == QP_A_FLUSH_WR ? 1 : 0;
 }
 
-#define MOCK(name)                                                           \
-	static int mock_##name(void *arg, enum qp_event ev, const void *d)   \
-	{                                                                    \
-		(void)arg;                                                   \
-		(void)ev;                                                    \
-		(void)d;                                                     \
-		return mock_action(QP_A_##name);                             \
+#define MOCK(name)                                                         \
+	static int mock_##name(void *arg, enum qp_event ev, const void *d) \
+	{                                                                  \
+		(void)arg;                                                 \
+		(void)ev;                                                  \
+		(void)d;                                                   \
+		return mock_action(QP_A_##name);                           \
 	}
 MOCK(REFUSE)
 MOCK(FLUSH_WR)
@@ -232,8 +235,7 @@ START_TEST(test_failed_action)
 		n_calls = 0;
 		fail_action = spec[i].a;
 		errno = 0;
-		ck_assert_int_eq(qp_fsm(&st, spec[i].ev, &ops, NULL, NULL),
-				 -1);
+		ck_assert_int_eq(qp_fsm(&st, spec[i].ev, &ops, NULL, NULL), -1);
 		ck_assert_int_eq(errno, ENOTCONN);
 		ck_assert_int_eq(st, spec[i].s);
 		ck_assert_int_eq(n_calls, 1);
@@ -249,31 +251,41 @@ START_TEST(test_paths)
 		enum qp_event evs[6];
 		size_t n;
 		enum qp_state end;
-		enum qp_action a[6];	/* what each event ran */
+		enum qp_action a[6]; /* what each event ran */
 	} paths[] = {
 		/* graceful close: drain, FIN, the peer's FIN */
 		{ { QP_EV_DISCONNECT, QP_EV_TX_DRAINED, QP_EV_PEER_EOF,
-		    QP_EV_DESTROY }, 4, QP_S_DESTROYED,
+		    QP_EV_DESTROY },
+		  4,
+		  QP_S_DESTROYED,
 		  { QP_A_CLOSE_BEGIN, QP_A_FIN, QP_A_PEER_CLOSED,
 		    QP_A_RELEASE } },
 		/* RFC 5040 §5.4: Terminate written, then the FIN, then the
 		 * peer's FIN */
 		{ { QP_EV_LOCAL_ERR, QP_EV_TX_DRAINED, QP_EV_PEER_EOF,
-		    QP_EV_DESTROY }, 4, QP_S_DESTROYED,
+		    QP_EV_DESTROY },
+		  4,
+		  QP_S_DESTROYED,
 		  { QP_A_TERMINATE, QP_A_FIN, QP_A_NONE, QP_A_RELEASE } },
 		/* a Terminate the peer never reads: reset at the deadline */
 		{ { QP_EV_LOCAL_ERR, QP_EV_DISCONNECT, QP_EV_TIMER,
-		    QP_EV_DESTROY }, 4, QP_S_DESTROYED,
+		    QP_EV_DESTROY },
+		  4,
+		  QP_S_DESTROYED,
 		  { QP_A_TERMINATE, QP_A_NONE, QP_A_RST, QP_A_RELEASE } },
 		/* an error while closing still sends its Terminate */
-		{ { QP_EV_DISCONNECT, QP_EV_LOCAL_ERR, QP_EV_TX_DRAINED }, 3,
+		{ { QP_EV_DISCONNECT, QP_EV_LOCAL_ERR, QP_EV_TX_DRAINED },
+		  3,
 		  QP_S_ERROR,
 		  { QP_A_CLOSE_BEGIN, QP_A_TERMINATE, QP_A_FIN } },
 		/* the peer's Terminate, then its FIN */
-		{ { QP_EV_TERM_RCVD, QP_EV_PEER_EOF, QP_EV_LOCAL_ERR }, 3,
-		  QP_S_CLOSED, { QP_A_TERM_RCVD, QP_A_NONE, QP_A_NONE } },
+		{ { QP_EV_TERM_RCVD, QP_EV_PEER_EOF, QP_EV_LOCAL_ERR },
+		  3,
+		  QP_S_CLOSED,
+		  { QP_A_TERM_RCVD, QP_A_NONE, QP_A_NONE } },
 		/* the close times out */
-		{ { QP_EV_DISCONNECT, QP_EV_TIMER, QP_EV_CTX_CLOSE }, 3,
+		{ { QP_EV_DISCONNECT, QP_EV_TIMER, QP_EV_CTX_CLOSE },
+		  3,
 		  QP_S_DESTROYED,
 		  { QP_A_CLOSE_BEGIN, QP_A_TIMEOUT, QP_A_RELEASE } },
 	};
@@ -339,8 +351,7 @@ static Suite *qp_fsm_suite(void)
 {
 	Suite *s = suite_create("qp_fsm");
 
-	add_loop_tcase(s, "every_pair", test_every_pair,
-		       QP_S_MAX * QP_EV_MAX);
+	add_loop_tcase(s, "every_pair", test_every_pair, QP_S_MAX * QP_EV_MAX);
 	add_tcase(s, "failed_action", test_failed_action);
 	add_tcase(s, "paths", test_paths);
 	add_tcase(s, "public", test_public);

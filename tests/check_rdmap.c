@@ -17,49 +17,58 @@
 /* DDP headers used below (RFC 5041 §4). */
 #define H_SEND(msn) "41 43 00000000 00000000 " msn " 00000000 "
 #define H_TERM "41 47 00000000 00000002 00000001 00000000 "
-#define SIW_RREQ                                                             \
-	"41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 "             \
-	"48 a3 f5 00 00 00 55 ca f5 b7 25 50 00 00 00 40 "                   \
+#define SIW_RREQ                                                 \
+	"41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 " \
+	"48 a3 f5 00 00 00 55 ca f5 b7 25 50 00 00 00 40 "       \
 	"6a 61 00 00 00 00 55 e2 a7 df d3 70"
 #define SIW_RTR "c1 40 00 00 00 01 00 00 00 00 00 00 00 00"
 #define SIW_WRITE_HDR "c1 40 50 0f 6a 00 00 00 55 e2 a7 df d5 50"
 #define ATOMIC_FA_HDR "41 4a 00000000 00000001 00000001 00000000 "
-#define ATOMIC_FA                                                            \
-	ATOMIC_FA_HDR "00000000 00000007 11223344 00000000 00001000 "        \
-		      "00000000 00000001 00000000 00000000 "                  \
+#define ATOMIC_FA                                                     \
+	ATOMIC_FA_HDR "00000000 00000007 11223344 00000000 00001000 " \
+		      "00000000 00000001 00000000 00000000 "          \
 		      "00000000 00000000 ffffffff ffffffff"
-#define IMM_DATA                                                             \
-	"41 48 00000000 00000000 00000001 00000000 "                         \
+#define IMM_DATA                                     \
+	"41 48 00000000 00000000 00000001 00000000 " \
 	"01 02 03 04 05 06 07 08"
 
-#define UNT(ulp8, q, m, o)                                                   \
-	.ddp = { .last = true, .dv = 1, .rsvd_ulp8 = (ulp8), .qn = (q),     \
-		 .msn = (m), .mo = (o) }
+#define UNT(ulp8, q, m, o)            \
+	.ddp = { .last = true,        \
+		 .dv = 1,             \
+		 .rsvd_ulp8 = (ulp8), \
+		 .qn = (q),           \
+		 .msn = (m),          \
+		 .mo = (o) }
 
 struct msg_vec {
 	const char *name;
 	const char *hex;
-	struct rdmap_msg exp;	/* payload ignored */
+	struct rdmap_msg exp; /* payload ignored */
 	size_t payload_off;
-	const char *term_ddp;	/* expected Terminated DDP header */
-	const char *term_rdma;	/* expected Terminated RDMA header */
-	const char *rebuilt;	/* headers as rebuilt, when not as input */
+	const char *term_ddp;  /* expected Terminated DDP header */
+	const char *term_rdma; /* expected Terminated RDMA header */
+	const char *rebuilt;   /* headers as rebuilt, when not as input */
 };
 
 static const struct msg_vec vecs[] = {
 	/* siw-rping-mpa2-p2p-writertr, initiator FPDU@0: the RTR. */
 	{ .name = "siw RTR: zero-length Write, STag 1",
 	  .hex = SIW_RTR,
-	  .exp = { .ddp = { .tagged = true, .last = true, .dv = 1,
-			    .rsvd_ulp8 = 0x40, .stag = 1 },
-		   .rv = 1, .opcode = RDMAP_WRITE },
+	  .exp = { .ddp = { .tagged = true,
+			    .last = true,
+			    .dv = 1,
+			    .rsvd_ulp8 = 0x40,
+			    .stag = 1 },
+		   .rv = 1,
+		   .opcode = RDMAP_WRITE },
 	  .payload_off = 14 },
 	/* same capture, responder FPDU@0. */
 	{ .name = "siw Read Request",
 	  .hex = SIW_RREQ,
 	  .exp = { UNT(0x41, 1, 1, 0), .rv = 1, .opcode = RDMAP_READ_REQ,
 		   .u.read_req = { .sink_stag = 0x48a3f500,
-				   .sink_to = 0x55caf5b72550ull, .size = 64,
+				   .sink_to = 0x55caf5b72550ull,
+				   .size = 64,
 				   .src_stag = 0x6a610000,
 				   .src_to = 0x55e2a7dfd370ull } },
 	  .payload_off = 46 },
@@ -70,7 +79,8 @@ static const struct msg_vec vecs[] = {
 		 "92 70 c1 00 00 00 56 1e 2c 89 80 00",
 	  .exp = { UNT(0x41, 1, 1, 0), .rv = 1, .opcode = RDMAP_READ_REQ,
 		   .u.read_req = { .sink_stag = 0x45dc8a00,
-				   .sink_to = 0x55ab0904f000ull, .size = 64,
+				   .sink_to = 0x55ab0904f000ull,
+				   .size = 64,
 				   .src_stag = 0x9270c100,
 				   .src_to = 0x561e2c898000ull } },
 	  .payload_off = 46 },
@@ -87,22 +97,30 @@ static const struct msg_vec vecs[] = {
 		 "44 45 46 47 48 49 4a 4b 4c 4d 4e 4f 50 51 52 53 "
 		 "54 55 56 57 58 59 5a 5b 5c 5d 5e 5f 60 61 62 63 "
 		 "64 65 66 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 00",
-	  .exp = { .ddp = { .tagged = true, .last = true, .dv = 1,
-			    .rsvd_ulp8 = 0x42, .stag = 0x48a3f500,
+	  .exp = { .ddp = { .tagged = true,
+			    .last = true,
+			    .dv = 1,
+			    .rsvd_ulp8 = 0x42,
+			    .stag = 0x48a3f500,
 			    .to = 0x55caf5b72550ull },
-		   .rv = 1, .opcode = RDMAP_READ_RESP },
+		   .rv = 1,
+		   .opcode = RDMAP_READ_RESP },
 	  .payload_off = 14 },
 	/* same capture, responder FPDU@92. */
 	{ .name = "siw RDMA Write, 64 octets",
 	  .hex = SIW_WRITE_HDR
-		 "72 64 6d 61 2d 70 69 6e 67 2d 30 3a 20 41 42 43 "
-		 "44 45 46 47 48 49 4a 4b 4c 4d 4e 4f 50 51 52 53 "
-		 "54 55 56 57 58 59 5a 5b 5c 5d 5e 5f 60 61 62 63 "
-		 "64 65 66 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 00",
-	  .exp = { .ddp = { .tagged = true, .last = true, .dv = 1,
-			    .rsvd_ulp8 = 0x40, .stag = 0x500f6a00,
+	  "72 64 6d 61 2d 70 69 6e 67 2d 30 3a 20 41 42 43 "
+	  "44 45 46 47 48 49 4a 4b 4c 4d 4e 4f 50 51 52 53 "
+	  "54 55 56 57 58 59 5a 5b 5c 5d 5e 5f 60 61 62 63 "
+	  "64 65 66 67 68 69 6a 6b 6c 6d 6e 6f 70 71 72 00",
+	  .exp = { .ddp = { .tagged = true,
+			    .last = true,
+			    .dv = 1,
+			    .rsvd_ulp8 = 0x40,
+			    .stag = 0x500f6a00,
 			    .to = 0x55e2a7dfd550ull },
-		   .rv = 1, .opcode = RDMAP_WRITE },
+		   .rv = 1,
+		   .opcode = RDMAP_WRITE },
 	  .payload_off = 14 },
 	/* siw-readbw-mpa1-crc, initiator FPDU@96: 2 octets (pad 2). */
 	{ .name = "siw readbw Send, 2 octets",
@@ -118,9 +136,8 @@ static const struct msg_vec vecs[] = {
 	  .payload_off = 18 },
 	{ .name = "Send with Invalidate",
 	  .hex = "41 44 12 34 56 78 00000000 00000005 00000000 aa bb",
-	  .exp = { UNT(0x44, 0, 5, 0), .ddp.rsvd_ulp32 = 0x12345678,
-		   .rv = 1, .opcode = RDMAP_SEND_INV,
-		   .inv_stag = 0x12345678 },
+	  .exp = { UNT(0x44, 0, 5, 0), .ddp.rsvd_ulp32 = 0x12345678, .rv = 1,
+		   .opcode = RDMAP_SEND_INV, .inv_stag = 0x12345678 },
 	  .payload_off = 18 },
 	{ .name = "Send with SE, empty",
 	  .hex = "41 45 00000000 00000000 00000006 00000000",
@@ -128,36 +145,41 @@ static const struct msg_vec vecs[] = {
 	  .payload_off = 18 },
 	{ .name = "Send with SE and Invalidate",
 	  .hex = "41 46 ca fe ba be 00000000 00000007 00000000 01",
-	  .exp = { UNT(0x46, 0, 7, 0), .ddp.rsvd_ulp32 = 0xcafebabe,
-		   .rv = 1, .opcode = RDMAP_SEND_SE_INV,
-		   .inv_stag = 0xcafebabe },
+	  .exp = { UNT(0x46, 0, 7, 0), .ddp.rsvd_ulp32 = 0xcafebabe, .rv = 1,
+		   .opcode = RDMAP_SEND_SE_INV, .inv_stag = 0xcafebabe },
 	  .payload_off = 18 },
 	/* RFC 5040 §4.1: Invalidate STag ignored on a plain Send. */
 	{ .name = "Send, RsvdULP word set",
 	  .hex = "41 43 ff ff ff ff 00000000 00000008 00000000",
-	  .exp = { UNT(0x43, 0, 8, 0), .ddp.rsvd_ulp32 = 0xffffffff,
-		   .rv = 1, .opcode = RDMAP_SEND },
+	  .exp = { UNT(0x43, 0, 8, 0), .ddp.rsvd_ulp32 = 0xffffffff, .rv = 1,
+		   .opcode = RDMAP_SEND },
 	  .payload_off = 18,
 	  .rebuilt = "41 43 00000000 00000000 00000008 00000000" },
 	/* RFC 5041 §4.3: a later segment of a Send, L clear. */
 	{ .name = "Send, middle segment",
 	  .hex = "01 43 00000000 00000000 00000009 00000100 5a 5a 5a",
-	  .exp = { .ddp = { .dv = 1, .rsvd_ulp8 = 0x43, .msn = 9,
-			    .mo = 0x100 },
-		   .rv = 1, .opcode = RDMAP_SEND },
+	  .exp = { .ddp = { .dv = 1, .rsvd_ulp8 = 0x43, .msn = 9, .mo = 0x100 },
+		   .rv = 1,
+		   .opcode = RDMAP_SEND },
 	  .payload_off = 18 },
 	/* Seed 002: RDMA Consortium peer, DV 0 and RV 0. */
 	{ .name = "RDMAC Send, DV 0 RV 0",
 	  .hex = "40 03 00000000 00000000 00000001 00000000 00",
 	  .exp = { .ddp = { .last = true, .rsvd_ulp8 = 0x03, .msn = 1 },
-		   .rv = 0, .opcode = RDMAP_SEND },
+		   .rv = 0,
+		   .opcode = RDMAP_SEND },
 	  .payload_off = 18 },
 	/* RFC 5040 §4.1: the 2 reserved control bits are ignored. */
 	{ .name = "control reserved bits set",
 	  .hex = "7d 73 00000000 00000000 00000001 00000000",
-	  .exp = { .ddp = { .last = true, .rsvd = 0xf, .dv = 1,
-			    .rsvd_ulp8 = 0x73, .msn = 1 },
-		   .rv = 1, .ctrl_rsvd = 3, .opcode = RDMAP_SEND },
+	  .exp = { .ddp = { .last = true,
+			    .rsvd = 0xf,
+			    .dv = 1,
+			    .rsvd_ulp8 = 0x73,
+			    .msn = 1 },
+		   .rv = 1,
+		   .ctrl_rsvd = 3,
+		   .opcode = RDMAP_SEND },
 	  .payload_off = 18,
 	  .rebuilt = "41 43 00000000 00000000 00000001 00000000" },
 	/* RFC 7306 §6.2 Figure 7. */
@@ -169,10 +191,8 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Immediate Data with SE",
 	  .hex = "41 49 00000000 00000000 00000002 00000000 "
 		 "11 22 33 44 55 66 77 88",
-	  .exp = { UNT(0x49, 0, 2, 0), .rv = 1,
-		   .opcode = RDMAP_IMM_DATA_SE,
-		   .u.imm = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
-			      0x88 } },
+	  .exp = { UNT(0x49, 0, 2, 0), .rv = 1, .opcode = RDMAP_IMM_DATA_SE,
+		   .u.imm = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 } },
 	  .payload_off = 26 },
 	/* RFC 7306 §5.2.1 Figure 4; FetchAdd sends Compare Data 0 and
 	 * Compare Mask all ones. */
@@ -180,8 +200,10 @@ static const struct msg_vec vecs[] = {
 	  .hex = ATOMIC_FA,
 	  .exp = { UNT(0x4a, 1, 1, 0), .rv = 1, .opcode = RDMAP_ATOMIC_REQ,
 		   .u.atomic_req = { .aopcode = RDMAP_AOP_FETCHADD,
-				     .req_id = 7, .stag = 0x11223344,
-				     .to = 0x1000, .add_swap = 1,
+				     .req_id = 7,
+				     .stag = 0x11223344,
+				     .to = 0x1000,
+				     .add_swap = 1,
 				     .cmp_mask = ~0ull } },
 	  .payload_off = 70 },
 	/* Seed 004 §5.1.2: Swap, AOpCode 0001b, masks all ones. */
@@ -191,8 +213,10 @@ static const struct msg_vec vecs[] = {
 		 "deadbeef cafef00d ffffffff ffffffff "
 		 "00000000 00000000 ffffffff ffffffff",
 	  .exp = { UNT(0x4a, 1, 2, 0), .rv = 1, .opcode = RDMAP_ATOMIC_REQ,
-		   .u.atomic_req = { .aopcode = RDMAP_AOP_SWAP, .req_id = 8,
-				     .stag = 0x55667788, .to = 0x2000,
+		   .u.atomic_req = { .aopcode = RDMAP_AOP_SWAP,
+				     .req_id = 8,
+				     .stag = 0x55667788,
+				     .to = 0x2000,
 				     .add_swap = 0xdeadbeefcafef00dull,
 				     .add_swap_mask = ~0ull,
 				     .cmp_mask = ~0ull } },
@@ -204,7 +228,8 @@ static const struct msg_vec vecs[] = {
 		 "00000000 00001234 ffffffff 0000ffff",
 	  .exp = { UNT(0x4a, 1, 3, 0), .rv = 1, .opcode = RDMAP_ATOMIC_REQ,
 		   .u.atomic_req = { .aopcode = RDMAP_AOP_CMPSWAP,
-				     .req_id = 9, .stag = 0x99aabbcc,
+				     .req_id = 9,
+				     .stag = 0x99aabbcc,
 				     .to = 0x100000008ull,
 				     .add_swap = 0xffff,
 				     .add_swap_mask = 0xffff0000ull,
@@ -218,8 +243,10 @@ static const struct msg_vec vecs[] = {
 		 "00000000 00000000 00000000 00000000 "
 		 "00000000 00000000 00000000 00000000",
 	  .exp = { UNT(0x4a, 1, 4, 0), .rv = 1, .opcode = RDMAP_ATOMIC_REQ,
-		   .u.atomic_req = { .rsvd = 0xfffffff, .aopcode = 2,
-				     .req_id = 10, .stag = 1 } },
+		   .u.atomic_req = { .rsvd = 0xfffffff,
+				     .aopcode = 2,
+				     .req_id = 10,
+				     .stag = 1 } },
 	  .payload_off = 70,
 	  .rebuilt = "41 4a 00000000 00000001 00000004 00000000 "
 		     "000000 02 0000000a 00000001 00000000 00000000 "
@@ -229,8 +256,7 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Atomic Response",
 	  .hex = "41 4b 00000000 00000003 00000001 00000000 "
 		 "00000007 0123456789abcdef",
-	  .exp = { UNT(0x4b, 3, 1, 0), .rv = 1,
-		   .opcode = RDMAP_ATOMIC_RESP,
+	  .exp = { UNT(0x4b, 3, 1, 0), .rv = 1, .opcode = RDMAP_ATOMIC_RESP,
 		   .u.atomic_resp = { .req_id = 7,
 				      .orig = 0x0123456789abcdefull } },
 	  .payload_off = 30 },
@@ -242,8 +268,11 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Terminate RDMAP Remote Protection, Read Request, M D R",
 	  .hex = H_TERM "01 00 e0 00 00 2e " SIW_RREQ,
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 0, .etype = 1, .ecode = 0,
-			       .hdrct = 7, .ddp_seg_len = 46,
+		   .u.term = { .layer = 0,
+			       .etype = 1,
+			       .ecode = 0,
+			       .hdrct = 7,
+			       .ddp_seg_len = 46,
 			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 18 } },
 	  .payload_off = 70,
@@ -254,8 +283,11 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Terminate RDMAP Remote Operation, tagged DDP header",
 	  .hex = H_TERM "02 06 c0 00 00 0e " SIW_RTR,
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 0, .etype = 2, .ecode = 6,
-			       .hdrct = 6, .ddp_seg_len = 14,
+		   .u.term = { .layer = 0,
+			       .etype = 2,
+			       .ecode = 6,
+			       .hdrct = 6,
+			       .ddp_seg_len = 14,
 			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 14 } },
 	  .payload_off = 38,
@@ -264,8 +296,11 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Terminate on Atomic Request, no RDMA header",
 	  .hex = H_TERM "02 07 c0 00 00 46 " ATOMIC_FA_HDR,
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 0, .etype = 2, .ecode = 7,
-			       .hdrct = 6, .ddp_seg_len = 70,
+		   .u.term = { .layer = 0,
+			       .etype = 2,
+			       .ecode = 7,
+			       .hdrct = 6,
+			       .ddp_seg_len = 70,
 			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 18 } },
 	  .payload_off = 42,
@@ -273,8 +308,11 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Terminate DDP Tagged Buffer Invalid STag",
 	  .hex = H_TERM "11 00 c0 00 00 4e " SIW_WRITE_HDR,
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 1, .etype = 1, .ecode = 0,
-			       .hdrct = 6, .ddp_seg_len = 78,
+		   .u.term = { .layer = 1,
+			       .etype = 1,
+			       .ecode = 0,
+			       .hdrct = 6,
+			       .ddp_seg_len = 78,
 			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 14 } },
 	  .payload_off = 38,
@@ -283,8 +321,11 @@ static const struct msg_vec vecs[] = {
 	  .hex = H_TERM "12 01 c0 00 00 12 "
 			"41 43 00000000 00000007 00000001 00000000",
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 1, .etype = 2, .ecode = 1,
-			       .hdrct = 6, .ddp_seg_len = 18,
+		   .u.term = { .layer = 1,
+			       .etype = 2,
+			       .ecode = 1,
+			       .hdrct = 6,
+			       .ddp_seg_len = 18,
 			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 18 } },
 	  .payload_off = 42,
@@ -313,15 +354,21 @@ static const struct msg_vec vecs[] = {
 	{ .name = "Terminate, M only",
 	  .hex = H_TERM "02 ff 80 00 01 23",
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 0, .etype = 2, .ecode = 0xff,
-			       .hdrct = 4, .ddp_seg_len = 0x123,
+		   .u.term = { .layer = 0,
+			       .etype = 2,
+			       .ecode = 0xff,
+			       .hdrct = 4,
+			       .ddp_seg_len = 0x123,
 			       .has_ddp_seg_len = true } },
 	  .payload_off = 24 },
 	{ .name = "Terminate, D without M",
 	  .hex = H_TERM "11 03 40 00 00 00 " SIW_RTR,
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 1, .etype = 1, .ecode = 3,
-			       .hdrct = 2, .has_ddp_seg_len = true,
+		   .u.term = { .layer = 1,
+			       .etype = 1,
+			       .ecode = 3,
+			       .hdrct = 2,
+			       .has_ddp_seg_len = true,
 			       .ddp_hdr_len = 14 } },
 	  .payload_off = 38,
 	  .term_ddp = SIW_RTR },
@@ -330,8 +377,7 @@ static const struct msg_vec vecs[] = {
 			"48 a3 f5 00 00 00 55 ca f5 b7 25 50 00 00 00 40 "
 			"6a 61 00 00 00 00 55 e2 a7 df d3 70",
 	  .exp = { UNT(0x47, 2, 1, 0), .rv = 1, .opcode = RDMAP_TERMINATE,
-		   .u.term = { .layer = 0, .etype = 1, .ecode = 2,
-			       .hdrct = 1 } },
+		   .u.term = { .layer = 0, .etype = 1, .ecode = 2, .hdrct = 1 } },
 	  .payload_off = 50,
 	  .term_rdma = "48 a3 f5 00 00 00 55 ca f5 b7 25 50 00 00 00 40 "
 		       "6a 61 00 00 00 00 55 e2 a7 df d3 70" },
@@ -365,16 +411,15 @@ static const struct bad_vec bad[] = {
 	  WIRE_EOPCODE },
 	{ "tagged Read Request", "c1 41 00000001 0000000000000000",
 	  WIRE_EOPCODE },
-	{ "tagged Terminate", "c1 47 00000001 0000000000000000",
-	  WIRE_EOPCODE },
+	{ "tagged Terminate", "c1 47 00000001 0000000000000000", WIRE_EOPCODE },
 	{ "tagged Immediate Data", "c1 48 00000001 0000000000000000",
 	  WIRE_EOPCODE },
 	{ "tagged Atomic Request", "c1 4a 00000001 0000000000000000",
 	  WIRE_EOPCODE },
 	{ "untagged RDMA Write", "41 40 00000000 00000000 00000001 00000000",
 	  WIRE_EOPCODE },
-	{ "untagged Read Response",
-	  "41 42 00000000 00000000 00000001 00000000", WIRE_EOPCODE },
+	{ "untagged Read Response", "41 42 00000000 00000000 00000001 00000000",
+	  WIRE_EOPCODE },
 	{ "Send on QN 1", "41 43 00000000 00000001 00000001 00000000",
 	  WIRE_EOPCODE },
 	{ "Send with SE on QN 2", "41 45 00000000 00000002 00000001 00000000",
@@ -383,8 +428,10 @@ static const struct bad_vec bad[] = {
 	  "41 41 00000000 00000000 00000001 00000000"
 	  "00000000000000000000000000000000000000000000000000000000",
 	  WIRE_EOPCODE },
-	{ "Terminate on QN 0", "41 47 00000000 00000000 00000001 00000000"
-	  "00000000", WIRE_EOPCODE },
+	{ "Terminate on QN 0",
+	  "41 47 00000000 00000000 00000001 00000000"
+	  "00000000",
+	  WIRE_EOPCODE },
 	{ "Immediate Data on QN 1",
 	  "41 48 00000000 00000001 00000001 00000000 0102030405060708",
 	  WIRE_EOPCODE },
@@ -429,9 +476,8 @@ static const struct bad_vec bad[] = {
 	  "41 41 00000000 00000001 00000001 00000000", WIRE_ELEN },
 	/* RFC 7306 §5.2.1 / §5.2.2: 52 and 12 octets. */
 	{ "Atomic Request, 51 octets",
-	  ATOMIC_FA_HDR
-	  "0000000000000000000000000000000000000000000000000000"
-	  "00000000000000000000000000000000000000000000000000",
+	  ATOMIC_FA_HDR "0000000000000000000000000000000000000000000000000000"
+			"00000000000000000000000000000000000000000000000000",
 	  WIRE_ELEN },
 	{ "Atomic Request, 53 octets", ATOMIC_FA " 00", WIRE_ELEN },
 	{ "Atomic Response, 11 octets",
@@ -455,7 +501,7 @@ static const struct bad_vec bad[] = {
 	  WIRE_ELEN },
 	{ "Terminate, R set, RDMA header 27 octets",
 	  H_TERM "01 00 e0 00 00 2e 41 41 00000000 00000001 00000001 00000000"
-	  "000000000000000000000000000000000000000000000000000000",
+		 "000000000000000000000000000000000000000000000000000000",
 	  WIRE_ELEN },
 	/* An opcode header must be in a single segment. */
 	{ "Read Request, L clear",
@@ -466,8 +512,10 @@ static const struct bad_vec bad[] = {
 	  "41 41 00000000 00000001 00000001 0000001c"
 	  "00000000000000000000000000000000000000000000000000000000",
 	  WIRE_ELEN },
-	{ "Terminate, L clear", "01 47 00000000 00000002 00000001 00000000"
-	  "00000000", WIRE_EFLAGS },
+	{ "Terminate, L clear",
+	  "01 47 00000000 00000002 00000001 00000000"
+	  "00000000",
+	  WIRE_EFLAGS },
 	{ "Immediate Data, MO 8",
 	  "41 48 00000000 00000000 00000001 00000008 0102030405060708",
 	  WIRE_ELEN },
@@ -524,8 +572,7 @@ static void assert_term_eq(const struct rdmap_term *a,
 }
 
 /* Every decoded field but the payload pointer. */
-static void assert_msg_eq(const struct rdmap_msg *a,
-			  const struct rdmap_msg *b)
+static void assert_msg_eq(const struct rdmap_msg *a, const struct rdmap_msg *b)
 {
 	const struct rdmap_read_req *r = &a->u.read_req, *rb = &b->u.read_req;
 	const struct rdmap_atomic_req *q = &a->u.atomic_req;
@@ -732,8 +779,8 @@ static void rand_term(struct rdmap_term *t)
 
 		t->ddp_hdr_len = tagged ? 14 : 18;
 		test_rand_bytes(t->ddp_hdr, t->ddp_hdr_len);
-		t->ddp_hdr[0] = tagged ? (t->ddp_hdr[0] | 0x80)
-				       : (t->ddp_hdr[0] & 0x7f);
+		t->ddp_hdr[0] = tagged ? (t->ddp_hdr[0] | 0x80) :
+					 (t->ddp_hdr[0] & 0x7f);
 	}
 	if (t->hdrct & RDMAP_TERM_HDRCT_R)
 		test_rand_bytes(t->rdma_hdr, RDMAP_READ_REQ_LEN);
@@ -871,14 +918,14 @@ START_TEST(test_build_errors)
 	ck_assert_int_eq(rdmap_hdr_build(&m, buf, sizeof(buf), &w),
 			 WIRE_EINVAL);
 	m.rv = 1;
-	m.ddp.tagged = true;	/* tagged Send */
+	m.ddp.tagged = true; /* tagged Send */
 	ck_assert_int_eq(rdmap_hdr_build(&m, buf, sizeof(buf), &w),
 			 WIRE_EINVAL);
 	m.ddp.tagged = false;
-	m.ddp.qn = 1;		/* Send on QN 1 */
+	m.ddp.qn = 1; /* Send on QN 1 */
 	ck_assert_int_eq(rdmap_hdr_build(&m, buf, sizeof(buf), &w),
 			 WIRE_EINVAL);
-	m.opcode = RDMAP_WRITE;	/* untagged Write */
+	m.opcode = RDMAP_WRITE; /* untagged Write */
 	ck_assert_int_eq(rdmap_hdr_build(&m, buf, sizeof(buf), &w),
 			 WIRE_EINVAL);
 	m.opcode = RDMAP_READ_REQ;
@@ -922,7 +969,7 @@ START_TEST(test_build_errors)
 			 WIRE_EINVAL);
 	t.etype = 0;
 	t.hdrct = RDMAP_TERM_HDRCT_D;
-	t.ddp_hdr[0] = 0xc1;	/* tagged: 14 octets */
+	t.ddp_hdr[0] = 0xc1; /* tagged: 14 octets */
 	t.ddp_hdr_len = 18;
 	ck_assert_int_eq(rdmap_term_build(&t, buf, sizeof(buf), &w),
 			 WIRE_EINVAL);
@@ -955,9 +1002,15 @@ START_TEST(test_sub_codecs)
 {
 	uint8_t buf[64], want[64];
 	struct rdmap_atomic_req a = {
-		.rsvd = 0x1234567, .aopcode = RDMAP_AOP_SWAP, .req_id = 0x10,
-		.stag = 0x20, .to = 0x30, .add_swap = 0x40,
-		.add_swap_mask = ~0ull, .cmp = 0, .cmp_mask = ~0ull,
+		.rsvd = 0x1234567,
+		.aopcode = RDMAP_AOP_SWAP,
+		.req_id = 0x10,
+		.stag = 0x20,
+		.to = 0x30,
+		.add_swap = 0x40,
+		.add_swap_mask = ~0ull,
+		.cmp = 0,
+		.cmp_mask = ~0ull,
 	};
 	struct rdmap_atomic_req a2;
 	struct rdmap_atomic_resp s = { .req_id = 0xa1b2c3d4,
@@ -965,15 +1018,15 @@ START_TEST(test_sub_codecs)
 	struct rdmap_atomic_resp s2;
 	size_t n;
 
-	ck_assert_int_eq(rdmap_atomic_req_build(&a, buf, sizeof(buf)),
-			 WIRE_OK);
+	ck_assert_int_eq(rdmap_atomic_req_build(&a, buf, sizeof(buf)), WIRE_OK);
 	n = test_hex("00000001 00000010 00000020 0000000000000030"
 		     "0000000000000040 ffffffffffffffff 0000000000000000"
-		     "ffffffffffffffff", want, sizeof(want));
+		     "ffffffffffffffff",
+		     want, sizeof(want));
 	ck_assert_uint_eq(n, RDMAP_ATOMIC_REQ_LEN);
 	ck_assert_mem_eq(buf, want, n);
 	ck_assert_int_eq(rdmap_atomic_req_parse(buf, 60, &a2), WIRE_OK);
-	ck_assert_uint_eq(a2.rsvd, 0);	/* sent as zero */
+	ck_assert_uint_eq(a2.rsvd, 0); /* sent as zero */
 	ck_assert_uint_eq(a2.aopcode, RDMAP_AOP_SWAP);
 	ck_assert_uint_eq(a2.add_swap_mask, ~0ull);
 
@@ -1018,7 +1071,7 @@ static const struct hdrct_row fig10[] = {
 	{ 0, 2, RDMAP_IMM_DATA_SE, MD },
 	{ 0, 2, RDMAP_ATOMIC_REQ, MD },
 	{ 0, 2, RDMAP_ATOMIC_RESP, MD },
-	{ 0, 2, 0xc, MD },	/* Unexpected OpCode */
+	{ 0, 2, 0xc, MD }, /* Unexpected OpCode */
 	/* DDP: Yes / No, any message; Local Catastrophic none (§4.8). */
 	{ 1, 0, RDMAP_SEND, 0 },
 	{ 1, 1, RDMAP_WRITE, MD },
@@ -1049,9 +1102,8 @@ START_TEST(test_hdrct_sweep)
 	for (l = 0; l < 16; l++)
 		for (e = 0; e < 16; e++)
 			for (o = 0; o < 256; o++) {
-				uint8_t h = rdmap_term_hdrct((uint8_t)l,
-							     (uint8_t)e,
-							     (uint8_t)o);
+				uint8_t h = rdmap_term_hdrct(
+					(uint8_t)l, (uint8_t)e, (uint8_t)o);
 
 				ck_assert_uint_eq(h & ~MDR, 0);
 				/* M and D go together. */
@@ -1197,15 +1249,15 @@ START_TEST(test_term_fill_other)
 	ck_assert_uint_eq(t.hdrct, 0);
 	ck_assert_uint_eq(t.ecode, 0x33);
 	ck_assert_uint_eq(w, 22);
-	fill_build(&t, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA, MPA_ECODE_CRC,
-		   seg, n, out, &w);
+	fill_build(&t, RDMAP_TERM_LAYER_LLP, MPA_ETYPE_MPA, MPA_ECODE_CRC, seg,
+		   n, out, &w);
 	ck_assert_uint_eq(t.hdrct, 0);
 	ck_assert_int_eq(t.has_ddp_seg_len, false);
 	nw = hex(H_TERM "20 02 00 00", want);
 	ck_assert_uint_eq(w, nw);
 	ck_assert_mem_eq(out, want, nw);
-	fill_build(&t, RDMAP_TERM_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, seg,
-		   n, out, &w);
+	fill_build(&t, RDMAP_TERM_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, seg, n,
+		   out, &w);
 	ck_assert_uint_eq(t.hdrct, 0);
 
 	/* RFC 5040 §7.1 case 1: nothing inbound to copy. */
@@ -1237,12 +1289,22 @@ END_TEST
 START_TEST(test_names)
 {
 	static const char *const ops[16] = {
-		"RDMA Write", "RDMA Read Request", "RDMA Read Response", "Send",
-		"Send with Invalidate", "Send with Solicited Event",
-		"Send with Solicited Event and Invalidate", "Terminate",
-		"Immediate Data", "Immediate Data with Solicited Event",
-		"Atomic Request", "Atomic Response", "Unknown", "Unknown",
-		"Unknown", "Reserved (Experimental)",
+		"RDMA Write",
+		"RDMA Read Request",
+		"RDMA Read Response",
+		"Send",
+		"Send with Invalidate",
+		"Send with Solicited Event",
+		"Send with Solicited Event and Invalidate",
+		"Terminate",
+		"Immediate Data",
+		"Immediate Data with Solicited Event",
+		"Atomic Request",
+		"Atomic Response",
+		"Unknown",
+		"Unknown",
+		"Unknown",
+		"Reserved (Experimental)",
 	};
 	unsigned int i;
 
@@ -1265,7 +1327,7 @@ END_TEST
 
 struct err_name {
 	uint8_t layer, etype;
-	int ecode;		/* -1: the Error Type's own name */
+	int ecode; /* -1: the Error Type's own name */
 	const char *name;
 };
 
@@ -1381,8 +1443,7 @@ static Suite *rdmap_suite(void)
 	add_tcase(s, "term_fill_rfc7306", test_term_fill_rfc7306);
 	add_tcase(s, "term_fill_other", test_term_fill_other);
 	add_tcase(s, "names", test_names);
-	add_loop_tcase(s, "term_names", test_term_names,
-		       ARRAY_SIZE(err_names));
+	add_loop_tcase(s, "term_names", test_term_names, ARRAY_SIZE(err_names));
 	add_tcase(s, "term_names_never_null", test_term_names_never_null);
 	return s;
 }

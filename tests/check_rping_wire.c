@@ -207,10 +207,10 @@ struct peer {
 	int fd;
 	struct mpa_dir tx;
 	struct mpa_dir rx;
-	uint32_t msn_send;	/* next MSN of our Sends (QN 0) */
-	uint32_t msn_rr;	/* next MSN of our Read Requests (QN 1) */
-	uint32_t exp_send;	/* next MSN expected on QN 0 */
-	uint32_t exp_rr;	/* next MSN expected on QN 1 */
+	uint32_t msn_send; /* next MSN of our Sends (QN 0) */
+	uint32_t msn_rr;   /* next MSN of our Read Requests (QN 1) */
+	uint32_t exp_send; /* next MSN expected on QN 0 */
+	uint32_t exp_rr;   /* next MSN expected on QN 1 */
 };
 
 static void raw_read(int fd, void *buf, size_t n)
@@ -267,8 +267,7 @@ static void frame_read(int fd, uint8_t *buf, struct mpa_frame *f)
 	pd = (size_t)buf[18] << 8 | buf[19];
 	ck_assert_uint_le(pd, MPA_PD_MAX);
 	raw_read(fd, buf + MPA_FRAME_HDR_LEN, pd);
-	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f,
-					 &used),
+	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f, &used),
 			 WIRE_OK);
 }
 
@@ -291,8 +290,7 @@ static void peer_send_msg(struct peer *p, const struct rdmap_msg *m,
 	raw_send(p->fd, fpdu, n);
 }
 
-static void peer_send_send(struct peer *p, const uint8_t *payload,
-			   size_t len)
+static void peer_send_send(struct peer *p, const uint8_t *payload, size_t len)
 {
 	struct rdmap_msg m;
 
@@ -364,9 +362,8 @@ static void peer_read_msg(struct peer *p, struct rdmap_msg *m)
 	ck_assert_uint_eq(m->ddp.dv, DDP_VERSION_IETF);
 	ck_assert_uint_eq(m->rv, RDMAP_VERSION_IETF);
 	ck_assert_msg(m->opcode != RDMAP_TERMINATE,
-		      "Terminate layer %u type %u code %u: %s",
-		      m->u.term.layer, m->u.term.etype, m->u.term.ecode,
-		      rping_stderr());
+		      "Terminate layer %u type %u code %u: %s", m->u.term.layer,
+		      m->u.term.etype, m->u.term.ecode, rping_stderr());
 }
 
 /* A Send of 16 octets on QN 0 with the next MSN, into info. */
@@ -387,9 +384,8 @@ static void peer_expect_send(struct peer *p, uint8_t *info)
 }
 
 /* A whole tagged message (one or more segments) of opcode into buf. */
-static void peer_expect_tagged(struct peer *p, uint8_t opcode,
-			       uint32_t stag, uint64_t to, uint8_t *buf,
-			       size_t len)
+static void peer_expect_tagged(struct peer *p, uint8_t opcode, uint32_t stag,
+			       uint64_t to, uint8_t *buf, size_t len)
 {
 	struct rdmap_msg m;
 	size_t got = 0;
@@ -460,8 +456,7 @@ static void peer_init(struct peer *p, int fd, bool crc, bool markers_tx,
 
 /* Start "iwcm-rping -s -p 0 args..."; connect and run the capture's
  * MPA Request; returns the peer. */
-static void server_start(struct peer *p, const char *const *extra,
-			 int *out)
+static void server_start(struct peer *p, const char *const *extra, int *out)
 {
 	const char *args[16] = { "-s", "-a", "127.0.0.1", "-p", "0" };
 	uint8_t req[64], buf[MPA_FRAME_MAX];
@@ -617,16 +612,15 @@ START_TEST(wire_server_bogus)
 	ck_assert(raw_wait_closed(p.fd));
 	close(p.fd);
 	ck_assert_int_eq(rping_exit(), 1);
-	ck_assert_msg(strstr(rping_stderr(), want[_i]), "%s",
-		      rping_stderr());
+	ck_assert_msg(strstr(rping_stderr(), want[_i]), "%s", rping_stderr());
 	close(out);
 }
 END_TEST
 
 /* ---- rping's server against iwcm-rping -c ---- */
 
-static void client_start(struct peer *p, const char *const *extra,
-			 int *out, int *lfd)
+static void client_start(struct peer *p, const char *const *extra, int *out,
+			 int *lfd)
 {
 	const char *args[16] = { "-c", "-a", "127.0.0.1", "-p" };
 	uint8_t rep[64], buf[MPA_FRAME_MAX];
@@ -663,8 +657,7 @@ static void client_start(struct peer *p, const char *const *extra,
 	len = unhex(CAP_REP, rep, sizeof(rep));
 	raw_send(p->fd, rep, len);
 	/* The capture's Reply has C=0 and M=0. */
-	peer_init(p, p->fd, (f.flags & MPA_FLAG_C) != 0, false,
-		  false);
+	peer_init(p, p->fd, (f.flags & MPA_FLAG_C) != 0, false, false);
 	ck_assert_uint_eq(f.flags & MPA_FLAG_M, 0);
 }
 
@@ -760,8 +753,8 @@ END_TEST
  * (RFC 5044 §7.1: C=1, no enhanced word, no RTR). */
 static void server_start_v1(struct peer *p, int *out)
 {
-	const char *args[] = { "-s", "-a", "127.0.0.1", "-p", "0", "-C", "1",
-			       NULL };
+	const char *args[] = { "-s", "-a", "127.0.0.1", "-p",
+			       "0",  "-C", "1",		NULL };
 	uint8_t req[MPA_FRAME_MAX], buf[MPA_FRAME_MAX];
 	struct mpa_frame f;
 	char line[256];
@@ -778,8 +771,7 @@ static void server_start_v1(struct peer *p, int *out)
 	f.type = MPA_FRAME_REQ;
 	f.flags = MPA_FLAG_C;
 	f.rev = 1;
-	ck_assert_int_eq(mpa_frame_build(&f, req, sizeof(req), &len),
-			 WIRE_OK);
+	ck_assert_int_eq(mpa_frame_build(&f, req, sizeof(req), &len), WIRE_OK);
 	p->fd = tcp_connect(port);
 	raw_send(p->fd, req, len);
 	frame_read(p->fd, buf, &f);
@@ -837,8 +829,10 @@ static void peer_expect_term(struct peer *p, uint8_t layer, uint8_t etype,
 	ck_assert_msg(info.crc_ok, "bad CRC");
 	p->rx.off += (uint32_t)total;
 	ck_assert_int_eq(rdmap_msg_parse(ulpdu, info.ulpdu_len, &m), WIRE_OK);
-	ck_assert_msg(m.opcode == RDMAP_TERMINATE, "opcode %u, not a "
-		      "Terminate: %s", m.opcode, rping_stderr());
+	ck_assert_msg(m.opcode == RDMAP_TERMINATE,
+		      "opcode %u, not a "
+		      "Terminate: %s",
+		      m.opcode, rping_stderr());
 	ck_assert_uint_eq(m.ddp.qn, DDP_QN_TERMINATE);
 	ck_assert_uint_eq(m.ddp.msn, 1);
 	ck_assert_msg(m.u.term.layer == layer && m.u.term.etype == etype &&

@@ -21,9 +21,9 @@ struct ss_vec {
 	bool p2p;
 	uint8_t rtr;
 	uint16_t ird, ord;
-	uint16_t pd_len;	/* whole Private Data */
+	uint16_t pd_len; /* whole Private Data */
 	uint16_t ulp_pd_len;
-	const char *ulp_hex;	/* expected ULP Private Data */
+	const char *ulp_hex; /* expected ULP Private Data */
 };
 
 #define W MPA_RTR_WRITE
@@ -31,42 +31,38 @@ struct ss_vec {
 #define S MPA_RTR_SEND
 
 static const struct ss_vec vecs[] = {
-	{ "Initiate, PD \"hello\"", "00 00 00 01 68 65 6c 6c 6f",
-	  0, SCTP_SS_INITIATE, false, false, 0, 0, 0, 5, 5,
-	  "68 65 6c 6c 6f" },
-	{ "Initiate, no PD (zero-length PD allowed)", "00 00 00 01",
-	  0, SCTP_SS_INITIATE, false, false, 0, 0, 0, 0, 0, "" },
-	{ "Accept, no PD", "00 00 00 02",
-	  0, SCTP_SS_ACCEPT, false, false, 0, 0, 0, 0, 0, "" },
-	{ "Accept, SSN 0x1234 big-endian", "12 34 00 02 aa",
-	  0x1234, SCTP_SS_ACCEPT, false, false, 0, 0, 0, 1, 1, "aa" },
-	{ "Reject, PD ab cd", "00 00 00 03 ab cd",
-	  0, SCTP_SS_REJECT, false, false, 0, 0, 0, 2, 2, "ab cd" },
-	{ "Terminate, SSN 7", "00 07 00 04",
-	  7, SCTP_SS_TERMINATE, false, false, 0, 0, 0, 0, 0, "" },
+	{ "Initiate, PD \"hello\"", "00 00 00 01 68 65 6c 6c 6f", 0,
+	  SCTP_SS_INITIATE, false, false, 0, 0, 0, 5, 5, "68 65 6c 6c 6f" },
+	{ "Initiate, no PD (zero-length PD allowed)", "00 00 00 01", 0,
+	  SCTP_SS_INITIATE, false, false, 0, 0, 0, 0, 0, "" },
+	{ "Accept, no PD", "00 00 00 02", 0, SCTP_SS_ACCEPT, false, false, 0, 0,
+	  0, 0, 0, "" },
+	{ "Accept, SSN 0x1234 big-endian", "12 34 00 02 aa", 0x1234,
+	  SCTP_SS_ACCEPT, false, false, 0, 0, 0, 1, 1, "aa" },
+	{ "Reject, PD ab cd", "00 00 00 03 ab cd", 0, SCTP_SS_REJECT, false,
+	  false, 0, 0, 0, 2, 2, "ab cd" },
+	{ "Terminate, SSN 7", "00 07 00 04", 7, SCTP_SS_TERMINATE, false, false,
+	  0, 0, 0, 0, 0, "" },
 	/* The word of the siw p2p capture: A=1 IRD=1 | C=1 D=1 ORD=1. */
 	{ "Enhanced Initiate, siw p2p word + \"x\"",
-	  "00 00 00 05 80 01 c0 01 78",
-	  0, SCTP_SS_ENH_INITIATE, true, true, W | R, 1, 1, 5, 1, "78" },
+	  "00 00 00 05 80 01 c0 01 78", 0, SCTP_SS_ENH_INITIATE, true, true,
+	  W | R, 1, 1, 5, 1, "78" },
 	/* siw's answer: A=1 IRD=1 | C=1 ORD=1 (Write RTR). */
-	{ "Enhanced Accept, siw reply word", "00 00 00 06 80 01 80 01",
-	  0, SCTP_SS_ENH_ACCEPT, true, true, W, 1, 1, 4, 0, "" },
-	{ "Enhanced Initiate, A=0, IRD=ORD=0x3FFF",
-	  "00 00 00 05 3f ff 3f ff",
-	  0, SCTP_SS_ENH_INITIATE, true, false, 0, 0x3fff, 0x3fff, 4, 0,
+	{ "Enhanced Accept, siw reply word", "00 00 00 06 80 01 80 01", 0,
+	  SCTP_SS_ENH_ACCEPT, true, true, W, 1, 1, 4, 0, "" },
+	{ "Enhanced Initiate, A=0, IRD=ORD=0x3FFF", "00 00 00 05 3f ff 3f ff",
+	  0, SCTP_SS_ENH_INITIATE, true, false, 0, 0x3fff, 0x3fff, 4, 0, "" },
+	{ "Enhanced Initiate, all ones", "00 00 00 05 ff ff ff ff", 0,
+	  SCTP_SS_ENH_INITIATE, true, true, S | W | R, 0x3fff, 0x3fff, 4, 0,
 	  "" },
-	{ "Enhanced Initiate, all ones", "00 00 00 05 ff ff ff ff",
-	  0, SCTP_SS_ENH_INITIATE, true, true, S | W | R, 0x3fff, 0x3fff,
-	  4, 0, "" },
 	{ "Enhanced Accept, A=1 B=1 IRD=2 | ORD=0x10",
-	  "00 01 00 06 c0 02 00 10 01 02",
-	  1, SCTP_SS_ENH_ACCEPT, true, true, S, 2, 0x10, 6, 2, "01 02" },
+	  "00 01 00 06 c0 02 00 10 01 02", 1, SCTP_SS_ENH_ACCEPT, true, true, S,
+	  2, 0x10, 6, 2, "01 02" },
 	/* RFC 6581 §7: the word is in Initiate/Accept only. */
-	{ "Enhanced Reject, ULP PD only", "00 00 00 07 01 02 03",
-	  0, SCTP_SS_ENH_REJECT, false, false, 0, 0, 0, 3, 3,
-	  "01 02 03" },
-	{ "Enhanced Reject, no PD", "00 00 00 07",
-	  0, SCTP_SS_ENH_REJECT, false, false, 0, 0, 0, 0, 0, "" },
+	{ "Enhanced Reject, ULP PD only", "00 00 00 07 01 02 03", 0,
+	  SCTP_SS_ENH_REJECT, false, false, 0, 0, 0, 3, 3, "01 02 03" },
+	{ "Enhanced Reject, no PD", "00 00 00 07", 0, SCTP_SS_ENH_REJECT, false,
+	  false, 0, 0, 0, 0, 0, "" },
 };
 
 static size_t vec_bytes(const struct ss_vec *v, uint8_t *buf, size_t cap)
@@ -133,8 +129,7 @@ START_TEST(test_truncation)
 				      v->name, len, wire_errname(e));
 			ck_assert_uint_eq(used, 99);
 		} else {
-			ck_assert_msg(e == WIRE_OK, "%s len %zu", v->name,
-				      len);
+			ck_assert_msg(e == WIRE_OK, "%s len %zu", v->name, len);
 			ck_assert_uint_eq(used, len);
 			ck_assert_uint_eq(m.pd_len, len - 4);
 			ck_assert_uint_eq(m.ulp_pd_len, len - fixed);
@@ -146,8 +141,8 @@ END_TEST
 
 struct bad_vec {
 	const char *name;
-	const char *hex;	/* header; pd bytes appended */
-	size_t pd;		/* zero bytes of Private Data to append */
+	const char *hex; /* header; pd bytes appended */
+	size_t pd;	 /* zero bytes of Private Data to append */
 	enum wire_err err;
 };
 
@@ -162,8 +157,7 @@ static const struct bad_vec bad[] = {
 	{ "Initiate 513 octets PD", "00 00 00 01", 513, WIRE_ELEN },
 	{ "Accept 513 octets PD", "00 00 00 02", 513, WIRE_ELEN },
 	{ "Reject 513 octets PD", "00 00 00 03", 513, WIRE_ELEN },
-	{ "Enh Initiate 4 + 509 (word counts)", "00 00 00 05", 513,
-	  WIRE_ELEN },
+	{ "Enh Initiate 4 + 509 (word counts)", "00 00 00 05", 513, WIRE_ELEN },
 	{ "Enh Accept 4 + 509", "00 00 00 06", 513, WIRE_ELEN },
 	{ "Enh Reject 513", "00 00 00 07", 513, WIRE_ELEN },
 	{ "Initiate 1000 octets PD", "00 00 00 01", 1000, WIRE_ELEN },
@@ -429,9 +423,14 @@ END_TEST
 
 /* ---- Sequences ---- */
 
-enum { NONE_ = SCTP_SS_D_NONE, OPEN = SCTP_SS_D_OPEN,
-       EOPEN = SCTP_SS_D_EOPEN, TERM = SCTP_SS_D_TERM,
-       ETERM = SCTP_SS_D_ETERM, REJ = SCTP_SS_D_REJ };
+enum {
+	NONE_ = SCTP_SS_D_NONE,
+	OPEN = SCTP_SS_D_OPEN,
+	EOPEN = SCTP_SS_D_EOPEN,
+	TERM = SCTP_SS_D_TERM,
+	ETERM = SCTP_SS_D_ETERM,
+	REJ = SCTP_SS_D_REJ
+};
 
 #define SEG SCTP_SS_SEGMENT
 
@@ -478,7 +477,7 @@ static int oracle(unsigned int dir, int d0, int d1, uint32_t msg)
 		if (msg == SCTP_SS_ENH_REJECT && enh0)
 			return REJ;
 		if (msg == SCTP_SS_TERMINATE)
-			return REJ;	/* non-ULP reject */
+			return REJ; /* non-ULP reject */
 		return -1;
 	case OPEN:
 	case EOPEN:
@@ -507,18 +506,19 @@ START_TEST(test_legal_next_exhaustive)
 					int want = -1;
 
 					ok = sctp_ss_legal_next(dir,
-						(uint8_t)d0, (uint8_t)d1,
-						msgs[i], &next);
+								(uint8_t)d0,
+								(uint8_t)d1,
+								msgs[i], &next);
 					if (dir < 2 && d0 < SCTP_SS_D_MAX &&
 					    d1 < SCTP_SS_D_MAX)
 						want = oracle(dir, (int)d0,
-							      (int)d1,
-							      msgs[i]);
+							      (int)d1, msgs[i]);
 					ck_assert_msg(ok == (want >= 0),
-						"dir %u %s/%s msg %x: %d",
-						dir, sctp_ss_dstate_name(d0),
-						sctp_ss_dstate_name(d1),
-						msgs[i], ok);
+						      "dir %u %s/%s msg %x: %d",
+						      dir,
+						      sctp_ss_dstate_name(d0),
+						      sctp_ss_dstate_name(d1),
+						      msgs[i], ok);
 					if (ok) {
 						ck_assert_int_eq(next, want);
 						legal++;
@@ -554,61 +554,119 @@ struct scenario {
 	bool done;
 };
 
-#define A(m) { true, (m), SCTP_SS_OK }
-#define P(m) { false, (m), SCTP_SS_OK }
-#define A_BAD(m) { true, (m), SCTP_SS_ILLEGAL }
-#define P_BAD(m) { false, (m), SCTP_SS_ILLEGAL }
+#define A(m)                          \
+	{                             \
+		true, (m), SCTP_SS_OK \
+	}
+#define P(m)                           \
+	{                              \
+		false, (m), SCTP_SS_OK \
+	}
+#define A_BAD(m)                           \
+	{                                  \
+		true, (m), SCTP_SS_ILLEGAL \
+	}
+#define P_BAD(m)                            \
+	{                                   \
+		false, (m), SCTP_SS_ILLEGAL \
+	}
 
 static const struct scenario scenarios[] = {
 	/* RFC 5043 §6.2 */
 	{ "6.2 accepted, both terminate",
-	  { A(1), P(2), A(SEG), P(SEG), P(SEG), A(SEG), A(4), P(4) }, 8,
-	  true, true },
+	  { A(1), P(2), A(SEG), P(SEG), P(SEG), A(SEG), A(4), P(4) },
+	  8,
+	  true,
+	  true },
 	{ "6.2 accepted, only the active side terminates",
-	  { A(1), P(2), A(SEG), A(4), P(SEG) }, 5, true, false },
+	  { A(1), P(2), A(SEG), A(4), P(SEG) },
+	  5,
+	  true,
+	  false },
 	{ "6.2 active segments before the Accept (after SCTP ack, §6.6)",
-	  { A(1), A(SEG), A(SEG), P(2), P(SEG) }, 5, true, false },
+	  { A(1), A(SEG), A(SEG), P(2), P(SEG) },
+	  5,
+	  true,
+	  false },
 	{ "6.2 nothing after an own Terminate",
-	  { A(1), P(2), A(4), A_BAD(SEG), A_BAD(4) }, 5, true, false },
+	  { A(1), P(2), A(4), A_BAD(SEG), A_BAD(4) },
+	  5,
+	  true,
+	  false },
 	{ "6.2 passive nothing after its Terminate",
-	  { A(1), P(2), P(4), P_BAD(SEG), A(SEG), A(4) }, 6, true, true },
+	  { A(1), P(2), P(4), P_BAD(SEG), A(SEG), A(4) },
+	  6,
+	  true,
+	  true },
 	/* RFC 5043 §6.3 */
 	{ "6.3 rejected", { A(1), P(3) }, 2, false, true },
 	{ "6.3 nothing after a Reject",
-	  { A(1), P(3), P_BAD(SEG), P_BAD(4), A_BAD(SEG), A_BAD(4) }, 6,
-	  false, true },
+	  { A(1), P(3), P_BAD(SEG), P_BAD(4), A_BAD(SEG), A_BAD(4) },
+	  6,
+	  false,
+	  true },
 	/* RFC 5043 §6.4 */
 	{ "6.4 non-ULP rejected", { A(1), P(4) }, 2, false, true },
 	{ "6.4 non-ULP rejected after active segments",
-	  { A(1), A(SEG), P(4), A_BAD(SEG) }, 4, false, true },
+	  { A(1), A(SEG), P(4), A_BAD(SEG) },
+	  4,
+	  false,
+	  true },
 	/* RFC 6581 §7 */
 	{ "7 enhanced accepted",
-	  { A(5), P(6), A(SEG), P(SEG), A(4), P(4) }, 6, true, true },
+	  { A(5), P(6), A(SEG), P(SEG), A(4), P(4) },
+	  6,
+	  true,
+	  true },
 	{ "7 enhanced rejected", { A(5), P(7) }, 2, false, true },
 	{ "7 enhanced non-ULP rejected", { A(5), P(4) }, 2, false, true },
 	/* Illegal mixes */
 	{ "Initiate answered by Enhanced Accept",
-	  { A(1), P_BAD(6), P_BAD(7), P(2) }, 4, true, false },
+	  { A(1), P_BAD(6), P_BAD(7), P(2) },
+	  4,
+	  true,
+	  false },
 	{ "Enhanced Initiate answered by Accept / Reject",
-	  { A(5), P_BAD(2), P_BAD(3), P(6) }, 4, true, false },
+	  { A(5), P_BAD(2), P_BAD(3), P(6) },
+	  4,
+	  true,
+	  false },
 	{ "no segment before the Initiate",
-	  { A_BAD(SEG), A_BAD(2), A_BAD(4), A(1) }, 4, false, false },
+	  { A_BAD(SEG), A_BAD(2), A_BAD(4), A(1) },
+	  4,
+	  false,
+	  false },
 	{ "passive cannot start or answer nothing",
-	  { P_BAD(1), P_BAD(5), P_BAD(2), P_BAD(4), P_BAD(SEG) }, 5,
-	  false, false },
+	  { P_BAD(1), P_BAD(5), P_BAD(2), P_BAD(4), P_BAD(SEG) },
+	  5,
+	  false,
+	  false },
 	{ "passive segment before its Accept",
-	  { A(1), P_BAD(SEG), P(2) }, 3, true, false },
+	  { A(1), P_BAD(SEG), P(2) },
+	  3,
+	  true,
+	  false },
 	{ "Initiate twice", { A(1), A_BAD(1), A_BAD(5) }, 3, false, false },
 	{ "passive Initiate on an open session",
-	  { A(1), P(2), P_BAD(1), P_BAD(5), A_BAD(2), A_BAD(6) }, 6, true,
+	  { A(1), P(2), P_BAD(1), P_BAD(5), A_BAD(2), A_BAD(6) },
+	  6,
+	  true,
 	  false },
 	{ "unknown codes are never legal",
-	  { A_BAD(0), A_BAD(8), A(1), P_BAD(0xffff), P_BAD(8) }, 5, false,
+	  { A_BAD(0), A_BAD(8), A(1), P_BAD(0xffff), P_BAD(8) },
+	  5,
+	  false,
 	  false },
 	{ "active withdraws before the answer, then Terminate back",
-	  { A(1), A(4), P(4) }, 3, false, true },
+	  { A(1), A(4), P(4) },
+	  3,
+	  false,
+	  true },
 	{ "enhanced withdraw then Enhanced Accept",
-	  { A(5), A(4), P(6), P(4) }, 4, true, true },
+	  { A(5), A(4), P(6), P(4) },
+	  4,
+	  true,
+	  true },
 };
 
 /* Play sc from one role's point of view with correct DDP-SSNs. */
@@ -627,8 +685,8 @@ static void play(const struct scenario *sc, enum sctp_ss_role role)
 
 		v = sctp_ss_seq_step(&s, tx, st->msg, ssn[dir]);
 		ck_assert_msg(v == st->want, "%s (%s) step %zu: %s", sc->name,
-			      role == SCTP_SS_ACTIVE ? "active" : "passive",
-			      i, sctp_ss_verdict_name(v));
+			      role == SCTP_SS_ACTIVE ? "active" : "passive", i,
+			      sctp_ss_verdict_name(v));
 		if (v == SCTP_SS_OK)
 			ssn[dir]++;
 	}
@@ -687,8 +745,7 @@ static Suite *sctp_ss_suite(void)
 	add_tcase(s, "random_bytes", test_random_bytes);
 	add_tcase(s, "names", test_names);
 	add_tcase(s, "legal_next", test_legal_next_exhaustive);
-	add_loop_tcase(s, "scenarios", test_scenarios,
-		       ARRAY_SIZE(scenarios));
+	add_loop_tcase(s, "scenarios", test_scenarios, ARRAY_SIZE(scenarios));
 	add_tcase(s, "ssn", test_ssn);
 	return s;
 }

@@ -73,8 +73,7 @@ START_TEST(test_reg_mr_args)
 	/* Remote write and atomic need local write (libibverbs rule). */
 	ck_assert_ptr_null(iwcm_reg_mr(pd, buf, 8, IWCM_ACCESS_REMOTE_WRITE));
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_ptr_null(iwcm_reg_mr(pd, buf, 8,
-				       IWCM_ACCESS_REMOTE_ATOMIC));
+	ck_assert_ptr_null(iwcm_reg_mr(pd, buf, 8, IWCM_ACCESS_REMOTE_ATOMIC));
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_ptr_null(iwcm_reg_mr(pd, (void *)(UINTPTR_MAX - 3), 8, 0));
 	ck_assert_int_eq(errno, EINVAL);
@@ -164,10 +163,10 @@ END_TEST
 
 struct prot_case {
 	const char *name;
-	int which_stag;		/* 0 good, 1 stale key, 2 unknown, 3 other PD,
+	int which_stag; /* 0 good, 1 stale key, 2 unknown, 3 other PD,
 				 * 4 invalidated */
-	int64_t to_off;		/* from the region start */
-	bool to_abs;		/* to_off is an absolute TO */
+	int64_t to_off; /* from the region start */
+	bool to_abs;	/* to_off is an absolute TO */
 	uint64_t len;
 	unsigned int access;
 	enum dp_prot want;
@@ -185,13 +184,12 @@ static const struct prot_case prot_cases[] = {
 	{ "huge length", 0, 0, false, 1ull << 40, 0, DP_PROT_BOUNDS },
 	{ "TO wraps", 0, (int64_t)(UINT64_MAX - 15), true, 32, 0,
 	  DP_PROT_WRAP },
-	{ "sum exactly 2^64 wraps", 0, (int64_t)(UINT64_MAX - 7), true, 8,
-	  0, DP_PROT_WRAP },
+	{ "sum exactly 2^64 wraps", 0, (int64_t)(UINT64_MAX - 7), true, 8, 0,
+	  DP_PROT_WRAP },
 	{ "no remote write", 0, 0, false, 8, IWCM_ACCESS_REMOTE_ATOMIC,
 	  DP_PROT_ACCESS },
 	{ "two rights, one missing", 0, 0, false, 8,
-	  IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC,
-	  DP_PROT_ACCESS },
+	  IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC, DP_PROT_ACCESS },
 	{ "stale key", 1, 0, false, 8, 0, DP_PROT_INVALID_STAG },
 	{ "unknown index", 2, 0, false, 8, 0, DP_PROT_INVALID_STAG },
 	{ "other PD", 3, 0, false, 8, 0, DP_PROT_PD },
@@ -283,11 +281,11 @@ START_TEST(test_atomic_math)
 				  masked_add_ref(o, a, m));
 	}
 	/* RFC 7306 §5.1.2. */
-	ck_assert_uint_eq(atomic_cmp_swap_val(0x1234, 0x1234, UINT64_MAX,
-					      0xAB, UINT64_MAX),
+	ck_assert_uint_eq(atomic_cmp_swap_val(0x1234, 0x1234, UINT64_MAX, 0xAB,
+					      UINT64_MAX),
 			  0xAB);
-	ck_assert_uint_eq(atomic_cmp_swap_val(0x1234, 0x1235, UINT64_MAX,
-					      0xAB, UINT64_MAX),
+	ck_assert_uint_eq(atomic_cmp_swap_val(0x1234, 0x1235, UINT64_MAX, 0xAB,
+					      UINT64_MAX),
 			  0x1234);
 	ck_assert_uint_eq(atomic_cmp_swap_val(0x1234, 0x1235, 0xFF00, 0xAB,
 					      0x0F),
@@ -297,8 +295,8 @@ START_TEST(test_atomic_math)
 	ck_assert_uint_eq(w, 8);
 	ck_assert_uint_eq(atomic_run(&w, RDMAP_AOP_SWAP, 42, 0, 0, 0), 8);
 	ck_assert_uint_eq(w, 42);
-	ck_assert_uint_eq(atomic_run(&w, RDMAP_AOP_CMPSWAP, 7, UINT64_MAX,
-				     42, UINT64_MAX),
+	ck_assert_uint_eq(atomic_run(&w, RDMAP_AOP_CMPSWAP, 7, UINT64_MAX, 42,
+				     UINT64_MAX),
 			  42);
 	ck_assert_uint_eq(w, 7);
 }
@@ -376,7 +374,7 @@ static bool manual;
 /* Knobs for the next end_up(), reset by pair_up(). */
 static int cq_depth = 256;
 static bool with_srq, with_channel;
-static uint32_t disc_timeout;	/* disconnect_timeout_ms, 0: not set */
+static uint32_t disc_timeout; /* disconnect_timeout_ms, 0: not set */
 
 static void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 {
@@ -385,8 +383,7 @@ static void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 	struct iwcm_qp_init_attr qa;
 	struct iwcm_conn *c;
 
-	e->ctx = iwcm_ctx_new_detached(manual ? IWCM_CTX_MANUAL_PROGRESS :
-						0);
+	e->ctx = iwcm_ctx_new_detached(manual ? IWCM_CTX_MANUAL_PROGRESS : 0);
 	ck_assert_ptr_nonnull(e->ctx);
 	c = iwcm_conn_synth(e->ctx, fd, st);
 	ck_assert_ptr_nonnull(c);
@@ -555,7 +552,6 @@ START_TEST(test_send_recv)
 	smoke_send();
 }
 END_TEST
-
 
 static struct iwcm_send_wr wr_of(int opcode, uint64_t id)
 {
@@ -1029,15 +1025,16 @@ static int end_raw_peer(struct end *a, bool tcp, uint32_t timeout_ms,
 		memset(&sin, 0, sizeof(sin));
 		sin.sin_family = AF_INET;
 		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sin,
-				      sizeof(sin)), 0);
+		ck_assert_int_eq(
+			bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 		ck_assert_int_eq(listen(lfd, 1), 0);
-		ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sin,
-					     &len), 0);
+		ck_assert_int_eq(
+			getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
 		sv[0] = socket(AF_INET, SOCK_STREAM, 0);
 		ck_assert_int_ge(sv[0], 0);
 		ck_assert_int_eq(connect(sv[0], (struct sockaddr *)&sin,
-					 sizeof(sin)), 0);
+					 sizeof(sin)),
+				 0);
 		sv[1] = accept(lfd, NULL, NULL);
 		ck_assert_int_ge(sv[1], 0);
 		close(lfd);
@@ -1069,8 +1066,8 @@ static bool tcp_reset_within(int fd, int ms)
 		socklen_t len = sizeof(ti);
 
 		memset(&ti, 0, sizeof(ti));
-		ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti,
-					    &len), 0);
+		ck_assert_int_eq(
+			getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
 		if (ti.tcpi_state == TCP_CLOSE)
 			return true;
 		if (now_ms() >= end)
@@ -1320,8 +1317,9 @@ START_TEST(test_disconnect_timeout_attr)
 		ck_assert_uint_eq(qa.comp_mask,
 				  IWCM_QP_ATTR_MAX_SGE_RD |
 					  IWCM_QP_ATTR_DISCONNECT_TIMEOUT);
-		ck_assert_uint_eq(qa.disconnect_timeout_ms,
-				  i == 0 ? 3000 : i == 1 ? 1 : 600000);
+		ck_assert_uint_eq(qa.disconnect_timeout_ms, i == 0 ? 3000 :
+							    i == 1 ? 1 :
+								     600000);
 		ck_assert_uint_eq(qa.max_sge_rd, 1);
 		ck_assert_int_eq(iwcm_destroy_qp(qp), 0);
 		iwcm_conn_free(c);
@@ -1553,17 +1551,14 @@ static void traffic(struct end *a, struct end *b)
 }
 
 struct mk_case {
-	int m_ab, m_ba, crc;	/* markers A->B, B->A */
+	int m_ab, m_ba, crc; /* markers A->B, B->A */
 	uint64_t off_ab, off_ba;
 };
 
 static const struct mk_case mk_cases[] = {
-	{ 1, 1, 1, 0, 0 },
-	{ 1, 0, 1, 4, 100 },
-	{ 0, 1, 0, 300, 511 },
-	{ 1, 1, 0, 508, 1028 },
-	{ 0, 0, 0, 0, 0 },
-	{ 1, 1, 1, (1ull << 32) + 516, 7 * 512 + 4 },
+	{ 1, 1, 1, 0, 0 },     { 1, 0, 1, 4, 100 },
+	{ 0, 1, 0, 300, 511 }, { 1, 1, 0, 508, 1028 },
+	{ 0, 0, 0, 0, 0 },     { 1, 1, 1, (1ull << 32) + 516, 7 * 512 + 4 },
 };
 
 /* RFC 5044 §4.3-4.4: markers at the handed-over stream offsets, CRC on
@@ -1817,8 +1812,7 @@ START_TEST(test_channel_wakeup)
 	post(&a, &wr, 0, 8);
 	expect_wc(&b, &a, 1, IWCM_WC_SUCCESS, IWCM_WC_RECV);
 	{
-		struct pollfd p = { iwcm_comp_channel_get_fd(b.ch), POLLIN,
-				    0 };
+		struct pollfd p = { iwcm_comp_channel_get_fd(b.ch), POLLIN, 0 };
 
 		ck_assert_int_eq(poll(&p, 1, 0), 0);
 	}
@@ -2226,10 +2220,9 @@ static void poll_sized(struct end *e, struct end *o, uint8_t *arr, int n,
 	int got = 0;
 
 	while (got < n) {
-		int k = iwcm_poll_cq_sz(e->cq, n - got,
-					(struct iwcm_wc *)(void *)(arr +
-								   got * sz),
-					sz);
+		int k = iwcm_poll_cq_sz(
+			e->cq, n - got,
+			(struct iwcm_wc *)(void *)(arr + got * sz), sz);
 
 		ck_assert_int_ge(k, 0);
 		got += k;
@@ -2266,9 +2259,8 @@ START_TEST(test_wc_stride)
 
 	manual = _i;
 	pair_default(&a, &b);
-	ck_assert_int_eq(iwcm_poll_cq_sz(b.cq, 1, (struct iwcm_wc *)arr,
-					 core - 1),
-			 -1);
+	ck_assert_int_eq(
+		iwcm_poll_cq_sz(b.cq, 1, (struct iwcm_wc *)arr, core - 1), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	for (int round = 0; round < 2; round++) {
 		size_t sz = round ? big : core;
@@ -2319,8 +2311,8 @@ START_TEST(test_wc_stride)
 		int64_t end = now_ms() + 10000;
 		int r;
 
-		while ((r = iwcm_get_async_event_sz(a.ctx,
-				(struct iwcm_async_event *)(void *)evb,
+		while ((r = iwcm_get_async_event_sz(
+				a.ctx, (struct iwcm_async_event *)(void *)evb,
 				ev_min)) < 0) {
 			ck_assert_int_eq(errno, EAGAIN);
 			ck_assert_msg(now_ms() < end, "no async event");
@@ -2405,8 +2397,7 @@ int main(void)
 	add_loop_tcase(s, "write", test_write, 2);
 	add_loop_tcase(s, "read", test_read, 2);
 	add_loop_tcase(s, "atomics", test_atomics, 2);
-	add_loop_tcase(s, "invalidate_terminate", test_invalidate_terminate,
-		       2);
+	add_loop_tcase(s, "invalidate_terminate", test_invalidate_terminate, 2);
 	add_loop_tcase(s, "read_refused", test_read_refused, 2);
 	add_loop_tcase(s, "inline_sge_srq", test_inline_sge_srq, 2);
 	add_loop_tcase(s, "disconnect", test_disconnect, 2);

@@ -14,20 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define add_tcase(suite, name, fn)                                           \
-	do {                                                                 \
-		TCase *tc_ = tcase_create(name);                             \
-		tcase_set_timeout(tc_, 60);                                  \
-		tcase_add_test(tc_, fn);                                     \
-		suite_add_tcase(suite, tc_);                                 \
+#define add_tcase(suite, name, fn)               \
+	do {                                     \
+		TCase *tc_ = tcase_create(name); \
+		tcase_set_timeout(tc_, 60);      \
+		tcase_add_test(tc_, fn);         \
+		suite_add_tcase(suite, tc_);     \
 	} while (0)
 
-#define add_loop_tcase(suite, name, fn, n)                                   \
-	do {                                                                 \
-		TCase *tc_ = tcase_create(name);                             \
-		tcase_set_timeout(tc_, 60);                                  \
-		tcase_add_loop_test(tc_, fn, 0, (int)(n));                   \
-		suite_add_tcase(suite, tc_);                                 \
+#define add_loop_tcase(suite, name, fn, n)                 \
+	do {                                               \
+		TCase *tc_ = tcase_create(name);           \
+		tcase_set_timeout(tc_, 60);                \
+		tcase_add_loop_test(tc_, fn, 0, (int)(n)); \
+		suite_add_tcase(suite, tc_);               \
 	} while (0)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -95,23 +95,23 @@ static inline size_t test_hex(const char *hex, uint8_t *out, size_t cap)
 		}
 	}
 	if (hi != -1)
-		abort();	/* odd number of digits: a broken vector */
+		abort(); /* odd number of digits: a broken vector */
 	return n;
 }
 
 /* Standard main: run the suite, exit non-zero on any failure. */
-#define TEST_MAIN(suite_fn)                                                  \
-	int main(void)                                                       \
-	{                                                                    \
-		SRunner *sr;                                                 \
-		int nf;                                                      \
-                                                                             \
-		test_rng_seed();                                             \
-		sr = srunner_create(suite_fn());                             \
-		srunner_run_all(sr, CK_NORMAL);                              \
-		nf = srunner_ntests_failed(sr);                              \
-		srunner_free(sr);                                            \
-		return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;                \
+#define TEST_MAIN(suite_fn)                                   \
+	int main(void)                                        \
+	{                                                     \
+		SRunner *sr;                                  \
+		int nf;                                       \
+                                                              \
+		test_rng_seed();                              \
+		sr = srunner_create(suite_fn());              \
+		srunner_run_all(sr, CK_NORMAL);               \
+		nf = srunner_ntests_failed(sr);               \
+		srunner_free(sr);                             \
+		return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE; \
 	}
 
 #endif

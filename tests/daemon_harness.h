@@ -44,7 +44,7 @@ struct harness {
 	char log[96];
 	char notify[96];
 	int notify_fd;
-	unsigned int nofile;	/* RLIMIT_NOFILE for the daemon, or 0 */
+	unsigned int nofile; /* RLIMIT_NOFILE for the daemon, or 0 */
 };
 
 static inline long long harness_ms(void)
@@ -85,8 +85,7 @@ static inline char *harness_log(const struct harness *h)
  * Wait for a notification containing what ("READY=1"); other messages
  * are skipped.  Returns true when seen within ms.
  */
-static inline bool harness_notified(struct harness *h, const char *what,
-				    int ms)
+static inline bool harness_notified(struct harness *h, const char *what, int ms)
 {
 	long long end = harness_ms() + ms;
 	char buf[1024];

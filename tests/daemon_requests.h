@@ -182,29 +182,28 @@ static inline unsigned int admin_listeners(int fd, const char *svc,
  * lack: when missing() names it, the program prints why and exits 77,
  * which the automake test driver reports as SKIP (not PASS).
  */
-#define DAEMON_TEST_MAIN_OR_SKIP(suite_fn, missing)                          \
-	int main(void)                                                       \
-	{                                                                    \
-		const char *why = missing();                                 \
-		SRunner *sr;                                                 \
-		int nf;                                                      \
-                                                                             \
-		if (why) {                                                   \
-			fprintf(stderr, "SKIP: %s\n", why);                  \
-			return 77;                                           \
-		}                                                            \
-		test_rng_seed();                                             \
-		signal(SIGPIPE, SIG_IGN);                                    \
-		sr = srunner_create(suite_fn());                             \
-		srunner_run_all(sr, CK_NORMAL);                              \
-		nf = srunner_ntests_failed(sr);                              \
-		srunner_free(sr);                                            \
-		return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;                \
+#define DAEMON_TEST_MAIN_OR_SKIP(suite_fn, missing)           \
+	int main(void)                                        \
+	{                                                     \
+		const char *why = missing();                  \
+		SRunner *sr;                                  \
+		int nf;                                       \
+                                                              \
+		if (why) {                                    \
+			fprintf(stderr, "SKIP: %s\n", why);   \
+			return 77;                            \
+		}                                             \
+		test_rng_seed();                              \
+		signal(SIGPIPE, SIG_IGN);                     \
+		sr = srunner_create(suite_fn());              \
+		srunner_run_all(sr, CK_NORMAL);               \
+		nf = srunner_ntests_failed(sr);               \
+		srunner_free(sr);                             \
+		return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE; \
 	}
 
 /* One tcase per test, each with a daemon stopped by teardown(). */
-static inline void daemon_add_test(Suite *s, const char *name,
-				   const TTest *fn)
+static inline void daemon_add_test(Suite *s, const char *name, const TTest *fn)
 {
 	TCase *tc = tcase_create(name);
 

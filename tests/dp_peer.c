@@ -99,8 +99,7 @@ void dp_ep_init(struct dp_ep *e, struct iwcm_ctx *ctx, bool manual)
 	e->pd = iwcm_alloc_pd(e->ctx);
 	ck_assert_msg(e->pd, "iwcm_alloc_pd: %s", strerror(errno));
 	e->ch = iwcm_create_comp_channel(e->ctx);
-	ck_assert_msg(e->ch, "iwcm_create_comp_channel: %s",
-		      strerror(errno));
+	ck_assert_msg(e->ch, "iwcm_create_comp_channel: %s", strerror(errno));
 	e->scq = iwcm_create_cq(e->ctx, 256, e, NULL);
 	ck_assert_msg(e->scq, "iwcm_create_cq: %s", strerror(errno));
 	e->rcq = iwcm_create_cq(e->ctx, 256, e, e->ch);
@@ -146,8 +145,8 @@ struct iwcm_qp *dp_ep_conn_qp(struct dp_ep *e, const struct dp_cfg *c)
 }
 
 /* A QP of e over fd (consumed) from the handoff state st. */
-struct iwcm_qp *dp_ep_qp(struct dp_ep *e, int fd,
-			 const struct iwcm_synth *st, const struct dp_cfg *c)
+struct iwcm_qp *dp_ep_qp(struct dp_ep *e, int fd, const struct iwcm_synth *st,
+			 const struct dp_cfg *c)
 {
 	e->conn = iwcm_conn_synth(e->ctx, fd, st);
 	ck_assert_msg(e->conn, "iwcm_conn_synth: %s", strerror(errno));
@@ -283,8 +282,8 @@ void dp_post_recv(struct iwcm_qp *qp, uint64_t wr_id, struct iwcm_mr *mr,
 }
 
 /* Post one SRQ receive of len octets at buf. */
-void dp_post_srq_recv(struct iwcm_srq *srq, uint64_t wr_id,
-		      struct iwcm_mr *mr, void *buf, uint32_t len)
+void dp_post_srq_recv(struct iwcm_srq *srq, uint64_t wr_id, struct iwcm_mr *mr,
+		      void *buf, uint32_t len)
 {
 	struct iwcm_sge sge = { (uintptr_t)buf, len, iwcm_mr_get_stag(mr) };
 	struct iwcm_recv_wr wr = { wr_id, NULL, &sge, 1, 0 };
@@ -449,8 +448,7 @@ void dp_peer_init(struct dp_peer *p, int fd, const struct iwcm_synth *st)
 	p->tx.markers = st->markers_rx;
 	p->tx.crc = st->crc;
 	p->tx.off = (uint32_t)st->rx_offset;
-	mpa_rx_init(&p->rx, st->markers_tx, st->crc,
-		    (uint32_t)st->tx_offset);
+	mpa_rx_init(&p->rx, st->markers_tx, st->crc, (uint32_t)st->tx_offset);
 	/*
 	 * daemon/handoff.c: next_msn[] is the direction the RTR used, what
 	 * the initiator sends next and the responder expects; the other
@@ -486,7 +484,7 @@ void dp_peer_write(struct dp_peer *p, const void *buf, size_t len)
 			continue;
 		}
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
-			return;	/* the library closed: hostile tests go on */
+			return; /* the library closed: hostile tests go on */
 		ck_assert_msg(n < 0 && (errno == EAGAIN || errno == EINTR),
 			      "send: %s", strerror(errno));
 		ck_assert_msg(dp_ms() < end, "peer write stuck");
@@ -501,8 +499,8 @@ size_t dp_peer_fpdu(struct dp_peer *p, const uint8_t *ulpdu, size_t len,
 	size_t n;
 
 	ck_assert_uint_le(len, MPA_ULPDU_MAX);
-	ck_assert_int_eq(mpa_fpdu_build(&p->tx, ulpdu, (uint16_t)len, out,
-					cap, &n),
+	ck_assert_int_eq(mpa_fpdu_build(&p->tx, ulpdu, (uint16_t)len, out, cap,
+					&n),
 			 WIRE_OK);
 	return n;
 }
@@ -516,8 +514,8 @@ void dp_peer_send_ulpdu(struct dp_peer *p, const uint8_t *ulpdu, size_t len)
 }
 
 /* Headers of m followed by payload into out; returns the ULPDU length. */
-size_t dp_msg_build(const struct rdmap_msg *m, const void *payload,
-		    size_t plen, uint8_t *out, size_t cap)
+size_t dp_msg_build(const struct rdmap_msg *m, const void *payload, size_t plen,
+		    uint8_t *out, size_t cap)
 {
 	size_t n;
 
@@ -703,8 +701,8 @@ struct dp_msg *dp_peer_recv(struct dp_peer *p, int ms)
 			msg->crc_ok = ev.crc_ok;
 			msg->markers_ok = ev.markers_ok;
 			memset(&msg->m, 0, sizeof(msg->m));
-			msg->perr = rdmap_msg_parse(msg->ulpdu, msg->len,
-						    &msg->m);
+			msg->perr =
+				rdmap_msg_parse(msg->ulpdu, msg->len, &msg->m);
 			return msg;
 		case MPA_RX_EV_ERROR:
 			ck_abort_msg("peer decoder: %s", wire_strerror(ev.err));
@@ -746,9 +744,8 @@ static void dp_check_msn(struct dp_peer *p, const struct rdmap_msg *m)
 		return;
 	ck_assert_uint_lt(qn, 4);
 	/* RFC 5041 §5.3: one MSN per message, every segment carries it. */
-	ck_assert_msg(m->ddp.msn == p->rx_msn[qn],
-		      "QN %u MSN %u, expected %u", qn, m->ddp.msn,
-		      p->rx_msn[qn]);
+	ck_assert_msg(m->ddp.msn == p->rx_msn[qn], "QN %u MSN %u, expected %u",
+		      qn, m->ddp.msn, p->rx_msn[qn]);
 	if (m->ddp.last)
 		p->rx_msn[qn]++;
 }
@@ -839,23 +836,21 @@ void dp_check_term(const struct dp_msg *msg, uint8_t layer, uint8_t etype,
 	const struct rdmap_term *t = &msg->m.u.term;
 	struct rdmap_term exp;
 
-	ck_assert_msg(t->layer == layer && t->etype == etype &&
-			      t->ecode == ecode,
-		      "Terminate %u/%u/0x%02x (%s), expected %u/%u/0x%02x (%s)",
-		      t->layer, t->etype, t->ecode,
-		      rdmap_term_ecode_name(t->layer, t->etype, t->ecode),
-		      layer, etype, ecode,
-		      rdmap_term_ecode_name(layer, etype, ecode));
+	ck_assert_msg(
+		t->layer == layer && t->etype == etype && t->ecode == ecode,
+		"Terminate %u/%u/0x%02x (%s), expected %u/%u/0x%02x (%s)",
+		t->layer, t->etype, t->ecode,
+		rdmap_term_ecode_name(t->layer, t->etype, t->ecode), layer,
+		etype, ecode, rdmap_term_ecode_name(layer, etype, ecode));
 	/* RFC 5040 §4.8 Figure 10, RFC 7306 §8.1: the copied headers. */
 	rdmap_term_fill(&exp, layer, etype, ecode, seg, seg_len);
-	ck_assert_msg(t->hdrct == exp.hdrct, "HdrCt %u, expected %u",
-		      t->hdrct, exp.hdrct);
+	ck_assert_msg(t->hdrct == exp.hdrct, "HdrCt %u, expected %u", t->hdrct,
+		      exp.hdrct);
 	if (exp.hdrct & RDMAP_TERM_HDRCT_M)
 		ck_assert_uint_eq(t->ddp_seg_len, exp.ddp_seg_len);
 	if (exp.hdrct & RDMAP_TERM_HDRCT_D) {
 		ck_assert_uint_eq(t->ddp_hdr_len, exp.ddp_hdr_len);
-		ck_assert_msg(!memcmp(t->ddp_hdr, exp.ddp_hdr,
-				      exp.ddp_hdr_len),
+		ck_assert_msg(!memcmp(t->ddp_hdr, exp.ddp_hdr, exp.ddp_hdr_len),
 			      "Terminated DDP Header differs");
 	}
 	if (exp.hdrct & RDMAP_TERM_HDRCT_R)

@@ -52,21 +52,21 @@ void dp_idle(int ms);
  * a is the initiator (it uses next_msn[] toward b, b expects it).
  */
 struct dp_cfg {
-	int version;		/* DDP and RDMAP version, 0 or 1 */
-	int mpa_rev;		/* 0, 1 or 2 */
+	int version; /* DDP and RDMAP version, 0 or 1 */
+	int mpa_rev; /* 0, 1 or 2 */
 	int crc;
-	int markers_ab;		/* markers in what a sends */
-	int markers_ba;		/* markers in what b sends */
-	uint64_t off_ab;	/* stream offset of the direction a->b */
+	int markers_ab;	 /* markers in what a sends */
+	int markers_ba;	 /* markers in what b sends */
+	uint64_t off_ab; /* stream offset of the direction a->b */
 	uint64_t off_ba;
 	uint32_t ird_a, ord_a, ird_b, ord_b;
-	uint32_t next_msn[4];	/* a->b; 0 means 1 */
+	uint32_t next_msn[4]; /* a->b; 0 means 1 */
 	int atomics, imm_data;
-	int tcp;		/* loopback TCP instead of a socketpair */
-	unsigned int flags_a, flags_b;	/* iwcm_ctx_new_detached() */
+	int tcp; /* loopback TCP instead of a socketpair */
+	unsigned int flags_a, flags_b; /* iwcm_ctx_new_detached() */
 	uint32_t max_inline;
 	uint32_t max_send_wr, max_recv_wr;
-	int srq_b;		/* b's QP receives through b's SRQ */
+	int srq_b; /* b's QP receives through b's SRQ */
 };
 
 /* A default configuration: version 1, MPA rev 2, CRC, no markers. */
@@ -92,8 +92,8 @@ void dp_ep_srq(struct dp_ep *e, uint32_t max_wr);
 /* A QP of e on its ESTABLISHED connection e->conn (c may be NULL). */
 struct iwcm_qp *dp_ep_conn_qp(struct dp_ep *e, const struct dp_cfg *c);
 /* A QP of e over fd (consumed) from the handoff state st. */
-struct iwcm_qp *dp_ep_qp(struct dp_ep *e, int fd,
-			 const struct iwcm_synth *st, const struct dp_cfg *c);
+struct iwcm_qp *dp_ep_qp(struct dp_ep *e, int fd, const struct iwcm_synth *st,
+			 const struct dp_cfg *c);
 /* Destroy e's QP (if any), connection and objects, then its context. */
 void dp_ep_close(struct dp_ep *e);
 
@@ -114,8 +114,8 @@ void dp_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr);
 void dp_post_recv(struct iwcm_qp *qp, uint64_t wr_id, struct iwcm_mr *mr,
 		  void *buf, uint32_t len);
 /* Post one SRQ receive of len octets at buf. */
-void dp_post_srq_recv(struct iwcm_srq *srq, uint64_t wr_id,
-		      struct iwcm_mr *mr, void *buf, uint32_t len);
+void dp_post_srq_recv(struct iwcm_srq *srq, uint64_t wr_id, struct iwcm_mr *mr,
+		      void *buf, uint32_t len);
 /* A send WR for op with one SGE; signaled. */
 void dp_wr(struct iwcm_send_wr *wr, struct iwcm_sge *sge, int opcode,
 	   uint64_t wr_id, struct iwcm_mr *mr, void *buf, uint32_t len);
@@ -141,9 +141,9 @@ int dp_qp_state(struct iwcm_qp *qp);
 struct dp_buf {
 	uint8_t *map;
 	size_t map_len;
-	uint8_t *p;		/* the usable region */
+	uint8_t *p; /* the usable region */
 	size_t len;
-	size_t canary;		/* canary octets on each side of p */
+	size_t canary; /* canary octets on each side of p */
 };
 
 /* len usable octets (filled with fill) with canary octets around. */
@@ -161,22 +161,22 @@ struct dp_msg {
 	uint32_t fpdu_off;
 	bool crc_ok;
 	bool markers_ok;
-	enum wire_err perr;	/* rdmap_msg_parse() */
-	struct rdmap_msg m;	/* valid when perr == WIRE_OK */
+	enum wire_err perr; /* rdmap_msg_parse() */
+	struct rdmap_msg m; /* valid when perr == WIRE_OK */
 };
 
 struct dp_peer {
 	int fd;
-	uint8_t dv, rv;		/* versions the peer sends */
+	uint8_t dv, rv; /* versions the peer sends */
 	struct mpa_dir tx;
 	struct mpa_rx rx;
-	uint32_t msn[4];	/* next MSN the peer sends, per QN */
-	uint32_t rx_msn[4];	/* next MSN expected from the library */
+	uint32_t msn[4];    /* next MSN the peer sends, per QN */
+	uint32_t rx_msn[4]; /* next MSN expected from the library */
 	uint8_t in[256 * 1024];
 	size_t in_pos, in_len;
 	uint8_t out[MPA_ULPDU_MAX + 8 * MPA_FPDU_MAX_MARKERS];
 	bool eof;
-	bool term_only;		/* dp_peer_recv_term(): nothing before it */
+	bool term_only; /* dp_peer_recv_term(): nothing before it */
 	struct dp_msg msg;
 };
 
@@ -194,24 +194,22 @@ void dp_peer_write(struct dp_peer *p, const void *buf, size_t len);
 size_t dp_peer_fpdu(struct dp_peer *p, const uint8_t *ulpdu, size_t len,
 		    uint8_t *out, size_t cap);
 /* Frame and send one ULPDU. */
-void dp_peer_send_ulpdu(struct dp_peer *p, const uint8_t *ulpdu,
-			size_t len);
+void dp_peer_send_ulpdu(struct dp_peer *p, const uint8_t *ulpdu, size_t len);
 
 /*
  * Headers of m (rdmap_hdr_build) followed by payload into out; returns
  * the ULPDU length.  DV/RV come from the peer unless m->rv/m->ddp.dv
  * are set by the caller with force (dp_raw_* bypass the checks).
  */
-size_t dp_msg_build(const struct rdmap_msg *m, const void *payload,
-		    size_t plen, uint8_t *out, size_t cap);
+size_t dp_msg_build(const struct rdmap_msg *m, const void *payload, size_t plen,
+		    uint8_t *out, size_t cap);
 /*
  * A ULPDU with any header fields, also ones rdmap_hdr_build() refuses:
  * the DDP header h (rsvd_ulp8 is the RDMAP control octet as given), then
  * hdr (an opcode header, may be NULL) and payload.
  */
 size_t dp_raw_build(const struct ddp_hdr *h, const void *hdr, size_t hlen,
-		    const void *payload, size_t plen, uint8_t *out,
-		    size_t cap);
+		    const void *payload, size_t plen, uint8_t *out, size_t cap);
 
 /* An untagged message of the peer on qn with its next MSN. */
 void dp_peer_untagged(struct dp_peer *p, struct rdmap_msg *m, uint8_t op,

@@ -24,13 +24,13 @@
 
 #include "dp_peer.h"
 
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 #define LEN 200000
 
 static struct harness H;
-static struct dp_ep S, Cl;	/* the server (responder) and the client */
+static struct dp_ep S, Cl; /* the server (responder) and the client */
 
 /* The next CM event of ctx. */
 static struct iwcm_event *cm_event(struct iwcm_ctx *ctx, int type)

@@ -110,8 +110,8 @@ Iwcm__Result env_connect(struct client *cl, const Iwcm__Connect *req,
 	if (client_api_target(req->dst, req->src, &t) < 0 ||
 	    (req->params && client_api_params_from(req->params, &p) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	return client_api_result(conn_connect(cl, &t,
-					      req->params ? &p : NULL, id));
+	return client_api_result(
+		conn_connect(cl, &t, req->params ? &p : NULL, id));
 }
 
 /* A client's Accept. */
@@ -121,8 +121,8 @@ Iwcm__Result env_accept(struct client *cl, const Iwcm__Accept *req)
 
 	if (req->params && client_api_params_from(req->params, &p) < 0)
 		return IWCM__RESULT__RES_EINVAL;
-	return client_api_result(conn_ulp_accept(cl, req->conn_id,
-						 req->params ? &p : NULL));
+	return client_api_result(
+		conn_ulp_accept(cl, req->conn_id, req->params ? &p : NULL));
 }
 
 /* A client's Reject. */
@@ -144,8 +144,8 @@ Iwcm__Result env_force(struct client *cl, uint32_t reqid,
 	if (client_api_target(req->dst, NULL, &t) < 0 ||
 	    (req->params && client_api_params_from(req->params, &p) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	return client_api_result(conn_force(cl, reqid, &t,
-					    req->params ? &p : NULL));
+	return client_api_result(
+		conn_force(cl, reqid, &t, req->params ? &p : NULL));
 }
 
 /* ---- environment ---- */
@@ -171,7 +171,7 @@ void env_setup(void)
 	iwcmd_conf = &E.conf;
 	conn_init(&env_notify);
 	E.client.id = 1;
-	E.client.fd = 0;	/* open, as listener_route() wants; unused */
+	E.client.fd = 0; /* open, as listener_route() wants; unused */
 	E.client.uid = getuid();
 	E.client.pid = getpid();
 	E.admin.id = 2;
@@ -285,8 +285,7 @@ int tcp_pair(int *peer)
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons(port);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)),
-			 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	ck_assert_int_ge(afd, 0);
 	close(lfd);
@@ -351,8 +350,7 @@ size_t peer_read_frame(int fd, uint8_t *buf, struct mpa_frame *f)
 	pd = (size_t)buf[18] << 8 | buf[19];
 	ck_assert_uint_le(pd, MPA_PD_MAX);
 	peer_read(fd, buf + MPA_FRAME_HDR_LEN, pd);
-	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f,
-					 &used),
+	ck_assert_int_eq(mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f, &used),
 			 WIRE_OK);
 	ck_assert_uint_eq(used, MPA_FRAME_HDR_LEN + pd);
 	return used;
@@ -370,7 +368,7 @@ bool peer_wait_closed(int fd, int ms)
 		if (r == 0 || (r < 0 && errno == ECONNRESET))
 			return true;
 		if (r > 0)
-			return false;	/* unexpected octets */
+			return false; /* unexpected octets */
 		if (mono_ms() >= end)
 			return false;
 		env_slice();
@@ -439,8 +437,8 @@ size_t peer_send_fpdu(int fd, struct mpa_dir *d, const uint8_t *ulpdu,
 }
 
 /* Read one FPDU exactly at d (advanced); the ULPDU goes to ulpdu. */
-size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw,
-		      uint8_t *ulpdu, struct mpa_fpdu_info *info)
+size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw, uint8_t *ulpdu,
+		      struct mpa_fpdu_info *info)
 {
 	size_t lead, total;
 	uint16_t ulen;
@@ -547,9 +545,8 @@ void env_assert_handed(struct env_rec *r, int peer)
 
 	ck_assert_int_ge(r->fd, 0);
 	/* TCP_NODELAY on every connection */
-	ck_assert_int_eq(getsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				    &len),
-			 0);
+	ck_assert_int_eq(
+		getsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one, &len), 0);
 	ck_assert_int_eq(one, 1);
 	p.fd = r->fd;
 	p.events = POLLIN;

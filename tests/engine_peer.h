@@ -33,16 +33,16 @@ struct env_rec {
 	uint32_t reqid;
 	uint8_t body[IPC_MAX_MSG];
 	size_t len;
-	int fd;			/* a dup of the fd sent, or -1 */
+	int fd; /* a dup of the fd sent, or -1 */
 };
 
 struct env {
 	struct event_base *base;
 	struct iwcmd_conf conf;
-	struct client client;	/* the ULP */
-	struct client admin;	/* an iwcmctl */
+	struct client client; /* the ULP */
+	struct client admin;  /* an iwcmctl */
 	struct listener lis;
-	uint16_t fail_type;	/* control_send() of this type fails and
+	uint16_t fail_type; /* control_send() of this type fails and
 				 * drops the client, as control.c does */
 	struct env_rec recs[ENV_MAX_RECS];
 	int n_recs;
@@ -91,8 +91,8 @@ size_t peer_rtr_ulpdu(uint8_t opcode, uint32_t stag, uint8_t *buf);
 size_t peer_send_fpdu(int fd, struct mpa_dir *d, const uint8_t *ulpdu,
 		      size_t len);
 /* Read one FPDU exactly at d (advanced); the ULPDU goes to ulpdu. */
-size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw,
-		      uint8_t *ulpdu, struct mpa_fpdu_info *info);
+size_t peer_read_fpdu(int fd, struct mpa_dir *d, uint8_t *raw, uint8_t *ulpdu,
+		      struct mpa_fpdu_info *info);
 
 /* ---- requests and their protobuf messages ---- */
 

@@ -98,8 +98,7 @@ static inline int integ_write(int fd, const void *buf, size_t len)
  * Read exactly len octets within ms; 0, or -1 (timeout, EOF or error;
  * *got says how many came).
  */
-static inline int integ_read(int fd, void *buf, size_t len, int ms,
-			     size_t *got)
+static inline int integ_read(int fd, void *buf, size_t len, int ms, size_t *got)
 {
 	long long end = harness_ms() + ms;
 	uint8_t *p = buf;
@@ -161,9 +160,8 @@ static inline int integ_read_frame(int fd, uint8_t *buf, struct mpa_frame *f)
 	if (integ_read(fd, buf, MPA_FRAME_HDR_LEN, INTEG_TIMEOUT_MS, NULL) < 0)
 		return -1;
 	pd = (size_t)buf[18] << 8 | buf[19];
-	if (pd > MPA_PD_MAX ||
-	    integ_read(fd, buf + MPA_FRAME_HDR_LEN, pd, INTEG_TIMEOUT_MS,
-		       NULL) < 0)
+	if (pd > MPA_PD_MAX || integ_read(fd, buf + MPA_FRAME_HDR_LEN, pd,
+					  INTEG_TIMEOUT_MS, NULL) < 0)
 		return -1;
 	if (mpa_frame_parse(buf, MPA_FRAME_HDR_LEN + pd, f, &used) != WIRE_OK)
 		return -1;
@@ -357,17 +355,17 @@ static inline int integ_fpdu_send(int fd, struct mpa_dir *d, uint8_t ver,
 
 /* What integ_fpdu_recv() found. */
 struct integ_rx {
-	int done;		/* an FPDU was decoded whole */
+	int done; /* an FPDU was decoded whole */
 	int crc_checked;
 	int crc_ok;
 	int markers_ok;
 	unsigned int n_markers;
-	int parsed;		/* the ULPDU parsed as RDMAP */
+	int parsed; /* the ULPDU parsed as RDMAP */
 	int opcode;
-	int version_ok;		/* DV and RV as negotiated */
+	int version_ok; /* DV and RV as negotiated */
 	uint32_t qn, msn;
-	int payload_ok;		/* length and octets as sent */
-	int extra;		/* octets after the FPDU (must be 0) */
+	int payload_ok; /* length and octets as sent */
+	int extra;	/* octets after the FPDU (must be 0) */
 	char err[96];
 };
 

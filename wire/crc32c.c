@@ -50,9 +50,9 @@ uint32_t crc32c_update_portable(uint32_t state, const void *buf, size_t len)
 		len--;
 	}
 	while (len >= 8) {
-		uint32_t lo = c ^ ((uint32_t)p[0] | ((uint32_t)p[1] << 8) |
-				   ((uint32_t)p[2] << 16) |
-				   ((uint32_t)p[3] << 24));
+		uint32_t lo = c ^
+			      ((uint32_t)p[0] | ((uint32_t)p[1] << 8) |
+			       ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24));
 		uint32_t hi = (uint32_t)p[4] | ((uint32_t)p[5] << 8) |
 			      ((uint32_t)p[6] << 16) | ((uint32_t)p[7] << 24);
 

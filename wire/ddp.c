@@ -14,8 +14,8 @@
 #define DDP_RSVD_SHIFT 2
 
 /* Parse the DDP header at buf. */
-enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len,
-			    struct ddp_hdr *out, size_t *used)
+enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len, struct ddp_hdr *out,
+			    size_t *used)
 {
 	struct ddp_hdr h;
 	struct wbuf b;
@@ -53,8 +53,8 @@ enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len,
 }
 
 /* Build a DDP header; reserved bits are sent as zero. */
-enum wire_err ddp_hdr_build(const struct ddp_hdr *h, uint8_t *buf,
-			    size_t cap, size_t *written)
+enum wire_err ddp_hdr_build(const struct ddp_hdr *h, uint8_t *buf, size_t cap,
+			    size_t *written)
 {
 	struct wbuf_w w;
 	uint8_t ctrl = 0;

@@ -23,12 +23,12 @@
 #define DDP_RSVD_MASK 0x3C
 #define DDP_DV_MASK 0x03
 
-#define DDP_VERSION_RDMAC 0	/* RDMA Consortium (seed 002) */
-#define DDP_VERSION_IETF 1	/* RFC 5041 */
+#define DDP_VERSION_RDMAC 0 /* RDMA Consortium (seed 002) */
+#define DDP_VERSION_IETF 1  /* RFC 5041 */
 
 /* Untagged queue numbers (RFC 5040 §4.1 Figure 4, RFC 7306 §10.2). */
 #define DDP_QN_SEND 0
-#define DDP_QN_READ_REQ 1	/* also Atomic Request (RFC 7306 §5.2) */
+#define DDP_QN_READ_REQ 1 /* also Atomic Request (RFC 7306 §5.2) */
 #define DDP_QN_TERMINATE 2
 #define DDP_QN_ATOMIC_RESP 3
 
@@ -38,16 +38,16 @@
  * parser zeroes the others.
  */
 struct ddp_hdr {
-	bool tagged;		/* T */
-	bool last;		/* L */
-	uint8_t rsvd;		/* the 4 reserved bits, as received */
-	uint8_t dv;		/* DDP version, 2 bits */
-	uint8_t rsvd_ulp8;	/* first ULP-reserved octet (RDMAP control) */
+	bool tagged;	   /* T */
+	bool last;	   /* L */
+	uint8_t rsvd;	   /* the 4 reserved bits, as received */
+	uint8_t dv;	   /* DDP version, 2 bits */
+	uint8_t rsvd_ulp8; /* first ULP-reserved octet (RDMAP control) */
 	/* tagged */
 	uint32_t stag;
 	uint64_t to;
 	/* untagged */
-	uint32_t rsvd_ulp32;	/* RDMAP Invalidate STag */
+	uint32_t rsvd_ulp32; /* RDMAP Invalidate STag */
 	uint32_t qn;
 	uint32_t msn;
 	uint32_t mo;
@@ -66,16 +66,16 @@ static inline size_t ddp_hdr_len(uint8_t ctrl)
  * bits are returned; the caller checks DV against the negotiated version
  * (RFC 5041 §7.2 "Invalid DDP version").
  */
-enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len,
-			    struct ddp_hdr *out, size_t *used);
+enum wire_err ddp_hdr_parse(const uint8_t *buf, size_t len, struct ddp_hdr *out,
+			    size_t *used);
 
 /*
  * Build a DDP header in the model h->tagged selects; the reserved bits are
  * sent as zero whatever h->rsvd holds (RFC 5041 §4.1).  WIRE_EINVAL when
  * dv does not fit its 2 bits, WIRE_ENOSPC when cap is too small.
  */
-enum wire_err ddp_hdr_build(const struct ddp_hdr *h, uint8_t *buf,
-			    size_t cap, size_t *written);
+enum wire_err ddp_hdr_build(const struct ddp_hdr *h, uint8_t *buf, size_t cap,
+			    size_t *written);
 
 /* RFC 5041 §7.2 error types and codes (Terminate Layer 1). */
 #define DDP_ETYPE_CATASTROPHIC 0x0

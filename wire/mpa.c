@@ -89,8 +89,7 @@ static const uint8_t *mpa_key_of(enum mpa_frame_type t)
 }
 
 /* Decode the RFC 6581 §9 enhanced word (IRD/ORD and the A/B/C/D flags). */
-enum wire_err mpa_enh_parse(const uint8_t *buf, size_t len,
-			    struct mpa_enh *out)
+enum wire_err mpa_enh_parse(const uint8_t *buf, size_t len, struct mpa_enh *out)
 {
 	struct wbuf b;
 	uint16_t w0, w1;
@@ -142,8 +141,7 @@ static enum wire_err mpa_enh_check(const struct mpa_enh *e)
 }
 
 /* Encode the RFC 6581 §9 enhanced word into buf (4 bytes). */
-enum wire_err mpa_enh_build(const struct mpa_enh *e, uint8_t *buf,
-			    size_t cap)
+enum wire_err mpa_enh_build(const struct mpa_enh *e, uint8_t *buf, size_t cap)
 {
 	struct wbuf_w w;
 	enum wire_err err;

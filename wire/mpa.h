@@ -18,15 +18,16 @@
 /* ---- Request / Reply / RtR frames (RFC 5044 §7.1.1, RFC 6581 §6) ---- */
 
 #define MPA_KEY_LEN 16
-#define MPA_FRAME_HDR_LEN 20	/* key + flags + rev + PD_Length */
-#define MPA_PD_MAX 512		/* RFC 5044 §7.1.1: Private Data <= 512 */
+#define MPA_FRAME_HDR_LEN 20 /* key + flags + rev + PD_Length */
+#define MPA_PD_MAX 512	     /* RFC 5044 §7.1.1: Private Data <= 512 */
 #define MPA_FRAME_MAX (MPA_FRAME_HDR_LEN + MPA_PD_MAX)
 
 /* Byte 16 of the frame. */
-#define MPA_FLAG_M 0x80		/* markers required toward the sender */
-#define MPA_FLAG_C 0x40		/* CRC preferred */
-#define MPA_FLAG_R 0x20		/* reply: connection rejected */
-#define MPA_FLAG_S 0x10		/* RFC 6581: enhanced data first in PD;
+#define MPA_FLAG_M 0x80 /* markers required toward the sender */
+#define MPA_FLAG_C 0x40 /* CRC preferred */
+#define MPA_FLAG_R 0x20 /* reply: connection rejected */
+#define MPA_FLAG_S \
+	0x10 /* RFC 6581: enhanced data first in PD;
 				 * seed 003: RtR frame will be / can be sent */
 #define MPA_FLAG_RES 0x0F
 
@@ -36,9 +37,9 @@
 #define MPA_REV_2 2
 
 enum mpa_frame_type {
-	MPA_FRAME_REQ = 1,	/* "MPA ID Req Frame" */
-	MPA_FRAME_REP,		/* "MPA ID Rep Frame" */
-	MPA_FRAME_RTR,		/* "MPA ID RtR Frame" (seed 003, opt-in);
+	MPA_FRAME_REQ = 1, /* "MPA ID Req Frame" */
+	MPA_FRAME_REP,	   /* "MPA ID Rep Frame" */
+	MPA_FRAME_RTR,	   /* "MPA ID RtR Frame" (seed 003, opt-in);
 				 * "MPA ID Rtr Frame" also accepted */
 };
 
@@ -51,37 +52,37 @@ extern const uint8_t mpa_key_rtr[MPA_KEY_LEN];
  * of Private Data when S=1.  Masks as used by Linux siw, irdma and cxgb4.
  */
 #define MPA_ENH_LEN 4
-#define MPA_ENH_A 0x8000	/* word 0: peer-to-peer model */
-#define MPA_ENH_B 0x4000	/* word 0: zero-length Send RTR */
-#define MPA_ENH_C 0x8000	/* word 1: zero-length RDMA Write RTR */
-#define MPA_ENH_D 0x4000	/* word 1: zero-length RDMA Read RTR */
+#define MPA_ENH_A 0x8000 /* word 0: peer-to-peer model */
+#define MPA_ENH_B 0x4000 /* word 0: zero-length Send RTR */
+#define MPA_ENH_C 0x8000 /* word 1: zero-length RDMA Write RTR */
+#define MPA_ENH_D 0x4000 /* word 1: zero-length RDMA Read RTR */
 #define MPA_ENH_IRD_MASK 0x3FFF
 #define MPA_ENH_ORD_MASK 0x3FFF
-#define MPA_IRD_ORD_NONE 0x3FFF	/* RFC 6581 §9.1: no automatic negotiation */
+#define MPA_IRD_ORD_NONE 0x3FFF /* RFC 6581 §9.1: no automatic negotiation */
 
 /* RTR type bits (a set; the negotiated one has exactly one bit). */
-#define MPA_RTR_SEND 0x1	/* B */
-#define MPA_RTR_WRITE 0x2	/* C */
-#define MPA_RTR_READ 0x4	/* D */
+#define MPA_RTR_SEND 0x1  /* B */
+#define MPA_RTR_WRITE 0x2 /* C */
+#define MPA_RTR_READ 0x4  /* D */
 #define MPA_RTR_ALL (MPA_RTR_SEND | MPA_RTR_WRITE | MPA_RTR_READ)
 
 struct mpa_enh {
-	bool p2p;		/* A */
-	uint8_t rtr;		/* MPA_RTR_* set from B, C, D */
-	uint16_t ird;		/* 14 bits */
-	uint16_t ord;		/* 14 bits */
+	bool p2p;     /* A */
+	uint8_t rtr;  /* MPA_RTR_* set from B, C, D */
+	uint16_t ird; /* 14 bits */
+	uint16_t ord; /* 14 bits */
 };
 
 struct mpa_frame {
 	enum mpa_frame_type type;
-	uint8_t flags;		/* MPA_FLAG_* as on the wire (incl. Res) */
+	uint8_t flags; /* MPA_FLAG_* as on the wire (incl. Res) */
 	uint8_t rev;
-	uint16_t pd_len;	/* total Private Data incl. enhanced word */
-	const uint8_t *pd;	/* points into the parsed buffer, or the
+	uint16_t pd_len;       /* total Private Data incl. enhanced word */
+	const uint8_t *pd;     /* points into the parsed buffer, or the
 				 * caller's PD for build; pd_len bytes */
-	bool enhanced;		/* S=1 and rev >= 2 and pd_len >= 4 */
-	struct mpa_enh enh;	/* valid when enhanced */
-	const uint8_t *ulp_pd;	/* Private Data after the enhanced word */
+	bool enhanced;	       /* S=1 and rev >= 2 and pd_len >= 4 */
+	struct mpa_enh enh;    /* valid when enhanced */
+	const uint8_t *ulp_pd; /* Private Data after the enhanced word */
 	uint16_t ulp_pd_len;
 };
 
@@ -121,8 +122,7 @@ enum wire_err mpa_frame_build(const struct mpa_frame *f, uint8_t *buf,
  */
 enum wire_err mpa_enh_parse(const uint8_t *buf, size_t len,
 			    struct mpa_enh *out);
-enum wire_err mpa_enh_build(const struct mpa_enh *e, uint8_t *buf,
-			    size_t cap);
+enum wire_err mpa_enh_build(const struct mpa_enh *e, uint8_t *buf, size_t cap);
 uint32_t mpa_enh_word(const struct mpa_enh *e);
 
 /* Name of a frame type ("Request", "Reply", "RtR"). */
@@ -130,9 +130,9 @@ const char *mpa_frame_type_name(enum mpa_frame_type t);
 
 /* ---- FPDU framing (RFC 5044 §4) ---- */
 
-#define MPA_MARKER_INTERVAL 512	/* RFC 5044 §4.3 */
+#define MPA_MARKER_INTERVAL 512 /* RFC 5044 §4.3 */
 #define MPA_MARKER_LEN 4
-#define MPA_HDR_LEN 2		/* ULPDU_Length */
+#define MPA_HDR_LEN 2 /* ULPDU_Length */
 #define MPA_CRC_LEN 4
 #define MPA_ULPDU_MAX 0xFFFF
 /* markers one FPDU can contain: ceil((2+65535+3+4) / 508) + 1 */
@@ -151,9 +151,9 @@ static inline unsigned int mpa_pad_len(uint16_t ulpdu_len)
  * matters for markers, the daemon's handoff carries it.
  */
 struct mpa_dir {
-	bool markers;		/* markers present in this direction */
-	bool crc;		/* CRC generated/checked */
-	uint32_t off;		/* stream offset (wraps; mod 512 used) */
+	bool markers; /* markers present in this direction */
+	bool crc;     /* CRC generated/checked */
+	uint32_t off; /* stream offset (wraps; mod 512 used) */
 };
 
 /*
@@ -187,7 +187,7 @@ uint16_t mpa_mulpdu(uint32_t emss, bool markers);
 struct mpa_tx_scratch {
 	uint8_t hdr[MPA_MARKER_LEN + MPA_HDR_LEN];
 	uint8_t markers[MPA_FPDU_MAX_MARKERS][MPA_MARKER_LEN];
-	uint8_t trailer[3 + MPA_CRC_LEN];	/* pad + CRC */
+	uint8_t trailer[3 + MPA_CRC_LEN]; /* pad + CRC */
 };
 
 static inline size_t mpa_fpdu_iov_max(size_t n_in)
@@ -217,41 +217,41 @@ enum wire_err mpa_fpdu_build(struct mpa_dir *d, const uint8_t *ulpdu,
  * allocation.
  */
 enum mpa_rx_ev_type {
-	MPA_RX_EV_NONE = 0,	/* consumed everything, need more input */
-	MPA_RX_EV_START,	/* new FPDU: ulpdu_len, fpdu_off set */
-	MPA_RX_EV_DATA,		/* data/len: next ULPDU bytes of this FPDU */
-	MPA_RX_EV_END,		/* FPDU complete: CRC and marker results */
-	MPA_RX_EV_ERROR,	/* err set; the direction is dead (§8) */
+	MPA_RX_EV_NONE = 0, /* consumed everything, need more input */
+	MPA_RX_EV_START,    /* new FPDU: ulpdu_len, fpdu_off set */
+	MPA_RX_EV_DATA,	    /* data/len: next ULPDU bytes of this FPDU */
+	MPA_RX_EV_END,	    /* FPDU complete: CRC and marker results */
+	MPA_RX_EV_ERROR,    /* err set; the direction is dead (§8) */
 };
 
 struct mpa_rx_ev {
 	enum mpa_rx_ev_type type;
-	const uint8_t *data;	/* DATA */
-	size_t len;		/* DATA */
-	uint16_t ulpdu_len;	/* START, END */
-	uint32_t fpdu_off;	/* START, END: stream offset of ULPDU_Length */
-	uint32_t wire_len;	/* END: octets of this FPDU incl. markers
+	const uint8_t *data;	 /* DATA */
+	size_t len;		 /* DATA */
+	uint16_t ulpdu_len;	 /* START, END */
+	uint32_t fpdu_off;	 /* START, END: stream offset of ULPDU_Length */
+	uint32_t wire_len;	 /* END: octets of this FPDU incl. markers
 				 * (and a leading marker it owns) */
-	uint32_t crc_wire;	/* END */
-	uint32_t crc_calc;	/* END */
-	bool crc_checked;	/* END: direction has CRC on */
-	bool crc_ok;		/* END: crc_checked && match (true if off) */
-	unsigned int n_markers;	/* END: markers owned by this FPDU */
-	bool markers_ok;	/* END: every marker pointed at this FPDU */
-	uint32_t bad_marker_off;	/* END: offset of the first bad one */
-	enum wire_err err;	/* ERROR */
+	uint32_t crc_wire;	 /* END */
+	uint32_t crc_calc;	 /* END */
+	bool crc_checked;	 /* END: direction has CRC on */
+	bool crc_ok;		 /* END: crc_checked && match (true if off) */
+	unsigned int n_markers;	 /* END: markers owned by this FPDU */
+	bool markers_ok;	 /* END: every marker pointed at this FPDU */
+	uint32_t bad_marker_off; /* END: offset of the first bad one */
+	enum wire_err err;	 /* ERROR */
 };
 
 struct mpa_rx {
-	struct mpa_dir dir;	/* dir.off: stream offset of the next octet */
+	struct mpa_dir dir; /* dir.off: stream offset of the next octet */
 	/* private */
 	unsigned int state;
-	uint8_t tmp[4];		/* ULPDU_Length, then the CRC field */
+	uint8_t tmp[4]; /* ULPDU_Length, then the CRC field */
 	unsigned int tmp_len;
-	uint8_t mk[4];		/* marker being read */
-	uint32_t mk_off;	/* its stream offset */
-	bool mk_lead;		/* it precedes ULPDU_Length (FPDUPTR 0) */
-	bool mk_crc;		/* it is covered by the CRC */
+	uint8_t mk[4];	 /* marker being read */
+	uint32_t mk_off; /* its stream offset */
+	bool mk_lead;	 /* it precedes ULPDU_Length (FPDUPTR 0) */
+	bool mk_crc;	 /* it is covered by the CRC */
 	uint16_t ulpdu_len;
 	uint32_t ulpdu_left;
 	uint32_t pad_left;
@@ -262,7 +262,7 @@ struct mpa_rx {
 	bool markers_ok;
 	uint32_t bad_marker_off;
 	bool dead;
-	enum wire_err err;	/* why dead */
+	enum wire_err err; /* why dead */
 };
 
 /*
@@ -335,8 +335,8 @@ size_t mpa_rx_ctrl_need(const struct mpa_rx *rx);
 /* Complete-FPDU check on a contiguous buffer (decoder, tests). */
 struct mpa_fpdu_info {
 	uint16_t ulpdu_len;
-	size_t wire_len;	/* incl. markers and a leading marker */
-	size_t ulpdu_start;	/* index of the ULPDU's first byte in buf */
+	size_t wire_len;    /* incl. markers and a leading marker */
+	size_t ulpdu_start; /* index of the ULPDU's first byte in buf */
 	unsigned int n_markers;
 	bool markers_ok;
 	bool crc_ok;

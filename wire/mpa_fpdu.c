@@ -79,10 +79,11 @@ static size_t wire_for_body(bool markers, uint32_t off, size_t n)
 		lead = MPA_MARKER_LEN;
 		ph = MPA_MARKER_LEN;
 	}
-	r = MPA_MARKER_INTERVAL - ph;	/* octets before the next Marker */
+	r = MPA_MARKER_INTERVAL - ph; /* octets before the next Marker */
 	if (n <= r)
 		return lead + n;
-	return lead + n + MPA_MARKER_LEN * (1 + (n - r - 1) / MPA_MARKER_SPACING);
+	return lead + n +
+	       MPA_MARKER_LEN * (1 + (n - r - 1) / MPA_MARKER_SPACING);
 }
 
 /* Wire length of an FPDU starting at d->off (0 if d->off is in a Marker). */
@@ -114,8 +115,8 @@ uint16_t mpa_mulpdu(uint32_t emss, bool markers)
 /* ---- transmit ---- */
 
 struct tx_walk {
-	uint32_t off;		/* stream offset of the next octet */
-	uint32_t fpdu_off;	/* stream offset of ULPDU_Length */
+	uint32_t off;	   /* stream offset of the next octet */
+	uint32_t fpdu_off; /* stream offset of ULPDU_Length */
 	bool markers;
 	bool crc;
 	uint32_t crc_state;
@@ -162,11 +163,11 @@ static void tx_marker(struct tx_walk *t, bool covered)
 	uint8_t *m;
 
 	if (t->n_mk == MPA_FPDU_MAX_MARKERS) {
-		t->err = WIRE_ELEN;	/* cannot happen for <= 64 KiB */
+		t->err = WIRE_ELEN; /* cannot happen for <= 64 KiB */
 		return;
 	}
 	m = t->s->markers[t->n_mk++];
-	m[0] = 0;			/* RESERVED */
+	m[0] = 0; /* RESERVED */
 	m[1] = 0;
 	wire_put_be16(m + 2,
 		      (uint16_t)((t->off - t->fpdu_off) & MPA_FPDUPTR_MASK));
@@ -213,7 +214,7 @@ enum wire_err mpa_fpdu_build_iov(struct mpa_dir *d, const struct iovec *in,
 			return WIRE_ELEN;
 		total += in[i].iov_len;
 		if (total > MPA_ULPDU_MAX)
-			return WIRE_ELEN;	/* §4.1: 16-bit ULPDU_Length */
+			return WIRE_ELEN; /* §4.1: 16-bit ULPDU_Length */
 	}
 	if (mk_inside(d, d->off))
 		return WIRE_EINVAL;
@@ -297,10 +298,10 @@ enum wire_err mpa_fpdu_build(struct mpa_dir *d, const uint8_t *ulpdu,
 /* ---- receive: streaming decoder ---- */
 
 enum {
-	RX_S_HDR = 0,	/* ULPDU_Length (tmp_len octets of it read) */
-	RX_S_DATA,	/* ULPDU, ulpdu_left to go */
-	RX_S_PAD,	/* pad, pad_left to go */
-	RX_S_CRC,	/* CRC field (tmp_len octets of it read) */
+	RX_S_HDR = 0, /* ULPDU_Length (tmp_len octets of it read) */
+	RX_S_DATA,    /* ULPDU, ulpdu_left to go */
+	RX_S_PAD,     /* pad, pad_left to go */
+	RX_S_CRC,     /* CRC field (tmp_len octets of it read) */
 };
 
 static void rx_fpdu_reset(struct mpa_rx *rx)
@@ -343,8 +344,7 @@ static enum wire_err rx_fail(struct mpa_rx *rx, struct mpa_rx_ev *ev,
 }
 
 /* Account for k octets taken from the stream. */
-static void rx_take(struct mpa_rx *rx, const uint8_t *p, size_t k,
-		    bool covered)
+static void rx_take(struct mpa_rx *rx, const uint8_t *p, size_t k, bool covered)
 {
 	if (rx->dir.crc && covered)
 		rx->crc = crc32c_update(rx->crc, p, k);
@@ -500,7 +500,7 @@ size_t mpa_rx_data_room(const struct mpa_rx *rx)
 		return rx->ulpdu_left;
 	ph = mk_phase(rx->dir.off);
 	if (ph < MPA_MARKER_LEN)
-		return 0;	/* a Marker comes first */
+		return 0; /* a Marker comes first */
 	return min_sz(rx->ulpdu_left, MPA_MARKER_INTERVAL - ph);
 }
 
@@ -565,14 +565,13 @@ size_t mpa_rx_ctrl_need(const struct mpa_rx *rx)
 				return lead;
 			return mk && ph == 0 ? MPA_MARKER_LEN : 0;
 		}
-		return lead + wire_for_body(mk, off,
-					    rx->pad_left + MPA_CRC_LEN);
+		return lead +
+		       wire_for_body(mk, off, rx->pad_left + MPA_CRC_LEN);
 	case RX_S_PAD:
-		return lead + wire_for_body(mk, off,
-					    rx->pad_left + MPA_CRC_LEN);
+		return lead +
+		       wire_for_body(mk, off, rx->pad_left + MPA_CRC_LEN);
 	default:
-		return lead + wire_for_body(mk, off,
-					    MPA_CRC_LEN - rx->tmp_len);
+		return lead + wire_for_body(mk, off, MPA_CRC_LEN - rx->tmp_len);
 	}
 }
 
@@ -634,11 +633,10 @@ enum wire_err mpa_fpdu_parse(const struct mpa_dir *d, const uint8_t *buf,
 			}
 		} else if (body < MPA_HDR_LEN + (size_t)inf.ulpdu_len) {
 			/* ULPDU: up to the next Marker in one go. */
-			k = min_sz(MPA_HDR_LEN + inf.ulpdu_len - body,
-				   len - i);
+			k = min_sz(MPA_HDR_LEN + inf.ulpdu_len - body, len - i);
 			if (d->markers)
-				k = min_sz(k, MPA_MARKER_INTERVAL -
-						      mk_phase(s));
+				k = min_sz(k,
+					   MPA_MARKER_INTERVAL - mk_phase(s));
 			if (!ulpdu_seen) {
 				inf.ulpdu_start = i;
 				ulpdu_seen = true;
@@ -646,7 +644,7 @@ enum wire_err mpa_fpdu_parse(const struct mpa_dir *d, const uint8_t *buf,
 			if (ulpdu)
 				memcpy(ulpdu + body - MPA_HDR_LEN, buf + i, k);
 		} else if (body < crc_at) {
-			k = 1;		/* pad */
+			k = 1; /* pad */
 		} else {
 			crcf[body - crc_at] = buf[i];
 			k = 1;

@@ -16,7 +16,9 @@
 #define NONE MPA_IRD_ORD_NONE
 
 static const uint8_t rtr_default_order[3] = {
-	MPA_RTR_WRITE, MPA_RTR_READ, MPA_RTR_SEND,
+	MPA_RTR_WRITE,
+	MPA_RTR_READ,
+	MPA_RTR_SEND,
 };
 
 static bool rtr_single(uint8_t t)
@@ -47,8 +49,7 @@ void neg_policy_init(struct neg_policy *p, enum neg_role role)
 }
 
 /* NEG_R_NONE if p is usable for role, NEG_R_POLICY otherwise. */
-enum neg_reason neg_policy_check(const struct neg_policy *p,
-				 enum neg_role role)
+enum neg_reason neg_policy_check(const struct neg_policy *p, enum neg_role role)
 {
 	uint8_t seen = 0;
 	bool ended = false;
@@ -134,8 +135,8 @@ static uint16_t u16_max(uint16_t a, uint16_t b)
 
 /* Responder side of the RFC 6581 §9 word. */
 enum neg_action neg_enh_respond(const struct mpa_enh *req,
-				const struct neg_policy *p,
-				struct mpa_enh *rep, struct neg_result *res)
+				const struct neg_policy *p, struct mpa_enh *rep,
+				struct neg_result *res)
 {
 	enum neg_action act = NEG_A_ACCEPT;
 	uint16_t v;
@@ -474,8 +475,7 @@ enum neg_action neg_mpa_reply(const struct mpa_frame *sent,
 			return res_end(res, NEG_A_CLOSE, NEG_R_REV0, 0);
 		rdmac_result(res);
 		if (rep->flags & MPA_FLAG_R)
-			return res_end(res, NEG_A_REJECT, NEG_R_PEER_REJECT,
-				       0);
+			return res_end(res, NEG_A_REJECT, NEG_R_PEER_REJECT, 0);
 		return res_end(res, NEG_A_ACCEPT, NEG_R_NONE, 0);
 	}
 	/*
@@ -514,8 +514,8 @@ enum neg_action neg_mpa_reply(const struct mpa_frame *sent,
 }
 
 /* RFC 6581 §10: may the initiator retry without enhancement? */
-bool neg_fallback(const struct neg_policy *p, bool sent_enhanced,
-		  bool no_reply, struct neg_policy *retry)
+bool neg_fallback(const struct neg_policy *p, bool sent_enhanced, bool no_reply,
+		  struct neg_policy *retry)
 {
 	/*
 	 * "the initiator MAY attempt to establish an RDMA connection using
@@ -586,8 +586,7 @@ enum neg_action neg_sctp_respond(const struct sctp_ss_msg *init,
 		/* RFC 5043 §6.2 / §6.3. */
 		if (ulp_reject) {
 			rep->fc = SCTP_SS_REJECT;
-			return res_end(res, NEG_A_REJECT, NEG_R_ULP_REJECT,
-				       0);
+			return res_end(res, NEG_A_REJECT, NEG_R_ULP_REJECT, 0);
 		}
 		rep->fc = SCTP_SS_ACCEPT;
 		return res_end(res, NEG_A_ACCEPT, NEG_R_NONE, 0);

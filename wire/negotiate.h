@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "mpa.h"
-#include "rdmap.h"	/* MPA_ECODE_* in struct neg_result */
+#include "rdmap.h" /* MPA_ECODE_* in struct neg_result */
 #include "sctp_ss.h"
 
 enum neg_role {
@@ -25,35 +25,35 @@ enum neg_role {
 
 /* What the caller does next. */
 enum neg_action {
-	NEG_A_ACCEPT = 0,	/* enter full operation (after the RTR) */
-	NEG_A_REJECT,		/* responder: send the reject reply and leave
+	NEG_A_ACCEPT = 0, /* enter full operation (after the RTR) */
+	NEG_A_REJECT,	  /* responder: send the reject reply and leave
 				 * MPA (TCP stays open, RFC 5044 §7.1.2);
 				 * initiator: the peer rejected */
-	NEG_A_TERM,		/* send a Terminate, Layer 2 / type 0 /
+	NEG_A_TERM,	  /* send a Terminate, Layer 2 / type 0 /
 				 * code res->term (RFC 6581 §8), and close */
-	NEG_A_CLOSE,		/* close, nothing more is sent */
+	NEG_A_CLOSE,	  /* close, nothing more is sent */
 	NEG_A_MAX
 };
 
 /* Why an action other than a plain accept was taken. */
 enum neg_reason {
 	NEG_R_NONE = 0,
-	NEG_R_KEY,		/* wrong frame key (RFC 5044 §7.1.2 r. 5) */
-	NEG_R_INIT_INIT,	/* a Request while waiting for a Reply (r. 8) */
-	NEG_R_REV,		/* a revision we cannot interoperate with */
-	NEG_R_REV0,		/* RDMA Consortium Rev 0 peer, strict policy */
-	NEG_R_ENH_UNSUP,	/* enhanced request, enhanced not supported */
-	NEG_R_ENH_MISMATCH,	/* reply enhanced or not, unlike the request
+	NEG_R_KEY,	     /* wrong frame key (RFC 5044 §7.1.2 r. 5) */
+	NEG_R_INIT_INIT,     /* a Request while waiting for a Reply (r. 8) */
+	NEG_R_REV,	     /* a revision we cannot interoperate with */
+	NEG_R_REV0,	     /* RDMA Consortium Rev 0 peer, strict policy */
+	NEG_R_ENH_UNSUP,     /* enhanced request, enhanced not supported */
+	NEG_R_ENH_MISMATCH,  /* reply enhanced or not, unlike the request
 				 * (RFC 6581 §10) */
-	NEG_R_ULP_REJECT,	/* the local ULP rejected */
-	NEG_R_PEER_REJECT,	/* the peer rejected (R=1, Reject) */
-	NEG_R_NONULP_REJECT,	/* SCTP: Terminate as the answer
+	NEG_R_ULP_REJECT,    /* the local ULP rejected */
+	NEG_R_PEER_REJECT,   /* the peer rejected (R=1, Reject) */
+	NEG_R_NONULP_REJECT, /* SCTP: Terminate as the answer
 				 * (RFC 5043 §6.4) */
-	NEG_R_IRD,		/* insufficient IRD (TERM code 6) */
-	NEG_R_MODEL,		/* A flag not echoed (TERM code 7) */
-	NEG_R_RTR,		/* no matching RTR type (TERM code 7) */
-	NEG_R_FC,		/* SCTP: function code out of sequence */
-	NEG_R_POLICY,		/* the local policy is inconsistent */
+	NEG_R_IRD,	     /* insufficient IRD (TERM code 6) */
+	NEG_R_MODEL,	     /* A flag not echoed (TERM code 7) */
+	NEG_R_RTR,	     /* no matching RTR type (TERM code 7) */
+	NEG_R_FC,	     /* SCTP: function code out of sequence */
+	NEG_R_POLICY,	     /* the local policy is inconsistent */
 	NEG_R_MAX
 };
 
@@ -64,55 +64,55 @@ enum neg_reason {
  * the result keeps 0x3FFF (RFC 6581 §9.1).
  */
 struct neg_policy {
-	uint8_t rev;		/* initiator: Rev sent (0 emulates an RDMAC
+	uint8_t rev;	       /* initiator: Rev sent (0 emulates an RDMAC
 				 * peer, 1, 2); responder: highest answered */
-	bool enhanced;		/* RFC 6581 S=1 + word (needs rev 2) */
-	bool markers;		/* M: markers required in what we receive */
-	bool crc;		/* C: CRC asked for */
-	bool p2p;		/* initiator: A=1, peer-to-peer with RTR */
-	uint8_t rtr_types;	/* MPA_RTR_*: initiator: types it can send
+	bool enhanced;	       /* RFC 6581 S=1 + word (needs rev 2) */
+	bool markers;	       /* M: markers required in what we receive */
+	bool crc;	       /* C: CRC asked for */
+	bool p2p;	       /* initiator: A=1, peer-to-peer with RTR */
+	uint8_t rtr_types;     /* MPA_RTR_*: initiator: types it can send
 				 * (offered when p2p); responder: types it
 				 * can receive */
-	uint8_t rtr_pref[3];	/* preference order, MPA_RTR_* each, 0 ends
+	uint8_t rtr_pref[3];   /* preference order, MPA_RTR_* each, 0 ends
 				 * the list; unlisted types follow in the
 				 * default order Write, Read, Send */
-	uint16_t ird;		/* local IRD wanted (initiator: sent) */
-	uint16_t ord;		/* local ORD wanted (initiator: sent) */
-	uint16_t ird_max;	/* most inbound Reads the endpoint can take */
-	uint16_t ord_required;	/* responder, strict: ORD the ULP needs */
-	bool ird_ord_strict;	/* strict IRD/ORD (TERM 6) vs relaxed clamp */
-	bool rev0_permissive;	/* answer / accept Rev 0 (seed 002 §5.3) */
-	bool rtr_reject;	/* responder: reply R=1 when none of the
+	uint16_t ird;	       /* local IRD wanted (initiator: sent) */
+	uint16_t ord;	       /* local ORD wanted (initiator: sent) */
+	uint16_t ird_max;      /* most inbound Reads the endpoint can take */
+	uint16_t ord_required; /* responder, strict: ORD the ULP needs */
+	bool ird_ord_strict;   /* strict IRD/ORD (TERM 6) vs relaxed clamp */
+	bool rev0_permissive;  /* answer / accept Rev 0 (seed 002 §5.3) */
+	bool rtr_reject;       /* responder: reply R=1 when none of the
 				 * offered RTR types is supported */
-	bool legacy_rtr;	/* seed-003 RtR frame mode (Rev 1, S bit) */
-	bool fallback_v1;	/* RFC 6581 §10: retry unenhanced */
+	bool legacy_rtr;       /* seed-003 RtR frame mode (Rev 1, S bit) */
+	bool fallback_v1;      /* RFC 6581 §10: retry unenhanced */
 };
 
 /* The outcome, on either side; everything the handoff needs. */
 struct neg_result {
 	enum neg_action action;
 	enum neg_reason reason;
-	uint8_t term;		/* 0 or MPA_ECODE_* to send / reported */
-	uint8_t rev;		/* MPA revision of the Reply */
-	uint8_t version;	/* DDP/RDMAP version: 1 IETF, 0 RDMAC */
-	bool markers_irx;	/* markers in FPDUs the initiator receives
+	uint8_t term;	      /* 0 or MPA_ECODE_* to send / reported */
+	uint8_t rev;	      /* MPA revision of the Reply */
+	uint8_t version;      /* DDP/RDMAP version: 1 IETF, 0 RDMAC */
+	bool markers_irx;     /* markers in FPDUs the initiator receives
 				 * (the Request's M) */
-	bool markers_rrx;	/* markers in FPDUs the responder receives
+	bool markers_rrx;     /* markers in FPDUs the responder receives
 				 * (the Reply's M) */
-	bool crc;		/* CRC generated and checked both ways */
-	bool enhanced;		/* RFC 6581 enhanced exchange */
-	bool p2p;		/* connection model A */
-	uint8_t rtr;		/* initiator: the one RTR type to send (0 =
+	bool crc;	      /* CRC generated and checked both ways */
+	bool enhanced;	      /* RFC 6581 enhanced exchange */
+	bool p2p;	      /* connection model A */
+	uint8_t rtr;	      /* initiator: the one RTR type to send (0 =
 				 * none); responder: the types the Reply
 				 * allowed (the RTR must be one of them) */
-	bool rtr_frame;		/* seed 003: RtR frame to send / await */
-	bool wait_first_fpdu;	/* responder: RFC 5044 §7.1.2 rule 4 still
+	bool rtr_frame;	      /* seed 003: RtR frame to send / await */
+	bool wait_first_fpdu; /* responder: RFC 5044 §7.1.2 rule 4 still
 				 * applies (no RTR of any kind) */
-	uint16_t ird;		/* final local IRD (0x3FFF: ULP's) */
-	uint16_t ord;		/* final local ORD (0x3FFF: ULP's) */
-	bool peer_enh;		/* peer carried the RFC 6581 word */
-	struct mpa_enh peer;	/* the peer's raw word */
-	uint8_t peer_flags;	/* the peer frame's M/C/R/S/Res octet */
+	uint16_t ird;	      /* final local IRD (0x3FFF: ULP's) */
+	uint16_t ord;	      /* final local ORD (0x3FFF: ULP's) */
+	bool peer_enh;	      /* peer carried the RFC 6581 word */
+	struct mpa_enh peer;  /* the peer's raw word */
+	uint8_t peer_flags;   /* the peer frame's M/C/R/S/Res octet */
 	uint8_t peer_rev;
 };
 
@@ -152,8 +152,8 @@ uint8_t neg_rtr_pick(uint8_t set, const uint8_t pref[3]);
  * rtr_reject: res->term 7).
  */
 enum neg_action neg_enh_respond(const struct mpa_enh *req,
-				const struct neg_policy *p,
-				struct mpa_enh *rep, struct neg_result *res);
+				const struct neg_policy *p, struct mpa_enh *rep,
+				struct neg_result *res);
 
 /*
  * Initiator: check the responder's word against the one sent, set the
@@ -199,8 +199,8 @@ enum neg_action neg_mpa_reply(const struct mpa_frame *sent,
  * Terminate), may the initiator retry unenhanced?  Only when
  * p->fallback_v1 allows it; *retry is then the policy for the retry.
  */
-bool neg_fallback(const struct neg_policy *p, bool sent_enhanced,
-		  bool no_reply, struct neg_policy *retry);
+bool neg_fallback(const struct neg_policy *p, bool sent_enhanced, bool no_reply,
+		  struct neg_policy *retry);
 
 /* ---- DDP over SCTP session control ---- */
 

@@ -25,7 +25,7 @@
 #define TERM_HDRCT_SHIFT 13
 
 enum op_hdr {
-	OP_HDR_NONE,		/* Write, Read Response, Send variants */
+	OP_HDR_NONE, /* Write, Read Response, Send variants */
 	OP_HDR_READ_REQ,
 	OP_HDR_TERM,
 	OP_HDR_IMM,
@@ -36,8 +36,8 @@ enum op_hdr {
 struct op_desc {
 	bool known;
 	bool tagged;
-	uint8_t qn;		/* untagged only */
-	bool inv;		/* RsvdULP word carries the Invalidate STag */
+	uint8_t qn; /* untagged only */
+	bool inv;   /* RsvdULP word carries the Invalidate STag */
 	enum op_hdr hdr;
 };
 
@@ -53,15 +53,13 @@ static const struct op_desc op_tab[RDMAP_OPCODE_MAX + 1] = {
 	[RDMAP_SEND] = { true, false, DDP_QN_SEND, false, OP_HDR_NONE },
 	[RDMAP_SEND_INV] = { true, false, DDP_QN_SEND, true, OP_HDR_NONE },
 	[RDMAP_SEND_SE] = { true, false, DDP_QN_SEND, false, OP_HDR_NONE },
-	[RDMAP_SEND_SE_INV] = { true, false, DDP_QN_SEND, true,
-				OP_HDR_NONE },
+	[RDMAP_SEND_SE_INV] = { true, false, DDP_QN_SEND, true, OP_HDR_NONE },
 	/* RFC 5040 §5.4: the Terminate queue is QN 2. */
 	[RDMAP_TERMINATE] = { true, false, DDP_QN_TERMINATE, false,
 			      OP_HDR_TERM },
 	/* RFC 7306 §6.3: Immediate Data uses the Send queue, QN 0. */
 	[RDMAP_IMM_DATA] = { true, false, DDP_QN_SEND, false, OP_HDR_IMM },
-	[RDMAP_IMM_DATA_SE] = { true, false, DDP_QN_SEND, false,
-				OP_HDR_IMM },
+	[RDMAP_IMM_DATA_SE] = { true, false, DDP_QN_SEND, false, OP_HDR_IMM },
 	/* RFC 7306 §5.2: requests share QN 1 with Read Requests,
 	 * responses use QN 3. */
 	[RDMAP_ATOMIC_REQ] = { true, false, DDP_QN_READ_REQ, false,
@@ -117,8 +115,8 @@ enum wire_err rdmap_read_req_parse(const uint8_t *buf, size_t len,
 }
 
 /* Build an RDMA Read Request header (RFC 5040 §4.4 Figure 6). */
-enum wire_err rdmap_read_req_build(const struct rdmap_read_req *r,
-				   uint8_t *buf, size_t cap)
+enum wire_err rdmap_read_req_build(const struct rdmap_read_req *r, uint8_t *buf,
+				   size_t cap)
 {
 	struct wbuf_w w;
 
@@ -269,8 +267,7 @@ enum wire_err rdmap_term_build(const struct rdmap_term *t, uint8_t *buf,
 	size_t need = RDMAP_TERM_CTRL_LEN;
 
 	if (t->layer > RDMAP_TERM_LAYER_MAX ||
-	    t->etype > RDMAP_TERM_LAYER_MAX ||
-	    t->hdrct > RDMAP_TERM_HDRCT_MASK)
+	    t->etype > RDMAP_TERM_LAYER_MAX || t->hdrct > RDMAP_TERM_HDRCT_MASK)
 		return WIRE_EINVAL;
 	if (t->hdrct & (RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D))
 		need += 2;
@@ -390,8 +387,7 @@ enum wire_err rdmap_msg_parse(const uint8_t *buf, size_t len,
 	if (!d->tagged && m.ddp.qn != d->qn)
 		return WIRE_EOPCODE;
 
-	if (d->hdr != OP_HDR_NONE &&
-	    (e = single_segment(&m.ddp)) != WIRE_OK)
+	if (d->hdr != OP_HDR_NONE && (e = single_segment(&m.ddp)) != WIRE_OK)
 		return e;
 	e = op_hdr_parse(d->hdr, buf + dlen, len - dlen, &m, &hlen);
 	if (e != WIRE_OK)
@@ -476,7 +472,8 @@ uint8_t rdmap_term_hdrct(uint8_t layer, uint8_t etype, uint8_t opcode)
 		 * the new messages, so they get D only. */
 		if (etype == RDMAP_ETYPE_REMOTE_PROT)
 			return opcode == RDMAP_READ_REQ ?
-				       md | RDMAP_TERM_HDRCT_R : md;
+				       md | RDMAP_TERM_HDRCT_R :
+				       md;
 		if (etype == RDMAP_ETYPE_REMOTE_OP)
 			return md;
 		/* Local Catastrophic: no headers. */
@@ -516,8 +513,8 @@ void rdmap_term_fill(struct rdmap_term *t, uint8_t layer, uint8_t etype,
 	if (seg && seg_len >= 1)
 		dlen = ddp_hdr_len(seg[0]);
 	if (!seg || seg_len < dlen || dlen == 0)
-		hdrct &= (uint8_t)~(RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D |
-				    RDMAP_TERM_HDRCT_R);
+		hdrct &= (uint8_t) ~(RDMAP_TERM_HDRCT_M | RDMAP_TERM_HDRCT_D |
+				     RDMAP_TERM_HDRCT_R);
 	/* The Read Request header follows an untagged DDP header. */
 	if ((hdrct & RDMAP_TERM_HDRCT_R) &&
 	    (dlen != DDP_UNTAGGED_HDR_LEN ||

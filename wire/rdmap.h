@@ -34,25 +34,25 @@ enum rdmap_opcode {
 	RDMAP_SEND_SE = 0x5,
 	RDMAP_SEND_SE_INV = 0x6,
 	RDMAP_TERMINATE = 0x7,
-	RDMAP_IMM_DATA = 0x8,		/* RFC 7306 §6 */
-	RDMAP_IMM_DATA_SE = 0x9,	/* RFC 7306 §6 */
-	RDMAP_ATOMIC_REQ = 0xA,		/* RFC 7306 §5.2.1 */
-	RDMAP_ATOMIC_RESP = 0xB,	/* RFC 7306 §5.2.2 */
+	RDMAP_IMM_DATA = 0x8,	 /* RFC 7306 §6 */
+	RDMAP_IMM_DATA_SE = 0x9, /* RFC 7306 §6 */
+	RDMAP_ATOMIC_REQ = 0xA,	 /* RFC 7306 §5.2.1 */
+	RDMAP_ATOMIC_RESP = 0xB, /* RFC 7306 §5.2.2 */
 	RDMAP_OPCODE_MAX = 0xF,
 };
 
 /* RFC 7306 §5.2.1 Figure 5; Swap is the seed draft's (004 §5.1.2). */
 enum rdmap_aopcode {
 	RDMAP_AOP_FETCHADD = 0x0,
-	RDMAP_AOP_SWAP = 0x1,		/* draft only; RFC 7306: reserved */
+	RDMAP_AOP_SWAP = 0x1, /* draft only; RFC 7306: reserved */
 	RDMAP_AOP_CMPSWAP = 0x2,
 };
 
-#define RDMAP_READ_REQ_LEN 28		/* RFC 5040 §4.4 */
-#define RDMAP_IMM_DATA_LEN 8		/* RFC 7306 §6.2 */
-#define RDMAP_ATOMIC_REQ_LEN 52		/* RFC 7306 §5.2.1 Figure 4 */
-#define RDMAP_ATOMIC_RESP_LEN 12	/* RFC 7306 §5.2.2 Figure 6 */
-#define RDMAP_TERM_CTRL_LEN 4		/* RFC 5040 §4.8 */
+#define RDMAP_READ_REQ_LEN 28	 /* RFC 5040 §4.4 */
+#define RDMAP_IMM_DATA_LEN 8	 /* RFC 7306 §6.2 */
+#define RDMAP_ATOMIC_REQ_LEN 52	 /* RFC 7306 §5.2.1 Figure 4 */
+#define RDMAP_ATOMIC_RESP_LEN 12 /* RFC 7306 §5.2.2 Figure 6 */
+#define RDMAP_TERM_CTRL_LEN 4	 /* RFC 5040 §4.8 */
 #define RDMAP_TERM_MAX_LEN (4 + 2 + DDP_UNTAGGED_HDR_LEN + RDMAP_READ_REQ_LEN)
 
 struct rdmap_read_req {
@@ -64,8 +64,8 @@ struct rdmap_read_req {
 };
 
 struct rdmap_atomic_req {
-	uint32_t rsvd;		/* 28 reserved bits, as received */
-	uint8_t aopcode;	/* enum rdmap_aopcode */
+	uint32_t rsvd;	 /* 28 reserved bits, as received */
+	uint8_t aopcode; /* enum rdmap_aopcode */
 	uint32_t req_id;
 	uint32_t stag;
 	uint64_t to;
@@ -85,11 +85,11 @@ struct rdmap_atomic_resp {
 #define RDMAP_TERM_LAYER_DDP 0x1
 #define RDMAP_TERM_LAYER_LLP 0x2
 
-#define RDMAP_TERM_HDRCT_M 0x4	/* DDP Segment Length valid */
-#define RDMAP_TERM_HDRCT_D 0x2	/* DDP header included */
-#define RDMAP_TERM_HDRCT_R 0x1	/* RDMA (Read Request) header included */
+#define RDMAP_TERM_HDRCT_M 0x4 /* DDP Segment Length valid */
+#define RDMAP_TERM_HDRCT_D 0x2 /* DDP header included */
+#define RDMAP_TERM_HDRCT_R 0x1 /* RDMA (Read Request) header included */
 #define RDMAP_TERM_HDRCT_MASK 0x7
-#define RDMAP_TERM_LAYER_MAX 0xF	/* Layer and EType are 4 bits */
+#define RDMAP_TERM_LAYER_MAX 0xF /* Layer and EType are 4 bits */
 
 /* Layer 0 error types / codes (RFC 5040 §4.8 Figure 9). */
 #define RDMAP_ETYPE_CATASTROPHIC 0x0
@@ -127,15 +127,15 @@ struct rdmap_atomic_resp {
  * sent as zero.
  */
 struct rdmap_term {
-	uint8_t layer;		/* RDMAP_TERM_LAYER_* (4 bits) */
-	uint8_t etype;		/* 4 bits */
+	uint8_t layer; /* RDMAP_TERM_LAYER_* (4 bits) */
+	uint8_t etype; /* 4 bits */
 	uint8_t ecode;
-	uint8_t hdrct;		/* RDMAP_TERM_HDRCT_* */
-	uint16_t ddp_seg_len;	/* present when M or D, valid when M */
-	bool has_ddp_seg_len;	/* set by the parser: M or D */
+	uint8_t hdrct;	      /* RDMAP_TERM_HDRCT_* */
+	uint16_t ddp_seg_len; /* present when M or D, valid when M */
+	bool has_ddp_seg_len; /* set by the parser: M or D */
 	/* Terminated DDP header, raw (14 or 18 octets) when D */
 	uint8_t ddp_hdr[DDP_UNTAGGED_HDR_LEN];
-	size_t ddp_hdr_len;	/* 0 without D */
+	size_t ddp_hdr_len; /* 0 without D */
 	/* Terminated RDMA header (a Read Request header) when R */
 	uint8_t rdma_hdr[RDMAP_READ_REQ_LEN];
 };
@@ -143,18 +143,18 @@ struct rdmap_term {
 /* One parsed RDMAP message (one DDP segment). */
 struct rdmap_msg {
 	struct ddp_hdr ddp;
-	uint8_t rv;		/* RDMAP version */
-	uint8_t ctrl_rsvd;	/* the 2 reserved control bits, as received */
-	uint8_t opcode;		/* enum rdmap_opcode */
+	uint8_t rv;	   /* RDMAP version */
+	uint8_t ctrl_rsvd; /* the 2 reserved control bits, as received */
+	uint8_t opcode;	   /* enum rdmap_opcode */
 	union {
 		struct rdmap_read_req read_req;
 		struct rdmap_atomic_req atomic_req;
 		struct rdmap_atomic_resp atomic_resp;
 		struct rdmap_term term;
-		uint8_t imm[RDMAP_IMM_DATA_LEN];	/* big-endian value */
+		uint8_t imm[RDMAP_IMM_DATA_LEN]; /* big-endian value */
 	} u;
 	uint32_t inv_stag;	/* Send with Invalidate variants, else 0 */
-	const uint8_t *payload;	/* data after all headers (points in buf) */
+	const uint8_t *payload; /* data after all headers (points in buf) */
 	size_t payload_len;
 };
 
@@ -204,8 +204,8 @@ enum wire_err rdmap_hdr_build(const struct rdmap_msg *m, uint8_t *buf,
  */
 enum wire_err rdmap_read_req_parse(const uint8_t *buf, size_t len,
 				   struct rdmap_read_req *out);
-enum wire_err rdmap_read_req_build(const struct rdmap_read_req *r,
-				   uint8_t *buf, size_t cap);
+enum wire_err rdmap_read_req_build(const struct rdmap_read_req *r, uint8_t *buf,
+				   size_t cap);
 enum wire_err rdmap_atomic_req_parse(const uint8_t *buf, size_t len,
 				     struct rdmap_atomic_req *out);
 enum wire_err rdmap_atomic_req_build(const struct rdmap_atomic_req *r,

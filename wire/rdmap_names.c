@@ -71,12 +71,12 @@ static const struct etype_name etype_names[] = {
 #define L_RDMA RDMAP_TERM_LAYER_RDMAP
 #define L_DDP RDMAP_TERM_LAYER_DDP
 #define L_LLP RDMAP_TERM_LAYER_LLP
-#define ANY_CODE 0x100		/* the entry names every code of its type */
+#define ANY_CODE 0x100 /* the entry names every code of its type */
 
 struct ecode_name {
 	uint8_t layer;
 	uint8_t etype;
-	uint16_t ecode;		/* or ANY_CODE */
+	uint16_t ecode; /* or ANY_CODE */
 	const char *name;
 };
 

@@ -147,8 +147,9 @@ enum wire_err sctp_ss_build(const struct sctp_ss_msg *m, uint8_t *buf,
 
 #define D_BIT(d) (1u << (d))
 #define D_ANY 0xFFu
-#define D_STARTED (D_BIT(SCTP_SS_D_OPEN) | D_BIT(SCTP_SS_D_EOPEN) |     \
-		   D_BIT(SCTP_SS_D_TERM) | D_BIT(SCTP_SS_D_ETERM))
+#define D_STARTED                                         \
+	(D_BIT(SCTP_SS_D_OPEN) | D_BIT(SCTP_SS_D_EOPEN) | \
+	 D_BIT(SCTP_SS_D_TERM) | D_BIT(SCTP_SS_D_ETERM))
 #define D_PLAIN (D_BIT(SCTP_SS_D_OPEN) | D_BIT(SCTP_SS_D_TERM))
 #define D_ENH (D_BIT(SCTP_SS_D_EOPEN) | D_BIT(SCTP_SS_D_ETERM))
 #define D_NOT_REJ (D_ANY & ~D_BIT(SCTP_SS_D_REJ))
@@ -162,17 +163,17 @@ struct sctp_ss_row {
 	uint8_t dir;
 	uint8_t cur;
 	uint32_t msg;
-	uint8_t other;		/* D_BIT set of the other direction's states */
+	uint8_t other; /* D_BIT set of the other direction's states */
 	uint8_t next;
 };
 
 static const struct sctp_ss_row sctp_ss_rows[] = {
 	/* RFC 5043 §6.2-6.4: the active side starts the session. */
-	{ 0, SCTP_SS_D_NONE, SCTP_SS_INITIATE,
-	  D_BIT(SCTP_SS_D_NONE), SCTP_SS_D_OPEN },
+	{ 0, SCTP_SS_D_NONE, SCTP_SS_INITIATE, D_BIT(SCTP_SS_D_NONE),
+	  SCTP_SS_D_OPEN },
 	/* RFC 6581 §7: the enhanced sequences start the same way. */
-	{ 0, SCTP_SS_D_NONE, SCTP_SS_ENH_INITIATE,
-	  D_BIT(SCTP_SS_D_NONE), SCTP_SS_D_EOPEN },
+	{ 0, SCTP_SS_D_NONE, SCTP_SS_ENH_INITIATE, D_BIT(SCTP_SS_D_NONE),
+	  SCTP_SS_D_EOPEN },
 	/*
 	 * RFC 5043 §6.2, §6.6: the active side may send segments once the
 	 * Initiate cannot be overtaken (the caller waits for its SCTP ack
@@ -183,8 +184,7 @@ static const struct sctp_ss_row sctp_ss_rows[] = {
 	/* RFC 5043 §6.2: "The final User Data Chunk for each side MAY be a
 	 * DDP Stream Terminate." */
 	{ 0, SCTP_SS_D_OPEN, SCTP_SS_TERMINATE, D_NOT_REJ, SCTP_SS_D_TERM },
-	{ 0, SCTP_SS_D_EOPEN, SCTP_SS_TERMINATE, D_NOT_REJ,
-	  SCTP_SS_D_ETERM },
+	{ 0, SCTP_SS_D_EOPEN, SCTP_SS_TERMINATE, D_NOT_REJ, SCTP_SS_D_ETERM },
 	/* RFC 5043 §6.2: the passive side accepts an Initiate. */
 	{ 1, SCTP_SS_D_NONE, SCTP_SS_ACCEPT, D_PLAIN, SCTP_SS_D_OPEN },
 	/* RFC 6581 §7: Enhanced Accept answers an Enhanced Initiate. */
@@ -198,13 +198,12 @@ static const struct sctp_ss_row sctp_ss_rows[] = {
 	{ 1, SCTP_SS_D_OPEN, SCTP_SS_SEGMENT, D_STARTED, SCTP_SS_D_OPEN },
 	{ 1, SCTP_SS_D_EOPEN, SCTP_SS_SEGMENT, D_STARTED, SCTP_SS_D_EOPEN },
 	{ 1, SCTP_SS_D_OPEN, SCTP_SS_TERMINATE, D_STARTED, SCTP_SS_D_TERM },
-	{ 1, SCTP_SS_D_EOPEN, SCTP_SS_TERMINATE, D_STARTED,
-	  SCTP_SS_D_ETERM },
+	{ 1, SCTP_SS_D_EOPEN, SCTP_SS_TERMINATE, D_STARTED, SCTP_SS_D_ETERM },
 };
 
 /* May msg travel in direction dir from states (d0, d1)? */
-bool sctp_ss_legal_next(unsigned int dir, uint8_t d0, uint8_t d1,
-			uint32_t msg, uint8_t *next)
+bool sctp_ss_legal_next(unsigned int dir, uint8_t d0, uint8_t d1, uint32_t msg,
+			uint8_t *next)
 {
 	uint8_t cur, other;
 	size_t i;

@@ -33,11 +33,11 @@ enum sctp_ss_fc {
 	SCTP_SS_ENH_INITIATE = 0x0005,
 	SCTP_SS_ENH_ACCEPT = 0x0006,
 	SCTP_SS_ENH_REJECT = 0x0007,
-	SCTP_SS_EXPERIMENTAL = 0xFFFF,	/* RFC 6580 §3.5: reserved */
+	SCTP_SS_EXPERIMENTAL = 0xFFFF, /* RFC 6580 §3.5: reserved */
 };
 
-#define SCTP_SS_HDR_LEN 4	/* DDP-SSN + Function Code */
-#define SCTP_SS_PD_MAX 512	/* RFC 5043 §5.2.3, RFC 6581 §7 */
+#define SCTP_SS_HDR_LEN 4  /* DDP-SSN + Function Code */
+#define SCTP_SS_PD_MAX 512 /* RFC 5043 §5.2.3, RFC 6581 §7 */
 #define SCTP_SS_MSG_MAX (SCTP_SS_HDR_LEN + SCTP_SS_PD_MAX)
 
 /*
@@ -45,13 +45,13 @@ enum sctp_ss_fc {
  * there is no length field, the Private Data runs to the end of it.
  */
 struct sctp_ss_msg {
-	uint16_t ssn;		/* DDP-SSN (RFC 5043 §5.2.1) */
-	uint16_t fc;		/* enum sctp_ss_fc */
-	bool enhanced;		/* fc is 5 or 6: enh is valid */
-	struct mpa_enh enh;	/* RFC 6581 §9 word (first 4 octets of PD) */
-	const uint8_t *pd;	/* whole Private Data incl. the word */
+	uint16_t ssn;	    /* DDP-SSN (RFC 5043 §5.2.1) */
+	uint16_t fc;	    /* enum sctp_ss_fc */
+	bool enhanced;	    /* fc is 5 or 6: enh is valid */
+	struct mpa_enh enh; /* RFC 6581 §9 word (first 4 octets of PD) */
+	const uint8_t *pd;  /* whole Private Data incl. the word */
 	uint16_t pd_len;
-	const uint8_t *ulp_pd;	/* Private Data after the word */
+	const uint8_t *ulp_pd; /* Private Data after the word */
 	uint16_t ulp_pd_len;
 };
 
@@ -109,26 +109,26 @@ enum sctp_ss_role {
 
 /* State of one direction. */
 enum sctp_ss_dstate {
-	SCTP_SS_D_NONE = 0,	/* nothing sent yet */
-	SCTP_SS_D_OPEN,		/* Initiate / Accept sent: segments follow */
-	SCTP_SS_D_EOPEN,	/* the same, enhanced codes */
-	SCTP_SS_D_TERM,		/* Terminate after OPEN: direction over */
-	SCTP_SS_D_ETERM,	/* Terminate after EOPEN */
-	SCTP_SS_D_REJ,		/* Reject, Enh. Reject, non-ULP Terminate */
+	SCTP_SS_D_NONE = 0, /* nothing sent yet */
+	SCTP_SS_D_OPEN,	    /* Initiate / Accept sent: segments follow */
+	SCTP_SS_D_EOPEN,    /* the same, enhanced codes */
+	SCTP_SS_D_TERM,	    /* Terminate after OPEN: direction over */
+	SCTP_SS_D_ETERM,    /* Terminate after EOPEN */
+	SCTP_SS_D_REJ,	    /* Reject, Enh. Reject, non-ULP Terminate */
 	SCTP_SS_D_MAX
 };
 
 struct sctp_ss_seq {
-	enum sctp_ss_role role;		/* our side */
-	uint8_t d[2];			/* enum sctp_ss_dstate, by direction:
+	enum sctp_ss_role role; /* our side */
+	uint8_t d[2];		/* enum sctp_ss_dstate, by direction:
 					 * [0] active->passive, [1] back */
-	uint16_t ssn[2];		/* next DDP-SSN per direction */
+	uint16_t ssn[2];	/* next DDP-SSN per direction */
 };
 
 enum sctp_ss_verdict {
 	SCTP_SS_OK = 0,
-	SCTP_SS_ILLEGAL,	/* no legal pattern: terminate (§6.1) */
-	SCTP_SS_BAD_SSN,	/* DDP-SSN is not the next in sequence */
+	SCTP_SS_ILLEGAL, /* no legal pattern: terminate (§6.1) */
+	SCTP_SS_BAD_SSN, /* DDP-SSN is not the next in sequence */
 };
 
 /*
@@ -137,8 +137,8 @@ enum sctp_ss_verdict {
  * active side) when the directions are in states d0 (active->passive) and
  * d1 (passive->active)?  *next receives dir's new state when it may.
  */
-bool sctp_ss_legal_next(unsigned int dir, uint8_t d0, uint8_t d1,
-			uint32_t msg, uint8_t *next);
+bool sctp_ss_legal_next(unsigned int dir, uint8_t d0, uint8_t d1, uint32_t msg,
+			uint8_t *next);
 
 /* Start tracking a session on a stream; DDP-SSNs restart at 0 (§6.1). */
 void sctp_ss_seq_init(struct sctp_ss_seq *s, enum sctp_ss_role role);

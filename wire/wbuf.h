@@ -88,7 +88,7 @@ static inline enum wire_err wbuf_get_u32(struct wbuf *b, uint32_t *v)
 
 static inline enum wire_err wbuf_get_u64(struct wbuf *b, uint64_t *v)
 {
-	uint32_t hi = 0, lo = 0;	/* set by both reads; quiets gcc */
+	uint32_t hi = 0, lo = 0; /* set by both reads; quiets gcc */
 
 	if (wbuf_left(b) < 8)
 		return WIRE_ESHORT;

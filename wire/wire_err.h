@@ -10,17 +10,17 @@
  */
 enum wire_err {
 	WIRE_OK = 0,
-	WIRE_ESHORT,	/* need more bytes */
-	WIRE_EKEY,	/* bad MPA key / magic */
-	WIRE_EREV,	/* unsupported revision or version */
-	WIRE_ELEN,	/* a length field is out of range or inconsistent */
-	WIRE_EFLAGS,	/* illegal flag combination */
-	WIRE_ECRC,	/* CRC mismatch */
-	WIRE_EMARKER,	/* MPA marker disagrees with the framing */
-	WIRE_EOPCODE,	/* unknown or misplaced opcode / function code */
-	WIRE_EUNSUP,	/* well formed but not supported */
-	WIRE_ENOSPC,	/* builder: output buffer too small */
-	WIRE_EINVAL,	/* builder: field value cannot be encoded */
+	WIRE_ESHORT,  /* need more bytes */
+	WIRE_EKEY,    /* bad MPA key / magic */
+	WIRE_EREV,    /* unsupported revision or version */
+	WIRE_ELEN,    /* a length field is out of range or inconsistent */
+	WIRE_EFLAGS,  /* illegal flag combination */
+	WIRE_ECRC,    /* CRC mismatch */
+	WIRE_EMARKER, /* MPA marker disagrees with the framing */
+	WIRE_EOPCODE, /* unknown or misplaced opcode / function code */
+	WIRE_EUNSUP,  /* well formed but not supported */
+	WIRE_ENOSPC,  /* builder: output buffer too small */
+	WIRE_EINVAL,  /* builder: field value cannot be encoded */
 	WIRE_ERR_MAX
 };
 

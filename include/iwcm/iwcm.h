@@ -532,8 +532,7 @@ int iwcm_conn_param_set_rev0(struct iwcm_conn_param *param,
  * Context: Thread-safe for distinct parameters.
  * Return: 0, or -1 with errno EINVAL if @param is NULL.
  */
-int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param,
-				 bool fallback);
+int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param, bool fallback);
 
 /**
  * iwcm_conn_param_set_reply_timeout() - Set the MPA Reply timeout.
@@ -668,8 +667,7 @@ int iwcm_listener_get_port(const struct iwcm_listener *listener);
  * for the MPA revision), EAFNOSUPPORT, EACCES, EMFILE, EPROTO,
  * ECONNRESET, ETIMEDOUT, ENOMEM.
  */
-struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
-			       const struct sockaddr *dst,
+struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst,
 			       const struct sockaddr *src,
 			       const struct iwcm_conn_param *param);
 
@@ -705,8 +703,7 @@ int iwcm_accept(struct iwcm_conn *conn, const struct iwcm_conn_param *param);
  * request, @len too big), ENOENT (the request expired: @conn then
  * reports IWCM_STATUS_NOENT), EPROTO, ECONNRESET, ETIMEDOUT.
  */
-int iwcm_reject(struct iwcm_conn *conn, const void *private_data,
-		size_t len);
+int iwcm_reject(struct iwcm_conn *conn, const void *private_data, size_t len);
 
 /**
  * iwcm_conn_free() - Free a connection.

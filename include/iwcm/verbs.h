@@ -571,8 +571,7 @@ int iwcm_comp_channel_get_fd(const struct iwcm_comp_channel *channel);
  * Return: The completion queue, or NULL with errno EINVAL (@ctx NULL,
  * @cqe out of range, @channel of another context) or ENOMEM.
  */
-struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
-			       void *cq_context,
+struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe, void *cq_context,
 			       struct iwcm_comp_channel *channel);
 
 /**

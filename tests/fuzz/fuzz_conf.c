@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (c.listeners[i].addrlen == 0 ||
 			    !memchr(c.listeners[i].name, '\0', CONF_NAME_MAX))
 				abort();
-	} else if (!memchr(err, '\0', sizeof(err)) || strncmp(err, "fuzz:", 5)) {
+	} else if (!memchr(err, '\0', sizeof(err)) ||
+		   strncmp(err, "fuzz:", 5)) {
 		abort();
 	}
 	return 0;

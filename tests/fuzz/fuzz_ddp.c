@@ -14,11 +14,10 @@
 
 static int same_hdr(const struct ddp_hdr *a, const struct ddp_hdr *b)
 {
-	return a->tagged == b->tagged && a->last == b->last &&
-	       a->dv == b->dv && a->rsvd_ulp8 == b->rsvd_ulp8 &&
-	       a->stag == b->stag && a->to == b->to &&
-	       a->rsvd_ulp32 == b->rsvd_ulp32 && a->qn == b->qn &&
-	       a->msn == b->msn && a->mo == b->mo;
+	return a->tagged == b->tagged && a->last == b->last && a->dv == b->dv &&
+	       a->rsvd_ulp8 == b->rsvd_ulp8 && a->stag == b->stag &&
+	       a->to == b->to && a->rsvd_ulp32 == b->rsvd_ulp32 &&
+	       a->qn == b->qn && a->msn == b->msn && a->mo == b->mo;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -94,9 +94,10 @@ static void run_packets(const uint8_t *data, size_t size,
 			const struct output *ops, unsigned int flags)
 {
 	static const int links[N_LINKS] = {
-		DECODE_LINK_EN10MB, DECODE_LINK_LINUX_SLL,
-		DECODE_LINK_LINUX_SLL2, DECODE_LINK_NULL, DECODE_LINK_LOOP,
-		DECODE_LINK_RAW, DECODE_LINK_IPV4, DECODE_LINK_IPV6,
+		DECODE_LINK_EN10MB,	DECODE_LINK_LINUX_SLL,
+		DECODE_LINK_LINUX_SLL2, DECODE_LINK_NULL,
+		DECODE_LINK_LOOP,	DECODE_LINK_RAW,
+		DECODE_LINK_IPV4,	DECODE_LINK_IPV6,
 	};
 	struct out_sink out;
 	struct decode *dc;
@@ -174,7 +175,8 @@ static void same_lines(char *a, size_t alen, char *b, size_t blen)
 		if (strcmp(va[i], vb[i]))
 			break;
 	if (na != nb || i < na) {
-		fprintf(stderr, "decode differs when fed octet by octet:\n"
+		fprintf(stderr,
+			"decode differs when fed octet by octet:\n"
 			"whole records: %s\noctet by octet: %s\n",
 			i < na ? va[i] : "(end)", i < nb ? vb[i] : "(end)");
 		abort();

@@ -74,14 +74,14 @@
 #include "mpa.h"
 #include "rdmap.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
-#define ACC_ALL                                                              \
-	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE |                \
+#define ACC_ALL                                               \
+	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
 #define CANARY 0xA5
 #define PUMP_MAX 256
@@ -89,17 +89,26 @@
 #define MAX_WR 32
 
 /* Regions; the fix-ups name them 1 to R_N. */
-enum { R_LOCAL, R_WRITE, R_READ, R_ATOMIC, R_ALL, R_SECRET, R_OTHER,
-       R_EMPTY, R_N };
+enum {
+	R_LOCAL,
+	R_WRITE,
+	R_READ,
+	R_ATOMIC,
+	R_ALL,
+	R_SECRET,
+	R_OTHER,
+	R_EMPTY,
+	R_N
+};
 
 /* Places in R_LOCAL. */
-#define L_RECV_A 0		/* 64 octets */
-#define L_RECV_B1 80		/* 32 + 32 octets, two SGEs */
+#define L_RECV_A 0   /* 64 octets */
+#define L_RECV_B1 80 /* 32 + 32 octets, two SGEs */
 #define L_RECV_B2 128
-#define L_RECV_X 176		/* 4 more receives of 32, every 40 */
-#define L_SINK 352		/* Read sinks: 64, then 32 at 424 */
+#define L_RECV_X 176 /* 4 more receives of 32, every 40 */
+#define L_SINK 352   /* Read sinks: 64, then 32 at 424 */
 #define L_SINK2 424
-#define L_ATOMIC 464		/* the FetchAdd's result */
+#define L_ATOMIC 464 /* the FetchAdd's result */
 #define N_EXTRA_RECV 4
 
 struct region {
@@ -110,23 +119,24 @@ struct region {
 	/* set once */
 	uint8_t *map;
 	size_t map_len;
-	uint8_t *p;		/* the last octet before the trailing guard */
+	uint8_t *p; /* the last octet before the trailing guard */
 	/* per run */
 	struct iwcm_mr *mr;
 	uint32_t stag;
-	bool gone;		/* deregistered: frozen from then on */
-	uint8_t *snap;		/* contents when it went */
+	bool gone;     /* deregistered: frozen from then on */
+	uint8_t *snap; /* contents when it went */
 };
 
-#define REGION(a, l, o, f)                                                   \
-	{ .access = (a), .len = (l), .other_pd = (o), .fill = (f) }
+#define REGION(a, l, o, f)                                              \
+	{                                                               \
+		.access = (a), .len = (l), .other_pd = (o), .fill = (f) \
+	}
 static struct region R[R_N] = {
 	[R_LOCAL] = REGION(IWCM_ACCESS_LOCAL_WRITE, 512, false, 0x11),
 	[R_WRITE] = REGION(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE,
 			   4096, false, 0x22),
 	[R_READ] = REGION(IWCM_ACCESS_REMOTE_READ, 4096, false, 0x33),
-	[R_ATOMIC] = REGION(IWCM_ACCESS_LOCAL_WRITE |
-				    IWCM_ACCESS_REMOTE_ATOMIC,
+	[R_ATOMIC] = REGION(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_ATOMIC,
 			    64, false, 0x44),
 	[R_ALL] = REGION(ACC_ALL, 300, false, 0x55),
 	[R_SECRET] = REGION(0, 256, false, 0x66),
@@ -155,11 +165,11 @@ static struct {
 	struct iwcm_srq *srq;
 	struct iwcm_qp *qp;
 	struct iwcm_conn *conn;
-	int fd;			/* the peer's end */
-	bool wr_closed;		/* the peer wrote its last octet */
-	struct mpa_dir tx;	/* what the peer frames */
-	uint32_t next_msn[4];	/* untagged messages the peer ended */
-	uint32_t lib_req_id;	/* the library's last Atomic Request */
+	int fd;		      /* the peer's end */
+	bool wr_closed;	      /* the peer wrote its last octet */
+	struct mpa_dir tx;    /* what the peer frames */
+	uint32_t next_msn[4]; /* untagged messages the peer ended */
+	uint32_t lib_req_id;  /* the library's last Atomic Request */
 	bool atomics;
 	uint8_t version;
 	/* octets framed, not yet written */
@@ -173,8 +183,8 @@ static struct {
 	/* what the library sends */
 	struct dec got;
 	bool term_seen;
-	bool term_llp;		/* the library's Terminate: layer LLP */
-	bool len_err;		/* a completion with a local length error */
+	bool term_llp; /* the library's Terminate: layer LLP */
+	bool len_err;  /* a completion with a local length error */
 	uint32_t lib_msn[4];
 	/* R_LOCAL octets the library may write */
 	bool local_ok[512];
@@ -254,9 +264,8 @@ static void regions_check(void)
 			continue;
 		}
 		/* Remote writes and atomics may land anywhere inside. */
-		if (!r->other_pd &&
-		    (r->access & (IWCM_ACCESS_REMOTE_WRITE |
-				  IWCM_ACCESS_REMOTE_ATOMIC)))
+		if (!r->other_pd && (r->access & (IWCM_ACCESS_REMOTE_WRITE |
+						  IWCM_ACCESS_REMOTE_ATOMIC)))
 			all = true;
 		for (size_t k = 0; k < r->len && !all; k++)
 			CHECK(r->p[k] == fill_at(r, k) ||
@@ -381,8 +390,16 @@ static void post_send_msg(uint64_t id)
 }
 
 /* Work request ids. */
-enum { WR_RECV_A = 1, WR_RECV_B, WR_READ, WR_ATOMIC, WR_RECV_X,
-       WR_SEND = WR_RECV_X + N_EXTRA_RECV, WR_READ2, WR_N };
+enum {
+	WR_RECV_A = 1,
+	WR_RECV_B,
+	WR_READ,
+	WR_ATOMIC,
+	WR_RECV_X,
+	WR_SEND = WR_RECV_X + N_EXTRA_RECV,
+	WR_READ2,
+	WR_N
+};
 
 static void poll_cqs(void)
 {
@@ -500,8 +517,7 @@ static bool read_granted(uint32_t stag, uint64_t to, size_t len)
 		/* The peer's sink may wrap: its addresses, its problem. */
 		uint64_t at = to - q->sink_to, src;
 
-		if (q->sink_stag != stag || at >= q->size ||
-		    len > q->size - at)
+		if (q->sink_stag != stag || at >= q->size || len > q->size - at)
 			continue;
 		src = q->src_to + at;
 		for (int k = 0; k < R_N; k++) {
@@ -629,7 +645,7 @@ static void emit(const uint8_t *p, size_t n)
 		if (!k) {
 			pump();
 			if (H.out_len == sizeof(H.out))
-				return;	/* stuck: drop the rest */
+				return; /* stuck: drop the rest */
 			continue;
 		}
 		if (k > n)
@@ -841,9 +857,8 @@ static void action(unsigned int a, const uint8_t **p, const uint8_t *end)
 	case 1:
 		if (H.extra_recvs < N_EXTRA_RECV) {
 			int k = H.extra_recvs++;
-			struct iwcm_sge s = sge_at(R_LOCAL,
-						   L_RECV_X + (size_t)k * 40,
-						   32);
+			struct iwcm_sge s =
+				sge_at(R_LOCAL, L_RECV_X + (size_t)k * 40, 32);
 
 			H.recv_len[WR_RECV_X + k] = 32;
 			post_recv((uint64_t)(WR_RECV_X + k), &s, 1);
@@ -878,8 +893,8 @@ static void action(unsigned int a, const uint8_t **p, const uint8_t *end)
 		struct linger l = { 1, 0 };
 
 		/* A reset: the library sees ECONNRESET. */
-		CHECK(setsockopt(H.fd, SOL_SOCKET, SO_LINGER, &l,
-				 sizeof(l)) == 0);
+		CHECK(setsockopt(H.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l)) ==
+		      0);
 		close(H.fd);
 		H.fd = -1;
 		H.wr_closed = true;
@@ -935,7 +950,7 @@ static void records(const uint8_t *p, const uint8_t *end)
 
 				if (mpa_fpdu_build(&d, u, (uint16_t)len, w,
 						   sizeof(w), &n) != WIRE_OK)
-					break;	/* a start inside a marker */
+					break; /* a start inside a marker */
 				if (h & 4)
 					w[n - 1] ^= 0x20;
 				if (h >> 4) {

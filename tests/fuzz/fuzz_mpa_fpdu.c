@@ -21,10 +21,10 @@
 #include "fuzz/fuzz.h"
 #include "mpa.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
 #define STREAM_MAX (1u << 17)
@@ -42,8 +42,8 @@ static uint32_t rnd(void)
 }
 
 static uint8_t stream[STREAM_MAX];
-static uint8_t ulpdus[STREAM_MAX];	/* the ULPDUs, concatenated */
-static uint8_t got[STREAM_MAX];		/* what the decoder delivered */
+static uint8_t ulpdus[STREAM_MAX]; /* the ULPDUs, concatenated */
+static uint8_t got[STREAM_MAX];	   /* what the decoder delivered */
 static uint8_t tmp[70000];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -102,8 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Cut the payload at random points, some pieces empty. */
 		left = len;
 		for (i = 0; i < n_in; i++) {
-			size_t piece = i == n_in - 1 ? left
-						     : rnd() % (left + 1);
+			size_t piece = i == n_in - 1 ? left :
+						       rnd() % (left + 1);
 
 			in[i].iov_base = u + (len - left);
 			in[i].iov_len = piece;
@@ -153,8 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		d.off = off0 + (uint32_t)at[k];
 		CHECK(mpa_fpdu_parse(&d, stream + at[k], slen - at[k], &info,
-				     got + glen, sizeof(got) - glen) ==
-		      WIRE_OK);
+				     got + glen,
+				     sizeof(got) - glen) == WIRE_OK);
 		CHECK(info.ulpdu_len == lens[k] && info.wire_len == wl[k]);
 		CHECK(info.crc_ok && info.markers_ok);
 		glen += lens[k];

@@ -16,10 +16,10 @@
 #include "fuzz/fuzz.h"
 #include "mpa.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
 static bool enh_eq(const struct mpa_enh *a, const struct mpa_enh *b)
@@ -95,12 +95,12 @@ static void build_side(const uint8_t *data, size_t size)
 	if (size < 10)
 		return;
 	memset(&f, 0, sizeof(f));
-	f.type = (enum mpa_frame_type)(data[0] % 4);	/* 0 is invalid */
+	f.type = (enum mpa_frame_type)(data[0] % 4); /* 0 is invalid */
 	f.flags = data[1];
 	f.rev = data[2];
 	f.enhanced = data[3] & 1;
 	f.enh.p2p = data[3] & 2;
-	f.enh.rtr = (uint8_t)(data[3] >> 2 & 0x0f);	/* 0x8: invalid */
+	f.enh.rtr = (uint8_t)(data[3] >> 2 & 0x0f); /* 0x8: invalid */
 	f.enh.ird = (uint16_t)(data[4] << 8 | data[5]);
 	f.enh.ord = (uint16_t)(data[6] << 8 | data[7]);
 	n = (size_t)(data[8] << 8 | data[9]) % 600;

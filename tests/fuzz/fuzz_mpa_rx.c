@@ -21,15 +21,15 @@
 #include "fuzz/fuzz.h"
 #include "mpa.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
 struct fpdu_sum {
-	size_t start;		/* index in the stream */
-	size_t data_at;		/* index in the DATA concatenation */
+	size_t start;	/* index in the stream */
+	size_t data_at; /* index in the DATA concatenation */
 	struct mpa_rx_ev end;
 };
 
@@ -38,7 +38,7 @@ struct run {
 	size_t n, cap;
 	uint8_t *data;
 	size_t data_len;
-	size_t pos;		/* stream octets consumed */
+	size_t pos; /* stream octets consumed */
 	bool in_fpdu;
 	uint16_t cur_len;
 	size_t cur_data;
@@ -69,8 +69,8 @@ static void on_event(struct run *r, const struct mpa_rx_ev *ev,
 		r->cur_data = 0;
 		CHECK(r->n < r->cap);
 		r->f[r->n].start = r->n ? r->f[r->n - 1].end.wire_len +
-						  r->f[r->n - 1].start
-					: 0;
+						   r->f[r->n - 1].start :
+					  0;
 		r->f[r->n].data_at = r->data_len;
 		break;
 	case MPA_RX_EV_DATA:
@@ -96,8 +96,7 @@ static void on_event(struct run *r, const struct mpa_rx_ev *ev,
 }
 
 /* Step over one piece until it is consumed or the decoder dies. */
-static void feed(struct mpa_rx *rx, struct run *r, const uint8_t *src,
-		 size_t n)
+static void feed(struct mpa_rx *rx, struct run *r, const uint8_t *src, size_t n)
 {
 	uint8_t *copy = malloc(n ? n : 1);
 	size_t off = 0;
@@ -179,9 +178,8 @@ static bool ev_eq(const struct mpa_rx_ev *a, const struct mpa_rx_ev *b)
 {
 	return a->ulpdu_len == b->ulpdu_len && a->fpdu_off == b->fpdu_off &&
 	       a->wire_len == b->wire_len && a->crc_wire == b->crc_wire &&
-	       a->crc_calc == b->crc_calc &&
-	       a->crc_checked == b->crc_checked && a->crc_ok == b->crc_ok &&
-	       a->n_markers == b->n_markers &&
+	       a->crc_calc == b->crc_calc && a->crc_checked == b->crc_checked &&
+	       a->crc_ok == b->crc_ok && a->n_markers == b->n_markers &&
 	       a->markers_ok == b->markers_ok &&
 	       a->bad_marker_off == b->bad_marker_off;
 }
@@ -213,7 +211,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	off = (uint32_t)data[1] << 24 | (uint32_t)data[2] << 16 |
 	      (uint32_t)data[3] << 8 | data[4];
 	rng = ((uint32_t)data[5] << 24 | (uint32_t)data[6] << 16 |
-	       (uint32_t)data[7] << 8 | data[8]) | 1;
+	       (uint32_t)data[7] << 8 | data[8]) |
+	      1;
 	s = data + 9;
 	len = size - 9;
 
@@ -267,9 +266,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(e->crc_checked == d.crc);
 		if (!d.crc)
 			CHECK(e->crc_ok && e->crc_calc == 0);
-		err = mpa_fpdu_parse(&d, s + ra.f[k].start,
-				     len - ra.f[k].start, &info, ulpdu,
-				     sizeof(ulpdu));
+		err = mpa_fpdu_parse(&d, s + ra.f[k].start, len - ra.f[k].start,
+				     &info, ulpdu, sizeof(ulpdu));
 		CHECK(err == WIRE_OK);
 		CHECK(info.ulpdu_len == e->ulpdu_len);
 		CHECK(info.wire_len == e->wire_len);
@@ -279,8 +277,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(info.crc_wire == e->crc_wire);
 		CHECK(info.crc_calc == e->crc_calc);
 		CHECK(info.ulpdu_start < info.wire_len);
-		CHECK(memcmp(ulpdu, ra.data + ra.f[k].data_at,
-			     e->ulpdu_len) == 0);
+		CHECK(memcmp(ulpdu, ra.data + ra.f[k].data_at, e->ulpdu_len) ==
+		      0);
 		if (e->ulpdu_len)
 			CHECK(mpa_fpdu_parse(&d, s + ra.f[k].start,
 					     len - ra.f[k].start, &info, ulpdu,

@@ -17,10 +17,10 @@
 #include "negotiate.h"
 #include "rdmap.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
 #define NONE MPA_IRD_ORD_NONE
@@ -66,8 +66,7 @@ static void policy_from(const uint8_t *b, struct neg_policy *p,
 		p->ird_max = p->ird;
 }
 
-static bool frame_from(const uint8_t *data, size_t size,
-		       struct mpa_frame *f)
+static bool frame_from(const uint8_t *data, size_t size, struct mpa_frame *f)
 {
 	size_t used;
 

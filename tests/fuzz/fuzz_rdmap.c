@@ -114,8 +114,7 @@ static void check_prefixes(const uint8_t *data, size_t size,
 		} else if (k < hdr_end) {
 			if (e != WIRE_ELEN)
 				abort();
-		} else if (m->opcode == RDMAP_TERMINATE ||
-			   hdr_end == dlen) {
+		} else if (m->opcode == RDMAP_TERMINATE || hdr_end == dlen) {
 			/* Only the payload is shorter. */
 			if (e != WIRE_OK || p.payload_len != k - hdr_end)
 				abort();

@@ -16,10 +16,10 @@
 #include "negotiate.h"
 #include "sctp_ss.h"
 
-#define CHECK(c)                                                             \
-	do {                                                                 \
-		if (!(c))                                                    \
-			abort();                                             \
+#define CHECK(c)                 \
+	do {                     \
+		if (!(c))        \
+			abort(); \
 	} while (0)
 
 static uint16_t be16(const uint8_t *p)
@@ -182,9 +182,9 @@ static void check_negotiate(const uint8_t *data, size_t size)
 		return;
 	}
 	CHECK(m.fc == SCTP_SS_INITIATE || m.fc == SCTP_SS_ENH_INITIATE);
-	CHECK(sctp_ss_legal_next(1, m.fc == SCTP_SS_INITIATE ?
-				 SCTP_SS_D_OPEN : SCTP_SS_D_EOPEN,
-				 SCTP_SS_D_NONE, rep.fc, &d1));
+	CHECK(sctp_ss_legal_next(
+		1, m.fc == SCTP_SS_INITIATE ? SCTP_SS_D_OPEN : SCTP_SS_D_EOPEN,
+		SCTP_SS_D_NONE, rep.fc, &d1));
 	if (rep.fc == SCTP_SS_ENH_ACCEPT) {
 		/* RFC 6581 §9.1-9.2 as answered */
 		CHECK(rep.enh.p2p == m.enh.p2p);

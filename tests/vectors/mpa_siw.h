@@ -21,12 +21,12 @@ struct mpa_siw_frame {
 	const char *name;
 	const uint8_t *bytes;
 	size_t len;
-	int type;		/* 1 Request, 2 Reply */
+	int type; /* 1 Request, 2 Reply */
 	uint8_t flags;
 	uint8_t rev;
 	uint16_t pd_len;
 	int has_word;
-	uint32_t word;		/* RFC 6581 IRD/ORD word when has_word */
+	uint32_t word; /* RFC 6581 IRD/ORD word when has_word */
 };
 
 struct mpa_siw_stream {
@@ -40,20 +40,20 @@ struct mpa_siw_stream {
 };
 
 static const uint8_t mpa_siw_frame_0[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_1[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_2[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_3[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x40, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_4[24] = {
 	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46,
@@ -64,12 +64,12 @@ static const uint8_t mpa_siw_frame_5[24] = {
 	0x72, 0x61, 0x6d, 0x65, 0x10, 0x02, 0x00, 0x04, 0x00, 0x01, 0x00, 0x01,
 };
 static const uint8_t mpa_siw_frame_6[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x00, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x00, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_7[20] = {
-	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70, 0x20, 0x46,
-	0x72, 0x61, 0x6d, 0x65, 0x00, 0x01, 0x00, 0x00,
+	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70,
+	0x20, 0x46, 0x72, 0x61, 0x6d, 0x65, 0x00, 0x01, 0x00, 0x00,
 };
 static const uint8_t mpa_siw_frame_8[24] = {
 	0x4d, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46,
@@ -81,16 +81,26 @@ static const uint8_t mpa_siw_frame_9[24] = {
 };
 
 static const struct mpa_siw_frame mpa_siw_frames[] = {
-	{ "siw-readbw-mpa1-crc#0 Request", mpa_siw_frame_0, 20, 1, 0x40, 1, 0, 0, 0x00000000u },
-	{ "siw-readbw-mpa1-crc#0 Reply", mpa_siw_frame_1, 20, 2, 0x40, 1, 0, 0, 0x00000000u },
-	{ "siw-readbw-mpa1-crc#1 Request", mpa_siw_frame_2, 20, 1, 0x40, 1, 0, 0, 0x00000000u },
-	{ "siw-readbw-mpa1-crc#1 Reply", mpa_siw_frame_3, 20, 2, 0x40, 1, 0, 0, 0x00000000u },
-	{ "siw-rping-default#0 Request", mpa_siw_frame_4, 24, 1, 0x10, 2, 4, 1, 0x00010001u },
-	{ "siw-rping-default#0 Reply", mpa_siw_frame_5, 24, 2, 0x10, 2, 4, 1, 0x00010001u },
-	{ "siw-rping-mpa1#0 Request", mpa_siw_frame_6, 20, 1, 0x00, 1, 0, 0, 0x00000000u },
-	{ "siw-rping-mpa1#0 Reply", mpa_siw_frame_7, 20, 2, 0x00, 1, 0, 0, 0x00000000u },
-	{ "siw-rping-mpa2-p2p-writertr#0 Request", mpa_siw_frame_8, 24, 1, 0x10, 2, 4, 1, 0x8001c001u },
-	{ "siw-rping-mpa2-p2p-writertr#0 Reply", mpa_siw_frame_9, 24, 2, 0x10, 2, 4, 1, 0x80018001u },
+	{ "siw-readbw-mpa1-crc#0 Request", mpa_siw_frame_0, 20, 1, 0x40, 1, 0,
+	  0, 0x00000000u },
+	{ "siw-readbw-mpa1-crc#0 Reply", mpa_siw_frame_1, 20, 2, 0x40, 1, 0, 0,
+	  0x00000000u },
+	{ "siw-readbw-mpa1-crc#1 Request", mpa_siw_frame_2, 20, 1, 0x40, 1, 0,
+	  0, 0x00000000u },
+	{ "siw-readbw-mpa1-crc#1 Reply", mpa_siw_frame_3, 20, 2, 0x40, 1, 0, 0,
+	  0x00000000u },
+	{ "siw-rping-default#0 Request", mpa_siw_frame_4, 24, 1, 0x10, 2, 4, 1,
+	  0x00010001u },
+	{ "siw-rping-default#0 Reply", mpa_siw_frame_5, 24, 2, 0x10, 2, 4, 1,
+	  0x00010001u },
+	{ "siw-rping-mpa1#0 Request", mpa_siw_frame_6, 20, 1, 0x00, 1, 0, 0,
+	  0x00000000u },
+	{ "siw-rping-mpa1#0 Reply", mpa_siw_frame_7, 20, 2, 0x00, 1, 0, 0,
+	  0x00000000u },
+	{ "siw-rping-mpa2-p2p-writertr#0 Request", mpa_siw_frame_8, 24, 1, 0x10,
+	  2, 4, 1, 0x8001c001u },
+	{ "siw-rping-mpa2-p2p-writertr#0 Reply", mpa_siw_frame_9, 24, 2, 0x10,
+	  2, 4, 1, 0x80018001u },
 };
 
 static const uint8_t mpa_siw_stream_0[844] = {
@@ -166,8 +176,12 @@ static const uint8_t mpa_siw_stream_0[844] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x7f, 0x23, 0x2b, 0x5a,
 };
-static const uint32_t mpa_siw_stream_0_off[] = { 0, 40, 68, 96, 124, 204, 284, 364, 444, 524, 604, 636, 668, 700, 732, 764 };
-static const uint16_t mpa_siw_stream_0_len[] = { 34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 26, 26, 26, 26, 26, 74 };
+static const uint32_t mpa_siw_stream_0_off[] = { 0,   40,  68,	96,  124, 204,
+						 284, 364, 444, 524, 604, 636,
+						 668, 700, 732, 764 };
+static const uint16_t mpa_siw_stream_0_len[] = {
+	34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 26, 26, 26, 26, 26, 74
+};
 static const uint8_t mpa_siw_stream_1[844] = {
 	0x00, 0x22, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x36, 0x2e, 0x30, 0x36,
@@ -241,8 +255,12 @@ static const uint8_t mpa_siw_stream_1[844] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x29, 0x07, 0xb9, 0xc8,
 };
-static const uint32_t mpa_siw_stream_1_off[] = { 0, 40, 68, 96, 124, 204, 284, 364, 444, 524, 604, 636, 668, 700, 732, 764 };
-static const uint16_t mpa_siw_stream_1_len[] = { 34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 26, 26, 26, 26, 26, 74 };
+static const uint32_t mpa_siw_stream_1_off[] = { 0,   40,  68,	96,  124, 204,
+						 284, 364, 444, 524, 604, 636,
+						 668, 700, 732, 764 };
+static const uint16_t mpa_siw_stream_1_len[] = {
+	34, 22, 22, 20, 74, 74, 74, 74, 74, 74, 26, 26, 26, 26, 26, 74
+};
 static const uint8_t mpa_siw_stream_2[260] = {
 	0x00, 0x2e, 0x41, 0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x45, 0xdc, 0x8a, 0x00,
@@ -351,8 +369,10 @@ static const uint8_t mpa_siw_stream_4[492] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x84, 0xec, 0xd3, 0x75, 0x50,
 	0xac, 0x1d, 0x9e, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
 };
-static const uint32_t mpa_siw_stream_4_off[] = { 0, 40, 124, 164, 204, 288, 328, 368, 452 };
-static const uint16_t mpa_siw_stream_4_len[] = { 34, 78, 34, 34, 78, 34, 34, 78, 34 };
+static const uint32_t mpa_siw_stream_4_off[] = { 0,   40,  124, 164, 204,
+						 288, 328, 368, 452 };
+static const uint16_t mpa_siw_stream_4_len[] = { 34, 78, 34, 34, 78,
+						 34, 34, 78, 34 };
 static const uint8_t mpa_siw_stream_5[648] = {
 	0x00, 0x2e, 0x41, 0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x36, 0xc7, 0x13, 0x00,
@@ -409,13 +429,15 @@ static const uint8_t mpa_siw_stream_5[648] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const uint32_t mpa_siw_stream_5_off[] = { 0, 52, 92, 176, 216, 268, 308, 392, 432, 484, 524, 608 };
-static const uint16_t mpa_siw_stream_5_len[] = { 46, 34, 78, 34, 46, 34, 78, 34, 46, 34, 78, 34 };
+static const uint32_t mpa_siw_stream_5_off[] = { 0,   52,  92,	176, 216, 268,
+						 308, 392, 432, 484, 524, 608 };
+static const uint16_t mpa_siw_stream_5_len[] = { 46, 34, 78, 34, 46, 34,
+						 78, 34, 46, 34, 78, 34 };
 static const uint8_t mpa_siw_stream_6[40] = {
-	0x00, 0x22, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x55, 0x88,
-	0x02, 0x05, 0x63, 0x70, 0x38, 0xcb, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x40,
-	0x00, 0x00, 0x00, 0x00,
+	0x00, 0x22, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x55, 0x88, 0x02, 0x05, 0x63, 0x70, 0x38, 0xcb,
+	0xdf, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
 };
 static const uint32_t mpa_siw_stream_6_off[] = { 0 };
 static const uint16_t mpa_siw_stream_6_len[] = { 34 };
@@ -464,8 +486,10 @@ static const uint8_t mpa_siw_stream_8[512] = {
 	0x00, 0x00, 0x55, 0xe2, 0xa7, 0xdf, 0xd5, 0x50, 0x50, 0x0f, 0x6a, 0x00,
 	0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
 };
-static const uint32_t mpa_siw_stream_8_off[] = { 0, 20, 60, 144, 184, 224, 308, 348, 388, 472 };
-static const uint16_t mpa_siw_stream_8_len[] = { 14, 34, 78, 34, 34, 78, 34, 34, 78, 34 };
+static const uint32_t mpa_siw_stream_8_off[] = { 0,   20,  60,	144, 184,
+						 224, 308, 348, 388, 472 };
+static const uint16_t mpa_siw_stream_8_len[] = { 14, 34, 78, 34, 34,
+						 78, 34, 34, 78, 34 };
 static const uint8_t mpa_siw_stream_9[648] = {
 	0x00, 0x2e, 0x41, 0x41, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x48, 0xa3, 0xf5, 0x00,
@@ -522,19 +546,32 @@ static const uint8_t mpa_siw_stream_9[648] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
-static const uint32_t mpa_siw_stream_9_off[] = { 0, 52, 92, 176, 216, 268, 308, 392, 432, 484, 524, 608 };
-static const uint16_t mpa_siw_stream_9_len[] = { 46, 34, 78, 34, 46, 34, 78, 34, 46, 34, 78, 34 };
+static const uint32_t mpa_siw_stream_9_off[] = { 0,   52,  92,	176, 216, 268,
+						 308, 392, 432, 484, 524, 608 };
+static const uint16_t mpa_siw_stream_9_len[] = { 46, 34, 78, 34, 46, 34,
+						 78, 34, 46, 34, 78, 34 };
 
 static const struct mpa_siw_stream mpa_siw_streams[] = {
-	{ "siw-readbw-mpa1-crc#0 initiator->responder", mpa_siw_stream_0, 844, 1, 16, mpa_siw_stream_0_off, mpa_siw_stream_0_len },
-	{ "siw-readbw-mpa1-crc#0 responder->initiator", mpa_siw_stream_1, 844, 1, 16, mpa_siw_stream_1_off, mpa_siw_stream_1_len },
-	{ "siw-readbw-mpa1-crc#1 initiator->responder", mpa_siw_stream_2, 260, 1, 5, mpa_siw_stream_2_off, mpa_siw_stream_2_len },
-	{ "siw-readbw-mpa1-crc#1 responder->initiator", mpa_siw_stream_3, 420, 1, 5, mpa_siw_stream_3_off, mpa_siw_stream_3_len },
-	{ "siw-rping-default#0 initiator->responder", mpa_siw_stream_4, 492, 0, 9, mpa_siw_stream_4_off, mpa_siw_stream_4_len },
-	{ "siw-rping-default#0 responder->initiator", mpa_siw_stream_5, 648, 0, 12, mpa_siw_stream_5_off, mpa_siw_stream_5_len },
-	{ "siw-rping-mpa1#0 initiator->responder", mpa_siw_stream_6, 40, 0, 1, mpa_siw_stream_6_off, mpa_siw_stream_6_len },
-	{ "siw-rping-mpa2-p2p-writertr#0 initiator->responder", mpa_siw_stream_8, 512, 0, 10, mpa_siw_stream_8_off, mpa_siw_stream_8_len },
-	{ "siw-rping-mpa2-p2p-writertr#0 responder->initiator", mpa_siw_stream_9, 648, 0, 12, mpa_siw_stream_9_off, mpa_siw_stream_9_len },
+	{ "siw-readbw-mpa1-crc#0 initiator->responder", mpa_siw_stream_0, 844,
+	  1, 16, mpa_siw_stream_0_off, mpa_siw_stream_0_len },
+	{ "siw-readbw-mpa1-crc#0 responder->initiator", mpa_siw_stream_1, 844,
+	  1, 16, mpa_siw_stream_1_off, mpa_siw_stream_1_len },
+	{ "siw-readbw-mpa1-crc#1 initiator->responder", mpa_siw_stream_2, 260,
+	  1, 5, mpa_siw_stream_2_off, mpa_siw_stream_2_len },
+	{ "siw-readbw-mpa1-crc#1 responder->initiator", mpa_siw_stream_3, 420,
+	  1, 5, mpa_siw_stream_3_off, mpa_siw_stream_3_len },
+	{ "siw-rping-default#0 initiator->responder", mpa_siw_stream_4, 492, 0,
+	  9, mpa_siw_stream_4_off, mpa_siw_stream_4_len },
+	{ "siw-rping-default#0 responder->initiator", mpa_siw_stream_5, 648, 0,
+	  12, mpa_siw_stream_5_off, mpa_siw_stream_5_len },
+	{ "siw-rping-mpa1#0 initiator->responder", mpa_siw_stream_6, 40, 0, 1,
+	  mpa_siw_stream_6_off, mpa_siw_stream_6_len },
+	{ "siw-rping-mpa2-p2p-writertr#0 initiator->responder",
+	  mpa_siw_stream_8, 512, 0, 10, mpa_siw_stream_8_off,
+	  mpa_siw_stream_8_len },
+	{ "siw-rping-mpa2-p2p-writertr#0 responder->initiator",
+	  mpa_siw_stream_9, 648, 0, 12, mpa_siw_stream_9_off,
+	  mpa_siw_stream_9_len },
 };
 
 #endif
