@@ -76,9 +76,10 @@ struct framing_ops {
 	/* Write what is queued: 0 when all is out, -1 with errno (EAGAIN:
 	 * the transport is full, wait until it is writable). */
 	int (*tx_flush)(struct framing *fr);
-	/* Forget queued segments not begun on the wire; returns how many
-	 * remain queued (a begun one stays whole). */
-	unsigned int (*tx_drop_unsent)(struct framing *fr);
+	/* Forget queued segments not begun on the wire, and with begun
+	 * also the one begun (nothing more is written); returns how many
+	 * remain queued (a begun one stays whole unless begun). */
+	unsigned int (*tx_drop)(struct framing *fr, bool begun);
 	/* Memory [addr, +len) goes away: copy what queued segments not all
 	 * sent still point to there; -1 with errno. */
 	int (*tx_detach)(struct framing *fr, const uint8_t *addr, size_t len);

@@ -248,13 +248,14 @@ static int mt_tx_flush(struct framing *fr)
 	return 0;
 }
 
-/* Forget the FPDUs nobody started writing; a begun one stays whole. */
-static unsigned int mt_tx_drop_unsent(struct framing *fr)
+/* Forget the FPDUs nobody started writing; a begun one stays whole
+ * unless begun says nothing more is written. */
+static unsigned int mt_tx_drop(struct framing *fr, bool begun)
 {
 	struct mpa_tcp *mt = mt_of(fr);
 	unsigned int keep = 0;
 
-	if (fr->tx_queued && mt->slot[mt->tx_head].sent)
+	if (!begun && fr->tx_queued && mt->slot[mt->tx_head].sent)
 		keep = 1;
 	for (unsigned int i = keep; i < fr->tx_queued; i++) {
 		struct mt_slot *s =
@@ -682,7 +683,7 @@ static const struct framing_ops mpa_tcp_ops = {
 	.name = "mpa_tcp",
 	.tx_segment = mt_tx_segment,
 	.tx_flush = mt_tx_flush,
-	.tx_drop_unsent = mt_tx_drop_unsent,
+	.tx_drop = mt_tx_drop,
 	.tx_detach = mt_tx_detach,
 	.tx_ready = mt_tx_ready,
 	.rx_progress = mt_rx_progress,

@@ -217,17 +217,14 @@ void qp_flush(struct iwcm_qp *qp)
 /* Drop queued frames nobody started writing (a QP in error). */
 void qp_tx_drop_unsent(struct iwcm_qp *qp)
 {
-	qp->tx_count = qp->fr ? qp->fr->ops->tx_drop_unsent(qp->fr) : 0;
+	qp->tx_count = qp->fr ? qp->fr->ops->tx_drop(qp->fr, false) : 0;
 }
 
-/* Nothing more is written: drop every queued frame, even one begun (the
- * framing frees what it copied when it is freed). */
+/* Nothing more is written: drop every queued frame, even one begun. */
 static void qp_tx_drop_all(struct iwcm_qp *qp)
 {
-	if (qp->fr) {
-		qp->fr->ops->tx_drop_unsent(qp->fr);
-		qp->fr->tx_queued = 0;
-	}
+	if (qp->fr)
+		qp->fr->ops->tx_drop(qp->fr, true);
 	qp->tx_count = 0;
 	qp->tx_blocked = false;
 }

@@ -101,8 +101,9 @@ static void fm_drain(struct fm_queue *q)
 	}
 }
 
-static unsigned int fm_tx_drop_unsent(struct framing *fr)
+static unsigned int fm_tx_drop(struct framing *fr, bool begun)
 {
+	(void)begun; /* whole messages: none is ever begun */
 	fm_drain(&fm_of(fr)->outq);
 	fr->tx_queued = 0;
 	return 0;
@@ -196,7 +197,7 @@ static const struct framing_ops framing_mem_ops = {
 	.name = "mem",
 	.tx_segment = fm_tx_segment,
 	.tx_flush = fm_tx_flush,
-	.tx_drop_unsent = fm_tx_drop_unsent,
+	.tx_drop = fm_tx_drop,
 	.tx_detach = fm_tx_detach,
 	.tx_ready = fm_tx_ready,
 	.rx_progress = fm_rx_progress,
