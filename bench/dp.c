@@ -741,6 +741,7 @@ struct dp_tcp_st {
 	size_t off;	    /* octets of it moved */
 	unsigned long done; /* messages (send_lat: round trips) done */
 	uint64_t t0;	    /* send_lat client: the ping's start */
+	uint8_t *buf, *src; /* its own buffers, as each QP has its own */
 };
 
 /*
@@ -748,10 +749,10 @@ struct dp_tcp_st {
  * is whole, 0 when the socket would block (*moved when octets went),
  * -1 on failure.
  */
-static int dp_tcp_step(struct dp_run *r, struct dp_tcp_st *s, uint8_t *buf,
-		       uint8_t *src, bool *moved)
+static int dp_tcp_step(struct dp_run *r, struct dp_tcp_st *s, bool *moved)
 {
 	size_t size = r->o->size;
+	uint8_t *buf = s->buf, *src = s->src;
 
 	while (s->off < size) {
 		ssize_t k = s->wr ? write(s->fd, src + s->off, size - s->off) :
@@ -807,7 +808,7 @@ static void dp_tcp_next(struct dp_run *r, struct dp_tcp_st *s, unsigned int i)
  * progress.
  */
 static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st, unsigned int q,
-			unsigned long target, uint8_t *buf, uint8_t *src)
+			unsigned long target)
 {
 	struct pollfd p[BENCH_QPS_MAX];
 	unsigned int spins = 0, i, np;
@@ -822,7 +823,7 @@ static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st, unsigned int q,
 			struct dp_tcp_st *s = &st[i];
 
 			while (s->done < target &&
-			       (k = dp_tcp_step(r, s, buf, src, &moved)) == 1)
+			       (k = dp_tcp_step(r, s, &moved)) == 1)
 				dp_tcp_next(r, s, i);
 			if (!r->side.ok)
 				return -1;
@@ -864,7 +865,12 @@ static int dp_tcp_multi(struct dp_run *r, struct dp_tcp_st *st, unsigned int q,
 	}
 }
 
-/* Both ends of -q N over the q connected sockets in fds. */
+/*
+ * Both ends of -q N over the q connected sockets in fds.  Each stream
+ * moves its own buffers (the first stream buf and src), as each of the
+ * q QPs places into and sends from regions of its own: the same memory
+ * footprint on both sides of the ratio.
+ */
 static void dp_tcp_multi_run(struct dp_run *r, const int *fds, uint8_t *buf,
 			     uint8_t *src)
 {
@@ -878,25 +884,43 @@ static void dp_tcp_multi_run(struct dp_run *r, const int *fds, uint8_t *buf,
 		/* The client writes first: the stream, or the ping. */
 		st[i].wr = !r->server;
 		st[i].t0 = bench_now_ns();
+		st[i].buf = buf;
+		st[i].src = src;
+		if (i && buf)
+			st[i].buf = dp_alloc(&r->side, r->o->size, false);
+		if (i && src)
+			st[i].src = dp_alloc(&r->side, r->o->size, true);
 	}
+	if (!r->side.ok)
+		goto out;
 	if (r->t == BENCH_DP_WRITE_BW) {
-		if (dp_tcp_multi(r, st, q, r->warm, buf, src) < 0)
-			return;
+		if (dp_tcp_multi(r, st, q, r->warm) < 0)
+			goto out;
 		dp_mark(&a);
-		if (dp_tcp_multi(r, st, q, r->warm + r->n, buf, src) < 0)
-			return;
+		if (dp_tcp_multi(r, st, q, r->warm + r->n) < 0)
+			goto out;
 		dp_mark(&b);
-		if (r->server)
-			dp_verify(&r->side, "TCP streams", buf, r->o->size);
+		for (i = 0; r->server && i < q && r->side.ok; i++)
+			dp_verify(&r->side, "TCP streams", st[i].buf,
+				  r->o->size);
 	} else {
 		dp_mark(&a);
-		if (dp_tcp_multi(r, st, q, r->warm + r->n, buf, src) < 0)
-			return;
+		if (dp_tcp_multi(r, st, q, r->warm + r->n) < 0)
+			goto out;
 		dp_mark(&b);
-		dp_verify(&r->side, r->server ? "TCP pings" : "TCP pongs", buf,
-			  r->o->size);
+		for (i = 0; i < q && r->side.ok; i++)
+			dp_verify(&r->side,
+				  r->server ? "TCP pings" : "TCP pongs",
+				  st[i].buf, r->o->size);
 	}
 	dp_span(&r->side, &a, &b);
+out:
+	for (i = 1; i < q; i++) {
+		if (st[i].buf != buf)
+			free(st[i].buf);
+		if (st[i].src != src)
+			free(st[i].src);
+	}
 }
 
 static void dp_tcp_close(int *fds, unsigned int *n)

@@ -514,11 +514,21 @@ enum mt_gather_res {
 	MTG_READ, /* a read was made, *nread says how */
 };
 
+/* What one iovec of a gathered read holds. */
+enum mt_iov_kind {
+	MTI_DATA,   /* payload, in its target */
+	MTI_MARKER, /* a Marker between payload pieces */
+	MTI_STAGE,  /* what follows the payload, into the staging buffer */
+};
+
 /*
  * Zero copy (RFC 5041 §5 placement): read the payload ahead straight into
  * its target and the Markers between its pieces (RFC 5044 §4.3) into a
  * scratch array, in one gathered read; the decoder then checks what was
- * read where it lies (CRC over the placed octets).
+ * read where it lies (CRC over the placed octets).  When the read covers
+ * the rest of the payload, the same read also takes what follows into
+ * the staging buffer, as the next staged read would (pad, CRC, the next
+ * FPDU's header): one read(2) per large FPDU instead of two.
  */
 static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 				    size_t *asked)
@@ -526,7 +536,7 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 	struct mpa_rx_run runs[MT_RX_READV_IOV / 2];
 	uint8_t mk[MT_RX_READV_IOV / 2][MPA_MARKER_LEN];
 	struct iovec iov[MT_RX_READV_IOV];
-	bool is_mk[MT_RX_READV_IOV];
+	uint8_t kind[MT_RX_READV_IOV];
 	size_t nr, data_off = 0;
 	int cnt = 0;
 	ssize_t n;
@@ -555,7 +565,7 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 			}
 		}
 		for (int j = 0; j < k; j++) {
-			is_mk[cnt + j] = runs[i].marker;
+			kind[cnt + j] = runs[i].marker ? MTI_MARKER : MTI_DATA;
 			if (!runs[i].marker)
 				data_off += iov[cnt + j].iov_len;
 			got += iov[cnt + j].iov_len;
@@ -567,6 +577,14 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 	}
 	if (!cnt)
 		return MTG_NONE;
+	if (data_off == mt->data_left && cnt < MT_RX_READV_IOV) {
+		/* The pad, the CRC and a Marker among them, then as much
+		 * as a staged read at the start of a segment asks. */
+		iov[cnt].iov_base = mt->stage;
+		iov[cnt].iov_len = mpa_pad_len(mt->ulpdu_len) + MPA_CRC_LEN +
+				   MPA_MARKER_LEN + MT_RX_AHEAD;
+		kind[cnt++] = MTI_STAGE;
+	}
 	*asked = 0;
 	for (int i = 0; i < cnt; i++)
 		*asked += iov[i].iov_len;
@@ -576,11 +594,11 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 		size_t k = iov[i].iov_len < (size_t)n ? iov[i].iov_len :
 							(size_t)n;
 
-		if (!is_mk[i]) {
+		if (kind[i] == MTI_DATA) {
 			mt->data_left -= k;
 			mt->pay_off += k;
 		}
-		mt_feed(mt, iov[i].iov_base, k, true);
+		mt_feed(mt, iov[i].iov_base, k, kind[i] != MTI_STAGE);
 		n -= (ssize_t)k;
 	}
 	return MTG_READ;

@@ -412,27 +412,35 @@ void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp)
 }
 
 /*
- * A manual-progress context with few QPs, polled without waiting: read
- * each QP's socket directly (one read(2) when a message is there, where
- * the loop takes epoll_wait(2) and then the read), and let libuv run
- * one call in PROGRESS_DIRECT_LOOP, or at once when a QP needs its poll
- * or timer changed or waits to write.  Returns false when the loop must
- * run now (caller holds dp.lock, the loop is not busy).
+ * A manual-progress context polled without waiting: read each QP's
+ * socket directly (one read(2) when a message is there, where the loop
+ * takes epoll_wait(2) and then the read), and let libuv run one call in
+ * PROGRESS_DIRECT_LOOP, or at once when a QP needs its poll or timer
+ * changed or waits to write.  With more than PROGRESS_DIRECT_CHEAP QPs a
+ * pass that found nothing costs a read(2) per QP, so the next call asks
+ * the loop instead: one epoll_wait(2) says which sockets have data.
+ * Returns false when the loop must run now (caller holds dp.lock, the
+ * loop is not busy).
  */
-#define PROGRESS_DIRECT_QPS 4
+#define PROGRESS_DIRECT_QPS 64
+#define PROGRESS_DIRECT_CHEAP 4
 #define PROGRESS_DIRECT_LOOP 16
 
 static bool progress_direct(struct dp *dp)
 {
 	struct iwcm_qp *qp, *qps[PROGRESS_DIRECT_QPS];
 	unsigned int n = 0;
-	bool empty, ok;
+	bool empty, ok, found = false;
 
 	pthread_mutex_lock(&dp->sync_lock);
 	empty = TAILQ_EMPTY(&dp->sync);
 	pthread_mutex_unlock(&dp->sync_lock);
 	if (!empty || ++dp->direct_calls % PROGRESS_DIRECT_LOOP == 0)
 		return false;
+	if (dp->direct_idle) {
+		dp->direct_idle = false;
+		return false;
+	}
 	TAILQ_FOREACH (qp, &dp->qps, entry) {
 		if (n == PROGRESS_DIRECT_QPS)
 			return false;
@@ -456,6 +464,7 @@ static bool progress_direct(struct dp *dp)
 		qp = qps[i];
 		pthread_mutex_lock(&qp->lock);
 		if (qp_rx_progress(qp)) {
+			found = true;
 			progress_work(dp);
 			/* Its poll or timer changes (say, to wait until it
 			 * can write). */
@@ -467,6 +476,7 @@ static bool progress_direct(struct dp *dp)
 	}
 	pthread_mutex_lock(&dp->lock);
 	dp->loop_busy = false;
+	dp->direct_idle = !found && n > PROGRESS_DIRECT_CHEAP;
 	pthread_cond_broadcast(&dp->cond);
 	return true;
 }
