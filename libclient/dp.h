@@ -418,7 +418,7 @@ struct dp {
 	bool loop_busy;		   /* a thread is inside uv_run() */
 	unsigned long work;	   /* events handled (atomic) */
 	unsigned int direct_calls; /* iwcm_progress() without the loop */
-	bool direct_idle; /* the last direct pass found nothing */
+	bool direct_idle;	   /* the last direct pass found nothing */
 };
 
 /* ---- small helpers shared by qp.c, qp_tx.c and qp_rx.c ---- */
