@@ -188,6 +188,8 @@ static void admin_stats(struct client *c, uint32_t reqid,
 		{ "fallbacks", s->fallbacks },
 		{ "unreachable", s->unreachable },
 		{ "protocol_errors", s->protocol_errors },
+		{ "shed", s->shed },
+		{ "refused", s->refused },
 	};
 	enum { N = sizeof(ctr) / sizeof(ctr[0]) + 8 };
 	Iwcm__Ctl__Stats__CountersEntry e[N], *ep[N];
@@ -365,20 +367,21 @@ void admin_report(const struct conn *c, enum conn_result r)
 	Iwcm__Ctl__Result res = IWCM__CTL__RESULT__INIT;
 	struct client_api_established h;
 
-	if (c->req_len) {
+	/* An initiator's buffers exist from its start (conn_buf()). */
+	if (c->b && c->b->req_len) {
 		rep.has_request = 1;
-		rep.request.data = (uint8_t *)(uintptr_t)c->req_raw;
-		rep.request.len = c->req_len;
+		rep.request.data = (uint8_t *)(uintptr_t)c->b->req_raw;
+		rep.request.len = c->b->req_len;
 	}
-	if (c->have_rep) {
+	if (c->b && c->have_rep) {
 		rep.has_reply = 1;
-		rep.reply.data = (uint8_t *)(uintptr_t)c->rep_raw;
-		rep.reply.len = c->rep_len;
+		rep.reply.data = (uint8_t *)(uintptr_t)c->b->rep_raw;
+		rep.reply.len = c->b->rep_len;
 	}
-	if (c->rtr_len) {
+	if (c->b && c->b->rtr_len) {
 		rep.has_rtr = 1;
-		rep.rtr.data = (uint8_t *)(uintptr_t)c->rtr_raw;
-		rep.rtr.len = c->rtr_len;
+		rep.rtr.data = (uint8_t *)(uintptr_t)c->b->rtr_raw;
+		rep.rtr.len = c->b->rtr_len;
 	}
 	if (r == CONN_RES_OK) {
 		client_api_established_fill(c, &h);

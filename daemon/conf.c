@@ -62,7 +62,11 @@ static const struct conf_key conf_global_keys[] = {
 	  65536, NULL },
 	{ "max_pending_per_uid", CT_UINT, GOFF(max_pending_per_uid), 1, 1048576,
 	  NULL },
-	{ "max_conns", CT_UINT, GOFF(max_conns), 1, 1048576, NULL },
+	{ "max_conns", CT_UINT, GOFF(max_conns), 0, 1048576, NULL },
+	{ "halfopen_max", CT_UINT, GOFF(halfopen_max), 0, 1048576, NULL },
+	{ "halfopen_per_source", CT_UINT, GOFF(halfopen_per_source), 1, 1048576,
+	  NULL },
+	{ "conn_reserve", CT_UINT, GOFF(conn_reserve), 0, 1048576, NULL },
 	{ "private_data_send_max", CT_UINT, GOFF(pd_send_max), 0, MPA_PD_MAX,
 	  NULL },
 	{ "allow_privileged", CT_ALLOW, 0, 0, 0, NULL },
@@ -126,7 +130,11 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->rtr_timeout_ms = 5000;
 	c->max_listeners_per_uid = 64;
 	c->max_pending_per_uid = 1024;
-	c->max_conns = 4096;
+	c->max_conns = 0;    /* from RLIMIT_NOFILE (conf_limits()) */
+	c->halfopen_max = 0; /* max_conns / 4 */
+	c->halfopen_per_source = 256;
+	c->conn_reserve = 0; /* max_conns / 8 */
+	conf_limits(c, 0, 0);
 	c->pd_send_max = 256; /* siw and cxgb4 accept no more */
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;
@@ -509,6 +517,7 @@ int conf_parse(const char *text, size_t len, const char *fname,
 					  c->listeners[i].name);
 		}
 	}
+	conf_limits(c, 0, 0);
 	return 0;
 }
 
@@ -569,6 +578,38 @@ const struct conf_listener *conf_listener_find(const struct iwcmd_conf *c,
 		if (!strcmp(c->listeners[i].name, name))
 			return &c->listeners[i];
 	return NULL;
+}
+
+/* Resolve the connection limits for a descriptor limit (conf.h). */
+unsigned int conf_limits(struct iwcmd_conf *c, unsigned long long nofile,
+			 unsigned int reserve)
+{
+	unsigned long long avail;
+	unsigned int lowered = 0;
+
+	/* Every connection being negotiated holds a descriptor. */
+	if (!nofile)
+		avail = CONF_MAX_CONNS_AUTO;
+	else if (nofile > 2ULL * reserve)
+		avail = nofile - reserve;
+	else
+		avail = nofile / 2;
+	if (avail > CONF_MAX_CONNS_AUTO)
+		avail = CONF_MAX_CONNS_AUTO;
+	if (avail < 1)
+		avail = 1;
+	c->lim.max_conns = c->max_conns ? c->max_conns : (unsigned int)avail;
+	if (c->lim.max_conns > avail) {
+		lowered = c->lim.max_conns;
+		c->lim.max_conns = (unsigned int)avail;
+	}
+	c->lim.halfopen_max = c->halfopen_max ? c->halfopen_max :
+						c->lim.max_conns / 4;
+	if (!c->lim.halfopen_max)
+		c->lim.halfopen_max = 1;
+	c->lim.conn_reserve = c->conn_reserve ? c->conn_reserve :
+						c->lim.max_conns / 8;
+	return lowered;
 }
 
 /* Whether uid may bind port. */

@@ -56,6 +56,9 @@ struct conf_priv_allow {
 	uint16_t port;
 };
 
+/* max_conns when the descriptor limit allows more (or has none). */
+#define CONF_MAX_CONNS_AUTO 1048576u
+
 struct iwcmd_conf {
 	char socket_path[CONF_PATH_MAX];
 	bool verbose;
@@ -65,7 +68,16 @@ struct iwcmd_conf {
 	unsigned int rtr_timeout_ms;	 /* 5 s: waiting for the RTR */
 	unsigned int max_listeners_per_uid;
 	unsigned int max_pending_per_uid;
-	unsigned int max_conns;
+	/* as configured (0: derived, see conf_limits()) */
+	unsigned int max_conns;		  /* 0: from the descriptor limit */
+	unsigned int halfopen_max;	  /* 0: max_conns / 4 */
+	unsigned int halfopen_per_source; /* half-open from one address */
+	unsigned int conn_reserve;	  /* 0: max_conns / 8, for connects */
+	struct conf_lim {		  /* in force (conf_limits()) */
+		unsigned int max_conns;
+		unsigned int halfopen_max;
+		unsigned int conn_reserve;
+	} lim;
 	unsigned int pd_send_max; /* private data we send */
 	struct conf_policy policy;
 	struct conf_listener listeners[CONF_MAX_LISTENERS];
@@ -91,6 +103,17 @@ int conf_load(const char *path, struct iwcmd_conf *c, char *err, size_t errlen);
 /* Find a configured listener by service name, or NULL. */
 const struct conf_listener *conf_listener_find(const struct iwcmd_conf *c,
 					       const char *name);
+
+/*
+ * Set c->lim, the connection limits in force, for a descriptor limit of
+ * nofile (0: none known; conf_defaults() and conf_parse() assume that):
+ * max_conns 0 takes every descriptor but reserve (clients, listeners), a
+ * configured one too large is lowered the same way; halfopen_max and
+ * conn_reserve 0 become their share of it.  Returns the configured
+ * max_conns when it had to be lowered, else 0.
+ */
+unsigned int conf_limits(struct iwcmd_conf *c, unsigned long long nofile,
+			 unsigned int reserve);
 
 /* Whether uid may bind port (ports below 1024 need uid 0 or the list). */
 bool conf_port_allowed(const struct iwcmd_conf *c, uid_t uid, uint16_t port);

@@ -28,8 +28,10 @@ static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
 static const struct conn_notify *conn_notify_ops;
 static uint64_t conn_next_id = 1;
 static unsigned int conn_n;
+static unsigned int conn_n_in; /* responders */
 
 static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
+static struct log_ratelimit conn_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static void conn_free(struct conn *c);
 
@@ -299,6 +301,8 @@ static struct conn *conn_new(enum neg_role role)
 		fatal("conn: event_new");
 	TAILQ_INSERT_TAIL(&conn_list, c, entry);
 	conn_n++;
+	if (role == NEG_RESPONDER)
+		conn_n_in++;
 	return c;
 }
 
@@ -334,8 +338,12 @@ static void conn_free(struct conn *c)
 	if (c->ev_post)
 		event_free(c->ev_post);
 	free(c->lparams);
+	free(c->b);
+	admission_remove(c);
 	TAILQ_REMOVE(&conn_list, c, entry);
 	conn_n--;
+	if (c->role == NEG_RESPONDER)
+		conn_n_in--;
 	log_debug("conn %llu: freed", (unsigned long long)c->id);
 	free(c);
 }
@@ -360,6 +368,10 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 	if (c->fsm.state != old) {
 		conn_pending_count(c, old, false);
 		conn_pending_count(c, c->fsm.state, true);
+		/* The Request is in (or the connection failed): no longer
+		 * half-open. */
+		if (old == CONN_S_WAIT_REQUEST)
+			admission_remove(c);
 	}
 	if (!conn_state_final(c->fsm.state))
 		return false;
@@ -415,31 +427,99 @@ static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- entry points (iwcmd.h) ---- */
 
+/* Log a connection closed for room, rate-limited. */
+static void conn_log_shed(const struct listener *l, struct conn *v,
+			  const char *why)
+{
+	unsigned int suppressed = 0;
+
+	iwcmd_stats.shed++;
+	v->shed = true;
+	conn_fail(v, CONN_RES_ELIMIT, "dropped to admit a newer connection");
+	if (!log_ratelimit_ok(&conn_shed_rl, (long long)(iwcmd_now_ms() / 1000),
+			      &suppressed))
+		return;
+	log_info("listener %llu: %s: dropping half-open conn %llu, the "
+		 "oldest, to admit one%s",
+		 (unsigned long long)l->id, why, (unsigned long long)v->id,
+		 suppressed ? " (similar messages suppressed)" : "");
+}
+
+/* Refuse fd: no room, and nothing may be dropped for it. */
+static void conn_refuse(const struct listener *l, int fd)
+{
+	unsigned int suppressed = 0;
+
+	iwcmd_stats.refused++;
+	close(fd);
+	/* a flood of peers: rate-limited like their misbehaviour */
+	if (!log_ratelimit_ok(&conn_refuse_rl,
+			      (long long)(iwcmd_now_ms() / 1000), &suppressed))
+		return;
+	if (suppressed)
+		log_info("listener %llu: %u connections, refusing "
+			 "one (%u similar messages suppressed)",
+			 (unsigned long long)l->id, conn_n, suppressed);
+	else
+		log_info("listener %llu: %u connections, refusing one",
+			 (unsigned long long)l->id, conn_n);
+}
+
+/*
+ * Make room for one more inbound connection from peer: the half-open
+ * caps (admission.c) drop the oldest half-open connection of the source
+ * or of all; inbound connections may not take the reserve kept for
+ * outgoing connects (iwcmd.conf(5) conn_reserve), and when they have
+ * used the rest the oldest half-open one makes room, if there is one.
+ * False when nothing could be dropped.
+ */
+static bool conn_admit(const struct listener *l,
+		       const struct sockaddr_storage *peer)
+{
+	const struct iwcmd_conf *k = iwcmd_conf;
+	const struct conf_lim *m = &k->lim;
+	unsigned int in_max = m->max_conns > m->conn_reserve ?
+				      m->max_conns - m->conn_reserve :
+				      1;
+	struct conn *v;
+
+	v = admission_victim(peer, m->halfopen_max, k->halfopen_per_source);
+	if (v) {
+		conn_log_shed(l, v,
+			      admission_count_from(peer) >=
+					      k->halfopen_per_source ?
+				      "half-open connections of one source "
+				      "at halfopen_per_source" :
+				      "half-open connections at halfopen_max");
+		conn_event(v, CONN_EV_ABORT);
+	}
+	if (conn_n_in < in_max && conn_n < m->max_conns)
+		return true;
+	v = admission_oldest();
+	if (!v)
+		return false;
+	conn_log_shed(l, v, "inbound connections at max_conns - conn_reserve");
+	conn_event(v, CONN_EV_ABORT);
+	return conn_n_in < in_max && conn_n < m->max_conns;
+}
+
 /* Responder side: listener.c accepted fd (consumes fd). */
 void conn_accepted(struct listener *l, int fd)
 {
-	unsigned int suppressed = 0;
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
 	struct conn *c;
 	int fl;
 
 	iwcmd_stats.accepted++;
-	if (conn_n >= iwcmd_conf->max_conns) {
-		/* a flood of peers: rate-limited like their misbehaviour */
-		if (!log_ratelimit_ok(&conn_refuse_rl,
-				      (long long)(iwcmd_now_ms() / 1000),
-				      &suppressed)) {
-			close(fd);
-			return;
-		}
-		if (suppressed)
-			log_info("listener %llu: %u connections, refusing "
-				 "one (%u similar messages suppressed)",
-				 (unsigned long long)l->id, conn_n, suppressed);
-		else
-			log_info("listener %llu: %u connections, refusing "
-				 "one",
-				 (unsigned long long)l->id, conn_n);
+	memset(&peer, 0, sizeof(peer));
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) < 0) {
+		/* Reset before we saw it. */
 		close(fd);
+		return;
+	}
+	if (!conn_admit(l, &peer)) {
+		conn_refuse(l, fd);
 		return;
 	}
 	c = conn_new(NEG_RESPONDER);
@@ -465,6 +545,7 @@ void conn_accepted(struct listener *l, int fd)
 	}
 	log_debug("conn %llu: accepted on listener %llu",
 		  (unsigned long long)c->id, (unsigned long long)l->id);
+	admission_add(c);
 	conn_event(c, CONN_EV_START_ACCEPT);
 }
 
@@ -476,7 +557,7 @@ static enum conn_result conn_initiate(struct client *cl,
 {
 	struct conn *c;
 
-	if (conn_n >= iwcmd_conf->max_conns)
+	if (conn_n >= iwcmd_conf->lim.max_conns)
 		return CONN_RES_ELIMIT;
 	c = conn_new(NEG_INITIATOR);
 	c->peer = t->dst;

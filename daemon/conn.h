@@ -20,6 +20,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 
@@ -27,6 +28,7 @@
 
 #include "conn_fsm.h"
 #include "iwcmd.h"
+#include "log.h"
 #include "mpa.h"
 #include "negotiate.h"
 #include "rdmap.h"
@@ -59,9 +61,33 @@ struct conn_rd {
 	size_t len; /* bytes read so far */
 };
 
+/*
+ * What a connection holds once the peer has sent something (or, for an
+ * initiator, from the start): the frames as on the wire, the private
+ * data to send, the RTR and the octets read past the handshake.  A
+ * half-open connection (accepted, no complete Request yet) has none, so
+ * that a flood of them costs little memory (iwcmd.conf(5) halfopen_max).
+ */
+struct conn_buf {
+	uint8_t req_raw[MPA_FRAME_MAX];
+	size_t req_len;
+	uint8_t rep_raw[MPA_FRAME_MAX];
+	size_t rep_len;
+	uint8_t pd[MPA_PD_MAX]; /* ULP private data to send */
+	uint16_t pd_len;
+	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ? CONN_RTR_FPDU_MAX :
+							    MPA_FRAME_MAX];
+	size_t rtr_len; /* RTR as sent or received */
+	uint8_t unread[CONN_UNREAD_MAX];
+	size_t unread_len;
+};
+
 struct conn {
 	TAILQ_ENTRY(conn) entry;
-	struct conn_fsm fsm; /* fsm.id == id, fsm.arg == this */
+	TAILQ_ENTRY(conn) hentry; /* admission.c, while halfopen */
+	bool halfopen;		  /* accepted, no complete Request yet */
+	bool shed;		  /* dropped to admit another */
+	struct conn_fsm fsm;	  /* fsm.id == id, fsm.arg == this */
 	uint64_t id;
 	int fd;
 	enum neg_role role;
@@ -94,31 +120,21 @@ struct conn {
 	struct neg_policy retry_pol; /* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
 	unsigned int ulp_timeout_ms;
-	uint8_t pd[MPA_PD_MAX]; /* ULP private data to send */
-	uint16_t pd_len;
 
-	/* the startup frames as on the wire, parsed in place */
-	uint8_t req_raw[MPA_FRAME_MAX];
-	size_t req_len;
+	/* the startup frames, parsed in place in b's req_raw/rep_raw */
 	struct mpa_frame req;
-	uint8_t rep_raw[MPA_FRAME_MAX];
-	size_t rep_len;
 	struct mpa_frame rep;
 	bool have_rep;	    /* rep_raw holds a Reply */
 	bool policy_reject; /* R=1 by the policy */
 	struct neg_result res;
 	struct conn_rd rd;
+	struct conn_buf *b; /* conn_buf() allocates it */
 
 	/* full operation (after the Reply) */
 	struct mpa_dir tx, rx;
 	uint32_t next_msn[CONN_NQN];
 	uint8_t rtr_type;		/* RTR sent or received, MPA_RTR_* */
 	struct rdmap_read_req read_rtr; /* Read RTR sent or received */
-	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ? CONN_RTR_FPDU_MAX :
-							    MPA_FRAME_MAX];
-	size_t rtr_len; /* RTR as sent or received */
-	uint8_t unread[CONN_UNREAD_MAX];
-	size_t unread_len;
 
 	/* outcome */
 	enum conn_result err;
@@ -128,6 +144,18 @@ struct conn {
 	uint8_t term_code; /* TERM to send (CONN_EV_TERM) */
 	bool reported;	   /* force: report sent */
 };
+
+/* c's buffers, allocated when first needed (see struct conn_buf); an
+ * inline so that the phase files need no call into conn.c for it. */
+static inline struct conn_buf *conn_buf(struct conn *c)
+{
+	if (!c->b) {
+		c->b = calloc(1, sizeof(*c->b));
+		if (!c->b)
+			fatal("conn: calloc");
+	}
+	return c->b;
+}
 
 /* ---- conn.c ---- */
 
@@ -166,6 +194,16 @@ void conn_nodelay(struct conn *c);
 void conn_addrs(struct conn *c);
 /* How what happens to c is told (client_api.c, admin.c). */
 const struct conn_notify *conn_notify(void);
+
+/* ---- admission.c ---- */
+
+void admission_add(struct conn *c);
+void admission_remove(struct conn *c);
+unsigned int admission_count(void);
+unsigned int admission_count_from(const struct sockaddr_storage *ss);
+struct conn *admission_oldest(void);
+struct conn *admission_victim(const struct sockaddr_storage *ss,
+			      unsigned int cap, unsigned int per_source);
 
 /* ---- conn_action.c ---- */
 

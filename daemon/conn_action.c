@@ -234,8 +234,9 @@ static int conn_act_decide(void *arg, enum conn_event ev)
 	struct conn *c = arg;
 
 	conn_timer_stop(c);
-	conn_post(c, mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT, c->pd,
-					  c->pd_len));
+	conn_post(c,
+		  mpa_negotiate_decide(c, ev == CONN_EV_DECIDE_REJECT,
+				       conn_buf(c)->pd, conn_buf(c)->pd_len));
 	return 0;
 }
 
@@ -391,7 +392,7 @@ static int conn_act_reconnect_v1(void *arg, enum conn_event ev)
 		 (unsigned long long)c->id);
 	conn_close_fd(c, false);
 	c->pol = c->retry_pol;
-	c->req_len = c->rep_len = 0;
+	conn_buf(c)->req_len = conn_buf(c)->rep_len = 0;
 	c->have_rep = false;
 	c->rd.len = 0;
 	c->err = CONN_RES_OK;
@@ -447,7 +448,9 @@ static int conn_act_error(void *arg, enum conn_event ev)
 	conn_timer_stop(c);
 	if (ev == CONN_EV_PEER_CLOSED)
 		conn_fail(c, CONN_RES_ECONNRESET, "peer closed the connection");
-	if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
+	if (c->shed)
+		; /* dropped for room: conn.c logged it, rate-limited */
+	else if (ev == CONN_EV_ABORT || ev == CONN_EV_HANDOFF_FAILED)
 		log_info("conn %llu: %s: %s", (unsigned long long)c->id,
 			 conn_event_names[ev],
 			 c->reason[0] ? c->reason : "error");

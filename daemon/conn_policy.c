@@ -139,7 +139,7 @@ int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len, bool enhanced)
 			  (unsigned long long)c->id, len,
 			  iwcmd_conf->pd_send_max);
 	if (len)
-		memcpy(c->pd, pd, len);
-	c->pd_len = (uint16_t)len;
+		memcpy(conn_buf(c)->pd, pd, len);
+	conn_buf(c)->pd_len = (uint16_t)len;
 	return 0;
 }

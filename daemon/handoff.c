@@ -26,18 +26,19 @@ static void handoff_drain(struct conn *c)
 {
 	ssize_t n;
 
-	while (c->unread_len < sizeof(c->unread)) {
-		n = recv(c->fd, c->unread + c->unread_len,
-			 sizeof(c->unread) - c->unread_len, MSG_DONTWAIT);
+	while (conn_buf(c)->unread_len < sizeof(conn_buf(c)->unread)) {
+		n = recv(c->fd, conn_buf(c)->unread + conn_buf(c)->unread_len,
+			 sizeof(conn_buf(c)->unread) - conn_buf(c)->unread_len,
+			 MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		c->unread_len += (size_t)n;
+		conn_buf(c)->unread_len += (size_t)n;
 	}
-	if (c->unread_len)
+	if (conn_buf(c)->unread_len)
 		log_debug("conn %llu: %zu octets past the handshake",
-			  (unsigned long long)c->id, c->unread_len);
+			  (unsigned long long)c->id, conn_buf(c)->unread_len);
 }
 
 /* iwcmctl connect: send the NegotiationReport (and the RESULT), once. */

@@ -104,6 +104,8 @@ struct iwcmd_stats {
 	uint64_t fallbacks;    /* RFC 6581 §10 retries */
 	uint64_t unreachable;
 	uint64_t protocol_errors; /* FSM pairs not in the table */
+	uint64_t shed;		  /* half-open, dropped to admit another */
+	uint64_t refused;	  /* accepted and closed: no room */
 };
 extern struct iwcmd_stats iwcmd_stats;
 

@@ -95,41 +95,39 @@ static struct iwcmd_conf *main_load(char *err, size_t errlen)
 
 /*
  * Every connection being negotiated holds a socket: raise the soft
- * RLIMIT_NOFILE (1024 by default, also under systemd) toward the hard
- * limit so that max_conns fits, with IWCMD_FD_RESERVE left for the
- * clients and listeners.  Where the hard limit is lower, accept fewer
- * connections rather than run out of descriptors: at EMFILE neither
+ * RLIMIT_NOFILE (1024 by default, also under systemd) to the hard limit
+ * and size max_conns from it, with IWCMD_FD_RESERVE left for the clients
+ * and listeners (conf_limits()).  A configured max_conns that does not
+ * fit is lowered rather than run out of descriptors: at EMFILE neither
  * the listeners nor the control sockets could accept.
  */
 static void main_nofile(struct iwcmd_conf *c)
 {
-	rlim_t want = (rlim_t)c->max_conns + IWCMD_FD_RESERVE;
+	unsigned long long cur = 0;
 	struct rlimit rl;
+	unsigned int lowered;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		log_warn("getrlimit");
-		return;
+	} else {
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+				log_warn("setrlimit");
+			if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+				rl.rlim_cur = 0;
+		}
+		if (rl.rlim_cur != RLIM_INFINITY)
+			cur = (unsigned long long)rl.rlim_cur;
 	}
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
-					      rl.rlim_max > want ?
-				      want :
-				      rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			log_warn("setrlimit");
-		if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-			return;
-	}
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
-		unsigned int max =
-			rl.rlim_cur > 2 * IWCMD_FD_RESERVE ?
-				(unsigned int)(rl.rlim_cur - IWCMD_FD_RESERVE) :
-				(unsigned int)rl.rlim_cur / 2;
-
+	lowered = conf_limits(c, cur, IWCMD_FD_RESERVE);
+	if (lowered)
 		log_warnx("descriptor limit %llu: max_conns %u lowered to %u",
-			  (unsigned long long)rl.rlim_cur, c->max_conns, max);
-		c->max_conns = max;
-	}
+			  cur, lowered, c->lim.max_conns);
+	log_debug("descriptor limit %llu: max_conns %u, halfopen_max %u "
+		  "(%u per source), conn_reserve %u",
+		  cur, c->lim.max_conns, c->lim.halfopen_max,
+		  c->halfopen_per_source, c->lim.conn_reserve);
 }
 
 static void main_reload(void)

@@ -25,7 +25,7 @@ static void mpa_negotiate_reparse(const uint8_t *raw, size_t len,
 		fatalx("mpa: a frame that was just built does not parse");
 }
 
-/* Initiator: build and send the Request for c->pol and c->pd. */
+/* Initiator: build and send the Request for c->pol and conn_buf(c)->pd. */
 int mpa_negotiate_send_request(struct conn *c)
 {
 	struct mpa_frame f;
@@ -34,21 +34,22 @@ int mpa_negotiate_send_request(struct conn *c)
 
 	neg_mpa_request(&c->pol, &f);
 	if (f.enhanced) {
-		f.ulp_pd = c->pd;
-		f.ulp_pd_len = c->pd_len;
+		f.ulp_pd = conn_buf(c)->pd;
+		f.ulp_pd_len = conn_buf(c)->pd_len;
 	} else {
-		f.pd = c->pd;
-		f.pd_len = c->pd_len;
+		f.pd = conn_buf(c)->pd;
+		f.pd_len = conn_buf(c)->pd_len;
 	}
-	e = mpa_frame_build(&f, c->req_raw, sizeof(c->req_raw), &n);
+	e = mpa_frame_build(&f, conn_buf(c)->req_raw,
+			    sizeof(conn_buf(c)->req_raw), &n);
 	if (e != WIRE_OK) {
 		conn_fail(c, CONN_RES_EINVAL, "cannot build the Request: %s",
 			  wire_strerror(e));
 		return -1;
 	}
-	c->req_len = n;
-	mpa_negotiate_reparse(c->req_raw, n, &c->req);
-	if (conn_send(c, c->req_raw, c->req_len) < 0) {
+	conn_buf(c)->req_len = n;
+	mpa_negotiate_reparse(conn_buf(c)->req_raw, n, &c->req);
+	if (conn_send(c, conn_buf(c)->req_raw, conn_buf(c)->req_len) < 0) {
 		conn_fail(c, CONN_RES_ECONNRESET, "sending the Request: %s",
 			  strerror(errno));
 		return -1;
@@ -103,10 +104,11 @@ static void mpa_negotiate_request_in(struct conn *c)
 	struct neg_result res;
 	enum neg_action act;
 
-	memcpy(c->req_raw, c->rd.buf, c->rd.len);
-	c->req_len = c->rd.len;
+	memcpy(conn_buf(c)->req_raw, c->rd.buf, c->rd.len);
+	conn_buf(c)->req_len = c->rd.len;
 	c->rd.len = 0;
-	mpa_negotiate_reparse(c->req_raw, c->req_len, &c->req);
+	mpa_negotiate_reparse(conn_buf(c)->req_raw, conn_buf(c)->req_len,
+			      &c->req);
 	log_debug("conn %llu: Request: Rev %u flags 0x%02x PD %u%s",
 		  (unsigned long long)c->id, c->req.rev, c->req.flags,
 		  c->req.pd_len, c->req.enhanced ? " (enhanced)" : "");
@@ -131,10 +133,11 @@ static void mpa_negotiate_reply_in(struct conn *c)
 	enum conn_event ev;
 	enum neg_action act;
 
-	memcpy(c->rep_raw, c->rd.buf, c->rd.len);
-	c->rep_len = c->rd.len;
+	memcpy(conn_buf(c)->rep_raw, c->rd.buf, c->rd.len);
+	conn_buf(c)->rep_len = c->rd.len;
 	c->rd.len = 0;
-	mpa_negotiate_reparse(c->rep_raw, c->rep_len, &c->rep);
+	mpa_negotiate_reparse(conn_buf(c)->rep_raw, conn_buf(c)->rep_len,
+			      &c->rep);
 	c->have_rep = true;
 	log_debug("conn %llu: Reply: Rev %u flags 0x%02x PD %u%s",
 		  (unsigned long long)c->id, c->rep.rev, c->rep.flags,
@@ -276,14 +279,15 @@ enum conn_event mpa_negotiate_decide(struct conn *c, bool ulp_reject,
 		rep.pd = pd;
 		rep.pd_len = (uint16_t)pd_len;
 	}
-	e = mpa_frame_build(&rep, c->rep_raw, sizeof(c->rep_raw), &n);
+	e = mpa_frame_build(&rep, conn_buf(c)->rep_raw,
+			    sizeof(conn_buf(c)->rep_raw), &n);
 	if (e != WIRE_OK) {
 		conn_fail(c, CONN_RES_EINVAL, "cannot build the Reply: %s",
 			  wire_strerror(e));
 		return CONN_EV_BAD;
 	}
-	c->rep_len = n;
-	mpa_negotiate_reparse(c->rep_raw, n, &c->rep);
+	conn_buf(c)->rep_len = n;
+	mpa_negotiate_reparse(conn_buf(c)->rep_raw, n, &c->rep);
 	c->have_rep = true;
 	c->res = res;
 	if (act == NEG_A_REJECT) {
@@ -310,7 +314,7 @@ int mpa_negotiate_send_reply(struct conn *c)
 		errno = EINVAL;
 		return -1;
 	}
-	if (conn_send(c, c->rep_raw, c->rep_len) < 0) {
+	if (conn_send(c, conn_buf(c)->rep_raw, conn_buf(c)->rep_len) < 0) {
 		conn_fail(c, CONN_RES_ECONNRESET, "sending the Reply: %s",
 			  strerror(errno));
 		return -1;
@@ -325,7 +329,7 @@ int mpa_negotiate_send_reply(struct conn *c)
 int mpa_negotiate_send_reject(struct conn *c)
 {
 	if (!c->have_rep || !(c->rep.flags & MPA_FLAG_R)) {
-		c->pd_len = 0;
+		conn_buf(c)->pd_len = 0;
 		if (mpa_negotiate_decide(c, true, NULL, 0) !=
 		    CONN_EV_ULP_REJECT)
 			return 0; /* nothing can be answered */

@@ -36,8 +36,8 @@ static int rtr_fence_send_fpdu(struct conn *c, const uint8_t *ulpdu, size_t len,
 		return -1;
 	}
 	if (keep) {
-		memcpy(c->rtr_raw, buf, n);
-		c->rtr_len = n;
+		memcpy(conn_buf(c)->rtr_raw, buf, n);
+		conn_buf(c)->rtr_len = n;
 	}
 	if (conn_send(c, buf, n) < 0) {
 		conn_fail(c, CONN_RES_ECONNRESET, "send: %s", strerror(errno));
@@ -69,14 +69,15 @@ static int rtr_fence_send_frame(struct conn *c)
 	f.type = MPA_FRAME_RTR;
 	f.rev = c->res.rev;
 	f.flags = c->rep.flags & MPA_FLAG_C;
-	e = mpa_frame_build(&f, c->rtr_raw, sizeof(c->rtr_raw), &n);
+	e = mpa_frame_build(&f, conn_buf(c)->rtr_raw,
+			    sizeof(conn_buf(c)->rtr_raw), &n);
 	if (e != WIRE_OK) {
 		conn_fail(c, CONN_RES_EINTERNAL,
 			  "cannot build the RtR frame: %s", wire_strerror(e));
 		return -1;
 	}
-	c->rtr_len = n;
-	if (conn_send(c, c->rtr_raw, n) < 0) {
+	conn_buf(c)->rtr_len = n;
+	if (conn_send(c, conn_buf(c)->rtr_raw, n) < 0) {
 		conn_fail(c, CONN_RES_ECONNRESET, "sending the RtR frame: %s",
 			  strerror(errno));
 		return -1;
@@ -255,8 +256,8 @@ static void rtr_fence_frame_input(struct conn *c)
 		conn_event(c, CONN_EV_BAD);
 		return;
 	}
-	memcpy(c->rtr_raw, c->rd.buf, c->rd.len);
-	c->rtr_len = c->rd.len;
+	memcpy(conn_buf(c)->rtr_raw, c->rd.buf, c->rd.len);
+	conn_buf(c)->rtr_len = c->rd.len;
 	c->rd.len = 0;
 	log_debug("conn %llu: RtR frame received", (unsigned long long)c->id);
 	conn_event(c, CONN_EV_RTR);
@@ -306,10 +307,10 @@ void rtr_fence_input(struct conn *c)
 			       "FPDU too long for the RTR exchange");
 		return;
 	}
-	memcpy(c->rtr_raw, c->rd.buf, wire);
-	c->rtr_len = wire;
+	memcpy(conn_buf(c)->rtr_raw, c->rd.buf, wire);
+	conn_buf(c)->rtr_len = wire;
 	c->rd.len = 0;
-	e = mpa_fpdu_parse(&c->rx, c->rtr_raw, wire, &info, ulpdu,
+	e = mpa_fpdu_parse(&c->rx, conn_buf(c)->rtr_raw, wire, &info, ulpdu,
 			   sizeof(ulpdu));
 	c->rx.off += (uint32_t)wire;
 	if (e != WIRE_OK || info.wire_len != wire) {

@@ -220,6 +220,41 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* The connection limits in force from a descriptor limit. */
+START_TEST(test_conn_limits)
+{
+	/* defaults: everything but the reserve, a quarter half-open, an
+	 * eighth kept for outgoing connects */
+	ck_assert_int_eq(parse(""), 0);
+	ck_assert_uint_eq(conf_limits(&conf, 20000, 256), 0);
+	ck_assert_uint_eq(conf.lim.max_conns, 19744);
+	ck_assert_uint_eq(conf.lim.halfopen_max, 4936);
+	ck_assert_uint_eq(conf.lim.conn_reserve, 2468);
+	ck_assert_uint_eq(conf.halfopen_per_source, 256);
+	/* no limit known: the cap */
+	ck_assert_uint_eq(conf_limits(&conf, 0, 256), 0);
+	ck_assert_uint_eq(conf.lim.max_conns, CONF_MAX_CONNS_AUTO);
+	/* a tiny limit: half of it */
+	ck_assert_uint_eq(conf_limits(&conf, 300, 256), 0);
+	ck_assert_uint_eq(conf.lim.max_conns, 150);
+	/* configured values stand where they fit */
+	ck_assert_int_eq(parse("max_conns = 1000\nhalfopen_max = 10\n"
+			       "halfopen_per_source = 3\nconn_reserve = 7\n"),
+			 0);
+	ck_assert_uint_eq(conf_limits(&conf, 20000, 256), 0);
+	ck_assert_uint_eq(conf.lim.max_conns, 1000);
+	ck_assert_uint_eq(conf.lim.halfopen_max, 10);
+	ck_assert_uint_eq(conf.halfopen_per_source, 3);
+	ck_assert_uint_eq(conf.lim.conn_reserve, 7);
+	/* and are lowered where they do not */
+	ck_assert_uint_eq(conf_limits(&conf, 600, 256), 1000);
+	ck_assert_uint_eq(conf.lim.max_conns, 344);
+	/* out of range */
+	ck_assert_int_eq(parse("halfopen_per_source = 0\n"), -1);
+	ck_assert_int_eq(parse("conn_reserve = 1048577\n"), -1);
+}
+END_TEST
+
 START_TEST(test_load)
 {
 	char path[] = "/tmp/check_conf.XXXXXX";
@@ -245,6 +280,7 @@ static Suite *conf_suite(void)
 	add_tcase(s, "full_file", test_full_file);
 	add_loop_tcase(s, "errors", test_errors, ARRAY_SIZE(bad));
 	add_tcase(s, "limits", test_limits);
+	add_tcase(s, "conn_limits", test_conn_limits);
 	add_tcase(s, "load", test_load);
 	return s;
 }

@@ -10,6 +10,7 @@
  * (root) and socket activation are check_daemon_root and check_daemon_sd.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <pwd.h>
 
@@ -797,26 +798,49 @@ START_TEST(test_slow_reader)
 }
 END_TEST
 
-/* Out of fds: accepting pauses for a second instead of spinning, the
- * daemon keeps serving its clients, and accepting resumes once fds are
- * free again. */
+/* Descriptors iwcmd has open (/proc/PID/fd). */
+static int ctl_daemon_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	dir = opendir(path);
+	ck_assert_ptr_nonnull(dir);
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* Out of fds (max_conns sized from the limit leaves room for
+ * connections, so clients take it here): accepting pauses for a second
+ * instead of spinning, the daemon keeps serving its clients, and
+ * accepting resumes once fds are free again. */
 START_TEST(test_emfile_pause)
 {
-	enum { N = 40 };
+	enum { N = 40, NOFILE = 24 };
 	struct sockaddr_in sin;
 	uint64_t accepted;
 	uint16_t port;
-	int fd, admin, i, t[N];
+	int fd, admin, i, t[N], cl[NOFILE], ncl = 0;
 	long long end;
 
 	harness_init(&H, "request_timeout_ms = 60000\n");
-	H.nofile = 24;
+	H.nofile = NOFILE;
 	H.pid = harness_spawn(&H, NULL, NULL);
 	ck_assert(harness_ready(&H));
 	fd = ipc_open_hello(H.sock);
 	admin = ipc_open_hello(H.admin);
 	ck_assert_int_eq(listen_addr(fd, "127.0.0.1", 0, NULL, &port),
 			 IWCM__RESULT__RES_OK);
+	/* clients hold all but two of the daemon's descriptors */
+	while (ctl_daemon_fds(H.pid) < NOFILE - 2 && ncl < NOFILE)
+		cl[ncl++] = ipc_open_hello(H.sock);
+	ck_assert_int_eq(ctl_daemon_fds(H.pid), NOFILE - 2);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
@@ -838,6 +862,8 @@ START_TEST(test_emfile_pause)
 	ck_assert_uint_lt(accepted, N);
 	for (i = 0; i < N; i++)
 		close(t[i]);
+	while (ncl)
+		close(cl[--ncl]);
 	/* the queued connections are accepted (and end) after the pause */
 	end = harness_ms() + HARNESS_TIMEOUT_MS;
 	while (admin_counter(admin, "accepted") < N && harness_ms() < end)

@@ -13,20 +13,20 @@ check_integ_matrix_CPPFLAGS = $(INTEG_CPPFLAGS)
 check_integ_matrix_CFLAGS = $(INTEG_CFLAGS)
 check_integ_matrix_LDADD = $(top_builddir)/libclient/libiwcm.la \
 	$(DAEMON_IPC_LIBS) $(WIRE_LIB)
-check_PROGRAMS += check_integ_hostile check_integ_halfopen
-TESTS += check_integ_hostile check_integ_halfopen
-check_integ_hostile_SOURCES = check_integ_hostile.c integ_util.h \
-	daemon_harness.h
+check_PROGRAMS += check_integ_hostile check_integ_flood
+TESTS += check_integ_hostile check_integ_flood
+check_integ_hostile_SOURCES = check_integ_hostile.c integ_hs.h \
+	integ_util.h daemon_harness.h
 check_integ_hostile_CPPFLAGS = $(INTEG_CPPFLAGS)
 check_integ_hostile_CFLAGS = $(INTEG_CFLAGS)
 check_integ_hostile_LDADD = $(check_integ_matrix_LDADD)
-# The same program with only the 1000 half-open connections, which
-# SKIPs where RLIMIT_NOFILE cannot be raised that far.
-check_integ_halfopen_SOURCES = check_integ_hostile.c integ_util.h \
+# Floods of half-open connections, which SKIPs where RLIMIT_NOFILE
+# cannot be raised that far.
+check_integ_flood_SOURCES = check_integ_flood.c integ_hs.h integ_util.h \
 	daemon_harness.h
-check_integ_halfopen_CPPFLAGS = $(INTEG_CPPFLAGS) -DINTEG_HALFOPEN
-check_integ_halfopen_CFLAGS = $(INTEG_CFLAGS)
-check_integ_halfopen_LDADD = $(check_integ_matrix_LDADD)
+check_integ_flood_CPPFLAGS = $(INTEG_CPPFLAGS)
+check_integ_flood_CFLAGS = $(INTEG_CFLAGS)
+check_integ_flood_LDADD = $(check_integ_matrix_LDADD)
 # Two daemons in two network namespaces (root and iproute2, else SKIP).
 TESTS += integ/netns_pair.sh
 EXTRA_DIST += integ/netns_pair.sh
