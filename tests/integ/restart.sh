@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# iwcmd dies with SIGKILL in the middle of a verified iwcm-rping transfer:
+# the daemon never touches a socket after handoff, so both ends finish
+# every ping; a new iwcmd on the same socket path (the old one's socket
+# file still there) serves a new connection at once.
+set -u
+iwcmd="$top_builddir/daemon/iwcmd"
+ctl="$top_builddir/cli/iwcmctl"
+rping="$top_builddir/examples/iwcm-rping"
+dir=$(mktemp -d /tmp/iwcm-restart.XXXXXX)
+sock="$dir/iwcmd.sock"
+pid=
+spid=
+cpid=
+IWCM_SOCKET=$sock
+export IWCM_SOCKET
+N=3000
+
+cleanup() {
+	for p in $spid $cpid $pid; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	for f in log log2 s.err c.err; do
+		[ -s "$dir/$f" ] && { echo "--- $f"; tail -n 20 "$dir/$f"; }
+	done
+	exit 1
+}
+lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+
+# daemon LOG: start iwcmd, wait until its admin socket answers
+daemon() {
+	"$iwcmd" -d -s "$sock" 2>"$dir/$1" &
+	pid=$!
+	i=0
+	while ! "$ctl" -s "$sock" status >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
+			fail "iwcmd did not start"
+		fi
+		sleep 0.01
+	done
+}
+
+# pair COUNT: a verified server and client in the background
+pair() {
+	: >"$dir/s.out"
+	"$rping" -s -a 127.0.0.1 -p 0 -C "$1" -v -V >"$dir/s.out" \
+		2>"$dir/s.err" &
+	spid=$!
+	port=
+	i=0
+	while [ -z "$port" ]; do
+		port=$(sed -n 's/^listening on .* port \([0-9][0-9]*\)$/\1/p' \
+			"$dir/s.out")
+		i=$((i + 1))
+		[ $i -gt 500 ] && fail "the server did not listen"
+		[ -n "$port" ] || sleep 0.01
+	done
+	"$rping" -c -a 127.0.0.1 -p "$port" -C "$1" -v -V >"$dir/c.out" \
+		2>"$dir/c.err" &
+	cpid=$!
+}
+
+# finish PID NAME: its exit status must be 0 (bounded)
+finish() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 3000 ] && fail "$2 still running after 60 s"
+		sleep 0.02
+	done
+	wait "$1" || fail "$2 exited $?"
+}
+
+daemon log
+pair $N
+# mid-transfer: some pings done, most to come
+i=0
+while [ "$(lines "$dir/c.out" '^ping data: ')" -lt 100 ]; do
+	i=$((i + 1))
+	[ $i -gt 1500 ] && fail "no pings after 30 s"
+	kill -0 "$cpid" 2>/dev/null || fail "the client ended early"
+	sleep 0.02
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+pid=
+at=$(lines "$dir/c.out" '^ping data: ')
+[ "$at" -lt $N ] || fail "the transfer was over before iwcmd died"
+finish "$cpid" client
+cpid=
+finish "$spid" server
+spid=
+got=$(lines "$dir/c.out" '^ping data: rdma-ping-')
+[ "$got" = $N ] || fail "the client printed $got of $N pings"
+got=$(lines "$dir/s.out" '^server ping data: rdma-ping-')
+[ "$got" = $N ] || fail "the server printed $got of $N pings"
+echo "iwcmd killed after $at of $N pings; both ends finished all $N"
+
+# the old socket file is still there; a new daemon takes the path
+[ -S "$sock" ] || fail "the killed daemon's socket file is gone"
+daemon log2
+pair 5
+finish "$cpid" client
+cpid=
+finish "$spid" server
+spid=
+got=$(lines "$dir/c.out" '^ping data: rdma-ping-')
+[ "$got" = 5 ] || fail "after the restart the client printed $got pings"
+kill -TERM "$pid"
+wait "$pid" || fail "the new iwcmd exited $? on SIGTERM"
+pid=
+echo "PASS: a new iwcmd on the same socket served a new connection"
