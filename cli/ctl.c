@@ -410,16 +410,95 @@ int cmd_show(int argc, char **argv)
 
 /* ---- stats ---- */
 
+static bool stats_openmetrics;
+static FILE *stats_out;
+
 static void stats_item(const ProtobufCMessage *m, unsigned int n)
 {
-	ctl_out()->stats((const Iwcm__Ctl__Stats *)m);
+	(void)n;
+	if (stats_openmetrics)
+		ctl_openmetrics(stats_out, (const Iwcm__Ctl__Stats *)m);
+	else
+		ctl_out()->stats((const Iwcm__Ctl__Stats *)m);
 }
 
-/* iwcmctl stats */
+/*
+ * --http: answer one HTTP request on stdin/stdout (a socket unit with
+ * Accept=yes, iwcm-metrics.socket): read the request up to its empty
+ * line (bounded in size and time, the content is not looked at), then
+ * the metrics with their Content-Type, or 503 when iwcmd does not answer.
+ */
+#define STATS_HTTP_MAX 8192
+#define STATS_HTTP_MS 5000
+
+static int stats_http_request(void)
+{
+	char buf[STATS_HTTP_MAX + 1];
+	size_t have = 0;
+	long long waited = 0;
+
+	while (have < STATS_HTTP_MAX) {
+		struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+		ssize_t n;
+
+		if (waited >= STATS_HTTP_MS || poll(&p, 1, 100) < 0)
+			return -1;
+		if (!(p.revents & (POLLIN | POLLHUP))) {
+			waited += 100;
+			continue;
+		}
+		n = read(STDIN_FILENO, buf + have, STATS_HTTP_MAX - have);
+		if (n <= 0)
+			return have ? 0 : -1;
+		have += (size_t)n;
+		buf[have] = '\0';
+		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
+			return 0;
+	}
+	return -1;
+}
+
+static int stats_http(const struct ctl_list *l, int argc, char **argv,
+		      int (*run)(const struct ctl_list *, int, char **))
+{
+	char *body = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (stats_http_request() < 0) {
+		printf("HTTP/1.0 400 Bad Request\r\n"
+		       "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+		       "no HTTP request within %d ms and %d octets\n",
+		       STATS_HTTP_MS, STATS_HTTP_MAX);
+		return 2;
+	}
+	stats_out = open_memstream(&body, &len);
+	if (!stats_out) {
+		perror("iwcmctl: open_memstream");
+		return 2;
+	}
+	rc = run(l, argc, argv);
+	fclose(stats_out);
+	if (rc == 0)
+		printf("HTTP/1.0 200 OK\r\nContent-Type: "
+		       "application/openmetrics-text; version=1.0.0; "
+		       "charset=utf-8\r\nContent-Length: %zu\r\n\r\n",
+		       len);
+	else
+		printf("HTTP/1.0 503 Service Unavailable\r\nContent-Type: "
+		       "text/plain; charset=utf-8\r\n\r\niwcmd did not "
+		       "answer (see the journal)\n");
+	if (rc == 0)
+		fwrite(body, 1, len, stdout);
+	free(body);
+	return rc;
+}
+
+/* iwcmctl stats [-o text|json|openmetrics [--http]] */
 int cmd_stats(int argc, char **argv)
 {
 	static const struct ctl_list l = {
-		"stats",
+		"stats [-o text|json|openmetrics [--http]]",
 		IPC_CTL_STATS,
 		IPC_CTL_STATS_REPLY,
 		&iwcm__ctl__stats__descriptor,
@@ -427,8 +506,53 @@ int cmd_stats(int argc, char **argv)
 		stats_item,
 		NULL,
 	};
+	const char *fmt = NULL;
+	bool http = false;
+	int i, n = 0;
 
-	return ctl_list_run(&l, argc, argv);
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (fmt || i + 1 == argc) {
+				fprintf(stderr,
+					"usage: iwcmctl [-s SOCKET] [-j] %s\n",
+					l.usage);
+				return 2;
+			}
+			fmt = argv[++i];
+		} else if (!strcmp(argv[i], "--http")) {
+			http = true;
+		} else if (!strcmp(argv[i], "-j") ||
+			   !strcmp(argv[i], "--json")) {
+			ctl_json = true;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	argv[n] = NULL;
+	if (fmt && !strcmp(fmt, "openmetrics")) {
+		stats_openmetrics = true;
+	} else if (fmt && !strcmp(fmt, "json")) {
+		ctl_json = true;
+	} else if (fmt && strcmp(fmt, "text")) {
+		fprintf(stderr,
+			"iwcmctl: stats -o %s: text, json or openmetrics\n",
+			fmt);
+		return 2;
+	}
+	if (stats_openmetrics && ctl_json) {
+		fprintf(stderr, "iwcmctl: stats: -j and -o openmetrics "
+				"exclude each other\n");
+		return 2;
+	}
+	if (http && !stats_openmetrics) {
+		fprintf(stderr,
+			"iwcmctl: stats: --http needs -o openmetrics\n");
+		return 2;
+	}
+	stats_out = stdout;
+	if (http)
+		return stats_http(&l, n, argv, ctl_list_run);
+	return ctl_list_run(&l, n, argv);
 }
 
 /* ---- requests answered by RESULT only ---- */

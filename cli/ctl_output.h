@@ -10,6 +10,7 @@
  * hands every reply to ctl_out; the field names are those of iwcmctl(8).
  */
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
@@ -35,6 +36,10 @@ struct ctl_output {
 
 extern const struct ctl_output ctl_output_text;
 extern const struct ctl_output ctl_output_json;
+
+/* ctl_openmetrics.c: stats' metric families in the OpenMetrics text
+ * format, '# EOF' last. */
+void ctl_openmetrics(FILE *fp, const Iwcm__Ctl__Stats *s);
 
 /* ctl_text.c: words both formats use. */
 

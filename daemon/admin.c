@@ -18,6 +18,7 @@
 #include "ctl.pb-c.h"
 #include "conn.h"
 #include "log.h"
+#include "metrics.h"
 
 static void admin_result(struct client *c, uint32_t reqid, Iwcm__Result res,
 			 const char *msg)
@@ -166,6 +167,105 @@ static void admin_show(struct client *c, uint32_t reqid,
 		     NULL);
 }
 
+/* ---- metrics (metrics.c) as ctl.proto MetricFamily messages ---- */
+
+struct admin_metrics {
+	Iwcm__Ctl__MetricFamily *fam[METRIC_MAX];
+};
+
+static void *admin_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		fatal("admin: calloc");
+	return p;
+}
+
+static void admin_metric_one(const struct metric_sample *m, void *arg)
+{
+	struct admin_metrics *am = arg;
+	Iwcm__Ctl__MetricFamily *f = am->fam[m->id];
+	Iwcm__Ctl__MetricSample *s;
+	size_t k;
+
+	/* grow by doubling: a family has a few dozen samples at most */
+	k = f->n_samples;
+	if ((k & (k - 1)) == 0) {
+		Iwcm__Ctl__MetricSample **v =
+			realloc(f->samples, (k ? 2 * k : 1) * sizeof(*v));
+
+		if (!v)
+			fatal("admin: realloc");
+		f->samples = v;
+	}
+	s = admin_xcalloc(1, sizeof(*s));
+	iwcm__ctl__metric_sample__init(s);
+	s->value = m->value;
+	s->n_labels = m->n_labels;
+	s->labels = admin_xcalloc(m->n_labels, sizeof(*s->labels));
+	for (unsigned int i = 0; i < m->n_labels; i++) {
+		Iwcm__Ctl__MetricLabel *l = admin_xcalloc(1, sizeof(*l));
+
+		iwcm__ctl__metric_label__init(l);
+		l->name = (char *)m->labels[i].name;
+		l->value = strdup(m->labels[i].value);
+		if (!l->value)
+			fatal("admin: strdup");
+		s->labels[i] = l;
+	}
+	f->samples[f->n_samples++] = s;
+}
+
+/* Fill st's families from the daemon's metrics. */
+static void admin_metrics(Iwcm__Ctl__Stats *st)
+{
+	struct admin_metrics am;
+	size_t n = 0;
+
+	memset(&am, 0, sizeof(am));
+	/* every family, with its samples or none (a Terminate may not
+	 * have happened yet) */
+	for (int i = 0; i < METRIC_MAX; i++) {
+		const struct metrics_family *d = metrics_family(i);
+		Iwcm__Ctl__MetricFamily *f = admin_xcalloc(1, sizeof(*f));
+
+		iwcm__ctl__metric_family__init(f);
+		f->name = (char *)d->name;
+		f->gauge = d->type == METRIC_GAUGE;
+		f->help = (char *)d->help;
+		am.fam[i] = f;
+	}
+	metrics_collect(admin_metric_one, &am);
+	st->families = admin_xcalloc(METRIC_MAX, sizeof(*st->families));
+	for (int i = 0; i < METRIC_MAX; i++)
+		st->families[n++] = am.fam[i];
+	st->n_families = n;
+}
+
+static void admin_metrics_free(Iwcm__Ctl__Stats *st)
+{
+	for (size_t i = 0; i < st->n_families; i++) {
+		Iwcm__Ctl__MetricFamily *f = st->families[i];
+
+		for (size_t j = 0; j < f->n_samples; j++) {
+			Iwcm__Ctl__MetricSample *s = f->samples[j];
+
+			for (size_t k = 0; k < s->n_labels; k++) {
+				free(s->labels[k]->value);
+				free(s->labels[k]);
+			}
+			free(s->labels);
+			free(s);
+		}
+		free(f->samples);
+		free(f);
+	}
+	free(st->families);
+	st->families = NULL;
+	st->n_families = 0;
+}
+
 static void admin_stats(struct client *c, uint32_t reqid,
 			const ProtobufCMessage *req)
 {
@@ -212,7 +312,9 @@ static void admin_stats(struct client *c, uint32_t reqid,
 	}
 	st.n_counters = n;
 	st.counters = ep;
+	admin_metrics(&st);
 	control_send(c, IPC_CTL_STATS_REPLY, reqid, &st.base, -1);
+	admin_metrics_free(&st);
 	admin_end(c, reqid);
 }
 

@@ -33,6 +33,9 @@ static unsigned int conn_n_in; /* responders */
 static struct log_ratelimit conn_refuse_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit conn_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 
+_Static_assert(CONN_S_MAX <= IWCMD_STATS_STATES, "IWCMD_STATS_STATES");
+_Static_assert(NEG_INITIATOR == 0 && NEG_RESPONDER == 1, "neg_role");
+
 static void conn_free(struct conn *c);
 
 /* Who learns what happens to connections (main.c, at startup). */
@@ -91,6 +94,7 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (c->fsm.state != CONN_S_WAIT_ROUTE &&
 	    c->fsm.state != CONN_S_WAIT_ULP)
 		iwcmd_stats.timeouts++;
+	iwcmd_stats.timeouts_in[c->fsm.state]++;
 	log_debug("conn %llu: timeout in %s", (unsigned long long)c->id,
 		  conn_state_names[c->fsm.state]);
 	conn_fail(c, CONN_RES_ETIMEDOUT, "timeout in %s",
@@ -339,6 +343,12 @@ static void conn_free(struct conn *c)
 		event_free(c->ev_post);
 	free(c->lparams);
 	free(c->b);
+	/* how it ended, for the metrics: handed off, or why not */
+	if (c->fsm.state != CONN_S_NONE)
+		iwcmd_stats.ended[c->role == NEG_RESPONDER]
+				 [c->fsm.state == CONN_S_DONE ? CONN_RES_OK :
+				  c->err != CONN_RES_OK	      ? c->err :
+							  CONN_RES_ECONNRESET]++;
 	admission_remove(c);
 	TAILQ_REMOVE(&conn_list, c, entry);
 	conn_n--;

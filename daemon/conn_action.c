@@ -421,6 +421,7 @@ static int conn_act_term(void *arg, enum conn_event ev)
 	c->term_layer = RDMAP_TERM_LAYER_LLP;
 	c->term_etype = MPA_ETYPE_MPA;
 	c->term_ecode = c->term_code;
+	iwcmd_stats_term(false, c->term_layer, c->term_etype, c->term_ecode);
 	conn_send_error(c, false);
 	conn_close_fd(c, true);
 	return 0;

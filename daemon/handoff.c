@@ -62,12 +62,14 @@ void handoff_start(struct conn *c)
 	if (!c->owner) {
 		log_info("conn %llu: negotiated, but its owner is gone",
 			 (unsigned long long)c->id);
+		iwcmd_stats.handoff_failed++;
 		conn_post(c, CONN_EV_HANDOFF_FAILED);
 		return;
 	}
 	if (conn_notify()->established(c) < 0) {
 		log_info("conn %llu: handoff to its owner failed",
 			 (unsigned long long)c->id);
+		iwcmd_stats.handoff_failed++;
 		conn_post(c, CONN_EV_HANDOFF_FAILED);
 		return;
 	}

@@ -92,6 +92,9 @@ extern struct event_base *iwcmd_base;
 extern const struct iwcmd_conf *iwcmd_conf; /* current configuration */
 
 /* Handshake outcome counters ("iwcmctl stats"). */
+#define IWCMD_STATS_STATES 16 /* >= CONN_S_MAX */
+#define IWCMD_STATS_TERMS 64  /* kinds of Terminate counted apart */
+
 struct iwcmd_stats {
 	uint64_t accepted;	 /* TCP connections accepted */
 	uint64_t connects;	 /* client connect requests */
@@ -106,8 +109,42 @@ struct iwcmd_stats {
 	uint64_t protocol_errors; /* FSM pairs not in the table */
 	uint64_t shed;		  /* half-open, dropped to admit another */
 	uint64_t refused;	  /* accepted and closed: no room */
+	/* for iwcmctl stats -o openmetrics (metrics.c) */
+	uint64_t ended[2][CONN_RES_MAX];	  /* by neg_role, conn_result */
+	uint64_t timeouts_in[IWCMD_STATS_STATES]; /* by conn_state */
+	uint64_t handoff_failed;
+	struct iwcmd_stats_term {
+		bool rcvd; /* received, else sent */
+		uint8_t layer, etype, ecode;
+		uint64_t n;
+	} term[IWCMD_STATS_TERMS];
+	unsigned int n_term;
+	uint64_t term_other; /* kinds beyond IWCMD_STATS_TERMS */
 };
 extern struct iwcmd_stats iwcmd_stats;
+
+/* Count a Terminate sent or received, by layer, type and code. */
+static inline void iwcmd_stats_term(bool rcvd, uint8_t layer, uint8_t etype,
+				    uint8_t ecode)
+{
+	struct iwcmd_stats *s = &iwcmd_stats;
+
+	for (unsigned int i = 0; i < s->n_term; i++) {
+		struct iwcmd_stats_term *t = &s->term[i];
+
+		if (t->rcvd == rcvd && t->layer == layer && t->etype == etype &&
+		    t->ecode == ecode) {
+			t->n++;
+			return;
+		}
+	}
+	if (s->n_term == IWCMD_STATS_TERMS) {
+		s->term_other++;
+		return;
+	}
+	s->term[s->n_term++] =
+		(struct iwcmd_stats_term){ rcvd, layer, etype, ecode, 1 };
+}
 
 extern struct timespec iwcmd_start; /* CLOCK_MONOTONIC at startup */
 

@@ -334,6 +334,8 @@ void rtr_fence_input(struct conn *c)
 		c->term_layer = m.u.term.layer;
 		c->term_etype = m.u.term.etype;
 		c->term_ecode = m.u.term.ecode;
+		iwcmd_stats_term(true, c->term_layer, c->term_etype,
+				 c->term_ecode);
 		conn_fail(c, CONN_RES_EPROTO, "peer sent Terminate: %s / %s",
 			  rdmap_term_layer_name(m.u.term.layer),
 			  rdmap_term_ecode_name(m.u.term.layer, m.u.term.etype,

@@ -78,5 +78,5 @@ check_engine_daemon_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 check_engine_daemon_LDADD = $(DAEMON_IPC_LIBS) $(WIRE_LIB)
 
 # iwcmctl's admin commands against the real daemon; the systemd units.
-TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh
-EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh
+TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh
+EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh

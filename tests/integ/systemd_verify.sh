@@ -15,15 +15,19 @@ iwcmd="$top_builddir/daemon/iwcmd"
 unit="$top_builddir/systemd/iwcmd.service"
 [ -x "$iwcmd" ] || { echo "FAIL: $iwcmd not built"; exit 1; }
 [ -f "$unit" ] || { echo "FAIL: $unit not built"; exit 1; }
+ctl="$top_builddir/cli/iwcmctl"
+munit="$top_builddir/systemd/iwcm-metrics@.service"
+[ -f "$munit" ] || { echo "FAIL: $munit not built"; exit 1; }
 
 dir=$(mktemp -d /tmp/iwcm-units.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 sed "s|^ExecStart=.*|ExecStart=$iwcmd|" "$unit" >"$dir/iwcmd.service"
+sed "s|^ExecStart=[^ ]*|ExecStart=$ctl|" "$munit" >"$dir/iwcm-metrics@.service"
 cp "$top_srcdir/systemd/iwcmd.socket" "$top_srcdir/systemd/iwcmd-admin.socket" \
-	"$dir/"
+	"$top_srcdir/systemd/iwcm-metrics.socket" "$dir/"
 cd "$dir" || exit 1
 out=$("$analyze" verify --man=no iwcmd.service iwcmd.socket \
-	iwcmd-admin.socket 2>&1)
+	iwcmd-admin.socket iwcm-metrics.socket iwcm-metrics@0.service 2>&1)
 rc=$?
 if [ $rc -ne 0 ] || [ -n "$out" ]; then
 	echo "FAIL: systemd-analyze verify (exit $rc):"
@@ -47,6 +51,12 @@ check iwcmd.service 'Restart=on-failure'
 check iwcmd.service 'User=iwcm'
 check iwcmd.service 'CapabilityBoundingSet=CAP_NET_BIND_SERVICE'
 check iwcmd.service 'AmbientCapabilities=CAP_NET_BIND_SERVICE'
+check iwcm-metrics.socket 'Accept=yes'
+check iwcm-metrics@.service 'StandardInput=socket'
+check iwcm-metrics@.service 'StandardOutput=socket'
+grep -q "^ExecStart=$ctl stats -o openmetrics --http\$" iwcm-metrics@.service ||
+	{ echo "FAIL: iwcm-metrics@.service runs: \
+$(grep ExecStart iwcm-metrics@.service)"; fail=1; }
 grep -q '^WatchdogSec=' iwcmd.service || { echo "FAIL: no WatchdogSec"; fail=1; }
 # every ordering line is explained by a comment right above it (or
 # above the group of ordering lines it belongs to)
@@ -54,7 +64,7 @@ awk '/^(After|Before|Requires|Wants)=/ {
 		if (!ok) { print "FAIL: uncommented ordering line: " $0; bad = 1 }
 		next }
 	{ ok = /^#/ } END { exit bad }' iwcmd.service iwcmd.socket \
-	iwcmd-admin.socket || fail=1
+	iwcmd-admin.socket iwcm-metrics.socket iwcm-metrics@.service || fail=1
 grep -q '^u iwcm ' "$top_srcdir/systemd/iwcm-sysusers.conf" ||
 	{ echo "FAIL: sysusers entry"; fail=1; }
 grep -q '^d /run/iwcm 0755 iwcm iwcm' "$top_srcdir/systemd/iwcm-tmpfiles.conf" ||

@@ -1,0 +1,215 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# iwcmctl stats -o openmetrics against a real iwcmd after real traffic:
+# two handshakes handed off (iwcm-rping), one that fails with a Terminate
+# both ways (no common RTR type, RFC 6581 §9.2), one connect refused.
+# The output must be well-formed OpenMetrics text (every sample under a
+# '# TYPE' and '# HELP' of its family, counters' samples named _total,
+# label values quoted, integer values, no series twice, '# EOF' last)
+# and the counts must be those of the traffic.  Then bad arguments.
+set -u
+iwcmd="$top_builddir/daemon/iwcmd"
+ctl="$top_builddir/cli/iwcmctl"
+rping="$top_builddir/examples/iwcm-rping"
+dir=$(mktemp -d /tmp/iwcm-metrics.XXXXXX)
+sock="$dir/iwcmd.sock"
+pid=
+spid=
+fails=0
+IWCM_SOCKET=$sock
+export IWCM_SOCKET
+
+cleanup() {
+	[ -n "$spid" ] && kill -9 "$spid" 2>/dev/null
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+"$iwcmd" -d -s "$sock" 2>"$dir/log" &
+pid=$!
+i=0
+while ! "$ctl" status >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
+		echo "FAIL: iwcmd did not start"
+		cat "$dir/log"
+		exit 1
+	fi
+	sleep 0.01
+done
+
+# rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
+rpair() {
+	"$rping" -s -a 127.0.0.1 -p 0 -C 2 $1 >"$dir/s.out" 2>&1 &
+	spid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ $i -lt 500 ]; do
+		port=$(sed -n 's/^listening on .* port \([0-9]*\)$/\1/p' \
+			"$dir/s.out")
+		i=$((i + 1))
+		[ -n "$port" ] || sleep 0.01
+	done
+	[ -n "$port" ] || { fail "rping server did not listen"; return; }
+	timeout 30 "$rping" -c -a 127.0.0.1 -p "$port" -C 2 $2 \
+		>"$dir/c.out" 2>&1
+	crc=$?
+	i=0
+	while kill -0 "$spid" 2>/dev/null && [ $i -lt 500 ]; do
+		i=$((i + 1))
+		sleep 0.02
+	done
+	kill -9 "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	spid=
+}
+
+rpair "-V" "-V"
+[ "$crc" = 0 ] || fail "the first exchange failed: $(cat "$dir/c.out")"
+rpair "-V" "-V --p2p --rtr read"
+[ "$crc" = 0 ] || fail "the p2p exchange failed: $(cat "$dir/c.out")"
+rpair "--rtr send" "--p2p --rtr write"
+[ "$crc" != 0 ] || fail "an exchange without a common RTR succeeded"
+# a port nobody listens on
+lfd_port=1
+"$ctl" connect --daemon "127.0.0.1:$lfd_port" >/dev/null 2>&1
+
+"$ctl" stats -o openmetrics >"$dir/om" 2>"$dir/om.err" ||
+	fail "stats -o openmetrics exited $?: $(cat "$dir/om.err")"
+
+# The format (OpenMetrics 1.0 text).
+awk '
+function bad(m) { print "line " NR ": " m ": " $0; err = 1 }
+/^# TYPE / {
+	if (NF != 4 || ($4 != "counter" && $4 != "gauge")) bad("TYPE")
+	if (seen[$3]++) bad("family twice")
+	fam = $3; type = $4; help = 0; next
+}
+/^# HELP / { if ($3 != fam) bad("HELP of another family"); help = 1; next }
+/^# EOF$/ { eof = NR; next }
+/^#/ { bad("unknown comment"); next }
+{
+	if (eof) bad("after # EOF")
+	if (!help) bad("sample before its HELP")
+	name = $1; sub(/\{.*/, "", name)
+	want = type == "counter" ? fam "_total" : fam
+	if (name != want) bad("sample of " fam " named " name)
+	if (name !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*$/) bad("name")
+	if ($1 ~ /\{/ && $1 !~ /^[^{]*\{([a-z_]+="[^"\\]*",)*[a-z_]+="[^"\\]*"\}$/)
+		bad("labels")
+	if (NF != 2 || $2 !~ /^[0-9]+$/) bad("value")
+	if (series[$1]++) bad("series twice")
+	n++
+}
+END {
+	if (!eof || eof != NR) { print "no # EOF at the end"; err = 1 }
+	if (n < 20) { print n " samples only"; err = 1 }
+	exit err
+}' "$dir/om" || fail "malformed OpenMetrics (above)"
+
+# value SERIES: the value of one series, empty when absent
+value() { awk -v s="$1" '$1 == s { print $2 }' "$dir/om"; }
+want() {
+	got=$(value "$1")
+	[ "$got" = "$2" ] || fail "$1 is '$got', not $2"
+}
+hs='iwcm_handshakes_total{transport="tcp",role='
+want "${hs}\"initiator\",outcome=\"established\",reason=\"none\"}" 2
+want "${hs}\"responder\",outcome=\"established\",reason=\"none\"}" 2
+want "${hs}\"initiator\",outcome=\"failed\",reason=\"protocol\"}" 1
+want "${hs}\"responder\",outcome=\"failed\",reason=\"protocol\"}" 1
+want "${hs}\"initiator\",outcome=\"failed\",reason=\"refused\"}" 1
+# RFC 6581 §9.2: TERM Layer 2 (LLP), type 0 (MPA), code 7, both ways
+want 'iwcm_terminates_total{direction="sent",layer="2",type="0",code="7"}' 1
+want 'iwcm_terminates_total{direction="received",layer="2",type="0",code="7"}' 1
+want 'iwcm_handoffs_total{result="done"}' 4
+want 'iwcm_accepted_total' 3
+want 'iwcm_shed_total' 0
+want 'iwcm_halfopen' 0
+want 'iwcm_connections{state="wait_request"}' 0
+want 'iwcm_timeouts_total{phase="request"}' 0
+
+# A scrape over HTTP as iwcm-metrics.socket serves it: a real socket
+# activation with Accept=yes (systemd-socket-activate --inetd) and curl.
+sa=$(command -v systemd-socket-activate 2>/dev/null || true)
+curl=$(command -v curl 2>/dev/null || true)
+if [ -n "$sa" ] && [ -n "$curl" ]; then
+	hport=$((20000 + $$ % 20000))
+	"$sa" -l "127.0.0.1:$hport" --accept --inetd \
+		-E IWCM_SOCKET="$sock" "$ctl" stats -o openmetrics --http \
+		2>"$dir/sa.err" &
+	sapid=$!
+	i=0
+	while ! "$curl" -s -o "$dir/http" -D "$dir/hdr" \
+		"http://127.0.0.1:$hport/metrics" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && break
+		sleep 0.02
+	done
+	kill "$sapid" 2>/dev/null
+	wait "$sapid" 2>/dev/null
+	head -n 1 "$dir/hdr" | grep -q '^HTTP/1.0 200' ||
+		fail "HTTP scrape: $(cat "$dir/hdr" "$dir/sa.err" 2>&1)"
+	grep -qi '^Content-Type: application/openmetrics-text; version=1.0.0' \
+		"$dir/hdr" || fail "HTTP scrape Content-Type: $(cat "$dir/hdr")"
+	tail -n 1 "$dir/http" | grep -q '^# EOF$' ||
+		fail "HTTP scrape body: $(tail -n 3 "$dir/http")"
+	grep -q '^iwcm_accepted_total 3$' "$dir/http" ||
+		fail "HTTP scrape counts: $(grep accepted "$dir/http")"
+else
+	echo "note: no HTTP scrape (systemd-socket-activate or curl missing)"
+fi
+# --http on a request piped in; with the daemon down it is 503 (below)
+out=$(printf 'GET / HTTP/1.1\r\nHost: x\r\n\r\n' |
+	"$ctl" stats -o openmetrics --http 2>/dev/null | head -n 1)
+case "$out" in
+"HTTP/1.0 200 OK"*) ;;
+*) fail "--http on a piped request: $out" ;;
+esac
+
+# Bad arguments: exit 2 with a message, nothing on stdout.
+for args in "-o" "-o bogus" "-o openmetrics -o text" "-j -o openmetrics" \
+	"--http" "-o json --http"; do
+	# shellcheck disable=SC2086
+	out=$("$ctl" stats $args 2>"$dir/err")
+	rc=$?
+	[ "$rc" = 2 ] || fail "stats $args exited $rc"
+	[ -z "$out" ] || fail "stats $args printed: $out"
+	[ -s "$dir/err" ] || fail "stats $args said nothing"
+done
+# -o json is -j; -o text the default
+"$ctl" stats -o json | grep -q '"accepted":3' ||
+	fail "stats -o json: $("$ctl" stats -o json)"
+"$ctl" stats -o text | grep -q '^accepted  *3$' ||
+	fail "stats -o text: $("$ctl" stats -o text)"
+# a daemon that is down: one line naming the socket
+kill -TERM "$pid"
+wait "$pid"
+pid=
+out=$("$ctl" stats -o openmetrics 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "stats with no daemon exited $rc"
+case "$out" in
+*"$dir"*) ;;
+*) fail "stats with no daemon does not name the socket: $out" ;;
+esac
+out=$(printf 'GET / HTTP/1.0\r\n\r\n' |
+	"$ctl" stats -o openmetrics --http 2>/dev/null | head -n 1)
+case "$out" in
+"HTTP/1.0 503 "*) ;;
+*) fail "--http with no daemon: $out" ;;
+esac
+
+if [ "$fails" -ne 0 ]; then
+	echo "--- iwcmd log"
+	cat "$dir/log"
+	exit 1
+fi
+echo "PASS: OpenMetrics well-formed, counts as the traffic made them"
