@@ -162,6 +162,12 @@ static int set_timeout(struct cmopt *o, const char *v)
 	return 0;
 }
 
+static int set_hold(struct cmopt *o, const char *v)
+{
+	o->has_hold = true;
+	return parse_uint(v, IWCM_FIRST_FPDU_DELAY_MAX, &o->hold_ms);
+}
+
 static int set_count(struct cmopt *o, const char *v)
 {
 	o->has_count = true;
@@ -215,6 +221,8 @@ static const struct cmopt_def cmopt_defs[] = {
 	{ "timeout", "MS", CMOPT_ALL, set_timeout,
 	  "connect: Reply timeout and the wait for the outcome; "
 	  "listen: the wait for every connection" },
+	{ "first-fpdu-delay", "MS", CMOPT_INIT, set_hold,
+	  "hold the first FPDU after the Reply (0 to 10000)" },
 	{ "count", "N", CMOPT_LISTEN, set_count,
 	  "handle N connection requests, then exit (default 1)" },
 	{ "reject", NULL, CMOPT_LISTEN, set_reject,
@@ -380,6 +388,9 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder)
 		if (o->has_timeout)
 			rc |= iwcm_conn_param_set_reply_timeout(p,
 								o->timeout_ms);
+		if (o->has_hold)
+			rc |= iwcm_conn_param_set_first_fpdu_delay(p,
+								   o->hold_ms);
 	}
 	if (rc) {
 		int e = errno;
@@ -445,6 +456,10 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p)
 	if (o->has_timeout) {
 		p->has_reply_timeout_ms = 1;
 		p->reply_timeout_ms = o->timeout_ms;
+	}
+	if (o->has_hold) {
+		p->has_first_fpdu_delay_ms = 1;
+		p->first_fpdu_delay_ms = o->hold_ms;
 	}
 }
 

@@ -29,6 +29,7 @@ struct cmopt {
 	/* what was given; everything else is the daemon's default */
 	bool has_rev, has_markers, has_crc, has_rtr, has_ird, has_ord;
 	bool has_private_data, has_rev0, has_timeout, has_count;
+	bool has_hold;
 	unsigned int rev; /* 0, 1 or 2 */
 	bool markers;
 	bool crc;
@@ -41,11 +42,12 @@ struct cmopt {
 	bool rtr_frame;
 	bool fallback;
 	unsigned int timeout_ms;
-	unsigned int count;  /* listen: connections to handle */
-	bool reject;	     /* listen: reject each request */
-	const char *service; /* listen: a configured listener */
-	bool daemon;	     /* connect: the admin variant */
-	bool json;	     /* -j anywhere */
+	unsigned int hold_ms; /* --first-fpdu-delay */
+	unsigned int count;   /* listen: connections to handle */
+	bool reject;	      /* listen: reject each request */
+	const char *service;  /* listen: a configured listener */
+	bool daemon;	      /* connect: the admin variant */
+	bool json;	      /* -j anywhere */
 };
 
 /*

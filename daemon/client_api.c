@@ -65,6 +65,9 @@ static bool client_api_params_ok(const Iwcm__ConnParams *p, bool forced)
 	    (p->has_ulp_timeout_ms && (p->ulp_timeout_ms < TIMEOUT_MIN_MS ||
 				       p->ulp_timeout_ms > TIMEOUT_MAX_MS)))
 		return false;
+	if (p->has_first_fpdu_delay_ms &&
+	    p->first_fpdu_delay_ms > CONF_FIRST_FPDU_DELAY_MAX)
+		return false;
 	return true;
 }
 
@@ -125,6 +128,8 @@ int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out)
 	out->reply_timeout_ms = pb->reply_timeout_ms;
 	out->has_ulp_timeout_ms = pb->has_ulp_timeout_ms;
 	out->ulp_timeout_ms = pb->ulp_timeout_ms;
+	out->has_first_fpdu_delay_ms = pb->has_first_fpdu_delay_ms;
+	out->first_fpdu_delay_ms = pb->first_fpdu_delay_ms;
 	out->has_rtr_frame = pb->has_rtr_frame;
 	out->rtr_frame = pb->rtr_frame;
 	out->has_transport = pb->has_transport;
@@ -163,6 +168,8 @@ void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out)
 	out->reply_timeout_ms = p->reply_timeout_ms;
 	out->has_ulp_timeout_ms = p->has_ulp_timeout_ms;
 	out->ulp_timeout_ms = p->ulp_timeout_ms;
+	out->has_first_fpdu_delay_ms = p->has_first_fpdu_delay_ms;
+	out->first_fpdu_delay_ms = p->first_fpdu_delay_ms;
 	out->has_rtr_frame = p->has_rtr_frame;
 	out->rtr_frame = p->rtr_frame;
 	out->has_transport = p->has_transport;

@@ -56,16 +56,20 @@ struct conf_priv_allow {
 	uint16_t port;
 };
 
+/* The longest an initiator holds its first FPDU (first_fpdu_delay_ms). */
+#define CONF_FIRST_FPDU_DELAY_MAX 10000u /* IWCM_FIRST_FPDU_DELAY_MAX */
+
 /* max_conns when the descriptor limit allows more (or has none). */
 #define CONF_MAX_CONNS_AUTO 1048576u
 
 struct iwcmd_conf {
 	char socket_path[CONF_PATH_MAX];
 	bool verbose;
-	unsigned int request_timeout_ms; /* 5 s: waiting for a Request */
-	unsigned int reply_timeout_ms;	 /* 10 s: waiting for a Reply */
-	unsigned int ulp_timeout_ms;	 /* ULP decision, not the peer's */
-	unsigned int rtr_timeout_ms;	 /* 5 s: waiting for the RTR */
+	unsigned int request_timeout_ms;  /* 5 s: waiting for a Request */
+	unsigned int reply_timeout_ms;	  /* 10 s: waiting for a Reply */
+	unsigned int ulp_timeout_ms;	  /* ULP decision, not the peer's */
+	unsigned int rtr_timeout_ms;	  /* 5 s: waiting for the RTR */
+	unsigned int first_fpdu_delay_ms; /* initiator: hold the first FPDU */
 	unsigned int max_listeners_per_uid;
 	unsigned int max_pending_per_uid;
 	/* as configured (0: derived, see conf_limits()) */

@@ -87,6 +87,11 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* The first FPDU was held long enough: no failure. */
+	if (c->fsm.state == CONN_S_HOLD) {
+		conn_event(c, CONN_EV_TIMEOUT);
+		return;
+	}
 	/*
 	 * RFC 5044 §7.1.2 rule 10: startup timeouts.  The ULP's decision
 	 * time is the local client's, not the peer's fault.
@@ -298,6 +303,7 @@ static struct conn *conn_new(enum neg_role role)
 	for (i = 0; i < CONN_NQN; i++)
 		c->next_msn[i] = 1;
 	c->reply_timeout_ms = iwcmd_conf->reply_timeout_ms;
+	c->hold_ms = iwcmd_conf->first_fpdu_delay_ms;
 	c->ulp_timeout_ms = iwcmd_conf->ulp_timeout_ms;
 	c->ev_timer = evtimer_new(iwcmd_base, conn_timer_cb, c);
 	c->ev_post = event_new(iwcmd_base, -1, 0, conn_post_cb, c);
@@ -584,6 +590,8 @@ static enum conn_result conn_initiate(struct client *cl,
 	}
 	if (params && params->has_reply_timeout_ms && params->reply_timeout_ms)
 		c->reply_timeout_ms = params->reply_timeout_ms;
+	if (params && params->has_first_fpdu_delay_ms)
+		c->hold_ms = params->first_fpdu_delay_ms;
 	c->owner = cl;
 	c->owner_uid = cl->uid;
 	c->owner_pid = cl->pid;

@@ -119,6 +119,7 @@ struct conn {
 	struct neg_policy pol;
 	struct neg_policy retry_pol; /* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
+	unsigned int hold_ms; /* first_fpdu_delay_ms (initiator) */
 	unsigned int ulp_timeout_ms;
 
 	/* the startup frames, parsed in place in b's req_raw/rep_raw */

@@ -348,6 +348,21 @@ static int conn_act_rtr_read(void *arg, enum conn_event ev)
 	return 0;
 }
 
+/* Hold the first FPDU (iwcmd.conf(5) first_fpdu_delay_ms): nothing is
+ * read or written until the timer fires. */
+static int conn_act_hold(void *arg, enum conn_event ev)
+{
+	struct conn *c = arg;
+
+	(void)ev;
+	conn_timer_stop(c);
+	conn_read_enable(c, false);
+	log_debug("conn %llu: holding the first FPDU for %u ms",
+		  (unsigned long long)c->id, c->hold_ms);
+	conn_timer_arm(c, c->hold_ms);
+	return 0;
+}
+
 static int conn_act_read_resp_handoff(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
@@ -495,6 +510,29 @@ static int conn_act_release(void *arg, enum conn_event ev)
 	return 0;
 }
 
+static bool conn_guard_hold(void *arg)
+{
+	const struct conn *c = arg;
+
+	return c->hold_ms > 0;
+}
+
+/* The Reply chose a zero-length Read RTR (RFC 6581 §9.2). */
+static bool conn_guard_rtr_read(void *arg)
+{
+	const struct conn *c = arg;
+
+	return c->res.p2p && !c->res.rtr_frame && c->res.rtr == MPA_RTR_READ;
+}
+
+/* An RTR to send: a zero-length Send or Write, or the seed-003 frame. */
+static bool conn_guard_rtr(void *arg)
+{
+	const struct conn *c = arg;
+
+	return c->res.rtr_frame || c->res.p2p;
+}
+
 /* The actions and guards of the FSM table (conn_fsm.c). */
 const struct conn_fsm_ops conn_action_ops = {
 	.action = {
@@ -520,12 +558,16 @@ const struct conn_fsm_ops conn_action_ops = {
 		[CONN_A_ERROR] = conn_act_error,
 		[CONN_A_CLOSE] = conn_act_close,
 		[CONN_A_RELEASE] = conn_act_release,
+		[CONN_A_HOLD] = conn_act_hold,
 	},
 	.guard = {
 		[CONN_G_NO_LISTENER] = conn_guard_no_listener,
 		[CONN_G_BACKLOG_FULL] = conn_guard_backlog_full,
 		[CONN_G_NO_CLIENT] = conn_guard_no_client,
 		[CONN_G_UID_LIMIT] = conn_guard_uid_limit,
+		[CONN_G_HOLD] = conn_guard_hold,
+		[CONN_G_RTR_READ] = conn_guard_rtr_read,
+		[CONN_G_RTR] = conn_guard_rtr,
 	},
 	.log = conn_fsm_log,
 };

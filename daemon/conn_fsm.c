@@ -11,7 +11,7 @@
 #define S_LIVE                                                           \
 	(S(CONNECTING) | S(WAIT_REQUEST) | S(WAIT_ROUTE) | S(WAIT_ULP) | \
 	 S(DECIDED) | S(WAIT_REPLY) | S(WAIT_RTR) | S(WAIT_READ_RESP) |  \
-	 S(HANDOFF))
+	 S(HOLD) | S(HANDOFF))
 
 const char *const conn_state_names[CONN_S_MAX] = {
 	[CONN_S_NONE] = "NONE",
@@ -23,6 +23,7 @@ const char *const conn_state_names[CONN_S_MAX] = {
 	[CONN_S_WAIT_REPLY] = "WAIT_REPLY",
 	[CONN_S_WAIT_RTR] = "WAIT_RTR",
 	[CONN_S_WAIT_READ_RESP] = "WAIT_READ_RESP",
+	[CONN_S_HOLD] = "HOLD",
 	[CONN_S_HANDOFF] = "HANDOFF",
 	[CONN_S_DONE] = "DONE",
 	[CONN_S_CLOSED] = "CLOSED",
@@ -83,6 +84,7 @@ const char *const conn_action_names[CONN_A_MAX] = {
 	[CONN_A_ERROR] = "error",
 	[CONN_A_CLOSE] = "close",
 	[CONN_A_RELEASE] = "release",
+	[CONN_A_HOLD] = "hold",
 };
 
 const char *const conn_guard_names[CONN_G_MAX] = {
@@ -91,6 +93,9 @@ const char *const conn_guard_names[CONN_G_MAX] = {
 	[CONN_G_BACKLOG_FULL] = "backlog_full",
 	[CONN_G_NO_CLIENT] = "no_client",
 	[CONN_G_UID_LIMIT] = "uid_limit",
+	[CONN_G_HOLD] = "hold",
+	[CONN_G_RTR_READ] = "rtr_read",
+	[CONN_G_RTR] = "rtr",
 };
 
 /* One row: states, event, guard, action, next state.  The table is kept
@@ -148,10 +153,23 @@ static const struct conn_fsm_row conn_fsm_tab[] = {
 	  CLOSED),
 	R(S(WAIT_ROUTE) | S(WAIT_ULP) | S(DECIDED), BAD, NONE, ERROR, CLOSED),
 
-	/* initiator: Reply (§7.1.2 rules 3, 5, 8; RFC 6581 §9.1-9.3, §10) */
+	/*
+	 * initiator: Reply (§7.1.2 rules 3, 5, 8; RFC 6581 §9.1-9.3, §10);
+	 * with first_fpdu_delay_ms the first FPDU (the RTR, or the ULP's
+	 * first after the handoff) waits in HOLD, for responders that miss
+	 * one sent at once (docs/interop.md)
+	 */
+	R(S(WAIT_REPLY), REPLY, HOLD, HOLD, HOLD),
 	R(S(WAIT_REPLY), REPLY, NONE, HANDOFF, HANDOFF),
+	R(S(WAIT_REPLY), REPLY_RTR, HOLD, HOLD, HOLD),
 	R(S(WAIT_REPLY), REPLY_RTR, NONE, RTR_HANDOFF, HANDOFF),
+	R(S(WAIT_REPLY), REPLY_RTR_READ, HOLD, HOLD, HOLD),
 	R(S(WAIT_REPLY), REPLY_RTR_READ, NONE, RTR_READ, WAIT_READ_RESP),
+	R(S(HOLD), TIMEOUT, RTR_READ, RTR_READ, WAIT_READ_RESP),
+	R(S(HOLD), TIMEOUT, RTR, RTR_HANDOFF, HANDOFF),
+	R(S(HOLD), TIMEOUT, NONE, HANDOFF, HANDOFF),
+	R(S(HOLD), PEER_CLOSED, NONE, ERROR, CLOSED),
+	R(S(HOLD), BAD, NONE, ERROR, CLOSED),
 	R(S(WAIT_REPLY), REPLY_REJECT, NONE, NOTIFY_REJECTED, CLOSED),
 	R(S(WAIT_REPLY), RETRY_V1, NONE, RECONNECT_V1, CONNECTING),
 	R(S(WAIT_REPLY), TERM, NONE, TERM, CLOSED),
@@ -169,7 +187,8 @@ static const struct conn_fsm_row conn_fsm_tab[] = {
 	R(WAITING_PEER, BAD, NONE, ERROR, CLOSED),
 	R(WAITING_PEER, TIMEOUT, NONE, ERROR, CLOSED),
 	R(WAITING_PEER, PEER_CLOSED, NONE, ERROR, CLOSED),
-	R(S(CONNECTING) | WAITING_PEER, ULP_GONE, NONE, CLOSE, CLOSED),
+	R(S(CONNECTING) | WAITING_PEER | S(HOLD), ULP_GONE, NONE, CLOSE,
+	  CLOSED),
 
 	/* handoff */
 	R(S(HANDOFF), HANDOFF_DONE, NONE, RELEASE, DONE),

@@ -35,6 +35,8 @@ enum conn_state {
 	CONN_S_WAIT_REPLY,     /* initiator: Request sent */
 	CONN_S_WAIT_RTR,       /* responder: Reply sent, RTR expected */
 	CONN_S_WAIT_READ_RESP, /* initiator: zero-length Read RTR sent */
+	CONN_S_HOLD,	       /* initiator: Reply accepted, the first FPDU
+				* held for first_fpdu_delay_ms */
 	CONN_S_HANDOFF,	       /* negotiated: passing the fd to the client */
 	CONN_S_DONE,	       /* handed off (final) */
 	CONN_S_CLOSED,	       /* failed or closed (final) */
@@ -101,6 +103,7 @@ enum conn_action {
 	CONN_A_ERROR,	/* CONNECT_ERROR to the owner (if any), close */
 	CONN_A_CLOSE,	/* close quietly (no owner to tell) */
 	CONN_A_RELEASE, /* handed off: drop the daemon's copy */
+	CONN_A_HOLD,	/* hold the first FPDU: arm first_fpdu_delay_ms */
 	CONN_A_MAX
 };
 
@@ -111,6 +114,9 @@ enum conn_guard {
 	CONN_G_BACKLOG_FULL, /* the listener's pending_max is reached */
 	CONN_G_NO_CLIENT,    /* no client of the listener to route to */
 	CONN_G_UID_LIMIT,    /* that client's uid has max_pending_per_uid */
+	CONN_G_HOLD,	     /* first_fpdu_delay_ms is set */
+	CONN_G_RTR_READ,     /* the RTR to send is a zero-length Read */
+	CONN_G_RTR,	     /* an RTR (Send, Write, RtR frame) to send */
 	CONN_G_MAX
 };
 

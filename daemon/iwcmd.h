@@ -64,6 +64,7 @@ struct conn_params {
 	bool has_mpa_rev, has_markers, has_crc, has_rev0;
 	bool has_enhanced_fallback, has_reply_timeout_ms;
 	bool has_ulp_timeout_ms, has_rtr_frame, has_transport;
+	bool has_first_fpdu_delay_ms;
 	uint32_t ird, ord; /* RFC 6581 §9.1: 14-bit fields */
 	bool p2p;
 	uint32_t rtr_types; /* MPA_RTR_* bits */
@@ -74,8 +75,9 @@ struct conn_params {
 	bool enhanced_fallback; /* RFC 6581 §10 retry as v1 */
 	uint32_t reply_timeout_ms;
 	uint32_t ulp_timeout_ms;
-	bool rtr_frame; /* seed-003 legacy RtR frame */
-	bool sctp;	/* TRANSPORT_SCTP, else TCP */
+	uint32_t first_fpdu_delay_ms; /* initiator: hold the first FPDU */
+	bool rtr_frame;		      /* seed-003 legacy RtR frame */
+	bool sctp;		      /* TRANSPORT_SCTP, else TCP */
 	uint8_t private_data[CONN_PARAMS_PD_MAX];
 	size_t private_data_len;
 };

@@ -15,6 +15,7 @@ dist_man3_MANS = \
 	iwcm_conn_param_new.3 \
 	iwcm_conn_param_set_crc.3 \
 	iwcm_conn_param_set_fallback.3 \
+	iwcm_conn_param_set_first_fpdu_delay.3 \
 	iwcm_conn_param_set_ird.3 \
 	iwcm_conn_param_set_markers.3 \
 	iwcm_conn_param_set_mpa_rev.3 \

@@ -97,6 +97,7 @@ struct rping_opts {
 	unsigned int mpa_rev; /* 0: the daemon's default */
 	int crc;	      /* -1: the daemon's default */
 	bool markers;
+	int hold_ms; /* --first-fpdu-delay, -1: the daemon's default */
 	const char *socket;
 };
 
@@ -1252,6 +1253,9 @@ static struct iwcm_conn_param *rp_param(const struct rping_opts *o)
 							   IWCM_CRC_PREFER_OFF);
 	if (o->markers)
 		bad |= iwcm_conn_param_set_markers(p, true);
+	if (o->hold_ms >= 0)
+		bad |= iwcm_conn_param_set_first_fpdu_delay(
+			p, (unsigned int)o->hold_ms);
 	if (bad) {
 		iwcm_conn_param_free(p);
 		return NULL;
@@ -1403,9 +1407,12 @@ static void usage(FILE *fp)
 		"\t--mpa-rev N\tMPA revision to ask for: 1 or 2\n"
 		"\t--crc on|off\task for MPA CRCs (on) or prefer none (off)\n"
 		"\t--markers\task the peer for MPA markers\n"
+		"\t--first-fpdu-delay MS\n\t\t\tclient: hold the first FPDU "
+		"after the Reply (0 to %d)\n"
 		"\t-h, --help\tthis help\n"
 		"\t--version\tthe version\n",
-		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT, RPING_PORT);
+		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT, RPING_PORT,
+		IWCM_FIRST_FPDU_DELAY_MAX);
 }
 
 /* A decimal integer from lo to hi, or -1 with a message. */
@@ -1488,6 +1495,7 @@ enum {
 	OPT_MPA_REV,
 	OPT_CRC,
 	OPT_MARKERS,
+	OPT_HOLD,
 	OPT_VERSION,
 };
 
@@ -1498,6 +1506,7 @@ static const struct option longopts[] = {
 	{ "mpa-rev", required_argument, NULL, OPT_MPA_REV },
 	{ "crc", required_argument, NULL, OPT_CRC },
 	{ "markers", no_argument, NULL, OPT_MARKERS },
+	{ "first-fpdu-delay", required_argument, NULL, OPT_HOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -1513,6 +1522,7 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 	o->port = RPING_PORT;
 	o->size = RPING_SIZE_DEFAULT;
 	o->crc = -1;
+	o->hold_ms = -1;
 	o->addr.ss_family = AF_INET;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":a:I:Pp:C:S:scvVdqh", longopts,
@@ -1595,6 +1605,12 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 			break;
 		case OPT_MARKERS:
 			o->markers = true;
+			break;
+		case OPT_HOLD:
+			if (parse_int(optarg, "first FPDU delay", 0,
+				      IWCM_FIRST_FPDU_DELAY_MAX, &v) < 0)
+				return -1;
+			o->hold_ms = v;
 			break;
 		case ':':
 			err("option '%s' needs an argument", argv[optind - 1]);

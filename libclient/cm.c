@@ -203,6 +203,18 @@ IWCM_EXPORT int iwcm_conn_param_set_reply_timeout(struct iwcm_conn_param *param,
 	return 0;
 }
 
+/* Hold the first FPDU after the Reply (docs/interop.md). */
+IWCM_EXPORT int
+iwcm_conn_param_set_first_fpdu_delay(struct iwcm_conn_param *param,
+				     unsigned int ms)
+{
+	if (!param || ms > IWCM_FIRST_FPDU_DELAY_MAX)
+		return ERR(EINVAL);
+	param->pb.has_first_fpdu_delay_ms = 1;
+	param->pb.first_fpdu_delay_ms = ms;
+	return 0;
+}
+
 /* Set the timeout of the accept/reject decision. */
 IWCM_EXPORT int iwcm_conn_param_set_ulp_timeout(struct iwcm_conn_param *param,
 						unsigned int ms)

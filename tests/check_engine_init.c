@@ -165,6 +165,67 @@ START_TEST(init_p2p_write)
 }
 END_TEST
 
+/*
+ * first_fpdu_delay_ms (docs/interop.md, Linux siw's responder race): the
+ * first FPDU after the accepting Reply waits.  Loop 0 client-server (the
+ * handoff waits), 1 the Write RTR, 2 the Read RTR, 3 the same with the
+ * delay from iwcmd.conf instead of the connect: nothing reaches the
+ * peer or the client for the first 150 ms of a 400 ms hold, then all
+ * goes on as without it.
+ */
+START_TEST(init_hold)
+{
+	static const uint8_t rtr[] = { 0, MPA_RTR_WRITE, MPA_RTR_READ,
+				       MPA_RTR_WRITE };
+	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+	struct mpa_frame req, rep = frame_enh(MPA_FRAME_REP, 0, _i != 0,
+					      rtr[_i], 16, 16, NULL);
+	struct mpa_dir rx = { .markers = false, .crc = true, .off = 0 };
+	struct mpa_dir tx = { .markers = false, .crc = true, .off = 0 };
+	struct mpa_fpdu_info info;
+	Iwcm__Established *e;
+	uint8_t raw[MPA_FRAME_MAX], u[256];
+	uint64_t t0;
+	size_t n;
+	int lfd, peer;
+
+	env_setup();
+	p.has_p2p = _i != 0;
+	p.p2p = _i != 0;
+	if (_i == 3) {
+		E.conf.first_fpdu_delay_ms = 400;
+	} else {
+		p.has_first_fpdu_delay_ms = 1;
+		p.first_fpdu_delay_ms = 400;
+	}
+	init_start(&lfd, &peer, &p);
+	init_request(peer, raw, &req);
+	peer_send_frame(peer, &rep);
+	t0 = iwcmd_now_ms();
+	env_pump(150);
+	ck_assert(peer_idle(peer));
+	ck_assert_int_eq(E.n_recs, 0);
+	if (_i) {
+		n = peer_read_fpdu(peer, &rx, raw, u, &info);
+		ck_assert(info.crc_ok);
+		ck_assert_uint_eq(n, rtr[_i] == MPA_RTR_READ ? 52 : 20);
+	}
+	if (rtr[_i] == MPA_RTR_READ) {
+		n = peer_rtr_ulpdu(RDMAP_READ_RESP, 1, u);
+		peer_send_fpdu(peer, &tx, u, n);
+	}
+	e = rec_established(env_wait_rec(1));
+	ck_assert_uint_ge(iwcmd_now_ms() - t0, 390);
+	ck_assert_uint_eq(e->rtr_type, rtr[_i]);
+	iwcm__established__free_unpacked(e, NULL);
+	env_assert_handed(&E.recs[0], peer);
+	/* a hold is no timeout */
+	ck_assert_uint_eq(iwcmd_stats.timeouts, 0);
+	ck_assert_uint_eq(iwcmd_stats.established, 1);
+	init_end(lfd, peer);
+}
+END_TEST
+
 /* The Read RTR: QN 1 MSN 1, non-zero sink and source STags, size 0; no
  * handoff before the zero-length Read Response. */
 START_TEST(init_p2p_read)
@@ -1023,6 +1084,7 @@ static Suite *engine_init_suite(void)
 	add_tcase(s, "p2p Write RTR", init_p2p_write);
 	add_tcase(s, "p2p Read RTR", init_p2p_read);
 	add_tcase(s, "p2p Send RTR", init_p2p_send);
+	add_loop_tcase(s, "hold", init_hold, 4);
 	add_tcase(s, "markers tx", init_markers_tx);
 	add_tcase(s, "markers rx", init_markers_rx);
 	add_tcase(s, "CRC off", init_crc_off);

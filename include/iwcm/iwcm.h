@@ -546,6 +546,29 @@ int iwcm_conn_param_set_fallback(struct iwcm_conn_param *param, bool fallback);
 int iwcm_conn_param_set_reply_timeout(struct iwcm_conn_param *param,
 				      unsigned int ms);
 
+/* The longest iwcm_conn_param_set_first_fpdu_delay() takes, in ms. */
+#define IWCM_FIRST_FPDU_DELAY_MAX 10000
+
+/**
+ * iwcm_conn_param_set_first_fpdu_delay() - Hold the first FPDU.
+ * @param: the parameters.
+ * @ms: milliseconds the initiator waits after the peer's accepting Reply
+ *	before its first FPDU: the RTR of a peer-to-peer connection, else
+ *	the handoff (so the ULP's first message), 0 (the default of
+ *	iwcmd.conf's first_fpdu_delay_ms, itself 0) to
+ *	IWCM_FIRST_FPDU_DELAY_MAX.
+ *
+ * For responders that lose an FPDU arriving right after their Reply, as
+ * Linux siw does (docs/interop.md); RFC 5044 §7.1.2 lets the initiator
+ * send at once.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ms is out of
+ * range.
+ */
+int iwcm_conn_param_set_first_fpdu_delay(struct iwcm_conn_param *param,
+					 unsigned int ms);
+
 /**
  * iwcm_conn_param_set_ulp_timeout() - Set the accept/reject timeout.
  * @param: the parameters.

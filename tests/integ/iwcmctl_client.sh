@@ -294,6 +294,22 @@ finish count 0
 [ "$(grep -c ': ESTABLISHED, responder' "$dir/l.out")" -eq 2 ] && ok ||
 	fail "count: two connections: $(cat "$dir/l.out")"
 
+# --first-fpdu-delay: the initiator holds its RTR (p2p) or its handoff
+# (client-server) after the Reply; both still establish, and the connect
+# takes at least the delay
+for model in "--p2p" ""; do
+	listen || break
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2086
+	connect "first-fpdu-delay $model" 0 --first-fpdu-delay 400 $model
+	t1=$(date +%s%N)
+	finish "first-fpdu-delay $model" 0
+	agree "first-fpdu-delay $model"
+	[ $(((t1 - t0) / 1000000)) -ge 400 ] && ok ||
+		fail "first-fpdu-delay $model: connect took" \
+			"$(((t1 - t0) / 1000000)) ms"
+done
+
 # an unreachable port: that listener closed when iwcmctl listen exited
 connect unreachable 1 --timeout 2000
 is unreachable "$c" event UNREACHABLE
@@ -301,7 +317,8 @@ is unreachable "$c" reason ECONNREFUSED
 
 # usage errors and a missing daemon
 for args in "--rev 3" "--rev 0" "--ird 16384" "--private-data abc" \
-	"--rtr bogus" "--count 2" "--timeout 5" "--colour blue"; do
+	"--rtr bogus" "--count 2" "--timeout 5" "--colour blue" \
+	"--first-fpdu-delay 10001" "--first-fpdu-delay x"; do
 	# shellcheck disable=SC2086
 	"$ctl" connect "127.0.0.1:$port" $args >/dev/null 2>&1
 	[ $? -eq 2 ] && ok || fail "connect $args: not a usage error"
@@ -311,7 +328,8 @@ done
 "$ctl" connect 127.0.0.1:1 --private-data \
 	"$(printf '%01018d' 0)" >/dev/null 2>&1
 [ $? -eq 2 ] && ok || fail "509 octets of enhanced private data accepted"
-for args in "" "--p2p 1" "--fallback 1" "1 2" "--rev 0 1"; do
+for args in "" "--p2p 1" "--fallback 1" "1 2" "--rev 0 1" \
+	"1 --first-fpdu-delay 10"; do
 	# shellcheck disable=SC2086
 	"$ctl" listen $args >/dev/null 2>&1
 	[ $? -eq 2 ] && ok || fail "listen $args: not a usage error"
