@@ -25,6 +25,7 @@
 
 #include "iwcmctl.h"
 #include "cmopt.h"
+#include "ctl.h"
 #include "ctl_output.h"
 #include "ipc.h"
 #include "pbaddr.h"
@@ -47,6 +48,12 @@ static uint32_t ctl_reqid;
 static const struct ctl_output *ctl_out(void)
 {
 	return ctl_json ? &ctl_output_json : &ctl_output_text;
+}
+
+/* The same for probe.c (ctl.h). */
+const struct ctl_output *ctl_output(void)
+{
+	return ctl_out();
 }
 
 /* ---- talking to iwcmd ---- */
@@ -749,14 +756,76 @@ static int parse_dst(const char *arg, Iwcm__SockAddr *dst, uint8_t *buf)
 	return 0;
 }
 
+/*
+ * One forced negotiation on the admin connection fd: each report to
+ * report(), then the RESULT's code and message (copied into msg).
+ * 0 with the result in *res, or -1 (reported) when iwcmd did not answer.
+ */
+int ctl_force(int fd, const Iwcm__SockAddr *dst, const Iwcm__ConnParams *p,
+	      int wait_ms,
+	      void (*report)(const Iwcm__Ctl__NegotiationReport *r,
+			     unsigned int n, void *arg),
+	      void *arg, Iwcm__Result *res, char *msg, size_t msglen)
+{
+	Iwcm__Ctl__ForceConnect f = IWCM__CTL__FORCE_CONNECT__INIT;
+	unsigned int n = 0;
+
+	f.dst = (Iwcm__SockAddr *)(uintptr_t)dst;
+	f.params = (Iwcm__ConnParams *)(uintptr_t)p;
+	if (ctl_send(fd, IPC_CTL_CONNECT, &f.base) < 0)
+		return -1;
+	for (;;) {
+		Iwcm__Ctl__NegotiationReport *r;
+
+		if (ctl_next(fd, wait_ms) < 0)
+			return -1;
+		if (ctl_msg.hdr.type == IPC_RESULT) {
+			Iwcm__Ctl__Result *rr = (Iwcm__Ctl__Result *)ctl_unpack(
+				&iwcm__ctl__result__descriptor);
+
+			if (!rr)
+				return -1;
+			*res = rr->result;
+			snprintf(msg, msglen, "%s",
+				 rr->message ? rr->message : "");
+			protobuf_c_message_free_unpacked(&rr->base, NULL);
+			return 0;
+		}
+		if (ctl_msg.hdr.type != IPC_CTL_NEGOTIATION) {
+			fprintf(stderr, "iwcmctl: unexpected %s\n",
+				ipc_type_name(ctl_msg.hdr.type));
+			return -1;
+		}
+		r = (Iwcm__Ctl__NegotiationReport *)ctl_unpack(
+			&iwcm__ctl__negotiation_report__descriptor);
+		if (!r)
+			return -1;
+		report(r, n++, arg);
+		protobuf_c_message_free_unpacked(&r->base, NULL);
+	}
+}
+
+/* The admin connection for ctl_force() (-1: reported). */
+int ctl_admin_open(void)
+{
+	return ctl_connect();
+}
+
+static void ctl_force_report(const Iwcm__Ctl__NegotiationReport *r,
+			     unsigned int n, void *arg)
+{
+	(void)arg;
+	ctl_out()->report(r, n);
+}
+
 /* iwcmctl connect HOST:PORT --daemon [options] (options from cmopt.c) */
 int ctl_force_connect(const char *target, const struct cmopt *o)
 {
-	Iwcm__Ctl__ForceConnect f = IWCM__CTL__FORCE_CONNECT__INIT;
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 	Iwcm__SockAddr dst = IWCM__SOCK_ADDR__INIT;
+	Iwcm__Ctl__Result r = IWCM__CTL__RESULT__INIT;
 	uint8_t abuf[16];
-	unsigned int n = 0;
+	char msg[256];
 	int fd, rc = 2, wait_ms = CTL_CONNECT_TIMEOUT_MS;
 
 	ctl_json |= o->json;
@@ -768,39 +837,18 @@ int ctl_force_connect(const char *target, const struct cmopt *o)
 	cmopt_to_pb(o, &p);
 	if (o->has_timeout)
 		wait_ms = (int)o->timeout_ms + CTL_TIMEOUT_MS;
-	f.dst = &dst;
-	f.params = &p;
 	fd = ctl_connect();
-	if (fd < 0 || ctl_send(fd, IPC_CTL_CONNECT, &f.base) < 0)
+	if (fd < 0)
 		return 2;
 	ctl_out()->reports_begin();
-	for (;;) {
-		Iwcm__Ctl__NegotiationReport *r;
-
-		if (ctl_next(fd, wait_ms) < 0)
-			break;
-		if (ctl_msg.hdr.type == IPC_RESULT) {
-			Iwcm__Ctl__Result *res = (Iwcm__Ctl__Result *)ipc_unpack(
-				&ctl_msg, &iwcm__ctl__result__descriptor);
-
-			if (!res)
-				break;
-			rc = res->result == IWCM__RESULT__RES_OK ? 0 : 1;
-			ctl_out()->reports_end(target, res);
-			protobuf_c_message_free_unpacked(&res->base, NULL);
-			close(fd);
-			return rc;
-		}
-		if (ctl_msg.hdr.type != IPC_CTL_NEGOTIATION)
-			break;
-		r = (Iwcm__Ctl__NegotiationReport *)ctl_unpack(
-			&iwcm__ctl__negotiation_report__descriptor);
-		if (!r)
-			break;
-		ctl_out()->report(r, n++);
-		protobuf_c_message_free_unpacked(&r->base, NULL);
+	if (ctl_force(fd, &dst, &p, wait_ms, ctl_force_report, NULL, &r.result,
+		      msg, sizeof(msg)) == 0) {
+		r.message = msg[0] ? msg : NULL;
+		rc = r.result == IWCM__RESULT__RES_OK ? 0 : 1;
+		ctl_out()->reports_end(target, &r);
+	} else {
+		ctl_out()->reports_end(target, NULL);
 	}
-	ctl_out()->reports_end(target, NULL);
 	close(fd);
-	return 2;
+	return rc;
 }

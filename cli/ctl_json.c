@@ -208,6 +208,75 @@ static void js_reports_end(const char *target, const Iwcm__Ctl__Result *r)
 	putchar('\n');
 }
 
+/* ---- probe ---- */
+
+static void js_probe_begin(const char *target, const char *transport)
+{
+	ctl_json_init(&ctl_w);
+	json_open(&ctl_w, NULL, '{');
+	json_str(&ctl_w, "target", target);
+	json_str(&ctl_w, "transport", transport);
+	json_open(&ctl_w, "rows", '[');
+}
+
+static void js_probe_row(const struct ctl_probe_row *r, unsigned int n)
+{
+	const struct mpa_frame *f = &r->reply;
+
+	(void)n;
+	json_open(&ctl_w, NULL, '{');
+	json_str(&ctl_w, "offer", r->offer);
+	json_str(&ctl_w, "offered", r->what);
+	json_str(&ctl_w, "result",
+		 r->result == IWCM__RESULT__RES_OK ?
+			 "ESTABLISHED" :
+			 ctl_result_name(r->result));
+	if (r->reason && r->reason[0])
+		json_str(&ctl_w, "reason", r->reason);
+	if (r->reply_ok) {
+		json_open(&ctl_w, "reply", '{');
+		json_uint(&ctl_w, "rev", f->rev);
+		json_bool(&ctl_w, "markers", f->flags & MPA_FLAG_M);
+		json_bool(&ctl_w, "crc", f->flags & MPA_FLAG_C);
+		json_bool(&ctl_w, "reject", f->flags & MPA_FLAG_R);
+		json_bool(&ctl_w, "s", f->flags & MPA_FLAG_S);
+		json_bool(&ctl_w, "enhanced", f->enhanced);
+		if (f->enhanced) {
+			json_bool(&ctl_w, "p2p", f->enh.p2p);
+			json_rtr_array(&ctl_w, "rtr", f->enh.rtr);
+			json_uint(&ctl_w, "ird", f->enh.ird);
+			json_uint(&ctl_w, "ord", f->enh.ord);
+		}
+		json_uint(&ctl_w, "private_data_len", f->ulp_pd_len);
+		json_close(&ctl_w, '}');
+	} else {
+		json_null(&ctl_w, "reply");
+	}
+	if (r->est) {
+		const Iwcm__Established *e = r->est;
+
+		json_open(&ctl_w, "negotiated", '{');
+		json_uint(&ctl_w, "mpa_rev", e->mpa_rev);
+		json_bool(&ctl_w, "crc", e->crc);
+		json_bool(&ctl_w, "markers_tx", e->markers_tx);
+		json_bool(&ctl_w, "markers_rx", e->markers_rx);
+		json_bool(&ctl_w, "p2p", e->p2p);
+		json_rtr_array(&ctl_w, "rtr_type", e->rtr_type);
+		json_uint(&ctl_w, "ird", e->ird);
+		json_uint(&ctl_w, "ord", e->ord);
+		json_close(&ctl_w, '}');
+	}
+	json_close(&ctl_w, '}');
+}
+
+static void js_probe_end(unsigned int n)
+{
+	json_close(&ctl_w, ']');
+	json_uint(&ctl_w, "offers", n);
+	json_close(&ctl_w, '}');
+	putchar('\n');
+}
+
 const struct ctl_output ctl_output_json = {
 	.result = js_result,
 	.status = js_status,
@@ -221,4 +290,7 @@ const struct ctl_output ctl_output_json = {
 	.reports_begin = js_reports_begin,
 	.report = js_report,
 	.reports_end = js_reports_end,
+	.probe_begin = js_probe_begin,
+	.probe_row = js_probe_row,
+	.probe_end = js_probe_end,
 };

@@ -14,6 +14,20 @@
 
 #include "iwcm.pb-c.h"
 #include "ctl.pb-c.h"
+#include "mpa.h"
+
+/* One offer of iwcmctl probe and what the peer made of it (probe.c). */
+struct ctl_probe_row {
+	const char *offer; /* its name, "rev1", "p2p-write", ... */
+	const char *what;  /* what it offers, in words */
+	bool ran;	   /* false: not run (reason says why) */
+	Iwcm__Result result;
+	const char *reason; /* iwcmd's message, or "" */
+	bool have_reply;    /* reply: the peer's Reply frame */
+	bool reply_ok;	    /* it parsed */
+	struct mpa_frame reply;
+	const Iwcm__Established *est; /* negotiated, or NULL */
+};
 
 struct ctl_output {
 	/* A RESULT that ends a request (what names the object for an
@@ -32,6 +46,10 @@ struct ctl_output {
 	void (*reports_begin)(void);
 	void (*report)(const Iwcm__Ctl__NegotiationReport *r, unsigned int n);
 	void (*reports_end)(const char *target, const Iwcm__Ctl__Result *r);
+	/* probe: the target, then a row per offer, then the count run */
+	void (*probe_begin)(const char *target, const char *transport);
+	void (*probe_row)(const struct ctl_probe_row *row, unsigned int n);
+	void (*probe_end)(unsigned int n);
 };
 
 extern const struct ctl_output ctl_output_text;

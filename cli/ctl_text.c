@@ -300,6 +300,55 @@ static void txt_reports_end(const char *target, const Iwcm__Ctl__Result *r)
 	txt_result(what, r);
 }
 
+/* ---- probe ---- */
+
+static void txt_probe_begin(const char *target, const char *transport)
+{
+	printf("probe %s (%s): the peer's Reply to each offer\n", target,
+	       transport);
+	printf("%-14s %-12s %-4s %-7s %-11s %-5s %-5s %s\n", "offer", "result",
+	       "rev", "M C R S", "model", "ird", "ord", "rtr");
+}
+
+static void txt_probe_row(const struct ctl_probe_row *r, unsigned int n)
+{
+	const struct mpa_frame *f = &r->reply;
+	char rtr[32], flags[16], rev[8], ird[8], ord[8];
+	const char *model = "-";
+
+	(void)n;
+	snprintf(rev, sizeof(rev), "-");
+	snprintf(flags, sizeof(flags), "-");
+	snprintf(ird, sizeof(ird), "-");
+	snprintf(ord, sizeof(ord), "-");
+	snprintf(rtr, sizeof(rtr), "-");
+	if (r->reply_ok) {
+		snprintf(rev, sizeof(rev), "%u", f->rev);
+		snprintf(flags, sizeof(flags), "%d %d %d %d",
+			 !!(f->flags & MPA_FLAG_M), !!(f->flags & MPA_FLAG_C),
+			 !!(f->flags & MPA_FLAG_R), !!(f->flags & MPA_FLAG_S));
+		if (f->enhanced) {
+			model = f->enh.p2p ? "p2p" : "client-srv";
+			snprintf(ird, sizeof(ird), "%u", f->enh.ird);
+			snprintf(ord, sizeof(ord), "%u", f->enh.ord);
+			vocab_rtr_list(f->enh.rtr, rtr, sizeof(rtr));
+		} else {
+			model = "unenhanced";
+		}
+	}
+	printf("%-14s %-12s %-4s %-7s %-11s %-5s %-5s %s\n", r->offer,
+	       r->result == IWCM__RESULT__RES_OK ? "established" :
+						   ctl_result_name(r->result),
+	       rev, flags, model, ird, ord, rtr);
+	if (r->reason && r->reason[0])
+		printf("%-14s   %s\n", "", r->reason);
+}
+
+static void txt_probe_end(unsigned int n)
+{
+	printf("%u offer%s\n", n, n == 1 ? "" : "s");
+}
+
 const struct ctl_output ctl_output_text = {
 	.result = txt_result,
 	.status = txt_status,
@@ -313,4 +362,7 @@ const struct ctl_output ctl_output_text = {
 	.reports_begin = txt_reports_begin,
 	.report = txt_report,
 	.reports_end = txt_reports_end,
+	.probe_begin = txt_probe_begin,
+	.probe_row = txt_probe_row,
+	.probe_end = txt_probe_end,
 };

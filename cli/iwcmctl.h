@@ -29,6 +29,8 @@ int cmd_stats(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_listener(int argc, char **argv);
+/* probe.c */
+int cmd_probe(int argc, char **argv);
 
 /*
  * client.c: iwcmctl listen and connect, negotiating through iwcmd's

@@ -65,17 +65,22 @@ N_FAIL=0
 # The pings of every rping case, and each side's command.
 N=20
 HSRV="$RPING -s -a 127.0.0.1 -p 0 -C $N -v -V -d"
-HCLI="$RPING -c -a 127.0.0.1 -p @PORT@ -C $N -v -V -d"
 GCLI="rping -c -a 10.0.2.2 -p @PORT@ -C $N -v -V"
 GSRV="rping -s -a 10.0.2.15 -p $GUEST_PORT -C $N -v -V"
-# The guest delays what it sends by H2G_DELAY in the host initiator
-# cases: siw's responder (siw_accept) sends its MPA Reply before it hands
-# the socket to the QP, and the wakeup of an FPDU that arrives in between
-# is lost, which stalls the connection until more data comes (RFC 5044
+# siw's responder (siw_accept) sends its MPA Reply before it hands the
+# socket to the QP, and the wakeup of an FPDU that arrives in between is
+# lost, which stalls the connection until more data comes (RFC 5044
 # §7.1.2 lets the initiator send at once; docs/interop.md).  Over slirp
-# with an emulated CPU the reply is answered within a millisecond; the
-# delay keeps the answer out of that window.
-H2G_DELAY=${IWCM_INTEROP_H2G_DELAY-20ms}
+# with an emulated CPU our answer comes within a millisecond.  The
+# product handles it: in the host initiator cases iwcmd holds the first
+# FPDU for H2G_HOLD ms after the Reply (first_fpdu_delay_ms, iwcm-rping
+# and iwcmctl --first-fpdu-delay); IWCM_INTEROP_H2G_HOLD=0 shows the race.
+# IWCM_INTEROP_H2G_DELAY (say 20ms) delays the guest's packets with netem
+# instead, as earlier versions of this suite did.
+H2G_HOLD=${IWCM_INTEROP_H2G_HOLD-50}
+H2G_DELAY=${IWCM_INTEROP_H2G_DELAY-}
+HCLI="$RPING -c -a 127.0.0.1 -p @PORT@ -C $N -v -V -d \
+--first-fpdu-delay $H2G_HOLD"
 # IWCM_INTEROP_DEBUG=1: siw's, iw_cm's and rdma_cm's debug messages in the
 # guest's dmesg.txt, rping's in guest.out.
 GUEST_DEBUG=${IWCM_INTEROP_DEBUG:-0}
@@ -242,7 +247,8 @@ ctl_json() {
 		"$(jfield "$(grep -m 1 '^{"event"' "$C/host.out")" "$1")" "$2"
 }
 
-CTL_CONNECT="$CTL -j connect 127.0.0.1:@PORT@ --ird 1 --ord 1 --crc off"
+CTL_CONNECT="$CTL -j connect 127.0.0.1:@PORT@ --ird 1 --ord 1 --crc off \
+--first-fpdu-delay $H2G_HOLD"
 
 # Our initiator asking for markers: siw answers R=1 (siw_proc_mpareq),
 # the connection request never reaches rping; our client sees REJECTED.

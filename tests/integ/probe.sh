@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# iwcmctl probe against a real iwcmd whose responder is iwcmctl listen:
+# every offer makes a row, and each row's Reply is what iwcmd's responder
+# documents (DESIGN.md "Defaults"): Rev 1 unenhanced, Rev 2 client-server,
+# peer-to-peer echoing the one RTR type offered and choosing Write out of
+# all three, IRD/ORD 0x3FFF passed through, Rev 0 closed under the strict
+# policy and answered with Rev 0 under the permissive one; text and JSON.
+# Then an unreachable port, SCTP through a daemon without it, bad
+# arguments and no daemon.
+set -u
+iwcmd="$top_builddir/daemon/iwcmd"
+ctl="$top_builddir/cli/iwcmctl"
+dir=$(mktemp -d /tmp/iwcm-probe.XXXXXX)
+sock="$dir/iwcmd.sock"
+pid=
+lpid=
+fails=0
+passes=0
+IWCM_SOCKET=$sock
+export IWCM_SOCKET
+
+cleanup() {
+	[ -n "$lpid" ] && kill -9 "$lpid" 2>/dev/null
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+ok() { passes=$((passes + 1)); }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+"$iwcmd" -d -s "$sock" 2>"$dir/log" &
+pid=$!
+i=0
+while ! "$ctl" status >/dev/null 2>&1; do
+	i=$((i + 1))
+	if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
+		echo "FAIL: iwcmd did not start"
+		exit 1
+	fi
+	sleep 0.01
+done
+
+# listen ARGS: iwcmctl listen answering every request, $port set
+listen() {
+	"$ctl" listen 127.0.0.1:0 --count 100 "$@" >"$dir/l.out" 2>&1 &
+	lpid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ $i -lt 500 ]; do
+		port=$(sed -n 's/^listening on 127.0.0.1:\([0-9]*\)$/\1/p' \
+			"$dir/l.out")
+		i=$((i + 1))
+		[ -n "$port" ] || sleep 0.01
+	done
+	[ -n "$port" ] || fail "listen $*: no port"
+}
+unlisten() {
+	kill "$lpid" 2>/dev/null
+	wait "$lpid" 2>/dev/null
+	lpid=
+}
+# row OFFER WANT: the text row of OFFER (its columns squeezed) is WANT
+row() {
+	got=$(awk -v o="$1" '$1 == o { $1 = $1; print; exit }' "$dir/p.out")
+	[ "$got" = "$1 $2" ] && ok || fail "row $1: '$got', not '$1 $2'"
+}
+
+listen
+"$ctl" probe "127.0.0.1:$port" --timeout 3000 >"$dir/p.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || fail "probe exited $rc: $(cat "$dir/p.out")"
+#       result      rev M C R S model      ird   ord   rtr
+row rev1 "established 1 0 1 0 0 unenhanced - - -"
+row rev2 "established 2 0 1 0 1 client-srv 16 16 none"
+row p2p-send "established 2 0 1 0 1 p2p 16 16 send"
+row p2p-write "established 2 0 1 0 1 p2p 16 16 write"
+row p2p-read "established 2 0 1 0 1 p2p 16 16 read"
+row p2p-all "established 2 0 1 0 1 p2p 16 16 write"
+row crc-on "established 2 0 1 0 1 client-srv 16 16 none"
+row crc-off "established 2 0 1 0 1 client-srv 16 16 none"
+row markers "established 2 0 1 0 1 client-srv 16 16 none"
+row irdord-none "established 2 0 1 0 1 client-srv 16383 16383 none"
+row rev0 "ECONNRESET - - - - - -"
+row rtr-frame "established 1 0 1 0 0 unenhanced - - -"
+grep -q '^12 offers$' "$dir/p.out" && ok || fail "not 12 offers"
+
+# JSON: one document, one object per offer
+"$ctl" -j probe "127.0.0.1:$port" --timeout 3000 >"$dir/p.json" 2>&1
+[ "$(wc -l <"$dir/p.json")" -eq 1 ] && ok || fail "JSON: not one line"
+for want in '"transport":"tcp"' '"offers":12' \
+	'"offer":"p2p-read","offered":"peer-to-peer, Read RTR","result":"ESTABLISHED","reply":{"rev":2,"markers":false,"crc":true,"reject":false,"s":true,"enhanced":true,"p2p":true,"rtr":["read"],"ird":16,"ord":16' \
+	'"offer":"markers","offered":"markers asked for (M=1)","result":"ESTABLISHED"' \
+	'"markers_tx":false,"markers_rx":true,"p2p":false' \
+	'"offer":"rev0","offered":"RDMA Consortium Rev 0","result":"ECONNRESET","reason":"peer closed while the Reply was expected","reply":null'; do
+	grep -q -F "$want" "$dir/p.json" && ok ||
+		fail "JSON lacks $want: $(cat "$dir/p.json")"
+done
+unlisten
+
+# a permissive listener answers Rev 0 with Rev 0 (seed 002)
+listen --rev0 permissive
+"$ctl" probe "127.0.0.1:$port" --timeout 3000 >"$dir/p.out" 2>&1
+row rev0 "established 0 1 1 0 0 unenhanced - - -"
+unlisten
+
+# nothing listening: every offer refused, the probe itself fine
+"$ctl" probe 127.0.0.1:1 --timeout 1000 >"$dir/p.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok || fail "probe of a closed port exited $rc"
+[ "$(grep -c ' ECONNREFUSED ' "$dir/p.out")" -eq 12 ] && ok ||
+	fail "closed port: $(cat "$dir/p.out")"
+
+# SCTP: two rows, each saying what this iwcmd made of it
+"$ctl" probe 127.0.0.1:1 --transport sctp --timeout 1000 >"$dir/p.out" 2>&1
+grep -q '^2 offers$' "$dir/p.out" && ok || fail "sctp: $(cat "$dir/p.out")"
+grep -q '^sctp-enhanced ' "$dir/p.out" && grep -q '^sctp-plain ' \
+	"$dir/p.out" && ok || fail "sctp rows: $(cat "$dir/p.out")"
+
+# bad arguments: exit 2, a message, nothing on stdout
+for args in "" "127.0.0.1" "127.0.0.1:1 --transport udp" \
+	"127.0.0.1:1 --timeout 5" "127.0.0.1:1 --timeout x" \
+	"127.0.0.1:1 127.0.0.1:2" "127.0.0.1:1 --colour blue" \
+	"127.0.0.1:1 --transport"; do
+	# shellcheck disable=SC2086
+	out=$("$ctl" probe $args 2>"$dir/err")
+	rc=$?
+	[ $rc -eq 2 ] && ok || fail "probe $args exited $rc"
+	[ -z "$out" ] && ok || fail "probe $args printed: $out"
+	[ -s "$dir/err" ] && ok || fail "probe $args said nothing"
+done
+"$ctl" probe --help | grep -q -- "--transport tcp|sctp" && ok ||
+	fail "probe --help"
+
+# no daemon: one line naming the socket
+kill -TERM "$pid"
+wait "$pid"
+pid=
+out=$("$ctl" probe 127.0.0.1:1 2>&1)
+rc=$?
+[ $rc -eq 2 ] && ok || fail "probe with no daemon exited $rc"
+case "$out" in
+*"$dir"*) ok ;;
+*) fail "probe with no daemon does not name the socket: $out" ;;
+esac
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ] || { echo "---- iwcmd log"; cat "$dir/log"; exit 1; }
+exit 0
