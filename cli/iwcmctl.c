@@ -35,7 +35,8 @@ static const struct command commands[] = {
 	  "change the policy of the listener on PORT" },
 	{ "listen", cmd_listen, "[ADDR:]PORT [options]",
 	  "listen through iwcmd, answer requests, print the negotiation" },
-	{ "probe", cmd_probe, "HOST:PORT [--transport tcp|sctp] [--timeout MS]",
+	{ "probe", cmd_probe,
+	  "HOST:PORT [--transport tcp|sctp] [--timeout MS] [--offers LIST]",
 	  "negotiate once per offer, print the peer's answers" },
 	{ "connect", cmd_connect, "HOST:PORT [--daemon] [options]",
 	  "negotiate as a client (--daemon: by iwcmd itself, with the "

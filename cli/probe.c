@@ -86,6 +86,9 @@ static const struct probe_offer probe_offers[] = {
 	  .enhanced_off = true },
 };
 
+_Static_assert(sizeof(probe_offers) / sizeof(probe_offers[0]) <= 64,
+	       "probe_select() keeps the offers in 64 bits");
+
 /* The offer as ConnParams; the daemon waits wait_ms for the Reply. */
 static void probe_params(const struct probe_offer *o, enum probe_transport t,
 			 unsigned int wait_ms, Iwcm__ConnParams *p)
@@ -165,16 +168,53 @@ static void probe_report(const Iwcm__Ctl__NegotiationReport *r, unsigned int n,
 	}
 }
 
+#define PROBE_USAGE                                        \
+	"usage: iwcmctl [-s SOCKET] [-j] probe HOST:PORT " \
+	"[--transport tcp|sctp]\n"                         \
+	"                              [--timeout MS] [--offers LIST]\n"
+
 static int probe_usage(void)
 {
-	fprintf(stderr, "usage: iwcmctl [-s SOCKET] [-j] probe HOST:PORT "
-			"[--transport tcp|sctp] [--timeout MS]\n");
+	fputs(PROBE_USAGE, stderr);
 	return 2;
 }
 
-/* iwcmctl probe HOST:PORT [--transport tcp|sctp] [--timeout MS] */
+/* The offers named in list (comma-separated) as bits of probe_offers[];
+ * 0 when a name is unknown (reported). */
+static uint64_t probe_select(const char *list)
+{
+	const size_t n = sizeof(probe_offers) / sizeof(probe_offers[0]);
+	uint64_t sel = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if (strlen(probe_offers[k].name) == len &&
+			    !strncmp(probe_offers[k].name, p, len))
+				break;
+		if (k == n || !len) {
+			fprintf(stderr,
+				"iwcmctl: probe: unknown offer '%.*s' (see "
+				"iwcmctl(8))\n",
+				(int)len, p);
+			return 0;
+		}
+		sel |= 1ull << k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return sel;
+}
+
+/* iwcmctl probe HOST:PORT [--transport tcp|sctp] [--timeout MS]
+ * [--offers LIST] */
 int cmd_probe(int argc, char **argv)
 {
+	uint64_t sel = ~0ull;
 	enum probe_transport t = PROBE_TCP;
 	Iwcm__SockAddr dst = IWCM__SOCK_ADDR__INIT;
 	struct sockaddr_storage ss;
@@ -188,11 +228,14 @@ int cmd_probe(int argc, char **argv)
 			ctl_json = true;
 		} else if (!strcmp(argv[i], "-h") ||
 			   !strcmp(argv[i], "--help")) {
-			printf("usage: iwcmctl [-s SOCKET] [-j] probe HOST:PORT "
-			       "[--transport tcp|sctp] [--timeout MS]\n"
-			       "  one negotiation per offer; the peer's answer "
-			       "to each (iwcmctl(8))\n");
+			printf(PROBE_USAGE
+			       "  one negotiation per offer; the "
+			       "peer's answer to each (iwcmctl(8))\n");
 			return 0;
+		} else if (!strcmp(argv[i], "--offers") && i + 1 < argc) {
+			sel = probe_select(argv[++i]);
+			if (!sel)
+				return 2;
 		} else if (!strcmp(argv[i], "--transport") && i + 1 < argc) {
 			i++;
 			if (!strcmp(argv[i], "tcp")) {
@@ -221,6 +264,7 @@ int cmd_probe(int argc, char **argv)
 			}
 			wait_ms = (unsigned int)v;
 		} else if (argv[i][0] == '-' || target) {
+			/* an option without its value ends here too */
 			fprintf(stderr, "iwcmctl: probe: unexpected '%s'\n",
 				argv[i]);
 			return probe_usage();
@@ -249,7 +293,7 @@ int cmd_probe(int argc, char **argv)
 		char msg[256];
 		size_t used;
 
-		if (!(o->transports & t))
+		if (!(o->transports & t) || !((sel >> k) & 1))
 			continue;
 		memset(&row, 0, sizeof(row));
 		memset(&seen, 0, sizeof(seen));

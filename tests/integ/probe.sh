@@ -48,6 +48,7 @@ done
 
 # listen ARGS: iwcmctl listen answering every request, $port set
 listen() {
+	: >"$dir/l.out"
 	"$ctl" listen 127.0.0.1:0 --count 100 "$@" >"$dir/l.out" 2>&1 &
 	lpid=$!
 	port=
@@ -109,6 +110,14 @@ listen --rev0 permissive
 row rev0 "established 0 1 1 0 0 unenhanced - - -"
 unlisten
 
+# --offers: those only, in the table's order
+listen
+"$ctl" probe "127.0.0.1:$port" --offers p2p-read,rev1 >"$dir/p.out" 2>&1
+grep -q '^2 offers$' "$dir/p.out" && ok || fail "--offers: $(cat "$dir/p.out")"
+[ "$(awk 'NR > 2 { print $1 }' "$dir/p.out" | head -n 2 | tr '\n' ' ')" = \
+	"rev1 p2p-read " ] && ok || fail "--offers order: $(cat "$dir/p.out")"
+unlisten
+
 # nothing listening: every offer refused, the probe itself fine
 "$ctl" probe 127.0.0.1:1 --timeout 1000 >"$dir/p.out" 2>&1
 rc=$?
@@ -126,7 +135,8 @@ grep -q '^sctp-enhanced ' "$dir/p.out" && grep -q '^sctp-plain ' \
 for args in "" "127.0.0.1" "127.0.0.1:1 --transport udp" \
 	"127.0.0.1:1 --timeout 5" "127.0.0.1:1 --timeout x" \
 	"127.0.0.1:1 127.0.0.1:2" "127.0.0.1:1 --colour blue" \
-	"127.0.0.1:1 --transport"; do
+	"127.0.0.1:1 --transport" "127.0.0.1:1 --offers bogus" \
+	"127.0.0.1:1 --offers rev1,,rev2" "127.0.0.1:1 --offers"; do
 	# shellcheck disable=SC2086
 	out=$("$ctl" probe $args 2>"$dir/err")
 	rc=$?
