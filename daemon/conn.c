@@ -519,31 +519,46 @@ static bool conn_admit(const struct listener *l,
 	return conn_n_in < in_max && conn_n < m->max_conns;
 }
 
-/* Responder side: listener.c accepted fd (consumes fd). */
+/* Responder side: an accepted fd whose peer is not known yet (consumes
+ * fd; it is made non-blocking). */
 void conn_accepted(struct listener *l, int fd)
 {
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
-	struct conn *c;
 	int fl;
 
-	iwcmd_stats.accepted++;
 	memset(&peer, 0, sizeof(peer));
 	if (getpeername(fd, (struct sockaddr *)&peer, &plen) < 0) {
 		/* Reset before we saw it. */
+		iwcmd_stats.accepted++;
 		close(fd);
 		return;
 	}
-	if (!conn_admit(l, &peer)) {
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		log_warn("accepted fd %d: O_NONBLOCK", fd);
+	conn_accepted_from(l, fd, &peer, plen);
+}
+
+/* Responder side: fd accepted non-blocking from peer, as accept4(2)
+ * gave it (consumes fd; saves a getpeername() per connection). */
+void conn_accepted_from(struct listener *l, int fd,
+			const struct sockaddr_storage *peer, socklen_t plen)
+{
+	struct conn *c;
+
+	iwcmd_stats.accepted++;
+	if (!conn_admit(l, peer)) {
 		conn_refuse(l, fd);
 		return;
 	}
 	c = conn_new(NEG_RESPONDER);
 	c->fd = fd;
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		log_warn("conn %llu: O_NONBLOCK", (unsigned long long)c->id);
-	conn_addrs(c);
+	c->peer = *peer;
+	c->peer_len = plen;
+	c->local_len = sizeof(c->local);
+	if (getsockname(fd, (struct sockaddr *)&c->local, &c->local_len) < 0)
+		c->local_len = 0;
 	c->listener = l;
 	c->listener_id = l->id;
 	c->owner_uid = l->owner;

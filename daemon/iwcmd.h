@@ -316,6 +316,8 @@ void conn_init(const struct conn_notify *n);
 
 /* Responder side: listener.c accepted fd (consumes fd). */
 void conn_accepted(struct listener *l, int fd);
+void conn_accepted_from(struct listener *l, int fd,
+			const struct sockaddr_storage *peer, socklen_t plen);
 /* Initiator side: a client's Connect; returns the result for its Ack. */
 enum conn_result conn_connect(struct client *c, const struct conn_target *t,
 			      const struct conn_params *p, uint64_t *conn_id);

@@ -109,12 +109,16 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	static const struct timeval pause_tv = { 1, 0 };
 	struct listener *l = arg;
+	struct sockaddr_storage peer;
 	struct timespec ts;
 	unsigned int supp;
+	socklen_t plen;
 	int i, fd;
 
 	for (i = 0; i < LISTENER_ACCEPT_BURST; i++) {
-		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		plen = sizeof(peer);
+		fd = accept4(l->fd, (struct sockaddr *)&peer, &plen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -132,7 +136,7 @@ static void listener_accept(evutil_socket_t lfd, short what, void *arg)
 			}
 			return;
 		}
-		conn_accepted(l, fd);
+		conn_accepted_from(l, fd, &peer, plen);
 	}
 }
 
