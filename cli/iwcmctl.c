@@ -36,7 +36,8 @@ static const struct command commands[] = {
 	{ "listen", cmd_listen, "[ADDR:]PORT [options]",
 	  "listen through iwcmd, answer requests, print the negotiation" },
 	{ "probe", cmd_probe,
-	  "HOST:PORT [--transport tcp|sctp] [--timeout MS] [--offers LIST]",
+	  "HOST:PORT [--transport tcp|sctp] [--timeout MS] [--offers LIST]\n"
+	  "        [--first-fpdu-delay MS]",
 	  "negotiate once per offer, print the peer's answers" },
 	{ "connect", cmd_connect, "HOST:PORT [--daemon] [options]",
 	  "negotiate as a client (--daemon: by iwcmd itself, with the "

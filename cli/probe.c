@@ -24,6 +24,7 @@
 #include "ctl.h"
 #include "ctl_output.h"
 #include "pbaddr.h"
+#include <iwcm/iwcm.h>
 #include "vocab.h"
 
 #define PROBE_WAIT_MIN_MS 1000
@@ -89,13 +90,18 @@ static const struct probe_offer probe_offers[] = {
 _Static_assert(sizeof(probe_offers) / sizeof(probe_offers[0]) <= 64,
 	       "probe_select() keeps the offers in 64 bits");
 
-/* The offer as ConnParams; the daemon waits wait_ms for the Reply. */
+/* The offer as ConnParams; the daemon waits wait_ms for the Reply and
+ * holds the first FPDU hold_ms (-1: its default). */
 static void probe_params(const struct probe_offer *o, enum probe_transport t,
-			 unsigned int wait_ms, Iwcm__ConnParams *p)
+			 unsigned int wait_ms, int hold_ms, Iwcm__ConnParams *p)
 {
 	iwcm__conn_params__init(p);
 	p->has_reply_timeout_ms = 1;
 	p->reply_timeout_ms = wait_ms;
+	if (hold_ms >= 0) {
+		p->has_first_fpdu_delay_ms = 1;
+		p->first_fpdu_delay_ms = (uint32_t)hold_ms;
+	}
 	if (t == PROBE_SCTP) {
 		p->has_transport = 1;
 		p->transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
@@ -168,10 +174,11 @@ static void probe_report(const Iwcm__Ctl__NegotiationReport *r, unsigned int n,
 	}
 }
 
-#define PROBE_USAGE                                        \
-	"usage: iwcmctl [-s SOCKET] [-j] probe HOST:PORT " \
-	"[--transport tcp|sctp]\n"                         \
-	"                              [--timeout MS] [--offers LIST]\n"
+#define PROBE_USAGE                                                      \
+	"usage: iwcmctl [-s SOCKET] [-j] probe HOST:PORT "               \
+	"[--transport tcp|sctp]\n"                                       \
+	"                              [--timeout MS] [--offers LIST]\n" \
+	"                              [--first-fpdu-delay MS]\n"
 
 static int probe_usage(void)
 {
@@ -215,6 +222,7 @@ static uint64_t probe_select(const char *list)
 int cmd_probe(int argc, char **argv)
 {
 	uint64_t sel = ~0ull;
+	int hold_ms = -1;
 	enum probe_transport t = PROBE_TCP;
 	Iwcm__SockAddr dst = IWCM__SOCK_ADDR__INIT;
 	struct sockaddr_storage ss;
@@ -232,6 +240,20 @@ int cmd_probe(int argc, char **argv)
 			       "  one negotiation per offer; the "
 			       "peer's answer to each (iwcmctl(8))\n");
 			return 0;
+		} else if (!strcmp(argv[i], "--first-fpdu-delay") &&
+			   i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+
+			if (*end || argv[i][0] < '0' || argv[i][0] > '9' ||
+			    v > IWCM_FIRST_FPDU_DELAY_MAX) {
+				fprintf(stderr,
+					"iwcmctl: probe: --first-fpdu-delay "
+					"%s: 0 to %d ms\n",
+					argv[i], IWCM_FIRST_FPDU_DELAY_MAX);
+				return 2;
+			}
+			hold_ms = (int)v;
 		} else if (!strcmp(argv[i], "--offers") && i + 1 < argc) {
 			sel = probe_select(argv[++i]);
 			if (!sel)
@@ -299,7 +321,7 @@ int cmd_probe(int argc, char **argv)
 		memset(&seen, 0, sizeof(seen));
 		row.offer = o->name;
 		row.what = o->what;
-		probe_params(o, t, wait_ms, &p);
+		probe_params(o, t, wait_ms, hold_ms, &p);
 		if (ctl_force(fd, &dst, &p, (int)wait_ms + 5000, probe_report,
 			      &seen, &row.result, msg, sizeof(msg)) < 0) {
 			close(fd);

@@ -136,7 +136,8 @@ for args in "" "127.0.0.1" "127.0.0.1:1 --transport udp" \
 	"127.0.0.1:1 --timeout 5" "127.0.0.1:1 --timeout x" \
 	"127.0.0.1:1 127.0.0.1:2" "127.0.0.1:1 --colour blue" \
 	"127.0.0.1:1 --transport" "127.0.0.1:1 --offers bogus" \
-	"127.0.0.1:1 --offers rev1,,rev2" "127.0.0.1:1 --offers"; do
+	"127.0.0.1:1 --offers rev1,,rev2" "127.0.0.1:1 --offers" \
+	"127.0.0.1:1 --first-fpdu-delay 10001"; do
 	# shellcheck disable=SC2086
 	out=$("$ctl" probe $args 2>"$dir/err")
 	rc=$?

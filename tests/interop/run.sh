@@ -290,10 +290,47 @@ case_h2g_send_rtr() {
 	note "$REQ_SUMMARY -> $REP_SUMMARY, TERM 2/0/7"
 }
 
+# iwcmctl probe against siw's rping -s -P (a persistent server): every
+# TCP offer but the Send-only RTR (which makes siw hit the iw_cm BUG of
+# case h2g-send-rtr), in text, each row what docs/interop.md says of siw:
+# the probe's matrix of a real peer.  PROBE_EXPECT holds the rows with
+# their columns squeezed.
+PROBE_OFFERS="rev1,rev2,p2p-write,p2p-read,p2p-all,crc-on,crc-off,markers"
+PROBE_OFFERS="$PROBE_OFFERS,irdord-none,rev0,rtr-frame"
+PROBE_EXPECT="rev1 established 1 0 1 0 0 unenhanced - - -
+rev2 established 2 0 1 0 1 client-srv 16 16 none
+p2p-write established 2 0 1 0 1 p2p 16 16 write
+p2p-read established 2 0 1 0 1 p2p 16 16 read
+p2p-all established 2 0 1 0 1 p2p 16 16 write
+crc-on established 2 0 1 0 1 client-srv 16 16 none
+crc-off established 2 0 0 0 1 client-srv 16 16 none
+markers EREJECTED 2 0 1 1 1 client-srv 0 0 none
+irdord-none established 2 0 1 0 1 client-srv 128 128 none
+rev0 EREJECTED 0 0 1 1 0 unenhanced - - -
+rtr-frame established 1 0 1 0 1 unenhanced - - -"
+case_h2g_probe() {
+	local row got
+	daemon_start || return 0
+	h2g "peer_to_peer=1 p2p_rtr_type=3" \
+		"rping -s -P -a 10.0.2.15 -p $GUEST_PORT -v" \
+		"$CTL probe 127.0.0.1:@PORT@ --timeout 5000 --offers $PROBE_OFFERS \
+--first-fpdu-delay $H2G_HOLD"
+	expect_rc "iwcmctl probe" "$HOST_RC" 0 host.err
+	while IFS= read -r row; do
+		got=$(awk -v o="${row%% *}" '$1 == o { $1 = $1; print; exit }' \
+			"$C/host.out")
+		expect_eq "probe row ${row%% *}: " "$got" "$row"
+	done <<EOF
+$PROBE_EXPECT
+EOF
+	expect_text "$C/host.out" "11 offers" "iwcmctl probe"
+	note "probe: $(tail -n 1 "$C/host.out"), the matrix of docs/interop.md"
+}
+
 CASES="g2h_default g2h_iwcm_crc g2h_crc g2h_crc_prefer_off
 g2h_p2p_read g2h_p2p_write g2h_p2p_both g2h_gso g2h_mpa1 g2h_markers
 h2g_default h2g_iwcm_crc h2g_crc h2g_p2p_read h2g_p2p_write h2g_p2p_both
-h2g_gso h2g_mpa1 h2g_markers h2g_send_rtr"
+h2g_gso h2g_mpa1 h2g_markers h2g_send_rtr h2g_probe"
 
 # ---- main -----------------------------------------------------------------
 selected() {
