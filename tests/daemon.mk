@@ -19,6 +19,15 @@ fuzz_conf_CPPFLAGS = $(DAEMON_CPPFLAGS)
 fuzz_conf_LDADD = $(DAEMON_LIB)
 fuzz_conf_LDFLAGS = $(FUZZ_LINKFLAGS)
 
+check_PROGRAMS += check_admission
+TESTS += check_admission
+check_admission_SOURCES = check_admission.c
+check_admission_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+check_admission_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+check_admission_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la \
+	$(top_builddir)/wire/libwire.la $(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) \
+	$(SYSTEMD_LIBS) $(CHECK_LIBS)
+
 check_PROGRAMS += check_conn_fsm
 TESTS += check_conn_fsm
 check_conn_fsm_SOURCES = check_conn_fsm.c
