@@ -270,12 +270,15 @@ void conn_nodelay(struct conn *c)
 		log_warn("conn %llu: TCP_NODELAY", (unsigned long long)c->id);
 }
 
-/* Record c's local and peer addresses. */
+/* Record c's local and peer addresses (an initiator's peer is the address
+ * it connected to: only the local one is asked for). */
 void conn_addrs(struct conn *c)
 {
 	c->local_len = sizeof(c->local);
 	if (getsockname(c->fd, (struct sockaddr *)&c->local, &c->local_len) < 0)
 		c->local_len = 0;
+	if (c->role == NEG_INITIATOR && c->peer_len)
+		return;
 	c->peer_len = sizeof(c->peer);
 	if (getpeername(c->fd, (struct sockaddr *)&c->peer, &c->peer_len) < 0)
 		c->peer_len = 0;
