@@ -7,7 +7,8 @@
  * iwcm-bench internals: the options, the table of tests, and what the
  * tests share (time, CPU, statistics, loopback sockets, the JSON
  * preamble in bench.c; the daemon in daemon.c).  Each test is a file:
- * cm.c, and dp.c for the datapath tests with their TCP baselines.
+ * cm.c, and dp.c for the datapath tests with their TCP baselines (its
+ * parts in dp_*.c, declared in dp.h).
  */
 #include <limits.h>
 #include <netinet/in.h>
