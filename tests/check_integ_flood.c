@@ -176,8 +176,16 @@ START_TEST(flood_10000)
 		"peer-to-peer connect %lld ms\n",
 		FL_FLOOD, FL_SOURCES, held, integ_stat(&H, "shed"), rss0, rss1,
 		per, t_in, t_out);
+	/* Under AddressSanitizer (the tree's --enable-asan build, iwcmd
+	 * included) every allocation carries redzones and shadow memory:
+	 * the bound holds for the daemon as shipped, the plain build. */
+#if defined(__SANITIZE_ADDRESS__)
+	fprintf(stderr, "(AddressSanitizer build: the 4 KiB bound is checked "
+			"by the plain build)\n");
+#else
 	ck_assert_msg(per < 4096.0, "%.0f octets per half-open connection",
 		      per);
+#endif
 	ck_assert_int_lt(t_in, 1000);
 	ck_assert_int_lt(t_out, 1000);
 	/* dropped rate-limited: a few lines, not thousands */
