@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# iwcmd's SCTP side: the stack interface over usrsctp on loopback
+# (daemon/sctp_stack.c, sctp_usrsctp.c).
+check_PROGRAMS += check_sctp_stack
+TESTS += check_sctp_stack
+check_sctp_stack_SOURCES = check_sctp_stack.c
+check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
+check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+	$(CHECK_LIBS)
