@@ -8,3 +8,10 @@ check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
 check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
+
+# The DDP Stream Session FSM, every state x event (sctp_session_fsm.c).
+check_PROGRAMS += check_sctp_session
+TESTS += check_sctp_session
+check_sctp_session_SOURCES = check_sctp_session.c
+check_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_session_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
