@@ -15,3 +15,13 @@ TESTS += check_sctp_session
 check_sctp_session_SOURCES = check_sctp_session.c
 check_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_sctp_session_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+
+# Sessions on one association against a recording transport and owner
+# (sctp_session.c).
+check_PROGRAMS += check_sctp_assoc
+TESTS += check_sctp_assoc
+check_sctp_assoc_SOURCES = check_sctp_assoc.c
+check_sctp_assoc_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+check_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+check_sctp_assoc_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) \
+	$(CHECK_LIBS)
