@@ -517,7 +517,9 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 {
 	struct sctp_assoc *a;
 
-	if (!c->streams || c->maxseg < 3 || c->maxseg > 65536 ||
+	/* RFC 5043 §9: at least 516 octets, a control message with 512
+	 * octets of Private Data */
+	if (!c->streams || c->maxseg < SCTP_SS_MSG_MAX || c->maxseg > 65536 ||
 	    !ulp->established || !ulp->segment) {
 		errno = EINVAL;
 		return NULL;

@@ -522,6 +522,21 @@ START_TEST(test_assoc_down)
 }
 END_TEST
 
+/* RFC 5043 §9: the segment size holds a full control message. */
+START_TEST(test_conf_checked)
+{
+	struct sctp_assoc_conf c;
+
+	sctp_assoc_conf_defaults(&c, 4);
+	c.maxseg = SCTP_SS_MSG_MAX - 1;
+	errno = 0;
+	ck_assert_ptr_null(sctp_assoc_new(1, NULL, &c, &io, NULL, &ulp, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	sctp_assoc_conf_defaults(&c, 0);
+	ck_assert_ptr_null(sctp_assoc_new(1, NULL, &c, &io, NULL, &ulp, NULL));
+}
+END_TEST
+
 static Suite *sctp_assoc_suite(void)
 {
 	Suite *s = suite_create("sctp_assoc");
@@ -534,6 +549,7 @@ static Suite *sctp_assoc_suite(void)
 	add_tcase(s, "limits", test_limits);
 	add_tcase(s, "timeouts", test_timeouts);
 	add_tcase(s, "assoc_down", test_assoc_down);
+	add_tcase(s, "conf_checked", test_conf_checked);
 	return s;
 }
 

@@ -25,3 +25,10 @@ check_sctp_assoc_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 check_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 check_sctp_assoc_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) \
 	$(CHECK_LIBS)
+
+FUZZ_HARNESSES += fuzz_sctp_session
+fuzz_sctp_session_SOURCES = fuzz/fuzz_sctp_session.c $(FUZZ_MAIN)
+fuzz_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+fuzz_sctp_session_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+fuzz_sctp_session_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
+fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
