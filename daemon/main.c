@@ -165,6 +165,7 @@ static void main_stop(int sig)
 	/* handshakes in progress fail with RES_ESHUTDOWN first, then the
 	 * sockets close */
 	conn_abort_all();
+	sctp_conn_shutdown();
 	listener_shutdown();
 	control_shutdown();
 	watchdog_stop();
@@ -325,6 +326,7 @@ int main(int argc, char **argv)
 	if (client_fd >= 0)
 		main_sock_path(client_fd, client_path, sizeof(client_path));
 	conn_init(&main_notify);
+	sctp_conn_init(&client_api_sctp_notify);
 	control_admin_path(client_path, admin_path, sizeof(admin_path));
 	if (!admin_path[0])
 		fatalx("socket path too long: %s", client_path);

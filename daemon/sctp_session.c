@@ -728,3 +728,15 @@ void *sctp_session_owner(const struct sctp_session *s)
 {
 	return s->owner;
 }
+
+/* The stream of s. */
+uint16_t sctp_session_stream(const struct sctp_session *s)
+{
+	return s->stream;
+}
+
+/* Passive: the policy the answer is decided with. */
+void sctp_session_set_policy(struct sctp_session *s, const struct neg_policy *p)
+{
+	s->policy = *p;
+}

@@ -139,6 +139,11 @@ struct sctp_session_info {
 };
 void sctp_session_get_info(const struct sctp_session *s,
 			   struct sctp_session_info *out);
+/* The stream of s. */
+uint16_t sctp_session_stream(const struct sctp_session *s);
+/* Passive: the policy the answer is decided with (before decide). */
+void sctp_session_set_policy(struct sctp_session *s,
+			     const struct neg_policy *p);
 /* The owner given to connect/decide, or NULL. */
 void *sctp_session_owner(const struct sctp_session *s);
 

@@ -143,3 +143,9 @@ void sctp_stack_close(struct sctp_sock *s, bool abort)
 	if (s)
 		sctp_ops->close(s, abort);
 }
+
+/* Stop or resume taking messages from s. */
+void sctp_stack_pause(struct sctp_sock *s, bool pause)
+{
+	sctp_ops->pause(s, pause);
+}

@@ -102,6 +102,7 @@ struct sctp_stack_ops {
 	int (*peer_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
+	void (*pause)(struct sctp_sock *s, bool pause);
 };
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
@@ -148,6 +149,11 @@ int sctp_stack_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			  socklen_t *len);
 int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len);
+/*
+ * Stop (pause) or resume taking messages from s: the peer's window
+ * closes while its messages wait in the stack (backpressure).
+ */
+void sctp_stack_pause(struct sctp_sock *s, bool pause);
 /* Close s (abort: ABORT chunk, else graceful SHUTDOWN); no callback
  * follows, s is freed. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);

@@ -47,6 +47,7 @@ struct sctp_sock {
 	void *arg;
 	bool want_write; /* a send got EAGAIN */
 	bool dead;	 /* closed: freed at the end of the pass */
+	bool paused;	 /* messages stay in the stack */
 	bool got_adapt;
 	uint32_t peer_adapt;
 	struct event *adapt_timer;
@@ -411,7 +412,7 @@ static void us_service(struct sctp_sock *s)
 			us_accept_all(s);
 		return;
 	}
-	if (ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR))
+	if ((ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR)) && !s->paused)
 		us_recv_all(s);
 	if (!s->dead && s->state == US_UP && s->want_write &&
 	    (ev & SCTP_EVENT_WRITE)) {
@@ -734,6 +735,13 @@ static void us_close(struct sctp_sock *s, bool abort)
 		us_free(s);
 }
 
+static void us_pause(struct sctp_sock *s, bool pause)
+{
+	s->paused = pause;
+	if (!pause)
+		us_rewake(); /* what waits is read on the next pass */
+}
+
 const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.name = "usrsctp",
 	.init = us_init,
@@ -745,4 +753,5 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.local_addr = us_local_addr,
 	.peer_addr = us_peer_addr,
 	.close = us_close,
+	.pause = us_pause,
 };

@@ -32,3 +32,13 @@ fuzz_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 fuzz_sctp_session_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 fuzz_sctp_session_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
 fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
+
+# End to end through the real iwcmd over usrsctp on loopback.
+check_PROGRAMS += check_sctp_daemon
+TESTS += check_sctp_daemon
+check_sctp_daemon_SOURCES = check_sctp_daemon.c daemon_harness.h \
+	daemon_requests.h
+check_sctp_daemon_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_daemon_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
+	$(USRSCTP_CFLAGS)
+check_sctp_daemon_LDADD = $(DAEMON_IPC_LIBS) $(USRSCTP_LIBS)
