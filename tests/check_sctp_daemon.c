@@ -44,6 +44,8 @@ static void start(void)
 	harness_start(&H, conf);
 }
 
+static uint64_t last_listener;
+
 /* Listen for SCTP sessions on 127.0.0.1; the bound port. */
 static uint16_t listen_sctp(int fd)
 {
@@ -69,6 +71,7 @@ static uint16_t listen_sctp(int fd)
 	ck_assert_msg(r->result == IWCM__RESULT__RES_OK, "listen: %d\n%s",
 		      r->result, harness_log(&H));
 	ck_assert(r->listener_id & (1ull << 62));
+	last_listener = r->listener_id;
 	port = (uint16_t)r->bound->port;
 	ck_assert_uint_ne(port, 0);
 	protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -349,8 +352,9 @@ START_TEST(test_rejected)
 	protobuf_c_message_free_unpacked(&rj->base, NULL);
 	/* the listener goes away: the next Initiate gets a Terminate
 	 * (RFC 5043 §6.4), seen as a non-ULP reject */
+	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_ENOENT);
 	close(L);
-	usleep(100000);
 	id = connect_sctp(C, port, NULL, 1);
 	rj = (Iwcm__Rejected *)event(C, IPC_EVENT_REJECTED,
 				     &iwcm__rejected__descriptor);
