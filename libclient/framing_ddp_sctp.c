@@ -256,7 +256,8 @@ static bool fs_rx_progress(struct framing *fr, size_t budget)
 		       (uint32_t)fs->rxbuf[5] << 16 |
 		       (uint32_t)fs->rxbuf[6] << 8 | fs->rxbuf[7];
 		/* bounded: MSG_TRUNC reports a datagram over the buffer */
-		if ((size_t)n < FS_HDR || (size_t)n > (size_t)FS_HDR + fr->mulpdu ||
+		if ((size_t)n < FS_HDR ||
+		    (size_t)n > (size_t)FS_HDR + fr->mulpdu ||
 		    stream != fs->stream || ppid != FS_PPID_SEGMENT) {
 			fs_lost(fs, &fs_err_bad, false);
 			break;
