@@ -97,6 +97,7 @@ struct rping_opts {
 	unsigned int mpa_rev; /* 0: the daemon's default */
 	int crc;	      /* -1: the daemon's default */
 	bool markers;
+	bool sctp; /* DDP over SCTP (RFC 5043) instead of MPA over TCP */
 	const char *socket;
 };
 
@@ -864,10 +865,12 @@ static void rc_print_params(const struct rping_conn *rc)
 	else
 		snprintf(model, sizeof(model), "client-server");
 	dbg("conn %" PRIu64 ": MPA rev %d, %s, CRC %s, markers tx %s rx %s, "
-	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32,
+	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32
+	    ", over %s",
 	    rc->id, (int)ca.mpa_rev, model, a.crc ? "on" : "off",
 	    a.markers_tx ? "on" : "off", a.markers_rx ? "on" : "off", a.ird,
-	    a.ord, a.rdmap_version);
+	    a.ord, a.rdmap_version,
+	    ca.transport == IWCM_TRANSPORT_SCTP ? "SCTP" : "TCP");
 }
 
 /*
@@ -1252,6 +1255,8 @@ static struct iwcm_conn_param *rp_param(const struct rping_opts *o)
 							   IWCM_CRC_PREFER_OFF);
 	if (o->markers)
 		bad |= iwcm_conn_param_set_markers(p, true);
+	if (o->sctp)
+		bad |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
 	if (bad) {
 		iwcm_conn_param_free(p);
 		return NULL;
@@ -1403,6 +1408,8 @@ static void usage(FILE *fp)
 		"\t--mpa-rev N\tMPA revision to ask for: 1 or 2\n"
 		"\t--crc on|off\task for MPA CRCs (on) or prefer none (off)\n"
 		"\t--markers\task the peer for MPA markers\n"
+		"\t--transport tcp|sctp\tMPA over TCP (default) or DDP over "
+		"SCTP\n"
 		"\t-h, --help\tthis help\n"
 		"\t--version\tthe version\n",
 		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT, RPING_PORT);
@@ -1488,6 +1495,7 @@ enum {
 	OPT_MPA_REV,
 	OPT_CRC,
 	OPT_MARKERS,
+	OPT_TRANSPORT,
 	OPT_VERSION,
 };
 
@@ -1498,6 +1506,7 @@ static const struct option longopts[] = {
 	{ "mpa-rev", required_argument, NULL, OPT_MPA_REV },
 	{ "crc", required_argument, NULL, OPT_CRC },
 	{ "markers", no_argument, NULL, OPT_MARKERS },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -1596,6 +1605,15 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 		case OPT_MARKERS:
 			o->markers = true;
 			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "sctp") == 0) {
+				o->sctp = true;
+			} else if (strcmp(optarg, "tcp") != 0) {
+				err("invalid --transport '%s' (tcp or sctp)",
+				    optarg);
+				return -1;
+			}
+			break;
 		case ':':
 			err("option '%s' needs an argument", argv[optind - 1]);
 			return -1;
@@ -1629,6 +1647,10 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 	}
 	if (o->server && o->src_set) {
 		err("-I is for the client (-c); the server binds -a");
+		return -1;
+	}
+	if (o->sctp && (o->markers || o->crc >= 0 || o->rtr)) {
+		err("--markers, --crc and --rtr are MPA's, not SCTP's");
 		return -1;
 	}
 	if (o->mpa_rev == 1 && (o->p2p || o->rtr)) {
