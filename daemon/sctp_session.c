@@ -18,6 +18,23 @@
 #include "log.h"
 #include "sctp_session.h"
 
+/*
+ * RFC 5043 §5: every chunk is unordered, so SCTP may deliver a session's
+ * messages out of DDP-SSN order (a retransmission, or the passive side's
+ * first segments overtaking its Accept, §6.6 orders only control
+ * messages).  Messages ahead of the next DDP-SSN wait here, a bounded
+ * number and size; beyond that no legal pattern fits (§6.1).
+ */
+#define SESS_HOLD_MAX 32
+#define SESS_HOLD_BYTES (256 * 1024)
+
+struct sess_held {
+	uint16_t ssn;
+	uint32_t ppid;
+	size_t len;
+	uint8_t *buf;
+};
+
 struct sctp_session {
 	struct sess_fsm fsm;
 	struct sctp_assoc *a;
@@ -40,6 +57,9 @@ struct sctp_session {
 	uint8_t peer_word[4];
 	const uint8_t *cur; /* the segment being relayed */
 	size_t cur_len;
+	struct sess_held held[SESS_HOLD_MAX];
+	unsigned int n_held;
+	size_t held_bytes;
 };
 
 struct sctp_assoc {
@@ -117,7 +137,10 @@ static struct sctp_session *sess_new(struct sctp_assoc *a, uint16_t stream,
 static void sess_free(struct sctp_session *s)
 {
 	struct sctp_assoc *a = s->a;
+	unsigned int i;
 
+	for (i = 0; i < s->n_held; i++)
+		free(s->held[i].buf);
 	if (s->pending)
 		a->pending--;
 	a->sess[s->stream] = NULL;
@@ -487,6 +510,61 @@ static enum sess_event sess_classify(struct sctp_session *s, uint32_t ppid,
 	return SESS_EV_SEGMENT;
 }
 
+/* The next DDP-SSN expected from the peer. */
+static uint16_t sess_peer_ssn(const struct sctp_session *s)
+{
+	return s->seq.ssn[s->active ? 1 : 0];
+}
+
+/* Keep a message that came ahead of its turn; -1 when it cannot wait
+ * (then it is judged now, and fails the DDP-SSN check). */
+static int sess_hold(struct sctp_session *s, uint16_t ssn, uint32_t ppid,
+		     const uint8_t *buf, size_t len)
+{
+	struct sess_held *h;
+	unsigned int i;
+
+	if (s->n_held == SESS_HOLD_MAX || s->held_bytes + len > SESS_HOLD_BYTES)
+		return -1;
+	for (i = 0; i < s->n_held; i++)
+		if (s->held[i].ssn == ssn)
+			return -1; /* a duplicate DDP-SSN */
+	h = &s->held[s->n_held];
+	h->buf = malloc(len);
+	if (!h->buf)
+		return -1;
+	memcpy(h->buf, buf, len);
+	h->ssn = ssn;
+	h->ppid = ppid;
+	h->len = len;
+	s->n_held++;
+	s->held_bytes += len;
+	return 0;
+}
+
+/* Feed the held messages whose turn came; false when s ended. */
+static bool sess_release(struct sctp_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_held; i++) {
+		struct sess_held h = s->held[i];
+		bool alive;
+
+		if (h.ssn != sess_peer_ssn(s))
+			continue;
+		s->held[i] = s->held[--s->n_held];
+		s->held_bytes -= h.len;
+		alive = sess_feed(s,
+				  sess_classify(s, h.ppid, true, h.buf, h.len));
+		free(h.buf);
+		if (!alive)
+			return false;
+		i = (unsigned int)-1; /* the next one may be anywhere */
+	}
+	return true;
+}
+
 /* One received user message. */
 void sctp_assoc_input(struct sctp_assoc *a, uint16_t stream, uint32_t ppid,
 		      bool unordered, const uint8_t *buf, size_t len)
@@ -499,11 +577,25 @@ void sctp_assoc_input(struct sctp_assoc *a, uint16_t stream, uint32_t ppid,
 		return;
 	}
 	s = a->sess[stream];
+	/* a live session's message ahead of its DDP-SSN waits its turn (a
+	 * new session starts with its Initiate, §6.6) */
+	if (s && unordered && len >= 2 &&
+	    (ppid == SCTP_PPID_DDP_SEGMENT ||
+	     ppid == SCTP_PPID_DDP_SESSION_CTL)) {
+		uint16_t ahead =
+			(uint16_t)((buf[0] << 8 | buf[1]) - sess_peer_ssn(s));
+
+		if (ahead && ahead < SESS_HOLD_MAX * 2 &&
+		    sess_hold(s, (uint16_t)(buf[0] << 8 | buf[1]), ppid, buf,
+			      len) == 0)
+			return;
+	}
 	if (!s && !(s = sess_new(a, stream, false))) {
 		log_warn("assoc %llu: session", (unsigned long long)a->id);
 		return;
 	}
-	sess_feed(s, sess_classify(s, ppid, unordered, buf, len));
+	if (sess_feed(s, sess_classify(s, ppid, unordered, buf, len)))
+		sess_release(s);
 }
 
 /* ---- the association ---- */

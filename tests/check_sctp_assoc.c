@@ -50,6 +50,7 @@ static struct sctp_session *req[8];
 static int n_req, n_est, n_rej, n_ended, n_ended_err, n_rel, n_seg;
 static uint8_t seg_buf[256];
 static size_t seg_len;
+static char seg_order[64]; /* first octet of each segment relayed */
 
 static bool ulp_has_listener(void *arg, struct sctp_assoc *a)
 {
@@ -86,6 +87,8 @@ static int ulp_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 {
 	(void)arg;
 	(void)s;
+	if (n_seg < (int)sizeof(seg_order) - 1 && len)
+		seg_order[n_seg] = (char)seg[0];
 	n_seg++;
 	seg_len = len < sizeof(seg_buf) ? len : sizeof(seg_buf);
 	memcpy(seg_buf, seg, seg_len);
@@ -126,6 +129,7 @@ static void setup(void)
 	log_init(LOG_TO_STDERR, false, "check_sctp_assoc");
 	n_sent = send_fail = 0;
 	n_req = n_est = n_rej = n_ended = n_ended_err = n_rel = n_seg = 0;
+	memset(seg_order, 0, sizeof(seg_order));
 	listening = true;
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
@@ -420,7 +424,7 @@ START_TEST(test_hostile)
 		peer_ctl(4, 0, SCTP_SS_INITIATE, NULL, 0, 0);
 		ck_assert_int_eq(
 			sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
-		peer_seg(4, 2, "gap");
+		peer_seg(4, 0, "old"); /* behind: never held */
 		break;
 	case H_BAD_PPID:
 		memcpy(buf, "\x00\x00\x00\x01", 4);
@@ -522,6 +526,48 @@ START_TEST(test_assoc_down)
 }
 END_TEST
 
+/* RFC 5043 §5: unordered chunks may come out of DDP-SSN order; they
+ * reach the owner in DDP-SSN order. */
+START_TEST(test_reorder)
+{
+	struct sctp_session *s;
+	uint16_t i;
+
+	setup();
+	peer_ctl(1, 0, SCTP_SS_INITIATE, NULL, 0, 0);
+	ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
+	sctp_session_handoff_done(req[0], true);
+	peer_seg(1, 4, "d");
+	peer_seg(1, 2, "b");
+	peer_seg(1, 3, "c");
+	ck_assert_int_eq(n_seg, 0);
+	peer_seg(1, 1, "a");
+	ck_assert_str_eq(seg_order, "abcd");
+	/* a duplicate of a held DDP-SSN: no legal pattern (§6.1) */
+	peer_seg(1, 7, "g");
+	peer_seg(1, 7, "g");
+	ck_assert_uint_eq(sent_ctl(n_sent - 1, 1).fc, SCTP_SS_TERMINATE);
+	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
+
+	/* the passive side's first segments overtake its Accept (§6.6
+	 * orders control messages only) */
+	s = sctp_session_connect(a, 2, NULL, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(s);
+	peer_seg(2, 2, "y");
+	peer_seg(2, 1, "x");
+	ck_assert_int_eq(n_est, 1);
+	peer_ctl(2, 0, SCTP_SS_ENH_ACCEPT, NULL, 8, 8);
+	ck_assert_int_eq(n_est, 2);
+	ck_assert_str_eq(seg_order, "abcdxy");
+
+	/* too far ahead to wait: the session ends */
+	for (i = 0; i < 3; i++)
+		peer_seg(2, (uint16_t)(3 + 100 + i), "z");
+	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
+	teardown();
+}
+END_TEST
+
 /* RFC 5043 §9: the segment size holds a full control message. */
 START_TEST(test_conf_checked)
 {
@@ -550,6 +596,7 @@ static Suite *sctp_assoc_suite(void)
 	add_tcase(s, "timeouts", test_timeouts);
 	add_tcase(s, "assoc_down", test_assoc_down);
 	add_tcase(s, "conf_checked", test_conf_checked);
+	add_tcase(s, "reorder", test_reorder);
 	return s;
 }
 
