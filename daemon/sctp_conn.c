@@ -779,5 +779,6 @@ void sctp_conn_shutdown(void)
 		sc_assoc_free(as, "daemon stopping");
 	while ((k = TAILQ_FIRST(&sc_conns)))
 		sc_conn_free(k);
+	sctp_relay_shutdown();
 	sctp_stack_fini();
 }

@@ -20,7 +20,8 @@ struct relay_msg {
 };
 
 struct sctp_relay {
-	int fd; /* the daemon's end */
+	LIST_ENTRY(sctp_relay) entry; /* every relay, for shutdown */
+	int fd;			      /* the daemon's end */
 	uint16_t stream;
 	size_t maxseg;
 	const struct sctp_relay_ops *ops;
@@ -33,6 +34,9 @@ struct sctp_relay {
 	bool finishing; /* close once the queue is empty */
 	uint8_t *rxbuf;
 };
+
+/* Relays still draining to an owner belong to nobody else. */
+static LIST_HEAD(, sctp_relay) relays = LIST_HEAD_INITIALIZER(relays);
 
 static void relay_put_hdr(uint8_t *h, uint16_t stream, uint32_t ppid)
 {
@@ -52,6 +56,7 @@ void sctp_relay_free(struct sctp_relay *r)
 
 	if (!r)
 		return;
+	LIST_REMOVE(r, entry);
 	while ((m = STAILQ_FIRST(&r->q))) {
 		STAILQ_REMOVE_HEAD(&r->q, entry);
 		free(m);
@@ -212,6 +217,7 @@ struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
 		return NULL;
 	}
 	*owner_fd = sv[1];
+	LIST_INSERT_HEAD(&relays, r, entry);
 	return r;
 }
 
@@ -279,4 +285,11 @@ void sctp_relay_finish(struct sctp_relay *r)
 size_t sctp_relay_queued(const struct sctp_relay *r)
 {
 	return r->queued;
+}
+
+/* Daemon shutdown: every relay closes, draining or not. */
+void sctp_relay_shutdown(void)
+{
+	while (!LIST_EMPTY(&relays))
+		sctp_relay_free(LIST_FIRST(&relays));
 }

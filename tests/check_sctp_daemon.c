@@ -548,6 +548,44 @@ START_TEST(test_no_indication)
 }
 END_TEST
 
+/* An owner that never reads: its relay queue fills, the association
+ * pauses (backpressure), and the daemon still stops cleanly with the
+ * queue full (teardown checks the exit status, and leaks under ASan). */
+START_TEST(test_stop_backlogged)
+{
+	uint8_t out[8 + 1000];
+	struct est le, ce;
+	unsigned int sent = 0;
+	long long end;
+	int L, C;
+	uint16_t port;
+
+	start();
+	L = ipc_open_hello(H.sock);
+	C = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	session(L, C, port, 2, &le, &ce);
+	relay_put(out, ce.stream);
+	memset(out + 8, 'q', 1000);
+	/* until the whole path is full and C's sends block */
+	end = harness_ms() + 3000;
+	while (harness_ms() < end) {
+		struct pollfd p = { ce.fd, POLLOUT, 0 };
+
+		if (poll(&p, 1, 300) == 0)
+			break;
+		if (send(ce.fd, out, sizeof(out), MSG_DONTWAIT) ==
+		    (ssize_t)sizeof(out))
+			sent++;
+	}
+	ck_assert_uint_gt(sent, 300); /* more than the relay queue holds */
+	/* le.fd stays open and unread while teardown stops the daemon */
+	close(ce.fd);
+	close(C);
+	(void)L;
+}
+END_TEST
+
 static Suite *sctp_daemon_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon");
@@ -556,6 +594,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "rejected", test_rejected);
 	daemon_add_test(s, "hostile", test_hostile);
 	daemon_add_test(s, "no_indication", test_no_indication);
+	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	return s;
 }
 
