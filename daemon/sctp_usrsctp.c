@@ -680,24 +680,62 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return 0;
 }
 
+static bool us_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)
+				      ->sin_addr.s_addr) >>
+			24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(
+		       &((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+static socklen_t us_salen(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+/*
+ * One address of s: the peer's primary, or of the local ones (an
+ * unbound endpoint has all of the host's) the one a path to the peer
+ * would use: its family, a loopback one for a loopback peer.
+ */
 static int us_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 		   socklen_t *len, bool peer)
 {
+	struct sockaddr_storage p;
 	struct sockaddr *addrs = NULL;
-	int n;
-	socklen_t l;
+	const struct sockaddr *pick = NULL;
+	bool have_peer = false;
+	const uint8_t *q;
+	int n, i;
 
+	if (!peer && us_addr(s, &p, len, true) == 0)
+		have_peer = true;
 	n = peer ? usrsctp_getpaddrs(s->so, 0, &addrs) :
 		   usrsctp_getladdrs(s->so, 0, &addrs);
 	if (n <= 0 || !addrs) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	l = addrs->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
+	q = (const uint8_t *)addrs;
+	for (i = 0; i < n; i++) {
+		const struct sockaddr *sa = (const struct sockaddr *)q;
+
+		if (!pick)
+			pick = sa;
+		if (have_peer && sa->sa_family == p.ss_family &&
+		    us_loopback(sa) == us_loopback((struct sockaddr *)&p)) {
+			pick = sa;
+			break;
+		}
+		q += us_salen(sa);
+	}
 	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, addrs, l);
-	*len = l;
+	memcpy(ss, pick, us_salen(pick));
+	*len = us_salen(pick);
 	if (peer)
 		usrsctp_freepaddrs(addrs);
 	else

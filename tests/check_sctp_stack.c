@@ -215,6 +215,21 @@ START_TEST(test_assoc)
 	ck_assert_uint_eq(srv.info.streams, SCTP_DEFAULT_STREAMS);
 	ck_assert_uint_eq(cli.info.in_streams, cli.info.out_streams);
 	ck_assert_uint_ge(cli.info.maxseg, SCTP_DDP_SEG_MIN);
+	/* of the host's addresses, the one towards a loopback peer */
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		ck_assert_int_eq(sctp_stack_local_addr(cli.s, &ss, &sl), 0);
+		ck_assert_int_eq(ss.ss_family, AF_INET);
+		ck_assert_uint_eq(
+			ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr),
+			INADDR_LOOPBACK);
+		sl = sizeof(ss);
+		ck_assert_int_eq(sctp_stack_peer_addr(cli.s, &ss, &sl), 0);
+		ck_assert_uint_eq(((struct sockaddr_in *)&ss)->sin_port,
+				  laddr.sin_port);
+	}
 
 	ck_assert_int_eq(sctp_stack_send(cli.s, 3, 16, seg, sizeof(seg)), 0);
 	ck_assert(run_until(&srv.msgs));
