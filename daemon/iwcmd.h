@@ -323,6 +323,12 @@ struct sctp_conn_info {
 	struct sctp_session_info si;
 	enum conn_result result; /* errors */
 	const char *reason;
+	/* for iwcmctl conns / show */
+	const char *state; /* the session's, or where it waits */
+	bool has_owner;
+	uid_t owner_uid;
+	pid_t owner_pid;
+	uint64_t age_ms;
 };
 
 /* How sctp_conn.c tells clients (main.c hands it client_api.c's). */
@@ -356,6 +362,10 @@ enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id);
 void sctp_conn_client_gone(struct client *c);
 /* Daemon shutdown: sessions terminated, associations closed. */
 void sctp_conn_shutdown(void);
+/* iwcmctl conns / show: every SCTP session, or the one of id (-1). */
+void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
+		       void *arg);
+int sctp_conn_get(uint64_t id, struct sctp_conn_info *out);
 /* sctp_conn.c's events as client messages (client_api_sctp.c). */
 extern const struct sctp_conn_notify client_api_sctp_notify;
 

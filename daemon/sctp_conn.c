@@ -53,6 +53,7 @@ struct sc_conn {
 	bool initiator;
 	bool established; /* the owner has its fd */
 	bool backlog_high;
+	uint64_t created_ms;
 	struct neg_policy policy;
 	uint8_t pd[CONN_PARAMS_PD_MAX];
 	size_t pd_len;
@@ -180,6 +181,7 @@ static struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
 	k->owner = owner;
 	k->as = as;
 	k->initiator = initiator;
+	k->created_ms = iwcmd_now_ms();
 	TAILQ_INSERT_TAIL(&sc_conns, k, entry);
 	return k;
 }
@@ -781,4 +783,49 @@ void sctp_conn_shutdown(void)
 		sc_conn_free(k);
 	sctp_relay_shutdown();
 	sctp_stack_fini();
+}
+
+/* What iwcmctl shows of k. */
+static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
+{
+	if (k->as) {
+		sc_info(k, i);
+	} else {
+		memset(i, 0, sizeof(*i));
+		i->id = k->id;
+		i->initiator = k->initiator;
+	}
+	i->state = k->s	    ? sctp_session_state_names[i->si.state] :
+		   k->relay ? "DRAINING" :
+			      "WAIT_ASSOC";
+	if (k->owner) {
+		i->has_owner = true;
+		i->owner_uid = k->owner->uid;
+		i->owner_pid = k->owner->pid;
+	}
+	i->age_ms = iwcmd_now_ms() - k->created_ms;
+}
+
+/* iwcmctl conns: every SCTP session. */
+void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
+		       void *arg)
+{
+	struct sctp_conn_info i;
+	struct sc_conn *k;
+
+	TAILQ_FOREACH (k, &sc_conns, entry) {
+		sc_view(k, &i);
+		fn(&i, arg);
+	}
+}
+
+/* iwcmctl show: the SCTP session id; -1 when there is none. */
+int sctp_conn_get(uint64_t id, struct sctp_conn_info *out)
+{
+	struct sc_conn *k = sc_conn_find(id);
+
+	if (!k)
+		return -1;
+	sc_view(k, out);
+	return 0;
 }

@@ -287,6 +287,39 @@ static void wait_eof(int fd)
 	}
 }
 
+/* iwcmctl conns through the admin socket: SCTP sessions in state
+ * state (NULL: any), by stream. */
+static unsigned int admin_sctp_conns(const char *state, uint16_t stream)
+{
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	unsigned int n = 0;
+	uint32_t reqid;
+	int fd = ipc_open_hello(H.admin);
+
+	ck_assert_int_ge(fd, 0);
+	request(fd, IPC_CTL_CONNS, &e.base, &reqid);
+	for (;;) {
+		Iwcm__Ctl__ConnInfo *ci;
+
+		ck_assert_int_eq(ipc_wait(fd, &M), 1);
+		ck_assert_uint_eq(M.hdr.reqid, reqid);
+		if (M.hdr.type == IPC_END)
+			break;
+		ck_assert_uint_eq(M.hdr.type, IPC_CTL_CONN_INFO);
+		ci = (Iwcm__Ctl__ConnInfo *)ipc_unpack(
+			&M, &iwcm__ctl__conn_info__descriptor);
+		ck_assert_ptr_nonnull(ci);
+		if (ci->has_transport &&
+		    ci->transport == IWCM__TRANSPORT__TRANSPORT_SCTP &&
+		    ci->sctp_stream == stream &&
+		    (!state || !strcmp(ci->state, state)))
+			n++;
+		protobuf_c_message_free_unpacked(&ci->base, NULL);
+	}
+	close(fd);
+	return n;
+}
+
 /* Accepted sessions, enhanced and plain, relaying both ways. */
 START_TEST(test_accepted)
 {
@@ -303,6 +336,8 @@ START_TEST(test_accepted)
 	session(L, C, port, 2, &le, &ce);
 	/* RFC 6581 §9.1: our IRD 4 covers the responder's ORD */
 	ck_assert_uint_eq(ce.ird, 4);
+	/* both ends of it, in iwcmctl conns */
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", ce.stream), 2);
 	pump(&ce, &le, 1, 100);
 	pump(&le, &ce, 1, 100);
 	/* a second, plain session on the same association, next stream */
