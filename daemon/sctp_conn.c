@@ -162,12 +162,26 @@ static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 	sc_notify->error(k->owner, &i, unreachable);
 }
 
+static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
+
 static void sc_conn_free(struct sc_conn *k)
 {
+	struct sc_assoc *as = k->as;
+	struct sc_conn *o;
+
 	TAILQ_REMOVE(&sc_conns, k, entry);
 	if (k->relay)
 		sctp_relay_free(k->relay);
 	free(k);
+	/* an association of ours that carries nothing more closes, on a
+	 * later turn: this may run inside the association's callbacks */
+	if (!as || !as->initiator)
+		return;
+	TAILQ_FOREACH (o, &sc_conns, entry)
+		if (o->as == as)
+			return;
+	event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_assoc_idle,
+			(void *)(uintptr_t)as->id, NULL);
 }
 
 static struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
@@ -438,6 +452,34 @@ static void sc_assoc_free(struct sc_assoc *as, const char *why)
 	}
 	if (as->sock)
 		sctp_stack_close(as->sock, true);
+	free(as);
+}
+
+/* An association of ours with no session left: shut it down (RFC 4960
+ * §9.2 delivers what is outstanding first). */
+static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
+{
+	uint64_t id = (uint64_t)(uintptr_t)arg;
+	struct sc_assoc *as;
+	struct sc_conn *k;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		if (as->id == id)
+			break;
+	if (!as)
+		return;
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->as == as)
+			return; /* a new session came meanwhile */
+	log_info("sctp assoc %llu: idle, shutting down",
+		 (unsigned long long)as->id);
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	if (as->sa)
+		sctp_assoc_free(as->sa);
+	if (as->sock)
+		sctp_stack_close(as->sock, false);
 	free(as);
 }
 

@@ -360,11 +360,15 @@ START_TEST(test_accepted)
 }
 END_TEST
 
-/* RFC 5043 §6.3: the owner rejects with Private Data. */
+/* RFC 5043 §6.3: the owner rejects with Private Data; §6.4: without a
+ * listener the Initiate gets a Terminate; an association of ours with
+ * no session left shuts down. */
 START_TEST(test_rejected)
 {
 	Iwcm__ConnectRequest *cr;
 	Iwcm__Rejected *rj;
+	struct est le, ce;
+	long long end;
 	uint64_t id;
 	int L, C;
 	uint16_t port;
@@ -373,6 +377,8 @@ START_TEST(test_rejected)
 	L = ipc_open_hello(H.sock);
 	C = ipc_open_hello(H.sock);
 	port = listen_sctp(L);
+	/* a session that keeps the association up */
+	session(L, C, port, 2, &le, &ce);
 	id = connect_sctp(C, port, NULL, 2);
 	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
 					   &iwcm__connect_request__descriptor);
@@ -384,18 +390,30 @@ START_TEST(test_rejected)
 	ck_assert_uint_eq(rj->conn_id, id);
 	ck_assert_uint_eq(rj->peer_info->private_data.len, 4);
 	ck_assert_mem_eq(rj->peer_info->private_data.data, "busy", 4);
+	ck_assert_ptr_null(strstr(rj->reason, "non-ULP"));
 	protobuf_c_message_free_unpacked(&rj->base, NULL);
-	/* the listener goes away: the next Initiate gets a Terminate
-	 * (RFC 5043 §6.4), seen as a non-ULP reject */
+	/* the listener goes away: the next Initiate on the association
+	 * gets a Terminate, seen as a non-ULP reject */
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_ENOENT);
-	close(L);
 	id = connect_sctp(C, port, NULL, 1);
 	rj = (Iwcm__Rejected *)event(C, IPC_EVENT_REJECTED,
 				     &iwcm__rejected__descriptor);
 	ck_assert_uint_eq(rj->conn_id, id);
 	ck_assert_ptr_nonnull(strstr(rj->reason, "non-ULP"));
 	protobuf_c_message_free_unpacked(&rj->base, NULL);
+	/* the first session still relays */
+	pump(&ce, &le, 5, 32);
+	/* its end leaves the association idle: it shuts down */
+	close(ce.fd);
+	wait_eof(le.fd);
+	close(le.fd);
+	end = harness_ms() + 5000;
+	while (!strstr(harness_log(&H), "idle, shutting down") &&
+	       harness_ms() < end)
+		usleep(20000);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "idle, shutting down"));
+	close(L);
 	close(C);
 }
 END_TEST
