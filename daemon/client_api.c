@@ -219,6 +219,22 @@ static Iwcm__Result client_api_listen(struct client *c,
 	    (l->has_backlog && l->backlog > 65535))
 		return IWCM__RESULT__RES_EINVAL;
 	memset(&lr, 0, sizeof(lr));
+	/* a service of iwcmd.conf with transport = sctp */
+	if (l->service && conf_listener_find(iwcmd_conf, l->service) &&
+	    conf_listener_find(iwcmd_conf, l->service)->transport) {
+		struct sockaddr_storage bound;
+		uint64_t id = 0;
+
+		res = client_api_result(
+			sctp_conn_attach(c, l->service, &id, &bound));
+		if (res == IWCM__RESULT__RES_OK) {
+			r->lr.has_listener_id = 1;
+			r->lr.listener_id = id;
+			pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
+			r->lr.bound = &r->bound;
+		}
+		return res;
+	}
 	/* DDP over SCTP (RFC 5043): an SCTP endpoint on an address */
 	if (l->params && l->params->has_transport &&
 	    l->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP) {

@@ -45,6 +45,7 @@ static const char *const crc_names[] = { "request", "prefer-off", NULL };
 static const char *const log_names[] = { "info", "debug", NULL };
 /* the order of enum sctp_stack_kind */
 static const char *const sctp_stack_kinds[] = { "usrsctp", "kernel", NULL };
+static const char *const transport_names[] = { "tcp", "sctp", NULL };
 
 #define GOFF(f) offsetof(struct iwcmd_conf, f)
 #define POFF(f) offsetof(struct conf_policy, f)
@@ -92,6 +93,7 @@ static const struct conf_key conf_listener_keys[] = {
 	{ "owner", CT_OWNER, 0, 0, 0, NULL },
 	{ "backlog", CT_UINT, LOFF(backlog), 1, 65535, NULL },
 	{ "pending_max", CT_UINT, LOFF(pending_max), 1, 65535, NULL },
+	{ "transport", CT_ENUM, LOFF(transport), 0, 0, transport_names },
 };
 
 struct conf_ctx {

@@ -49,6 +49,7 @@ struct conf_listener {
 	unsigned int backlog;
 	unsigned int pending_max;
 	struct conf_policy policy;
+	unsigned int transport; /* 0 MPA over TCP, 1 DDP over SCTP */
 };
 
 struct conf_priv_allow {

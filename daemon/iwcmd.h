@@ -351,6 +351,12 @@ enum conn_result sctp_conn_listen(struct client *c,
 				  socklen_t len, uint64_t *id,
 				  struct sockaddr_storage *bound);
 enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id);
+/* A client attaches to an SCTP [listener] service of iwcmd.conf. */
+enum conn_result sctp_conn_attach(struct client *c, const char *name,
+				  uint64_t *id, struct sockaddr_storage *bound);
+/* Bind the SCTP services of conf, drop the ones no longer there; -1
+ * when one could not be set up. */
+int sctp_conn_init_config(const struct iwcmd_conf *conf);
 enum conn_result sctp_conn_connect(struct client *c,
 				   const struct conn_target *t,
 				   const struct conn_params *p, uint64_t *id);

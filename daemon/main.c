@@ -153,6 +153,8 @@ static void main_reload(void)
 		log_setverbose(c->verbose);
 	if (listener_init_config(c) < 0)
 		log_warnx("reload: some listeners could not be set up");
+	if (sctp_conn_init_config(c) < 0)
+		log_warnx("reload: some SCTP listeners could not be set up");
 	free(old);
 	log_info("configuration reloaded from %s", main_conf_path);
 	watchdog_notify("READY=1");
@@ -335,6 +337,8 @@ int main(int argc, char **argv)
 		fatalx("cannot set up the control sockets");
 	if (listener_init_config(main_conf) < 0)
 		fatalx("cannot set up the configured listeners");
+	if (sctp_conn_init_config(main_conf) < 0)
+		fatalx("cannot set up the configured SCTP listeners");
 	/* detach only once the sockets are up, so that a failure to start
 	 * shows in the exit status */
 	if (dest == LOG_TO_SYSLOG) {

@@ -24,8 +24,11 @@
 struct sc_listener {
 	TAILQ_ENTRY(sc_listener) entry;
 	uint64_t id;
-	struct client *client;
+	struct client *client; /* a service's: while one is attached */
 	struct sctp_sock *sock;
+	char service[CONF_NAME_MAX]; /* [listener NAME] of iwcmd.conf */
+	uid_t owner;
+	struct sockaddr_storage addr;
 };
 
 struct sc_assoc {
@@ -658,6 +661,98 @@ static void sc_listener_free(struct sc_listener *l)
 	free(l);
 }
 
+/* A client attaches to the SCTP service name of iwcmd.conf. */
+enum conn_result sctp_conn_attach(struct client *c, const char *name,
+				  uint64_t *id, struct sockaddr_storage *bound)
+{
+	struct sc_listener *l;
+	socklen_t bl = sizeof(*bound);
+
+	TAILQ_FOREACH (l, &sc_listeners, entry)
+		if (l->service[0] && !strcmp(l->service, name))
+			break;
+	if (!l)
+		return CONN_RES_ENOENT;
+	/* only the configured owner, or root when none is configured */
+	if (c->uid != l->owner)
+		return CONN_RES_EPERM;
+	if (l->client)
+		return CONN_RES_EEXIST;
+	l->client = c;
+	c->n_listeners++;
+	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
+		memcpy(bound, &l->addr, sizeof(*bound));
+	*id = l->id;
+	log_info("sctp listener %llu: service %s attached to pid %ld",
+		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT), l->service,
+		 (long)c->pid);
+	return CONN_RES_OK;
+}
+
+/* The SCTP services of conf ([listener] with transport = sctp): bound
+ * at startup and reload, gone when no longer configured. */
+int sctp_conn_init_config(const struct iwcmd_conf *conf)
+{
+	struct sc_listener *l, *ln;
+	size_t i;
+	int rc = 0;
+
+	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
+		const struct conf_listener *cl;
+
+		ln = TAILQ_NEXT(l, entry);
+		if (!l->service[0])
+			continue;
+		cl = conf_listener_find(conf, l->service);
+		if (!cl || !cl->transport ||
+		    memcmp(&cl->addr, &l->addr, sizeof(l->addr)) ||
+		    l->owner != (cl->has_owner ? cl->owner : 0)) {
+			log_info("sctp listener %llu: service %s removed or "
+				 "changed",
+				 (unsigned long long)(l->id &
+						      ~SCTP_CONN_ID_BIT),
+				 l->service);
+			sc_listener_free(l);
+		}
+	}
+	for (i = 0; i < conf->n_listeners; i++) {
+		const struct conf_listener *cl = &conf->listeners[i];
+		bool have = false;
+
+		if (!cl->transport)
+			continue;
+		TAILQ_FOREACH (l, &sc_listeners, entry)
+			if (!strcmp(l->service, cl->name))
+				have = true;
+		if (have)
+			continue;
+		if (sc_stack() != CONN_RES_OK) {
+			rc = -1;
+			break;
+		}
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return -1;
+		l->sock = sctp_stack_listen((const struct sockaddr *)&cl->addr,
+					    cl->addrlen, &sc_listen_cb, l);
+		if (!l->sock) {
+			log_warn("sctp listener %s", cl->name);
+			free(l);
+			rc = -1;
+			continue;
+		}
+		l->id = sc_id();
+		memcpy(l->service, cl->name, strlen(cl->name) + 1);
+		l->owner = cl->has_owner ? cl->owner : 0;
+		l->addr = cl->addr;
+		TAILQ_INSERT_TAIL(&sc_listeners, l, entry);
+		log_info("sctp listener %llu: service %s",
+			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
+			 l->service);
+	}
+	return rc;
+}
+
 /* Stop listening. */
 enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
 {
@@ -665,6 +760,14 @@ enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
 
 	if (!l || l->client != c)
 		return CONN_RES_ENOENT;
+	if (l->service[0]) {
+		/* the service goes on; its Initiates get a Terminate
+		 * until a client attaches again (RFC 5043 §6.4) */
+		l->client = NULL;
+		if (c->n_listeners)
+			c->n_listeners--;
+		return CONN_RES_OK;
+	}
 	sc_listener_free(l);
 	return CONN_RES_OK;
 }
@@ -795,7 +898,7 @@ void sctp_conn_client_gone(struct client *c)
 	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
 		ln = TAILQ_NEXT(l, entry);
 		if (l->client == c)
-			sc_listener_free(l);
+			sctp_conn_unlisten(c, l->id);
 	}
 	/* each step may free others: start over after each */
 	while (again) {

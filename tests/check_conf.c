@@ -53,6 +53,13 @@ START_TEST(test_sctp_keys)
 	ck_assert_uint_eq(conf.sctp_streams, 64);
 	ck_assert_int_eq(parse("sctp_stack = usrsctp\n"), 0);
 	ck_assert_uint_eq(conf.sctp_stack, 0);
+	/* a listener of DDP over SCTP (RFC 5043); TCP by default */
+	ck_assert_int_eq(parse("[listener a]\naddress = 127.0.0.1:5000\n"
+			       "transport = sctp\n[listener b]\n"
+			       "address = 127.0.0.1:5001\n"),
+			 0);
+	ck_assert_uint_eq(conf.listeners[0].transport, 1);
+	ck_assert_uint_eq(conf.listeners[1].transport, 0);
 }
 END_TEST
 
@@ -160,6 +167,8 @@ static const struct {
 	  "test.conf:1: reply_timeout_ms: expected" },
 	{ "markers = maybe\n", "test.conf:1: markers: expected yes or no" },
 	{ "rev0 = lax\n", "test.conf:1: rev0: unknown value 'lax'" },
+	{ "[listener a]\naddress = *:1\ntransport = udp\n",
+	  "test.conf:3: transport: unknown value 'udp'" },
 	{ "sctp_stack = tcp\n",
 	  "test.conf:1: sctp_stack: unknown value 'tcp'" },
 	{ "sctp_udp_port = 65536\n",

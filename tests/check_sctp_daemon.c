@@ -639,6 +639,62 @@ START_TEST(test_stop_backlogged)
 }
 END_TEST
 
+/* A [listener] of iwcmd.conf with transport = sctp: bound at startup,
+ * a client attaches by name; detached, its Initiates get a Terminate. */
+START_TEST(test_service)
+{
+	char conf[256];
+	Iwcm__Listen l = IWCM__LISTEN__INIT;
+	Iwcm__ListenReply *r;
+	Iwcm__Rejected *rj;
+	struct est le, ce;
+	uint32_t reqid;
+	uint64_t lid;
+	int L, C;
+
+	udp_port = free_udp_port();
+	snprintf(conf, sizeof(conf),
+		 "sctp_udp_port = %u\n[listener ddp]\n"
+		 "address = 127.0.0.1:4791\ntransport = sctp\n",
+		 udp_port);
+	harness_start(&H, conf);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "service ddp"));
+	L = ipc_open_hello(H.sock);
+	C = ipc_open_hello(H.sock);
+	l.service = (char *)"ddp";
+	request(L, IPC_CLIENT_LISTEN, &l.base, &reqid);
+	reply(L, IPC_CLIENT_LISTEN_REPLY, reqid);
+	r = (Iwcm__ListenReply *)ipc_unpack(&M,
+					    &iwcm__listen_reply__descriptor);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->result, IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(r->bound->port, 4791);
+	lid = r->listener_id;
+	ck_assert(lid & (1ull << 62));
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	/* one client at a time */
+	request(C, IPC_CLIENT_LISTEN, &l.base, &reqid);
+	reply(C, IPC_CLIENT_LISTEN_REPLY, reqid);
+	r = (Iwcm__ListenReply *)ipc_unpack(&M,
+					    &iwcm__listen_reply__descriptor);
+	ck_assert_int_eq(r->result, IWCM__RESULT__RES_EEXIST);
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	session(L, C, 4791, 2, &le, &ce);
+	pump(&ce, &le, 3, 16);
+	/* detached: the service stays, Initiates get a Terminate */
+	ck_assert_int_eq(unlisten(L, lid), IWCM__RESULT__RES_OK);
+	connect_sctp(C, 4791, NULL, 2);
+	rj = (Iwcm__Rejected *)event(C, IPC_EVENT_REJECTED,
+				     &iwcm__rejected__descriptor);
+	ck_assert_ptr_nonnull(strstr(rj->reason, "non-ULP"));
+	protobuf_c_message_free_unpacked(&rj->base, NULL);
+	close(le.fd);
+	close(ce.fd);
+	close(L);
+	close(C);
+}
+END_TEST
+
 static Suite *sctp_daemon_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon");
@@ -648,6 +704,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "hostile", test_hostile);
 	daemon_add_test(s, "no_indication", test_no_indication);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
+	daemon_add_test(s, "service", test_service);
 	return s;
 }
 
