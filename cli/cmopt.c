@@ -188,6 +188,15 @@ static int set_service(struct cmopt *o, const char *v)
 	return *v ? 0 : -1;
 }
 
+static int set_transport(struct cmopt *o, const char *v)
+{
+	if (!strcmp(v, "sctp"))
+		o->sctp = true;
+	else if (strcmp(v, "tcp"))
+		return -1;
+	return 0;
+}
+
 static int set_daemon(struct cmopt *o, const char *v)
 {
 	o->daemon = true;
@@ -229,6 +238,8 @@ static const struct cmopt_def cmopt_defs[] = {
 	  "reject each request (with --private-data)" },
 	{ "service", "NAME", CMOPT_LISTEN, set_service,
 	  "attach to the listener NAME of iwcmd.conf(5)" },
+	{ "transport", "tcp|sctp", CMOPT_LISTEN | CMOPT_CONNECT, set_transport,
+	  "MPA over TCP (default) or DDP over SCTP (RFC 5043)" },
 	{ "daemon", NULL, CMOPT_CONNECT | CMOPT_DAEMON, set_daemon,
 	  "let iwcmd negotiate by itself and show the frames (admin)" },
 };
@@ -275,6 +286,16 @@ static int cmopt_check(const struct cmopt *o, unsigned int mode)
 {
 	const char *who = mode_name(mode);
 
+	/* RFC 5043 §4: SCTP carries DDP without MPA */
+	if (o->sctp && (o->has_markers || o->has_crc || o->has_rev0 ||
+			o->rtr_frame || o->daemon || o->service)) {
+		fprintf(stderr,
+			"iwcmctl: %s: --transport sctp takes no MPA option "
+			"(--markers, --crc, --rev0, --rtr-frame), --daemon or "
+			"--service\n",
+			who);
+		return -1;
+	}
 	if (o->has_rev && o->rev == 0 && mode != CMOPT_DAEMON) {
 		fprintf(stderr,
 			"iwcmctl: %s: --rev 0 (an RDMA Consortium "
@@ -377,6 +398,8 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder)
 							  IWCM_REV0_STRICT);
 	if (o->rtr_frame)
 		rc |= iwcm_conn_param_set_rtr_frame(p, true);
+	if (o->sctp)
+		rc |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
 	if (o->has_private_data && !o->reject)
 		rc |= iwcm_conn_param_set_private_data(p, o->private_data,
 						       o->private_data_len);

@@ -47,6 +47,7 @@ struct cmopt {
 	bool reject;	      /* listen: reject each request */
 	const char *service;  /* listen: a configured listener */
 	bool daemon;	      /* connect: the admin variant */
+	bool sctp;	      /* DDP over SCTP (RFC 5043), not MPA/TCP */
 	bool json;	      /* -j anywhere */
 };
 

@@ -83,6 +83,13 @@ static void js_conn_obj(struct json *w, const Iwcm__Ctl__ConnInfo *c)
 	json_str(w, "local", ctl_addr_str(c->local, a, sizeof(a)));
 	json_str(w, "peer", ctl_addr_str(c->peer, a, sizeof(a)));
 	json_bool(w, "initiator", c->initiator);
+	json_str(w, "transport",
+		 c->has_transport && c->transport ==
+					     IWCM__TRANSPORT__TRANSPORT_SCTP ?
+			 "sctp" :
+			 "tcp");
+	if (c->has_sctp_stream)
+		json_uint(w, "sctp_stream", c->sctp_stream);
 	if (c->has_mpa_rev)
 		json_uint(w, "mpa_rev", c->mpa_rev);
 	if (c->has_markers_tx)

@@ -156,6 +156,9 @@ static void txt_conn(const Iwcm__Ctl__ConnInfo *c, unsigned int n)
 	snprintf(rev, sizeof(rev), "%s", "-");
 	if (c->has_mpa_rev)
 		snprintf(rev, sizeof(rev), "%u", c->mpa_rev);
+	/* DDP over SCTP has no MPA revision: the column names it */
+	if (c->has_transport && c->transport == IWCM__TRANSPORT__TRANSPORT_SCTP)
+		snprintf(rev, sizeof(rev), "%s", "sctp");
 	snprintf(mk, sizeof(mk), "%s/%s",
 		 opt_bool(c->has_markers_tx, c->markers_tx),
 		 opt_bool(c->has_markers_rx, c->markers_rx));
@@ -189,6 +192,8 @@ static void txt_show(const Iwcm__Ctl__ConnInfo *c)
 	printf("  local      %s\n", ctl_addr_str(c->local, a, sizeof(a)));
 	printf("  peer       %s\n", ctl_addr_str(c->peer, a, sizeof(a)));
 	printf("  role       %s\n", c->initiator ? "initiator" : "responder");
+	if (c->has_transport && c->transport == IWCM__TRANSPORT__TRANSPORT_SCTP)
+		printf("  transport  sctp, stream %u\n", c->sctp_stream);
 	if (c->has_mpa_rev)
 		printf("  revision   %u\n", c->mpa_rev);
 	printf("  markers    tx %s, rx %s\n",

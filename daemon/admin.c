@@ -144,12 +144,48 @@ static void admin_conn_one(const struct conn *c, void *arg)
 	control_send(w->c, IPC_CTL_CONN_INFO, w->reqid, &ci.base, -1);
 }
 
+/* An SCTP session (RFC 5043) as a ConnInfo: no MPA, its stream. */
+static void admin_sctp_one(const struct sctp_conn_info *s, void *arg)
+{
+	struct admin_walk *w = arg;
+	Iwcm__Ctl__ConnInfo i;
+	Iwcm__SockAddr local, peer;
+	uint8_t lb[16], pb[16];
+
+	iwcm__ctl__conn_info__init(&i);
+	i.id = s->id;
+	i.state = (char *)(uintptr_t)s->state;
+	pb_sockaddr_from(&s->local, &local, lb);
+	pb_sockaddr_from(&s->peer, &peer, pb);
+	i.local = &local;
+	i.peer = &peer;
+	i.initiator = s->initiator;
+	i.age_ms = s->age_ms;
+	i.has_transport = i.has_sctp_stream = 1;
+	i.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
+	i.sctp_stream = s->si.stream;
+	if (s->has_owner) {
+		i.has_owner_uid = i.has_owner_pid = 1;
+		i.owner_uid = (uint32_t)s->owner_uid;
+		i.owner_pid = (uint32_t)s->owner_pid;
+	}
+	if (s->si.state == SESS_S_HANDOFF ||
+	    s->si.state == SESS_S_ESTABLISHED) {
+		i.has_ird = i.has_ord = i.has_crc = 1;
+		i.has_markers_tx = i.has_markers_rx = 1;
+		i.ird = s->si.res.ird;
+		i.ord = s->si.res.ord;
+	}
+	control_send(w->c, IPC_CTL_CONN_INFO, w->reqid, &i.base, -1);
+}
+
 static void admin_conns(struct client *c, uint32_t reqid,
 			const ProtobufCMessage *req)
 {
 	struct admin_walk w = { c, reqid };
 
 	conn_foreach(admin_conn_one, &w);
+	sctp_conn_foreach(admin_sctp_one, &w);
 	admin_end(c, reqid);
 }
 
@@ -159,7 +195,14 @@ static void admin_show(struct client *c, uint32_t reqid,
 	const Iwcm__Ctl__Show *s = (const void *)req;
 	struct admin_walk w = { c, reqid };
 	const struct conn *cn = conn_find(s->conn_id);
+	struct sctp_conn_info si;
 
+	if ((s->conn_id & SCTP_CONN_ID_BIT) &&
+	    sctp_conn_get(s->conn_id, &si) == 0) {
+		admin_sctp_one(&si, &w);
+		admin_result(c, reqid, IWCM__RESULT__RES_OK, NULL);
+		return;
+	}
 	if (cn)
 		admin_conn_one(cn, &w);
 	admin_result(c, reqid,

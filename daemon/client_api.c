@@ -57,7 +57,8 @@ static bool client_api_params_ok(const Iwcm__ConnParams *p, bool forced)
 		return false;
 	if ((p->has_crc && (unsigned int)p->crc > 1) ||
 	    (p->has_rev0 && (unsigned int)p->rev0 > 1) ||
-	    (p->has_transport && (unsigned int)p->transport > 1))
+	    (p->has_transport && (unsigned int)p->transport > 1) ||
+	    (p->has_sctp_udp_port && p->sctp_udp_port > 65535))
 		return false;
 	if ((p->has_reply_timeout_ms &&
 	     (p->reply_timeout_ms < TIMEOUT_MIN_MS ||
@@ -134,6 +135,8 @@ int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out)
 	out->rtr_frame = pb->rtr_frame;
 	out->has_transport = pb->has_transport;
 	out->sctp = pb->transport == IWCM__TRANSPORT__TRANSPORT_SCTP;
+	out->has_sctp_udp_port = pb->has_sctp_udp_port;
+	out->sctp_udp_port = (uint16_t)pb->sctp_udp_port;
 	return 0;
 }
 
@@ -175,6 +178,8 @@ void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out)
 	out->has_transport = p->has_transport;
 	out->transport = p->sctp ? IWCM__TRANSPORT__TRANSPORT_SCTP :
 				   IWCM__TRANSPORT__TRANSPORT_TCP;
+	out->has_sctp_udp_port = p->has_sctp_udp_port;
+	out->sctp_udp_port = p->sctp_udp_port;
 }
 
 /* Where a (checked) Connect goes: dst, and src when given. */
@@ -220,11 +225,42 @@ static Iwcm__Result client_api_listen(struct client *c,
 	if (!client_api_params_ok(l->params, false) ||
 	    (l->has_backlog && l->backlog > 65535))
 		return IWCM__RESULT__RES_EINVAL;
-	/* listeners are TCP (SCTP associations are not listened for here) */
-	if (l->params && l->params->has_transport &&
-	    l->params->transport != IWCM__TRANSPORT__TRANSPORT_TCP)
-		return IWCM__RESULT__RES_EINVAL;
 	memset(&lr, 0, sizeof(lr));
+	/* a service of iwcmd.conf with transport = sctp */
+	if (l->service && conf_listener_find(iwcmd_conf, l->service) &&
+	    conf_listener_find(iwcmd_conf, l->service)->transport) {
+		struct sockaddr_storage bound;
+		uint64_t id = 0;
+
+		res = client_api_result(
+			sctp_conn_attach(c, l->service, &id, &bound));
+		if (res == IWCM__RESULT__RES_OK) {
+			r->lr.has_listener_id = 1;
+			r->lr.listener_id = id;
+			pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
+			r->lr.bound = &r->bound;
+		}
+		return res;
+	}
+	/* DDP over SCTP (RFC 5043): an SCTP endpoint on an address */
+	if (l->params && l->params->has_transport &&
+	    l->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP) {
+		struct sockaddr_storage bound;
+		uint64_t id = 0;
+
+		if (!l->addr ||
+		    pb_sockaddr_to(l->addr, &lr.addr, &lr.addrlen) < 0)
+			return IWCM__RESULT__RES_EINVAL;
+		res = client_api_result(
+			sctp_conn_listen(c, &lr.addr, lr.addrlen, &id, &bound));
+		if (res == IWCM__RESULT__RES_OK) {
+			r->lr.has_listener_id = 1;
+			r->lr.listener_id = id;
+			pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
+			r->lr.bound = &r->bound;
+		}
+		return res;
+	}
 	lr.service = l->service;
 	if (l->addr && pb_sockaddr_to(l->addr, &lr.addr, &lr.addrlen) < 0)
 		return IWCM__RESULT__RES_EINVAL;
@@ -250,6 +286,8 @@ static Iwcm__Result client_api_unlisten(struct client *c,
 {
 	const Iwcm__Unlisten *u = (const void *)req;
 
+	if (u->listener_id & SCTP_CONN_ID_BIT)
+		return client_api_result(sctp_conn_unlisten(c, u->listener_id));
 	return client_api_result(listener_unlisten(c, u->listener_id));
 }
 
@@ -274,8 +312,12 @@ static Iwcm__Result client_api_connect(struct client *c,
 	if (client_api_target(cn->dst, cn->src, &t) < 0 ||
 	    (cn->params && client_api_params_from(cn->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	res = client_api_result(
-		conn_connect(c, &t, cn->params ? &params : NULL, &id));
+	if (cn->params && cn->params->has_transport &&
+	    cn->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP)
+		res = client_api_result(sctp_conn_connect(c, &t, &params, &id));
+	else
+		res = client_api_result(
+			conn_connect(c, &t, cn->params ? &params : NULL, &id));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->ack.has_conn_id = 1;
 		r->ack.conn_id = id;
@@ -295,6 +337,9 @@ static Iwcm__Result client_api_accept(struct client *c,
 	if (!client_api_params_ok(a->params, false) ||
 	    (a->params && client_api_params_from(a->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
+	if (a->conn_id & SCTP_CONN_ID_BIT)
+		return client_api_result(sctp_conn_accept(
+			c, a->conn_id, a->params ? &params : NULL));
 	return client_api_result(
 		conn_ulp_accept(c, a->conn_id, a->params ? &params : NULL));
 }
@@ -312,6 +357,11 @@ static Iwcm__Result client_api_reject(struct client *c,
 	    (rj->private_data.len > MPA_PD_MAX ||
 	     (rj->private_data.len && !rj->private_data.data)))
 		return IWCM__RESULT__RES_EINVAL;
+	if (rj->conn_id & SCTP_CONN_ID_BIT)
+		return client_api_result(sctp_conn_reject(
+			c, rj->conn_id,
+			rj->has_private_data ? rj->private_data.data : NULL,
+			rj->has_private_data ? rj->private_data.len : 0));
 	if (!rj->has_private_data)
 		return client_api_result(
 			conn_ulp_reject(c, rj->conn_id, NULL, 0));
@@ -327,6 +377,8 @@ static Iwcm__Result client_api_disconnect(struct client *c,
 
 	r->ack.has_conn_id = 1;
 	r->ack.conn_id = d->conn_id;
+	if (d->conn_id & SCTP_CONN_ID_BIT)
+		return client_api_result(sctp_conn_disconnect(c, d->conn_id));
 	return client_api_result(conn_disconnect(c, d->conn_id));
 }
 
@@ -567,4 +619,5 @@ void client_api_gone(struct client *c)
 		listener_unlisten(c, w.ids[i]);
 	free(w.ids);
 	conn_client_gone(c);
+	sctp_conn_client_gone(c);
 }

@@ -43,6 +43,9 @@ static const char *const rev0_names[] = { "strict", "permissive", NULL };
 static const char *const irdord_names[] = { "relaxed", "strict", NULL };
 static const char *const crc_names[] = { "request", "prefer-off", NULL };
 static const char *const log_names[] = { "info", "debug", NULL };
+/* the order of enum sctp_stack_kind */
+static const char *const sctp_stack_kinds[] = { "usrsctp", "kernel", NULL };
+static const char *const transport_names[] = { "tcp", "sctp", NULL };
 
 #define GOFF(f) offsetof(struct iwcmd_conf, f)
 #define POFF(f) offsetof(struct conf_policy, f)
@@ -72,6 +75,9 @@ static const struct conf_key conf_global_keys[] = {
 	{ "private_data_send_max", CT_UINT, GOFF(pd_send_max), 0, MPA_PD_MAX,
 	  NULL },
 	{ "allow_privileged", CT_ALLOW, 0, 0, 0, NULL },
+	{ "sctp_stack", CT_ENUM, GOFF(sctp_stack), 0, 0, sctp_stack_kinds },
+	{ "sctp_udp_port", CT_UINT, GOFF(sctp_udp_port), 0, 65535, NULL },
+	{ "sctp_streams", CT_UINT, GOFF(sctp_streams), 1, 65535, NULL },
 };
 
 /* Negotiation policy: top level (defaults) or inside a listener. */
@@ -93,6 +99,7 @@ static const struct conf_key conf_listener_keys[] = {
 	{ "owner", CT_OWNER, 0, 0, 0, NULL },
 	{ "backlog", CT_UINT, LOFF(backlog), 1, 65535, NULL },
 	{ "pending_max", CT_UINT, LOFF(pending_max), 1, 65535, NULL },
+	{ "transport", CT_ENUM, LOFF(transport), 0, 0, transport_names },
 };
 
 struct conf_ctx {
@@ -137,7 +144,10 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->halfopen_per_source = 256;
 	c->conn_reserve = 0; /* max_conns / 8 */
 	conf_limits(c, 0, 0);
-	c->pd_send_max = 256; /* siw and cxgb4 accept no more */
+	c->pd_send_max = 256;	 /* siw and cxgb4 accept no more */
+	c->sctp_stack = 0;	 /* usrsctp */
+	c->sctp_udp_port = 9899; /* SCTP_DEFAULT_UDP_PORT */
+	c->sctp_streams = 16;
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;
 	c->policy.crc = CONF_CRC_REQUEST;

@@ -49,6 +49,7 @@ struct conf_listener {
 	unsigned int backlog;
 	unsigned int pending_max;
 	struct conf_policy policy;
+	unsigned int transport; /* 0 MPA over TCP, 1 DDP over SCTP */
 };
 
 struct conf_priv_allow {
@@ -83,6 +84,11 @@ struct iwcmd_conf {
 		unsigned int conn_reserve;
 	} lim;
 	unsigned int pd_send_max; /* private data we send */
+	/* DDP over SCTP (RFC 5043): the stack and its UDP encapsulation
+	 * port (RFC 6951; 0: none), struct sctp_stack_conf's source */
+	unsigned int sctp_stack; /* enum sctp_stack_kind */
+	unsigned int sctp_udp_port;
+	unsigned int sctp_streams;
 	struct conf_policy policy;
 	struct conf_listener listeners[CONF_MAX_LISTENERS];
 	size_t n_listeners;

@@ -24,6 +24,7 @@
 
 #include "conf.h"
 #include "ipc.h"
+#include "sctp_session.h"
 
 struct conn;
 
@@ -78,6 +79,8 @@ struct conn_params {
 	uint32_t first_fpdu_delay_ms; /* initiator: hold the first FPDU */
 	bool rtr_frame;		      /* seed-003 legacy RtR frame */
 	bool sctp;		      /* TRANSPORT_SCTP, else TCP */
+	bool has_sctp_udp_port;
+	uint16_t sctp_udp_port; /* the peer's UDP encapsulation port */
 	uint8_t private_data[CONN_PARAMS_PD_MAX];
 	size_t private_data_len;
 };
@@ -349,5 +352,70 @@ void conn_foreach(void (*fn)(const struct conn *, void *), void *arg);
 unsigned int conn_count(void);
 /* Requests at a client of uid awaiting its decision (all its clients). */
 unsigned int conn_uid_pending(uid_t uid);
+
+/* ---- sctp_conn.c: DDP stream sessions over SCTP (RFC 5043) ---- */
+
+/* What a client learns about an SCTP session (client_api.c builds the
+ * message). */
+struct sctp_conn_info {
+	uint64_t id;
+	uint64_t listener_id; /* passive */
+	struct sockaddr_storage local, peer;
+	bool initiator;
+	size_t maxseg; /* largest DDP Segment either way (RFC 5043 §9) */
+	struct sctp_session_info si;
+	enum conn_result result; /* errors */
+	const char *reason;
+	/* for iwcmctl conns / show */
+	const char *state; /* the session's, or where it waits */
+	bool has_owner;
+	uid_t owner_uid;
+	pid_t owner_pid;
+	uint64_t age_ms;
+};
+
+/* How sctp_conn.c tells clients (main.c hands it client_api.c's). */
+struct sctp_conn_notify {
+	int (*request)(struct client *cl, const struct sctp_conn_info *i);
+	/* consumes nothing: the caller closes fd */
+	int (*established)(struct client *cl, const struct sctp_conn_info *i,
+			   int fd);
+	void (*rejected)(struct client *cl, const struct sctp_conn_info *i);
+	void (*error)(struct client *cl, const struct sctp_conn_info *i,
+		      bool unreachable);
+};
+
+/* Connection and listener ids of SCTP have this bit, TCP's never. */
+#define SCTP_CONN_ID_BIT (1ull << 62)
+
+void sctp_conn_init(const struct sctp_conn_notify *n);
+enum conn_result sctp_conn_listen(struct client *c,
+				  const struct sockaddr_storage *addr,
+				  socklen_t len, uint64_t *id,
+				  struct sockaddr_storage *bound);
+enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id);
+/* A client attaches to an SCTP [listener] service of iwcmd.conf. */
+enum conn_result sctp_conn_attach(struct client *c, const char *name,
+				  uint64_t *id, struct sockaddr_storage *bound);
+/* Bind the SCTP services of conf, drop the ones no longer there; -1
+ * when one could not be set up. */
+int sctp_conn_init_config(const struct iwcmd_conf *conf);
+enum conn_result sctp_conn_connect(struct client *c,
+				   const struct conn_target *t,
+				   const struct conn_params *p, uint64_t *id);
+enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
+				  const struct conn_params *p);
+enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
+				  const uint8_t *pd, size_t pd_len);
+enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id);
+void sctp_conn_client_gone(struct client *c);
+/* Daemon shutdown: sessions terminated, associations closed. */
+void sctp_conn_shutdown(void);
+/* iwcmctl conns / show: every SCTP session, or the one of id (-1). */
+void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
+		       void *arg);
+int sctp_conn_get(uint64_t id, struct sctp_conn_info *out);
+/* sctp_conn.c's events as client messages (client_api_sctp.c). */
+extern const struct sctp_conn_notify client_api_sctp_notify;
 
 #endif

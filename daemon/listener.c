@@ -451,10 +451,14 @@ int listener_init_config(const struct iwcmd_conf *conf)
 	int rc = 0;
 	char a[64];
 
-	/* services no longer configured go */
+	/* services no longer configured (as TCP ones) go */
 	for (l = TAILQ_FIRST(&listeners); l; l = next) {
+		const struct conf_listener *cl;
+
 		next = TAILQ_NEXT(l, entry);
-		if (l->service[0] && !conf_listener_find(conf, l->service)) {
+		cl = l->service[0] ? conf_listener_find(conf, l->service) :
+				     NULL;
+		if (l->service[0] && (!cl || cl->transport)) {
 			log_info("listener %llu: service %s removed from the "
 				 "configuration",
 				 (unsigned long long)l->id, l->service);
@@ -465,6 +469,9 @@ int listener_init_config(const struct iwcmd_conf *conf)
 		const struct conf_listener *cl = &conf->listeners[i];
 		struct listener *old = NULL, *nl;
 		int afd;
+
+		if (cl->transport)
+			continue; /* SCTP services are sctp_conn.c's */
 
 		TAILQ_FOREACH (l, &listeners, entry)
 			if (l->service[0] && !strcmp(l->service, cl->name))

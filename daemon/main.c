@@ -151,6 +151,8 @@ static void main_reload(void)
 		log_setverbose(c->verbose);
 	if (listener_init_config(c) < 0)
 		log_warnx("reload: some listeners could not be set up");
+	if (sctp_conn_init_config(c) < 0)
+		log_warnx("reload: some SCTP listeners could not be set up");
 	free(old);
 	log_info("configuration reloaded from %s", main_conf_path);
 	watchdog_notify("READY=1");
@@ -163,6 +165,7 @@ static void main_stop(int sig)
 	/* handshakes in progress fail with RES_ESHUTDOWN first, then the
 	 * sockets close */
 	conn_abort_all();
+	sctp_conn_shutdown();
 	listener_shutdown();
 	control_shutdown();
 	watchdog_stop();
@@ -323,6 +326,7 @@ int main(int argc, char **argv)
 	if (client_fd >= 0)
 		main_sock_path(client_fd, client_path, sizeof(client_path));
 	conn_init(&main_notify);
+	sctp_conn_init(&client_api_sctp_notify);
 	control_admin_path(client_path, admin_path, sizeof(admin_path));
 	if (!admin_path[0])
 		fatalx("socket path too long: %s", client_path);
@@ -331,6 +335,8 @@ int main(int argc, char **argv)
 		fatalx("cannot set up the control sockets");
 	if (listener_init_config(main_conf) < 0)
 		fatalx("cannot set up the configured listeners");
+	if (sctp_conn_init_config(main_conf) < 0)
+		fatalx("cannot set up the configured SCTP listeners");
 	/* detach only once the sockets are up, so that a failure to start
 	 * shows in the exit status */
 	if (dest == LOG_TO_SYSLOG) {

@@ -98,6 +98,7 @@ struct rping_opts {
 	int crc;	      /* -1: the daemon's default */
 	bool markers;
 	int hold_ms; /* --first-fpdu-delay, -1: the daemon's default */
+	bool sctp;   /* DDP over SCTP (RFC 5043) instead of MPA over TCP */
 	const char *socket;
 };
 
@@ -865,10 +866,12 @@ static void rc_print_params(const struct rping_conn *rc)
 	else
 		snprintf(model, sizeof(model), "client-server");
 	dbg("conn %" PRIu64 ": MPA rev %d, %s, CRC %s, markers tx %s rx %s, "
-	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32,
+	    "IRD %" PRIu32 " ORD %" PRIu32 ", RDMAP version %" PRIu32
+	    ", over %s",
 	    rc->id, (int)ca.mpa_rev, model, a.crc ? "on" : "off",
 	    a.markers_tx ? "on" : "off", a.markers_rx ? "on" : "off", a.ird,
-	    a.ord, a.rdmap_version);
+	    a.ord, a.rdmap_version,
+	    ca.transport == IWCM_TRANSPORT_SCTP ? "SCTP" : "TCP");
 }
 
 /*
@@ -1256,6 +1259,8 @@ static struct iwcm_conn_param *rp_param(const struct rping_opts *o)
 	if (o->hold_ms >= 0)
 		bad |= iwcm_conn_param_set_first_fpdu_delay(
 			p, (unsigned int)o->hold_ms);
+	if (o->sctp)
+		bad |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
 	if (bad) {
 		iwcm_conn_param_free(p);
 		return NULL;
@@ -1409,6 +1414,8 @@ static void usage(FILE *fp)
 		"\t--markers\task the peer for MPA markers\n"
 		"\t--first-fpdu-delay MS\n\t\t\tclient: hold the first FPDU "
 		"after the Reply (0 to %d)\n"
+		"\t--transport tcp|sctp\tMPA over TCP (default) or DDP over "
+		"SCTP\n"
 		"\t-h, --help\tthis help\n"
 		"\t--version\tthe version\n",
 		RPING_SIZE_MIN, RPING_SIZE_MAX, RPING_SIZE_DEFAULT, RPING_PORT,
@@ -1496,6 +1503,7 @@ enum {
 	OPT_CRC,
 	OPT_MARKERS,
 	OPT_HOLD,
+	OPT_TRANSPORT,
 	OPT_VERSION,
 };
 
@@ -1507,6 +1515,7 @@ static const struct option longopts[] = {
 	{ "crc", required_argument, NULL, OPT_CRC },
 	{ "markers", no_argument, NULL, OPT_MARKERS },
 	{ "first-fpdu-delay", required_argument, NULL, OPT_HOLD },
+	{ "transport", required_argument, NULL, OPT_TRANSPORT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -1612,6 +1621,15 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 				return -1;
 			o->hold_ms = v;
 			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "sctp") == 0) {
+				o->sctp = true;
+			} else if (strcmp(optarg, "tcp") != 0) {
+				err("invalid --transport '%s' (tcp or sctp)",
+				    optarg);
+				return -1;
+			}
+			break;
 		case ':':
 			err("option '%s' needs an argument", argv[optind - 1]);
 			return -1;
@@ -1645,6 +1663,10 @@ static int parse_args(int argc, char **argv, struct rping_opts *o)
 	}
 	if (o->server && o->src_set) {
 		err("-I is for the client (-c); the server binds -a");
+		return -1;
+	}
+	if (o->sctp && (o->markers || o->crc >= 0 || o->rtr)) {
+		err("--markers, --crc and --rtr are MPA's, not SCTP's");
 		return -1;
 	}
 	if (o->mpa_rev == 1 && (o->p2p || o->rtr)) {

@@ -12,6 +12,11 @@
  *   IWCM_SOCKET=/tmp/x/iwcmd.sock p2p_pair listen 127.0.0.1:0
  *   IWCM_SOCKET=/tmp/x/iwcmd.sock p2p_pair connect 127.0.0.1:PORT
  *
+ * With --transport sctp the pair runs DDP over SCTP (RFC 5043) instead:
+ * iwcmd keeps the SCTP association and hands each side a SEQPACKET relay
+ * of the session, where the line travels as one datagram behind the
+ * relay's 8-octet header (iwcm_conn_query(3), IWCM_CONN_ATTR_SCTP).
+ *
  * Only <iwcm/iwcm.h> and libc: copy it out of the tree and build it with
  * cc p2p_pair.c $(pkg-config --cflags --libs iwcm).
  */
@@ -39,6 +44,7 @@
 #define WAIT_MS 10000
 
 static const char *role = "p2p_pair";
+static bool sctp; /* --transport sctp */
 
 static void die(const char *what)
 {
@@ -48,8 +54,10 @@ static void die(const char *what)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: p2p_pair listen [ADDR:]PORT\n"
-			"       p2p_pair connect HOST:PORT\n"
+	fprintf(stderr, "usage: p2p_pair listen [ADDR:]PORT "
+			"[--transport tcp|sctp]\n"
+			"       p2p_pair connect HOST:PORT "
+			"[--transport tcp|sctp]\n"
 			"The daemon's socket is $IWCM_SOCKET (default "
 			"/run/iwcm/iwcmd.sock).\n");
 	exit(2);
@@ -194,6 +202,10 @@ static void print_state(struct iwcm_conn *c)
 	       a.markers_rx ? "on" : "off", a.crc ? "on" : "off");
 	printf("[%s]   IRD %u, ORD %u (the peer sent IRD %u, ORD %u)\n", role,
 	       a.ird, a.ord, a.peer_ird, a.peer_ord);
+	if (a.comp_mask & IWCM_CONN_ATTR_SCTP)
+		printf("[%s]   DDP over SCTP: stream %u, segments up to %u "
+		       "octets\n",
+		       role, a.sctp_stream, a.sctp_max_segment);
 	fflush(stdout);
 }
 
@@ -253,6 +265,54 @@ static void recv_line(struct iwcm_conn *c, int fd)
 	fflush(stdout);
 }
 
+/*
+ * DDP over SCTP: the line is one datagram of the session's relay, behind
+ * its header {stream (16), 0 (16), PPID 16 (32)}, big-endian.
+ */
+static void sctp_send_line(struct iwcm_conn *c, const char *line)
+{
+	const struct iwcm_conn_attr a = query(c);
+	uint8_t d[8 + LINE_MAX_LEN];
+	size_t len = strlen(line);
+
+	if (!(a.comp_mask & IWCM_CONN_ATTR_SCTP) || len > LINE_MAX_LEN) {
+		errno = EPROTO;
+		die("SCTP session state");
+	}
+	memset(d, 0, 8);
+	d[0] = (uint8_t)(a.sctp_stream >> 8);
+	d[1] = (uint8_t)a.sctp_stream;
+	d[7] = 16;
+	memcpy(d + 8, line, len);
+	if (send(iwcm_conn_get_fd(c), d, 8 + len, MSG_NOSIGNAL) !=
+	    (ssize_t)(8 + len))
+		die("send");
+	printf("[%s] sent \"%.*s\"\n", role, (int)len - 1, line);
+	fflush(stdout);
+}
+
+static void sctp_recv_line(struct iwcm_conn *c)
+{
+	struct pollfd p = { iwcm_conn_get_fd(c), POLLIN, 0 };
+	uint8_t d[8 + LINE_MAX_LEN];
+	ssize_t n;
+
+	if (poll(&p, 1, WAIT_MS) != 1) {
+		errno = ETIMEDOUT;
+		die("waiting for the peer's line");
+	}
+	n = recv(p.fd, d, sizeof(d), 0);
+	if (n < 8 || d[7] != 16) {
+		errno = n < 0 ? errno : EPROTO;
+		die("recv");
+	}
+	while (n > 8 && (d[n - 1] == '\n' || d[n - 1] == '\r'))
+		n--;
+	printf("[%s] received \"%.*s\"\n", role, (int)(n - 8),
+	       (const char *)d + 8);
+	fflush(stdout);
+}
+
 /* Listen, accept one peer-to-peer connection, answer its line. */
 static int run_listen(struct iwcm_ctx *ctx, const struct sockaddr *addr)
 {
@@ -264,7 +324,9 @@ static int run_listen(struct iwcm_ctx *ctx, const struct sockaddr *addr)
 
 	if (!param || iwcm_conn_param_set_ird(param, 4) < 0 ||
 	    iwcm_conn_param_set_ord(param, 4) < 0 ||
-	    iwcm_conn_param_set_private_data(param, pd, strlen(pd)) < 0)
+	    iwcm_conn_param_set_private_data(param, pd, strlen(pd)) < 0 ||
+	    (sctp &&
+	     iwcm_conn_param_set_transport(param, IWCM_TRANSPORT_SCTP) < 0))
 		die("connection parameters");
 	l = iwcm_listen(ctx, addr, NULL, param, 0);
 	if (!l)
@@ -280,8 +342,13 @@ static int run_listen(struct iwcm_ctx *ctx, const struct sockaddr *addr)
 	next_event(ctx, IWCM_CM_EVENT_ESTABLISHED, c);
 	print_state(c);
 
-	recv_line(c, iwcm_conn_get_fd(c));
-	send_line(iwcm_conn_get_fd(c), "pong from the listener\n");
+	if (sctp) {
+		sctp_recv_line(c);
+		sctp_send_line(c, "pong from the listener\n");
+	} else {
+		recv_line(c, iwcm_conn_get_fd(c));
+		send_line(iwcm_conn_get_fd(c), "pong from the listener\n");
+	}
 
 	iwcm_conn_free(c);
 	iwcm_listener_close(l);
@@ -296,10 +363,14 @@ static int run_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst)
 	struct iwcm_conn *c;
 	static const char pd[] = "hello from the connector";
 
-	/* RFC 6581 §9.2: A set, offering a Write or a Read RTR. */
-	if (!param || iwcm_conn_param_set_p2p(param, true) < 0 ||
-	    iwcm_conn_param_set_rtr_types(param,
-					  IWCM_RTR_WRITE | IWCM_RTR_READ) < 0 ||
+	/* RFC 6581 §9.2: A set, offering a Write or a Read RTR (MPA's;
+	 * over SCTP the session needs no RTR, RFC 5043 §6.2) */
+	if (!param ||
+	    (!sctp && (iwcm_conn_param_set_p2p(param, true) < 0 ||
+		       iwcm_conn_param_set_rtr_types(
+			       param, IWCM_RTR_WRITE | IWCM_RTR_READ) < 0)) ||
+	    (sctp &&
+	     iwcm_conn_param_set_transport(param, IWCM_TRANSPORT_SCTP) < 0) ||
 	    iwcm_conn_param_set_ird(param, 4) < 0 ||
 	    iwcm_conn_param_set_ord(param, 4) < 0 ||
 	    iwcm_conn_param_set_private_data(param, pd, strlen(pd)) < 0)
@@ -311,8 +382,13 @@ static int run_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst)
 	print_peer("reply", c);
 	print_state(c);
 
-	send_line(iwcm_conn_get_fd(c), "ping from the connector\n");
-	recv_line(c, iwcm_conn_get_fd(c));
+	if (sctp) {
+		sctp_send_line(c, "ping from the connector\n");
+		sctp_recv_line(c);
+	} else {
+		send_line(iwcm_conn_get_fd(c), "ping from the connector\n");
+		recv_line(c, iwcm_conn_get_fd(c));
+	}
 
 	iwcm_conn_free(c);
 	iwcm_conn_param_free(param);
@@ -326,9 +402,15 @@ int main(int argc, char **argv)
 	struct iwcm_ctx *ctx;
 	int rc;
 
-	if (argc != 3 ||
+	if ((argc != 3 && argc != 5) ||
 	    (strcmp(argv[1], "listen") && strcmp(argv[1], "connect")))
 		usage();
+	if (argc == 5) {
+		if (strcmp(argv[3], "--transport") ||
+		    (strcmp(argv[4], "tcp") && strcmp(argv[4], "sctp")))
+			usage();
+		sctp = !strcmp(argv[4], "sctp");
+	}
 	role = !strcmp(argv[1], "listen") ? "listener" : "connector";
 	parse_addr(argv[2], &ss);
 	ctx = iwcm_ctx_open(0);

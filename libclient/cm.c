@@ -659,6 +659,12 @@ static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
 	    !cm_rtr_type_ok(e->rtr_type) || e->ird > IWCM_IRD_ORD_MAX ||
 	    e->ord > IWCM_IRD_ORD_MAX || e->n_next_msn > CM_MAX_MSN)
 		return ERR(EPROTO);
+	/* DDP over SCTP: the relay's stream and segment size (RFC 5043 §9) */
+	if (e->transport == IWCM__TRANSPORT__TRANSPORT_SCTP &&
+	    (!e->has_sctp_stream || e->sctp_stream > 0xffff ||
+	     !e->has_max_segment || e->max_segment < 64 ||
+	     e->max_segment > 0xffff))
+		return ERR(EPROTO);
 	if (cm_peer_info_set(&c->peer_info, e->peer_info) < 0)
 		return -1;
 	unread = malloc(e->unread.len ? e->unread.len : 1);
@@ -680,6 +686,8 @@ static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
 	c->local_known = true;
 	c->peer = peer;
 	c->transport = e->transport;
+	c->sctp_stream = (uint16_t)e->sctp_stream;
+	c->sctp_max_segment = e->max_segment;
 	c->mpa_rev = e->mpa_rev;
 	c->ddp_version = e->ddp_version;
 	c->rdmap_version = e->rdmap_version;

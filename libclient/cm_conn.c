@@ -242,6 +242,15 @@ IWCM_EXPORT int iwcm_conn_query(const struct iwcm_conn *conn,
 			known |= IWCM_CONN_ATTR_PEER;
 		}
 	}
+	if (want & IWCM_CONN_ATTR_SCTP) {
+		ATTR_ZERO(attr, sctp_stream, sctp_max_segment);
+		if (conn->state == CONN_ESTABLISHED &&
+		    conn->transport == IWCM_TRANSPORT_SCTP) {
+			attr->sctp_stream = conn->sctp_stream;
+			attr->sctp_max_segment = conn->sctp_max_segment;
+			known |= IWCM_CONN_ATTR_SCTP;
+		}
+	}
 	attr->comp_mask = known;
 	return 0;
 }

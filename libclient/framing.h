@@ -127,4 +127,16 @@ struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
 				    const struct framing_upcalls *up, void *arg,
 				    size_t max_iov);
 
+/* ---- framing_ddp_sctp.c ---- */
+
+/*
+ * DDP over SCTP (RFC 5043) on the SEQPACKET relay fd iwcmd handed over
+ * for the session on stream: one segment per datagram, at most maxseg
+ * octets (the Established event's max_segment) and max_iov iovecs.  NULL
+ * with errno.
+ */
+struct framing *framing_ddp_sctp_new(int fd, uint16_t stream, size_t maxseg,
+				     const struct framing_upcalls *up,
+				     void *arg, size_t max_iov);
+
 #endif

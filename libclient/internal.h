@@ -105,6 +105,8 @@ struct iwcm_conn {
 	/* Negotiated (Established). */
 	struct peer_info peer_info;
 	uint32_t transport;
+	uint16_t sctp_stream;	   /* SCTP: the session's stream */
+	uint32_t sctp_max_segment; /* SCTP: largest DDP Segment */
 	uint32_t mpa_rev;
 	uint32_t ddp_version;
 	uint32_t rdmap_version;

@@ -807,8 +807,14 @@ int qp_framing_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->frames = calloc(DP_TX_FRAMES, sizeof(*qp->frames));
 	if (!qp->tx_iov || !qp->frames)
 		return ERR(ENOMEM);
-	qp->fr = framing_mpa_tcp_new(fd, conn, &qp_framing_up, qp,
-				     qp->tx_iov_cap);
+	if (conn->transport == IWCM_TRANSPORT_SCTP)
+		qp->fr = framing_ddp_sctp_new(fd, conn->sctp_stream,
+					      conn->sctp_max_segment,
+					      &qp_framing_up, qp,
+					      qp->tx_iov_cap);
+	else
+		qp->fr = framing_mpa_tcp_new(fd, conn, &qp_framing_up, qp,
+					     qp->tx_iov_cap);
 	if (!qp->fr)
 		return -1;
 	qp->mulpdu = qp->fr->mulpdu;

@@ -60,6 +60,12 @@ static int synth_check(const struct iwcm_synth *st)
 	    st->version > 1 || st->ird > IWCM_IRD_ORD_MAX ||
 	    st->ord > IWCM_IRD_ORD_MAX || (st->unread_len && !st->unread))
 		return ERR(EINVAL);
+	/* RFC 5043 §4: no MPA under DDP over SCTP */
+	if (st->sctp &&
+	    (st->markers_tx || st->markers_rx || st->crc || st->unread_len ||
+	     st->sctp_stream > 0xffff || st->sctp_max_segment < 64 ||
+	     st->sctp_max_segment > 0xffff))
+		return ERR(EINVAL);
 	return 0;
 }
 
@@ -99,7 +105,9 @@ struct iwcm_conn *iwcm_conn_synth(struct iwcm_ctx *ctx, int fd,
 	c->state = CONN_ESTABLISHED;
 	c->initiator = st->initiator;
 	c->fd = fd;
-	c->transport = IWCM_TRANSPORT_TCP;
+	c->transport = st->sctp ? IWCM_TRANSPORT_SCTP : IWCM_TRANSPORT_TCP;
+	c->sctp_stream = (uint16_t)st->sctp_stream;
+	c->sctp_max_segment = st->sctp_max_segment;
 	c->mpa_rev = (uint32_t)st->mpa_rev;
 	c->ddp_version = c->rdmap_version = (uint32_t)st->version;
 	c->markers_tx = st->markers_tx;

@@ -37,6 +37,12 @@ struct iwcm_synth {
 	size_t unread_len;
 	int wait_first_fpdu;   /* MPA v1 responder fencing */
 	int atomics, imm_data; /* RFC 7306 extensions (version 1 only) */
+	/* DDP over SCTP (RFC 5043): fd is a SEQPACKET relay fd of the
+	 * session on sctp_stream, segments up to sctp_max_segment octets;
+	 * no markers, no CRC */
+	int sctp;
+	uint32_t sctp_stream;
+	uint32_t sctp_max_segment;
 };
 
 /*

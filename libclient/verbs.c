@@ -129,7 +129,9 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	fd = cm_conn_take_fd(conn);
 	if (fd < 0)
 		return NULL;
-	if (conn->transport != IWCM_TRANSPORT_TCP) {
+	/* MPA over TCP, or DDP over SCTP through iwcmd's relay (RFC 5043) */
+	if (conn->transport != IWCM_TRANSPORT_TCP &&
+	    conn->transport != IWCM_TRANSPORT_SCTP) {
 		cm_conn_return_fd(conn);
 		return ERR_PTR(EOPNOTSUPP);
 	}

@@ -37,6 +37,29 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(conf.policy.rtr_pref[1], MPA_RTR_READ);
 	ck_assert_uint_eq(conf.policy.rtr_pref[2], MPA_RTR_SEND);
 	ck_assert_uint_eq(conf.n_listeners, 0);
+	ck_assert_uint_eq(conf.sctp_stack, 0);
+	ck_assert_uint_eq(conf.sctp_udp_port, 9899);
+	ck_assert_uint_eq(conf.sctp_streams, 16);
+}
+END_TEST
+
+START_TEST(test_sctp_keys)
+{
+	ck_assert_int_eq(parse("sctp_stack = kernel\nsctp_udp_port = 0\n"
+			       "sctp_streams = 64\n"),
+			 0);
+	ck_assert_uint_eq(conf.sctp_stack, 1);
+	ck_assert_uint_eq(conf.sctp_udp_port, 0);
+	ck_assert_uint_eq(conf.sctp_streams, 64);
+	ck_assert_int_eq(parse("sctp_stack = usrsctp\n"), 0);
+	ck_assert_uint_eq(conf.sctp_stack, 0);
+	/* a listener of DDP over SCTP (RFC 5043); TCP by default */
+	ck_assert_int_eq(parse("[listener a]\naddress = 127.0.0.1:5000\n"
+			       "transport = sctp\n[listener b]\n"
+			       "address = 127.0.0.1:5001\n"),
+			 0);
+	ck_assert_uint_eq(conf.listeners[0].transport, 1);
+	ck_assert_uint_eq(conf.listeners[1].transport, 0);
 }
 END_TEST
 
@@ -144,6 +167,13 @@ static const struct {
 	  "test.conf:1: reply_timeout_ms: expected" },
 	{ "markers = maybe\n", "test.conf:1: markers: expected yes or no" },
 	{ "rev0 = lax\n", "test.conf:1: rev0: unknown value 'lax'" },
+	{ "[listener a]\naddress = *:1\ntransport = udp\n",
+	  "test.conf:3: transport: unknown value 'udp'" },
+	{ "sctp_stack = tcp\n",
+	  "test.conf:1: sctp_stack: unknown value 'tcp'" },
+	{ "sctp_udp_port = 65536\n",
+	  "test.conf:1: sctp_udp_port: expected a number from 0 to 65535" },
+	{ "sctp_streams = 0\n", "test.conf:1: sctp_streams: expected" },
 	{ "socket = relative\n", "test.conf:1: socket: expected an absolute" },
 	{ "rtr = write,write\n", "test.conf:1: rtr: expected a list" },
 	{ "rtr = write,\n", "test.conf:1: rtr: expected a list" },
@@ -278,6 +308,7 @@ static Suite *conf_suite(void)
 
 	add_tcase(s, "defaults", test_defaults);
 	add_tcase(s, "full_file", test_full_file);
+	add_tcase(s, "sctp_keys", test_sctp_keys);
 	add_loop_tcase(s, "errors", test_errors, ARRAY_SIZE(bad));
 	add_tcase(s, "limits", test_limits);
 	add_tcase(s, "conn_limits", test_conn_limits);

@@ -186,10 +186,17 @@ START_TEST(test_failed_create_gives_back)
 	/* Refused after the socket was taken (a transport the datapath
 	 * does not run): it is given back. */
 	qp_attr(&attr, cq);
-	c->transport = IWCM_TRANSPORT_SCTP;
+	c->transport = IWCM_TRANSPORT_SCTP + 1;
 	errno = 0;
 	ck_assert_ptr_null(iwcm_create_qp(c, pd, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(iwcm_conn_get_fd(c), fd);
+	/* DDP over SCTP without a usable segment size: given back too */
+	c->transport = IWCM_TRANSPORT_SCTP;
+	c->sctp_max_segment = 0;
+	errno = 0;
+	ck_assert_ptr_null(iwcm_create_qp(c, pd, &attr));
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(iwcm_conn_get_fd(c), fd);
 	c->transport = IWCM_TRANSPORT_TCP;
 

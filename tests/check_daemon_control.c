@@ -299,7 +299,7 @@ START_TEST(test_listen_invalid)
 		{ 4, "svc", false, 0, 0 },    /* both */
 		{ 0, "", false, 0, 0 },	      /* empty service */
 		{ 4, NULL, true, 0x4000, 0 }, /* IRD beyond 14 bits */
-		{ 4, NULL, true, 1, 1 },      /* SCTP */
+		{ 0, "svc", true, 1, 1 },     /* SCTP needs an address */
 	};
 	size_t i;
 

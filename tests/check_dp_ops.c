@@ -7,7 +7,10 @@
  * 16 configurations: DDP/RDMAP version 1 and 0, markers off / in a's
  * direction / in b's direction / both, CRC on and off, stream offsets 0,
  * 20, 508, 509 and one above 4 GiB, next MSNs other than 1, TCP or
- * AF_UNIX, and the progress thread or manual progress on either side.
+ * AF_UNIX, and the progress thread or manual progress on either side;
+ * then 4 more with DDP over SCTP's framing (RFC 5043: one segment per
+ * datagram of the daemon's relay format, no markers, no CRC) at segment
+ * sizes from 516 to 65535.
  * Payloads are checked byte for byte and every completion field is
  * checked.  Then the completion channel with solicited-only notification,
  * a shared receive queue, against the raw peer the ORD limit, the seed
@@ -27,6 +30,7 @@
 #include "dp_peer.h"
 
 #define NCFG 16
+#define NSCTP 4 /* configurations NCFG.. run DDP over SCTP */
 #define ACC_ALL                                               \
 	(IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE | \
 	 IWCM_ACCESS_REMOTE_READ | IWCM_ACCESS_REMOTE_ATOMIC)
@@ -47,7 +51,20 @@ static const uint64_t offs[] = { 0, 20, 508, 509, (1ull << 32) + 1000 };
  */
 static void cfg_matrix(int i, struct dp_cfg *c)
 {
+	static const uint32_t sctp_seg[NSCTP] = { 516, 1452, 9000, 65535 };
+
 	dp_cfg_default(c);
+	if (i >= NCFG) {
+		/* RFC 5043 §9: segments of at least 516 octets */
+		c->sctp = 1;
+		c->sctp_maxseg = sctp_seg[i - NCFG];
+		c->mpa_rev = 0;
+		c->crc = 0;
+		c->next_msn[0] = 1 + (uint32_t)(i % 3);
+		c->flags_a = i & 1 ? IWCM_CTX_MANUAL_PROGRESS : 0;
+		c->flags_b = i & 2 ? IWCM_CTX_MANUAL_PROGRESS : 0;
+		return;
+	}
 	c->version = i & 1 ? 0 : 1;
 	c->mpa_rev = c->version ? 1 + (i >> 2 & 1) : 0;
 	c->markers_ab = i >> 1 & 1;
@@ -1614,15 +1631,15 @@ static Suite *dp_ops_suite(void)
 {
 	Suite *s = suite_create("dp_ops");
 
-	add_loop_tcase(s, "send", t_send, NCFG);
-	add_loop_tcase(s, "send_inv", t_send_inv, NCFG);
-	add_loop_tcase(s, "write", t_write, NCFG);
-	add_loop_tcase(s, "write_imm", t_write_imm, NCFG);
-	add_loop_tcase(s, "imm", t_imm, NCFG);
-	add_loop_tcase(s, "read", t_read, NCFG);
-	add_loop_tcase(s, "atomics", t_atomics, NCFG);
-	add_loop_tcase(s, "inline", t_inline, NCFG);
-	add_loop_tcase(s, "zero", t_zero, NCFG);
+	add_loop_tcase(s, "send", t_send, NCFG + NSCTP);
+	add_loop_tcase(s, "send_inv", t_send_inv, NCFG + NSCTP);
+	add_loop_tcase(s, "write", t_write, NCFG + NSCTP);
+	add_loop_tcase(s, "write_imm", t_write_imm, NCFG + NSCTP);
+	add_loop_tcase(s, "imm", t_imm, NCFG + NSCTP);
+	add_loop_tcase(s, "read", t_read, NCFG + NSCTP);
+	add_loop_tcase(s, "atomics", t_atomics, NCFG + NSCTP);
+	add_loop_tcase(s, "inline", t_inline, NCFG + NSCTP);
+	add_loop_tcase(s, "zero", t_zero, NCFG + NSCTP);
 	add_loop_tcase(s, "notify", t_notify, 4);
 	add_loop_tcase(s, "srq", t_srq, 3);
 	add_loop_tcase(s, "ord", t_ord, 3);

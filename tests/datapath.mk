@@ -59,3 +59,11 @@ fuzz_dp_rx_CFLAGS = $(DP_CFLAGS)
 fuzz_dp_rx_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
 	-lpthread
 fuzz_dp_rx_LDFLAGS = $(FUZZ_LINKFLAGS)
+# RDMAP/DDP over DDP/SCTP's framing on a SEQPACKET socketpair.
+check_PROGRAMS += check_framing_sctp
+TESTS += check_framing_sctp
+check_framing_sctp_SOURCES = check_framing_sctp.c $(DP_SOURCES)
+check_framing_sctp_CPPFLAGS = $(DP_CPPFLAGS) -I$(top_srcdir)/proto \
+	-I$(top_builddir)/proto $(LIBUV_CFLAGS)
+check_framing_sctp_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_framing_sctp_LDADD = $(DP_LDADD)

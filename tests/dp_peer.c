@@ -229,6 +229,9 @@ void dp_cfg_synth(const struct dp_cfg *c, struct iwcm_synth *a,
 	a->rx_offset = b->tx_offset = c->off_ba;
 	a->ird = c->ird_a;
 	a->ord = c->ord_a;
+	a->sctp = b->sctp = c->sctp;
+	a->sctp_stream = b->sctp_stream = 5;
+	a->sctp_max_segment = b->sctp_max_segment = c->sctp_maxseg;
 	b->ird = c->ird_b;
 	b->ord = c->ord_b;
 }
@@ -240,7 +243,13 @@ void dp_pair_open(const struct dp_cfg *c, struct dp_ep *a, struct dp_ep *b)
 	int fd[2];
 
 	dp_cfg_synth(c, &sa, &sb);
-	dp_sockpair(c->tcp, fd);
+	if (c->sctp)
+		ck_assert_int_eq(socketpair(AF_UNIX,
+					    SOCK_SEQPACKET | SOCK_CLOEXEC, 0,
+					    fd),
+				 0);
+	else
+		dp_sockpair(c->tcp, fd);
 	dp_ep_open(a, c->flags_a);
 	dp_ep_open(b, c->flags_b);
 	if (c->srq_b)

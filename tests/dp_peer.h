@@ -63,6 +63,10 @@ struct dp_cfg {
 	uint32_t next_msn[4]; /* a->b; 0 means 1 */
 	int atomics, imm_data;
 	int tcp; /* loopback TCP instead of a socketpair */
+	/* DDP over SCTP's framing on a SEQPACKET pair (the daemon's relay
+	 * format), segments up to sctp_maxseg octets */
+	int sctp;
+	uint32_t sctp_maxseg;
 	unsigned int flags_a, flags_b; /* iwcm_ctx_new_detached() */
 	uint32_t max_inline;
 	uint32_t max_send_wr, max_recv_wr;

@@ -212,6 +212,8 @@ enum iwcm_mpa_flags {
  *	fields; known from IWCM_CM_EVENT_CONNECT_REQUEST on the responder
  *	and from IWCM_CM_EVENT_ESTABLISHED or IWCM_CM_EVENT_REJECTED on the
  *	initiator.
+ * @IWCM_CONN_ATTR_SCTP: sctp_stream and sctp_max_segment; known from
+ *	IWCM_CM_EVENT_ESTABLISHED on a connection of IWCM_TRANSPORT_SCTP.
  * @IWCM_CONN_ATTR_ALL: every group of this version of the header.
  */
 enum iwcm_conn_attr_mask {
@@ -219,7 +221,8 @@ enum iwcm_conn_attr_mask {
 	IWCM_CONN_ATTR_TERM = 1 << 1,
 	IWCM_CONN_ATTR_NEGOTIATED = 1 << 2,
 	IWCM_CONN_ATTR_PEER = 1 << 3,
-	IWCM_CONN_ATTR_ALL = (1 << 4) - 1,
+	IWCM_CONN_ATTR_SCTP = 1 << 4,
+	IWCM_CONN_ATTR_ALL = (1 << 5) - 1,
 };
 
 /**
@@ -280,6 +283,13 @@ enum iwcm_conn_attr_mask {
  * @peer_private_data: the peer's ULP private data, valid as long as the
  *	connection.
  * @peer_private_data_len: its length, 0 when none.
+ * @sctp_stream: DDP over SCTP (RFC 5043): the SCTP stream of the
+ *	session (IWCM_CONN_ATTR_SCTP).  The connection's fd is then
+ *	iwcmd's SOCK_SEQPACKET relay of the session: each datagram is an
+ *	8-octet header (the stream and 0 as 16-bit, then the PPID 16 as
+ *	32-bit big-endian fields) and one DDP Segment.
+ * @sctp_max_segment: the largest DDP Segment either side sends, in
+ *	octets (RFC 5043 §9).
  *
  * The structure grows only at its end, each new field behind a new
  * enum iwcm_conn_attr_mask bit; the library writes no field whose bit
@@ -327,6 +337,8 @@ struct iwcm_conn_attr {
 	uint32_t peer_ord;
 	const void *peer_private_data;
 	size_t peer_private_data_len;
+	uint16_t sctp_stream;
+	uint32_t sctp_max_segment;
 };
 
 /* ---- contexts ---- */

@@ -135,6 +135,7 @@ cat >"$dir/iwcmd.conf" <<EOC
 # iwcmctl_client.sh
 request_timeout_ms = 5000
 reply_timeout_ms = 5000
+sctp_udp_port = $((20000 + $$ % 30000))
 EOC
 "$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
 pid=$!
@@ -158,6 +159,19 @@ is v1 "$c" enhanced false
 is v1 "$c" peer_enhanced false
 is v1 "$l" wait_first_fpdu true
 is v1 "$c" wait_first_fpdu false
+
+# DDP over SCTP (RFC 5043) through the daemon's association and relay:
+# no MPA (revision 0, no markers, no CRC), the enhanced word of RFC 6581
+# §7 with IRD/ORD, private data both ways
+pair sctp "--transport sctp --private-data 0a0b" --transport sctp \
+	--ird 3 --ord 2 --private-data 010203
+is sctp "$c" transport sctp
+is sctp "$c" mpa_rev 0
+is sctp "$c" crc false
+is sctp "$c" markers_tx false
+is sctp "$c" enhanced true
+is sctp "$req" peer_ird 3
+is sctp "$req" peer_ord 2
 
 # MPA v2 client-server (RFC 6581): enhanced, no RTR
 pair v2-cs "" --rev 2
@@ -318,7 +332,9 @@ is unreachable "$c" reason ECONNREFUSED
 # usage errors and a missing daemon
 for args in "--rev 3" "--rev 0" "--ird 16384" "--private-data abc" \
 	"--rtr bogus" "--count 2" "--timeout 5" "--colour blue" \
-	"--first-fpdu-delay 10001" "--first-fpdu-delay x"; do
+	"--first-fpdu-delay 10001" "--first-fpdu-delay x" \
+	"--transport udp" "--transport sctp --markers on" \
+	"--transport sctp --crc off" "--transport sctp --daemon"; do
 	# shellcheck disable=SC2086
 	"$ctl" connect "127.0.0.1:$port" $args >/dev/null 2>&1
 	[ $? -eq 2 ] && ok || fail "connect $args: not a usage error"

@@ -35,7 +35,8 @@ line() {
 		"$(cat "$1")"
 }
 
-printf '# p2p_pair.sh\n' >"$dir/iwcmd.conf"
+printf '# p2p_pair.sh\nsctp_udp_port = %s\n' $((20000 + $$ % 30000)) \
+	>"$dir/iwcmd.conf"
 "$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
 pid=$!
 IWCM_SOCKET=$sock
@@ -51,26 +52,45 @@ while ! "$ctl" status >/dev/null 2>&1; do
 	sleep 0.01
 done
 
-: >"$dir/l.out"
-"$pair" listen 127.0.0.1:0 >"$dir/l.out" 2>&1 &
-lpid=$!
-port=
-i=0
-while [ -z "$port" ] && [ $i -lt 500 ] && kill -0 "$lpid" 2>/dev/null; do
-	port=$(sed -n \
-		's/^\[listener\] listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
-		"$dir/l.out")
-	i=$((i + 1))
-	[ -n "$port" ] || sleep 0.01
+# run ARGS...: the listener and the connector with ARGS
+run() {
+	: >"$dir/l.out"
+	"$pair" listen 127.0.0.1:0 "$@" >"$dir/l.out" 2>&1 &
+	lpid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ $i -lt 500 ] && kill -0 "$lpid" 2>/dev/null
+	do
+		port=$(sed -n \
+			's/^\[listener\] listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+			"$dir/l.out")
+		i=$((i + 1))
+		[ -n "$port" ] || sleep 0.01
+	done
+	if [ -z "$port" ]; then
+		echo "FAIL: the listener did not start: $(cat "$dir/l.out")"
+		exit 1
+	fi
+	"$pair" connect "127.0.0.1:$port" "$@" >"$dir/c.out" 2>&1 && ok ||
+		fail "connector failed: $(cat "$dir/c.out")"
+	wait "$lpid" && ok || fail "listener failed: $(cat "$dir/l.out")"
+	lpid=
+}
+
+# DDP over SCTP (RFC 5043): no MPA, the enhanced word, the line as one
+# datagram of each side's relay
+run --transport sctp
+for f in "$dir/l.out" "$dir/c.out"; do
+	line "$f" "MPA rev 0 (enhanced), DDP/RDMAP version 1/1, client-server"
+	line "$f" "markers: send off, receive off; CRC off"
+	line "$f" "IRD 4, ORD 4 (the peer sent IRD 4, ORD 4)"
+	line "$f" "DDP over SCTP: stream 0, segments up to"
 done
-if [ -z "$port" ]; then
-	echo "FAIL: the listener did not start: $(cat "$dir/l.out")"
-	exit 1
-fi
-"$pair" connect "127.0.0.1:$port" >"$dir/c.out" 2>&1 && ok ||
-	fail "connector failed: $(cat "$dir/c.out")"
-wait "$lpid" && ok || fail "listener failed: $(cat "$dir/l.out")"
-lpid=
+line "$dir/l.out" '[listener] received "ping from the connector"'
+line "$dir/c.out" '[connector] received "pong from the listener"'
+
+# MPA over TCP
+run
 
 for f in "$dir/l.out" "$dir/c.out"; do
 	line "$f" "MPA rev 2 (enhanced), DDP/RDMAP version 1/1, peer-to-peer"
@@ -93,6 +113,8 @@ c=$(sed -n 's/^\[connector\] established \(.*\) <-> \(.*\), fd.*/\2 \1/p' \
 [ $? -eq 2 ] && ok || fail "no arguments: not a usage error"
 "$pair" dance 127.0.0.1:1 >/dev/null 2>&1
 [ $? -eq 2 ] && ok || fail "unknown role: not a usage error"
+"$pair" listen 127.0.0.1:1 --transport udp >/dev/null 2>&1
+[ $? -eq 2 ] && ok || fail "unknown transport: not a usage error"
 
 kill -TERM "$pid"
 wait "$pid"

@@ -126,9 +126,13 @@ pair() {
 	[ $# -lt 5 ] || has "$(grep ': MPA rev ' "$dir/c.out")" "$5" "$name"
 }
 
+# DDP over SCTP runs on usrsctp over UDP encapsulation: a port of this
+# run's own (iwcmd binds it on the first SCTP request only)
+sctp_port=$((20000 + $$ % 30000))
 cat >"$dir/iwcmd.conf" <<EOC
 # test configuration
 request_timeout_ms = 2000
+sctp_udp_port = $sctp_port
 EOC
 "$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
 pid=$!
@@ -180,6 +184,15 @@ if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
 	pair ipv6 5 "" "-I ::1"
 	addr=127.0.0.1
 fi
+
+# DDP over SCTP (RFC 5043) through iwcmd's relay: the same pings, Sends,
+# Reads and Writes over the unchanged RDMAP/DDP code
+pair sctp 20 "--transport sctp" "--transport sctp" \
+	"CRC off, markers tx off rx off, IRD 1 ORD 1, RDMAP version 1, over SCTP"
+pair sctp-size-max 3 "-S 65535 --transport sctp" \
+	"-S 65535 --transport sctp" "over SCTP"
+pair sctp-mpa1 5 "--transport sctp" "--mpa-rev 1 --transport sctp" \
+	"MPA rev 0, client-server"
 
 # -d: rping's debug lines and what was negotiated
 pair debug 2 "-d --crc off" "-d --p2p --rtr read --crc off"

@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * iwcmd's DDP stream sessions over SCTP (RFC 5043): listening endpoints
+ * and associations on the stack of sctp_stack.h, the sessions of each
+ * association (sctp_session.c), their owners among the clients, and the
+ * relay of each established session to its owner (sctp_relay.c).  The
+ * daemon keeps every association; a session's owner holds one end of a
+ * SEQPACKET socketpair as its connection's fd.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "iwcmd.h"
+#include "log.h"
+#include "sctp_relay.h"
+#include "sctp_stack.h"
+
+struct sc_listener {
+	TAILQ_ENTRY(sc_listener) entry;
+	uint64_t id;
+	struct client *client; /* a service's: while one is attached */
+	struct sctp_sock *sock;
+	char service[CONF_NAME_MAX]; /* [listener NAME] of iwcmd.conf */
+	uid_t owner;
+	struct sockaddr_storage addr;
+};
+
+struct sc_assoc {
+	TAILQ_ENTRY(sc_assoc) entry;
+	uint64_t id;
+	uint64_t listener_id; /* passive: where it came in */
+	struct sctp_sock *sock;
+	struct sctp_assoc *sa; /* once up */
+	bool initiator;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	uint16_t remote_udp_port;
+	size_t maxseg;
+	uint16_t streams;
+	unsigned int backlog; /* relays over their high watermark */
+};
+
+struct sc_conn {
+	TAILQ_ENTRY(sc_conn) entry;
+	uint64_t id;
+	struct client *owner;
+	struct sc_assoc *as;
+	struct sctp_session *s;
+	struct sctp_relay *relay;
+	bool initiator;
+	bool established; /* the owner has its fd */
+	bool backlog_high;
+	uint64_t created_ms;
+	struct neg_policy policy;
+	uint8_t pd[CONN_PARAMS_PD_MAX];
+	size_t pd_len;
+};
+
+static TAILQ_HEAD(, sc_listener)
+	sc_listeners = TAILQ_HEAD_INITIALIZER(sc_listeners);
+static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
+static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
+static const struct sctp_conn_notify *sc_notify;
+static uint64_t sc_next_id = 1;
+static bool sc_stack_failed;
+
+static uint64_t sc_id(void)
+{
+	return SCTP_CONN_ID_BIT | sc_next_id++;
+}
+
+/* Who is told what happens (main.c, at startup). */
+void sctp_conn_init(const struct sctp_conn_notify *n)
+{
+	sc_notify = n;
+}
+
+/* Start the stack on first use, from iwcmd.conf. */
+static enum conn_result sc_stack(void)
+{
+	struct sctp_stack_conf c;
+	char err[256];
+
+	if (sctp_stack_running())
+		return CONN_RES_OK;
+	if (sc_stack_failed)
+		return CONN_RES_EINTERNAL;
+	sctp_stack_defaults(&c);
+	c.kind = (enum sctp_stack_kind)iwcmd_conf->sctp_stack;
+	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
+	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
+	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
+		/* usrsctp starts once per process: no retry */
+		log_warnx("sctp: %s", err);
+		sc_stack_failed = true;
+		return errno == EADDRINUSE ? CONN_RES_EADDRINUSE :
+					     CONN_RES_EINTERNAL;
+	}
+	return CONN_RES_OK;
+}
+
+static struct sc_conn *sc_conn_find(uint64_t id)
+{
+	struct sc_conn *k;
+
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->id == id)
+			return k;
+	return NULL;
+}
+
+static struct sc_conn *sc_conn_of(const struct sctp_session *s)
+{
+	struct sc_conn *k;
+
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->s == s)
+			return k;
+	return NULL;
+}
+
+static struct sc_listener *sc_listener_find(uint64_t id)
+{
+	struct sc_listener *l;
+
+	TAILQ_FOREACH (l, &sc_listeners, entry)
+		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+static void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
+{
+	socklen_t len = sizeof(i->local);
+
+	memset(i, 0, sizeof(*i));
+	i->id = k->id;
+	i->listener_id = k->as->listener_id;
+	i->initiator = k->initiator;
+	i->maxseg = k->as->maxseg > 2 ? k->as->maxseg - 2 : 0; /* DDP-SSN */
+	if (k->as->sock)
+		sctp_stack_local_addr(k->as->sock, &i->local, &len);
+	memcpy(&i->peer, &k->as->peer, sizeof(i->peer));
+	if (k->s)
+		sctp_session_get_info(k->s, &i->si);
+}
+
+/* An error to the owner of a session it does not have yet. */
+static void sc_conn_error(struct sc_conn *k, enum conn_result r,
+			  const char *why, bool unreachable)
+{
+	struct sctp_conn_info i;
+
+	if (!k->owner || k->established || !sc_notify)
+		return;
+	sc_info(k, &i);
+	i.result = r;
+	i.reason = why;
+	sc_notify->error(k->owner, &i, unreachable);
+}
+
+static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
+
+static void sc_conn_free(struct sc_conn *k)
+{
+	struct sc_assoc *as = k->as;
+	struct sc_conn *o;
+
+	TAILQ_REMOVE(&sc_conns, k, entry);
+	if (k->relay)
+		sctp_relay_free(k->relay);
+	free(k);
+	/* an association of ours that carries nothing more closes, on a
+	 * later turn: this may run inside the association's callbacks */
+	if (!as || !as->initiator)
+		return;
+	TAILQ_FOREACH (o, &sc_conns, entry)
+		if (o->as == as)
+			return;
+	event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_assoc_idle,
+			(void *)(uintptr_t)as->id, NULL);
+}
+
+static struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
+				   bool initiator)
+{
+	struct sc_conn *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->id = sc_id();
+	k->owner = owner;
+	k->as = as;
+	k->initiator = initiator;
+	k->created_ms = iwcmd_now_ms();
+	TAILQ_INSERT_TAIL(&sc_conns, k, entry);
+	return k;
+}
+
+/* ---- the relay's side ---- */
+
+static void sc_relay_backlog(void *arg, bool high);
+
+static int sc_from_owner(void *arg, const uint8_t *seg, size_t len)
+{
+	struct sc_conn *k = arg;
+
+	if (!k->s) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	return sctp_session_send_segment(k->s, seg, len);
+}
+
+static void sc_relay_closed(void *arg, bool error)
+{
+	struct sc_conn *k = arg;
+	struct sctp_relay *r = k->relay;
+	uint64_t id = k->id;
+
+	log_debug("sctp conn %llu: the owner %s",
+		  (unsigned long long)(id & ~SCTP_CONN_ID_BIT),
+		  error ? "broke the relay" : "closed");
+	k->relay = NULL;
+	k->established = false;
+	k->owner = NULL;
+	if (k->backlog_high)
+		sc_relay_backlog(k, false);
+	sctp_relay_free(r);
+	/* RFC 5043 §6.2: our Terminate ends the session */
+	if (k->s)
+		sctp_session_ulp_close(k->s, false); /* may free k */
+	else
+		sc_conn_free(k);
+}
+
+static void sc_relay_backlog(void *arg, bool high)
+{
+	struct sc_conn *k = arg;
+	struct sc_assoc *as = k->as;
+
+	if (high == k->backlog_high || !as)
+		return;
+	k->backlog_high = high;
+	if (high && as->backlog++ == 0)
+		sctp_stack_pause(as->sock, true);
+	else if (!high && --as->backlog == 0)
+		sctp_stack_pause(as->sock, false);
+}
+
+static const struct sctp_relay_ops sc_relay_ops = {
+	.from_owner = sc_from_owner,
+	.closed = sc_relay_closed,
+	.backlog = sc_relay_backlog,
+};
+
+/* ---- the sessions' owners (struct sctp_session_ulp) ---- */
+
+static int sc_io_send(void *arg, uint16_t stream, uint32_t ppid,
+		      const void *buf, size_t len)
+{
+	struct sc_assoc *as = arg;
+
+	return sctp_stack_send(as->sock, stream, ppid, buf, len);
+}
+
+static const struct sctp_assoc_io sc_io = { .send = sc_io_send };
+
+static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
+{
+	struct sc_assoc *as = arg;
+	struct sc_listener *l = sc_listener_find(as->listener_id);
+
+	(void)sa;
+	return !as->initiator && l && l->client && l->client->fd >= 0;
+}
+
+static int sc_request(void *arg, struct sctp_session *s)
+{
+	struct sc_assoc *as = arg;
+	struct sc_listener *l = sc_listener_find(as->listener_id);
+	struct sctp_conn_info i;
+	struct sc_conn *k;
+
+	if (!l || !sc_notify)
+		return -1;
+	k = sc_conn_new(l->client, as, false);
+	if (!k)
+		return -1;
+	k->s = s;
+	sc_info(k, &i);
+	if (sc_notify->request(l->client, &i) < 0) {
+		k->owner = NULL; /* the session ends, then released */
+		return -1;
+	}
+	return 0;
+}
+
+/* After the Established event: the session may relay (next loop turn:
+ * the session module is not re-entered from its own callback). */
+static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct sc_conn *k = sc_conn_find((uint64_t)(uintptr_t)arg);
+
+	(void)fd;
+	(void)what;
+	if (!k || !k->s)
+		return;
+	sctp_session_handoff_done(k->s, k->relay != NULL);
+	k = sc_conn_find((uint64_t)(uintptr_t)arg);
+	if (k && k->relay)
+		sctp_relay_start(k->relay);
+}
+
+static int sc_established(void *arg, struct sctp_session *s)
+{
+	struct sc_conn *k = sc_conn_of(s);
+	struct sctp_conn_info i;
+	int fd = -1;
+
+	(void)arg;
+	if (!k || !k->owner || !sc_notify)
+		return -1;
+	k->relay = sctp_relay_new(iwcmd_base, sctp_session_stream(s),
+				  k->as->maxseg - 2, &sc_relay_ops, k, &fd);
+	if (!k->relay)
+		return -1;
+	sc_info(k, &i);
+	k->s = s;
+	if (sc_notify->established(k->owner, &i, fd) < 0) {
+		close(fd);
+		sctp_relay_free(k->relay);
+		k->relay = NULL;
+		return -1;
+	}
+	close(fd);
+	k->established = true;
+	/* RFC 5043 §6.2: segments may follow at once; they queue */
+	return event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_handoff_done,
+			       (void *)(uintptr_t)k->id, NULL);
+}
+
+static void sc_rejected(void *arg, struct sctp_session *s)
+{
+	struct sc_conn *k = sc_conn_of(s);
+	struct sctp_conn_info i;
+
+	(void)arg;
+	if (!k || !k->owner || !sc_notify)
+		return;
+	sc_info(k, &i);
+	i.result = CONN_RES_EREJECTED;
+	i.reason = i.si.nonulp_reject ? "non-ULP reject (RFC 5043 §6.4)" :
+					"rejected by the peer";
+	sc_notify->rejected(k->owner, &i);
+	k->owner = NULL;
+}
+
+static int sc_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
+		      size_t len)
+{
+	struct sc_conn *k = sc_conn_of(s);
+
+	(void)arg;
+	if (!k || !k->relay)
+		return -1;
+	return sctp_relay_to_owner(k->relay, SCTP_PPID_DDP_SEGMENT, seg, len);
+}
+
+static void sc_ended(void *arg, struct sctp_session *s, bool error)
+{
+	struct sc_conn *k = sc_conn_of(s);
+
+	(void)arg;
+	if (!k)
+		return;
+	if (k->relay) {
+		/* what is queued reaches the owner, then end of file */
+		if (k->backlog_high)
+			sc_relay_backlog(k, false);
+		sctp_relay_finish(k->relay);
+		k->relay = NULL;
+		return;
+	}
+	sc_conn_error(k, error ? CONN_RES_EPROTO : CONN_RES_ECONNRESET,
+		      "session terminated", false);
+	k->owner = NULL;
+}
+
+static void sc_release(void *arg, struct sctp_session *s)
+{
+	struct sc_conn *k = sc_conn_of(s);
+
+	(void)arg;
+	if (!k)
+		return;
+	k->s = NULL;
+	if (k->relay)
+		return; /* the owner still reads; freed when it closes */
+	sc_conn_free(k);
+}
+
+static const struct sctp_session_ulp sc_ulp = {
+	.has_listener = sc_has_listener,
+	.request = sc_request,
+	.established = sc_established,
+	.rejected = sc_rejected,
+	.segment = sc_segment,
+	.ended = sc_ended,
+	.release = sc_release,
+};
+
+/* The negotiation policy of a session: the configuration's, then the
+ * client's parameters (the transport said SCTP, nothing else does). */
+static int conn_policy_sctp(const struct iwcmd_conf *conf,
+			    const struct conn_params *p, enum neg_role role,
+			    struct neg_policy *out)
+{
+	struct conn_params x;
+
+	if (!p)
+		return conn_policy(out, role, &conf->policy, NULL, NULL);
+	x = *p;
+	x.has_transport = false;
+	return conn_policy(out, role, &conf->policy, NULL, &x);
+}
+
+/* ---- associations ---- */
+
+static void sc_assoc_free(struct sc_assoc *as, const char *why)
+{
+	struct sc_conn *k, *next;
+
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	/* sessions end under their owners (ASSOC_DOWN) */
+	if (as->sa)
+		sctp_assoc_free(as->sa);
+	/* connects still waiting for the association */
+	for (k = TAILQ_FIRST(&sc_conns); k; k = next) {
+		next = TAILQ_NEXT(k, entry);
+		if (k->as != as)
+			continue;
+		if (!k->s && !k->relay) {
+			sc_conn_error(k, CONN_RES_ECONNREFUSED, why, true);
+			sc_conn_free(k);
+		} else {
+			k->as = NULL; /* relay still draining */
+		}
+	}
+	if (as->sock)
+		sctp_stack_close(as->sock, true);
+	free(as);
+}
+
+/* An association of ours with no session left: shut it down (RFC 4960
+ * §9.2 delivers what is outstanding first). */
+static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
+{
+	uint64_t id = (uint64_t)(uintptr_t)arg;
+	struct sc_assoc *as;
+	struct sc_conn *k;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		if (as->id == id)
+			break;
+	if (!as)
+		return;
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->as == as)
+			return; /* a new session came meanwhile */
+	log_info("sctp assoc %llu: idle, shutting down",
+		 (unsigned long long)as->id);
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	if (as->sa)
+		sctp_assoc_free(as->sa);
+	if (as->sock)
+		sctp_stack_close(as->sock, false);
+	free(as);
+}
+
+/* Start the sessions that waited for the association. */
+static void sc_assoc_start(struct sc_assoc *as)
+{
+	struct sc_conn *k, *next;
+	uint16_t stream = 0;
+
+	for (k = TAILQ_FIRST(&sc_conns); k; k = next) {
+		next = TAILQ_NEXT(k, entry);
+		if (k->as != as || k->s || !k->initiator)
+			continue;
+		while (stream < as->streams &&
+		       sctp_assoc_session(as->sa, stream))
+			stream++;
+		k->s = sctp_session_connect(as->sa, stream, &k->policy, k->pd,
+					    k->pd_len, k);
+		if (!k->s) {
+			sc_conn_error(k, CONN_RES_ELIMIT,
+				      "no free stream on the association",
+				      false);
+			sc_conn_free(k);
+		}
+	}
+}
+
+static void sc_up(void *arg, struct sctp_sock *s,
+		  const struct sctp_assoc_info *info)
+{
+	struct sc_assoc *as = arg;
+	struct sctp_assoc_conf c;
+	socklen_t len = sizeof(as->peer);
+
+	(void)s;
+	sctp_stack_peer_addr(as->sock, &as->peer, &len);
+	as->peer_len = len;
+	as->maxseg = info->maxseg;
+	as->streams = info->streams;
+	sctp_assoc_conf_defaults(&c, info->streams);
+	c.maxseg = info->maxseg;
+	c.reply_timeout_ms = iwcmd_conf->reply_timeout_ms;
+	c.ulp_timeout_ms = iwcmd_conf->ulp_timeout_ms;
+	as->sa =
+		sctp_assoc_new(as->id, iwcmd_base, &c, &sc_io, as, &sc_ulp, as);
+	if (!as->sa) {
+		log_warn("sctp assoc %llu", (unsigned long long)as->id);
+		sc_assoc_free(as, "association setup failed");
+		return;
+	}
+	log_info("sctp assoc %llu: up, %u streams, segments up to %zu",
+		 (unsigned long long)as->id, info->streams, info->maxseg);
+	if (as->initiator)
+		sc_assoc_start(as);
+}
+
+static void sc_msg(void *arg, struct sctp_sock *s, uint16_t stream,
+		   uint32_t ppid, bool unordered, const uint8_t *buf,
+		   size_t len)
+{
+	struct sc_assoc *as = arg;
+
+	(void)s;
+	if (as->sa)
+		sctp_assoc_input(as->sa, stream, ppid, unordered, buf, len);
+}
+
+static void sc_writable(void *arg, struct sctp_sock *s)
+{
+	struct sc_assoc *as = arg;
+	struct sc_conn *k;
+
+	(void)s;
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->as == as && k->relay && k->established)
+			sctp_relay_resume(k->relay);
+}
+
+static void sc_down(void *arg, struct sctp_sock *s, const char *why)
+{
+	struct sc_assoc *as = arg;
+
+	(void)s;
+	log_info("sctp assoc %llu: down: %s", (unsigned long long)as->id, why);
+	sc_assoc_free(as, why);
+}
+
+static const struct sctp_cb sc_assoc_cb = {
+	.up = sc_up,
+	.msg = sc_msg,
+	.writable = sc_writable,
+	.down = sc_down,
+};
+
+static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
+{
+	struct sc_assoc *as = calloc(1, sizeof(*as));
+
+	if (!as)
+		return NULL;
+	as->id = sc_id();
+	as->sock = sock;
+	as->initiator = initiator;
+	TAILQ_INSERT_TAIL(&sc_assocs, as, entry);
+	return as;
+}
+
+static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
+{
+	struct sc_listener *sl = arg;
+	struct sc_assoc *as = sc_assoc_new(s, false);
+
+	(void)l;
+	if (!as) {
+		sctp_stack_close(s, true);
+		return;
+	}
+	as->listener_id = sl->id;
+	sctp_stack_set_cb(s, &sc_assoc_cb, as);
+}
+
+static const struct sctp_cb sc_listen_cb = { .accept = sc_accept };
+
+/* ---- what clients ask ---- */
+
+/* A client listens for DDP stream sessions on addr. */
+enum conn_result sctp_conn_listen(struct client *c,
+				  const struct sockaddr_storage *addr,
+				  socklen_t len, uint64_t *id,
+				  struct sockaddr_storage *bound)
+{
+	struct sc_listener *l;
+	enum conn_result r;
+	socklen_t bl = sizeof(*bound);
+	uint16_t port;
+
+	port = ntohs(addr->ss_family == AF_INET6 ?
+			     ((const struct sockaddr_in6 *)addr)->sin6_port :
+			     ((const struct sockaddr_in *)addr)->sin_port);
+	if (port && !conf_port_allowed(iwcmd_conf, c->uid, port))
+		return CONN_RES_EPERM;
+	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)
+		return CONN_RES_ELIMIT;
+	r = sc_stack();
+	if (r != CONN_RES_OK)
+		return r;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return CONN_RES_EINTERNAL;
+	l->sock = sctp_stack_listen((const struct sockaddr *)addr, len,
+				    &sc_listen_cb, l);
+	if (!l->sock) {
+		r = errno == EADDRINUSE ? CONN_RES_EADDRINUSE : CONN_RES_EINVAL;
+		free(l);
+		return r;
+	}
+	l->id = sc_id();
+	l->client = c;
+	c->n_listeners++;
+	TAILQ_INSERT_TAIL(&sc_listeners, l, entry);
+	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
+		memcpy(bound, addr, sizeof(*bound));
+	*id = l->id;
+	log_info("sctp listener %llu: client %llu",
+		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
+		 (unsigned long long)c->id);
+	return CONN_RES_OK;
+}
+
+static void sc_listener_free(struct sc_listener *l)
+{
+	TAILQ_REMOVE(&sc_listeners, l, entry);
+	if (l->client && l->client->n_listeners)
+		l->client->n_listeners--;
+	sctp_stack_close(l->sock, false);
+	free(l);
+}
+
+/* A client attaches to the SCTP service name of iwcmd.conf. */
+enum conn_result sctp_conn_attach(struct client *c, const char *name,
+				  uint64_t *id, struct sockaddr_storage *bound)
+{
+	struct sc_listener *l;
+	socklen_t bl = sizeof(*bound);
+
+	TAILQ_FOREACH (l, &sc_listeners, entry)
+		if (l->service[0] && !strcmp(l->service, name))
+			break;
+	if (!l)
+		return CONN_RES_ENOENT;
+	/* only the configured owner, or root when none is configured */
+	if (c->uid != l->owner)
+		return CONN_RES_EPERM;
+	if (l->client)
+		return CONN_RES_EEXIST;
+	l->client = c;
+	c->n_listeners++;
+	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
+		memcpy(bound, &l->addr, sizeof(*bound));
+	*id = l->id;
+	log_info("sctp listener %llu: service %s attached to pid %ld",
+		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT), l->service,
+		 (long)c->pid);
+	return CONN_RES_OK;
+}
+
+/* The SCTP services of conf ([listener] with transport = sctp): bound
+ * at startup and reload, gone when no longer configured. */
+int sctp_conn_init_config(const struct iwcmd_conf *conf)
+{
+	struct sc_listener *l, *ln;
+	size_t i;
+	int rc = 0;
+
+	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
+		const struct conf_listener *cl;
+
+		ln = TAILQ_NEXT(l, entry);
+		if (!l->service[0])
+			continue;
+		cl = conf_listener_find(conf, l->service);
+		if (!cl || !cl->transport ||
+		    memcmp(&cl->addr, &l->addr, sizeof(l->addr)) ||
+		    l->owner != (cl->has_owner ? cl->owner : 0)) {
+			log_info("sctp listener %llu: service %s removed or "
+				 "changed",
+				 (unsigned long long)(l->id &
+						      ~SCTP_CONN_ID_BIT),
+				 l->service);
+			sc_listener_free(l);
+		}
+	}
+	for (i = 0; i < conf->n_listeners; i++) {
+		const struct conf_listener *cl = &conf->listeners[i];
+		bool have = false;
+
+		if (!cl->transport)
+			continue;
+		TAILQ_FOREACH (l, &sc_listeners, entry)
+			if (!strcmp(l->service, cl->name))
+				have = true;
+		if (have)
+			continue;
+		if (sc_stack() != CONN_RES_OK) {
+			rc = -1;
+			break;
+		}
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return -1;
+		l->sock = sctp_stack_listen((const struct sockaddr *)&cl->addr,
+					    cl->addrlen, &sc_listen_cb, l);
+		if (!l->sock) {
+			log_warn("sctp listener %s", cl->name);
+			free(l);
+			rc = -1;
+			continue;
+		}
+		l->id = sc_id();
+		memcpy(l->service, cl->name, strlen(cl->name) + 1);
+		l->owner = cl->has_owner ? cl->owner : 0;
+		l->addr = cl->addr;
+		TAILQ_INSERT_TAIL(&sc_listeners, l, entry);
+		log_info("sctp listener %llu: service %s",
+			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
+			 l->service);
+	}
+	return rc;
+}
+
+/* Stop listening. */
+enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
+{
+	struct sc_listener *l = sc_listener_find(id);
+
+	if (!l || l->client != c)
+		return CONN_RES_ENOENT;
+	if (l->service[0]) {
+		/* the service goes on; its Initiates get a Terminate
+		 * until a client attaches again (RFC 5043 §6.4) */
+		l->client = NULL;
+		if (c->n_listeners)
+			c->n_listeners--;
+		return CONN_RES_OK;
+	}
+	sc_listener_free(l);
+	return CONN_RES_OK;
+}
+
+/* A client's Connect over SCTP: an association of ours to the peer
+ * carries it (an existing one or a new one). */
+enum conn_result sctp_conn_connect(struct client *c,
+				   const struct conn_target *t,
+				   const struct conn_params *p, uint64_t *id)
+{
+	uint16_t rport = p && p->has_sctp_udp_port ? p->sctp_udp_port : 0;
+	struct sc_assoc *as;
+	struct sc_conn *k;
+	enum conn_result r;
+
+	r = sc_stack();
+	if (r != CONN_RES_OK)
+		return r;
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		if (as->initiator && as->remote_udp_port == rport &&
+		    as->peer_len == t->dst_len &&
+		    !memcmp(&as->peer, &t->dst, t->dst_len))
+			break;
+	if (!as) {
+		struct sctp_sock *s;
+
+		as = sc_assoc_new(NULL, true);
+		if (!as)
+			return CONN_RES_EINTERNAL;
+		memcpy(&as->peer, &t->dst, sizeof(as->peer));
+		as->peer_len = t->dst_len;
+		as->remote_udp_port = rport;
+		s = sctp_stack_connect((const struct sockaddr *)&t->dst,
+				       t->dst_len, rport, &sc_assoc_cb, as);
+		if (!s) {
+			TAILQ_REMOVE(&sc_assocs, as, entry);
+			free(as);
+			return CONN_RES_ECONNREFUSED;
+		}
+		as->sock = s;
+	}
+	k = sc_conn_new(c, as, true);
+	if (!k)
+		return CONN_RES_EINTERNAL;
+	if (conn_policy_sctp(iwcmd_conf, p, NEG_INITIATOR, &k->policy) < 0) {
+		sc_conn_free(k);
+		return CONN_RES_EINVAL;
+	}
+	if (p && p->has_private_data) {
+		memcpy(k->pd, p->private_data, p->private_data_len);
+		k->pd_len = p->private_data_len;
+	}
+	*id = k->id;
+	if (as->sa) {
+		uint64_t kid = k->id;
+
+		sc_assoc_start(as);
+		if (!sc_conn_find(kid))
+			return CONN_RES_ELIMIT;
+	}
+	return CONN_RES_OK;
+}
+
+static struct sc_conn *sc_conn_owned(struct client *c, uint64_t id)
+{
+	struct sc_conn *k = sc_conn_find(id);
+
+	return k && k->owner == c ? k : NULL;
+}
+
+/* The owner accepts an Initiate. */
+enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
+				  const struct conn_params *p)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->initiator || !k->s)
+		return CONN_RES_ENOENT;
+	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
+		return CONN_RES_EINVAL;
+	sctp_session_set_policy(k->s, &k->policy);
+	if (sctp_session_decide(
+		    k->s, true, k,
+		    p && p->has_private_data ? p->private_data : NULL,
+		    p && p->has_private_data ? p->private_data_len : 0) < 0)
+		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
+	return CONN_RES_OK;
+}
+
+/* The owner rejects an Initiate (RFC 5043 §6.3). */
+enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
+				  const uint8_t *pd, size_t pd_len)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->initiator || !k->s)
+		return CONN_RES_ENOENT;
+	k->owner = NULL; /* nothing more to tell */
+	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
+		k->owner = c;
+		return CONN_RES_EINVAL;
+	}
+	return CONN_RES_OK;
+}
+
+/* The owner gives up a session it does not have yet. */
+enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->established)
+		return CONN_RES_ENOENT;
+	k->owner = NULL;
+	if (k->s)
+		sctp_session_ulp_close(k->s, true);
+	else
+		sc_conn_free(k);
+	return CONN_RES_OK;
+}
+
+/* A client went away: its listeners close, its pending sessions end. */
+void sctp_conn_client_gone(struct client *c)
+{
+	struct sc_listener *l, *ln;
+	struct sc_conn *k;
+	bool again = true;
+
+	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
+		ln = TAILQ_NEXT(l, entry);
+		if (l->client == c)
+			sctp_conn_unlisten(c, l->id);
+	}
+	/* each step may free others: start over after each */
+	while (again) {
+		again = false;
+		TAILQ_FOREACH (k, &sc_conns, entry) {
+			if (k->owner != c || k->established)
+				continue;
+			sctp_conn_disconnect(c, k->id);
+			again = true;
+			break;
+		}
+	}
+}
+
+/* Daemon shutdown. */
+void sctp_conn_shutdown(void)
+{
+	struct sc_listener *l;
+	struct sc_assoc *as;
+	struct sc_conn *k;
+
+	while ((l = TAILQ_FIRST(&sc_listeners)))
+		sc_listener_free(l);
+	while ((as = TAILQ_FIRST(&sc_assocs)))
+		sc_assoc_free(as, "daemon stopping");
+	while ((k = TAILQ_FIRST(&sc_conns)))
+		sc_conn_free(k);
+	sctp_relay_shutdown();
+	sctp_stack_fini();
+}
+
+/* What iwcmctl shows of k. */
+static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
+{
+	if (k->as) {
+		sc_info(k, i);
+	} else {
+		memset(i, 0, sizeof(*i));
+		i->id = k->id;
+		i->initiator = k->initiator;
+	}
+	i->state = k->s	    ? sctp_session_state_names[i->si.state] :
+		   k->relay ? "DRAINING" :
+			      "WAIT_ASSOC";
+	if (k->owner) {
+		i->has_owner = true;
+		i->owner_uid = k->owner->uid;
+		i->owner_pid = k->owner->pid;
+	}
+	i->age_ms = iwcmd_now_ms() - k->created_ms;
+}
+
+/* iwcmctl conns: every SCTP session. */
+void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
+		       void *arg)
+{
+	struct sctp_conn_info i;
+	struct sc_conn *k;
+
+	TAILQ_FOREACH (k, &sc_conns, entry) {
+		sc_view(k, &i);
+		fn(&i, arg);
+	}
+}
+
+/* iwcmctl show: the SCTP session id; -1 when there is none. */
+int sctp_conn_get(uint64_t id, struct sctp_conn_info *out)
+{
+	struct sc_conn *k = sc_conn_find(id);
+
+	if (!k)
+		return -1;
+	sc_view(k, out);
+	return 0;
+}

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sctp_relay.h"
+
+struct relay_msg {
+	STAILQ_ENTRY(relay_msg) entry;
+	size_t len; /* header included */
+	uint8_t buf[];
+};
+
+struct sctp_relay {
+	LIST_ENTRY(sctp_relay) entry; /* every relay, for shutdown */
+	int fd;			      /* the daemon's end */
+	uint16_t stream;
+	size_t maxseg;
+	const struct sctp_relay_ops *ops;
+	void *arg;
+	struct event *rev, *wev;
+	STAILQ_HEAD(, relay_msg) q;
+	size_t queued;
+	bool high;	/* backlog(true) was reported */
+	bool reading;	/* the owner's end is read */
+	bool finishing; /* close once the queue is empty */
+	uint8_t *rxbuf;
+};
+
+/* Relays still draining to an owner belong to nobody else. */
+static LIST_HEAD(, sctp_relay) relays = LIST_HEAD_INITIALIZER(relays);
+
+static void relay_put_hdr(uint8_t *h, uint16_t stream, uint32_t ppid)
+{
+	h[0] = (uint8_t)(stream >> 8);
+	h[1] = (uint8_t)stream;
+	h[2] = h[3] = 0;
+	h[4] = (uint8_t)(ppid >> 24);
+	h[5] = (uint8_t)(ppid >> 16);
+	h[6] = (uint8_t)(ppid >> 8);
+	h[7] = (uint8_t)ppid;
+}
+
+/* Free everything; no callback. */
+void sctp_relay_free(struct sctp_relay *r)
+{
+	struct relay_msg *m;
+
+	if (!r)
+		return;
+	LIST_REMOVE(r, entry);
+	while ((m = STAILQ_FIRST(&r->q))) {
+		STAILQ_REMOVE_HEAD(&r->q, entry);
+		free(m);
+	}
+	event_free(r->rev);
+	event_free(r->wev);
+	close(r->fd);
+	free(r->rxbuf);
+	free(r);
+}
+
+static void relay_fail(struct sctp_relay *r, bool error)
+{
+	const struct sctp_relay_ops *ops = r->ops;
+	void *arg = r->arg;
+
+	/* the owner of r decides its end (sctp_relay_free/_finish) */
+	event_del(r->rev);
+	event_del(r->wev);
+	r->reading = false;
+	ops->closed(arg, error);
+}
+
+/* Write what is queued; false when r was freed. */
+static bool relay_flush(struct sctp_relay *r)
+{
+	struct relay_msg *m;
+
+	while ((m = STAILQ_FIRST(&r->q))) {
+		ssize_t n = send(r->fd, m->buf, m->len, MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			event_add(r->wev, NULL);
+			return true;
+		}
+		if (n < 0 || (size_t)n != m->len) {
+			/* the owner's end is gone */
+			if (r->finishing) {
+				sctp_relay_free(r);
+				return false;
+			}
+			relay_fail(r, true);
+			return true;
+		}
+		STAILQ_REMOVE_HEAD(&r->q, entry);
+		free(m);
+		r->queued--;
+		if (r->high && r->queued <= SCTP_RELAY_LOW) {
+			r->high = false;
+			if (!r->finishing)
+				r->ops->backlog(r->arg, false);
+		}
+	}
+	event_del(r->wev);
+	if (r->finishing) {
+		sctp_relay_free(r);
+		return false;
+	}
+	return true;
+}
+
+static void relay_writable(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	relay_flush(arg);
+}
+
+/* Read the owner's messages while the stack takes them. */
+static void relay_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_relay *r = arg;
+	int i;
+
+	(void)what;
+	for (i = 0; i < 64 && r->reading; i++) {
+		ssize_t n = recv(fd, r->rxbuf, SCTP_RELAY_HDR + r->maxseg + 1,
+				 MSG_DONTWAIT | MSG_PEEK);
+		uint32_t ppid;
+		uint16_t stream;
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			relay_fail(r, n < 0);
+			return;
+		}
+		/* one datagram, one message: header, PPID 16, the stream */
+		stream = (uint16_t)(r->rxbuf[0] << 8 | r->rxbuf[1]);
+		ppid = (uint32_t)r->rxbuf[4] << 24 |
+		       (uint32_t)r->rxbuf[5] << 16 |
+		       (uint32_t)r->rxbuf[6] << 8 | r->rxbuf[7];
+		if ((size_t)n < SCTP_RELAY_HDR ||
+		    (size_t)n > SCTP_RELAY_HDR + r->maxseg ||
+		    stream != r->stream || ppid != 16) {
+			log_info("relay stream %u: bad message from the owner "
+				 "(%zd octets, stream %u, PPID %u)",
+				 r->stream, n, stream, ppid);
+			relay_fail(r, true);
+			return;
+		}
+		if (r->ops->from_owner(r->arg, r->rxbuf + SCTP_RELAY_HDR,
+				       (size_t)n - SCTP_RELAY_HDR) < 0) {
+			if (errno == EAGAIN) {
+				/* left in the socket until resumed */
+				event_del(r->rev);
+				r->reading = false;
+				return;
+			}
+			relay_fail(r, true);
+			return;
+		}
+		/* taken: drop it from the socket */
+		if (recv(fd, r->rxbuf, 1, MSG_DONTWAIT) < 0) {
+			relay_fail(r, true);
+			return;
+		}
+	}
+}
+
+/* A relay for stream on base; *owner_fd receives the owner's end. */
+struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
+				  size_t maxseg,
+				  const struct sctp_relay_ops *ops, void *arg,
+				  int *owner_fd)
+{
+	struct sctp_relay *r = calloc(1, sizeof(*r));
+	int sv[2];
+
+	if (!r)
+		return NULL;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       0, sv) < 0) {
+		free(r);
+		return NULL;
+	}
+	r->fd = sv[0];
+	r->stream = stream;
+	r->maxseg = maxseg;
+	r->ops = ops;
+	r->arg = arg;
+	STAILQ_INIT(&r->q);
+	r->rxbuf = malloc(SCTP_RELAY_HDR + maxseg + 1);
+	r->rev =
+		event_new(base, r->fd, EV_READ | EV_PERSIST, relay_readable, r);
+	r->wev = event_new(base, r->fd, EV_WRITE | EV_PERSIST, relay_writable,
+			   r);
+	if (!r->rxbuf || !r->rev || !r->wev) {
+		close(sv[1]);
+		if (r->rev)
+			event_free(r->rev);
+		if (r->wev)
+			event_free(r->wev);
+		close(r->fd);
+		free(r->rxbuf);
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*owner_fd = sv[1];
+	LIST_INSERT_HEAD(&relays, r, entry);
+	return r;
+}
+
+/* Start reading the owner's messages (after the handoff). */
+void sctp_relay_start(struct sctp_relay *r)
+{
+	if (r->finishing || r->reading)
+		return;
+	r->reading = true;
+	event_add(r->rev, NULL);
+	event_active(r->rev, EV_READ, 0); /* what came before the start */
+}
+
+/* The stack takes messages again. */
+void sctp_relay_resume(struct sctp_relay *r)
+{
+	sctp_relay_start(r);
+}
+
+/* Queue one message for the owner. */
+int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
+			size_t len)
+{
+	struct relay_msg *m;
+	bool was_empty = STAILQ_EMPTY(&r->q);
+
+	if (r->finishing || len > r->maxseg) {
+		errno = EINVAL;
+		return -1;
+	}
+	m = malloc(sizeof(*m) + SCTP_RELAY_HDR + len);
+	if (!m)
+		return -1;
+	relay_put_hdr(m->buf, r->stream, ppid);
+	if (len)
+		memcpy(m->buf + SCTP_RELAY_HDR, buf, len);
+	m->len = SCTP_RELAY_HDR + len;
+	STAILQ_INSERT_TAIL(&r->q, m, entry);
+	r->queued++;
+	if (!r->high && r->queued >= SCTP_RELAY_HIGH) {
+		r->high = true;
+		r->ops->backlog(r->arg, true);
+	}
+	if (was_empty)
+		relay_flush(r); /* r->finishing is false: r stays */
+	return 0;
+}
+
+/* The session ended: deliver what is queued, then close. */
+void sctp_relay_finish(struct sctp_relay *r)
+{
+	event_del(r->rev);
+	r->reading = false;
+	r->finishing = true;
+	if (r->high) {
+		r->high = false;
+		r->ops->backlog(r->arg, false);
+	}
+	/* the owner reads what is queued, then end of file */
+	shutdown(r->fd, SHUT_RD);
+	relay_flush(r);
+}
+
+/* Messages waiting for the owner. */
+size_t sctp_relay_queued(const struct sctp_relay *r)
+{
+	return r->queued;
+}
+
+/* Daemon shutdown: every relay closes, draining or not. */
+void sctp_relay_shutdown(void)
+{
+	while (!LIST_EMPTY(&relays))
+		sctp_relay_free(LIST_FIRST(&relays));
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_SCTP_SESSION_H
+#define IWCM_SCTP_SESSION_H
+
+/*
+ * DDP Stream Sessions on one SCTP association (RFC 5043 §5.2, §6, RFC
+ * 6581 §7): the phase that owns the session-control I/O and feeds the
+ * FSM of sctp_session_fsm.h.  One association carries several sessions,
+ * one per SCTP stream (§6: a DDP stream is the pair of SCTP streams with
+ * the same identifier), each with its own DDP-SSN sequence per direction
+ * (§5.2.1) and its own owner.
+ *
+ * Below, an association sends user messages through struct
+ * sctp_assoc_io (sctp_stack_send() in the daemon, a recorder in the
+ * tests); above, the owner of each session is reached through struct
+ * sctp_session_ulp.  Received messages come in through
+ * sctp_assoc_input().  Whatever the peer sends ends at most the session
+ * it belongs to; the association and the daemon live on.
+ *
+ * ULP callbacks must not call back into this module synchronously: a
+ * decision (sctp_session_decide) comes from a later turn of the loop.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "negotiate.h"
+#include "sctp_session_fsm.h"
+#include "sctp_ss.h"
+
+struct event_base;
+struct sctp_assoc;
+struct sctp_session;
+
+struct sctp_assoc_io {
+	/* one unordered user message on stream with ppid (host order);
+	 * 0 or -1 with errno */
+	int (*send)(void *arg, uint16_t stream, uint32_t ppid, const void *buf,
+		    size_t len);
+};
+
+struct sctp_session_ulp {
+	/* is anyone listening for Initiates on this association? */
+	bool (*has_listener)(void *arg, struct sctp_assoc *a);
+	/* passive: an Initiate for the owner to decide; 0 or -1 */
+	int (*request)(void *arg, struct sctp_session *s);
+	/* accepted (either side): give the session to its owner */
+	int (*established)(void *arg, struct sctp_session *s);
+	/* active: the peer rejected (Reject, or Terminate: §6.4) */
+	void (*rejected)(void *arg, struct sctp_session *s);
+	/* one DDP Segment (without its DDP-SSN) for the owner; 0 or -1 */
+	int (*segment)(void *arg, struct sctp_session *s, const uint8_t *seg,
+		       size_t len);
+	/* the session ended under the owner (error: not by the peer's
+	 * orderly Terminate) */
+	void (*ended)(void *arg, struct sctp_session *s, bool error);
+	/* the session is freed: forget it */
+	void (*release)(void *arg, struct sctp_session *s);
+};
+
+/* Limits and timers of one association. */
+struct sctp_assoc_conf {
+	uint16_t streams;	  /* usable streams (sctp_assoc_info) */
+	size_t maxseg;		  /* largest user message sent */
+	unsigned int pending_max; /* Initiates pending a ULP decision
+				    * (§5.2.3, §6.4) */
+	unsigned int reply_timeout_ms;
+	unsigned int ulp_timeout_ms;
+	unsigned int term_timeout_ms; /* the peer's Terminate after ours */
+	struct neg_policy active;     /* defaults of our Initiates */
+	struct neg_policy passive;    /* answering the peer's */
+};
+
+/* Fill c with defaults for streams usable streams. */
+void sctp_assoc_conf_defaults(struct sctp_assoc_conf *c, uint16_t streams);
+
+/* A new association's session table; NULL with errno. */
+struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
+				  const struct sctp_assoc_conf *c,
+				  const struct sctp_assoc_io *io, void *io_arg,
+				  const struct sctp_session_ulp *ulp,
+				  void *ulp_arg);
+/* The association ended: every session gets ASSOC_DOWN, then free. */
+void sctp_assoc_free(struct sctp_assoc *a);
+uint64_t sctp_assoc_id(const struct sctp_assoc *a);
+/* Sessions that are not CLOSED, and Initiates pending at owners. */
+unsigned int sctp_assoc_sessions(const struct sctp_assoc *a);
+unsigned int sctp_assoc_pending(const struct sctp_assoc *a);
+/* The session on stream, or NULL. */
+struct sctp_session *sctp_assoc_session(struct sctp_assoc *a, uint16_t stream);
+
+/*
+ * One received user message (the stack's msg callback): classified into
+ * a session event (RFC 5043 §5.2, §6).  Never fails: what the peer got
+ * wrong ends that session.
+ */
+void sctp_assoc_input(struct sctp_assoc *a, uint16_t stream, uint32_t ppid,
+		      bool unordered, const uint8_t *buf, size_t len);
+
+/*
+ * Active side: start a session on a free stream with policy p (NULL: the
+ * association's) and the owner's Private Data (at most 512 octets, 508
+ * when enhanced).  NULL with errno: EBUSY (stream in use), EINVAL.
+ */
+struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
+					  const struct neg_policy *p,
+					  const uint8_t *pd, size_t pd_len,
+					  void *owner);
+/* Passive side: the owner's decision on an Initiate; 0 or -1 (errno). */
+int sctp_session_decide(struct sctp_session *s, bool accept, void *owner,
+			const uint8_t *pd, size_t pd_len);
+/* The Established event reached the owner (ok) or did not. */
+void sctp_session_handoff_done(struct sctp_session *s, bool ok);
+/*
+ * One DDP Segment from the owner: sent with the next DDP-SSN (§5.2.1).
+ * 0, or -1 with errno: EAGAIN (the stack is full, retry), EMSGSIZE,
+ * EPROTO (no segment may be sent now), ENOTCONN.
+ */
+int sctp_session_send_segment(struct sctp_session *s, const uint8_t *seg,
+			      size_t len);
+/* The owner closed its end (ULP_CLOSE), or went away (ULP_GONE). */
+void sctp_session_ulp_close(struct sctp_session *s, bool gone);
+/* Shutdown or iwcmctl kill. */
+void sctp_session_abort(struct sctp_session *s);
+
+/* What the owner and iwcmctl see of a session. */
+struct sctp_session_info {
+	uint64_t id;
+	uint16_t stream;
+	bool active;
+	enum sess_state state;
+	struct neg_result res;	/* negotiated (IRD/ORD, peer's word) */
+	bool peer_enh;		/* the peer's word came */
+	uint8_t peer_word[4];	/* the peer's raw RFC 6581 word */
+	const uint8_t *peer_pd; /* the peer's ULP Private Data */
+	uint16_t peer_pd_len;
+	bool nonulp_reject; /* active: rejected by a Terminate */
+};
+void sctp_session_get_info(const struct sctp_session *s,
+			   struct sctp_session_info *out);
+/* The stream of s. */
+uint16_t sctp_session_stream(const struct sctp_session *s);
+/* Passive: the policy the answer is decided with (before decide). */
+void sctp_session_set_policy(struct sctp_session *s,
+			     const struct neg_policy *p);
+/* The owner given to connect/decide, or NULL. */
+void *sctp_session_owner(const struct sctp_session *s);
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "sctp_stack.h"
+
+const char *const sctp_stack_names[SCTP_STACK_MAX] = {
+	[SCTP_STACK_USRSCTP] = "usrsctp",
+	[SCTP_STACK_KERNEL] = "kernel",
+};
+
+/* The running stack, or NULL. */
+static const struct sctp_stack_ops *sctp_ops;
+
+/* Fill c with the defaults (usrsctp on UDP port 9899, 16 streams). */
+void sctp_stack_defaults(struct sctp_stack_conf *c)
+{
+	c->kind = SCTP_STACK_USRSCTP;
+	c->udp_port = SCTP_DEFAULT_UDP_PORT;
+	c->streams = SCTP_DEFAULT_STREAMS;
+	c->adapt_wait_ms = SCTP_ADAPT_WAIT_MS;
+}
+
+static const struct sctp_stack_ops *sctp_ops_of(enum sctp_stack_kind k)
+{
+	switch (k) {
+	case SCTP_STACK_USRSCTP:
+		return &sctp_stack_usrsctp;
+#ifdef HAVE_KERNEL_SCTP
+	case SCTP_STACK_KERNEL:
+		return &sctp_stack_kernel;
+#endif
+	default:
+		return NULL;
+	}
+}
+
+/* Start the stack c names on base (once per process). */
+int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
+		    char *err, size_t errlen)
+{
+	const struct sctp_stack_ops *ops;
+
+	if (sctp_ops) {
+		snprintf(err, errlen, "SCTP stack %s already running",
+			 sctp_ops->name);
+		errno = EALREADY;
+		return -1;
+	}
+	ops = (unsigned)c->kind < SCTP_STACK_MAX ? sctp_ops_of(c->kind) : NULL;
+	if (!ops) {
+		snprintf(err, errlen,
+			 "sctp_stack %s: not built in (no <netinet/sctp.h> "
+			 "at build time); use sctp_stack = usrsctp",
+			 (unsigned)c->kind < SCTP_STACK_MAX ?
+				 sctp_stack_names[c->kind] :
+				 "?");
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (c->streams == 0) {
+		snprintf(err, errlen, "sctp: at least one stream is needed");
+		errno = EINVAL;
+		return -1;
+	}
+	if (ops->init(base, c, err, errlen) < 0)
+		return -1;
+	sctp_ops = ops;
+	return 0;
+}
+
+/* Whether sctp_stack_init() succeeded. */
+bool sctp_stack_running(void)
+{
+	return sctp_ops != NULL;
+}
+
+/* Stop the stack; every socket must be closed. */
+void sctp_stack_fini(void)
+{
+	if (!sctp_ops)
+		return;
+	sctp_ops->fini();
+	sctp_ops = NULL;
+}
+
+/* Listen on sa; NULL with errno. */
+struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
+				    const struct sctp_cb *cb, void *arg)
+{
+	if (!sctp_ops) {
+		errno = ENOTCONN;
+		return NULL;
+	}
+	return sctp_ops->listen(sa, len, cb, arg);
+}
+
+/* Start an association to sa. */
+struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
+				     uint16_t remote_udp_port,
+				     const struct sctp_cb *cb, void *arg)
+{
+	if (!sctp_ops) {
+		errno = ENOTCONN;
+		return NULL;
+	}
+	return sctp_ops->connect(sa, len, remote_udp_port, cb, arg);
+}
+
+/* Give s new callbacks (an accepted association). */
+void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
+{
+	sctp_ops->set_cb(s, cb, arg);
+}
+
+/* Send one unordered user message on stream with ppid (host order). */
+int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
+		    const void *buf, size_t len)
+{
+	return sctp_ops->send(s, stream, ppid, buf, len);
+}
+
+/* The local address of s. */
+int sctp_stack_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			  socklen_t *len)
+{
+	return sctp_ops->local_addr(s, ss, len);
+}
+
+/* The peer's (primary) address of s. */
+int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			 socklen_t *len)
+{
+	return sctp_ops->peer_addr(s, ss, len);
+}
+
+/* Close s; no callback follows. */
+void sctp_stack_close(struct sctp_sock *s, bool abort)
+{
+	if (s)
+		sctp_ops->close(s, abort);
+}
+
+/* Stop or resume taking messages from s. */
+void sctp_stack_pause(struct sctp_sock *s, bool pause)
+{
+	sctp_ops->pause(s, pause);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_SCTP_STACK_H
+#define IWCM_SCTP_STACK_H
+
+/*
+ * The SCTP stack under iwcmd's DDP stream sessions, behind one interface
+ * whichever stack runs: usrsctp over UDP encapsulation (RFC 6951, the
+ * default, sctp_usrsctp.c) or the kernel's SCTP where present.  One
+ * struct sctp_sock is a listening endpoint or one association
+ * (one-to-one style).  Everything is called and calls back on the
+ * libevent loop thread.
+ *
+ * What the stack guarantees to its user (RFC 5043):
+ *  - every association sends the DDP Adaptation Layer Indication and is
+ *    reported up only once the peer's arrived with the DDP code point
+ *    (§5.1); an association whose peer sent none or another one is
+ *    aborted (§7.1) and reported down;
+ *  - associations are initialised with equal inbound and outbound stream
+ *    counts (§8); up reports the usable count, min(inbound, outbound);
+ *  - user messages are sent unordered (§5) with the PPID given (16, 17),
+ *    never fragmented by SCTP (§9): a message over the reported maxseg
+ *    fails with EMSGSIZE;
+ *  - a received message is whole (MSG_EOR) and comes with its stream,
+ *    PPID and ordering flag; a message larger than SCTP_RX_MAX aborts the
+ *    association.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct event_base;
+
+enum sctp_stack_kind {
+	SCTP_STACK_USRSCTP = 0,
+	SCTP_STACK_KERNEL,
+	SCTP_STACK_MAX
+};
+
+#define SCTP_DEFAULT_UDP_PORT 9899 /* RFC 6951 encapsulation port */
+#define SCTP_DEFAULT_STREAMS 16
+#define SCTP_RX_MAX 65536	/* largest user message taken in */
+#define SCTP_DDP_SEG_MIN 516	/* RFC 5043 §9 */
+#define SCTP_ADAPT_WAIT_MS 1000 /* COMM_UP to the peer's indication */
+
+struct sctp_stack_conf {
+	enum sctp_stack_kind kind;
+	uint16_t udp_port; /* usrsctp: local encapsulation port, 0: none */
+	uint16_t streams;  /* inbound = outbound streams asked for */
+	unsigned int adapt_wait_ms;
+};
+
+struct sctp_sock;
+
+/* An association that came up (RFC 5043 §5.1 checks passed). */
+struct sctp_assoc_info {
+	uint16_t streams;    /* usable: min(in, out) */
+	uint16_t in_streams; /* as negotiated */
+	uint16_t out_streams;
+	uint32_t peer_adapt; /* the peer's Adaptation Code Point */
+	size_t maxseg;	     /* largest message sent unfragmented */
+};
+
+/*
+ * Callbacks of one socket; arg is the one given with them.  A callback
+ * may close any socket, its own included.
+ */
+struct sctp_cb {
+	/* listener: a new association; s takes the listener's callbacks
+	 * until sctp_stack_set_cb() */
+	void (*accept)(void *arg, struct sctp_sock *l, struct sctp_sock *s);
+	void (*up)(void *arg, struct sctp_sock *s,
+		   const struct sctp_assoc_info *info);
+	void (*msg)(void *arg, struct sctp_sock *s, uint16_t stream,
+		    uint32_t ppid, bool unordered, const uint8_t *buf,
+		    size_t len);
+	/* a send failed with EAGAIN earlier and may be retried now */
+	void (*writable)(void *arg, struct sctp_sock *s);
+	/* the association is gone (aborted, shut down, failed to come up);
+	 * the socket stays until sctp_stack_close() */
+	void (*down)(void *arg, struct sctp_sock *s, const char *why);
+};
+
+/* A stack implementation (sctp_usrsctp.c, sctp_kernel.c). */
+struct sctp_stack_ops {
+	const char *name;
+	int (*init)(struct event_base *base, const struct sctp_stack_conf *c,
+		    char *err, size_t errlen);
+	void (*fini)(void);
+	struct sctp_sock *(*listen)(const struct sockaddr *sa, socklen_t len,
+				    const struct sctp_cb *cb, void *arg);
+	struct sctp_sock *(*connect)(const struct sockaddr *sa, socklen_t len,
+				     uint16_t remote_udp_port,
+				     const struct sctp_cb *cb, void *arg);
+	void (*set_cb)(struct sctp_sock *s, const struct sctp_cb *cb,
+		       void *arg);
+	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
+		    const void *buf, size_t len);
+	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
+			  socklen_t *len);
+	int (*peer_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
+			 socklen_t *len);
+	void (*close)(struct sctp_sock *s, bool abort);
+	void (*pause)(struct sctp_sock *s, bool pause);
+};
+
+extern const struct sctp_stack_ops sctp_stack_usrsctp;
+#ifdef HAVE_KERNEL_SCTP
+extern const struct sctp_stack_ops sctp_stack_kernel;
+#endif
+
+extern const char *const sctp_stack_names[SCTP_STACK_MAX];
+
+/* Fill c with the defaults (usrsctp on UDP port 9899, 16 streams). */
+void sctp_stack_defaults(struct sctp_stack_conf *c);
+
+/*
+ * Start the stack c names on base (once per process).  -1 with a message
+ * in err when the stack is not built in, its UDP port is taken, or it
+ * fails to start.
+ */
+int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
+		    char *err, size_t errlen);
+/* Whether sctp_stack_init() succeeded. */
+bool sctp_stack_running(void);
+/* Stop the stack; every socket must be closed. */
+void sctp_stack_fini(void);
+
+/* Listen on sa; NULL with errno. */
+struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
+				    const struct sctp_cb *cb, void *arg);
+/* Start an association to sa (usrsctp: the peer's UDP port remote_udp_port,
+ * 0 for ours); up or down follows.  NULL with errno. */
+struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
+				     uint16_t remote_udp_port,
+				     const struct sctp_cb *cb, void *arg);
+/* Give s new callbacks (an accepted association). */
+void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb,
+		       void *arg);
+/*
+ * Send one unordered user message on stream with ppid (host order).
+ * 0, or -1 with errno: EAGAIN (writable follows), EMSGSIZE (over maxseg),
+ * ENOTCONN, EINVAL (stream out of range).
+ */
+int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
+		    const void *buf, size_t len);
+int sctp_stack_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			  socklen_t *len);
+int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			 socklen_t *len);
+/*
+ * Stop (pause) or resume taking messages from s: the peer's window
+ * closes while its messages wait in the stack (backpressure).
+ */
+void sctp_stack_pause(struct sctp_sock *s, bool pause);
+/* Close s (abort: ABORT chunk, else graceful SHUTDOWN); no callback
+ * follows, s is freed. */
+void sctp_stack_close(struct sctp_sock *s, bool abort);
+
+#endif

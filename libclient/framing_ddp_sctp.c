@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * DDP over SCTP (RFC 5043) below the unchanged RDMAP/DDP code: one DDP
+ * Segment per message (§5.2.2), no MPA, no Markers, no CRC.  The
+ * transport is the SEQPACKET relay fd iwcmd handed over (sctp_relay.h
+ * in the daemon): each datagram is an 8-octet header {stream (16),
+ * reserved (16), PPID (32)} and one DDP Segment; the daemon keeps the
+ * association and the DDP-SSNs.  A datagram is written whole or not at
+ * all, so a queued segment is never begun on the wire.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "framing.h"
+#include "rdmap.h"
+
+#define FS_HDR 8
+#define FS_PPID_SEGMENT 16 /* RFC 5043 §5.2 */
+
+struct fs_seg {
+	void *cookie;
+	size_t n;      /* iovecs */
+	size_t len;    /* octets */
+	uint8_t *copy; /* the whole segment once detached, else NULL */
+	struct iovec iov[];
+};
+
+struct framing_sctp {
+	struct framing fr; /* first */
+	int fd;
+	uint16_t stream;
+	size_t max_iov;
+	struct fs_seg *q[FRAMING_TX_QUEUE];
+	unsigned int head;
+	uint8_t hdr[FS_HDR];
+	struct iovec *msg_iov; /* header + max_iov pieces */
+	uint8_t *rxbuf;	       /* header + mulpdu */
+	bool lost;
+};
+
+/* RFC 5043 defines no LLP error codes of its own: a datagram the relay
+ * should never have passed is the LLP's local catastrophic error. */
+static const struct framing_err fs_err_bad = { MPA_ETYPE_MPA,
+					       MPA_ECODE_LOCAL_CATASTROPHIC };
+
+static struct framing_sctp *fs_of(const struct framing *fr)
+{
+	return (struct framing_sctp *)(uintptr_t)fr;
+}
+
+static struct fs_seg *fs_at(struct framing_sctp *fs, unsigned int i)
+{
+	return fs->q[(fs->head + i) % FRAMING_TX_QUEUE];
+}
+
+static int fs_tx_segment(struct framing *fr, const struct iovec *iov, size_t n,
+			 void *cookie)
+{
+	struct framing_sctp *fs = fs_of(fr);
+	struct fs_seg *s;
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	if (len > fr->mulpdu || n > fs->max_iov) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (fr->tx_queued == FRAMING_TX_QUEUE) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	s = malloc(sizeof(*s) + n * sizeof(s->iov[0]));
+	if (!s) {
+		errno = ENOMEM;
+		return -1;
+	}
+	s->cookie = cookie;
+	s->n = n;
+	s->len = len;
+	s->copy = NULL;
+	memcpy(s->iov, iov, n * sizeof(iov[0]));
+	fs->q[(fs->head + fr->tx_queued) % FRAMING_TX_QUEUE] = s;
+	fr->tx_queued++;
+	return 0;
+}
+
+static void fs_seg_free(struct fs_seg *s)
+{
+	free(s->copy);
+	free(s);
+}
+
+/* One message per segment: the relay header, then the segment. */
+static int fs_tx_flush(struct framing *fr)
+{
+	struct framing_sctp *fs = fs_of(fr);
+
+	while (fr->tx_queued) {
+		struct fs_seg *s = fs_at(fs, 0);
+		struct msghdr mh;
+		size_t n = 1;
+		ssize_t r;
+
+		fs->msg_iov[0].iov_base = fs->hdr;
+		fs->msg_iov[0].iov_len = FS_HDR;
+		if (s->copy) {
+			fs->msg_iov[1].iov_base = s->copy;
+			fs->msg_iov[1].iov_len = s->len;
+			n = 2;
+		} else {
+			memcpy(fs->msg_iov + 1, s->iov,
+			       s->n * sizeof(s->iov[0]));
+			n += s->n;
+		}
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = fs->msg_iov;
+		mh.msg_iovlen = n;
+		r = sendmsg(fs->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno == EWOULDBLOCK)
+				errno = EAGAIN;
+			return -1;
+		}
+		fs->head = (fs->head + 1) % FRAMING_TX_QUEUE;
+		fr->tx_queued--;
+		fr->up->tx_done(fr->arg, s->cookie);
+		fs_seg_free(s);
+	}
+	return 0;
+}
+
+/* Whole messages: none is ever begun, all queued ones go. */
+static unsigned int fs_tx_drop(struct framing *fr, bool begun)
+{
+	struct framing_sctp *fs = fs_of(fr);
+
+	(void)begun;
+	while (fr->tx_queued) {
+		fs_seg_free(fs_at(fs, 0));
+		fs->head = (fs->head + 1) % FRAMING_TX_QUEUE;
+		fr->tx_queued--;
+	}
+	return 0;
+}
+
+/* Queued segments pointing into [addr, +len) gather their octets. */
+static int fs_tx_detach(struct framing *fr, const uint8_t *addr, size_t len)
+{
+	struct framing_sctp *fs = fs_of(fr);
+
+	for (unsigned int i = 0; i < fr->tx_queued; i++) {
+		struct fs_seg *s = fs_at(fs, i);
+		bool hit = false;
+		size_t o = 0;
+
+		for (size_t k = 0; k < s->n && !s->copy; k++) {
+			const uint8_t *b = s->iov[k].iov_base;
+
+			if (b < addr + len && addr < b + s->iov[k].iov_len)
+				hit = true;
+		}
+		if (!hit)
+			continue;
+		s->copy = malloc(s->len ? s->len : 1);
+		if (!s->copy) {
+			errno = ENOMEM;
+			return -1;
+		}
+		for (size_t k = 0; k < s->n; k++) {
+			memcpy(s->copy + o, s->iov[k].iov_base,
+			       s->iov[k].iov_len);
+			o += s->iov[k].iov_len;
+		}
+	}
+	return 0;
+}
+
+static bool fs_tx_ready(const struct framing *fr)
+{
+	(void)fr;
+	return true; /* RFC 5043: no MPA v1 responder rule */
+}
+
+static void fs_lost(struct framing_sctp *fs, const struct framing_err *err,
+		    bool reset)
+{
+	fs->lost = true;
+	fs->fr.up->rx_lost(fs->fr.arg, err, reset);
+}
+
+/* One segment, whole: its header, its payload where RDMAP/DDP says,
+ * its end (the relay checked nothing a framing could vouch for beyond
+ * SCTP's own CRC32c, RFC 4960 §6.8). */
+static void fs_deliver(struct framing_sctp *fs, const uint8_t *seg, size_t len)
+{
+	const struct framing_upcalls *up = fs->fr.up;
+	void *arg = fs->fr.arg;
+	size_t h = 0, need, off = 0;
+
+	while ((need = up->rx_hdr_len(arg, seg, h, len)) > h) {
+		if (need > len)
+			need = len;
+		if (need <= h)
+			break;
+		h = need;
+	}
+	up->rx_hdr(arg, seg, h, len);
+	while (h + off < len) {
+		struct iovec iov[16];
+		size_t moved = 0;
+		int n = up->rx_iov(arg, off, len - h - off, iov, 16);
+
+		for (int i = 0; i < n; i++) {
+			memcpy(iov[i].iov_base, seg + h + off + moved,
+			       iov[i].iov_len);
+			moved += iov[i].iov_len;
+		}
+		if (!moved)
+			break; /* dropped */
+		off += moved;
+	}
+	up->rx_end(arg, NULL);
+}
+
+static bool fs_rx_progress(struct framing *fr, size_t budget)
+{
+	struct framing_sctp *fs = fs_of(fr);
+	bool any = false;
+
+	while (budget && !fs->lost) {
+		ssize_t n = recv(fs->fd, fs->rxbuf, FS_HDR + fr->mulpdu,
+				 MSG_DONTWAIT | MSG_TRUNC);
+		uint32_t ppid;
+		uint16_t stream;
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		any = true;
+		if (n < 0) {
+			fs_lost(fs, NULL, true);
+			break;
+		}
+		if (n == 0) {
+			/* the session ended (Terminate, RFC 5043 §6.2) */
+			fs_lost(fs, NULL, false);
+			break;
+		}
+		stream = (uint16_t)(fs->rxbuf[0] << 8 | fs->rxbuf[1]);
+		ppid = (uint32_t)fs->rxbuf[4] << 24 |
+		       (uint32_t)fs->rxbuf[5] << 16 |
+		       (uint32_t)fs->rxbuf[6] << 8 | fs->rxbuf[7];
+		/* bounded: MSG_TRUNC reports a datagram over the buffer */
+		if ((size_t)n < FS_HDR ||
+		    (size_t)n > (size_t)FS_HDR + fr->mulpdu ||
+		    stream != fs->stream || ppid != FS_PPID_SEGMENT) {
+			fs_lost(fs, &fs_err_bad, false);
+			break;
+		}
+		budget -= budget < (size_t)n ? budget : (size_t)n;
+		/* RFC 5041 §7.1: after an error, dropped unseen */
+		if (fr->up->rx_live(fr->arg))
+			fs_deliver(fs, fs->rxbuf + FS_HDR, (size_t)n - FS_HDR);
+	}
+	return any;
+}
+
+static bool fs_rx_buffered(const struct framing *fr)
+{
+	(void)fr;
+	return false; /* the daemon read nothing ahead for the owner */
+}
+
+static void fs_free(struct framing *fr)
+{
+	struct framing_sctp *fs = fs_of(fr);
+
+	fs_tx_drop(fr, true);
+	free(fs->msg_iov);
+	free(fs->rxbuf);
+	free(fs);
+}
+
+static const struct framing_ops framing_ddp_sctp_ops = {
+	.name = "ddp_sctp",
+	.tx_segment = fs_tx_segment,
+	.tx_flush = fs_tx_flush,
+	.tx_drop = fs_tx_drop,
+	.tx_detach = fs_tx_detach,
+	.tx_ready = fs_tx_ready,
+	.rx_progress = fs_rx_progress,
+	.rx_buffered = fs_rx_buffered,
+	.free = fs_free,
+};
+
+/* DDP over SCTP on the relay fd of one session (see framing.h). */
+struct framing *framing_ddp_sctp_new(int fd, uint16_t stream, size_t maxseg,
+				     const struct framing_upcalls *up,
+				     void *arg, size_t max_iov)
+{
+	struct framing_sctp *fs;
+
+	/* RFC 5043 §9: at least 516 octets; a DDP header must fit */
+	if (fd < 0 || maxseg < 64 || max_iov == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return NULL;
+	fs->fr.ops = &framing_ddp_sctp_ops;
+	fs->fr.up = up;
+	fs->fr.arg = arg;
+	fs->fr.mulpdu = maxseg > 0xffff ? 0xffff : (uint16_t)maxseg;
+	fs->fd = fd;
+	fs->stream = stream;
+	fs->max_iov = max_iov;
+	/* the relay header: this session's stream, PPID 16 (§5.2) */
+	fs->hdr[0] = (uint8_t)(stream >> 8);
+	fs->hdr[1] = (uint8_t)stream;
+	fs->hdr[7] = FS_PPID_SEGMENT;
+	fs->msg_iov = calloc(max_iov + 1, sizeof(*fs->msg_iov));
+	fs->rxbuf = malloc(FS_HDR + fs->fr.mulpdu);
+	if (!fs->msg_iov || !fs->rxbuf) {
+		free(fs->msg_iov);
+		free(fs->rxbuf);
+		free(fs);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return &fs->fr;
+}

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * daemon/sctp.h over usrsctp on loopback, in one process: the stack
+ * connects to its own listener through its own UDP encapsulation port.
+ * Check forks each test, so each starts usrsctp afresh.  Peers that
+ * break RFC 5043 §5.1 / §7.1 are plain usrsctp sockets made here.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <unistd.h>
+#include <usrsctp.h>
+
+#include "common.h"
+
+#include "log.h"
+#include "sctp_stack.h"
+
+struct side {
+	struct sctp_sock *s;
+	int up, down, msgs, writable;
+	struct sctp_assoc_info info;
+	char why[160];
+	uint16_t stream;
+	uint32_t ppid;
+	bool unordered;
+	uint8_t buf[2048];
+	size_t len;
+};
+
+static struct event_base *base;
+static struct side srv, cli;
+static struct sctp_sock *lsock;
+
+static void cb_up(void *arg, struct sctp_sock *s,
+		  const struct sctp_assoc_info *info)
+{
+	struct side *d = arg;
+
+	(void)s;
+	d->up++;
+	d->info = *info;
+}
+
+static void cb_msg(void *arg, struct sctp_sock *s, uint16_t stream,
+		   uint32_t ppid, bool unordered, const uint8_t *buf,
+		   size_t len)
+{
+	struct side *d = arg;
+
+	(void)s;
+	d->msgs++;
+	d->stream = stream;
+	d->ppid = ppid;
+	d->unordered = unordered;
+	d->len = len < sizeof(d->buf) ? len : sizeof(d->buf);
+	memcpy(d->buf, buf, d->len);
+}
+
+static void cb_writable(void *arg, struct sctp_sock *s)
+{
+	(void)s;
+	((struct side *)arg)->writable++;
+}
+
+static void cb_down(void *arg, struct sctp_sock *s, const char *why)
+{
+	struct side *d = arg;
+
+	(void)s;
+	d->down++;
+	snprintf(d->why, sizeof(d->why), "%s", why);
+}
+
+static const struct sctp_cb side_cb = {
+	.up = cb_up,
+	.msg = cb_msg,
+	.writable = cb_writable,
+	.down = cb_down,
+};
+
+static void cb_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
+{
+	(void)arg;
+	(void)l;
+	ck_assert_ptr_null(srv.s); /* one association per test */
+	srv.s = s;
+	sctp_stack_set_cb(s, &side_cb, &srv);
+}
+
+static const struct sctp_cb listen_cb = { .accept = cb_accept };
+
+/* Run the loop until *flag is non-zero or 5 s pass. */
+static int run_until(const int *flag)
+{
+	int i;
+
+	for (i = 0; i < 500 && !*flag; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	return *flag;
+}
+
+static uint16_t free_udp_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+static uint16_t port;
+static struct sockaddr_in laddr;
+
+/* Start the stack and a listener on 127.0.0.1 (port in laddr). */
+static void start(unsigned int adapt_wait_ms)
+{
+	struct sctp_stack_conf c;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char err[256];
+
+	log_init(LOG_TO_STDERR, false, "check_sctp_stack");
+	memset(&srv, 0, sizeof(srv));
+	memset(&cli, 0, sizeof(cli));
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	sctp_stack_defaults(&c);
+	port = free_udp_port();
+	c.udp_port = port;
+	c.adapt_wait_ms = adapt_wait_ms;
+	ck_assert_msg(sctp_stack_init(base, &c, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert(sctp_stack_running());
+	memset(&laddr, 0, sizeof(laddr));
+	laddr.sin_family = AF_INET;
+	laddr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lsock = sctp_stack_listen((struct sockaddr *)&laddr, sizeof(laddr),
+				  &listen_cb, NULL);
+	ck_assert_ptr_nonnull(lsock);
+	ck_assert_int_eq(sctp_stack_local_addr(lsock, &ss, &sl), 0);
+	laddr.sin_port = ((struct sockaddr_in *)&ss)->sin_port;
+	ck_assert_uint_ne(laddr.sin_port, 0);
+}
+
+static void stop(void)
+{
+	if (srv.s)
+		sctp_stack_close(srv.s, true);
+	if (cli.s)
+		sctp_stack_close(cli.s, true);
+	sctp_stack_close(lsock, false);
+	sctp_stack_fini();
+	event_base_free(base);
+}
+
+/* The encapsulation port taken by someone else fails clearly. */
+START_TEST(test_port_taken)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sctp_stack_conf c;
+	socklen_t len = sizeof(sin);
+	char err[256] = "";
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	log_init(LOG_TO_STDERR, false, "check_sctp_stack");
+	base = event_base_new();
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	sctp_stack_defaults(&c);
+	c.udp_port = ntohs(sin.sin_port);
+	ck_assert_int_eq(sctp_stack_init(base, &c, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "sctp_udp_port") != NULL, "%s", err);
+	ck_assert(!sctp_stack_running());
+	ck_assert_ptr_null(sctp_stack_listen((struct sockaddr *)&sin, len,
+					     &listen_cb, NULL));
+	/* the kernel stack is not built in here */
+	c.kind = SCTP_STACK_KERNEL;
+	c.udp_port = 0;
+	ck_assert_int_eq(sctp_stack_init(base, &c, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "kernel") != NULL, "%s", err);
+	close(fd);
+	event_base_free(base);
+}
+END_TEST
+
+/* An association both ways: RFC 5043 §5.1 indications, §8 streams,
+ * §5 unordered messages with PPID 16/17 on one stream, §9 no
+ * fragmentation, then a graceful end. */
+START_TEST(test_assoc)
+{
+	static const char seg[] = "a DDP segment";
+	static const char ctl[] = "\x00\x00\x00\x01 session control";
+	uint8_t big[70000];
+
+	start(SCTP_ADAPT_WAIT_MS);
+	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
+				   port, &side_cb, &cli);
+	ck_assert_ptr_nonnull(cli.s);
+	ck_assert(run_until(&cli.up));
+	ck_assert(run_until(&srv.up));
+	ck_assert_int_eq(cli.down + srv.down, 0);
+	ck_assert_uint_eq(cli.info.peer_adapt, 1);
+	ck_assert_uint_eq(srv.info.peer_adapt, 1);
+	ck_assert_uint_eq(cli.info.streams, SCTP_DEFAULT_STREAMS);
+	ck_assert_uint_eq(srv.info.streams, SCTP_DEFAULT_STREAMS);
+	ck_assert_uint_eq(cli.info.in_streams, cli.info.out_streams);
+	ck_assert_uint_ge(cli.info.maxseg, SCTP_DDP_SEG_MIN);
+	/* of the host's addresses, the one towards a loopback peer */
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		ck_assert_int_eq(sctp_stack_local_addr(cli.s, &ss, &sl), 0);
+		ck_assert_int_eq(ss.ss_family, AF_INET);
+		ck_assert_uint_eq(
+			ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr),
+			INADDR_LOOPBACK);
+		sl = sizeof(ss);
+		ck_assert_int_eq(sctp_stack_peer_addr(cli.s, &ss, &sl), 0);
+		ck_assert_uint_eq(((struct sockaddr_in *)&ss)->sin_port,
+				  laddr.sin_port);
+	}
+
+	ck_assert_int_eq(sctp_stack_send(cli.s, 3, 16, seg, sizeof(seg)), 0);
+	ck_assert(run_until(&srv.msgs));
+	ck_assert_uint_eq(srv.stream, 3);
+	ck_assert_uint_eq(srv.ppid, 16);
+	ck_assert(srv.unordered);
+	ck_assert_uint_eq(srv.len, sizeof(seg));
+	ck_assert_mem_eq(srv.buf, seg, sizeof(seg));
+
+	ck_assert_int_eq(sctp_stack_send(srv.s, 15, 17, ctl, sizeof(ctl)), 0);
+	ck_assert(run_until(&cli.msgs));
+	ck_assert_uint_eq(cli.stream, 15);
+	ck_assert_uint_eq(cli.ppid, 17);
+	ck_assert(cli.unordered);
+	ck_assert_mem_eq(cli.buf, ctl, sizeof(ctl));
+
+	/* §9: over the segment size is refused, never fragmented */
+	memset(big, 0xab, sizeof(big));
+	errno = 0;
+	ck_assert_int_eq(
+		sctp_stack_send(cli.s, 0, 16, big, cli.info.maxseg + 1), -1);
+	ck_assert_int_eq(errno, EMSGSIZE);
+	ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, big, cli.info.maxseg),
+			 0);
+	srv.msgs = 0;
+	ck_assert(run_until(&srv.msgs));
+	ck_assert_uint_eq(srv.len, sizeof(srv.buf) < cli.info.maxseg ?
+					   sizeof(srv.buf) :
+					   cli.info.maxseg);
+	/* a stream the association does not have */
+	errno = 0;
+	ck_assert_int_eq(
+		sctp_stack_send(cli.s, SCTP_DEFAULT_STREAMS, 16, seg, 4), -1);
+	ck_assert_int_eq(errno, EINVAL);
+
+	/* a graceful close ends the peer's association */
+	sctp_stack_close(cli.s, false);
+	cli.s = NULL;
+	ck_assert(run_until(&srv.down));
+	errno = 0;
+	ck_assert_int_eq(sctp_stack_send(srv.s, 0, 16, seg, 4), -1);
+	ck_assert_int_eq(errno, ENOTCONN);
+	stop();
+}
+END_TEST
+
+/* A plain usrsctp peer; adapt 0: no indication sent. */
+static struct socket *raw_peer(uint32_t adapt, bool send_data)
+{
+	struct socket *so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP,
+					   NULL, NULL, 0, NULL);
+	struct sctp_udpencaps ue;
+
+	ck_assert_ptr_nonnull(so);
+	if (adapt) {
+		struct sctp_setadaptation ad = { .ssb_adaptation_ind = adapt };
+
+		ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
+						    SCTP_ADAPTATION_LAYER, &ad,
+						    sizeof(ad)),
+				 0);
+	}
+	memset(&ue, 0, sizeof(ue));
+	ue.sue_port = htons(port);
+	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
+					    SCTP_REMOTE_UDP_ENCAPS_PORT, &ue,
+					    sizeof(ue)),
+			 0);
+	/* blocking: usrsctp's threads do the handshake */
+	ck_assert_int_eq(usrsctp_connect(so, (struct sockaddr *)&laddr,
+					 sizeof(laddr)),
+			 0);
+	if (send_data) {
+		struct sctp_sndinfo si = { .snd_ppid = htonl(16) };
+
+		ck_assert_int_ge(usrsctp_sendv(so, "xxxx", 4, NULL, 0, &si,
+					       sizeof(si), SCTP_SENDV_SNDINFO,
+					       0),
+				 0);
+	}
+	return so;
+}
+
+/* RFC 5043 §5.1: a peer without the indication is aborted, by the
+ * timer or by its first data, whichever comes first. */
+START_TEST(test_no_indication)
+{
+	struct socket *so;
+
+	start(200);
+	so = raw_peer(0, _i == 1);
+	ck_assert(run_until(&srv.down));
+	ck_assert_int_eq(srv.up, 0);
+	ck_assert_msg(strstr(srv.why, "RFC 5043 §5.1") != NULL, "%s", srv.why);
+	if (_i == 1)
+		ck_assert_msg(strstr(srv.why, "data before") != NULL, "%s",
+			      srv.why);
+	else
+		ck_assert_msg(strstr(srv.why, "no Adaptation") != NULL, "%s",
+			      srv.why);
+	usrsctp_close(so);
+	stop();
+}
+END_TEST
+
+/* RFC 5043 §7.1: another adaptation code point is refused. */
+START_TEST(test_wrong_indication)
+{
+	struct socket *so;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	so = raw_peer(0x2, false);
+	ck_assert(run_until(&srv.down));
+	ck_assert_int_eq(srv.up, 0);
+	ck_assert_msg(strstr(srv.why, "0x00000002 is not DDP") != NULL, "%s",
+		      srv.why);
+	usrsctp_close(so);
+	stop();
+}
+END_TEST
+
+/* Nobody listens: the association fails and is reported down. */
+START_TEST(test_refused)
+{
+	struct sockaddr_in dst;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	dst = laddr;
+	dst.sin_port = htons(ntohs(laddr.sin_port) ^ 0x4000);
+	errno = 0;
+	cli.s = sctp_stack_connect((struct sockaddr *)&dst, sizeof(dst), port,
+				   &side_cb, &cli);
+	ck_assert_msg(cli.s != NULL, "%s", strerror(errno));
+	ck_assert(run_until(&cli.down));
+	ck_assert_int_eq(cli.up, 0);
+	stop();
+}
+END_TEST
+
+static Suite *sctp_stack_suite(void)
+{
+	Suite *s = suite_create("sctp_stack");
+	TCase *tc;
+
+	add_tcase(s, "port_taken", test_port_taken);
+	add_tcase(s, "assoc", test_assoc);
+	tc = tcase_create("no_indication");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_no_indication, 0, 2);
+	suite_add_tcase(s, tc);
+	add_tcase(s, "wrong_indication", test_wrong_indication);
+	add_tcase(s, "refused", test_refused);
+	return s;
+}
+
+TEST_MAIN(sctp_stack_suite)

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# iwcmd's SCTP side: the stack interface over usrsctp on loopback
+# (daemon/sctp_stack.c, sctp_usrsctp.c).
+check_PROGRAMS += check_sctp_stack
+TESTS += check_sctp_stack
+check_sctp_stack_SOURCES = check_sctp_stack.c
+check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
+check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+	$(CHECK_LIBS)
+
+# The DDP Stream Session FSM, every state x event (sctp_session_fsm.c).
+check_PROGRAMS += check_sctp_session
+TESTS += check_sctp_session
+check_sctp_session_SOURCES = check_sctp_session.c
+check_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_session_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+
+# Sessions on one association against a recording transport and owner
+# (sctp_session.c).
+check_PROGRAMS += check_sctp_assoc
+TESTS += check_sctp_assoc
+check_sctp_assoc_SOURCES = check_sctp_assoc.c
+check_sctp_assoc_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+check_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+check_sctp_assoc_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) \
+	$(CHECK_LIBS)
+
+FUZZ_HARNESSES += fuzz_sctp_session
+fuzz_sctp_session_SOURCES = fuzz/fuzz_sctp_session.c $(FUZZ_MAIN)
+fuzz_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+fuzz_sctp_session_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+fuzz_sctp_session_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
+fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
+
+# End to end through the real iwcmd over usrsctp on loopback.
+check_PROGRAMS += check_sctp_daemon
+TESTS += check_sctp_daemon
+check_sctp_daemon_SOURCES = check_sctp_daemon.c daemon_harness.h \
+	daemon_requests.h
+check_sctp_daemon_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_daemon_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
+	$(USRSCTP_CFLAGS)
+check_sctp_daemon_LDADD = $(DAEMON_IPC_LIBS) $(USRSCTP_LIBS)
