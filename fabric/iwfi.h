@@ -53,11 +53,11 @@
 /* RFC 5044 §7.1 with RFC 6581 §8: 512 octets less 4 of IRD/ORD. */
 #define IWFI_CM_DATA_SIZE IWCM_PRIVATE_DATA_MAX_ENHANCED
 
-#define IWFI_CAPS                                                             \
-	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |          \
-	 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_LOCAL_COMM |        \
+#define IWFI_CAPS                                                      \
+	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |   \
+	 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_LOCAL_COMM | \
 	 FI_REMOTE_COMM)
-#define IWFI_MR_MODE                                                          \
+#define IWFI_MR_MODE \
 	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
 
 extern struct fi_provider iwfi_prov;
@@ -65,7 +65,7 @@ extern struct fi_provider iwfi_prov;
 #define IWFI_WARN(sub, ...) FI_WARN(&iwfi_prov, sub, __VA_ARGS__)
 #define IWFI_INFO(sub, ...) FI_INFO(&iwfi_prov, sub, __VA_ARGS__)
 
-#define iwfi_container_of(ptr, type, field)                                   \
+#define iwfi_container_of(ptr, type, field) \
 	((type *)((char *)(ptr)-offsetof(type, field)))
 
 struct iwfi_ep;
@@ -229,8 +229,8 @@ int iwfi_eq_trywait(struct iwfi_eq *eq);
 /* iwfi_cq.c */
 int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		 struct fid_cq **cq, void *context);
-struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context,
-			      uint64_t flags, bool report);
+struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
+			      bool report);
 void iwfi_req_free(struct iwfi_req *req);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 int iwfi_cq_trywait(struct iwfi_cq *cq);

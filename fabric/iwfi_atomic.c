@@ -23,8 +23,7 @@ static struct iwfi_ep *ep_of(struct fid_ep *ep_fid)
 	return iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
 }
 
-static bool op_valid(enum fi_datatype dt, enum fi_op op,
-		     enum atomic_kind kind)
+static bool op_valid(enum fi_datatype dt, enum fi_op op, enum atomic_kind kind)
 {
 	if (dt != FI_INT64 && dt != FI_UINT64)
 		return false;
@@ -92,12 +91,10 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 		memcpy(&compare, a->compare, sizeof(compare));
 	if (a->kind != ATOMIC_WRITE && (!a->result || !a->result_desc))
 		return -FI_EINVAL;
-	req = iwfi_req_new(ep, a->context,
-			   FI_ATOMIC |
-				   (a->kind == ATOMIC_WRITE ? FI_WRITE :
-							      FI_READ),
-			   !inject && (!ep->tx_selective ||
-				       (a->flags & FI_COMPLETION)));
+	req = iwfi_req_new(
+		ep, a->context,
+		FI_ATOMIC | (a->kind == ATOMIC_WRITE ? FI_WRITE : FI_READ),
+		!inject && (!ep->tx_selective || (a->flags & FI_COMPLETION)));
 	if (!req)
 		return -FI_ENOMEM;
 	req->len = sizeof(uint64_t);
@@ -169,8 +166,13 @@ static ssize_t at_write(struct fid_ep *ep, const void *buf, size_t count,
 			void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_WRITE, .dt = datatype, .op = op,
-		.operand = buf, .addr = addr, .key = key, .context = context,
+		.kind = ATOMIC_WRITE,
+		.dt = datatype,
+		.op = op,
+		.operand = buf,
+		.addr = addr,
+		.key = key,
+		.context = context,
 		.flags = ep_of(ep)->tx_op_flags,
 	};
 
@@ -181,9 +183,8 @@ static ssize_t at_write(struct fid_ep *ep, const void *buf, size_t count,
 
 static ssize_t at_writev(struct fid_ep *ep, const struct fi_ioc *iov,
 			 void **desc, size_t count, fi_addr_t dest_addr,
-			 uint64_t addr, uint64_t key,
-			 enum fi_datatype datatype, enum fi_op op,
-			 void *context)
+			 uint64_t addr, uint64_t key, enum fi_datatype datatype,
+			 enum fi_op op, void *context)
 {
 	if (count != 1)
 		return -FI_EINVAL;
@@ -196,8 +197,13 @@ static ssize_t at_inject(struct fid_ep *ep, const void *buf, size_t count,
 			 enum fi_datatype datatype, enum fi_op op)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_WRITE, .dt = datatype, .op = op,
-		.operand = buf, .addr = addr, .key = key, .flags = FI_INJECT,
+		.kind = ATOMIC_WRITE,
+		.dt = datatype,
+		.op = op,
+		.operand = buf,
+		.addr = addr,
+		.key = key,
+		.flags = FI_INJECT,
 	};
 
 	if (count != 1)
@@ -212,9 +218,15 @@ static ssize_t at_readwrite(struct fid_ep *ep, const void *buf, size_t count,
 			    void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_FETCH, .dt = datatype, .op = op,
-		.operand = buf, .result = result, .result_desc = result_desc,
-		.addr = addr, .key = key, .context = context,
+		.kind = ATOMIC_FETCH,
+		.dt = datatype,
+		.op = op,
+		.operand = buf,
+		.result = result,
+		.result_desc = result_desc,
+		.addr = addr,
+		.key = key,
+		.context = context,
 		.flags = ep_of(ep)->tx_op_flags,
 	};
 
@@ -224,10 +236,9 @@ static ssize_t at_readwrite(struct fid_ep *ep, const void *buf, size_t count,
 }
 
 static ssize_t at_readwritev(struct fid_ep *ep, const struct fi_ioc *iov,
-			     void **desc, size_t count,
-			     struct fi_ioc *resultv, void **result_desc,
-			     size_t result_count, fi_addr_t dest_addr,
-			     uint64_t addr, uint64_t key,
+			     void **desc, size_t count, struct fi_ioc *resultv,
+			     void **result_desc, size_t result_count,
+			     fi_addr_t dest_addr, uint64_t addr, uint64_t key,
 			     enum fi_datatype datatype, enum fi_op op,
 			     void *context)
 {
@@ -261,18 +272,24 @@ static ssize_t at_readwritemsg(struct fid_ep *ep,
 }
 
 static ssize_t at_compwrite(struct fid_ep *ep, const void *buf, size_t count,
-			    void *desc, const void *compare,
-			    void *compare_desc, void *result,
-			    void *result_desc, fi_addr_t dest_addr,
-			    uint64_t addr, uint64_t key,
+			    void *desc, const void *compare, void *compare_desc,
+			    void *result, void *result_desc,
+			    fi_addr_t dest_addr, uint64_t addr, uint64_t key,
 			    enum fi_datatype datatype, enum fi_op op,
 			    void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_COMPARE, .dt = datatype, .op = op,
-		.operand = buf, .compare = compare, .result = result,
-		.result_desc = result_desc, .addr = addr, .key = key,
-		.context = context, .flags = ep_of(ep)->tx_op_flags,
+		.kind = ATOMIC_COMPARE,
+		.dt = datatype,
+		.op = op,
+		.operand = buf,
+		.compare = compare,
+		.result = result,
+		.result_desc = result_desc,
+		.addr = addr,
+		.key = key,
+		.context = context,
+		.flags = ep_of(ep)->tx_op_flags,
 	};
 
 	if (count != 1)
@@ -282,11 +299,10 @@ static ssize_t at_compwrite(struct fid_ep *ep, const void *buf, size_t count,
 
 static ssize_t at_compwritev(struct fid_ep *ep, const struct fi_ioc *iov,
 			     void **desc, size_t count,
-			     const struct fi_ioc *comparev,
-			     void **compare_desc, size_t compare_count,
-			     struct fi_ioc *resultv, void **result_desc,
-			     size_t result_count, fi_addr_t dest_addr,
-			     uint64_t addr, uint64_t key,
+			     const struct fi_ioc *comparev, void **compare_desc,
+			     size_t compare_count, struct fi_ioc *resultv,
+			     void **result_desc, size_t result_count,
+			     fi_addr_t dest_addr, uint64_t addr, uint64_t key,
 			     enum fi_datatype datatype, enum fi_op op,
 			     void *context)
 {
@@ -334,8 +350,8 @@ static int valid(enum fi_datatype dt, enum fi_op op, enum atomic_kind kind,
 	return 0;
 }
 
-static int at_writevalid(struct fid_ep *ep, enum fi_datatype dt,
-			 enum fi_op op, size_t *count)
+static int at_writevalid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
+			 size_t *count)
 {
 	return valid(dt, op, ATOMIC_WRITE, count);
 }

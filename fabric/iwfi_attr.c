@@ -7,10 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iwfi.h"
 
@@ -73,8 +76,8 @@ size_t iwfi_sockaddr_len(const struct sockaddr *sa)
 static const struct fi_tx_attr iwfi_tx_attr = {
 	.caps = FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_READ | FI_WRITE,
 	.op_flags = 0,
-	.msg_order = FI_ORDER_SAS | FI_ORDER_RAW | FI_ORDER_WAW |
-		     FI_ORDER_SAW | FI_ORDER_WAS,
+	.msg_order = FI_ORDER_SAS | FI_ORDER_RAW | FI_ORDER_WAW | FI_ORDER_SAW |
+		     FI_ORDER_WAS,
 	.comp_order = FI_ORDER_STRICT,
 	.inject_size = IWFI_INJECT_SIZE,
 	.size = IWFI_DEF_QUEUE,
@@ -86,8 +89,8 @@ static const struct fi_rx_attr iwfi_rx_attr = {
 	.caps = FI_MSG | FI_RMA | FI_ATOMIC | FI_RECV | FI_REMOTE_READ |
 		FI_REMOTE_WRITE,
 	.op_flags = 0,
-	.msg_order = FI_ORDER_SAS | FI_ORDER_RAW | FI_ORDER_WAW |
-		     FI_ORDER_SAW | FI_ORDER_WAS,
+	.msg_order = FI_ORDER_SAS | FI_ORDER_RAW | FI_ORDER_WAW | FI_ORDER_SAW |
+		     FI_ORDER_WAS,
 	.comp_order = FI_ORDER_STRICT,
 	.total_buffered_recv = 0,
 	.size = IWFI_DEF_QUEUE,
@@ -175,9 +178,9 @@ static int check_hints(const struct fi_info *hints, int *mr_mode)
 		return -FI_ENODATA;
 	/* Tagged Offsets are virtual addresses and STags the provider's
 	 * keys (RFC 5040 §4.4), so a peer's RMA needs both. */
-	if (!hints->caps || hints->caps & (FI_RMA | FI_ATOMIC | FI_READ |
-					   FI_WRITE | FI_REMOTE_READ |
-					   FI_REMOTE_WRITE))
+	if (!hints->caps ||
+	    hints->caps & (FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE |
+			   FI_REMOTE_READ | FI_REMOTE_WRITE))
 		want = IWFI_MR_MODE;
 	accept = hint_mr_mode(hints);
 	if (accept >= 0 && accept != FI_MR_UNSPEC && (want & ~accept))
@@ -217,8 +220,8 @@ static int set_addr(void **dst, size_t *dstlen, const void *src, size_t len)
 }
 
 /* Resolve node and service into the source or the destination address. */
-static int resolve(struct fi_info *info, const char *node,
-		   const char *service, uint64_t flags, int family)
+static int resolve(struct fi_info *info, const char *node, const char *service,
+		   uint64_t flags, int family)
 {
 	struct addrinfo ai = { 0 }, *res;
 	int ret;
@@ -306,13 +309,11 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	}
 	if (hints->addr_format == FI_SOCKADDR_IN6)
 		info->addr_format = FI_SOCKADDR_IN6;
-	if (hints->src_addr &&
-	    set_addr(&info->src_addr, &info->src_addrlen, hints->src_addr,
-		     hints->src_addrlen))
+	if (hints->src_addr && set_addr(&info->src_addr, &info->src_addrlen,
+					hints->src_addr, hints->src_addrlen))
 		return -FI_ENOMEM;
-	if (hints->dest_addr &&
-	    set_addr(&info->dest_addr, &info->dest_addrlen, hints->dest_addr,
-		     hints->dest_addrlen))
+	if (hints->dest_addr && set_addr(&info->dest_addr, &info->dest_addrlen,
+					 hints->dest_addr, hints->dest_addrlen))
 		return -FI_ENOMEM;
 	if (info->src_addr || info->dest_addr) {
 		const struct sockaddr *sa = info->src_addr ? info->src_addr :
@@ -324,6 +325,84 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 					    FI_SOCKADDR_IN6 :
 					    FI_SOCKADDR_IN;
 	}
+	return 0;
+}
+
+/*
+ * Without a source, the source is the address the route to the
+ * destination leaves from or, without a destination either, an address
+ * of this host that peers can reach: the interface named by
+ * FI_IWCM_IFACE, else the first one up that is not loopback, else
+ * loopback.  ofi_rxm publishes its listener's name, so it must not be
+ * the wildcard.
+ */
+static int default_src(struct fi_info *info, int family)
+{
+	struct ifaddrs *ifa, *i, *pick = NULL;
+	char *want = NULL;
+
+	if (info->dest_addr) {
+		/* The address the route to the destination leaves from. */
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		const struct sockaddr *d = info->dest_addr;
+		int fd = socket(d->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		int ret = fd < 0 ||
+			  connect(fd, d, (socklen_t)info->dest_addrlen) ||
+			  getsockname(fd, (struct sockaddr *)&ss, &len);
+
+		if (fd >= 0)
+			close(fd);
+		if (ret)
+			return 0;
+		if (ss.ss_family == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+		return set_addr(&info->src_addr, &info->src_addrlen, &ss,
+				iwfi_sockaddr_len((struct sockaddr *)&ss));
+	}
+
+	if (family == AF_UNSPEC)
+		family = AF_INET;
+	fi_param_get_str(&iwfi_prov, "iface", &want);
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != family ||
+		    !(i->ifa_flags & IFF_UP))
+			continue;
+		if (want) {
+			if (!strcmp(i->ifa_name, want)) {
+				pick = i;
+				break;
+			}
+			continue;
+		}
+		if (!(i->ifa_flags & IFF_LOOPBACK)) {
+			pick = i;
+			break;
+		}
+		if (!pick)
+			pick = i;
+	}
+	if (pick) {
+		struct sockaddr_storage ss = { 0 };
+		size_t len = iwfi_sockaddr_len(pick->ifa_addr);
+
+		memcpy(&ss, pick->ifa_addr, len);
+		if (family == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+		if (set_addr(&info->src_addr, &info->src_addrlen, &ss, len)) {
+			freeifaddrs(ifa);
+			return -FI_ENOMEM;
+		}
+		info->addr_format = family == AF_INET6 ? FI_SOCKADDR_IN6 :
+							 FI_SOCKADDR_IN;
+	}
+	freeifaddrs(ifa);
 	return 0;
 }
 
@@ -353,6 +432,8 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 	ret = fill_info(fi, hints, mr_mode);
 	if (!ret && (node || service))
 		ret = resolve(fi, node, service, flags, family);
+	if (!ret && !fi->src_addr)
+		ret = default_src(fi, family);
 	if (ret) {
 		fi_freeinfo(fi);
 		return ret;

@@ -230,8 +230,8 @@ static int ep_established(struct iwfi_ep *ep)
 	return ret;
 }
 
-static void on_conn_event(struct iwfi_fabric *fab,
-			  enum iwcm_cm_event_type type, struct iwcm_conn *conn)
+static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
+			  struct iwcm_conn *conn)
 {
 	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
 	struct iwfi_ep *ep;
@@ -272,13 +272,11 @@ static void on_conn_event(struct iwfi_fabric *fab,
 	IWFI_INFO(FI_LOG_EP_CTRL, "%s: %s\n", iwcm_cm_event_str(type),
 		  iwcm_status_str(a.reason));
 	/* fi_eq(3): the peer's reject data are the entry's err_data. */
-	iwfi_eq_push_err(ep->eq, &ep->ep_fid.fid, ep->ep_fid.fid.context, err,
-			 (int)a.reason,
-			 type == IWCM_CM_EVENT_REJECTED ? a.peer_private_data :
-							  NULL,
-			 type == IWCM_CM_EVENT_REJECTED ?
-				 a.peer_private_data_len :
-				 0);
+	iwfi_eq_push_err(
+		ep->eq, &ep->ep_fid.fid, ep->ep_fid.fid.context, err,
+		(int)a.reason,
+		type == IWCM_CM_EVENT_REJECTED ? a.peer_private_data : NULL,
+		type == IWCM_CM_EVENT_REJECTED ? a.peer_private_data_len : 0);
 }
 
 static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
@@ -477,8 +475,8 @@ static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 	if (conn) {
 		ep->conn = conn;
 		ep->state = IWFI_EP_CONNECTING;
-		ep->info->dest_addr = realloc(ep->info->dest_addr,
-					      iwfi_sockaddr_len(addr));
+		ep->info->dest_addr =
+			realloc(ep->info->dest_addr, iwfi_sockaddr_len(addr));
 		if (ep->info->dest_addr) {
 			ep->info->dest_addrlen = iwfi_sockaddr_len(addr);
 			memcpy(ep->info->dest_addr, addr,
@@ -496,8 +494,7 @@ static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 	return 0;
 }
 
-static int ep_accept(struct fid_ep *ep_fid, const void *param,
-		     size_t paramlen)
+static int ep_accept(struct fid_ep *ep_fid, const void *param, size_t paramlen)
 {
 	struct iwfi_ep *ep = ep_of(&ep_fid->fid);
 	struct iwfi_fabric *fab = ep->domain->fabric;
@@ -554,8 +551,8 @@ static int cm_listen_none(struct fid_pep *pep)
 	return -FI_EOPNOTSUPP;
 }
 
-static int ep_reject_none(struct fid_pep *pep, fid_t handle,
-			  const void *param, size_t paramlen)
+static int ep_reject_none(struct fid_pep *pep, fid_t handle, const void *param,
+			  size_t paramlen)
 {
 	return -FI_EOPNOTSUPP;
 }
@@ -654,8 +651,8 @@ static int pep_listen(struct fid_pep *pep_fid)
 
 /* fi_reject(): an MPA Reply with the R bit and the caller's private data
  * (RFC 5044 §7.1.2). */
-static int pep_reject(struct fid_pep *pep_fid, fid_t handle,
-		      const void *param, size_t paramlen)
+static int pep_reject(struct fid_pep *pep_fid, fid_t handle, const void *param,
+		      size_t paramlen)
 {
 	struct iwfi_pep *pep = pep_of(&pep_fid->fid);
 	struct iwfi_fabric *fab = pep->fabric;

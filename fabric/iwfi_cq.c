@@ -23,8 +23,8 @@
 #define IWFI_PROV_STATUS 0x2000000
 
 /* A request for one operation of ep. */
-struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context,
-			      uint64_t flags, bool report)
+struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
+			      bool report)
 {
 	struct iwfi_req *req = calloc(1, sizeof(*req));
 
@@ -344,8 +344,8 @@ static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 			 (v >> 8) & 0xff, v & 0xff);
 	} else {
 		snprintf(out, cap, "%s",
-			 iwcm_wc_status_str((enum iwcm_wc_status)(
-				 prov_errno & 0xffffff)));
+			 iwcm_wc_status_str(
+				 (enum iwcm_wc_status)(prov_errno & 0xffffff)));
 	}
 	return out;
 }

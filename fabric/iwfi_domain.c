@@ -81,8 +81,7 @@ static int dom_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 
 static int dom_query_collective(struct fid_domain *domain,
 				enum fi_collective_op coll,
-				struct fi_collective_attr *attr,
-				uint64_t flags)
+				struct fi_collective_attr *attr, uint64_t flags)
 {
 	return -FI_ENOSYS;
 }

@@ -83,10 +83,9 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		__atomic_fetch_add(&ep->eq->refs, 1, __ATOMIC_RELEASE);
 		return 0;
 	case FI_CLASS_CQ:
-		return bind_cq(ep,
-			       iwfi_container_of(bfid, struct iwfi_cq,
-						 cq_fid.fid),
-			       flags);
+		return bind_cq(
+			ep, iwfi_container_of(bfid, struct iwfi_cq, cq_fid.fid),
+			flags);
 	default:
 		IWFI_WARN(FI_LOG_EP_CTRL, "cannot bind class %zu\n",
 			  bfid->fclass);

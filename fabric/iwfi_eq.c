@@ -176,8 +176,8 @@ static ssize_t eq_readerr(struct fid_eq *eq_fid, struct fi_eq_err_entry *buf,
 	return sizeof(*buf);
 }
 
-static ssize_t eq_write(struct fid_eq *eq_fid, uint32_t event,
-			const void *buf, size_t len, uint64_t flags)
+static ssize_t eq_write(struct fid_eq *eq_fid, uint32_t event, const void *buf,
+			size_t len, uint64_t flags)
 {
 	struct iwfi_eq *eq = iwfi_container_of(eq_fid, struct iwfi_eq, eq_fid);
 	int ret = iwfi_eq_push(eq, event, buf, len);

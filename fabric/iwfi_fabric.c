@@ -50,8 +50,7 @@ static int fab_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 }
 
 /* fi_trywait(): every CQ and EQ in fids is armed and empty. */
-static int fab_trywait(struct fid_fabric *fabric, struct fid **fids,
-		       int count)
+static int fab_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 {
 	int i, ret;
 

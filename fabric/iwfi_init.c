@@ -9,9 +9,9 @@
 #include "iwfi.h"
 
 /* fi_getinfo(): nothing when no iwcmd answers, as no device would. */
-static int init_getinfo(uint32_t version, const char *node,
-			const char *service, uint64_t flags,
-			const struct fi_info *hints, struct fi_info **info)
+static int init_getinfo(uint32_t version, const char *node, const char *service,
+			uint64_t flags, const struct fi_info *hints,
+			struct fi_info **info)
 {
 	struct iwcm_ctx *ctx;
 	int ret = iwfi_getinfo(version, node, service, flags, hints, info);
@@ -35,6 +35,10 @@ static void init_cleanup(void)
 
 FI_EXT_INI
 {
+	fi_param_define(&iwfi_prov, "iface", FI_PARAM_STRING,
+			"Interface whose address endpoints use when the "
+			"application names none (default: the first one up "
+			"that is not loopback)");
 	iwfi_prov.getinfo = init_getinfo;
 	iwfi_prov.fabric = iwfi_fabric_open;
 	iwfi_prov.cleanup = init_cleanup;

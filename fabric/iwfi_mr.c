@@ -136,6 +136,6 @@ int iwfi_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
-	return iwfi_mr_regv(fid, &iov, 1, access, offset, requested_key,
-			    flags, mr, context);
+	return iwfi_mr_regv(fid, &iov, 1, access, offset, requested_key, flags,
+			    mr, context);
 }

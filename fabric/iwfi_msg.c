@@ -130,8 +130,7 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 			   !ep->rx_selective || (flags & FI_COMPLETION));
 	if (!req)
 		return -FI_ENOMEM;
-	ret = iwfi_sgl(req->sge, msg->msg_iov, msg->desc, msg->iov_count,
-		       &len);
+	ret = iwfi_sgl(req->sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
 	if (ret) {
 		iwfi_req_free(req);
 		return ret;
@@ -235,6 +234,7 @@ static ssize_t msg_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 		wr.opcode = IWCM_WR_IMM_DATA;
 		wr.imm_data = msg->data;
 		wr.num_sge = 0;
+		wr.send_flags &= ~IWCM_SEND_INLINE;
 	}
 	ret = iwfi_post_send(ep, &wr);
 	if (ret)

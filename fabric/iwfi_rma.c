@@ -43,10 +43,9 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 		return -FI_EINVAL;
 	if (copy && len > IWFI_INJECT_SIZE)
 		return -FI_EINVAL;
-	req = iwfi_req_new(ep, msg->context,
-			   FI_RMA | (read ? FI_READ : FI_WRITE),
-			   !inject && (!ep->tx_selective ||
-				       (flags & FI_COMPLETION)));
+	req = iwfi_req_new(
+		ep, msg->context, FI_RMA | (read ? FI_READ : FI_WRITE),
+		!inject && (!ep->tx_selective || (flags & FI_COMPLETION)));
 	if (!req)
 		return -FI_ENOMEM;
 	req->len = len;
@@ -176,8 +175,8 @@ static ssize_t rma_writedata(struct fid_ep *ep, const void *buf, size_t len,
 }
 
 static ssize_t rma_injectdata(struct fid_ep *ep, const void *buf, size_t len,
-			      uint64_t data, fi_addr_t dest_addr,
-			      uint64_t addr, uint64_t key)
+			      uint64_t data, fi_addr_t dest_addr, uint64_t addr,
+			      uint64_t key)
 {
 	return rma_one(ep, (void *)buf, len, NULL, addr, key, NULL, data,
 		       FI_INJECT | FI_REMOTE_CQ_DATA, false);

@@ -31,6 +31,7 @@ wire wire/.libs libwire_la- -
 proto proto/.libs libipc_la- -
 cli cli/.libs libdissect_la- -
 cli cli iwcmctl- -
+fabric fabric/.libs libiwcm_fi_la- -
 EOF
 }
 
