@@ -11,3 +11,7 @@ check_fabric_CPPFLAGS = $(AM_CPPFLAGS) \
 check_fabric_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS)
 check_fabric_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += integ/fi_pingpong.sh
+
+# Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check).
+TESTS += integ/mpi.sh
+EXTRA_DIST += integ/mpi.sh
