@@ -120,6 +120,8 @@ struct iwfi_eq {
 /* An outstanding operation: wr_id of its work request. */
 struct iwfi_req {
 	struct iwfi_req *next;
+	/* ep->posted: work requests handed to the QP (under ep->lock). */
+	struct iwfi_req *pnext, *pprev;
 	struct iwfi_ep *ep;
 	void *context;
 	uint64_t flags;
@@ -189,6 +191,7 @@ struct iwfi_ep {
 	enum iwfi_ep_state state;
 	struct iwcm_qp *qp;
 	struct iwfi_req *held, *held_tail;
+	struct iwfi_req *posted;
 	bool enabled;
 	bool shutdown_reported;
 	/* The original value of a non-fetching atomic lands here. */
@@ -232,6 +235,9 @@ int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
 			      bool report);
 void iwfi_req_free(struct iwfi_req *req);
+void iwfi_req_link(struct iwfi_req *req);
+void iwfi_req_unlink(struct iwfi_req *req);
+void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
 
@@ -248,8 +254,9 @@ uint32_t iwfi_mr_lkey(void *desc);
 
 /* iwfi_msg.c */
 extern const struct fi_ops_msg iwfi_msg_ops;
-int iwfi_msg_post_held(struct iwfi_ep *ep);
-void iwfi_msg_flush_held(struct iwfi_ep *ep);
+struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep);
+struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep);
+void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list);
 ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context);
 int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr);
 int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,

@@ -204,6 +204,7 @@ static int ep_established(struct iwfi_ep *ep)
 	struct iwfi_cq *tx = ep->tx_cq ? ep->tx_cq : ep->rx_cq;
 	struct iwfi_cq *rx = ep->rx_cq ? ep->rx_cq : ep->tx_cq;
 	struct iwcm_qp_init_attr qa = { 0 };
+	struct iwfi_req *failed;
 	int ret = 0;
 
 	if (!tx)
@@ -221,12 +222,13 @@ static int ep_established(struct iwfi_ep *ep)
 	if (!ep->qp) {
 		ret = -iwfi_errno(errno);
 		ep->state = IWFI_EP_ERROR;
-		iwfi_msg_flush_held(ep);
+		failed = iwfi_msg_take_held(ep);
 	} else {
 		ep->state = IWFI_EP_CONNECTED;
-		iwfi_msg_post_held(ep);
+		failed = iwfi_msg_post_held(ep);
 	}
 	pthread_mutex_unlock(&ep->lock);
+	iwfi_msg_cancel_list(ep, failed);
 	return ret;
 }
 

@@ -43,6 +43,64 @@ void iwfi_req_free(struct iwfi_req *req)
 	free(req);
 }
 
+/* Put a request on its endpoint's posted list (ep->lock held). */
+void iwfi_req_link(struct iwfi_req *req)
+{
+	struct iwfi_ep *ep = req->ep;
+
+	req->pprev = NULL;
+	req->pnext = ep->posted;
+	if (ep->posted)
+		ep->posted->pprev = req;
+	ep->posted = req;
+}
+
+/* Take a request off its endpoint's posted list (ep->lock held). */
+void iwfi_req_unlink(struct iwfi_req *req)
+{
+	if (req->pprev)
+		req->pprev->pnext = req->pnext;
+	else
+		req->ep->posted = req->pnext;
+	if (req->pnext)
+		req->pnext->pprev = req->pprev;
+	req->pnext = req->pprev = NULL;
+}
+
+/* A completion's request leaves its endpoint's list. */
+static void req_done(struct iwfi_req *req)
+{
+	pthread_mutex_lock(&req->ep->lock);
+	iwfi_req_unlink(req);
+	pthread_mutex_unlock(&req->ep->lock);
+}
+
+/*
+ * Drop the completions of ep already taken from the iwcm CQ; those left
+ * in it went with the QP (iwcm_destroy_qp(3)).  The caller then frees
+ * every request still on ep's list.
+ */
+void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep)
+{
+	int i, n, keep = 0;
+
+	if (!cq)
+		return;
+	pthread_mutex_lock(&cq->lock);
+	n = cq->stash_len;
+	for (i = 0; i < n; i++) {
+		struct iwcm_wc *wc = &cq->stash[cq->stash_head + i];
+		struct iwfi_req *req = (void *)(uintptr_t)wc->wr_id;
+
+		if (req && req->ep == ep)
+			continue;
+		cq->stash[keep++] = *wc;
+	}
+	cq->stash_head = 0;
+	cq->stash_len = keep;
+	pthread_mutex_unlock(&cq->lock);
+}
+
 static int wc_err(enum iwcm_wc_status st)
 {
 	switch (st) {
@@ -99,6 +157,7 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 						0;
 		push_err(cq, e);
 	}
+	req_done(req);
 	free(req);
 }
 
@@ -219,6 +278,7 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 			fill(cq, (char *)buf + n * sz, wc, req);
 			n++;
 		}
+		req_done(req);
 		free(req);
 	}
 	if (!n && cq->errs)
@@ -375,20 +435,7 @@ static int cq_close(struct fid *fid)
 
 	if (__atomic_load_n(&cq->refs, __ATOMIC_ACQUIRE))
 		return -FI_EBUSY;
-	/* Free the requests of completions nobody read. */
-	for (;;) {
-		pthread_mutex_lock(&cq->lock);
-		if (refill(cq) <= 0) {
-			pthread_mutex_unlock(&cq->lock);
-			break;
-		}
-		while (cq->stash_len) {
-			free((void *)(uintptr_t)cq->stash[cq->stash_head++]
-				     .wr_id);
-			cq->stash_len--;
-		}
-		pthread_mutex_unlock(&cq->lock);
-	}
+	/* No endpoint uses it: their requests went with them. */
 	if (iwcm_destroy_cq(cq->cq) < 0)
 		return -iwfi_errno(errno);
 	if (cq->channel)

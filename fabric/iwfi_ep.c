@@ -27,8 +27,15 @@ static int ep_close(struct fid *fid)
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);
+	iwfi_cq_purge(ep->tx_cq, ep);
+	if (ep->rx_cq != ep->tx_cq)
+		iwfi_cq_purge(ep->rx_cq, ep);
 	while ((req = ep->held)) {
 		ep->held = req->next;
+		iwfi_req_free(req);
+	}
+	while ((req = ep->posted)) {
+		iwfi_req_unlink(req);
 		iwfi_req_free(req);
 	}
 	if (ep->scratch_mr)

@@ -43,12 +43,17 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 {
 	int ret;
 
+	struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
+
 	pthread_mutex_lock(&ep->lock);
 	if (!ep->qp || ep->state != IWFI_EP_CONNECTED) {
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_ENOTCONN;
 	}
+	iwfi_req_link(req);
 	ret = iwcm_post_send(ep->qp, wr, NULL);
+	if (ret)
+		iwfi_req_unlink(req);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret == ENOMEM)
 		return -FI_EAGAIN;
@@ -57,10 +62,14 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 	return ret ? -iwfi_errno(ret) : 0;
 }
 
-/* Post the receives held before the QP existed (ep->lock held). */
-int iwfi_msg_post_held(struct iwfi_ep *ep)
+/*
+ * Post the receives held before the QP existed (ep->lock held).  Returns
+ * those the QP refused, for iwfi_msg_cancel_list() once the lock is
+ * released (the CQ's lock is taken before an endpoint's).
+ */
+struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep)
 {
-	struct iwfi_req *req;
+	struct iwfi_req *req, *failed = NULL;
 	int ret;
 
 	while ((req = ep->held)) {
@@ -70,25 +79,36 @@ int iwfi_msg_post_held(struct iwfi_ep *ep)
 		req->wr.wr_id = (uintptr_t)req;
 		req->wr.sg_list = req->sge;
 		req->next = NULL;
+		iwfi_req_link(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
 		if (ret) {
+			iwfi_req_unlink(req);
 			IWFI_WARN(FI_LOG_EP_DATA, "held receive: %d\n", ret);
-			iwfi_cq_cancel(ep->rx_cq, req);
+			req->next = failed;
+			failed = req;
 		}
 	}
-	return 0;
+	return failed;
 }
 
-/* Cancel every held receive (ep->lock held): FI_ECANCELED each. */
-void iwfi_msg_flush_held(struct iwfi_ep *ep)
+/* Take every held receive (ep->lock held), for iwfi_msg_cancel_list(). */
+struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep)
+{
+	struct iwfi_req *list = ep->held;
+
+	ep->held = ep->held_tail = NULL;
+	return list;
+}
+
+/* Complete each receive of list with FI_ECANCELED (no lock held). */
+void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list)
 {
 	struct iwfi_req *req;
 
-	while ((req = ep->held)) {
-		ep->held = req->next;
+	while ((req = list)) {
+		list = req->next;
 		iwfi_cq_cancel(ep->rx_cq, req);
 	}
-	ep->held_tail = NULL;
 }
 
 /* fi_cancel(): only a receive still held can be taken back. */
@@ -142,7 +162,10 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	req->wr.num_sge = (int)msg->iov_count;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->qp) {
+		iwfi_req_link(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
+		if (ret)
+			iwfi_req_unlink(req);
 		pthread_mutex_unlock(&ep->lock);
 		if (ret) {
 			iwfi_req_free(req);

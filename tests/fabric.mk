@@ -10,7 +10,7 @@ check_fabric_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DFABRIC_LIBDIR=\"$(abs_top_builddir)/fabric/.libs\"
 check_fabric_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS)
 check_fabric_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS)
-EXTRA_DIST += integ/fi_pingpong.sh
+EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
 
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check).
 TESTS += integ/mpi.sh

@@ -11,8 +11,7 @@
 set -u
 iwcmd="$top_builddir/daemon/iwcmd"
 ctl="$top_builddir/cli/iwcmctl"
-FI_PROVIDER_PATH="$top_builddir/fabric/.libs"
-export FI_PROVIDER_PATH
+. "$srcdir/integ/fabric_env.sh"
 if ! command -v fi_pingpong >/dev/null 2>&1 ||
 	! command -v fi_info >/dev/null 2>&1; then
 	echo "SKIP: fi_pingpong or fi_info not found (Debian package libfabric-bin)"

@@ -12,8 +12,7 @@ set -u
 iwcmd="$top_builddir/daemon/iwcmd"
 ctl="$top_builddir/cli/iwcmctl"
 prog="$top_builddir/examples/mpi/mpi_check"
-FI_PROVIDER_PATH="$top_builddir/fabric/.libs"
-export FI_PROVIDER_PATH
+. "$srcdir/integ/fabric_env.sh"
 if ! command -v mpirun >/dev/null 2>&1; then
 	echo "SKIP: mpirun not found (Debian package openmpi-bin)"
 	exit 77
@@ -55,7 +54,8 @@ timeout 120 mpirun --allow-run-as-root --oversubscribe -n $n \
 	--mca pml cm --mca mtl ofi \
 	--mca mtl_ofi_provider_include "iwcm;ofi_rxm" \
 	--mca btl self --mca osc pt2pt \
-	-x IWCM_SOCKET -x FI_PROVIDER_PATH "$prog" >"$dir/out" 2>&1
+	-x IWCM_SOCKET -x FI_PROVIDER_PATH ${LD_PRELOAD:+-x LD_PRELOAD} \
+	${LD_PRELOAD:+-x ASAN_OPTIONS} "$prog" >"$dir/out" 2>&1
 rc=$?
 after=$(handshakes)
 cat "$dir/out"
