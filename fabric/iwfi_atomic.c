@@ -136,6 +136,14 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 		wr.wr.atomic.swap_mask = UINT64_MAX;
 		break;
 	}
+	if (!req->report) {
+		/* Nothing to report: unsignaled, an error completes with
+		 * no request (iwcm_post_send(3)). */
+		iwfi_req_free(req);
+		req = NULL;
+		wr.wr_id = 0;
+		wr.send_flags &= ~IWCM_SEND_SIGNALED;
+	}
 	ret = iwfi_post_send(ep, &wr);
 	if (ret)
 		iwfi_req_free(req);

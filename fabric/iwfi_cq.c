@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,22 +144,24 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 	struct iwfi_cq_err *e = calloc(1, sizeof(*e));
 
 	if (e) {
-		e->entry.op_context = req->context;
-		e->entry.flags = req->flags;
-		e->entry.buf = req->buf;
+		e->entry.op_context = req ? req->context : NULL;
+		e->entry.flags = req ? req->flags : 0;
+		e->entry.buf = req ? req->buf : NULL;
 		e->entry.len = wc->byte_len;
 		e->entry.err = wc_err(wc->status);
 		e->entry.prov_errno = wc->vendor_err ?
 					      IWFI_PROV_TERM | wc->vendor_err :
 					      IWFI_PROV_STATUS | wc->status;
-		if (wc->status == IWCM_WC_LOC_LEN_ERR)
+		if (req && wc->status == IWCM_WC_LOC_LEN_ERR)
 			e->entry.olen = wc->byte_len > req->len ?
 						wc->byte_len - req->len :
 						0;
 		push_err(cq, e);
 	}
-	req_done(req);
-	free(req);
+	if (req) {
+		req_done(req);
+		free(req);
+	}
 }
 
 /* Cancel a receive that was never posted: FI_ECANCELED; frees req. */
@@ -268,8 +271,16 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 		wc = &cq->stash[cq->stash_head++];
 		cq->stash_len--;
 		req = (struct iwfi_req *)(uintptr_t)wc->wr_id;
-		if (!req)
+		if (!req) {
+			/* An unsignaled request failed: report it without a
+			 * context, unless it was only flushed. */
+			if (wc->status != IWCM_WC_SUCCESS &&
+			    wc->status != IWCM_WC_WR_FLUSH_ERR) {
+				wc_to_err(cq, wc, NULL);
+				break;
+			}
 			continue;
+		}
 		if (wc->status != IWCM_WC_SUCCESS) {
 			wc_to_err(cq, wc, req);
 			break;
@@ -286,6 +297,10 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	pthread_mutex_unlock(&cq->lock);
 	if (n)
 		return (ssize_t)n;
+	if (ret == 0)
+		/* Nothing yet: a caller polling in a loop lets the progress
+		 * thread, which moves the data, have the CPU. */
+		sched_yield();
 	return ret < 0 ? ret : -FI_EAGAIN;
 }
 

@@ -50,9 +50,10 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_ENOTCONN;
 	}
-	iwfi_req_link(req);
+	if (req)
+		iwfi_req_link(req);
 	ret = iwcm_post_send(ep->qp, wr, NULL);
-	if (ret)
+	if (ret && req)
 		iwfi_req_unlink(req);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret == ENOMEM)
@@ -258,6 +259,14 @@ static ssize_t msg_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 		wr.imm_data = msg->data;
 		wr.num_sge = 0;
 		wr.send_flags &= ~IWCM_SEND_INLINE;
+	}
+	if (!req->report) {
+		/* Nothing to report: unsignaled, an error completes with
+		 * no request (iwcm_post_send(3)). */
+		iwfi_req_free(req);
+		req = NULL;
+		wr.wr_id = 0;
+		wr.send_flags &= ~IWCM_SEND_SIGNALED;
 	}
 	ret = iwfi_post_send(ep, &wr);
 	if (ret)

@@ -64,6 +64,14 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	}
 	wr.wr.rdma.remote_addr = msg->rma_iov[0].addr;
 	wr.wr.rdma.rkey = (uint32_t)msg->rma_iov[0].key;
+	if (!req->report) {
+		/* Nothing to report: unsignaled, an error completes with
+		 * no request (iwcm_post_send(3)). */
+		iwfi_req_free(req);
+		req = NULL;
+		wr.wr_id = 0;
+		wr.send_flags &= ~IWCM_SEND_SIGNALED;
+	}
 	ret = iwfi_post_send(ep, &wr);
 	if (ret)
 		iwfi_req_free(req);
