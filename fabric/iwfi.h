@@ -48,6 +48,8 @@
 #define IWFI_INJECT_SIZE 512
 #define IWFI_MAX_MSG_SIZE 0x7fffffffUL
 #define IWFI_CQ_MAX 1048576
+/* How long closing an endpoint waits for the peer to close too. */
+#define IWFI_LINGER_MS 1000
 /* RFC 6581 §9.1: the IRD/ORD each side offers. */
 #define IWFI_IRD_ORD 32
 /* RFC 5044 §7.1 with RFC 6581 §8: 512 octets less 4 of IRD/ORD. */
@@ -193,6 +195,10 @@ struct iwfi_ep {
 	struct iwfi_req *held, *held_tail;
 	struct iwfi_req *posted;
 	bool enabled;
+	/* The QP failed or the peer closed: FI_SHUTDOWN is due once every
+	 * posted request has completed and been read (ep->posted empty),
+	 * so that it never overtakes a message already received. */
+	bool peer_closed;
 	bool shutdown_reported;
 	/* The original value of a non-fetching atomic lands here. */
 	uint64_t scratch;
@@ -228,6 +234,7 @@ int iwfi_eq_push(struct iwfi_eq *eq, uint32_t event, const void *buf,
 int iwfi_eq_push_err(struct iwfi_eq *eq, fid_t fid, void *context, int err,
 		     int prov_errno, const void *data, size_t data_len);
 int iwfi_eq_trywait(struct iwfi_eq *eq);
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid);
 
 /* iwfi_cq.c */
 int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,

@@ -217,6 +217,8 @@ static int ep_established(struct iwfi_ep *ep)
 	qa.max_recv_sge = IWFI_IOV_LIMIT;
 	qa.max_inline_data = IWFI_INJECT_SIZE;
 	qa.qp_context = ep;
+	qa.comp_mask = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
+	qa.disconnect_timeout_ms = IWFI_LINGER_MS;
 	pthread_mutex_lock(&ep->lock);
 	ep->qp = iwcm_create_qp(ep->conn, ep->domain->pd, &qa);
 	if (!ep->qp) {
@@ -283,7 +285,6 @@ static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
 
 static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 {
-	struct fi_eq_cm_entry e = { 0 };
 	struct iwfi_ep *ep;
 	bool report;
 
@@ -295,20 +296,22 @@ static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 		;
 	if (!ep)
 		return;
-	pthread_mutex_lock(&ep->lock);
-	report = !ep->shutdown_reported && ep->eq;
-	ep->shutdown_reported = true;
-	if (ep->state == IWFI_EP_CONNECTED)
-		ep->state = IWFI_EP_SHUTDOWN;
-	pthread_mutex_unlock(&ep->lock);
 	if (ae->type == IWCM_EVENT_QP_TERMINATE)
 		IWFI_INFO(FI_LOG_EP_CTRL,
 			  "Terminate: layer %u type %u code %u\n",
 			  ae->term_layer, ae->term_etype, ae->term_ecode);
-	if (!report)
-		return;
-	e.fid = &ep->ep_fid.fid;
-	iwfi_eq_push(ep->eq, FI_SHUTDOWN, &e, sizeof(e));
+	/* The QP is in error: every posted request completes (flushed if
+	 * nothing else); FI_SHUTDOWN follows the last one read. */
+	pthread_mutex_lock(&ep->lock);
+	ep->peer_closed = true;
+	report = !ep->posted && !ep->shutdown_reported && ep->eq;
+	if (report)
+		ep->shutdown_reported = true;
+	if (ep->state == IWFI_EP_CONNECTED)
+		ep->state = IWFI_EP_SHUTDOWN;
+	pthread_mutex_unlock(&ep->lock);
+	if (report)
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
 }
 
 static void cm_drain(struct iwfi_fabric *fab)

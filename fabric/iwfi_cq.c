@@ -68,12 +68,22 @@ void iwfi_req_unlink(struct iwfi_req *req)
 	req->pnext = req->pprev = NULL;
 }
 
-/* A completion's request leaves its endpoint's list. */
+/* A completion's request leaves its endpoint's list; the last one of an
+ * endpoint whose connection is gone lets FI_SHUTDOWN out. */
 static void req_done(struct iwfi_req *req)
 {
-	pthread_mutex_lock(&req->ep->lock);
+	struct iwfi_ep *ep = req->ep;
+	bool report;
+
+	pthread_mutex_lock(&ep->lock);
 	iwfi_req_unlink(req);
-	pthread_mutex_unlock(&req->ep->lock);
+	report = ep->peer_closed && !ep->posted && !ep->shutdown_reported &&
+		 ep->eq;
+	if (report)
+		ep->shutdown_reported = true;
+	pthread_mutex_unlock(&ep->lock);
+	if (report)
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
 }
 
 /*

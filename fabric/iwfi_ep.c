@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "iwfi.h"
 
@@ -19,11 +20,38 @@ static struct iwfi_ep *ep_of(fid_t fid)
 	return iwfi_container_of(fid, struct iwfi_ep, ep_fid.fid);
 }
 
+/*
+ * Close the connection gracefully before the QP goes: destroying a
+ * connected QP resets the connection, and a TCP reset makes the peer drop
+ * what it received but has not read yet, such as our last message.  The
+ * LLP close (RFC 5040 §6.2) sends what is queued, then a FIN; the QP
+ * reaches IWCM_QPS_ERROR when the peer has closed too, or when the
+ * disconnect timeout given at creation runs out.
+ */
+static void ep_linger(struct iwfi_ep *ep)
+{
+	struct iwcm_qp_attr a = { 0 };
+	struct iwcm_qp *qp;
+	int i;
+
+	pthread_mutex_lock(&ep->lock);
+	qp = ep->qp;
+	pthread_mutex_unlock(&ep->lock);
+	if (!qp || iwcm_qp_disconnect(qp) < 0)
+		return;
+	for (i = 0; i < IWFI_LINGER_MS + 100; i++) {
+		if (iwcm_query_qp(qp, &a) < 0 || a.state == IWCM_QPS_ERROR)
+			return;
+		usleep(1000);
+	}
+}
+
 static int ep_close(struct fid *fid)
 {
 	struct iwfi_ep *ep = ep_of(fid);
 	struct iwfi_req *req;
 
+	ep_linger(ep);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);

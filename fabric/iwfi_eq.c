@@ -217,6 +217,14 @@ static const char *eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 	return s;
 }
 
+/* Queue FI_SHUTDOWN for the endpoint fid. */
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid)
+{
+	struct fi_eq_cm_entry e = { .fid = fid };
+
+	iwfi_eq_push(eq, FI_SHUTDOWN, &e, sizeof(e));
+}
+
 /* fi_trywait() on an event queue: -FI_EAGAIN while an entry waits. */
 int iwfi_eq_trywait(struct iwfi_eq *eq)
 {

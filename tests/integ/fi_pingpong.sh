@@ -87,7 +87,13 @@ pingpong() {
 	timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" -B "$port" \
 		>"$dir/s.out" 2>&1 &
 	spid=$!
-	sleep 0.3
+	# The client connects once the server's out-of-band port listens.
+	i=0
+	while ! ss -ltnH "sport = :$port" 2>/dev/null | grep -q . &&
+		[ $i -lt 100 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
 	if timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
 		-P "$port" 127.0.0.1 >"$dir/c.out" 2>&1; then
 		crc=0
