@@ -12,6 +12,8 @@ check_fabric_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS)
 check_fabric_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
 
-# Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check).
-TESTS += integ/mpi.sh
-EXTRA_DIST += integ/mpi.sh
+# Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
+# 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
+# (examples/mpi-mesh).  Both SKIP without Open MPI.
+TESTS += integ/mpi.sh integ/mpi_mesh.sh
+EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh

@@ -72,9 +72,10 @@ handshakes() {
 }
 before=$(handshakes)
 
-# fi_pingpong's out-of-band TCP port: one per run, from a base that
-# differs between concurrent runs of this script.
-oob=$((20000 + $$ % 20000))
+# fi_pingpong's out-of-band TCP port: one per run, below the ephemeral
+# range, from a base that differs between concurrent runs of this script;
+# a port found taken is skipped.
+oob=$((10000 + $$ % 20000))
 oob_port() {
 	oob=$((oob + 1))
 	echo "$oob"
@@ -82,17 +83,28 @@ oob_port() {
 
 # pingpong PROV EP SIZE: server and client with data checks
 pingpong() {
-	oob_port >/dev/null
-	port=$oob
-	timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" -B "$port" \
-		>"$dir/s.out" 2>&1 &
-	spid=$!
-	# The client connects once the server's out-of-band port listens.
-	i=0
-	while ! ss -ltnH "sport = :$port" 2>/dev/null | grep -q . &&
-		[ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.05
+	tries=0
+	while :; do
+		oob_port >/dev/null
+		port=$oob
+		timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
+			-B "$port" >"$dir/s.out" 2>&1 &
+		spid=$!
+		# The client connects once the server's port listens.
+		i=0
+		while ! ss -ltnH "sport = :$port" 2>/dev/null | grep -q . &&
+			kill -0 "$spid" 2>/dev/null && [ $i -lt 100 ]; do
+			i=$((i + 1))
+			sleep 0.05
+		done
+		if ! kill -0 "$spid" 2>/dev/null &&
+			grep -q "Address already in use" "$dir/s.out" &&
+			[ $tries -lt 5 ]; then
+			wait "$spid"
+			tries=$((tries + 1))
+			continue
+		fi
+		break
 	done
 	if timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
 		-P "$port" 127.0.0.1 >"$dir/c.out" 2>&1; then
