@@ -24,8 +24,9 @@ int iwfi_errno(int e)
 	case 0:
 		return 0;
 	case EAGAIN:
+		return FI_EAGAIN;
 	case ENOMEM:
-		return e == EAGAIN ? FI_EAGAIN : FI_ENOMEM;
+		return FI_ENOMEM;
 	case EINVAL:
 		return FI_EINVAL;
 	case ENOTCONN:

@@ -76,22 +76,16 @@ static int pep_setopt(fid_t fid, int level, int optname, const void *optval,
 	return -FI_ENOPROTOOPT;
 }
 
-static int pep_ctx(struct fid_ep *sep, int index, void *attr,
-		   struct fid_ep **ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static int pep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
 		      struct fid_ep **ep, void *context)
 {
-	return pep_ctx(sep, index, attr, ep, context);
+	return -FI_ENOSYS;
 }
 
 static int pep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
 		      struct fid_ep **ep, void *context)
 {
-	return pep_ctx(sep, index, attr, ep, context);
+	return -FI_ENOSYS;
 }
 
 static ssize_t pep_size_left(struct fid_ep *ep)

@@ -494,6 +494,36 @@ START_TEST(rma_and_atomics)
 		ck_assert_uint_eq(*res, 77);
 		ck_assert_uint_eq(*word, 77);
 	}
+	/* FI_ATOMIC_READ (FetchAdd of 0) and FI_ATOMIC_WRITE (CmpSwap that
+	 * always swaps). */
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, NULL, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_ATOMIC_READ,
+					 (void *)9),
+			 0);
+	cq_ok(n.c.cq, (void *)9, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 77);
+	v = 0xfeedULL;
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_ATOMIC_WRITE,
+					 (void *)10),
+			 0);
+	cq_ok(n.c.cq, (void *)10, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 77);
+	ck_assert_uint_eq(*word, 0xfeedULL);
+	/* A fetching atomic needs a registered result; unaligned words and
+	 * payload with fi_senddata are refused. */
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res, NULL, 0,
+					 raddr + 65536, key, FI_UINT64, FI_SUM,
+					 NULL),
+			 -FI_EINVAL);
+	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65540, key,
+				   FI_UINT64, FI_SUM, NULL),
+			 -FI_EINVAL);
+	ck_assert_int_eq(fi_senddata(n.c.ep, n.c.buf, 8, fi_mr_desc(n.c.mr), 1,
+				     0, NULL),
+			 -FI_EOPNOTSUPP);
 	/* Unsupported: 32-bit and FI_PROD. */
 	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
 				   FI_UINT32, FI_SUM, NULL),
