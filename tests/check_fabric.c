@@ -556,16 +556,11 @@ START_TEST(cq_error_terminate)
 
 	net_open(&n);
 	net_connect(&n, false);
-	/* A Write to an STag the peer never gave: the peer answers with a
-	 * Terminate (RFC 5040 §7.2: invalid STag). */
-	ck_assert_int_eq(fi_write(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
-				  (uintptr_t)n.s.buf,
-				  fi_mr_key(n.s.mr) ^ 0x5500, (void *)1),
-			 0);
-	/* The Write itself completes once sent; then the QP fails and the
-	 * next request is flushed or reports the Terminate. */
+	/* A Read of an STag the peer never gave: the peer answers with a
+	 * Terminate (RFC 5040 §7.2: invalid STag), which completes the Read
+	 * with its layer, type and code. */
 	ck_assert_int_eq(fi_read(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
-				 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+				 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr) ^ 0x5500,
 				 (void *)2),
 			 0);
 	for (;;) {
@@ -575,10 +570,15 @@ START_TEST(cq_error_terminate)
 			break;
 		ck_assert_int_eq(ret, 1);
 	}
-	ck_assert_int_ne(err.err, 0);
+	ck_assert_ptr_eq(err.op_context, (void *)2);
+	ck_assert_msg(err.flags & FI_READ, "flags %#llx",
+		      (unsigned long long)err.flags);
 	text = fi_cq_strerror(n.c.cq, err.prov_errno, NULL, NULL, 0);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_msg(strlen(text) > 0, "empty strerror");
+	/* RFC 5040 §7.2: RDMAP layer, Remote Protection Error, Invalid
+	 * STag. */
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_str_eq(text,
+			 "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
 	/* The rest is flushed; once every completion is read the
 	 * connection's end is reported. */
 	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
