@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,8 +99,11 @@ static void wait_wc(struct iwcm_cq *cq, uint64_t wr_id, const char *what)
 
 		if (n < 0)
 			die("iwcm_poll_cq");
-		if (n == 0)
+		if (n == 0) {
+			/* Other ranks may share this core. */
+			sched_yield();
 			continue;
+		}
 		check(wc.status == IWCM_WC_SUCCESS, what, wc.status);
 		check(wc.wr_id == wr_id, what, (long)wc.wr_id);
 		return;

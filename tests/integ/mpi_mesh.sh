@@ -48,7 +48,7 @@ done
 n=4
 # mpirun's own transports stay local (shared memory and loopback TCP).
 timeout 120 mpirun --allow-run-as-root --oversubscribe -n $n \
-	--mca btl self,vader,tcp -x IWCM_SOCKET ${LD_PRELOAD:+-x LD_PRELOAD} \
+	--mca mpi_yield_when_idle 1 --mca btl self,vader,tcp -x IWCM_SOCKET ${LD_PRELOAD:+-x LD_PRELOAD} \
 	${LD_PRELOAD:+-x ASAN_OPTIONS} "$prog" 127.0.0.1 \
 	>"$dir/out" 2>&1
 rc=$?
