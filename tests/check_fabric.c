@@ -111,11 +111,10 @@ static struct fi_info *hints_new(void)
 	return h;
 }
 
-static struct fi_info *getinfo(struct fi_info *h)
+static struct fi_info *getinfo_at(struct fi_info *h, const char *node)
 {
 	struct fi_info *info = NULL;
-	int ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", "0", FI_SOURCE, h,
-			     &info);
+	int ret = fi_getinfo(FI_VERSION(1, 17), node, "0", FI_SOURCE, h, &info);
 
 	ck_assert_msg(ret == 0, "fi_getinfo: %s", fi_strerror(-ret));
 	ck_assert_ptr_nonnull(info);
@@ -135,12 +134,24 @@ struct net {
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_pep *pep;
-	struct sockaddr_in addr;
+	struct sockaddr_storage addr;
 	struct side s, c;
 };
 
 #define BUF_SIZE (1 << 20)
 #define ANY_CTX ((void *)-1)
+
+static struct fi_info *getinfo(struct fi_info *h)
+{
+	return getinfo_at(h, "127.0.0.1");
+}
+
+static in_port_t port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)ss)->sin6_port;
+	return ((const struct sockaddr_in *)ss)->sin_port;
+}
 
 static void side_open(struct net *n, struct side *sd, bool eq)
 {
@@ -170,13 +181,15 @@ static void ep_setup(struct net *n, struct side *sd, struct fi_info *info)
 	ck_assert_int_eq(fi_enable(sd->ep), 0);
 }
 
-static void net_open(struct net *n)
+static void net_open_at(struct net *n, bool v6)
 {
 	struct fi_info *h = hints_new();
 	size_t len = sizeof(n->addr);
 
 	memset(n, 0, sizeof(*n));
-	n->info = getinfo(h);
+	if (v6)
+		h->addr_format = FI_SOCKADDR_IN6;
+	n->info = getinfo_at(h, v6 ? "::1" : "127.0.0.1");
 	fi_freeinfo(h);
 	ck_assert_int_eq(fi_fabric(n->info->fabric_attr, &n->fabric, NULL), 0);
 	ck_assert_int_eq(fi_domain(n->fabric, n->info, &n->domain, NULL), 0);
@@ -186,7 +199,12 @@ static void net_open(struct net *n)
 	ck_assert_int_eq(fi_pep_bind(n->pep, &n->s.eq->fid, 0), 0);
 	ck_assert_int_eq(fi_listen(n->pep), 0);
 	ck_assert_int_eq(fi_getname(&n->pep->fid, &n->addr, &len), 0);
-	ck_assert_int_ne(n->addr.sin_port, 0);
+	ck_assert_int_ne(port_of(&n->addr), 0);
+}
+
+static void net_open(struct net *n)
+{
+	net_open_at(n, false);
 }
 
 static void side_close(struct side *sd)
@@ -623,7 +641,7 @@ START_TEST(unreachable)
 {
 	struct net n;
 	struct fi_eq_err_entry err = { 0 };
-	struct sockaddr_in dead;
+	struct sockaddr_storage dead;
 	struct cm_buf cb;
 	uint32_t ev;
 
@@ -766,6 +784,73 @@ START_TEST(many_endpoints)
 }
 END_TEST
 
+START_TEST(selective_names_v6)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct sockaddr_storage a, b;
+	size_t alen = sizeof(a), blen = sizeof(b);
+	struct iovec iov;
+	void *desc;
+	struct fi_msg msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1 };
+	struct cm_buf cb;
+	uint32_t ev;
+
+	/* Over IPv6, with selective completion on the client's sends. */
+	net_open_at(&n, true);
+	ck_assert_int_eq(n.addr.ss_family, AF_INET6);
+	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
+				    FI_TRANSMIT | FI_RECV |
+					    FI_SELECTIVE_COMPLETION),
+			 0);
+	ck_assert_int_eq(fi_enable(n.c.ep), 0);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ck_assert_int_eq(cb.e.info->addr_format, FI_SOCKADDR_IN6);
+	ep_setup(&n, &n.s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	/* Each end's name is the other's peer. */
+	ck_assert_int_eq(fi_getname(&n.c.ep->fid, &a, &alen), 0);
+	ck_assert_int_eq(fi_getpeer(n.s.ep, &b, &blen), 0);
+	ck_assert_uint_eq(alen, sizeof(struct sockaddr_in6));
+	ck_assert_int_eq(memcmp(&a, &b, alen), 0);
+	alen = sizeof(a);
+	ck_assert_int_eq(fi_getpeer(n.c.ep, &a, &alen), 0);
+	ck_assert_int_eq(port_of(&a), port_of(&n.addr));
+	/* Too small a buffer says how much is needed. */
+	alen = 4;
+	ck_assert_int_eq(fi_getname(&n.c.ep->fid, &a, &alen), -FI_ETOOSMALL);
+	ck_assert_uint_eq(alen, sizeof(struct sockaddr_in6));
+	/* Without FI_COMPLETION no entry; with it, one. */
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
+				 (void *)1),
+			 0);
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + 64, 64, fi_mr_desc(n.s.mr),
+				 0, (void *)2),
+			 0);
+	iov.iov_base = n.c.buf;
+	iov.iov_len = 10;
+	desc = fi_mr_desc(n.c.mr);
+	msg.context = (void *)3;
+	ck_assert_int_eq(fi_sendmsg(n.c.ep, &msg, 0), 0);
+	msg.context = (void *)4;
+	ck_assert_int_eq(fi_sendmsg(n.c.ep, &msg, FI_COMPLETION), 0);
+	cq_ok(n.s.cq, (void *)1, FI_RECV, NULL);
+	cq_ok(n.s.cq, (void *)2, FI_RECV, NULL);
+	cq_ok(n.c.cq, (void *)4, FI_SEND, NULL);
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -778,6 +863,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "unreachable", unreachable);
 	add_tcase(s, "cancel_and_wait", cancel_and_wait);
 	add_tcase(s, "many_endpoints", many_endpoints);
+	add_tcase(s, "selective_names_v6", selective_names_v6);
 	return s;
 }
 
