@@ -52,8 +52,10 @@
 #define IWFI_LINGER_MS 1000
 /* RFC 6581 §9.1: the IRD/ORD each side offers. */
 #define IWFI_IRD_ORD 32
-/* RFC 5044 §7.1 with RFC 6581 §8: 512 octets less 4 of IRD/ORD. */
-#define IWFI_CM_DATA_SIZE IWCM_PRIVATE_DATA_MAX_ENHANCED
+/* RFC 5044 §7.1 with RFC 6581 §8: 512 octets less 4 of IRD/ORD, less
+ * the provider's receive credit header (iwfi_credit.c). */
+#define IWFI_CM_HDR 24
+#define IWFI_CM_DATA_SIZE (IWCM_PRIVATE_DATA_MAX_ENHANCED - IWFI_CM_HDR)
 
 #define IWFI_CAPS                                                      \
 	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |   \
@@ -172,10 +174,19 @@ enum iwfi_ep_state {
 	IWFI_EP_ERROR,
 };
 
+/* What the peer said of its receive credits (iwfi_credit.c). */
+struct iwfi_peer_credit {
+	bool on;
+	uint32_t stag;
+	uint64_t addr;
+	uint64_t posted;
+};
+
 /* The handle of an FI_CONNREQ's fi_info: a connection request. */
 struct iwfi_connreq {
 	struct fid fid;
 	struct iwcm_conn *conn;
+	struct iwfi_peer_credit peer;
 };
 
 struct iwfi_ep {
@@ -204,6 +215,12 @@ struct iwfi_ep {
 	uint64_t scratch;
 	struct iwcm_mr *scratch_mr;
 	size_t cm_data_size;
+	/* Receive credits (iwfi_credit.c), under ep->lock but for the
+	 * word the peer writes. */
+	uint64_t credit_word;
+	struct iwcm_mr *credit_mr;
+	uint64_t rx_posted, rx_advertised, tx_sent;
+	struct iwfi_peer_credit peer;
 };
 
 struct iwfi_pep {
@@ -258,6 +275,14 @@ int iwfi_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
 int iwfi_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 		    uint64_t flags, struct fid_mr **mr);
 uint32_t iwfi_mr_lkey(void *desc);
+
+/* iwfi_credit.c */
+void iwfi_credit_hdr(struct iwfi_ep *ep, void *buf);
+size_t iwfi_credit_parse(struct iwfi_peer_credit *pc, const void *data,
+			 size_t len);
+void iwfi_credit_update(struct iwfi_ep *ep);
+int iwfi_credit_take(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
+void iwfi_credit_return(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 
 /* iwfi_msg.c */
 extern const struct fi_ops_msg iwfi_msg_ops;

@@ -52,6 +52,25 @@ static struct iwcm_conn_param *cm_param(const void *data, size_t len)
 	return p;
 }
 
+/* The parameters of ep's MPA Request or Reply: the receive credit
+ * header (iwfi_credit.c), then the caller's private data. */
+static struct iwcm_conn_param *cm_data(struct iwfi_ep *ep, const void *data,
+				       size_t len)
+{
+	uint8_t buf[IWFI_CM_HDR + IWFI_CM_DATA_SIZE];
+	size_t hdr = 0;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->credit_mr) {
+		iwfi_credit_hdr(ep, buf);
+		hdr = IWFI_CM_HDR;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (len)
+		memcpy(buf + hdr, data, len);
+	return cm_param(buf, hdr + len);
+}
+
 static int status_err(enum iwcm_status st, int dflt)
 {
 	switch (st) {
@@ -194,8 +213,16 @@ static void on_request(struct iwfi_fabric *fab, struct iwcm_event *ev,
 		iwcm_conn_free(conn);
 		return;
 	}
-	push_cm(pep->eq, FI_CONNREQ, &pep->pep_fid.fid, info,
-		a.peer_private_data, a.peer_private_data_len);
+	{
+		struct iwfi_connreq *cr = iwfi_container_of(
+			info->handle, struct iwfi_connreq, fid);
+		size_t hdr = iwfi_credit_parse(&cr->peer, a.peer_private_data,
+					       a.peer_private_data_len);
+
+		push_cm(pep->eq, FI_CONNREQ, &pep->pep_fid.fid, info,
+			(const uint8_t *)a.peer_private_data + hdr,
+			a.peer_private_data_len - hdr);
+	}
 }
 
 /* The connection is up: create the QP and post the held receives. */
@@ -228,6 +255,7 @@ static int ep_established(struct iwfi_ep *ep)
 	} else {
 		ep->state = IWFI_EP_CONNECTED;
 		failed = iwfi_msg_post_held(ep);
+		iwfi_credit_update(ep);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	iwfi_msg_cancel_list(ep, failed);
@@ -239,6 +267,7 @@ static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
 {
 	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
 	struct iwfi_ep *ep;
+	size_t hdr = 0;
 	int ret, err;
 
 	for (ep = fab->eps; ep && ep->conn != conn; ep = ep->next)
@@ -247,6 +276,12 @@ static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
 		return;
 	switch (type) {
 	case IWCM_CM_EVENT_ESTABLISHED:
+		if (a.initiator) {
+			pthread_mutex_lock(&ep->lock);
+			hdr = iwfi_credit_parse(&ep->peer, a.peer_private_data,
+						a.peer_private_data_len);
+			pthread_mutex_unlock(&ep->lock);
+		}
 		ret = ep_established(ep);
 		if (ret) {
 			IWFI_WARN(FI_LOG_EP_CTRL, "iwcm_create_qp: %d\n", ret);
@@ -257,8 +292,10 @@ static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
 		}
 		/* The initiator gets the responder's private data. */
 		push_cm(ep->eq, FI_CONNECTED, &ep->ep_fid.fid, NULL,
-			a.initiator ? a.peer_private_data : NULL,
-			a.initiator ? a.peer_private_data_len : 0);
+			a.initiator ?
+				(const uint8_t *)a.peer_private_data + hdr :
+				NULL,
+			a.initiator ? a.peer_private_data_len - hdr : 0);
 		return;
 	case IWCM_CM_EVENT_REJECTED:
 		err = FI_ECONNREFUSED;
@@ -471,7 +508,7 @@ static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 	/* A source of another family cannot be bound. */
 	if (src && src->sa_family != ((const struct sockaddr *)addr)->sa_family)
 		src = NULL;
-	p = cm_param(param, paramlen);
+	p = cm_data(ep, param, paramlen);
 	if (!p)
 		return -FI_ENOMEM;
 	pthread_mutex_lock(&fab->cm_lock);
@@ -515,7 +552,10 @@ static int ep_accept(struct fid_ep *ep_fid, const void *param, size_t paramlen)
 	    ep->state != IWFI_EP_IDLE)
 		return -FI_EOPBADSTATE;
 	cr = iwfi_container_of(ep->info->handle, struct iwfi_connreq, fid);
-	p = cm_param(param, paramlen);
+	pthread_mutex_lock(&ep->lock);
+	ep->peer = cr->peer;
+	pthread_mutex_unlock(&ep->lock);
+	p = cm_data(ep, param, paramlen);
 	if (!p)
 		return -FI_ENOMEM;
 	pthread_mutex_lock(&fab->cm_lock);

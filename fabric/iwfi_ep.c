@@ -68,6 +68,8 @@ static int ep_close(struct fid *fid)
 	}
 	if (ep->scratch_mr)
 		iwcm_dereg_mr(ep->scratch_mr);
+	if (ep->credit_mr)
+		iwcm_dereg_mr(ep->credit_mr);
 	if (ep->tx_cq)
 		__atomic_fetch_sub(&ep->tx_cq->refs, 1, __ATOMIC_RELEASE);
 	if (ep->rx_cq)
@@ -141,6 +143,17 @@ static int ep_enable(struct iwfi_ep *ep)
 				     IWCM_ACCESS_LOCAL_WRITE);
 	if (!ep->scratch_mr)
 		return -iwfi_errno(errno);
+	/* The peer writes its count of posted receives here. */
+	ep->credit_mr = iwcm_reg_mr(
+		ep->domain->pd, &ep->credit_word, sizeof(ep->credit_word),
+		IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
+	if (!ep->credit_mr) {
+		int e = errno;
+
+		iwcm_dereg_mr(ep->scratch_mr);
+		ep->scratch_mr = NULL;
+		return -iwfi_errno(e);
+	}
 	ep->enabled = true;
 	return 0;
 }

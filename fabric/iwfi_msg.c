@@ -50,11 +50,19 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_ENOTCONN;
 	}
+	iwfi_credit_update(ep);
+	ret = iwfi_credit_take(ep, wr->opcode);
+	if (ret) {
+		pthread_mutex_unlock(&ep->lock);
+		return ret;
+	}
 	if (req)
 		iwfi_req_link(req);
 	ret = iwcm_post_send(ep->qp, wr, NULL);
 	if (ret && req)
 		iwfi_req_unlink(req);
+	if (ret)
+		iwfi_credit_return(ep, wr->opcode);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret == ENOMEM)
 		return -FI_EAGAIN;
@@ -124,6 +132,9 @@ ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context)
 			*pp = req->next;
 			if (ep->held_tail == req)
 				ep->held_tail = prev;
+			/* A credit not yet given away is taken back. */
+			if (ep->rx_posted > ep->rx_advertised)
+				ep->rx_posted--;
 			break;
 		}
 	}
@@ -165,8 +176,12 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	if (ep->qp) {
 		iwfi_req_link(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
-		if (ret)
+		if (ret) {
 			iwfi_req_unlink(req);
+		} else {
+			ep->rx_posted++;
+			iwfi_credit_update(ep);
+		}
 		pthread_mutex_unlock(&ep->lock);
 		if (ret) {
 			iwfi_req_free(req);
@@ -184,6 +199,7 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	else
 		ep->held = req;
 	ep->held_tail = req;
+	ep->rx_posted++;
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }

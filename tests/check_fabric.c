@@ -97,6 +97,20 @@ static void daemon_stop(void)
 
 /* ---- helpers ---- */
 
+/*
+ * A message that consumes a receive waits for the peer's credit (the
+ * count of receives it posted reaches us by an RDMA Write): -FI_EAGAIN
+ * until then, which a libfabric caller retries.
+ */
+#define RETRY(call)                                                        \
+	({                                                                 \
+		ssize_t r_;                                                \
+		int n_ = 0;                                                \
+		while ((r_ = (call)) == -FI_EAGAIN && n_++ < WAIT_MS * 10) \
+			usleep(100);                                       \
+		r_;                                                        \
+	})
+
 static struct fi_info *hints_new(void)
 {
 	struct fi_info *h = fi_allocinfo();
@@ -386,14 +400,14 @@ START_TEST(connect_send_recv)
 	net_connect(&n, true);
 	/* The receives posted before the connection existed come first. */
 	pattern(n.s.buf + BUF_SIZE / 2, 3000, 1);
-	ck_assert_int_eq(fi_send(n.s.ep, n.s.buf + BUF_SIZE / 2, 3000,
-				 fi_mr_desc(n.s.mr), 0, (void *)3),
+	ck_assert_int_eq(RETRY(fi_send(n.s.ep, n.s.buf + BUF_SIZE / 2, 3000,
+				       fi_mr_desc(n.s.mr), 0, (void *)3)),
 			 0);
 	cq_ok(n.s.cq, (void *)3, FI_SEND | FI_MSG, NULL);
 	cq_ok(n.c.cq, (void *)1, FI_RECV | FI_MSG, &e);
 	ck_assert_uint_eq(e.len, 3000);
 	ck_assert_int_eq(memcmp(n.c.buf, n.s.buf + BUF_SIZE / 2, 3000), 0);
-	ck_assert_int_eq(fi_inject(n.c.ep, "inject", 7, 0), 0);
+	ck_assert_int_eq(RETRY(fi_inject(n.c.ep, "inject", 7, 0)), 0);
 	cq_ok(n.s.cq, (void *)2, FI_RECV, &e);
 	ck_assert_uint_eq(e.len, 7);
 	ck_assert_str_eq((char *)n.s.buf, "inject");
@@ -404,8 +418,9 @@ START_TEST(connect_send_recv)
 					 fi_mr_desc(n.s.mr), 0, (void *)4),
 				 0);
 		pattern(n.c.buf + BUF_SIZE / 2, len, (unsigned int)i);
-		ck_assert_int_eq(fi_send(n.c.ep, n.c.buf + BUF_SIZE / 2, len,
-					 fi_mr_desc(n.c.mr), 0, (void *)5),
+		ck_assert_int_eq(RETRY(fi_send(n.c.ep, n.c.buf + BUF_SIZE / 2,
+					       len, fi_mr_desc(n.c.mr), 0,
+					       (void *)5)),
 				 0);
 		cq_ok(n.c.cq, (void *)5, FI_SEND, NULL);
 		cq_ok(n.s.cq, (void *)4, FI_RECV, &e);
@@ -417,8 +432,9 @@ START_TEST(connect_send_recv)
 	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
 				 (void *)6),
 			 0);
-	ck_assert_int_eq(fi_senddata(n.c.ep, NULL, 0, NULL,
-				     0x0123456789abcdefULL, 0, (void *)7),
+	ck_assert_int_eq(RETRY(fi_senddata(n.c.ep, NULL, 0, NULL,
+					   0x0123456789abcdefULL, 0,
+					   (void *)7)),
 			 0);
 	cq_ok(n.c.cq, (void *)7, FI_SEND, NULL);
 	cq_ok(n.s.cq, (void *)6, FI_RECV | FI_REMOTE_CQ_DATA, &e);
@@ -428,9 +444,9 @@ START_TEST(connect_send_recv)
 	eq_wait(n.s.eq, &ev, &cm, sizeof(cm));
 	ck_assert_int_eq(ev, FI_SHUTDOWN);
 	ck_assert_ptr_eq(cm.fid, &n.s.ep->fid);
-	ck_assert_int_eq(fi_send(n.c.ep, n.c.buf, 1, fi_mr_desc(n.c.mr), 0,
-				 NULL),
-			 -FI_ENOTCONN);
+	ck_assert_int_eq(
+		RETRY(fi_send(n.c.ep, n.c.buf, 1, fi_mr_desc(n.c.mr), 0, NULL)),
+		-FI_ENOTCONN);
 	net_close(&n);
 }
 END_TEST
@@ -466,8 +482,9 @@ START_TEST(rma_and_atomics)
 	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + BUF_SIZE - 64, 64,
 				 fi_mr_desc(n.s.mr), 0, (void *)3),
 			 0);
-	ck_assert_int_eq(fi_writedata(n.c.ep, n.c.buf, 1000, fi_mr_desc(n.c.mr),
-				      42, 0, raddr + 4096, key, (void *)4),
+	ck_assert_int_eq(RETRY(fi_writedata(n.c.ep, n.c.buf, 1000,
+					    fi_mr_desc(n.c.mr), 42, 0,
+					    raddr + 4096, key, (void *)4)),
 			 0);
 	cq_ok(n.c.cq, (void *)4, FI_WRITE, NULL);
 	cq_ok(n.s.cq, (void *)3, FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE, &e);
@@ -539,8 +556,8 @@ START_TEST(rma_and_atomics)
 	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65540, key,
 				   FI_UINT64, FI_SUM, NULL),
 			 -FI_EINVAL);
-	ck_assert_int_eq(fi_senddata(n.c.ep, n.c.buf, 8, fi_mr_desc(n.c.mr), 1,
-				     0, NULL),
+	ck_assert_int_eq(RETRY(fi_senddata(n.c.ep, n.c.buf, 8,
+					   fi_mr_desc(n.c.mr), 1, 0, NULL)),
 			 -FI_EOPNOTSUPP);
 	/* Unsupported: 32-bit and FI_PROD. */
 	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
@@ -694,7 +711,7 @@ START_TEST(cancel_and_wait)
 	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
 				 (void *)12),
 			 0);
-	ck_assert_int_eq(fi_inject(n.c.ep, "x", 1, 0), 0);
+	ck_assert_int_eq(RETRY(fi_inject(n.c.ep, "x", 1, 0)), 0);
 	p.fd = fd;
 	ck_assert_int_eq(poll(&p, 1, WAIT_MS), 1);
 	ck_assert_int_eq(fi_trywait(n.fabric, fids, 1), -FI_EAGAIN);
@@ -763,7 +780,8 @@ START_TEST(many_endpoints)
 	}
 	/* Each server endpoint sends its number to its own client. */
 	for (i = 0; i < MANY; i++) {
-		ck_assert_int_eq(fi_inject(sv[i].ep, &i, sizeof(i), 0), 0);
+		ck_assert_int_eq(RETRY(fi_inject(sv[i].ep, &i, sizeof(i), 0)),
+				 0);
 	}
 	for (i = 0; i < MANY; i++) {
 		struct fi_cq_data_entry e;
@@ -840,13 +858,64 @@ START_TEST(selective_names_v6)
 	iov.iov_len = 10;
 	desc = fi_mr_desc(n.c.mr);
 	msg.context = (void *)3;
-	ck_assert_int_eq(fi_sendmsg(n.c.ep, &msg, 0), 0);
+	ck_assert_int_eq(RETRY(fi_sendmsg(n.c.ep, &msg, 0)), 0);
 	msg.context = (void *)4;
-	ck_assert_int_eq(fi_sendmsg(n.c.ep, &msg, FI_COMPLETION), 0);
+	ck_assert_int_eq(RETRY(fi_sendmsg(n.c.ep, &msg, FI_COMPLETION)), 0);
 	cq_ok(n.s.cq, (void *)1, FI_RECV, NULL);
 	cq_ok(n.s.cq, (void *)2, FI_RECV, NULL);
 	cq_ok(n.c.cq, (void *)4, FI_SEND, NULL);
 	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(receive_credits)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	int sent = 0, got = 0, eagain = 0, i;
+
+	net_open(&n);
+	net_connect(&n, false);
+	/* The server posts 8 receives; the client may send 8 messages, then
+	 * -FI_EAGAIN (never a Terminate: RFC 5040 §5.3 would end the
+	 * connection for a Send without a receive). */
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + i * 64, 64,
+					 fi_mr_desc(n.s.mr), 0,
+					 (void *)(uintptr_t)i),
+				 0);
+	while (sent < 8) {
+		ssize_t r = fi_inject(n.c.ep, &sent, sizeof(sent), 0);
+
+		ck_assert_msg(r == 0 || r == -FI_EAGAIN, "inject %zd", r);
+		sent += r == 0;
+	}
+	ck_assert_int_eq(fi_inject(n.c.ep, &sent, sizeof(sent), 0), -FI_EAGAIN);
+	/* 300 messages in all, the server reposting each buffer it reads. */
+	while (got < 300) {
+		ssize_t r;
+
+		if (sent < 300) {
+			r = fi_inject(n.c.ep, &sent, sizeof(sent), 0);
+			ck_assert_msg(r == 0 || r == -FI_EAGAIN, "inject %zd",
+				      r);
+			sent += r == 0;
+			eagain += r == -FI_EAGAIN;
+		}
+		r = fi_cq_read(n.s.cq, &e, 1);
+		if (r == -FI_EAGAIN)
+			continue;
+		ck_assert_int_eq(r, 1);
+		i = (int)(uintptr_t)e.op_context;
+		ck_assert_int_eq(*(int *)(n.s.buf + i * 64), got);
+		got++;
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + i * 64, 64,
+					 fi_mr_desc(n.s.mr), 0,
+					 (void *)(uintptr_t)i),
+				 0);
+	}
+	ck_assert_int_gt(eagain, 0);
 	net_close(&n);
 }
 END_TEST
@@ -864,6 +933,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "cancel_and_wait", cancel_and_wait);
 	add_tcase(s, "many_endpoints", many_endpoints);
 	add_tcase(s, "selective_names_v6", selective_names_v6);
+	add_tcase(s, "receive_credits", receive_credits);
 	return s;
 }
 
