@@ -25,7 +25,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 PACKAGES="build-essential autoconf automake libtool pkg-config \
 libisal-dev libpcap-dev check tshark \
 libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev \
-libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump clang-format"
+libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump \
+clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev"
 
 say() { printf '%s\n' "== $*"; }
 

@@ -485,6 +485,15 @@ static void admin_connect(struct client *c, uint32_t reqid,
 	struct conn_target t;
 	Iwcm__Result res;
 
+	/* The daemon forces MPA negotiations; an SCTP session needs a
+	 * client to own its relay. */
+	if (f->params && f->params->has_transport &&
+	    f->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP) {
+		admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
+			     "forced negotiations are MPA over TCP; for SCTP "
+			     "use iwcmctl connect --transport sctp");
+		return;
+	}
 	res = client_api_check_connect(f->dst, f->params, true);
 	if (res == IWCM__RESULT__RES_OK &&
 	    (client_api_target(f->dst, NULL, &t) < 0 ||

@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# bench/mpi-compare.sh [-m MAX_SIZE] [-i ITERS]: bench/mpi_latbw between
+# two ranks over three transports, then one table with the ratios:
+#   iwcm     --mca pml cm --mca mtl ofi, "iwcm;ofi_rxm" (libiwcm-fi.so
+#            through a private iwcmd)
+#   tcp-rxm  --mca pml cm --mca mtl ofi, "tcp;ofi_rxm" (libfabric's tcp)
+#   btl-tcp  --mca pml ob1 --mca btl self,tcp (Open MPI's own TCP)
+# Run from the build tree (it finds daemon/iwcmd, fabric/.libs and
+# bench/mpi_latbw there) or set IWCMD, FI_PROVIDER_PATH and MPI_LATBW.
+# Latency ratio > 1: iwcm is slower; bandwidth ratio > 1: iwcm is faster.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=${top_builddir:-$(cd "$here/.." && pwd)}
+[ -x "$top/daemon/iwcmd" ] || top=$(pwd)
+IWCMD=${IWCMD:-$top/daemon/iwcmd}
+MPI_LATBW=${MPI_LATBW:-$top/bench/mpi_latbw}
+FI_PROVIDER_PATH=${FI_PROVIDER_PATH:-$top/fabric/.libs}
+export FI_PROVIDER_PATH
+for f in "$IWCMD" "$MPI_LATBW"; do
+	[ -x "$f" ] || { echo "not found: $f (build first, with Open MPI)" >&2; exit 77; }
+done
+command -v mpirun >/dev/null || { echo "mpirun not found (openmpi-bin)" >&2; exit 77; }
+
+dir=$(mktemp -d /tmp/iwcm-mpibench.XXXXXX)
+IWCM_SOCKET=$dir/iwcmd.sock
+export IWCM_SOCKET
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+printf '# mpi-compare\n' >"$dir/iwcmd.conf"
+"$IWCMD" -d -f "$dir/iwcmd.conf" -s "$IWCM_SOCKET" 2>"$dir/iwcmd.log" &
+pid=$!
+i=0
+while [ ! -S "$IWCM_SOCKET" ] && [ $i -lt 500 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+
+run() {
+	name=$1
+	shift
+	mpirun --allow-run-as-root --oversubscribe -n 2 "$@" \
+		-x IWCM_SOCKET -x FI_PROVIDER_PATH "$MPI_LATBW" ${ARGS:-} \
+		2>"$dir/$name.err" | grep -v '^#' >"$dir/$name" || {
+		echo "$name failed:" >&2
+		cat "$dir/$name.err" >&2
+		exit 1
+	}
+}
+ARGS="$*"
+run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
+run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
+run btl-tcp --mca pml ob1 --mca btl self,tcp
+
+echo "# latency in us (osu_latency), bandwidth in MB/s (osu_bw), 2 ranks on $(hostname)"
+printf '%8s %9s %9s %9s %7s %7s | %9s %9s %9s %7s %7s\n' size \
+	lat:iwcm tcp-rxm btl-tcp /rxm /btl bw:iwcm tcp-rxm btl-tcp /rxm /btl
+join "$dir/iwcm" "$dir/tcp-rxm" | join - "$dir/btl-tcp" |
+	awk '{ printf "%8d %9.2f %9.2f %9.2f %7.2f %7.2f | %9.1f %9.1f %9.1f %7.2f %7.2f\n",
+		$1, $2, $4, $6, $2 / $4, $2 / $6, $3, $5, $7,
+		$3 / $5, $3 / $7 }'

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The libfabric provider "iwcm": FI_EP_MSG endpoints over libiwcm.  Only
+ * the installed rdma/ headers of libfabric and the public iwcm/ headers
+ * are used.
+ *
+ * One iwcm context per fabric: its connection manager events are read by
+ * the fabric's CM thread (iwfi_cm.c), which dispatches them to the event
+ * queues of the endpoints and passive endpoints; its progress thread moves
+ * the data (FI_PROGRESS_AUTO).  A domain is a protection domain of that
+ * context, a CQ an iwcm CQ with its completion channel (FI_WAIT_FD), an
+ * endpoint one connection and, once established, its QP.
+ *
+ * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
+ * {rma, atomic} -> msg -> {eq, cq, mr} -> attr.
+ */
+#ifndef IWFI_H
+#define IWFI_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include <iwcm/iwcm.h>
+
+#define IWFI_NAME "iwcm"
+#define IWFI_PROV_VERSION FI_VERSION(1, 0)
+#define IWFI_API_VERSION FI_VERSION(1, 17)
+
+/* Queue depths and limits of libiwcm's QPs (iwcm_create_qp(3)). */
+#define IWFI_DEF_QUEUE 256
+#define IWFI_MAX_QUEUE 16384
+#define IWFI_IOV_LIMIT 8
+#define IWFI_INJECT_SIZE 512
+#define IWFI_MAX_MSG_SIZE 0x7fffffffUL
+#define IWFI_CQ_MAX 1048576
+/* How long closing an endpoint waits for the peer to close too. */
+#define IWFI_LINGER_MS 1000
+/* RFC 6581 §9.1: the IRD/ORD each side offers. */
+#define IWFI_IRD_ORD 32
+/* RFC 5044 §7.1 with RFC 6581 §8: 512 octets less 4 of IRD/ORD, less
+ * the provider's receive credit header (iwfi_credit.c). */
+#define IWFI_CM_HDR 24
+#define IWFI_CM_DATA_SIZE (IWCM_PRIVATE_DATA_MAX_ENHANCED - IWFI_CM_HDR)
+
+#define IWFI_CAPS                                                      \
+	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |   \
+	 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_LOCAL_COMM | \
+	 FI_REMOTE_COMM)
+#define IWFI_MR_MODE \
+	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
+
+extern struct fi_provider iwfi_prov;
+
+#define IWFI_WARN(sub, ...) FI_WARN(&iwfi_prov, sub, __VA_ARGS__)
+#define IWFI_INFO(sub, ...) FI_INFO(&iwfi_prov, sub, __VA_ARGS__)
+
+#define iwfi_container_of(ptr, type, field) \
+	((type *)((char *)(ptr)-offsetof(type, field)))
+
+struct iwfi_ep;
+struct iwfi_pep;
+
+struct iwfi_fabric {
+	struct fid_fabric fabric_fid;
+	struct iwcm_ctx *ctx;
+	/* Serialises every connection manager call on ctx (one thread at a
+	 * time, iwcm.h) and guards the lists below. */
+	pthread_mutex_t cm_lock;
+	struct iwfi_ep *eps;
+	struct iwfi_pep *peps;
+	pthread_t thread;
+	bool thread_running;
+	int stop;
+	int wake_fd;
+	int refs;
+};
+
+struct iwfi_domain {
+	struct fid_domain domain_fid;
+	struct iwfi_fabric *fabric;
+	struct iwcm_pd *pd;
+	struct fi_info *info;
+	int refs;
+};
+
+/* A queued event queue entry. */
+struct iwfi_eq_ent {
+	struct iwfi_eq_ent *next;
+	uint32_t event;
+	bool err;
+	size_t len;
+	struct fi_eq_err_entry err_entry;
+	void *err_data;
+	uint8_t buf[];
+};
+
+struct iwfi_eq {
+	struct fid_eq eq_fid;
+	struct iwfi_fabric *fabric;
+	pthread_mutex_t lock;
+	struct iwfi_eq_ent *head, *tail;
+	int efd;
+	enum fi_wait_obj wait_obj;
+	/* The err_data of the last fi_eq_readerr() without a buffer. */
+	void *last_err_data;
+	int refs;
+};
+
+/* An outstanding operation: wr_id of its work request. */
+struct iwfi_req {
+	struct iwfi_req *next;
+	/* ep->posted: work requests handed to the QP (under ep->lock). */
+	struct iwfi_req *pnext, *pprev;
+	struct iwfi_ep *ep;
+	void *context;
+	uint64_t flags;
+	void *buf;
+	size_t len;
+	bool report;
+	/* Held receives: the request to post once the QP exists. */
+	struct iwcm_recv_wr wr;
+	struct iwcm_sge sge[IWFI_IOV_LIMIT];
+};
+
+/* A software completion error (a cancelled held receive). */
+struct iwfi_cq_err {
+	struct iwfi_cq_err *next;
+	struct fi_cq_err_entry entry;
+};
+
+#define IWFI_CQ_STASH 64
+
+struct iwfi_cq {
+	struct fid_cq cq_fid;
+	struct iwfi_domain *domain;
+	struct iwcm_cq *cq;
+	struct iwcm_comp_channel *channel;
+	enum fi_cq_format format;
+	enum fi_wait_obj wait_obj;
+	pthread_mutex_t lock;
+	struct iwcm_wc stash[IWFI_CQ_STASH];
+	int stash_head, stash_len;
+	struct iwfi_cq_err *errs, *errs_tail;
+	int refs;
+};
+
+struct iwfi_mr {
+	struct fid_mr mr_fid;
+	struct iwfi_domain *domain;
+	struct iwcm_mr *mr;
+};
+
+enum iwfi_ep_state {
+	IWFI_EP_IDLE,
+	IWFI_EP_CONNECTING,
+	IWFI_EP_ACCEPTING,
+	IWFI_EP_CONNECTED,
+	IWFI_EP_SHUTDOWN,
+	IWFI_EP_ERROR,
+};
+
+/* What the peer said of its receive credits (iwfi_credit.c). */
+struct iwfi_peer_credit {
+	bool on;
+	uint32_t stag;
+	uint64_t addr;
+	uint64_t posted;
+};
+
+/* The handle of an FI_CONNREQ's fi_info: a connection request. */
+struct iwfi_connreq {
+	struct fid fid;
+	struct iwcm_conn *conn;
+	struct iwfi_peer_credit peer;
+};
+
+struct iwfi_ep {
+	struct fid_ep ep_fid;
+	struct iwfi_ep *next; /* fabric->eps, under cm_lock */
+	struct iwfi_domain *domain;
+	struct iwfi_eq *eq;
+	struct iwfi_cq *tx_cq, *rx_cq;
+	bool tx_selective, rx_selective;
+	uint64_t tx_op_flags, rx_op_flags;
+	struct fi_info *info;
+	struct iwcm_conn *conn;
+	/* Guards state, qp and the held receives against the CM thread. */
+	pthread_mutex_t lock;
+	enum iwfi_ep_state state;
+	struct iwcm_qp *qp;
+	struct iwfi_req *held, *held_tail;
+	struct iwfi_req *posted;
+	bool enabled;
+	/* The QP failed or the peer closed: FI_SHUTDOWN is due once every
+	 * posted request has completed and been read (ep->posted empty),
+	 * so that it never overtakes a message already received. */
+	bool peer_closed;
+	bool shutdown_reported;
+	/* The original value of a non-fetching atomic lands here. */
+	uint64_t scratch;
+	struct iwcm_mr *scratch_mr;
+	size_t cm_data_size;
+	/* Receive credits (iwfi_credit.c), under ep->lock but for the
+	 * word the peer writes. */
+	uint64_t credit_word;
+	struct iwcm_mr *credit_mr;
+	uint64_t rx_posted, rx_advertised, tx_sent;
+	struct iwfi_peer_credit peer;
+};
+
+struct iwfi_pep {
+	struct fid_pep pep_fid;
+	struct iwfi_pep *next; /* fabric->peps, under cm_lock */
+	struct iwfi_fabric *fabric;
+	struct iwfi_eq *eq;
+	struct fi_info *info;
+	struct iwcm_listener *listener;
+	struct sockaddr_storage addr;
+};
+
+/* iwfi_init.c: the entry point libfabric calls (FI_EXT_INI). */
+struct fi_provider *fi_prov_ini(void);
+
+/* iwfi_attr.c */
+int iwfi_getinfo(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *hints,
+		 struct fi_info **info);
+size_t iwfi_sockaddr_len(const struct sockaddr *sa);
+int iwfi_errno(int e);
+
+/* iwfi_eq.c */
+int iwfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		 struct fid_eq **eq, void *context);
+int iwfi_eq_push(struct iwfi_eq *eq, uint32_t event, const void *buf,
+		 size_t len);
+int iwfi_eq_push_err(struct iwfi_eq *eq, fid_t fid, void *context, int err,
+		     int prov_errno, const void *data, size_t data_len);
+int iwfi_eq_trywait(struct iwfi_eq *eq);
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid);
+
+/* iwfi_cq.c */
+int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		 struct fid_cq **cq, void *context);
+struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
+			      bool report);
+void iwfi_req_free(struct iwfi_req *req);
+void iwfi_req_link(struct iwfi_req *req);
+void iwfi_req_unlink(struct iwfi_req *req);
+void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
+void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
+int iwfi_cq_trywait(struct iwfi_cq *cq);
+
+/* iwfi_mr.c */
+int iwfi_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+		uint64_t offset, uint64_t requested_key, uint64_t flags,
+		struct fid_mr **mr, void *context);
+int iwfi_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
+		 uint64_t access, uint64_t offset, uint64_t requested_key,
+		 uint64_t flags, struct fid_mr **mr, void *context);
+int iwfi_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
+		    uint64_t flags, struct fid_mr **mr);
+uint32_t iwfi_mr_lkey(void *desc);
+
+/* iwfi_credit.c */
+void iwfi_credit_hdr(struct iwfi_ep *ep, void *buf);
+size_t iwfi_credit_parse(struct iwfi_peer_credit *pc, const void *data,
+			 size_t len);
+void iwfi_credit_update(struct iwfi_ep *ep);
+int iwfi_credit_take(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
+void iwfi_credit_return(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
+
+/* iwfi_msg.c */
+extern const struct fi_ops_msg iwfi_msg_ops;
+struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep);
+struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep);
+void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list);
+ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context);
+int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr);
+int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
+	     size_t count, size_t *len);
+
+/* iwfi_rma.c */
+extern const struct fi_ops_rma iwfi_rma_ops;
+
+/* iwfi_atomic.c */
+extern const struct fi_ops_atomic iwfi_atomic_ops;
+int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+		      enum fi_op op, struct fi_atomic_attr *attr,
+		      uint64_t flags);
+
+/* iwfi_cm.c */
+extern const struct fi_ops_cm iwfi_ep_cm_ops;
+extern const struct fi_ops_cm iwfi_pep_cm_ops;
+int iwfi_cm_start(struct iwfi_fabric *fab);
+void iwfi_cm_stop(struct iwfi_fabric *fab);
+void iwfi_cm_wake(struct iwfi_fabric *fab);
+void iwfi_cm_unlink_ep(struct iwfi_ep *ep);
+void iwfi_cm_unlink_pep(struct iwfi_pep *pep);
+
+/* iwfi_ep.c */
+int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
+		  struct fid_ep **ep, void *context);
+
+/* iwfi_pep.c */
+int iwfi_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_pep **pep, void *context);
+
+/* iwfi_domain.c */
+int iwfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain, void *context);
+
+/* iwfi_fabric.c */
+int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		     void *context);
+
+#endif

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Completion queues: an iwcm CQ with a completion channel, whose
+ * descriptor is the wait object (FI_WAIT_FD).  Each work request carries
+ * a struct iwfi_req as its wr_id, which says what to report.  An error
+ * becomes an fi_cq_err_entry; one caused by a Terminate carries its
+ * layer, type and code (RFC 5040 §4.8) in prov_errno.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iwfi.h"
+
+/* prov_errno: a Terminate's layer/type/code, or else the wc status. */
+#define IWFI_PROV_TERM 0x1000000
+#define IWFI_PROV_STATUS 0x2000000
+
+/* A request for one operation of ep. */
+struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
+			      bool report)
+{
+	struct iwfi_req *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		return NULL;
+	req->ep = ep;
+	req->context = context;
+	req->flags = flags;
+	req->report = report;
+	return req;
+}
+
+/* Free a request that was not posted. */
+void iwfi_req_free(struct iwfi_req *req)
+{
+	free(req);
+}
+
+/* Put a request on its endpoint's posted list (ep->lock held). */
+void iwfi_req_link(struct iwfi_req *req)
+{
+	struct iwfi_ep *ep = req->ep;
+
+	req->pprev = NULL;
+	req->pnext = ep->posted;
+	if (ep->posted)
+		ep->posted->pprev = req;
+	ep->posted = req;
+}
+
+/* Take a request off its endpoint's posted list (ep->lock held). */
+void iwfi_req_unlink(struct iwfi_req *req)
+{
+	if (req->pprev)
+		req->pprev->pnext = req->pnext;
+	else
+		req->ep->posted = req->pnext;
+	if (req->pnext)
+		req->pnext->pprev = req->pprev;
+	req->pnext = req->pprev = NULL;
+}
+
+/* A completion's request leaves its endpoint's list; the last one of an
+ * endpoint whose connection is gone lets FI_SHUTDOWN out. */
+static void req_done(struct iwfi_req *req)
+{
+	struct iwfi_ep *ep = req->ep;
+	bool report;
+
+	pthread_mutex_lock(&ep->lock);
+	iwfi_req_unlink(req);
+	report = ep->peer_closed && !ep->posted && !ep->shutdown_reported &&
+		 ep->eq;
+	if (report)
+		ep->shutdown_reported = true;
+	pthread_mutex_unlock(&ep->lock);
+	if (report)
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
+}
+
+/*
+ * Drop the completions of ep already taken from the iwcm CQ; those left
+ * in it went with the QP (iwcm_destroy_qp(3)).  The caller then frees
+ * every request still on ep's list.
+ */
+void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep)
+{
+	int i, n, keep = 0;
+
+	if (!cq)
+		return;
+	pthread_mutex_lock(&cq->lock);
+	n = cq->stash_len;
+	for (i = 0; i < n; i++) {
+		struct iwcm_wc *wc = &cq->stash[cq->stash_head + i];
+		struct iwfi_req *req = (void *)(uintptr_t)wc->wr_id;
+
+		if (req && req->ep == ep)
+			continue;
+		cq->stash[keep++] = *wc;
+	}
+	cq->stash_head = 0;
+	cq->stash_len = keep;
+	pthread_mutex_unlock(&cq->lock);
+}
+
+static int wc_err(enum iwcm_wc_status st)
+{
+	switch (st) {
+	case IWCM_WC_WR_FLUSH_ERR:
+		return FI_ECANCELED;
+	case IWCM_WC_LOC_LEN_ERR:
+		return FI_ETRUNC;
+	case IWCM_WC_LOC_PROT_ERR:
+	case IWCM_WC_LOC_ACCESS_ERR:
+	case IWCM_WC_REM_ACCESS_ERR:
+		return FI_EACCES;
+	case IWCM_WC_REM_INV_REQ_ERR:
+	case IWCM_WC_REM_INV_RD_REQ_ERR:
+		return FI_EINVAL;
+	case IWCM_WC_REM_OP_ERR:
+		return FI_EREMOTEIO;
+	case IWCM_WC_REM_ABORT_ERR:
+		return FI_ECONNABORTED;
+	case IWCM_WC_RETRY_EXC_ERR:
+	case IWCM_WC_RESP_TIMEOUT_ERR:
+		return FI_ETIMEDOUT;
+	default:
+		return FI_EIO;
+	}
+}
+
+static void push_err(struct iwfi_cq *cq, struct iwfi_cq_err *e)
+{
+	if (cq->errs_tail)
+		cq->errs_tail->next = e;
+	else
+		cq->errs = e;
+	cq->errs_tail = e;
+}
+
+/* Queue the error of a completion (under the lock); frees req. */
+static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
+		      struct iwfi_req *req)
+{
+	struct iwfi_cq_err *e = calloc(1, sizeof(*e));
+
+	if (e) {
+		e->entry.op_context = req ? req->context : NULL;
+		e->entry.flags = req ? req->flags : 0;
+		e->entry.buf = req ? req->buf : NULL;
+		e->entry.len = wc->byte_len;
+		e->entry.err = wc_err(wc->status);
+		e->entry.prov_errno = wc->vendor_err ?
+					      IWFI_PROV_TERM | wc->vendor_err :
+					      IWFI_PROV_STATUS | wc->status;
+		if (req && wc->status == IWCM_WC_LOC_LEN_ERR)
+			e->entry.olen = wc->byte_len > req->len ?
+						wc->byte_len - req->len :
+						0;
+		push_err(cq, e);
+	}
+	if (req) {
+		req_done(req);
+		free(req);
+	}
+}
+
+/* Cancel a receive that was never posted: FI_ECANCELED; frees req. */
+void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
+{
+	struct iwfi_cq_err *e = calloc(1, sizeof(*e));
+
+	if (e && cq) {
+		e->entry.op_context = req->context;
+		e->entry.flags = req->flags;
+		e->entry.buf = req->buf;
+		e->entry.err = FI_ECANCELED;
+		e->entry.prov_errno = IWFI_PROV_STATUS | IWCM_WC_WR_FLUSH_ERR;
+		pthread_mutex_lock(&cq->lock);
+		push_err(cq, e);
+		pthread_mutex_unlock(&cq->lock);
+	} else {
+		free(e);
+	}
+	free(req);
+}
+
+/* Write completion wc of req in the CQ's format at out. */
+static void fill(struct iwfi_cq *cq, void *out, const struct iwcm_wc *wc,
+		 const struct iwfi_req *req)
+{
+	struct fi_cq_tagged_entry e = {
+		.op_context = req->context,
+		.flags = req->flags,
+		.len = req->len,
+		.buf = req->buf,
+	};
+
+	if (req->flags & FI_RECV)
+		e.len = wc->byte_len;
+	if (wc->wc_flags & IWCM_WC_WITH_IMM) {
+		e.flags |= FI_REMOTE_CQ_DATA;
+		e.data = wc->imm_data;
+	}
+	if (wc->opcode == IWCM_WC_RECV_RDMA_WITH_IMM) {
+		/* RFC 7306 §6: the Write placed data, the Immediate Data
+		 * message consumed this receive without filling it. */
+		e.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA;
+		e.buf = NULL;
+	}
+	switch (cq->format) {
+	case FI_CQ_FORMAT_CONTEXT:
+		memcpy(out, &e, sizeof(struct fi_cq_entry));
+		break;
+	case FI_CQ_FORMAT_MSG:
+		memcpy(out, &e, sizeof(struct fi_cq_msg_entry));
+		break;
+	case FI_CQ_FORMAT_DATA:
+		memcpy(out, &e, sizeof(struct fi_cq_data_entry));
+		break;
+	default:
+		memcpy(out, &e, sizeof(e));
+		break;
+	}
+}
+
+static size_t entry_size(enum fi_cq_format format)
+{
+	switch (format) {
+	case FI_CQ_FORMAT_CONTEXT:
+		return sizeof(struct fi_cq_entry);
+	case FI_CQ_FORMAT_MSG:
+		return sizeof(struct fi_cq_msg_entry);
+	case FI_CQ_FORMAT_DATA:
+		return sizeof(struct fi_cq_data_entry);
+	default:
+		return sizeof(struct fi_cq_tagged_entry);
+	}
+}
+
+/* Refill the stash from the iwcm CQ (under the lock). */
+static int refill(struct iwfi_cq *cq)
+{
+	int n;
+
+	if (cq->stash_len)
+		return cq->stash_len;
+	n = iwcm_poll_cq(cq->cq, IWFI_CQ_STASH, cq->stash);
+	if (n < 0)
+		return -iwfi_errno(errno);
+	cq->stash_head = 0;
+	cq->stash_len = n;
+	return n;
+}
+
+static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
+	size_t n = 0, sz = entry_size(cq->format);
+	ssize_t ret = 0;
+
+	pthread_mutex_lock(&cq->lock);
+	while (n < count) {
+		struct iwcm_wc *wc;
+		struct iwfi_req *req;
+
+		if (cq->errs)
+			break;
+		ret = refill(cq);
+		if (ret <= 0)
+			break;
+		wc = &cq->stash[cq->stash_head++];
+		cq->stash_len--;
+		req = (struct iwfi_req *)(uintptr_t)wc->wr_id;
+		if (!req) {
+			/* An unsignaled request failed: report it without a
+			 * context, unless it was only flushed. */
+			if (wc->status != IWCM_WC_SUCCESS &&
+			    wc->status != IWCM_WC_WR_FLUSH_ERR) {
+				wc_to_err(cq, wc, NULL);
+				break;
+			}
+			continue;
+		}
+		if (wc->status != IWCM_WC_SUCCESS) {
+			wc_to_err(cq, wc, req);
+			break;
+		}
+		if (req->report) {
+			fill(cq, (char *)buf + n * sz, wc, req);
+			n++;
+		}
+		req_done(req);
+		free(req);
+	}
+	if (!n && cq->errs)
+		ret = -FI_EAVAIL;
+	pthread_mutex_unlock(&cq->lock);
+	if (n)
+		return (ssize_t)n;
+	if (ret == 0)
+		/* Nothing yet: a caller polling in a loop lets the progress
+		 * thread, which moves the data, have the CPU. */
+		sched_yield();
+	return ret < 0 ? ret : -FI_EAGAIN;
+}
+
+static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+			   fi_addr_t *src_addr)
+{
+	ssize_t ret = cq_read(cq_fid, buf, count);
+
+	for (ssize_t i = 0; src_addr && i < ret; i++)
+		src_addr[i] = FI_ADDR_NOTAVAIL;
+	return ret;
+}
+
+static ssize_t cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf,
+			  uint64_t flags)
+{
+	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
+	struct iwfi_cq_err *e;
+
+	pthread_mutex_lock(&cq->lock);
+	e = cq->errs;
+	if (e) {
+		cq->errs = e->next;
+		if (!cq->errs)
+			cq->errs_tail = NULL;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	if (!e)
+		return -FI_EAGAIN;
+	/* No provider error data: leave the caller's buffer alone. */
+	e->entry.err_data = buf->err_data;
+	e->entry.err_data_size = 0;
+	*buf = e->entry;
+	free(e);
+	return 1;
+}
+
+/* fi_trywait() on a CQ: arm it, then -FI_EAGAIN if anything is there. */
+int iwfi_cq_trywait(struct iwfi_cq *cq)
+{
+	struct iwcm_cq *ev_cq;
+	void *ctx;
+	int busy, n = 0;
+
+	if (!cq->channel)
+		return -FI_EINVAL;
+	while (!iwcm_get_cq_event(cq->channel, &ev_cq, &ctx))
+		n++;
+	if (n)
+		iwcm_ack_cq_events(cq->cq, (unsigned int)n);
+	if (iwcm_req_notify_cq(cq->cq, 0) < 0)
+		return -iwfi_errno(errno);
+	pthread_mutex_lock(&cq->lock);
+	busy = cq->errs || refill(cq) != 0;
+	pthread_mutex_unlock(&cq->lock);
+	return busy ? -FI_EAGAIN : 0;
+}
+
+static ssize_t cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
+			const void *cond, int timeout)
+{
+	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
+	ssize_t ret;
+
+	if (!cq->channel)
+		return -FI_ENOSYS;
+	for (;;) {
+		struct pollfd p = { .fd = iwcm_comp_channel_get_fd(cq->channel),
+				    .events = POLLIN };
+
+		ret = cq_read(cq_fid, buf, count);
+		if (ret != -FI_EAGAIN)
+			return ret;
+		if (iwfi_cq_trywait(cq) == -FI_EAGAIN)
+			continue;
+		ret = poll(&p, 1, timeout);
+		if (ret == 0)
+			return -FI_EAGAIN;
+		if (ret < 0 && errno != EINTR)
+			return -FI_EOTHER;
+	}
+}
+
+static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
+			    fi_addr_t *src_addr, const void *cond, int timeout)
+{
+	ssize_t ret = cq_sread(cq_fid, buf, count, cond, timeout);
+
+	for (ssize_t i = 0; src_addr && i < ret; i++)
+		src_addr[i] = FI_ADDR_NOTAVAIL;
+	return ret;
+}
+
+static int cq_signal(struct fid_cq *cq_fid)
+{
+	return -FI_ENOSYS;
+}
+
+static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
+			       const void *err_data, char *buf, size_t len)
+{
+	static __thread char text[96];
+	char *out = buf && len ? buf : text;
+	size_t cap = buf && len ? len : sizeof(text);
+
+	if (prov_errno & IWFI_PROV_TERM) {
+		unsigned int v = (unsigned int)prov_errno & 0xffffff;
+
+		/* RFC 5040 §4.8: Layer 0 RDMAP, 1 DDP, 2 LLP (MPA). */
+		snprintf(out, cap,
+			 "Terminate: layer %u (%s), error type %u, code 0x%02x",
+			 v >> 16,
+			 (v >> 16) == 0 ? "RDMAP" :
+			 (v >> 16) == 1 ? "DDP" :
+					  "LLP",
+			 (v >> 8) & 0xff, v & 0xff);
+	} else {
+		snprintf(out, cap, "%s",
+			 iwcm_wc_status_str(
+				 (enum iwcm_wc_status)(prov_errno & 0xffffff)));
+	}
+	return out;
+}
+
+static int cq_control(struct fid *fid, int command, void *arg)
+{
+	struct iwfi_cq *cq = iwfi_container_of(fid, struct iwfi_cq, cq_fid.fid);
+
+	switch (command) {
+	case FI_GETWAIT:
+		if (!cq->channel)
+			return -FI_ENODATA;
+		*(int *)arg = iwcm_comp_channel_get_fd(cq->channel);
+		return 0;
+	case FI_GETWAITOBJ:
+		*(enum fi_wait_obj *)arg = cq->wait_obj;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int cq_close(struct fid *fid)
+{
+	struct iwfi_cq *cq = iwfi_container_of(fid, struct iwfi_cq, cq_fid.fid);
+	struct iwfi_cq_err *e;
+
+	if (__atomic_load_n(&cq->refs, __ATOMIC_ACQUIRE))
+		return -FI_EBUSY;
+	/* No endpoint uses it: their requests went with them. */
+	if (iwcm_destroy_cq(cq->cq) < 0)
+		return -iwfi_errno(errno);
+	if (cq->channel)
+		iwcm_destroy_comp_channel(cq->channel);
+	while ((e = cq->errs)) {
+		cq->errs = e->next;
+		free(e);
+	}
+	pthread_mutex_destroy(&cq->lock);
+	__atomic_fetch_sub(&cq->domain->refs, 1, __ATOMIC_RELEASE);
+	free(cq);
+	return 0;
+}
+
+static int cq_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int cq_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		       void **ops, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops cq_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = cq_close,
+	.bind = cq_bind,
+	.control = cq_control,
+	.ops_open = cq_ops_open,
+};
+
+static struct fi_ops_cq cq_ops = {
+	.size = sizeof(struct fi_ops_cq),
+	.read = cq_read,
+	.readfrom = cq_readfrom,
+	.readerr = cq_readerr,
+	.sread = cq_sread,
+	.sreadfrom = cq_sreadfrom,
+	.signal = cq_signal,
+	.strerror = cq_strerror,
+};
+
+/* fi_cq_open(): every format but FI_CQ_FORMAT_UNSPEC's default is
+ * FI_CQ_FORMAT_CONTEXT; FI_WAIT_NONE, FI_WAIT_UNSPEC or FI_WAIT_FD. */
+int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		 struct fid_cq **cq_fid, void *context)
+{
+	struct iwfi_domain *dom =
+		iwfi_container_of(domain, struct iwfi_domain, domain_fid);
+	struct iwcm_ctx *ctx = dom->fabric->ctx;
+	struct iwfi_cq *cq;
+	size_t size = attr->size ? attr->size : 4096;
+	int fd;
+
+	if (attr->flags & FI_AFFINITY || attr->wait_cond != FI_CQ_COND_NONE)
+		return -FI_ENOSYS;
+	switch (attr->wait_obj) {
+	case FI_WAIT_NONE:
+	case FI_WAIT_UNSPEC:
+	case FI_WAIT_FD:
+		break;
+	default:
+		return -FI_ENOSYS;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -FI_ENOMEM;
+	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?
+			     FI_CQ_FORMAT_CONTEXT :
+			     attr->format;
+	cq->wait_obj = attr->wait_obj == FI_WAIT_NONE ? FI_WAIT_NONE :
+							FI_WAIT_FD;
+	if (cq->wait_obj == FI_WAIT_FD) {
+		cq->channel = iwcm_create_comp_channel(ctx);
+		if (!cq->channel)
+			goto err;
+		fd = iwcm_comp_channel_get_fd(cq->channel);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	}
+	if (size < 64)
+		size = 64;
+	if (size > IWFI_CQ_MAX)
+		size = IWFI_CQ_MAX;
+	cq->cq = iwcm_create_cq(ctx, (int)size, cq, cq->channel);
+	if (!cq->cq)
+		goto err;
+	pthread_mutex_init(&cq->lock, NULL);
+	cq->domain = dom;
+	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
+	cq->cq_fid.fid.context = context;
+	cq->cq_fid.fid.ops = &cq_fi_ops;
+	cq->cq_fid.ops = &cq_ops;
+	__atomic_fetch_add(&dom->refs, 1, __ATOMIC_RELEASE);
+	*cq_fid = &cq->cq_fid;
+	return 0;
+err:
+	fd = errno;
+	if (cq->channel)
+		iwcm_destroy_comp_channel(cq->channel);
+	free(cq);
+	return -iwfi_errno(fd);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Domains: a protection domain of the fabric's iwcm context (RFC 5042
+ * §5: a QP reaches only the memory regions of its own domain).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iwfi.h"
+
+static int dom_close(struct fid *fid)
+{
+	struct iwfi_domain *dom =
+		iwfi_container_of(fid, struct iwfi_domain, domain_fid.fid);
+
+	if (__atomic_load_n(&dom->refs, __ATOMIC_ACQUIRE))
+		return -FI_EBUSY;
+	if (iwcm_dealloc_pd(dom->pd) < 0)
+		return -iwfi_errno(errno);
+	__atomic_fetch_sub(&dom->fabric->refs, 1, __ATOMIC_RELEASE);
+	fi_freeinfo(dom->info);
+	free(dom);
+	return 0;
+}
+
+static int dom_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_control(struct fid *fid, int command, void *arg)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_ops_open(struct fid *fid, const char *name, uint64_t flags,
+			void **ops, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		       struct fid_av **av, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_scalable_ep(struct fid_domain *domain, struct fi_info *info,
+			   struct fid_ep **sep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+			 struct fid_cntr **cntr, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+			 struct fid_poll **pollset)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
+		       struct fid_stx **stx, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
+		       struct fid_ep **rx_ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_query_collective(struct fid_domain *domain,
+				enum fi_collective_op coll,
+				struct fi_collective_attr *attr, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int dom_endpoint2(struct fid_domain *domain, struct fi_info *info,
+			 struct fid_ep **ep, uint64_t flags, void *context)
+{
+	if (flags)
+		return -FI_EBADFLAGS;
+	return iwfi_endpoint(domain, info, ep, context);
+}
+
+static struct fi_ops dom_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = dom_close,
+	.bind = dom_bind,
+	.control = dom_control,
+	.ops_open = dom_ops_open,
+};
+
+static struct fi_ops_domain dom_ops = {
+	.size = sizeof(struct fi_ops_domain),
+	.av_open = dom_av_open,
+	.cq_open = iwfi_cq_open,
+	.endpoint = iwfi_endpoint,
+	.scalable_ep = dom_scalable_ep,
+	.cntr_open = dom_cntr_open,
+	.poll_open = dom_poll_open,
+	.stx_ctx = dom_stx_ctx,
+	.srx_ctx = dom_srx_ctx,
+	.query_atomic = iwfi_query_atomic,
+	.query_collective = dom_query_collective,
+	.endpoint2 = dom_endpoint2,
+};
+
+static struct fi_ops_mr dom_mr_ops = {
+	.size = sizeof(struct fi_ops_mr),
+	.reg = iwfi_mr_reg,
+	.regv = iwfi_mr_regv,
+	.regattr = iwfi_mr_regattr,
+};
+
+/* fi_domain(): the domain "iwcm". */
+int iwfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain, void *context)
+{
+	struct iwfi_fabric *fab =
+		iwfi_container_of(fabric, struct iwfi_fabric, fabric_fid);
+	struct iwfi_domain *dom;
+	int e;
+
+	if (info && info->domain_attr && info->domain_attr->name &&
+	    strcmp(info->domain_attr->name, IWFI_NAME))
+		return -FI_EINVAL;
+	dom = calloc(1, sizeof(*dom));
+	if (!dom)
+		return -FI_ENOMEM;
+	dom->info = info ? fi_dupinfo(info) : NULL;
+	dom->pd = iwcm_alloc_pd(fab->ctx);
+	if (!dom->pd) {
+		e = errno;
+		fi_freeinfo(dom->info);
+		free(dom);
+		return -iwfi_errno(e);
+	}
+	dom->fabric = fab;
+	dom->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
+	dom->domain_fid.fid.context = context;
+	dom->domain_fid.fid.ops = &dom_fi_ops;
+	dom->domain_fid.ops = &dom_ops;
+	dom->domain_fid.mr = &dom_mr_ops;
+	__atomic_fetch_add(&fab->refs, 1, __ATOMIC_RELEASE);
+	*domain = &dom->domain_fid;
+	return 0;
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Active endpoints (FI_EP_MSG): one iwcm connection and, once it is
+ * established, its QP (iwfi_cm.c creates it).  Binding, enabling,
+ * options and closing live here; the data operations in iwfi_msg.c,
+ * iwfi_rma.c and iwfi_atomic.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iwfi.h"
+
+static struct iwfi_ep *ep_of(fid_t fid)
+{
+	return iwfi_container_of(fid, struct iwfi_ep, ep_fid.fid);
+}
+
+/*
+ * Close the connection gracefully before the QP goes: destroying a
+ * connected QP resets the connection, and a TCP reset makes the peer drop
+ * what it received but has not read yet, such as our last message.  The
+ * LLP close (RFC 5040 §6.2) sends what is queued, then a FIN; the QP
+ * reaches IWCM_QPS_ERROR when the peer has closed too, or when the
+ * disconnect timeout given at creation runs out.
+ */
+static void ep_linger(struct iwfi_ep *ep)
+{
+	struct iwcm_qp_attr a = { 0 };
+	struct iwcm_qp *qp;
+	int i;
+
+	pthread_mutex_lock(&ep->lock);
+	qp = ep->qp;
+	pthread_mutex_unlock(&ep->lock);
+	if (!qp || iwcm_qp_disconnect(qp) < 0)
+		return;
+	for (i = 0; i < IWFI_LINGER_MS + 100; i++) {
+		if (iwcm_query_qp(qp, &a) < 0 || a.state == IWCM_QPS_ERROR)
+			return;
+		usleep(1000);
+	}
+}
+
+static int ep_close(struct fid *fid)
+{
+	struct iwfi_ep *ep = ep_of(fid);
+	struct iwfi_req *req;
+
+	ep_linger(ep);
+	/* Destroys the QP and frees the connection; no completion of a
+	 * closed endpoint is reported (fi_endpoint(3)). */
+	iwfi_cm_unlink_ep(ep);
+	iwfi_cq_purge(ep->tx_cq, ep);
+	if (ep->rx_cq != ep->tx_cq)
+		iwfi_cq_purge(ep->rx_cq, ep);
+	while ((req = ep->held)) {
+		ep->held = req->next;
+		iwfi_req_free(req);
+	}
+	while ((req = ep->posted)) {
+		iwfi_req_unlink(req);
+		iwfi_req_free(req);
+	}
+	if (ep->scratch_mr)
+		iwcm_dereg_mr(ep->scratch_mr);
+	if (ep->credit_mr)
+		iwcm_dereg_mr(ep->credit_mr);
+	if (ep->tx_cq)
+		__atomic_fetch_sub(&ep->tx_cq->refs, 1, __ATOMIC_RELEASE);
+	if (ep->rx_cq)
+		__atomic_fetch_sub(&ep->rx_cq->refs, 1, __ATOMIC_RELEASE);
+	if (ep->eq)
+		__atomic_fetch_sub(&ep->eq->refs, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&ep->domain->refs, 1, __ATOMIC_RELEASE);
+	pthread_mutex_destroy(&ep->lock);
+	fi_freeinfo(ep->info);
+	free(ep);
+	return 0;
+}
+
+static int bind_cq(struct iwfi_ep *ep, struct iwfi_cq *cq, uint64_t flags)
+{
+	if (!(flags & (FI_TRANSMIT | FI_RECV)))
+		return -FI_EINVAL;
+	if (cq->domain != ep->domain)
+		return -FI_EINVAL;
+	if (flags & FI_TRANSMIT) {
+		if (ep->tx_cq)
+			return -FI_EINVAL;
+		ep->tx_cq = cq;
+		ep->tx_selective = flags & FI_SELECTIVE_COMPLETION;
+		__atomic_fetch_add(&cq->refs, 1, __ATOMIC_RELEASE);
+	}
+	if (flags & FI_RECV) {
+		if (ep->rx_cq)
+			return -FI_EINVAL;
+		ep->rx_cq = cq;
+		ep->rx_selective = flags & FI_SELECTIVE_COMPLETION;
+		__atomic_fetch_add(&cq->refs, 1, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct iwfi_ep *ep = ep_of(fid);
+
+	if (ep->enabled && bfid->fclass != FI_CLASS_EQ)
+		return -FI_EOPBADSTATE;
+	switch (bfid->fclass) {
+	case FI_CLASS_EQ:
+		if (ep->eq)
+			return -FI_EINVAL;
+		ep->eq = iwfi_container_of(bfid, struct iwfi_eq, eq_fid.fid);
+		__atomic_fetch_add(&ep->eq->refs, 1, __ATOMIC_RELEASE);
+		return 0;
+	case FI_CLASS_CQ:
+		return bind_cq(
+			ep, iwfi_container_of(bfid, struct iwfi_cq, cq_fid.fid),
+			flags);
+	default:
+		IWFI_WARN(FI_LOG_EP_CTRL, "cannot bind class %zu\n",
+			  bfid->fclass);
+		return -FI_ENOSYS;
+	}
+}
+
+static int ep_enable(struct iwfi_ep *ep)
+{
+	if (ep->enabled)
+		return 0;
+	if (!ep->tx_cq && !ep->rx_cq)
+		return -FI_ENOCQ;
+	if (!ep->eq)
+		return -FI_ENOEQ;
+	ep->scratch_mr = iwcm_reg_mr(ep->domain->pd, &ep->scratch,
+				     sizeof(ep->scratch),
+				     IWCM_ACCESS_LOCAL_WRITE);
+	if (!ep->scratch_mr)
+		return -iwfi_errno(errno);
+	/* The peer writes its count of posted receives here. */
+	ep->credit_mr = iwcm_reg_mr(
+		ep->domain->pd, &ep->credit_word, sizeof(ep->credit_word),
+		IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
+	if (!ep->credit_mr) {
+		int e = errno;
+
+		iwcm_dereg_mr(ep->scratch_mr);
+		ep->scratch_mr = NULL;
+		return -iwfi_errno(e);
+	}
+	ep->enabled = true;
+	return 0;
+}
+
+static int ep_control(struct fid *fid, int command, void *arg)
+{
+	struct iwfi_ep *ep = ep_of(fid);
+	uint64_t *flags = arg;
+
+	switch (command) {
+	case FI_ENABLE:
+		return ep_enable(ep);
+	case FI_GETOPSFLAG:
+		if (*flags & FI_TRANSMIT)
+			*flags = ep->tx_op_flags;
+		else if (*flags & FI_RECV)
+			*flags = ep->rx_op_flags;
+		else
+			return -FI_EINVAL;
+		return 0;
+	case FI_SETOPSFLAG:
+		if (*flags & FI_TRANSMIT)
+			ep->tx_op_flags = *flags & ~FI_TRANSMIT;
+		else if (*flags & FI_RECV)
+			ep->rx_op_flags = *flags & ~FI_RECV;
+		else
+			return -FI_EINVAL;
+		return 0;
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+static int ep_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		       void **ops, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t ep_cancel(fid_t fid, void *context)
+{
+	return iwfi_msg_cancel(ep_of(fid), context);
+}
+
+static int ep_getopt(fid_t fid, int level, int optname, void *optval,
+		     size_t *optlen)
+{
+	struct iwfi_ep *ep = ep_of(fid);
+
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		if (*optlen < sizeof(size_t))
+			return -FI_ETOOSMALL;
+		*(size_t *)optval = ep->cm_data_size;
+		*optlen = sizeof(size_t);
+		return 0;
+	default:
+		return -FI_ENOPROTOOPT;
+	}
+}
+
+static int ep_setopt(fid_t fid, int level, int optname, const void *optval,
+		     size_t optlen)
+{
+	struct iwfi_ep *ep = ep_of(fid);
+	size_t v;
+
+	if (level != FI_OPT_ENDPOINT)
+		return -FI_ENOPROTOOPT;
+	switch (optname) {
+	case FI_OPT_CM_DATA_SIZE:
+		if (optlen != sizeof(size_t))
+			return -FI_EINVAL;
+		memcpy(&v, optval, sizeof(v));
+		if (v > IWFI_CM_DATA_SIZE)
+			return -FI_EINVAL;
+		ep->cm_data_size = v;
+		return 0;
+	default:
+		return -FI_ENOPROTOOPT;
+	}
+}
+
+static int ep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		     struct fid_ep **tx_ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+		     struct fid_ep **rx_ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t ep_size_left(struct fid_ep *ep)
+{
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops ep_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = ep_close,
+	.bind = ep_bind,
+	.control = ep_control,
+	.ops_open = ep_ops_open,
+};
+
+static struct fi_ops_ep ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = ep_cancel,
+	.getopt = ep_getopt,
+	.setopt = ep_setopt,
+	.tx_ctx = ep_tx_ctx,
+	.rx_ctx = ep_rx_ctx,
+	.rx_size_left = ep_size_left,
+	.tx_size_left = ep_size_left,
+};
+
+/* fi_endpoint(): an FI_EP_MSG endpoint, for fi_connect() or, with the
+ * info of an FI_CONNREQ, fi_accept(). */
+int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
+		  struct fid_ep **ep_fid, void *context)
+{
+	struct iwfi_domain *dom =
+		iwfi_container_of(domain, struct iwfi_domain, domain_fid);
+	struct iwfi_ep *ep;
+
+	if (!info || (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
+		      info->ep_attr->type != FI_EP_UNSPEC))
+		return -FI_EINVAL;
+	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ)
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	ep->info = fi_dupinfo(info);
+	if (!ep->info) {
+		free(ep);
+		return -FI_ENOMEM;
+	}
+	if (!ep->info->tx_attr->size)
+		ep->info->tx_attr->size = IWFI_DEF_QUEUE;
+	if (!ep->info->rx_attr->size)
+		ep->info->rx_attr->size = IWFI_DEF_QUEUE;
+	if (ep->info->tx_attr->size > IWFI_MAX_QUEUE)
+		ep->info->tx_attr->size = IWFI_MAX_QUEUE;
+	if (ep->info->rx_attr->size > IWFI_MAX_QUEUE)
+		ep->info->rx_attr->size = IWFI_MAX_QUEUE;
+	pthread_mutex_init(&ep->lock, NULL);
+	ep->domain = dom;
+	ep->state = IWFI_EP_IDLE;
+	ep->cm_data_size = IWFI_CM_DATA_SIZE;
+	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
+	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
+	ep->ep_fid.fid.fclass = FI_CLASS_EP;
+	ep->ep_fid.fid.context = context;
+	ep->ep_fid.fid.ops = &ep_fi_ops;
+	ep->ep_fid.ops = &ep_ops;
+	ep->ep_fid.cm = (struct fi_ops_cm *)&iwfi_ep_cm_ops;
+	ep->ep_fid.msg = (struct fi_ops_msg *)&iwfi_msg_ops;
+	ep->ep_fid.rma = (struct fi_ops_rma *)&iwfi_rma_ops;
+	ep->ep_fid.atomic = (struct fi_ops_atomic *)&iwfi_atomic_ops;
+	__atomic_fetch_add(&dom->refs, 1, __ATOMIC_RELEASE);
+	*ep_fid = &ep->ep_fid;
+	return 0;
+}

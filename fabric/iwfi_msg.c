@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Send and receive (RFC 5040 §5.3: Send messages take the oldest posted
+ * receive).  libfabric posts receives as soon as an endpoint is enabled,
+ * before its connection exists, while an iwcm QP is made from the
+ * established connection: such receives are held here, in order, and
+ * posted when the QP is created (iwfi_msg_post_held()).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iwfi.h"
+
+/* Scatter/gather entries of count iovecs; their total length in *len.
+ * A NULL descriptor is allowed for inline payloads only (lkey 0). */
+int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
+	     size_t count, size_t *len)
+{
+	size_t i, total = 0;
+
+	if (count > IWFI_IOV_LIMIT)
+		return -FI_EINVAL;
+	for (i = 0; i < count; i++) {
+		if (iov[i].iov_len > UINT32_MAX)
+			return -FI_EINVAL;
+		sge[i].addr = (uintptr_t)iov[i].iov_base;
+		sge[i].length = (uint32_t)iov[i].iov_len;
+		sge[i].lkey = desc ? iwfi_mr_lkey(desc[i]) : 0;
+		total += iov[i].iov_len;
+	}
+	if (total > IWFI_MAX_MSG_SIZE)
+		return -FI_EMSGSIZE;
+	*len = total;
+	return 0;
+}
+
+/* Post one send work request (its wr_id a request) on ep's QP. */
+int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
+{
+	int ret;
+
+	struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
+
+	pthread_mutex_lock(&ep->lock);
+	if (!ep->qp || ep->state != IWFI_EP_CONNECTED) {
+		pthread_mutex_unlock(&ep->lock);
+		return -FI_ENOTCONN;
+	}
+	iwfi_credit_update(ep);
+	ret = iwfi_credit_take(ep, wr->opcode);
+	if (ret) {
+		pthread_mutex_unlock(&ep->lock);
+		return ret;
+	}
+	if (req)
+		iwfi_req_link(req);
+	ret = iwcm_post_send(ep->qp, wr, NULL);
+	if (ret && req)
+		iwfi_req_unlink(req);
+	if (ret)
+		iwfi_credit_return(ep, wr->opcode);
+	pthread_mutex_unlock(&ep->lock);
+	if (ret == ENOMEM)
+		return -FI_EAGAIN;
+	if (ret == ENOTCONN)
+		return -FI_ENOTCONN;
+	return ret ? -iwfi_errno(ret) : 0;
+}
+
+/*
+ * Post the receives held before the QP existed (ep->lock held).  Returns
+ * those the QP refused, for iwfi_msg_cancel_list() once the lock is
+ * released (the CQ's lock is taken before an endpoint's).
+ */
+struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep)
+{
+	struct iwfi_req *req, *failed = NULL;
+	int ret;
+
+	while ((req = ep->held)) {
+		ep->held = req->next;
+		if (!ep->held)
+			ep->held_tail = NULL;
+		req->wr.wr_id = (uintptr_t)req;
+		req->wr.sg_list = req->sge;
+		req->next = NULL;
+		iwfi_req_link(req);
+		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
+		if (ret) {
+			iwfi_req_unlink(req);
+			IWFI_WARN(FI_LOG_EP_DATA, "held receive: %d\n", ret);
+			req->next = failed;
+			failed = req;
+		}
+	}
+	return failed;
+}
+
+/* Take every held receive (ep->lock held), for iwfi_msg_cancel_list(). */
+struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep)
+{
+	struct iwfi_req *list = ep->held;
+
+	ep->held = ep->held_tail = NULL;
+	return list;
+}
+
+/* Complete each receive of list with FI_ECANCELED (no lock held). */
+void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list)
+{
+	struct iwfi_req *req;
+
+	while ((req = list)) {
+		list = req->next;
+		iwfi_cq_cancel(ep->rx_cq, req);
+	}
+}
+
+/* fi_cancel(): only a receive still held can be taken back. */
+ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context)
+{
+	struct iwfi_req **pp, *req = NULL, *prev = NULL;
+
+	pthread_mutex_lock(&ep->lock);
+	for (pp = &ep->held; *pp; prev = *pp, pp = &(*pp)->next) {
+		if ((*pp)->context == context) {
+			req = *pp;
+			*pp = req->next;
+			if (ep->held_tail == req)
+				ep->held_tail = prev;
+			/* A credit not yet given away is taken back. */
+			if (ep->rx_posted > ep->rx_advertised)
+				ep->rx_posted--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (!req)
+		return -FI_ENOENT;
+	iwfi_cq_cancel(ep->rx_cq, req);
+	return 0;
+}
+
+static struct iwfi_ep *ep_of(struct fid_ep *ep_fid)
+{
+	return iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
+}
+
+static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
+			   uint64_t flags)
+{
+	struct iwfi_ep *ep = ep_of(ep_fid);
+	struct iwfi_req *req;
+	size_t len;
+	int ret;
+
+	req = iwfi_req_new(ep, msg->context, FI_RECV | FI_MSG,
+			   !ep->rx_selective || (flags & FI_COMPLETION));
+	if (!req)
+		return -FI_ENOMEM;
+	ret = iwfi_sgl(req->sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
+	if (ret) {
+		iwfi_req_free(req);
+		return ret;
+	}
+	req->buf = msg->iov_count ? msg->msg_iov[0].iov_base : NULL;
+	req->len = len;
+	req->wr.wr_id = (uintptr_t)req;
+	req->wr.sg_list = req->sge;
+	req->wr.num_sge = (int)msg->iov_count;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->qp) {
+		iwfi_req_link(req);
+		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
+		if (ret) {
+			iwfi_req_unlink(req);
+		} else {
+			ep->rx_posted++;
+			iwfi_credit_update(ep);
+		}
+		pthread_mutex_unlock(&ep->lock);
+		if (ret) {
+			iwfi_req_free(req);
+			return ret == ENOMEM ? -FI_EAGAIN : -iwfi_errno(ret);
+		}
+		return 0;
+	}
+	if (ep->state == IWFI_EP_ERROR || ep->state == IWFI_EP_SHUTDOWN) {
+		pthread_mutex_unlock(&ep->lock);
+		iwfi_req_free(req);
+		return -FI_ENOTCONN;
+	}
+	if (ep->held_tail)
+		ep->held_tail->next = req;
+	else
+		ep->held = req;
+	ep->held_tail = req;
+	ep->rx_posted++;
+	pthread_mutex_unlock(&ep->lock);
+	return 0;
+}
+
+static ssize_t msg_recvv(struct fid_ep *ep, const struct iovec *iov,
+			 void **desc, size_t count, fi_addr_t src_addr,
+			 void *context)
+{
+	struct fi_msg msg = {
+		.msg_iov = iov,
+		.desc = desc,
+		.iov_count = count,
+		.addr = src_addr,
+		.context = context,
+	};
+
+	return msg_recvmsg(ep, &msg, ep_of(ep)->rx_op_flags);
+}
+
+static ssize_t msg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+			fi_addr_t src_addr, void *context)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	return msg_recvv(ep, &iov, &desc, 1, src_addr, context);
+}
+
+/* Send a message; with FI_REMOTE_CQ_DATA and no payload, an RFC 7306 §6
+ * Immediate Data message carrying data. */
+static ssize_t msg_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
+			   uint64_t flags)
+{
+	struct iwfi_ep *ep = ep_of(ep_fid);
+	struct iwcm_sge sge[IWFI_IOV_LIMIT];
+	struct iwcm_send_wr wr = { 0 };
+	bool inject = flags & FI_INJECT, copy;
+	struct iwfi_req *req;
+	size_t len, i;
+	int ret;
+
+	ret = iwfi_sgl(sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
+	if (ret)
+		return ret;
+	/* Buffers without a descriptor are copied at post time. */
+	copy = inject || !msg->desc;
+
+	for (i = 0; msg->desc && i < msg->iov_count; i++)
+		if (!msg->desc[i])
+			copy = true;
+	if (copy && len > IWFI_INJECT_SIZE)
+		return -FI_EINVAL;
+	req = iwfi_req_new(ep, msg->context, FI_SEND | FI_MSG,
+			   !inject && (!ep->tx_selective ||
+				       (flags & FI_COMPLETION)));
+	if (!req)
+		return -FI_ENOMEM;
+	req->len = len;
+	wr.wr_id = (uintptr_t)req;
+	wr.sg_list = sge;
+	wr.num_sge = (int)msg->iov_count;
+	wr.opcode = IWCM_WR_SEND;
+	wr.send_flags = IWCM_SEND_SIGNALED;
+	if (copy)
+		wr.send_flags |= IWCM_SEND_INLINE;
+	if (flags & FI_FENCE)
+		wr.send_flags |= IWCM_SEND_FENCE;
+	if (flags & FI_REMOTE_CQ_DATA) {
+		if (len) {
+			iwfi_req_free(req);
+			return -FI_EOPNOTSUPP;
+		}
+		wr.opcode = IWCM_WR_IMM_DATA;
+		wr.imm_data = msg->data;
+		wr.num_sge = 0;
+		wr.send_flags &= ~IWCM_SEND_INLINE;
+	}
+	if (!req->report) {
+		/* Nothing to report: unsignaled, an error completes with
+		 * no request (iwcm_post_send(3)). */
+		iwfi_req_free(req);
+		req = NULL;
+		wr.wr_id = 0;
+		wr.send_flags &= ~IWCM_SEND_SIGNALED;
+	}
+	ret = iwfi_post_send(ep, &wr);
+	if (ret)
+		iwfi_req_free(req);
+	return ret;
+}
+
+static ssize_t msg_sendv(struct fid_ep *ep, const struct iovec *iov,
+			 void **desc, size_t count, fi_addr_t dest_addr,
+			 void *context)
+{
+	struct fi_msg msg = {
+		.msg_iov = iov,
+		.desc = desc,
+		.iov_count = count,
+		.addr = dest_addr,
+		.context = context,
+	};
+
+	return msg_sendmsg(ep, &msg, ep_of(ep)->tx_op_flags);
+}
+
+static ssize_t msg_send(struct fid_ep *ep, const void *buf, size_t len,
+			void *desc, fi_addr_t dest_addr, void *context)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return msg_sendv(ep, &iov, &desc, 1, dest_addr, context);
+}
+
+static ssize_t msg_inject(struct fid_ep *ep, const void *buf, size_t len,
+			  fi_addr_t dest_addr)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1 };
+
+	return msg_sendmsg(ep, &msg, FI_INJECT);
+}
+
+static ssize_t msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
+			    void *desc, uint64_t data, fi_addr_t dest_addr,
+			    void *context)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_msg msg = {
+		.msg_iov = &iov,
+		.desc = &desc,
+		.iov_count = 1,
+		.context = context,
+		.data = data,
+	};
+
+	return msg_sendmsg(ep, &msg,
+			   ep_of(ep)->tx_op_flags | FI_REMOTE_CQ_DATA);
+}
+
+static ssize_t msg_injectdata(struct fid_ep *ep, const void *buf, size_t len,
+			      uint64_t data, fi_addr_t dest_addr)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1, .data = data };
+
+	return msg_sendmsg(ep, &msg, FI_INJECT | FI_REMOTE_CQ_DATA);
+}
+
+const struct fi_ops_msg iwfi_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = msg_recv,
+	.recvv = msg_recvv,
+	.recvmsg = msg_recvmsg,
+	.send = msg_send,
+	.sendv = msg_sendv,
+	.sendmsg = msg_sendmsg,
+	.inject = msg_inject,
+	.senddata = msg_senddata,
+	.injectdata = msg_injectdata,
+};

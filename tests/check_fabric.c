@@ -1,0 +1,951 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The libfabric provider iwcm (fabric/libiwcm-fi.so) as applications
+ * meet it: libfabric loads it from FI_PROVIDER_PATH, a real iwcmd -d on
+ * a temporary socket negotiates the connections, and every call goes
+ * through the public libfabric API.  fi_getinfo and its hints; connect
+ * and accept with private data both ways; receives posted before the
+ * connection exists; reject with data; an unreachable port; send, recv,
+ * inject, Immediate Data, RDMA Write, writedata, Read, the RFC 7306
+ * atomics; CQ errors from a Terminate; fi_cancel; FI_WAIT_FD and
+ * fi_trywait; shutdown; many endpoints at once.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "common.h"
+
+#define WAIT_MS 10000
+#define MR_MODE \
+	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
+
+static char dir[64];
+static pid_t daemon_pid;
+
+/* ---- the daemon, once for the whole run ---- */
+
+static void daemon_start(void)
+{
+	char path[128], conf[128];
+	FILE *fp;
+	int i;
+
+	strcpy(dir, "/tmp/iwcm-fabric-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/iwcmd.sock", dir);
+	snprintf(conf, sizeof(conf), "%s/iwcmd.conf", dir);
+	fp = fopen(conf, "w");
+	if (!fp)
+		abort();
+	fprintf(fp, "# check_fabric\n");
+	fclose(fp);
+	setenv("IWCM_SOCKET", path, 1);
+	setenv("FI_PROVIDER_PATH", FABRIC_LIBDIR, 1);
+	setenv("FI_PROVIDER", "iwcm", 1);
+	daemon_pid = fork();
+	if (daemon_pid == 0) {
+		char log[128];
+		int fd;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		snprintf(log, sizeof(log), "%s/iwcmd.log", dir);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		execl(IWCMD_PATH, "iwcmd", "-d", "-f", conf, "-s", path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 500 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
+static void daemon_stop(void)
+{
+	char cmd[128];
+	int st;
+
+	kill(daemon_pid, SIGTERM);
+	waitpid(daemon_pid, &st, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) {
+		/* Leave it. */
+	}
+}
+
+/* ---- helpers ---- */
+
+/*
+ * A message that consumes a receive waits for the peer's credit (the
+ * count of receives it posted reaches us by an RDMA Write): -FI_EAGAIN
+ * until then, which a libfabric caller retries.
+ */
+#define RETRY(call)                                                        \
+	({                                                                 \
+		ssize_t r_;                                                \
+		int n_ = 0;                                                \
+		while ((r_ = (call)) == -FI_EAGAIN && n_++ < WAIT_MS * 10) \
+			usleep(100);                                       \
+		r_;                                                        \
+	})
+
+static struct fi_info *hints_new(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	ck_assert_ptr_nonnull(h);
+	h->ep_attr->type = FI_EP_MSG;
+	h->caps = FI_MSG | FI_RMA | FI_ATOMIC;
+	h->domain_attr->mr_mode = MR_MODE;
+	h->rx_attr->mode = FI_RX_CQ_DATA;
+	h->addr_format = FI_SOCKADDR_IN;
+	h->fabric_attr->prov_name = strdup("iwcm");
+	return h;
+}
+
+static struct fi_info *getinfo_at(struct fi_info *h, const char *node)
+{
+	struct fi_info *info = NULL;
+	int ret = fi_getinfo(FI_VERSION(1, 17), node, "0", FI_SOURCE, h, &info);
+
+	ck_assert_msg(ret == 0, "fi_getinfo: %s", fi_strerror(-ret));
+	ck_assert_ptr_nonnull(info);
+	return info;
+}
+
+struct side {
+	struct fid_eq *eq;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	uint8_t *buf;
+};
+
+struct net {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_pep *pep;
+	struct sockaddr_storage addr;
+	struct side s, c;
+};
+
+#define BUF_SIZE (1 << 20)
+#define ANY_CTX ((void *)-1)
+
+static struct fi_info *getinfo(struct fi_info *h)
+{
+	return getinfo_at(h, "127.0.0.1");
+}
+
+static in_port_t port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ((const struct sockaddr_in6 *)ss)->sin6_port;
+	return ((const struct sockaddr_in *)ss)->sin_port;
+}
+
+static void side_open(struct net *n, struct side *sd, bool eq)
+{
+	struct fi_eq_attr ea = { .wait_obj = FI_WAIT_FD };
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA,
+				 .wait_obj = FI_WAIT_FD,
+				 .size = 1024 };
+
+	if (eq)
+		ck_assert_int_eq(fi_eq_open(n->fabric, &ea, &sd->eq, NULL), 0);
+	ck_assert_int_eq(fi_cq_open(n->domain, &ca, &sd->cq, NULL), 0);
+	sd->buf = calloc(1, BUF_SIZE);
+	ck_assert_ptr_nonnull(sd->buf);
+	ck_assert_int_eq(fi_mr_reg(n->domain, sd->buf, BUF_SIZE,
+				   FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+					   FI_REMOTE_READ | FI_REMOTE_WRITE,
+				   0, 0, 0, &sd->mr, NULL),
+			 0);
+}
+
+static void ep_setup(struct net *n, struct side *sd, struct fi_info *info)
+{
+	ck_assert_int_eq(fi_endpoint(n->domain, info, &sd->ep, sd), 0);
+	ck_assert_int_eq(fi_ep_bind(sd->ep, &sd->eq->fid, 0), 0);
+	ck_assert_int_eq(
+		fi_ep_bind(sd->ep, &sd->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	ck_assert_int_eq(fi_enable(sd->ep), 0);
+}
+
+static void net_open_at(struct net *n, bool v6)
+{
+	struct fi_info *h = hints_new();
+	size_t len = sizeof(n->addr);
+
+	memset(n, 0, sizeof(*n));
+	if (v6)
+		h->addr_format = FI_SOCKADDR_IN6;
+	n->info = getinfo_at(h, v6 ? "::1" : "127.0.0.1");
+	fi_freeinfo(h);
+	ck_assert_int_eq(fi_fabric(n->info->fabric_attr, &n->fabric, NULL), 0);
+	ck_assert_int_eq(fi_domain(n->fabric, n->info, &n->domain, NULL), 0);
+	side_open(n, &n->s, true);
+	side_open(n, &n->c, true);
+	ck_assert_int_eq(fi_passive_ep(n->fabric, n->info, &n->pep, NULL), 0);
+	ck_assert_int_eq(fi_pep_bind(n->pep, &n->s.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_listen(n->pep), 0);
+	ck_assert_int_eq(fi_getname(&n->pep->fid, &n->addr, &len), 0);
+	ck_assert_int_ne(port_of(&n->addr), 0);
+}
+
+static void net_open(struct net *n)
+{
+	net_open_at(n, false);
+}
+
+static void side_close(struct side *sd)
+{
+	ck_assert_int_eq(fi_close(&sd->mr->fid), 0);
+	ck_assert_int_eq(fi_close(&sd->cq->fid), 0);
+	if (sd->eq)
+		ck_assert_int_eq(fi_close(&sd->eq->fid), 0);
+	free(sd->buf);
+}
+
+static void net_close(struct net *n)
+{
+	if (n->s.ep)
+		ck_assert_int_eq(fi_close(&n->s.ep->fid), 0);
+	if (n->c.ep)
+		ck_assert_int_eq(fi_close(&n->c.ep->fid), 0);
+	ck_assert_int_eq(fi_close(&n->pep->fid), 0);
+	side_close(&n->s);
+	side_close(&n->c);
+	ck_assert_int_eq(fi_close(&n->domain->fid), 0);
+	ck_assert_int_eq(fi_close(&n->fabric->fid), 0);
+	fi_freeinfo(n->info);
+}
+
+/* The next event of eq: its type, the entry in *e (data after it). */
+static ssize_t eq_wait(struct fid_eq *eq, uint32_t *ev, void *e, size_t len)
+{
+	ssize_t ret = fi_eq_sread(eq, ev, e, len, WAIT_MS, 0);
+
+	ck_assert_msg(ret != -FI_EAGAIN, "no event in %d ms", WAIT_MS);
+	return ret;
+}
+
+struct cm_buf {
+	struct fi_eq_cm_entry e;
+	uint8_t data[512];
+};
+
+/* Connect c to the listener; accept on s.  Private data both ways. */
+static void net_connect(struct net *n, bool early_recv)
+{
+	struct cm_buf cb;
+	uint32_t ev;
+	ssize_t ret;
+
+	ep_setup(n, &n->c, n->info);
+	if (early_recv)
+		ck_assert_int_eq(fi_recv(n->c.ep, n->c.buf, 4096,
+					 fi_mr_desc(n->c.mr), 0, (void *)1),
+				 0);
+	ck_assert_int_eq(fi_connect(n->c.ep, &n->addr, "hello", 6), 0);
+	ret = eq_wait(n->s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ck_assert_int_eq(ret, sizeof(cb.e) + 6);
+	ck_assert_str_eq((char *)cb.e.data, "hello");
+	ck_assert_ptr_eq(cb.e.fid, &n->pep->fid);
+	ck_assert_ptr_nonnull(cb.e.info->handle);
+	ep_setup(n, &n->s, cb.e.info);
+	if (early_recv)
+		ck_assert_int_eq(fi_recv(n->s.ep, n->s.buf, 4096,
+					 fi_mr_desc(n->s.mr), 0, (void *)2),
+				 0);
+	ck_assert_int_eq(fi_accept(n->s.ep, "welcome", 8), 0);
+	fi_freeinfo(cb.e.info);
+	ret = eq_wait(n->s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	ck_assert_ptr_eq(cb.e.fid, &n->s.ep->fid);
+	ret = eq_wait(n->c.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	ck_assert_ptr_eq(cb.e.fid, &n->c.ep->fid);
+	ck_assert_int_eq(ret, sizeof(cb.e) + 8);
+	ck_assert_str_eq((char *)cb.e.data, "welcome");
+}
+
+/* The next completion of cq (success), or -FI_EAVAIL with *err. */
+static ssize_t cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
+		       struct fi_cq_err_entry *err)
+{
+	ssize_t ret = fi_cq_sread(cq, e, 1, NULL, WAIT_MS);
+
+	ck_assert_msg(ret != -FI_EAGAIN, "no completion in %d ms", WAIT_MS);
+	if (ret == -FI_EAVAIL) {
+		ck_assert_ptr_nonnull(err);
+		memset(err, 0, sizeof(*err));
+		ck_assert_int_eq(fi_cq_readerr(cq, err, 0), 1);
+	}
+	return ret;
+}
+
+static void cq_ok(struct fid_cq *cq, void *ctx, uint64_t flags,
+		  struct fi_cq_data_entry *out)
+{
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	ssize_t ret = cq_wait(cq, &e, &err);
+
+	ck_assert_msg(ret == 1, "completion error %d: %s", err.err,
+		      fi_cq_strerror(cq, err.prov_errno, NULL, NULL, 0));
+	if (ctx != ANY_CTX)
+		ck_assert_ptr_eq(e.op_context, ctx);
+	ck_assert_msg((e.flags & flags) == flags, "flags %#llx, want %#llx",
+		      (unsigned long long)e.flags, (unsigned long long)flags);
+	if (out)
+		*out = e;
+}
+
+static void pattern(uint8_t *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* ---- tests ---- */
+
+START_TEST(getinfo_hints)
+{
+	struct fi_info *h = hints_new(), *info = NULL;
+
+	info = getinfo(h);
+	ck_assert_int_eq(info->ep_attr->type, FI_EP_MSG);
+	ck_assert_int_eq(info->ep_attr->protocol, FI_PROTO_IWARP);
+	ck_assert_str_eq(info->fabric_attr->prov_name, "iwcm");
+	ck_assert((info->caps & (FI_MSG | FI_RMA | FI_ATOMIC)) ==
+		  (FI_MSG | FI_RMA | FI_ATOMIC));
+	ck_assert_int_eq(info->domain_attr->mr_mode, MR_MODE);
+	ck_assert_int_eq(info->domain_attr->cq_data_size, 8);
+	ck_assert_int_eq(info->domain_attr->data_progress, FI_PROGRESS_AUTO);
+	ck_assert_int_eq(info->addr_format, FI_SOCKADDR_IN);
+	ck_assert_uint_eq(info->src_addrlen, sizeof(struct sockaddr_in));
+	fi_freeinfo(info);
+	/* No RDM endpoints of its own: those are ofi_rxm's over iwcm. */
+	h->ep_attr->type = FI_EP_RDM;
+	ck_assert_int_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info),
+			 0);
+	for (struct fi_info *i = info; i; i = i->next)
+		ck_assert_str_eq(i->fabric_attr->prov_name, "iwcm;ofi_rxm");
+	fi_freeinfo(info);
+	/* RMA needs virtual addresses and provider keys. */
+	h->ep_attr->type = FI_EP_MSG;
+	h->domain_attr->mr_mode = FI_MR_LOCAL;
+	ck_assert_int_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info),
+			 -FI_ENODATA);
+	/* Without RMA, FI_MR_LOCAL is all it asks. */
+	h->caps = FI_MSG;
+	info = getinfo(h);
+	ck_assert_int_eq(info->domain_attr->mr_mode, FI_MR_LOCAL);
+	fi_freeinfo(info);
+	/* No FI_RX_CQ_DATA in the hints: no remote CQ data. */
+	h->rx_attr->mode = 0;
+	info = getinfo(h);
+	ck_assert_int_eq(info->domain_attr->cq_data_size, 0);
+	fi_freeinfo(info);
+	/* IPv6. */
+	h->addr_format = FI_SOCKADDR_IN6;
+	ck_assert_int_eq(
+		fi_getinfo(FI_VERSION(1, 17), "::1", "7471", 0, h, &info), 0);
+	ck_assert_int_eq(info->addr_format, FI_SOCKADDR_IN6);
+	ck_assert_uint_eq(info->dest_addrlen, sizeof(struct sockaddr_in6));
+	fi_freeinfo(info);
+	/* Too deep a queue. */
+	h->addr_format = FI_SOCKADDR_IN;
+	h->tx_attr->size = 1 << 20;
+	ck_assert_int_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info),
+			 -FI_ENODATA);
+	fi_freeinfo(h);
+}
+END_TEST
+
+START_TEST(connect_send_recv)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	uint32_t ev;
+	struct fi_eq_cm_entry cm;
+	size_t sizes[] = { 0, 1, 100, 4096, 65536, BUF_SIZE / 2 };
+
+	net_open(&n);
+	net_connect(&n, true);
+	/* The receives posted before the connection existed come first. */
+	pattern(n.s.buf + BUF_SIZE / 2, 3000, 1);
+	ck_assert_int_eq(RETRY(fi_send(n.s.ep, n.s.buf + BUF_SIZE / 2, 3000,
+				       fi_mr_desc(n.s.mr), 0, (void *)3)),
+			 0);
+	cq_ok(n.s.cq, (void *)3, FI_SEND | FI_MSG, NULL);
+	cq_ok(n.c.cq, (void *)1, FI_RECV | FI_MSG, &e);
+	ck_assert_uint_eq(e.len, 3000);
+	ck_assert_int_eq(memcmp(n.c.buf, n.s.buf + BUF_SIZE / 2, 3000), 0);
+	ck_assert_int_eq(RETRY(fi_inject(n.c.ep, "inject", 7, 0)), 0);
+	cq_ok(n.s.cq, (void *)2, FI_RECV, &e);
+	ck_assert_uint_eq(e.len, 7);
+	ck_assert_str_eq((char *)n.s.buf, "inject");
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t len = sizes[i];
+
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, len,
+					 fi_mr_desc(n.s.mr), 0, (void *)4),
+				 0);
+		pattern(n.c.buf + BUF_SIZE / 2, len, (unsigned int)i);
+		ck_assert_int_eq(RETRY(fi_send(n.c.ep, n.c.buf + BUF_SIZE / 2,
+					       len, fi_mr_desc(n.c.mr), 0,
+					       (void *)5)),
+				 0);
+		cq_ok(n.c.cq, (void *)5, FI_SEND, NULL);
+		cq_ok(n.s.cq, (void *)4, FI_RECV, &e);
+		ck_assert_uint_eq(e.len, len);
+		ck_assert_int_eq(memcmp(n.s.buf, n.c.buf + BUF_SIZE / 2, len),
+				 0);
+	}
+	/* Immediate Data alone: fi_senddata without payload. */
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
+				 (void *)6),
+			 0);
+	ck_assert_int_eq(RETRY(fi_senddata(n.c.ep, NULL, 0, NULL,
+					   0x0123456789abcdefULL, 0,
+					   (void *)7)),
+			 0);
+	cq_ok(n.c.cq, (void *)7, FI_SEND, NULL);
+	cq_ok(n.s.cq, (void *)6, FI_RECV | FI_REMOTE_CQ_DATA, &e);
+	ck_assert_uint_eq(e.data, 0x0123456789abcdefULL);
+	/* Graceful shutdown: the peer sees FI_SHUTDOWN. */
+	ck_assert_int_eq(fi_shutdown(n.c.ep, 0), 0);
+	eq_wait(n.s.eq, &ev, &cm, sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	ck_assert_ptr_eq(cm.fid, &n.s.ep->fid);
+	ck_assert_int_eq(
+		RETRY(fi_send(n.c.ep, n.c.buf, 1, fi_mr_desc(n.c.mr), 0, NULL)),
+		-FI_ENOTCONN);
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(rma_and_atomics)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	uint64_t raddr, *word, *res;
+	uint64_t key, v;
+	size_t len = 200000;
+
+	net_open(&n);
+	net_connect(&n, false);
+	raddr = (uintptr_t)n.s.buf;
+	key = fi_mr_key(n.s.mr);
+	/* RDMA Write, then Read it back. */
+	pattern(n.c.buf, len, 9);
+	ck_assert_int_eq(fi_write(n.c.ep, n.c.buf, len, fi_mr_desc(n.c.mr), 0,
+				  raddr + 8, key, (void *)1),
+			 0);
+	/* A Write completes once sent; the Read behind it returns what was
+	 * placed (RFC 5040 §5.5: a Read Request follows earlier Writes). */
+	cq_ok(n.c.cq, (void *)1, FI_WRITE | FI_RMA, NULL);
+	ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + BUF_SIZE / 2, len,
+				 fi_mr_desc(n.c.mr), 0, raddr + 8, key,
+				 (void *)2),
+			 0);
+	cq_ok(n.c.cq, (void *)2, FI_READ | FI_RMA, NULL);
+	ck_assert_int_eq(memcmp(n.s.buf + 8, n.c.buf, len), 0);
+	ck_assert_int_eq(memcmp(n.c.buf + BUF_SIZE / 2, n.c.buf, len), 0);
+	/* writedata: RFC 7306 Write with Immediate Data takes a receive. */
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + BUF_SIZE - 64, 64,
+				 fi_mr_desc(n.s.mr), 0, (void *)3),
+			 0);
+	ck_assert_int_eq(RETRY(fi_writedata(n.c.ep, n.c.buf, 1000,
+					    fi_mr_desc(n.c.mr), 42, 0,
+					    raddr + 4096, key, (void *)4)),
+			 0);
+	cq_ok(n.c.cq, (void *)4, FI_WRITE, NULL);
+	cq_ok(n.s.cq, (void *)3, FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE, &e);
+	ck_assert_uint_eq(e.data, 42);
+	ck_assert_int_eq(memcmp(n.s.buf + 4096, n.c.buf, 1000), 0);
+	/* Atomics on the word at raddr + 65536. */
+	word = (uint64_t *)(n.s.buf + 65536);
+	res = (uint64_t *)(n.c.buf + 65536);
+	*word = 1000;
+	v = 5;
+	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
+				   FI_UINT64, FI_SUM, (void *)5),
+			 0);
+	cq_ok(n.c.cq, (void *)5, FI_ATOMIC | FI_WRITE, NULL);
+	ck_assert_uint_eq(*word, 1005);
+	v = 10;
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_INT64, FI_SUM, (void *)6),
+			 0);
+	cq_ok(n.c.cq, (void *)6, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 1005);
+	ck_assert_uint_eq(*word, 1015);
+	{
+		uint64_t cmp = 1015, swp = 77;
+
+		ck_assert_int_eq(fi_compare_atomic(
+					 n.c.ep, &swp, 1, NULL, &cmp, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_CSWAP, (void *)7),
+				 0);
+		cq_ok(n.c.cq, (void *)7, FI_ATOMIC, NULL);
+		ck_assert_uint_eq(*res, 1015);
+		ck_assert_uint_eq(*word, 77);
+		/* A failed compare leaves the word. */
+		ck_assert_int_eq(fi_compare_atomic(
+					 n.c.ep, &swp, 1, NULL, &cmp, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_CSWAP, (void *)8),
+				 0);
+		cq_ok(n.c.cq, (void *)8, FI_ATOMIC, NULL);
+		ck_assert_uint_eq(*res, 77);
+		ck_assert_uint_eq(*word, 77);
+	}
+	/* FI_ATOMIC_READ (FetchAdd of 0) and FI_ATOMIC_WRITE (CmpSwap that
+	 * always swaps). */
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, NULL, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_ATOMIC_READ,
+					 (void *)9),
+			 0);
+	cq_ok(n.c.cq, (void *)9, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 77);
+	v = 0xfeedULL;
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT64, FI_ATOMIC_WRITE,
+					 (void *)10),
+			 0);
+	cq_ok(n.c.cq, (void *)10, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 77);
+	ck_assert_uint_eq(*word, 0xfeedULL);
+	/* A fetching atomic needs a registered result; unaligned words and
+	 * payload with fi_senddata are refused. */
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res, NULL, 0,
+					 raddr + 65536, key, FI_UINT64, FI_SUM,
+					 NULL),
+			 -FI_EINVAL);
+	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65540, key,
+				   FI_UINT64, FI_SUM, NULL),
+			 -FI_EINVAL);
+	ck_assert_int_eq(RETRY(fi_senddata(n.c.ep, n.c.buf, 8,
+					   fi_mr_desc(n.c.mr), 1, 0, NULL)),
+			 -FI_EOPNOTSUPP);
+	/* Unsupported: 32-bit and FI_PROD. */
+	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
+				   FI_UINT32, FI_SUM, NULL),
+			 -FI_EOPNOTSUPP);
+	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
+				   FI_UINT64, FI_PROD, NULL),
+			 -FI_EOPNOTSUPP);
+	{
+		size_t count = 0;
+
+		ck_assert_int_eq(
+			fi_atomicvalid(n.c.ep, FI_UINT64, FI_SUM, &count), 0);
+		ck_assert_uint_eq(count, 1);
+		ck_assert_int_eq(fi_compare_atomicvalid(n.c.ep, FI_INT64,
+							FI_CSWAP, &count),
+				 0);
+	}
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(cq_error_terminate)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	uint32_t ev;
+	struct fi_eq_cm_entry cm;
+	const char *text;
+
+	net_open(&n);
+	net_connect(&n, false);
+	/* A Read of an STag the peer never gave: the peer answers with a
+	 * Terminate (RFC 5040 §7.2: invalid STag), which completes the Read
+	 * with its layer, type and code. */
+	ck_assert_int_eq(fi_read(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
+				 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr) ^ 0x5500,
+				 (void *)2),
+			 0);
+	for (;;) {
+		ssize_t ret = cq_wait(n.c.cq, &e, &err);
+
+		if (ret == -FI_EAVAIL)
+			break;
+		ck_assert_int_eq(ret, 1);
+	}
+	ck_assert_ptr_eq(err.op_context, (void *)2);
+	ck_assert_msg(err.flags & FI_READ, "flags %#llx",
+		      (unsigned long long)err.flags);
+	text = fi_cq_strerror(n.c.cq, err.prov_errno, NULL, NULL, 0);
+	/* RFC 5040 §7.2: RDMAP layer, Remote Protection Error, Invalid
+	 * STag. */
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_str_eq(text,
+			 "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
+	/* The rest is flushed; once every completion is read the
+	 * connection's end is reported. */
+	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
+		(void)fi_cq_readerr(n.c.cq, &err, 0);
+	eq_wait(n.c.eq, &ev, &cm, sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(reject_with_data)
+{
+	struct net n;
+	struct cm_buf cb;
+	struct fi_eq_err_entry err = { 0 };
+	uint8_t data[64];
+	uint32_t ev;
+
+	net_open(&n);
+	ep_setup(&n, &n.c, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ck_assert_int_eq(fi_reject(n.pep, cb.e.info->handle, "go away", 8), 0);
+	fi_freeinfo(cb.e.info);
+	ck_assert_int_eq(fi_eq_sread(n.c.eq, &ev, &cb, sizeof(cb), WAIT_MS, 0),
+			 -FI_EAVAIL);
+	err.err_data = data;
+	err.err_data_size = sizeof(data);
+	ck_assert_int_eq(fi_eq_readerr(n.c.eq, &err, 0), sizeof(err));
+	ck_assert_int_eq(err.err, FI_ECONNREFUSED);
+	ck_assert_ptr_eq(err.fid, &n.c.ep->fid);
+	ck_assert_uint_eq(err.err_data_size, 8);
+	ck_assert_str_eq((char *)data, "go away");
+	ck_assert_ptr_nonnull(
+		fi_eq_strerror(n.c.eq, err.prov_errno, NULL, NULL, 0));
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(unreachable)
+{
+	struct net n;
+	struct fi_eq_err_entry err = { 0 };
+	struct sockaddr_storage dead;
+	struct cm_buf cb;
+	uint32_t ev;
+
+	net_open(&n);
+	/* The listener's port once it is closed: nobody listens there. */
+	dead = n.addr;
+	ck_assert_int_eq(fi_close(&n.pep->fid), 0);
+	ck_assert_int_eq(fi_passive_ep(n.fabric, n.info, &n.pep, NULL), 0);
+	ep_setup(&n, &n.c, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &dead, NULL, 0), 0);
+	ck_assert_int_eq(fi_eq_sread(n.c.eq, &ev, &cb, sizeof(cb), WAIT_MS, 0),
+			 -FI_EAVAIL);
+	ck_assert_int_eq(fi_eq_readerr(n.c.eq, &err, 0), sizeof(err));
+	ck_assert_int_eq(err.err, FI_ECONNREFUSED);
+	/* A second connect on the failed endpoint is refused. */
+	ck_assert_int_eq(fi_connect(n.c.ep, &dead, NULL, 0), -FI_EOPBADSTATE);
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(cancel_and_wait)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fid *fids[2];
+	struct pollfd p = { .events = POLLIN };
+	int fd = -1;
+
+	net_open(&n);
+	ep_setup(&n, &n.c, n.info);
+	/* A receive held before the connection can be cancelled. */
+	ck_assert_int_eq(fi_recv(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
+				 (void *)11),
+			 0);
+	ck_assert_int_eq(fi_cancel(&n.c.ep->fid, (void *)11), 0);
+	ck_assert_int_eq(fi_cancel(&n.c.ep->fid, (void *)11), -FI_ENOENT);
+	ck_assert_int_eq(cq_wait(n.c.cq, &e, &err), -FI_EAVAIL);
+	ck_assert_int_eq(err.err, FI_ECANCELED);
+	ck_assert_ptr_eq(err.op_context, (void *)11);
+	ck_assert_int_eq(fi_close(&n.c.ep->fid), 0);
+	n.c.ep = NULL;
+	net_connect(&n, false);
+	/* FI_WAIT_FD: fi_trywait arms the CQ; the fd wakes on a send. */
+	ck_assert_int_eq(fi_control(&n.s.cq->fid, FI_GETWAIT, &fd), 0);
+	ck_assert_int_ge(fd, 0);
+	fids[0] = &n.s.cq->fid;
+	fids[1] = &n.s.eq->fid;
+	ck_assert_int_eq(fi_trywait(n.fabric, fids, 2), 0);
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
+				 (void *)12),
+			 0);
+	ck_assert_int_eq(RETRY(fi_inject(n.c.ep, "x", 1, 0)), 0);
+	p.fd = fd;
+	ck_assert_int_eq(poll(&p, 1, WAIT_MS), 1);
+	ck_assert_int_eq(fi_trywait(n.fabric, fids, 1), -FI_EAGAIN);
+	cq_ok(n.s.cq, (void *)12, FI_RECV, NULL);
+	/* Nothing there: sread times out. */
+	ck_assert_int_eq(fi_cq_sread(n.s.cq, &e, 1, NULL, 50), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
+#define MANY 16
+
+START_TEST(many_endpoints)
+{
+	struct net n;
+	struct side cl[MANY], sv[MANY];
+	struct cm_buf cb;
+	uint32_t ev;
+	int i, connected = 0;
+
+	net_open(&n);
+	for (i = 0; i < MANY; i++) {
+		cl[i] = n.c;
+		sv[i] = n.s;
+		ck_assert_int_eq(fi_endpoint(n.domain, n.info, &cl[i].ep, NULL),
+				 0);
+		ck_assert_int_eq(fi_ep_bind(cl[i].ep, &n.c.eq->fid, 0), 0);
+		ck_assert_int_eq(fi_ep_bind(cl[i].ep, &n.c.cq->fid,
+					    FI_TRANSMIT | FI_RECV),
+				 0);
+		ck_assert_int_eq(fi_enable(cl[i].ep), 0);
+		ck_assert_int_eq(fi_recv(cl[i].ep, n.c.buf + i * 64, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (void *)(uintptr_t)(100 + i)),
+				 0);
+		ck_assert_int_eq(fi_connect(cl[i].ep, &n.addr, &i, sizeof(i)),
+				 0);
+	}
+	for (i = 0; i < MANY; i++) {
+		int who;
+
+		eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+		ck_assert_int_eq(ev, FI_CONNREQ);
+		memcpy(&who, cb.e.data, sizeof(who));
+		ck_assert_int_ge(who, 0);
+		ck_assert_int_lt(who, MANY);
+		ck_assert_int_eq(
+			fi_endpoint(n.domain, cb.e.info, &sv[who].ep, NULL), 0);
+		ck_assert_int_eq(fi_ep_bind(sv[who].ep, &n.s.eq->fid, 0), 0);
+		ck_assert_int_eq(fi_ep_bind(sv[who].ep, &n.s.cq->fid,
+					    FI_TRANSMIT | FI_RECV),
+				 0);
+		ck_assert_int_eq(fi_enable(sv[who].ep), 0);
+		ck_assert_int_eq(fi_accept(sv[who].ep, NULL, 0), 0);
+		fi_freeinfo(cb.e.info);
+	}
+	while (connected < 2 * MANY) {
+		ssize_t ret = fi_eq_sread(n.s.eq, &ev, &cb, sizeof(cb), 0, 0);
+
+		if (ret == -FI_EAGAIN)
+			ret = fi_eq_sread(n.c.eq, &ev, &cb, sizeof(cb), 100, 0);
+		if (ret == -FI_EAGAIN)
+			continue;
+		ck_assert_int_eq(ev, FI_CONNECTED);
+		connected++;
+	}
+	/* Each server endpoint sends its number to its own client. */
+	for (i = 0; i < MANY; i++) {
+		ck_assert_int_eq(RETRY(fi_inject(sv[i].ep, &i, sizeof(i), 0)),
+				 0);
+	}
+	for (i = 0; i < MANY; i++) {
+		struct fi_cq_data_entry e;
+		int got, k;
+
+		cq_ok(n.c.cq, ANY_CTX, FI_RECV, &e);
+		k = (int)((uintptr_t)e.op_context - 100);
+		ck_assert_int_ge(k, 0);
+		ck_assert_int_lt(k, MANY);
+		memcpy(&got, n.c.buf + k * 64, sizeof(got));
+		ck_assert_int_eq(got, k);
+	}
+	for (i = 0; i < MANY; i++) {
+		ck_assert_int_eq(fi_close(&cl[i].ep->fid), 0);
+		ck_assert_int_eq(fi_close(&sv[i].ep->fid), 0);
+	}
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(selective_names_v6)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct sockaddr_storage a, b;
+	size_t alen = sizeof(a), blen = sizeof(b);
+	struct iovec iov;
+	void *desc;
+	struct fi_msg msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1 };
+	struct cm_buf cb;
+	uint32_t ev;
+
+	/* Over IPv6, with selective completion on the client's sends. */
+	net_open_at(&n, true);
+	ck_assert_int_eq(n.addr.ss_family, AF_INET6);
+	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
+				    FI_TRANSMIT | FI_RECV |
+					    FI_SELECTIVE_COMPLETION),
+			 0);
+	ck_assert_int_eq(fi_enable(n.c.ep), 0);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ck_assert_int_eq(cb.e.info->addr_format, FI_SOCKADDR_IN6);
+	ep_setup(&n, &n.s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	/* Each end's name is the other's peer. */
+	ck_assert_int_eq(fi_getname(&n.c.ep->fid, &a, &alen), 0);
+	ck_assert_int_eq(fi_getpeer(n.s.ep, &b, &blen), 0);
+	ck_assert_uint_eq(alen, sizeof(struct sockaddr_in6));
+	ck_assert_int_eq(memcmp(&a, &b, alen), 0);
+	alen = sizeof(a);
+	ck_assert_int_eq(fi_getpeer(n.c.ep, &a, &alen), 0);
+	ck_assert_int_eq(port_of(&a), port_of(&n.addr));
+	/* Too small a buffer says how much is needed. */
+	alen = 4;
+	ck_assert_int_eq(fi_getname(&n.c.ep->fid, &a, &alen), -FI_ETOOSMALL);
+	ck_assert_uint_eq(alen, sizeof(struct sockaddr_in6));
+	/* Without FI_COMPLETION no entry; with it, one. */
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
+				 (void *)1),
+			 0);
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + 64, 64, fi_mr_desc(n.s.mr),
+				 0, (void *)2),
+			 0);
+	iov.iov_base = n.c.buf;
+	iov.iov_len = 10;
+	desc = fi_mr_desc(n.c.mr);
+	msg.context = (void *)3;
+	ck_assert_int_eq(RETRY(fi_sendmsg(n.c.ep, &msg, 0)), 0);
+	msg.context = (void *)4;
+	ck_assert_int_eq(RETRY(fi_sendmsg(n.c.ep, &msg, FI_COMPLETION)), 0);
+	cq_ok(n.s.cq, (void *)1, FI_RECV, NULL);
+	cq_ok(n.s.cq, (void *)2, FI_RECV, NULL);
+	cq_ok(n.c.cq, (void *)4, FI_SEND, NULL);
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
+START_TEST(receive_credits)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	int sent = 0, got = 0, eagain = 0, i;
+
+	net_open(&n);
+	net_connect(&n, false);
+	/* The server posts 8 receives; the client may send 8 messages, then
+	 * -FI_EAGAIN (never a Terminate: RFC 5040 §5.3 would end the
+	 * connection for a Send without a receive). */
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + i * 64, 64,
+					 fi_mr_desc(n.s.mr), 0,
+					 (void *)(uintptr_t)i),
+				 0);
+	while (sent < 8) {
+		ssize_t r = fi_inject(n.c.ep, &sent, sizeof(sent), 0);
+
+		ck_assert_msg(r == 0 || r == -FI_EAGAIN, "inject %zd", r);
+		sent += r == 0;
+	}
+	ck_assert_int_eq(fi_inject(n.c.ep, &sent, sizeof(sent), 0), -FI_EAGAIN);
+	/* 300 messages in all, the server reposting each buffer it reads. */
+	while (got < 300) {
+		ssize_t r;
+
+		if (sent < 300) {
+			r = fi_inject(n.c.ep, &sent, sizeof(sent), 0);
+			ck_assert_msg(r == 0 || r == -FI_EAGAIN, "inject %zd",
+				      r);
+			sent += r == 0;
+			eagain += r == -FI_EAGAIN;
+		}
+		r = fi_cq_read(n.s.cq, &e, 1);
+		if (r == -FI_EAGAIN)
+			continue;
+		ck_assert_int_eq(r, 1);
+		i = (int)(uintptr_t)e.op_context;
+		ck_assert_int_eq(*(int *)(n.s.buf + i * 64), got);
+		got++;
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + i * 64, 64,
+					 fi_mr_desc(n.s.mr), 0,
+					 (void *)(uintptr_t)i),
+				 0);
+	}
+	ck_assert_int_gt(eagain, 0);
+	net_close(&n);
+}
+END_TEST
+
+static Suite *fabric_suite(void)
+{
+	Suite *s = suite_create("fabric");
+
+	add_tcase(s, "getinfo_hints", getinfo_hints);
+	add_tcase(s, "connect_send_recv", connect_send_recv);
+	add_tcase(s, "rma_and_atomics", rma_and_atomics);
+	add_tcase(s, "cq_error_terminate", cq_error_terminate);
+	add_tcase(s, "reject_with_data", reject_with_data);
+	add_tcase(s, "unreachable", unreachable);
+	add_tcase(s, "cancel_and_wait", cancel_and_wait);
+	add_tcase(s, "many_endpoints", many_endpoints);
+	add_tcase(s, "selective_names_v6", selective_names_v6);
+	add_tcase(s, "receive_credits", receive_credits);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fabric_suite());
+	int failed;
+
+	daemon_start();
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	daemon_stop();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The libfabric provider iwcm (fabric/libiwcm-fi.so) through libfabric
+# over a real iwcmd (check_fabric), and fi_pingpong over it, on its own
+# and under ofi_rxm (integ/fi_pingpong.sh).
+check_PROGRAMS += check_fabric
+TESTS += check_fabric integ/fi_pingpong.sh
+check_fabric_SOURCES = check_fabric.c
+check_fabric_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DIWCMD_PATH=\"$(abs_top_builddir)/daemon/iwcmd\" \
+	-DFABRIC_LIBDIR=\"$(abs_top_builddir)/fabric/.libs\"
+check_fabric_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS)
+check_fabric_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS)
+EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
+
+# Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
+# 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
+# (examples/mpi-mesh).  Both SKIP without Open MPI.
+TESTS += integ/mpi.sh integ/mpi_mesh.sh
+EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh

@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# libfabric's own fi_pingpong over the provider iwcm, through a private
+# iwcmd -d on a temporary socket: FI_EP_MSG with the provider alone
+# (-p iwcm -e msg) and FI_EP_RDM through ofi_rxm (-p "iwcm;ofi_rxm" -e
+# rdm), each at several sizes with data checks (-c) and both ends must
+# exit 0.  fi_info must list both.  The daemon's handshake counters
+# (iwcmctl stats) prove the connections went through iwcmd.
+set -u
+iwcmd="$top_builddir/daemon/iwcmd"
+ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/fabric_env.sh"
+if ! command -v fi_pingpong >/dev/null 2>&1 ||
+	! command -v fi_info >/dev/null 2>&1; then
+	echo "SKIP: fi_pingpong or fi_info not found (Debian package libfabric-bin)"
+	exit 77
+fi
+dir=$(mktemp -d /tmp/iwcm-fipp.XXXXXX)
+sock="$dir/iwcmd.sock"
+pid=
+spid=
+fails=0
+passes=0
+IWCM_SOCKET=$sock
+export IWCM_SOCKET
+cleanup() {
+	[ -n "$spid" ] && kill -9 "$spid" 2>/dev/null
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+ok() { passes=$((passes + 1)); }
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+printf '# fi_pingpong.sh\n' >"$dir/iwcmd.conf"
+"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
+pid=$!
+i=0
+while [ ! -S "$sock" ]; do
+	i=$((i + 1))
+	if [ $i -gt 500 ]; then
+		echo "FAIL: iwcmd did not start"
+		cat "$dir/log"
+		exit 1
+	fi
+	sleep 0.01
+done
+
+out=$(fi_info -p iwcm 2>&1)
+case "$out" in
+*"provider: iwcm"*"FI_EP_MSG"*) ok ;;
+*) fail "fi_info -p iwcm: $out" ;;
+esac
+out=$(fi_info -p "iwcm;ofi_rxm" -t FI_EP_RDM -c FI_TAGGED 2>&1)
+case "$out" in
+*"provider: iwcm;ofi_rxm"*"FI_EP_RDM"*) ok ;;
+*) fail "fi_info -p iwcm;ofi_rxm: $out" ;;
+esac
+out=$(fi_info -p "iwcm;ofi_rxm" -t FI_EP_RDM -c "FI_RMA|FI_ATOMIC" 2>&1)
+case "$out" in
+*"provider: iwcm;ofi_rxm"*) ok ;;
+*) fail "fi_info iwcm;ofi_rxm with FI_RMA|FI_ATOMIC: $out" ;;
+esac
+
+handshakes() {
+	"$ctl" stats 2>/dev/null | awk '$1 == "established" { print $2 }'
+}
+before=$(handshakes)
+
+# fi_pingpong's out-of-band TCP port: one per run, below the ephemeral
+# range, from a base that differs between concurrent runs of this script;
+# a port found taken is skipped.
+oob=$((10000 + $$ % 20000))
+oob_port() {
+	oob=$((oob + 1))
+	echo "$oob"
+}
+
+# pingpong PROV EP SIZE: server and client with data checks
+pingpong() {
+	tries=0
+	while :; do
+		oob_port >/dev/null
+		port=$oob
+		timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
+			-B "$port" >"$dir/s.out" 2>&1 &
+		spid=$!
+		# The client connects once the server's port listens.
+		i=0
+		while ! ss -ltnH "sport = :$port" 2>/dev/null | grep -q . &&
+			kill -0 "$spid" 2>/dev/null && [ $i -lt 100 ]; do
+			i=$((i + 1))
+			sleep 0.05
+		done
+		if ! kill -0 "$spid" 2>/dev/null &&
+			grep -q "Address already in use" "$dir/s.out" &&
+			[ $tries -lt 5 ]; then
+			wait "$spid"
+			tries=$((tries + 1))
+			continue
+		fi
+		break
+	done
+	if timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
+		-P "$port" 127.0.0.1 >"$dir/c.out" 2>&1; then
+		crc=0
+	else
+		crc=$?
+	fi
+	wait "$spid"
+	src=$?
+	spid=
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
+		grep -q "^[0-9.]*[kmg]* *20 *=20 " "$dir/c.out"; then
+		ok
+	else
+		fail "fi_pingpong -p '$1' -e $2 -S $3: client $crc, server $src"
+		sed 's/^/  client: /' "$dir/c.out"
+		sed 's/^/  server: /' "$dir/s.out"
+	fi
+}
+
+for size in 1 4096 100000; do
+	pingpong iwcm msg $size
+done
+for size in 1 4096 100000 1048576; do
+	pingpong "iwcm;ofi_rxm" rdm $size
+done
+
+after=$(handshakes)
+if [ -n "$before" ] && [ -n "$after" ] && [ "$after" -gt "$before" ]; then
+	ok
+else
+	fail "iwcmd's handshake counter did not rise ($before -> $after)"
+	"$ctl" stats
+fi
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+[ $rc -eq 0 ] && ok || fail "iwcmd exited $rc at SIGTERM"
+echo "fi_pingpong.sh: $passes passed, $fails failed"
+[ $fails -eq 0 ] || { echo "---- iwcmd log"; tail -50 "$dir/log"; exit 1; }
+exit 0
