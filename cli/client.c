@@ -343,7 +343,8 @@ static void print_conn(bool json, const char *event, const struct iwcm_conn *c,
 
 /* ---- talking to iwcmd ---- */
 
-static long long now_ms(void)
+/* Milliseconds of CLOCK_MONOTONIC, for cli_event()'s deadline. */
+long long cli_now_ms(void)
 {
 	struct timespec ts;
 
@@ -351,7 +352,9 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static struct iwcm_ctx *cli_open(const char *who)
+/* A context on iwcmd's client socket (-s, $IWCM_SOCKET, the default);
+ * NULL after a message naming the socket. */
+struct iwcm_ctx *cli_open(const char *who)
 {
 	struct iwcm_ctx *ctx;
 	const char *path = ctl_socket;
@@ -371,12 +374,11 @@ static struct iwcm_ctx *cli_open(const char *who)
 }
 
 /*
- * The next event of ctx, waiting until deadline (a now_ms() value, or
+ * The next event of ctx, waiting until deadline (a cli_now_ms() value, or
  * -1: no limit).  0, or -1 with errno ETIMEDOUT or the error of
  * iwcm_get_event().
  */
-static int cli_event(struct iwcm_ctx *ctx, long long deadline,
-		     struct iwcm_event **ev)
+int cli_event(struct iwcm_ctx *ctx, long long deadline, struct iwcm_event **ev)
 {
 	struct pollfd p = { iwcm_ctx_get_fd(ctx), POLLIN, 0 };
 
@@ -388,7 +390,7 @@ static int cli_event(struct iwcm_ctx *ctx, long long deadline,
 		if (errno != EAGAIN && errno != EINTR)
 			return -1;
 		if (deadline >= 0) {
-			left = deadline - now_ms();
+			left = deadline - cli_now_ms();
 			if (left <= 0) {
 				errno = ETIMEDOUT;
 				return -1;
@@ -501,7 +503,7 @@ int cmd_listen(int argc, char **argv)
 	}
 	fflush(stdout);
 	if (o.has_timeout)
-		deadline = now_ms() + o.timeout_ms;
+		deadline = cli_now_ms() + o.timeout_ms;
 	rc = 0;
 	while (done < o.count) {
 		struct iwcm_event *ev;
@@ -605,9 +607,9 @@ int cmd_connect(int argc, char **argv)
 		rc = errno == EINVAL ? 2 : 1;
 		goto out;
 	}
-	deadline = now_ms() + (o.has_timeout ?
-				       o.timeout_ms + CLI_WAIT_MARGIN_MS :
-				       CLI_CONNECT_WAIT_MS);
+	deadline = cli_now_ms() + (o.has_timeout ?
+					   o.timeout_ms + CLI_WAIT_MARGIN_MS :
+					   CLI_CONNECT_WAIT_MS);
 	for (;;) {
 		struct iwcm_event *ev;
 		int type;

@@ -256,6 +256,14 @@ static void js_probe_row(const struct ctl_probe_row *r, unsigned int n)
 		}
 		json_uint(&ctl_w, "private_data_len", f->ulp_pd_len);
 		json_close(&ctl_w, '}');
+	} else if (r->sctp_answer) {
+		json_open(&ctl_w, "reply", '{');
+		json_bool(&ctl_w, "enhanced", r->sctp_enhanced);
+		if (r->sctp_enhanced) {
+			json_uint(&ctl_w, "ird", r->sctp_ird);
+			json_uint(&ctl_w, "ord", r->sctp_ord);
+		}
+		json_close(&ctl_w, '}');
 	} else {
 		json_null(&ctl_w, "reply");
 	}

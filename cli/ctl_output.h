@@ -27,6 +27,10 @@ struct ctl_probe_row {
 	bool reply_ok;	    /* it parsed */
 	struct mpa_frame reply;
 	const Iwcm__Established *est; /* negotiated, or NULL */
+	/* DDP over SCTP: no MPA frame; what the session control said */
+	bool sctp_answer;
+	bool sctp_enhanced; /* an Enhanced Accept or Reject (codes 6, 7) */
+	uint32_t sctp_ird, sctp_ord;
 };
 
 struct ctl_output {

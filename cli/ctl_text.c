@@ -340,6 +340,13 @@ static void txt_probe_row(const struct ctl_probe_row *r, unsigned int n)
 		} else {
 			model = "unenhanced";
 		}
+	} else if (r->sctp_answer) {
+		/* RFC 5043 session control: no MPA frame */
+		model = r->sctp_enhanced ? "enhanced" : "plain";
+		if (r->sctp_enhanced) {
+			snprintf(ird, sizeof(ird), "%u", r->sctp_ird);
+			snprintf(ord, sizeof(ord), "%u", r->sctp_ord);
+		}
 	}
 	printf("%-14s %-12s %-4s %-7s %-11s %-5s %-5s %s\n", r->offer,
 	       r->result == IWCM__RESULT__RES_OK ? "established" :

@@ -39,6 +39,11 @@ int cmd_probe(int argc, char **argv);
 struct cmopt;
 int cmd_listen(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
+struct iwcm_ctx;
+struct iwcm_event;
+struct iwcm_ctx *cli_open(const char *who);
+int cli_event(struct iwcm_ctx *ctx, long long deadline, struct iwcm_event **ev);
+long long cli_now_ms(void);
 
 /* ctl.c: connect --daemon, iwcmd negotiating by itself (admin socket). */
 int ctl_force_connect(const char *target, const struct cmopt *o);

@@ -24,6 +24,7 @@
 #include "ctl.h"
 #include "ctl_output.h"
 #include "pbaddr.h"
+#include "probe.h"
 #include <iwcm/iwcm.h>
 #include "vocab.h"
 
@@ -77,8 +78,7 @@ static const struct probe_offer probe_offers[] = {
 	  .what = "Enhanced Initiate (code 5)",
 	  .transports = PROBE_SCTP,
 	  .rev = -1,
-	  .crc = -1,
-	  .p2p = true },
+	  .crc = -1 },
 	{ .name = "sctp-plain",
 	  .what = "Initiate (code 1)",
 	  .transports = PROBE_SCTP,
@@ -321,6 +321,14 @@ int cmd_probe(int argc, char **argv)
 		memset(&seen, 0, sizeof(seen));
 		row.offer = o->name;
 		row.what = o->what;
+		if (t == PROBE_SCTP) {
+			Iwcm__Established est = IWCM__ESTABLISHED__INIT;
+
+			probe_sctp_row(&ss, !o->enhanced_off, wait_ms, &row,
+				       &est, msg, sizeof(msg));
+			ctl_output()->probe_row(&row, n_run++);
+			continue;
+		}
 		probe_params(o, t, wait_ms, hold_ms, &p);
 		if (ctl_force(fd, &dst, &p, (int)wait_ms + 5000, probe_report,
 			      &seen, &row.result, msg, sizeof(msg)) < 0) {

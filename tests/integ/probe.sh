@@ -34,7 +34,9 @@ fail() {
 	fails=$((fails + 1))
 }
 
-"$iwcmd" -d -s "$sock" 2>"$dir/log" &
+# a UDP encapsulation port of this run's own for SCTP
+printf 'sctp_udp_port = %d\n' $((20000 + $$ % 20000)) >"$dir/iwcmd.conf"
+"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
 pid=$!
 i=0
 while ! "$ctl" status >/dev/null 2>&1; do
@@ -125,11 +127,22 @@ rc=$?
 [ "$(grep -c ' ECONNREFUSED ' "$dir/p.out")" -eq 12 ] && ok ||
 	fail "closed port: $(cat "$dir/p.out")"
 
-# SCTP: two rows, each saying what this iwcmd made of it
-"$ctl" probe 127.0.0.1:1 --transport sctp --timeout 1000 >"$dir/p.out" 2>&1
+# SCTP (RFC 5043 sessions through libiwcm): an SCTP listener answers the
+# Enhanced Initiate with an Enhanced Accept (IRD/ORD 16) and the plain
+# one with an Accept; nothing listening: no association
+listen --transport sctp
+"$ctl" probe "127.0.0.1:$port" --transport sctp --timeout 5000 \
+	>"$dir/p.out" 2>&1
+row sctp-enhanced "established - - enhanced 16 16 -"
+row sctp-plain "established - - plain - - -"
 grep -q '^2 offers$' "$dir/p.out" && ok || fail "sctp: $(cat "$dir/p.out")"
-grep -q '^sctp-enhanced ' "$dir/p.out" && grep -q '^sctp-plain ' \
-	"$dir/p.out" && ok || fail "sctp rows: $(cat "$dir/p.out")"
+"$ctl" -j probe "127.0.0.1:$port" --transport sctp >"$dir/p.json" 2>&1
+grep -q -F '"offer":"sctp-enhanced","offered":"Enhanced Initiate (code 5)","result":"ESTABLISHED","reply":{"enhanced":true,"ird":16,"ord":16}' \
+	"$dir/p.json" && ok || fail "sctp JSON: $(cat "$dir/p.json")"
+unlisten
+"$ctl" probe 127.0.0.1:1 --transport sctp --timeout 2000 >"$dir/p.out" 2>&1
+[ "$(grep -c ' ECONNREFUSED ' "$dir/p.out")" -eq 2 ] && ok ||
+	fail "sctp, nothing listening: $(cat "$dir/p.out")"
 
 # bad arguments: exit 2, a message, nothing on stdout
 for args in "" "127.0.0.1" "127.0.0.1:1 --transport udp" \
