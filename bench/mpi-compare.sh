@@ -38,18 +38,38 @@ while [ ! -S "$IWCM_SOCKET" ] && [ $i -lt 500 ]; do
 	sleep 0.01
 done
 
+# run NAME MPIRUN-ARGS...: every size of mpi_latbw, or a failure naming
+# the size it stopped at (a pipe's status is grep's, so count the rows)
 run() {
 	name=$1
 	shift
+	rc=0
 	mpirun --allow-run-as-root --oversubscribe -n 2 "$@" \
 		-x IWCM_SOCKET -x FI_PROVIDER_PATH "$MPI_LATBW" ${ARGS:-} \
-		2>"$dir/$name.err" | grep -v '^#' >"$dir/$name" || {
-		echo "$name failed:" >&2
+		>"$dir/$name.raw" 2>"$dir/$name.err" || rc=$?
+	grep -v '^#' "$dir/$name.raw" >"$dir/$name" || true
+	if [ "$rc" -ne 0 ] || [ "$(wc -l <"$dir/$name")" -ne "$nsizes" ]; then
+		echo "$name failed (exit $rc) after $(wc -l <"$dir/$name") of" \
+			"$nsizes sizes:" >&2
 		cat "$dir/$name.err" >&2
 		exit 1
-	}
+	fi
 }
 ARGS="$*"
+# the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 1 MiB)
+max=1048576
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-m) max=$2; shift ;;
+	esac
+	shift
+done
+nsizes=0
+s=1
+while [ "$s" -le "$max" ]; do
+	nsizes=$((nsizes + 1))
+	s=$((s * 4))
+done
 run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
 run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
 run btl-tcp --mca pml ob1 --mca btl self,tcp
