@@ -458,7 +458,6 @@ void fz_eng_begin(void)
 		FZ_CHECK(iwcmd_base != NULL);
 		conn_init(&fz_eng_notify);
 		fz_eng_listen();
-		fz_fd_snapshot(&FE.fds);
 	}
 	FE.peer = -1;
 	FE.conn_id = 0;
@@ -482,6 +481,7 @@ void fz_eng_begin(void)
 	FE.lis.fd = -1;
 	FE.lis.owner = getuid();
 	FE.lis_open = true;
+	fz_fd_snapshot(&FE.fds);
 }
 
 /* Tear the input's state down and check that nothing is left. */

@@ -45,7 +45,7 @@ struct fz_eng {
 	uint16_t lport;
 	uint16_t fail_type; /* control_send() of this type fails */
 	unsigned int n_established;
-	struct fz_fds fds; /* open before the first input */
+	struct fz_fds fds; /* open when the input began */
 	int ev_base;	   /* events the driver itself keeps */
 };
 

@@ -481,7 +481,6 @@ static void fz_ipc_once(void)
 	atexit(fz_ipc_cleanup);
 	FI.ev_base =
 		event_base_get_num_events(iwcmd_base, EVENT_BASE_COUNT_ADDED);
-	fz_fd_snapshot(&FI.fds);
 }
 
 /* Once per process, then fresh state for an input. */
@@ -509,6 +508,7 @@ void fz_ipc_begin(void)
 	memset(FI.n_conn, 0, sizeof(FI.n_conn));
 	memset(FI.n_lis, 0, sizeof(FI.n_lis));
 	FI.n_bound = 0;
+	fz_fd_snapshot(&FI.fds);
 }
 
 static void fz_ipc_count(struct listener *l, void *arg)

@@ -45,7 +45,7 @@ struct fz_ipc {
 	unsigned int n_bound;
 	char dir[64];
 	char client_path[128], admin_path[128];
-	struct fz_fds fds; /* open before the first input */
+	struct fz_fds fds; /* open when the input began */
 	int ev_base;
 };
 
