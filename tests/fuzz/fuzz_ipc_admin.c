@@ -29,7 +29,9 @@
  *      it; f & 2: it connects to its own listener instead
  *   6: peer s closes; f & 1: a new one takes its place (f >> 1 its
  *      credentials)
- *   7: every armed connection timer expires
+ *   7: f & 1: every armed connection timer expires; f & 2: the last
+ *      datagram of s again, an octet times 4 (a flood); f & 4: the driver
+ *      stops (or starts again) reading what s is sent
  * Bodies are a 16-bit length and octets; one that does not unpack as the
  * message is sent as the empty message.
  *
@@ -163,6 +165,17 @@ static void adm_listen(bool v6)
 	fz_ipc_send_pb(0, IPC_CLIENT_LISTEN, 2, &l.base, 0);
 }
 
+/* Timers, floods and peers that stop reading. */
+static void ipc_misc(struct fz_in *in, int s, uint8_t f)
+{
+	if (f & 1)
+		fz_ipc_fire_timers();
+	if (f & 2)
+		fz_ipc_repeat(s, fz_u8(in) * 4u);
+	if (f & 4)
+		FI.deaf[s] = !FI.deaf[s];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
@@ -219,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fz_ipc_open(s, true, f >> 1);
 			break;
 		default:
-			fz_ipc_fire_timers();
+			ipc_misc(&in, s, f);
 			break;
 		}
 		fz_ipc_pump();

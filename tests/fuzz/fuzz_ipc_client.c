@@ -27,7 +27,9 @@
  *      (sel), its source address dropped unless f & 1
  *   6: client s closes; f & 1: a new one takes its place (f >> 1 its
  *      credentials)
- *   7: every armed connection timer expires
+ *   7: f & 1: every armed connection timer expires; f & 2: the last
+ *      datagram of s again, an octet times 4 (a flood); f & 4: the driver
+ *      stops (or starts again) reading what s is sent
  * Bodies are a 16-bit length and octets; one that does not unpack as the
  * message is sent as the empty message.
  *
@@ -181,6 +183,17 @@ static void cl_connect(struct fz_in *in, int s, uint8_t f)
 		protobuf_c_message_free_unpacked(&c->base, NULL);
 }
 
+/* Timers, floods and peers that stop reading. */
+static void ipc_misc(struct fz_in *in, int s, uint8_t f)
+{
+	if (f & 1)
+		fz_ipc_fire_timers();
+	if (f & 2)
+		fz_ipc_repeat(s, fz_u8(in) * 4u);
+	if (f & 4)
+		FI.deaf[s] = !FI.deaf[s];
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
@@ -227,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fz_ipc_open(s, false, f >> 1);
 			break;
 		default:
-			fz_ipc_fire_timers();
+			ipc_misc(&in, s, f);
 			break;
 		}
 		fz_ipc_pump();

@@ -214,7 +214,8 @@ void fz_ipc_pump(void)
 		busy = event_base_get_num_events(iwcmd_base,
 						 EVENT_BASE_COUNT_ACTIVE) > 0;
 		for (slot = 0; slot < FZ_IPC_PEERS; slot++)
-			busy |= fz_ipc_read(slot);
+			if (!FI.deaf[slot])
+				busy |= fz_ipc_read(slot);
 		idle = busy ? 0 : idle + 1;
 	}
 }
@@ -277,6 +278,14 @@ void fz_ipc_send(int slot, const uint8_t *buf, size_t len, uint8_t fds)
 
 	if (FI.fd[slot] < 0)
 		return;
+	if (buf != FI.last[slot]) {
+		/* kept for fz_ipc_repeat() */
+		FI.last_len[slot] = len < sizeof(FI.last[slot]) ?
+					    len :
+					    sizeof(FI.last[slot]);
+		memcpy(FI.last[slot], buf, FI.last_len[slot]);
+		FI.last_fds[slot] = fds;
+	}
 	switch (fds) {
 	case 1:
 		pass[n++] = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -335,6 +344,20 @@ static size_t fz_ipc_hdr(uint8_t *p, uint16_t type, uint32_t reqid)
 	p[6] = (uint8_t)(reqid >> 8);
 	p[7] = (uint8_t)reqid;
 	return IPC_HDR_LEN;
+}
+
+/* The last datagram slot sent, n more times (a flood). */
+void fz_ipc_repeat(int slot, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && FI.last_len[slot]; i++) {
+		fz_ipc_send(slot, FI.last[slot], FI.last_len[slot],
+			    FI.last_fds[slot]);
+		/* the daemon reads as they come, our socket does not fill */
+		if (i % 32 == 31)
+			event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
+	}
 }
 
 /* Header and raw body octets from slot. */
@@ -523,8 +546,11 @@ void fz_ipc_end(void)
 	unsigned int nl = 0;
 	int i;
 
-	for (i = 0; i < FZ_IPC_PEERS; i++)
+	for (i = 0; i < FZ_IPC_PEERS; i++) {
 		fz_ipc_close(i);
+		FI.deaf[i] = false;
+		FI.last_len[i] = 0;
+	}
 	fz_ipc_pump();
 	/* every peer is gone, and with them their listeners */
 	FZ_CHECK(control_client_count() == 0);

@@ -43,6 +43,10 @@ struct fz_ipc {
 	unsigned int n_lis[FZ_IPC_PEERS];
 	struct fz_ipc_addr bound[FZ_IPC_IDS];
 	unsigned int n_bound;
+	bool deaf[FZ_IPC_PEERS]; /* the driver does not read this peer */
+	uint8_t last[FZ_IPC_PEERS][512]; /* the last datagram it sent */
+	size_t last_len[FZ_IPC_PEERS];
+	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
 	struct fz_fds fds; /* open when the input began */
@@ -71,6 +75,8 @@ void fz_ipc_send(int slot, const uint8_t *buf, size_t len, uint8_t fds);
 /* A header {version 1, type, reqid} and body (may be NULL) from slot. */
 void fz_ipc_send_pb(int slot, uint16_t type, uint32_t reqid,
 		    const ProtobufCMessage *body, uint8_t fds);
+/* The last datagram slot sent (its first 512 octets), n more times. */
+void fz_ipc_repeat(int slot, unsigned int n);
 /* Header and raw body octets from slot. */
 void fz_ipc_send_raw(int slot, uint16_t type, uint32_t reqid,
 		     const uint8_t *body, size_t len, uint8_t fds);
