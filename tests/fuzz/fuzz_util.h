@@ -77,6 +77,17 @@ static inline const uint8_t *fz_bytes(struct fz_in *in, size_t want,
 	return p;
 }
 
+static inline void fz_sysctl(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, value, strlen(value)) < 0)
+		fprintf(stderr, "%s: cannot set\n", path);
+	close(fd);
+}
+
 /*
  * A network namespace of our own with only the loopback up, when the
  * process may unshare one (root, or user namespaces); otherwise the host's.
@@ -98,6 +109,12 @@ static inline void fz_netns(void)
 		ioctl(s, SIOCSIFFLAGS, &ifr);
 	}
 	close(s);
+	/*
+	 * Our namespace only: a connection per input would leave tens of
+	 * thousands in TIME_WAIT and run out of ports; keep none.
+	 */
+	fz_sysctl("/proc/sys/net/ipv4/tcp_max_tw_buckets", "0\n");
+	fz_sysctl("/proc/sys/net/ipv4/ip_local_port_range", "1024 65000\n");
 }
 
 /*

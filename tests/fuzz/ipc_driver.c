@@ -478,8 +478,15 @@ static void fz_ipc_cleanup(void)
 	rmdir(FI.dir);
 }
 
+static const char fz_ipc_conf[] = "[listener fuzz]\n"
+				  "address = 127.0.0.1:0\n"
+				  "owner = 0\n"
+				  "pending_max = 2\n";
+
 static void fz_ipc_once(void)
 {
+	char err[256];
+
 	signal(SIGPIPE, SIG_IGN);
 	fz_netns();
 	/* IWCM_FUZZ_LOG=1: the daemon's log on stderr, verbose */
@@ -490,7 +497,9 @@ static void fz_ipc_once(void)
 	clock_gettime(CLOCK_MONOTONIC, &iwcmd_start);
 	iwcmd_base = event_base_new();
 	FZ_CHECK(iwcmd_base != NULL);
-	conf_defaults(&FI.conf);
+	/* a configured service clients attach to (Listen{service}) */
+	FZ_CHECK(conf_parse(fz_ipc_conf, strlen(fz_ipc_conf), "fuzz", &FI.conf,
+			    err, sizeof(err)) == 0);
 	iwcmd_conf = &FI.conf;
 	conn_init(&fz_ipc_notify);
 	snprintf(FI.dir, sizeof(FI.dir), "/tmp/iwcm-fuzz.XXXXXX");
@@ -502,8 +511,20 @@ static void fz_ipc_once(void)
 	FZ_CHECK(control_init(FI.client_path, -1, FI.admin_path, -1,
 			      &fz_ipc_handlers) == 0);
 	atexit(fz_ipc_cleanup);
+	FZ_CHECK(listener_init_config(&FI.conf) == 0);
 	FI.ev_base =
 		event_base_get_num_events(iwcmd_base, EVENT_BASE_COUNT_ADDED);
+}
+
+/* The configured service as the configuration says (iwcmctl listener
+ * set changes it). */
+static void fz_ipc_reset_service(struct listener *l, void *arg)
+{
+	(void)arg;
+	if (!l->service[0])
+		return;
+	l->policy = FI.conf.listeners[0].policy;
+	l->pending_max = FI.conf.listeners[0].pending_max;
 }
 
 /* Once per process, then fresh state for an input. */
@@ -518,7 +539,6 @@ void fz_ipc_begin(void)
 			FI.fd[i] = -1;
 		fz_ipc_once();
 	}
-	conf_defaults(&FI.conf);
 	FI.conf.request_timeout_ms = FZ_TIMEOUT_MS;
 	FI.conf.reply_timeout_ms = FZ_TIMEOUT_MS;
 	FI.conf.ulp_timeout_ms = FZ_TIMEOUT_MS;
@@ -527,6 +547,7 @@ void fz_ipc_begin(void)
 	FI.conf.max_listeners_per_uid = 4;
 	FI.conf.max_pending_per_uid = 4;
 	memset(&iwcmd_stats, 0, sizeof(iwcmd_stats));
+	listener_foreach(fz_ipc_reset_service, NULL);
 	log_setverbose(getenv("IWCM_FUZZ_LOG") != NULL);
 	memset(FI.n_conn, 0, sizeof(FI.n_conn));
 	memset(FI.n_lis, 0, sizeof(FI.n_lis));
@@ -534,10 +555,11 @@ void fz_ipc_begin(void)
 	fz_fd_snapshot(&FI.fds);
 }
 
+/* Listeners left: bound by a client, or a service still attached. */
 static void fz_ipc_count(struct listener *l, void *arg)
 {
-	(void)l;
-	(*(unsigned int *)arg)++;
+	if (!l->service[0] || l->client)
+		(*(unsigned int *)arg)++;
 }
 
 /* Close every peer, let the daemon clean up, check nothing is left. */
