@@ -351,6 +351,10 @@ void fz_ipc_repeat(int slot, unsigned int n)
 {
 	unsigned int i;
 
+	/* a bounded flood per input: each datagram may be a connection */
+	if (n > FI.repeat_left)
+		n = FI.repeat_left;
+	FI.repeat_left -= n;
 	for (i = 0; i < n && FI.last_len[slot]; i++) {
 		fz_ipc_send(slot, FI.last[slot], FI.last_len[slot],
 			    FI.last_fds[slot]);
@@ -552,6 +556,7 @@ void fz_ipc_begin(void)
 	memset(FI.n_conn, 0, sizeof(FI.n_conn));
 	memset(FI.n_lis, 0, sizeof(FI.n_lis));
 	FI.n_bound = 0;
+	FI.repeat_left = FZ_IPC_REPEAT_MAX;
 	fz_fd_snapshot(&FI.fds);
 }
 

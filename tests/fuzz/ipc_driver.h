@@ -26,6 +26,8 @@
 
 #define FZ_IPC_PEERS 4
 #define FZ_IPC_IDS 8
+/* Datagrams fz_ipc_repeat() sends per input, at most. */
+#define FZ_IPC_REPEAT_MAX 2048
 
 struct fz_ipc_addr {
 	uint8_t addr[16];
@@ -46,6 +48,7 @@ struct fz_ipc {
 	bool deaf[FZ_IPC_PEERS]; /* the driver does not read this peer */
 	uint8_t last[FZ_IPC_PEERS][512]; /* the last datagram it sent */
 	size_t last_len[FZ_IPC_PEERS];
+	unsigned int repeat_left; /* of FZ_IPC_REPEAT_MAX per input */
 	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
@@ -75,7 +78,8 @@ void fz_ipc_send(int slot, const uint8_t *buf, size_t len, uint8_t fds);
 /* A header {version 1, type, reqid} and body (may be NULL) from slot. */
 void fz_ipc_send_pb(int slot, uint16_t type, uint32_t reqid,
 		    const ProtobufCMessage *body, uint8_t fds);
-/* The last datagram slot sent (its first 512 octets), n more times. */
+/* The last datagram slot sent (its first 512 octets), n more times
+ * (FZ_IPC_REPEAT_MAX in all per input). */
 void fz_ipc_repeat(int slot, unsigned int n);
 /* Header and raw body octets from slot. */
 void fz_ipc_send_raw(int slot, uint16_t type, uint32_t reqid,
