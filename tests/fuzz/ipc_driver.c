@@ -261,7 +261,9 @@ void fz_ipc_open(int slot, bool admin, uint8_t cred)
 			    SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
 			    sv) == 0);
 	FI.fd[slot] = sv[0];
-	control_peer_new(sv[1], admin, &uc);
+	/* the admin socket serves uid 0 and the daemon's own uid only */
+	FZ_CHECK(control_peer_new(sv[1], admin, &uc) ==
+		 (admin && uc.uid != 0 && uc.uid != geteuid() ? -1 : 0));
 }
 
 /* Send one datagram from slot with the descriptors fds asks for. */
