@@ -469,8 +469,6 @@ static void ctl_resume(evutil_socket_t fd, short what, void *arg)
 
 static void ctl_new_client(struct ctl_sock *s, int fd)
 {
-	struct control_priv *p;
-	struct client *c;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 
@@ -479,12 +477,21 @@ static void ctl_new_client(struct ctl_sock *s, int fd)
 		close(fd);
 		return;
 	}
+	control_peer_new(fd, s->admin, &cred);
+}
+
+/* Serve fd as a peer of the client or admin socket (consumes fd). */
+int control_peer_new(int fd, bool admin, const struct ucred *cred)
+{
+	struct control_priv *p;
+	struct client *c;
+
 	/* the admin socket is 0600; refuse anyone else who got through */
-	if (s->admin && cred.uid != 0 && cred.uid != geteuid()) {
-		log_info("ctl pid %ld: admin: uid %lu refused", (long)cred.pid,
-			 (unsigned long)cred.uid);
+	if (admin && cred->uid != 0 && cred->uid != geteuid()) {
+		log_info("ctl pid %ld: admin: uid %lu refused", (long)cred->pid,
+			 (unsigned long)cred->uid);
 		close(fd);
-		return;
+		return -1;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -493,10 +500,10 @@ static void ctl_new_client(struct ctl_sock *s, int fd)
 	TAILQ_INIT(&p->outq);
 	c->id = ++ctl_next_id;
 	c->fd = fd;
-	c->admin = s->admin;
-	c->uid = cred.uid;
-	c->gid = cred.gid;
-	c->pid = cred.pid;
+	c->admin = admin;
+	c->uid = cred->uid;
+	c->gid = cred->gid;
+	c->pid = cred->pid;
 	c->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, control_event,
 			  c);
 	if (!c->ev)
@@ -505,8 +512,9 @@ static void ctl_new_client(struct ctl_sock *s, int fd)
 	p->evflags = EV_READ | EV_PERSIST;
 	TAILQ_INSERT_TAIL(&ctl_clients, c, entry);
 	log_debug("ctl pid %ld: connected to the %s socket, uid %lu",
-		  (long)c->pid, s->admin ? "admin" : "client",
+		  (long)c->pid, admin ? "admin" : "client",
 		  (unsigned long)c->uid);
+	return 0;
 }
 
 static void ctl_accept(evutil_socket_t lfd, short what, void *arg)

@@ -27,6 +27,7 @@
 #include "sctp_session.h"
 
 struct conn;
+struct ucred;
 
 /*
  * The outcome of a request, or why a connection failed: the daemon's own
@@ -201,6 +202,12 @@ void control_admin_path(const char *client_path, char *out, size_t len);
 int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		 const ProtobufCMessage *body, int fd);
 struct client *control_find(uint64_t id);
+/*
+ * Serve fd, a connected SEQPACKET socket, as a peer of the client or
+ * admin socket with the credentials cred (SO_PEERCRED on accept; tests
+ * inject their own); consumes fd.  -1 when refused (closed).
+ */
+int control_peer_new(int fd, bool admin, const struct ucred *cred);
 /*
  * Close a client's connection (any error on it, or why == NULL for an
  * orderly end); its listeners and requests go away.  The struct stays

@@ -89,3 +89,39 @@ check_engine_daemon_LDADD = $(DAEMON_IPC_LIBS) $(WIRE_LIB)
 # iwcmctl's admin commands against the real daemon; the systemd units.
 TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh
 EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh
+
+# Every input of the daemon under libFuzzer: the connection engine as
+# responder and initiator against a raw peer (fuzz/engine_driver.c), and
+# the client and admin sockets through control.c (fuzz/ipc_driver.c).
+FUZZ_DAEMON_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la \
+	$(WIRE_LIB) $(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+	$(SYSTEMD_LIBS)
+FUZZ_DAEMON_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(LIBEVENT_CFLAGS)
+EXTRA_DIST += fuzz/fuzz_util.h fuzz/engine_driver.h
+FUZZ_HARNESSES += fuzz_engine_resp fuzz_engine_init
+fuzz_engine_resp_SOURCES = fuzz/fuzz_engine_resp.c fuzz/engine_driver.c \
+	$(FUZZ_MAIN)
+fuzz_engine_resp_CPPFLAGS = $(DAEMON_CPPFLAGS)
+fuzz_engine_resp_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
+fuzz_engine_resp_LDADD = $(FUZZ_DAEMON_LDADD)
+fuzz_engine_resp_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_engine_init_SOURCES = fuzz/fuzz_engine_init.c fuzz/engine_driver.c \
+	$(FUZZ_MAIN)
+fuzz_engine_init_CPPFLAGS = $(DAEMON_CPPFLAGS)
+fuzz_engine_init_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
+fuzz_engine_init_LDADD = $(FUZZ_DAEMON_LDADD)
+fuzz_engine_init_LDFLAGS = $(FUZZ_LINKFLAGS)
+EXTRA_DIST += fuzz/ipc_driver.h
+FUZZ_HARNESSES += fuzz_ipc_client fuzz_ipc_admin
+fuzz_ipc_client_SOURCES = fuzz/fuzz_ipc_client.c fuzz/ipc_driver.c \
+	$(FUZZ_MAIN)
+fuzz_ipc_client_CPPFLAGS = $(DAEMON_CPPFLAGS)
+fuzz_ipc_client_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
+fuzz_ipc_client_LDADD = $(FUZZ_DAEMON_LDADD)
+fuzz_ipc_client_LDFLAGS = $(FUZZ_LINKFLAGS)
+fuzz_ipc_admin_SOURCES = fuzz/fuzz_ipc_admin.c fuzz/ipc_driver.c \
+	$(FUZZ_MAIN)
+fuzz_ipc_admin_CPPFLAGS = $(DAEMON_CPPFLAGS)
+fuzz_ipc_admin_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
+fuzz_ipc_admin_LDADD = $(FUZZ_DAEMON_LDADD)
+fuzz_ipc_admin_LDFLAGS = $(FUZZ_LINKFLAGS)

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_FUZZ_UTIL_H
+#define IWCM_FUZZ_UTIL_H
+
+/*
+ * What the daemon harnesses (fuzz_ipc_*, fuzz_engine_*) share: a reader
+ * over the input, a private network namespace where the process may make
+ * one (so that the sockets the input asks for never touch the host's
+ * ports or network), and the descriptor-leak check run after each input.
+ */
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A broken invariant: say which and abort, so that libFuzzer keeps it. */
+#define FZ_CHECK(c)                                                            \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #c);                                 \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+/* Descriptors checked for leaks: [0, FZ_FD_SPAN). */
+#define FZ_FD_SPAN 256
+
+struct fz_in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline bool fz_more(const struct fz_in *in)
+{
+	return in->n > 0;
+}
+
+static inline uint8_t fz_u8(struct fz_in *in)
+{
+	uint8_t v;
+
+	if (!in->n)
+		return 0;
+	v = *in->p++;
+	in->n--;
+	return v;
+}
+
+static inline uint16_t fz_u16(struct fz_in *in)
+{
+	uint16_t hi = fz_u8(in);
+
+	return (uint16_t)(hi << 8 | fz_u8(in));
+}
+
+/* Up to want octets of the input (fewer at its end); *got says how many. */
+static inline const uint8_t *fz_bytes(struct fz_in *in, size_t want,
+				      size_t *got)
+{
+	const uint8_t *p = in->p;
+
+	if (want > in->n)
+		want = in->n;
+	in->p += want;
+	in->n -= want;
+	*got = want;
+	return p;
+}
+
+static inline void fz_sysctl(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, value, strlen(value)) < 0)
+		fprintf(stderr, "%s: cannot set\n", path);
+	close(fd);
+}
+
+/*
+ * A network namespace of our own with only the loopback up, when the
+ * process may unshare one (root, or user namespaces); otherwise the host's.
+ */
+static inline void fz_netns(void)
+{
+	struct ifreq ifr;
+	int s;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, "lo", 3);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+	/*
+	 * Our namespace only: a connection per input would leave tens of
+	 * thousands in TIME_WAIT and run out of ports; keep none.
+	 */
+	fz_sysctl("/proc/sys/net/ipv4/tcp_max_tw_buckets", "0\n");
+	fz_sysctl("/proc/sys/net/ipv4/ip_local_port_range", "1024 65000\n");
+}
+
+/*
+ * Which descriptors are open now, at the start of an input (libFuzzer
+ * itself opens some between inputs: the symbolizer's pipes).
+ */
+struct fz_fds {
+	bool open[FZ_FD_SPAN];
+};
+
+static inline void fz_fd_snapshot(struct fz_fds *f)
+{
+	int fd;
+
+	for (fd = 0; fd < FZ_FD_SPAN; fd++)
+		f->open[fd] = fcntl(fd, F_GETFD) >= 0;
+}
+
+/* No descriptor is open that was not open at the snapshot. */
+static inline void fz_fd_check(const struct fz_fds *f)
+{
+	char path[64], what[256];
+	ssize_t n;
+	int fd;
+
+	for (fd = 0; fd < FZ_FD_SPAN; fd++) {
+		if (f->open[fd] || fcntl(fd, F_GETFD) < 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, what, sizeof(what) - 1);
+		what[n > 0 ? n : 0] = '\0';
+		fprintf(stderr, "descriptor %d leaked (%s)\n", fd, what);
+		abort();
+	}
+}
+
+#endif
