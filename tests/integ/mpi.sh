@@ -9,8 +9,7 @@
 # iwcmd's handshake counter must rise by at least one connection per
 # pair of ranks: the traffic went through iwcm.  SKIP without Open MPI.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/daemon.sh"
 prog="$top_builddir/examples/mpi/mpi_check"
 . "$srcdir/integ/fabric_env.sh"
 if ! command -v mpirun >/dev/null 2>&1; then
@@ -21,30 +20,9 @@ if [ ! -x "$prog" ]; then
 	echo "SKIP: $prog not built (configure found no mpicc: libopenmpi-dev)"
 	exit 77
 fi
-dir=$(mktemp -d /tmp/iwcm-mpi.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+daemon_dir mpi
 
-printf '# mpi.sh\n' >"$dir/iwcmd.conf"
-"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
-pid=$!
-i=0
-while [ ! -S "$sock" ]; do
-	i=$((i + 1))
-	if [ $i -gt 500 ]; then
-		echo "FAIL: iwcmd did not start"
-		cat "$dir/log"
-		exit 1
-	fi
-	sleep 0.01
-done
+daemon_start
 handshakes() {
 	"$ctl" stats 2>/dev/null | awk '$1 == "established" { print $2 }'
 }
@@ -79,10 +57,8 @@ if [ -z "$before" ] || [ -z "$after" ] ||
 else
 	echo "iwcmd handshakes: $before -> $after"
 fi
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
+rc=0
+daemon_stop || rc=$?
 [ $rc -eq 0 ] || {
 	echo "FAIL: iwcmd exited $rc at SIGTERM"
 	fails=1

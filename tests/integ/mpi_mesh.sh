@@ -9,8 +9,7 @@
 # and iwcmd must count the 6 connections at both ends.  SKIP without
 # Open MPI.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/daemon.sh"
 prog="$top_builddir/examples/mpi-mesh/mpi_mesh"
 # In an ASan build: Open MPI's own leaks are not ours.
 . "$srcdir/integ/fabric_env.sh"
@@ -22,29 +21,8 @@ if [ ! -x "$prog" ]; then
 	echo "SKIP: $prog not built (configure found no mpicc: libopenmpi-dev)"
 	exit 77
 fi
-dir=$(mktemp -d /tmp/iwcm-mesh.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-printf '# mpi_mesh.sh\n' >"$dir/iwcmd.conf"
-"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
-pid=$!
-i=0
-while [ ! -S "$sock" ]; do
-	i=$((i + 1))
-	if [ $i -gt 500 ]; then
-		echo "FAIL: iwcmd did not start"
-		cat "$dir/log"
-		exit 1
-	fi
-	sleep 0.01
-done
+daemon_dir mesh
+daemon_start
 n=4
 # mpirun's own transports stay local (shared memory and loopback TCP).
 timeout 120 mpirun --allow-run-as-root --oversubscribe -n $n \
@@ -68,10 +46,8 @@ est=$("$ctl" stats 2>/dev/null | awk '$1 == "established" { print $2 }')
 	echo "FAIL: iwcmd established ${est:-?} connection ends, want $((n * (n - 1)))"
 	fails=1
 }
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
+rc=0
+daemon_stop || rc=$?
 [ $rc -eq 0 ] || {
 	echo "FAIL: iwcmd exited $rc at SIGTERM"
 	fails=1

@@ -11,48 +11,26 @@
 # Then an unreachable port, SCTP through a daemon without it, bad
 # arguments and no daemon.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
-dir=$(mktemp -d /tmp/iwcm-probe.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
+. "$srcdir/integ/daemon.sh"
 lpid=
 fails=0
 passes=0
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
-
-cleanup() {
-	[ -n "$lpid" ] && kill -9 "$lpid" 2>/dev/null
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
 ok() { passes=$((passes + 1)); }
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
 
+daemon_dir probe
 # a UDP encapsulation port of this run's own for SCTP
-printf 'sctp_udp_port = %d\n' $((20000 + $$ % 20000)) >"$dir/iwcmd.conf"
-"$iwcmd" -d -f "$dir/iwcmd.conf" -s "$sock" 2>"$dir/log" &
-pid=$!
-i=0
-while ! "$ctl" status >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
-		echo "FAIL: iwcmd did not start"
-		exit 1
-	fi
-	sleep 0.01
-done
+daemon_start log "sctp_udp_port = $((20000 + $$ % 20000))"
 
 # listen ARGS: iwcmctl listen answering every request, $port set
 listen() {
 	: >"$dir/l.out"
 	"$ctl" listen 127.0.0.1:0 --count 100 "$@" >"$dir/l.out" 2>&1 &
 	lpid=$!
+	bg_pids="$bg_pids $lpid"
 	port=
 	i=0
 	while [ -z "$port" ] && [ $i -lt 500 ]; do
@@ -162,9 +140,7 @@ done
 	fail "probe --help"
 
 # no daemon: one line naming the socket
-kill -TERM "$pid"
-wait "$pid"
-pid=
+daemon_stop
 out=$("$ctl" probe 127.0.0.1:1 2>&1)
 rc=$?
 [ $rc -eq 2 ] && ok || fail "probe with no daemon exited $rc"

@@ -7,23 +7,12 @@
 # every ping; a new iwcmd on the same socket path (the old one's socket
 # file still there) serves a new connection at once.
 set -u
-iwcmd="$top_builddir/daemon/iwcmd"
-ctl="$top_builddir/cli/iwcmctl"
+. "$srcdir/integ/daemon.sh"
 rping="$top_builddir/examples/iwcm-rping"
-dir=$(mktemp -d /tmp/iwcm-restart.XXXXXX)
-sock="$dir/iwcmd.sock"
-pid=
 spid=
 cpid=
-IWCM_SOCKET=$sock
-export IWCM_SOCKET
 N=3000
-
-cleanup() {
-	for p in $spid $cpid $pid; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$dir"
-}
-trap cleanup EXIT
+daemon_dir restart
 
 fail() {
 	echo "FAIL: $*"
@@ -34,19 +23,6 @@ fail() {
 }
 lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
 
-# daemon LOG: start iwcmd, wait until its admin socket answers
-daemon() {
-	"$iwcmd" -d -s "$sock" 2>"$dir/$1" &
-	pid=$!
-	i=0
-	while ! "$ctl" -s "$sock" status >/dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt 500 ] || ! kill -0 "$pid" 2>/dev/null; then
-			fail "iwcmd did not start"
-		fi
-		sleep 0.01
-	done
-}
 
 # pair COUNT: a verified server and client in the background
 pair() {
@@ -54,6 +30,7 @@ pair() {
 	"$rping" -s -a 127.0.0.1 -p 0 -C "$1" -v -V >"$dir/s.out" \
 		2>"$dir/s.err" &
 	spid=$!
+	bg_pids="$bg_pids $spid"
 	port=
 	i=0
 	while [ -z "$port" ]; do
@@ -66,6 +43,7 @@ pair() {
 	"$rping" -c -a 127.0.0.1 -p "$port" -C "$1" -v -V >"$dir/c.out" \
 		2>"$dir/c.err" &
 	cpid=$!
+	bg_pids="$bg_pids $cpid"
 }
 
 # finish PID NAME: its exit status must be 0 (bounded)
@@ -79,7 +57,7 @@ finish() {
 	wait "$1" || fail "$2 exited $?"
 }
 
-daemon log
+daemon_start log
 pair $N
 # mid-transfer: some pings done, most to come
 i=0
@@ -106,7 +84,7 @@ echo "iwcmd killed after $at of $N pings; both ends finished all $N"
 
 # the old socket file is still there; a new daemon takes the path
 [ -S "$sock" ] || fail "the killed daemon's socket file is gone"
-daemon log2
+daemon_start log2
 pair 5
 finish "$cpid" client
 cpid=
@@ -114,7 +92,5 @@ finish "$spid" server
 spid=
 got=$(lines "$dir/c.out" '^ping data: rdma-ping-')
 [ "$got" = 5 ] || fail "after the restart the client printed $got pings"
-kill -TERM "$pid"
-wait "$pid" || fail "the new iwcmd exited $? on SIGTERM"
-pid=
+daemon_stop || fail "the new iwcmd exited $? on SIGTERM"
 echo "PASS: a new iwcmd on the same socket served a new connection"
