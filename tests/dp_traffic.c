@@ -47,7 +47,7 @@ static struct iwcm_event *cm_event(struct iwcm_ctx *ctx, int type)
 		ck_assert_msg(dp_ms() < end, "no CM event");
 		poll(&p, 1, 10);
 	}
-	ck_assert_msg(iwcm_event_get_type(ev) == type, "event %s",
+	ck_assert_msg((int)iwcm_event_get_type(ev) == type, "event %s",
 		      iwcm_cm_event_str(iwcm_event_get_type(ev)));
 	return ev;
 }
