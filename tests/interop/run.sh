@@ -428,11 +428,11 @@ for c in $CASES; do
 	done
 done
 # RFC 5043 DDP stream sessions over SCTP (kernel SCTP in the guest,
-# usrsctp over UDP encapsulation here) need iwcmd's SCTP transport.
-if ! grep -q '^#define HAVE_USRSCTP 1' "$BUILD/config.h" 2>/dev/null; then
-	echo "SKIP sctp-g2h, sctp-h2g: iwcmd is built without an SCTP" \
-		"transport (usrsctp)" | tee -a "$R/summary.txt"
-fi
+# usrsctp over UDP encapsulation here): iwcmd has its SCTP transport on
+# usrsctp, but these cases need iwcmd and iwcm-rping in the guest on the
+# kernel's SCTP, which is not built yet (docs/sctp.md).
+echo "SKIP sctp-g2h, sctp-h2g: the guest side (iwcmd on the kernel's" \
+	"SCTP) is not built yet" | tee -a "$R/summary.txt"
 echo "== interop: $N_PASS passed, $N_FAIL failed," \
 	"$(( $(date +%s) - T0 )) s" | tee -a "$R/summary.txt"
 [ $N_FAIL -eq 0 ]
