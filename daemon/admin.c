@@ -507,13 +507,6 @@ static void admin_connect(struct client *c, uint32_t reqid,
 		admin_result(c, reqid, res, NULL);
 }
 
-static void admin_probe(struct client *c, uint32_t reqid,
-			const ProtobufCMessage *req)
-{
-	admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
-		     "probe is not supported by this iwcmd");
-}
-
 /* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
 void admin_report(const struct conn *c, enum conn_result r)
 {
@@ -572,7 +565,6 @@ static const struct admin_handler {
 	  admin_listener_set },
 	{ IPC_CTL_CONNECT, &iwcm__ctl__force_connect__descriptor,
 	  admin_connect },
-	{ IPC_CTL_PROBE, &iwcm__ctl__probe__descriptor, admin_probe },
 };
 
 /* Handle one admin request; always ends with END or RESULT. */
