@@ -598,7 +598,13 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 			mt->data_left -= k;
 			mt->pay_off += k;
 		}
-		mt_feed(mt, iov[i].iov_base, k, kind[i] != MTI_STAGE);
+		/* Placed payload and whole Markers: accounted for (CRC,
+		 * FPDUPTR) without the decoder's events, which have nothing
+		 * to route; the rest through the decoder. */
+		if (kind[i] == MTI_STAGE ||
+		    !mpa_rx_take_run(&mt->rx, iov[i].iov_base, k,
+				     kind[i] == MTI_MARKER))
+			mt_feed(mt, iov[i].iov_base, k, kind[i] != MTI_STAGE);
 		n -= (ssize_t)k;
 	}
 	return MTG_READ;

@@ -596,11 +596,12 @@ enum split_mode {
 	SPLIT_RANDOM,	/* 1..3000 */
 	SPLIT_DATAPATH, /* ctrl_need / data_room, readv-style */
 	SPLIT_RUNS,	/* ctrl_need / data_runs, gathered reads */
+	SPLIT_TAKE,	/* the same, placed runs by mpa_rx_take_run */
 	SPLIT_MAX
 };
 
 static const char *const split_names[] = {
-	"whole", "byte", "small", "random", "datapath", "runs",
+	"whole", "byte", "small", "random", "datapath", "runs", "take",
 };
 
 static void feed_chunk(struct mpa_rx *rx, struct rx_run *r, const uint8_t *p,
@@ -695,12 +696,56 @@ static void feed_datapath(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 }
 
 /*
+ * Hand one planned run to the decoder by mpa_rx_take_run(), in pieces of
+ * random size: data pieces are taken (and reported here as the DATA they
+ * would have been), a whole Marker is taken, a part of one is refused and
+ * stepped.  false: the run was left to mpa_rx_step().
+ */
+static bool take_run(struct mpa_rx *rx, struct rx_run *r, const uint8_t *dst,
+		     const struct mpa_rx_run *run)
+{
+	struct mpa_rx_ev ev;
+
+	if (run->marker) {
+		if (run->len != 4) {
+			REQUIRE(!mpa_rx_take_run(rx, dst, run->len, true));
+			return false;
+		}
+		/* Neither a part of a Marker nor data in its place. */
+		REQUIRE(!mpa_rx_take_run(rx, dst, 2, true));
+		REQUIRE(!mpa_rx_take_run(rx, dst, 4, false));
+		REQUIRE(mpa_rx_take_run(rx, dst, 4, true));
+		return true;
+	}
+	/* A Marker where data is expected is refused. */
+	REQUIRE(!mpa_rx_take_run(rx, dst, 4, true));
+	for (size_t n = 0; n < run->len;) {
+		size_t k = 1 + test_rand32() % (run->len - n);
+
+		REQUIRE(mpa_rx_take_run(rx, dst + n, k, false));
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MPA_RX_EV_DATA;
+		ev.data = dst + n;
+		ev.len = k;
+		run_event(r, &ev);
+		n += k;
+	}
+	/* Past the run: past the ULPDU or across a Marker. */
+	if (rx->dir.markers || run->len == 0)
+		REQUIRE(mpa_rx_data_room(rx) == 0 ||
+			!mpa_rx_take_run(rx, dst, mpa_rx_data_room(rx) + 1,
+					 false));
+	return true;
+}
+
+/*
  * The gathered-read pattern: framing through ctrl_need as above, ULPDU
  * octets as planned by mpa_rx_data_runs (data runs into the "target",
- * Marker runs into their own scratch), handed over run by run.
+ * Marker runs into their own scratch), handed over run by run, by
+ * mpa_rx_step() or (take) mpa_rx_take_run().
  */
 static void feed_runs(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
-		      size_t len)
+		      size_t len, bool take)
 {
 	size_t pos = 0;
 
@@ -730,7 +775,10 @@ static void feed_runs(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 				REQUIRE_LE(t + runs[i].len, sizeof(target));
 			memcpy(dst, s + pos, runs[i].len);
 			pos += runs[i].len;
-			for (size_t n = 0; n < runs[i].len;) {
+			for (size_t n = take && take_run(rx, r, dst, &runs[i]) ?
+						runs[i].len :
+						0;
+			     n < runs[i].len;) {
 				REQUIRE_EQ(mpa_rx_step(rx, dst + n,
 						       runs[i].len - n, &used,
 						       &ev),
@@ -757,8 +805,8 @@ static void feed_runs(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 static void feed(struct mpa_rx *rx, struct rx_run *r, const uint8_t *s,
 		 size_t len, enum split_mode mode)
 {
-	if (mode == SPLIT_RUNS) {
-		feed_runs(rx, r, s, len);
+	if (mode == SPLIT_RUNS || mode == SPLIT_TAKE) {
+		feed_runs(rx, r, s, len, mode == SPLIT_TAKE);
 		return;
 	}
 	size_t pos = 0;
