@@ -283,8 +283,7 @@ static void ks_check_up(struct sctp_sock *s)
 		s->cb->up(s->arg, s, &s->info);
 }
 
-static void ks_notification(struct sctp_sock *s, const uint8_t *buf,
-			    size_t len)
+static void ks_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
 {
 	union sctp_notification n;
 	struct timeval tv;
@@ -442,9 +441,8 @@ static void ks_readable(evutil_socket_t fd, short what, void *arg)
 		ks_release(s);
 		return;
 	}
-	for (i = 0; i < KS_BATCH && !s->dead && !s->paused &&
-		    s->state != KS_DOWN;
-	     i++)
+	for (i = 0;
+	     i < KS_BATCH && !s->dead && !s->paused && s->state != KS_DOWN; i++)
 		if (ks_recv_one(s) < 0)
 			break;
 	/* more may be queued: the persistent event fires again */
@@ -717,8 +715,7 @@ static void ks_close(struct sctp_sock *s, bool abort)
 	if (abort) {
 		struct linger lg = { 1, 0 };
 
-		(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg,
-				 sizeof(lg));
+		(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	}
 	/* a one-to-one socket's close ends its association: SHUTDOWN, or
 	 * ABORT with a zero linger (RFC 6458 §4.1.7) */
@@ -738,7 +735,8 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 	if (pause)
 		event_del(s->rev);
 	else
-		event_add(s->rev, NULL); /* level-triggered: what waits is read */
+		event_add(s->rev,
+			  NULL); /* level-triggered: what waits is read */
 }
 
 const struct sctp_stack_ops sctp_stack_kernel = {

@@ -51,7 +51,7 @@ struct sctp_stack_conf {
 	uint16_t udp_port;
 	/* the peers' encapsulation port, 0: udp_port */
 	uint16_t encap_port;
-	uint16_t streams;  /* inbound = outbound streams asked for */
+	uint16_t streams; /* inbound = outbound streams asked for */
 	unsigned int adapt_wait_ms;
 };
 

@@ -272,8 +272,8 @@ static int raw_peer(uint32_t adapt)
 					    sizeof(ad)),
 				 0);
 	}
-	ck_assert_int_eq(
-		connect(fd, (struct sockaddr *)&laddr, sizeof(laddr)), 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&laddr, sizeof(laddr)),
+			 0);
 	return fd;
 }
 
@@ -336,8 +336,8 @@ START_TEST(test_oversized)
 				    &ad, sizeof(ad)),
 			 0);
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
-	ck_assert_int_eq(
-		connect(fd, (struct sockaddr *)&laddr, sizeof(laddr)), 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&laddr, sizeof(laddr)),
+			 0);
 	ck_assert(run_until(&srv.up));
 	memset(big, 0x5a, sizeof(big));
 	ck_assert_int_eq(write(fd, big, sizeof(big)), (ssize_t)sizeof(big));
@@ -402,8 +402,7 @@ static Suite *sctp_kernel_suite(void)
 	TCase *tc;
 
 	/* with the kernel's encapsulation port set, over it too */
-	add_loop_tcase(s, "assoc", test_assoc,
-		       sysctl_udp_port() > 0 ? 2 : 1);
+	add_loop_tcase(s, "assoc", test_assoc, sysctl_udp_port() > 0 ? 2 : 1);
 	tc = tcase_create("no_indication");
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_no_indication, 0, 2);
