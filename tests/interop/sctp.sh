@@ -317,7 +317,8 @@ sctp_check() {
 		;;
 	esac
 	note "${CAP_NOTE:-no capture}, session control:" \
-		"$(tr '\n' ' ' <"$C/session-control.txt" 2>/dev/null)"
+		"$(tr '\n' ' ' <"$C/session-control.txt" 2>/dev/null |
+			sed 's/ $//')"
 }
 
 # sctp_cases: every selected SCTP case in one guest boot.
