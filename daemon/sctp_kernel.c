@@ -162,6 +162,7 @@ static int ks_sockopts(int fd)
 					SCTP_SHUTDOWN_EVENT };
 	struct sctp_initmsg init;
 	struct sctp_event ev;
+	const uint32_t pd = SCTP_RX_MAX;
 	const int on = 1;
 	size_t i;
 
@@ -190,6 +191,13 @@ static int ks_sockopts(int fd)
 		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
 	    ks_setopt(fd, SCTP_NODELAY, &on, sizeof(on), "SCTP_NODELAY") < 0)
 		return -1;
+	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
+	 * (the kernel refuses a point over half the receive buffer: then
+	 * its own, and a larger message aborts the association) */
+	if (setsockopt(fd, IPPROTO_SCTP, SCTP_PARTIAL_DELIVERY_POINT, &pd,
+		       sizeof(pd)) < 0)
+		log_debug("sctp: SCTP_PARTIAL_DELIVERY_POINT %u: %s", pd,
+			  strerror(errno));
 	return 0;
 }
 
