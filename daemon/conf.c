@@ -77,6 +77,7 @@ static const struct conf_key conf_global_keys[] = {
 	{ "allow_privileged", CT_ALLOW, 0, 0, 0, NULL },
 	{ "sctp_stack", CT_ENUM, GOFF(sctp_stack), 0, 0, sctp_stack_kinds },
 	{ "sctp_udp_port", CT_UINT, GOFF(sctp_udp_port), 0, 65535, NULL },
+	{ "sctp_encap_port", CT_UINT, GOFF(sctp_encap_port), 0, 65535, NULL },
 	{ "sctp_streams", CT_UINT, GOFF(sctp_streams), 1, 65535, NULL },
 };
 
@@ -147,6 +148,7 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->pd_send_max = 256;	 /* siw and cxgb4 accept no more */
 	c->sctp_stack = 0;	 /* usrsctp */
 	c->sctp_udp_port = 9899; /* SCTP_DEFAULT_UDP_PORT */
+	c->sctp_encap_port = 0;	 /* the same as sctp_udp_port */
 	c->sctp_streams = 16;
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;

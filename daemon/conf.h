@@ -88,6 +88,7 @@ struct iwcmd_conf {
 	 * port (RFC 6951; 0: none), struct sctp_stack_conf's source */
 	unsigned int sctp_stack; /* enum sctp_stack_kind */
 	unsigned int sctp_udp_port;
+	unsigned int sctp_encap_port; /* the peers' UDP port, 0: ours */
 	unsigned int sctp_streams;
 	struct conf_policy policy;
 	struct conf_listener listeners[CONF_MAX_LISTENERS];

@@ -94,6 +94,7 @@ static enum conn_result sc_stack(void)
 	sctp_stack_defaults(&c);
 	c.kind = (enum sctp_stack_kind)iwcmd_conf->sctp_stack;
 	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
+	c.encap_port = (uint16_t)iwcmd_conf->sctp_encap_port;
 	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
 	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
 		/* usrsctp starts once per process: no retry */

@@ -20,6 +20,7 @@ void sctp_stack_defaults(struct sctp_stack_conf *c)
 {
 	c->kind = SCTP_STACK_USRSCTP;
 	c->udp_port = SCTP_DEFAULT_UDP_PORT;
+	c->encap_port = 0;
 	c->streams = SCTP_DEFAULT_STREAMS;
 	c->adapt_wait_ms = SCTP_ADAPT_WAIT_MS;
 }
@@ -53,8 +54,9 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 	ops = (unsigned)c->kind < SCTP_STACK_MAX ? sctp_ops_of(c->kind) : NULL;
 	if (!ops) {
 		snprintf(err, errlen,
-			 "sctp_stack %s: not built in (no <netinet/sctp.h> "
-			 "at build time); use sctp_stack = usrsctp",
+			 "sctp_stack %s: not built in (no <linux/sctp.h> "
+			 "with UDP encapsulation at build time); use "
+			 "sctp_stack = usrsctp",
 			 (unsigned)c->kind < SCTP_STACK_MAX ?
 				 sctp_stack_names[c->kind] :
 				 "?");

@@ -46,8 +46,12 @@ enum sctp_stack_kind {
 
 struct sctp_stack_conf {
 	enum sctp_stack_kind kind;
-	uint16_t udp_port; /* usrsctp: local encapsulation port, 0: none */
-	uint16_t streams;  /* inbound = outbound streams asked for */
+	/* the local UDP encapsulation port (RFC 6951), 0: none; the
+	 * kernel's must be its net.sctp.udp_port */
+	uint16_t udp_port;
+	/* the peers' encapsulation port, 0: udp_port */
+	uint16_t encap_port;
+	uint16_t streams; /* inbound = outbound streams asked for */
 	unsigned int adapt_wait_ms;
 };
 
@@ -130,8 +134,9 @@ void sctp_stack_fini(void);
 /* Listen on sa; NULL with errno. */
 struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
 				    const struct sctp_cb *cb, void *arg);
-/* Start an association to sa (usrsctp: the peer's UDP port remote_udp_port,
- * 0 for ours); up or down follows.  NULL with errno. */
+/* Start an association to sa (the peer's UDP encapsulation port
+ * remote_udp_port, 0 for the configured one); up or down follows.  NULL
+ * with errno. */
 struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg);

@@ -621,8 +621,10 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
-	ue.sue_port =
-		htons(remote_udp_port ? remote_udp_port : us.conf.udp_port);
+	if (!remote_udp_port)
+		remote_udp_port = us.conf.encap_port ? us.conf.encap_port :
+						       us.conf.udp_port;
+	ue.sue_port = htons(remote_udp_port);
 	if (ue.sue_port &&
 	    usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT,
 			       &ue, sizeof(ue)) < 0)

@@ -39,6 +39,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(conf.n_listeners, 0);
 	ck_assert_uint_eq(conf.sctp_stack, 0);
 	ck_assert_uint_eq(conf.sctp_udp_port, 9899);
+	ck_assert_uint_eq(conf.sctp_encap_port, 0);
 	ck_assert_uint_eq(conf.sctp_streams, 16);
 }
 END_TEST
@@ -51,6 +52,8 @@ START_TEST(test_sctp_keys)
 	ck_assert_uint_eq(conf.sctp_stack, 1);
 	ck_assert_uint_eq(conf.sctp_udp_port, 0);
 	ck_assert_uint_eq(conf.sctp_streams, 64);
+	ck_assert_int_eq(parse("sctp_encap_port = 29899\n"), 0);
+	ck_assert_uint_eq(conf.sctp_encap_port, 29899);
 	ck_assert_int_eq(parse("sctp_stack = usrsctp\n"), 0);
 	ck_assert_uint_eq(conf.sctp_stack, 0);
 	/* a listener of DDP over SCTP (RFC 5043); TCP by default */
@@ -173,6 +176,8 @@ static const struct {
 	  "test.conf:1: sctp_stack: unknown value 'tcp'" },
 	{ "sctp_udp_port = 65536\n",
 	  "test.conf:1: sctp_udp_port: expected a number from 0 to 65535" },
+	{ "sctp_encap_port = -1\n",
+	  "test.conf:1: sctp_encap_port: expected a number from 0 to 65535" },
 	{ "sctp_streams = 0\n", "test.conf:1: sctp_streams: expected" },
 	{ "socket = relative\n", "test.conf:1: socket: expected an absolute" },
 	{ "rtr = write,write\n", "test.conf:1: rtr: expected a list" },

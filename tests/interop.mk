@@ -7,13 +7,19 @@
 INTEROP_FILES = \
 	interop/run.sh \
 	interop/lib.sh \
+	interop/sctp.sh \
 	interop/vm/build-guest.sh \
 	interop/vm/run-guest.sh \
 	interop/vm/init \
 	interop/vm/siw-params.patch
 EXTRA_DIST += $(INTEROP_FILES)
 
-check-interop:
+# The SCTP cases run check_sctp_kernel in the guest.
+INTEROP_PROGRAMS =
+if HAVE_KERNEL_SCTP
+INTEROP_PROGRAMS += check_sctp_kernel
+endif
+check-interop: $(INTEROP_PROGRAMS)
 	@rc=0; TSHARK='$(TSHARK)' bash $(srcdir)/interop/run.sh \
 		-b '$(abs_top_builddir)' $(INTEROP_CASES) || rc=$$?; \
 	test $$rc -eq 77 && rc=0; exit $$rc

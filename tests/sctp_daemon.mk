@@ -9,6 +9,18 @@ check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
 check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
 
+# The same interface over the kernel's SCTP (sctp_kernel.c): SKIP (77)
+# where the kernel has none; the interop suite runs it in its guest.
+if HAVE_KERNEL_SCTP
+check_PROGRAMS += check_sctp_kernel
+TESTS += check_sctp_kernel
+check_sctp_kernel_SOURCES = check_sctp_kernel.c
+check_sctp_kernel_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_kernel_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+check_sctp_kernel_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+	$(CHECK_LIBS)
+endif
+
 # The DDP Stream Session FSM, every state x event (sctp_session_fsm.c).
 check_PROGRAMS += check_sctp_session
 TESTS += check_sctp_session

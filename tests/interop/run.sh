@@ -60,6 +60,8 @@ N_FAIL=0
 
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
+# shellcheck source=sctp.sh
+. "$HERE/sctp.sh"
 
 # ---- the cases ----------------------------------------------------------
 # The pings of every rping case, and each side's command.
@@ -344,7 +346,7 @@ selected() {
 }
 PATTERNS=("$@")
 if [ $LIST = 1 ]; then
-	for c in $CASES; do
+	for c in $CASES $SCTP_CASES; do
 		echo "${c//_/-}"
 	done
 	exit 0
@@ -427,12 +429,10 @@ for c in $CASES; do
 		break
 	done
 done
-# RFC 5043 DDP stream sessions over SCTP (kernel SCTP in the guest,
-# usrsctp over UDP encapsulation here): iwcmd has its SCTP transport on
-# usrsctp, but these cases need iwcmd and iwcm-rping in the guest on the
-# kernel's SCTP, which is not built yet (docs/sctp.md).
-echo "SKIP sctp-g2h, sctp-h2g: the guest side (iwcmd on the kernel's" \
-	"SCTP) is not built yet" | tee -a "$R/summary.txt"
+# RFC 5043 DDP stream sessions over SCTP: iwcmd on the guest kernel's
+# SCTP against iwcmd on usrsctp here, over UDP encapsulation, all in one
+# guest boot (sctp.sh).
+sctp_cases
 echo "== interop: $N_PASS passed, $N_FAIL failed," \
 	"$(( $(date +%s) - T0 )) s" | tee -a "$R/summary.txt"
 [ $N_FAIL -eq 0 ]

@@ -185,8 +185,9 @@ PROVIDER=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav*.so \
 	2>/dev/null | head -n 1)
 [ -n "$PROVIDER" ] || die "no siw provider in ibverbs-providers"
 # Modules wanted, loaded with their dependencies first.
+# sctp: the SCTP cases run iwcmd on the guest kernel's SCTP.
 MODS="crc32c_generic virtio_pci virtio_net virtio_blk configfs ib_core
-ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm siw sch_netem"
+ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm siw sch_netem sctp"
 
 versions=$(dpkg-query -W -f='${Package}=${Version} ' rdma-core \
 	ibverbs-providers rdmacm-utils perftest busybox-static tcpdump \

@@ -5,10 +5,12 @@
 # Boot the interop guest (built by build-guest.sh) under qemu, run one
 # script in it, copy its /out back and power off.
 #
-#   run-guest.sh [-o OUTDIR] [-f RULE]... [-p PARAMS] [-t SECONDS]
-#                [-l CONSOLE] [-v] SCRIPT
+#   run-guest.sh [-o OUTDIR] [-a TREE] [-f RULE]... [-p PARAMS]
+#                [-t SECONDS] [-l CONSOLE] [-v] SCRIPT
 #
 #   -o OUTDIR   the files the script writes under /out land in OUTDIR
+#   -a TREE     a directory laid over the guest's root for this run (the
+#               programs of a build tree and their libraries)
 #   -f RULE     a qemu hostfwd rule, e.g. tcp:127.0.0.1:20001-10.0.2.15:7174
 #   -p PARAMS   siw.ko's parameters, e.g. "mpa_version=1 mpa_crc_required=1"
 #   -t SECONDS  the limit of the whole run (default 180); the script gets
@@ -29,18 +31,20 @@ set -euo pipefail
 CACHE=${IWCM_INTEROP_CACHE:-/var/tmp/iwcm-interop-cache}
 D=$CACHE/current
 OUTDIR=
+ADD=
 FWD=
 PARAMS=
 LIMIT=180
 CONSOLE=
 VERBOSE=0
 usage() {
-	sed -n '8,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '8,22p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
-while getopts "o:f:p:t:l:v" opt; do
+while getopts "o:a:f:p:t:l:v" opt; do
 	case $opt in
 	o) OUTDIR=$OPTARG ;;
+	a) ADD=$OPTARG ;;
 	f) FWD="$FWD,hostfwd=$OPTARG" ;;
 	p) PARAMS=$OPTARG ;;
 	t) LIMIT=$OPTARG ;;
@@ -71,8 +75,10 @@ trap 'exit 130' INT TERM
 [ -n "$CONSOLE" ] || CONSOLE=$W/console
 : >"$CONSOLE"
 
-# This run's initrd: the cached one followed by a cpio of /case.
+# This run's initrd: the cached one followed by a cpio of /case (and of
+# the -a tree).
 mkdir -p "$W/case/case"
+[ -z "$ADD" ] || cp -a "$ADD/." "$W/case/"
 cp "$SCRIPT" "$W/case/case/script.sh"
 printf 'SIW_PARAMS=%q\nSCRIPT_TIMEOUT=%d\n' "$PARAMS" \
 	$((LIMIT > 40 ? LIMIT - 20 : LIMIT / 2)) >"$W/case/case/env"

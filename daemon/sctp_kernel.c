@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The kernel's SCTP under iwcmd's DDP stream sessions: one-to-one style
+ * sockets (RFC 6458 §4), non-blocking, each watched by libevent on the
+ * loop thread.  With sctp_udp_port set, associations run over UDP
+ * encapsulation (RFC 6951, Linux 5.11 and later): the kernel receives
+ * on its net.sctp.udp_port, which must be that port, and every socket
+ * sends to the peer's encapsulation port (SCTP_REMOTE_UDP_ENCAPS_PORT).
+ *
+ * This file includes <linux/sctp.h> only: usrsctp's constants differ
+ * (SCTP_ADAPTATION_LAYER, SCTP_UNORDERED, struct sctp_udpencaps) and
+ * live in sctp_usrsctp.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <stdint.h> /* before <linux/sctp.h>, which uses it */
+#include <linux/sctp.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sctp_ss.h"
+#include "sctp_stack.h"
+
+enum ks_state {
+	KS_LISTEN,
+	KS_CONNECTING, /* until COMM_UP */
+	KS_WAIT_ADAPT, /* COMM_UP seen, the peer's indication not yet */
+	KS_UP,
+	KS_DOWN,
+};
+
+struct sctp_sock {
+	int fd;
+	struct event *rev, *wev, *adapt_timer;
+	enum ks_state state;
+	const struct sctp_cb *cb;
+	void *arg;
+	int busy;  /* in one of its own callbacks: free deferred */
+	bool dead; /* closed while busy */
+	bool paused;
+	bool got_adapt;
+	uint32_t peer_adapt;
+	struct sctp_assoc_info info;
+};
+
+#define KS_BATCH 64 /* messages per readiness event, then yield */
+#define KS_SYSCTL_UDP_PORT "/proc/sys/net/sctp/udp_port"
+
+static struct {
+	struct event_base *base;
+	struct sctp_stack_conf conf;
+	uint8_t *rxbuf;
+} ks;
+
+static void ks_free(struct sctp_sock *s)
+{
+	if (s->rev)
+		event_free(s->rev);
+	if (s->wev)
+		event_free(s->wev);
+	if (s->adapt_timer)
+		event_free(s->adapt_timer);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
+
+/* End a callback pass over s; false when s was closed meanwhile. */
+static bool ks_release(struct sctp_sock *s)
+{
+	if (--s->busy > 0 || !s->dead)
+		return !s->dead;
+	ks_free(s);
+	return false;
+}
+
+static void ks_down(struct sctp_sock *s, const char *why)
+{
+	if (s->state == KS_DOWN || s->dead)
+		return;
+	s->state = KS_DOWN;
+	evtimer_del(s->adapt_timer);
+	event_del(s->wev);
+	event_del(s->rev);
+	if (s->cb->down)
+		s->cb->down(s->arg, s, why);
+}
+
+/* ABORT the association (RFC 4960 §9.1, RFC 6458 §5.3.4), report it
+ * down. */
+static void ks_abort(struct sctp_sock *s, const char *why)
+{
+	union {
+		struct cmsghdr c;
+		uint8_t b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
+	} u;
+	struct msghdr m;
+	struct cmsghdr *c;
+	struct sctp_sndinfo si;
+
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	memset(&si, 0, sizeof(si));
+	si.snd_flags = SCTP_ABORT;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = IPPROTO_SCTP;
+	c->cmsg_type = SCTP_SNDINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(si));
+	memcpy(CMSG_DATA(c), &si, sizeof(si));
+	if (sendmsg(s->fd, &m, MSG_NOSIGNAL) < 0 && errno != ENOTCONN &&
+	    errno != EPIPE)
+		log_debug("sctp: abort: %s", strerror(errno));
+	log_info("sctp: association aborted: %s", why);
+	ks_down(s, why);
+}
+
+static int ks_setopt(int fd, int name, const void *v, socklen_t len,
+		     const char *what)
+{
+	if (setsockopt(fd, IPPROTO_SCTP, name, v, len) < 0) {
+		log_warn("sctp: setsockopt %s", what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The peer's UDP encapsulation port (RFC 6951 §5.1) for the socket's
+ * future associations; 0: the kernel's own choice (net.sctp.encap_port). */
+static int ks_encap(int fd, uint16_t port)
+{
+	struct sctp_udpencaps ue;
+
+	if (port == 0)
+		return 0;
+	memset(&ue, 0, sizeof(ue));
+	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
+	ue.sue_port = htons(port);
+	return ks_setopt(fd, SCTP_REMOTE_UDP_ENCAPS_PORT, &ue, sizeof(ue),
+			 "SCTP_REMOTE_UDP_ENCAPS_PORT");
+}
+
+/* The options every DDP-enabled socket carries (an accepted one
+ * inherits them from its listener). */
+static int ks_sockopts(int fd)
+{
+	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
+	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
+						 SCTP_ADAPT_IND_DDP };
+	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
+					SCTP_ADAPTATION_INDICATION,
+					SCTP_SHUTDOWN_EVENT };
+	struct sctp_initmsg init;
+	struct sctp_event ev;
+	const uint32_t pd = SCTP_RX_MAX;
+	const int on = 1;
+	size_t i;
+
+	if (ks_setopt(fd, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
+		      "SCTP_ADAPTATION_LAYER") < 0)
+		return -1;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+		ev.se_type = evs[i];
+		ev.se_on = 1;
+		if (ks_setopt(fd, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT") <
+		    0)
+			return -1;
+	}
+	/* RFC 5043 §8: as many inbound as outbound streams */
+	memset(&init, 0, sizeof(init));
+	init.sinit_num_ostreams = ks.conf.streams;
+	init.sinit_max_instreams = ks.conf.streams;
+	/* RFC 5043 §9: SCTP never fragments a DDP segment */
+	if (ks_setopt(fd, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG") <
+		    0 ||
+	    ks_setopt(fd, SCTP_RECVRCVINFO, &on, sizeof(on),
+		      "SCTP_RECVRCVINFO") < 0 ||
+	    ks_setopt(fd, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
+		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
+	    ks_setopt(fd, SCTP_NODELAY, &on, sizeof(on), "SCTP_NODELAY") < 0)
+		return -1;
+	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
+	 * (the kernel refuses a point over half the receive buffer: then
+	 * its own, and a larger message aborts the association) */
+	if (setsockopt(fd, IPPROTO_SCTP, SCTP_PARTIAL_DELIVERY_POINT, &pd,
+		       sizeof(pd)) < 0)
+		log_debug("sctp: SCTP_PARTIAL_DELIVERY_POINT %u: %s", pd,
+			  strerror(errno));
+	return 0;
+}
+
+static void ks_readable(evutil_socket_t fd, short what, void *arg);
+static void ks_writable(evutil_socket_t fd, short what, void *arg);
+
+static void ks_adapt_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	s->busy++;
+	ks_abort(s, "no Adaptation Layer Indication from the peer "
+		    "(RFC 5043 §5.1)");
+	ks_release(s);
+}
+
+static struct sctp_sock *ks_sock_new(int fd, enum ks_state st,
+				     const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->state = st;
+	s->cb = cb;
+	s->arg = arg;
+	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
+	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
+	s->adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
+	if (!s->rev || !s->wev || !s->adapt_timer ||
+	    event_add(s->rev, NULL) < 0) {
+		s->fd = -1; /* the caller's */
+		ks_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+/* Largest user message that goes out unfragmented (RFC 5043 §9): the
+ * association's fragmentation point, which counts the UDP header when
+ * encapsulated. */
+static size_t ks_maxseg(struct sctp_sock *s)
+{
+	struct sctp_assoc_value av;
+	socklen_t len = sizeof(av);
+	size_t seg = 0;
+
+	memset(&av, 0, sizeof(av));
+	if (getsockopt(s->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) == 0 &&
+	    av.assoc_value > 0)
+		seg = av.assoc_value;
+	if (seg == 0)
+		seg = 1200;
+	/* "or 516 bytes, whichever is larger" */
+	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
+}
+
+/* COMM_UP and the peer's indication both seen: check it, report up. */
+static void ks_check_up(struct sctp_sock *s)
+{
+	char why[128];
+
+	if (s->state != KS_WAIT_ADAPT || !s->got_adapt)
+		return;
+	evtimer_del(s->adapt_timer);
+	if (s->peer_adapt != SCTP_ADAPT_IND_DDP) {
+		/* RFC 5043 §7.1: terminate a different indication */
+		snprintf(why, sizeof(why),
+			 "peer Adaptation Code Point 0x%08x is not DDP "
+			 "(RFC 5043 §7.1)",
+			 s->peer_adapt);
+		ks_abort(s, why);
+		return;
+	}
+	s->info.peer_adapt = s->peer_adapt;
+	s->info.streams = s->info.in_streams < s->info.out_streams ?
+				  s->info.in_streams :
+				  s->info.out_streams;
+	if (s->info.in_streams != s->info.out_streams)
+		log_info("sctp: peer offers %u inbound / %u outbound streams; "
+			 "using %u (RFC 5043 §8)",
+			 s->info.out_streams, s->info.in_streams,
+			 s->info.streams);
+	s->info.maxseg = ks_maxseg(s);
+	s->state = KS_UP;
+	if (s->cb->up)
+		s->cb->up(s->arg, s, &s->info);
+}
+
+static void ks_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
+{
+	union sctp_notification n;
+	struct timeval tv;
+
+	if (len < sizeof(n.sn_header))
+		return;
+	memset(&n, 0, sizeof(n));
+	memcpy(&n, buf, len < sizeof(n) ? len : sizeof(n));
+	switch (n.sn_header.sn_type) {
+	case SCTP_ASSOC_CHANGE:
+		switch (n.sn_assoc_change.sac_state) {
+		case SCTP_COMM_UP:
+			if (s->state != KS_CONNECTING)
+				break;
+			s->info.in_streams =
+				n.sn_assoc_change.sac_inbound_streams;
+			s->info.out_streams =
+				n.sn_assoc_change.sac_outbound_streams;
+			s->state = KS_WAIT_ADAPT;
+			/* the kernel queues the indication right after */
+			if (!s->got_adapt) {
+				tv.tv_sec = ks.conf.adapt_wait_ms / 1000;
+				tv.tv_usec =
+					(ks.conf.adapt_wait_ms % 1000) * 1000;
+				evtimer_add(s->adapt_timer, &tv);
+			}
+			ks_check_up(s);
+			break;
+		case SCTP_COMM_LOST:
+			ks_down(s, "association lost");
+			break;
+		case SCTP_RESTART:
+			/* the peer's sessions are gone with its state */
+			ks_abort(s, "peer restarted the association");
+			break;
+		case SCTP_SHUTDOWN_COMP:
+			ks_down(s, "association shut down");
+			break;
+		case SCTP_CANT_STR_ASSOC:
+			ks_down(s, "association could not be started");
+			break;
+		}
+		break;
+	case SCTP_ADAPTATION_INDICATION:
+		s->got_adapt = true;
+		s->peer_adapt = n.sn_adaptation_event.sai_adaptation_ind;
+		ks_check_up(s);
+		break;
+	case SCTP_SHUTDOWN_EVENT:
+		ks_down(s, "peer shut the association down");
+		break;
+	}
+}
+
+static void ks_accept_all(struct sctp_sock *l)
+{
+	struct sctp_sock *s;
+	int fd;
+
+	while (!l->dead) {
+		fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				log_warn("sctp: accept");
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		s = ks_sock_new(fd, KS_CONNECTING, l->cb, l->arg);
+		if (!s) {
+			close(fd);
+			continue;
+		}
+		if (l->cb->accept)
+			l->cb->accept(l->arg, l, s);
+	}
+}
+
+/* One received message: 0 on, -1 stop reading this time. */
+static int ks_recv_one(struct sctp_sock *s)
+{
+	union {
+		struct cmsghdr c;
+		uint8_t b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
+	} u;
+	struct sctp_rcvinfo rcv;
+	bool have_rcv = false;
+	struct cmsghdr *c;
+	struct msghdr m;
+	struct iovec iov;
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	iov.iov_base = ks.rxbuf;
+	iov.iov_len = SCTP_RX_MAX;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	n = recvmsg(s->fd, &m, 0);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return -1;
+		if (errno == ENOTCONN && s->state == KS_CONNECTING)
+			return -1; /* the handshake is still going on */
+		ks_down(s, strerror(errno));
+		return -1;
+	}
+	if (n == 0) {
+		ks_down(s, "association closed");
+		return -1;
+	}
+	if (m.msg_flags & MSG_NOTIFICATION) {
+		ks_notification(s, ks.rxbuf, (size_t)n);
+		return 0;
+	}
+	if (!(m.msg_flags & MSG_EOR)) {
+		ks_abort(s, "user message over 64 KiB");
+		return -1;
+	}
+	if (s->state != KS_UP) {
+		ks_abort(s, "data before the peer's Adaptation Layer "
+			    "Indication (RFC 5043 §5.1)");
+		return -1;
+	}
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == IPPROTO_SCTP &&
+		    c->cmsg_type == SCTP_RCVINFO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(rcv))) {
+			memcpy(&rcv, CMSG_DATA(c), sizeof(rcv));
+			have_rcv = true;
+		}
+	if (!have_rcv) {
+		ks_abort(s, "message without receive information");
+		return -1;
+	}
+	if (s->cb->msg)
+		s->cb->msg(s->arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
+			   (rcv.rcv_flags & SCTP_UNORDERED) != 0, ks.rxbuf,
+			   (size_t)n);
+	return 0;
+}
+
+static void ks_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *s = arg;
+	int i;
+
+	(void)fd;
+	(void)what;
+	s->busy++;
+	if (s->state == KS_LISTEN) {
+		ks_accept_all(s);
+		ks_release(s);
+		return;
+	}
+	for (i = 0;
+	     i < KS_BATCH && !s->dead && !s->paused && s->state != KS_DOWN; i++)
+		if (ks_recv_one(s) < 0)
+			break;
+	/* more may be queued: the persistent event fires again */
+	ks_release(s);
+}
+
+static void ks_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->state != KS_UP || !s->cb->writable)
+		return;
+	s->busy++;
+	s->cb->writable(s->arg, s);
+	ks_release(s);
+}
+
+/* The kernel's UDP encapsulation port (net.sctp.udp_port), or -1 when
+ * it has none (before Linux 5.11). */
+static long ks_sysctl_udp_port(void)
+{
+	char buf[16];
+	ssize_t n;
+	long v;
+	char *end;
+	int fd = open(KS_SYSCTL_UDP_PORT, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end != '\n' && *end != '\0') || v < 0 ||
+	    v > 65535)
+		return -1;
+	return v;
+}
+
+static int ks_init(struct event_base *base, const struct sctp_stack_conf *c,
+		   char *err, size_t errlen)
+{
+	long port;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_SCTP);
+	if (fd < 0) {
+		if (errno == EPROTONOSUPPORT || errno == ESOCKTNOSUPPORT ||
+		    errno == EAFNOSUPPORT)
+			snprintf(err, errlen,
+				 "sctp_stack kernel: the kernel has no SCTP; "
+				 "load sctp or use sctp_stack = usrsctp");
+		else
+			snprintf(err, errlen, "sctp_stack kernel: socket: %s",
+				 strerror(errno));
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	close(fd);
+	if (c->udp_port) {
+		/* RFC 6951: the kernel receives on one netns-wide port */
+		port = ks_sysctl_udp_port();
+		if (port < 0) {
+			snprintf(err, errlen,
+				 "sctp_udp_port %u: the kernel has no SCTP UDP "
+				 "encapsulation (%s, Linux 5.11); use "
+				 "sctp_udp_port = 0 or sctp_stack = usrsctp",
+				 c->udp_port, KS_SYSCTL_UDP_PORT);
+			errno = ENOTSUP;
+			return -1;
+		}
+		if (port != c->udp_port) {
+			snprintf(err, errlen,
+				 "sctp_udp_port %u: the kernel's "
+				 "net.sctp.udp_port is %ld; set it (sysctl -w "
+				 "net.sctp.udp_port=%u) or use sctp_udp_port = "
+				 "0 for SCTP without UDP encapsulation",
+				 c->udp_port, port, c->udp_port);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	ks.rxbuf = malloc(SCTP_RX_MAX);
+	if (!ks.rxbuf) {
+		snprintf(err, errlen, "sctp: %s", strerror(errno));
+		return -1;
+	}
+	ks.base = base;
+	ks.conf = *c;
+	if (c->udp_port)
+		log_info("sctp: kernel SCTP over UDP port %u (peers' port %u), "
+			 "%u streams",
+			 c->udp_port,
+			 c->encap_port ? c->encap_port : c->udp_port,
+			 c->streams);
+	else
+		log_info("sctp: kernel SCTP, %u streams", c->streams);
+	return 0;
+}
+
+static void ks_fini(void)
+{
+	free(ks.rxbuf);
+	ks.rxbuf = NULL;
+	ks.base = NULL;
+}
+
+/* The peers' encapsulation port: the connect's, else the configured. */
+static uint16_t ks_peer_port(uint16_t remote_udp_port)
+{
+	if (remote_udp_port)
+		return remote_udp_port;
+	if (!ks.conf.udp_port)
+		return 0; /* no encapsulation of ours: the sysctls decide */
+	return ks.conf.encap_port ? ks.conf.encap_port : ks.conf.udp_port;
+}
+
+static int ks_socket(int family, uint16_t encap)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_SCTP);
+	int e;
+
+	if (fd < 0)
+		return -1;
+	if (ks_sockopts(fd) < 0 || ks_encap(fd, encap) < 0) {
+		e = errno;
+		close(fd);
+		errno = e ? e : EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static struct sctp_sock *ks_listen(const struct sockaddr *sa, socklen_t len,
+				   const struct sctp_cb *cb, void *arg)
+{
+	int fd = ks_socket(sa->sa_family, ks_peer_port(0));
+	const int on = 1;
+	struct sctp_sock *s;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (bind(fd, sa, len) < 0 || listen(fd, 16) < 0)
+		goto fail;
+	s = ks_sock_new(fd, KS_LISTEN, cb, arg);
+	if (!s)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
+				    uint16_t remote_udp_port,
+				    const struct sctp_cb *cb, void *arg)
+{
+	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
+	int fd = ks_socket(sa->sa_family, ks_peer_port(remote_udp_port));
+	struct sctp_sock *s;
+	int e;
+
+	if (fd < 0)
+		return NULL;
+	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS)
+		goto fail;
+	s = ks_sock_new(fd, KS_CONNECTING, cb, arg);
+	if (!s)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+static void ks_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
+{
+	s->cb = cb;
+	s->arg = arg;
+}
+
+static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
+		   const void *buf, size_t len)
+{
+	union {
+		struct cmsghdr c;
+		uint8_t b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
+	} u;
+	struct sctp_sndinfo si;
+	struct cmsghdr *c;
+	struct msghdr m;
+	struct iovec iov;
+
+	if (s->dead || s->state != KS_UP) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (stream >= s->info.streams) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len > s->info.maxseg) {
+		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
+		return -1;
+	}
+	memset(&u, 0, sizeof(u));
+	memset(&m, 0, sizeof(m));
+	memset(&si, 0, sizeof(si));
+	si.snd_sid = stream;
+	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5 */
+	si.snd_ppid = htonl(ppid);
+	iov.iov_base = (void *)(uintptr_t)buf;
+	iov.iov_len = len;
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = u.b;
+	m.msg_controllen = sizeof(u.b);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = IPPROTO_SCTP;
+	c->cmsg_type = SCTP_SNDINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(si));
+	memcpy(CMSG_DATA(c), &si, sizeof(si));
+	/* one whole message per call (MSG_EOR) */
+	if (sendmsg(s->fd, &m, MSG_NOSIGNAL | MSG_EOR) < 0) {
+		if (errno == EWOULDBLOCK || errno == EAGAIN) {
+			event_add(s->wev, NULL);
+			errno = EAGAIN;
+		} else if (errno == EPIPE || errno == ECONNRESET) {
+			errno = ENOTCONN;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static int ks_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			 socklen_t *len)
+{
+	*len = sizeof(*ss);
+	return getsockname(s->fd, (struct sockaddr *)ss, len);
+}
+
+static int ks_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			socklen_t *len)
+{
+	*len = sizeof(*ss);
+	return getpeername(s->fd, (struct sockaddr *)ss, len);
+}
+
+static void ks_close(struct sctp_sock *s, bool abort)
+{
+	if (s->dead)
+		return;
+	s->dead = true;
+	evtimer_del(s->adapt_timer);
+	event_del(s->rev);
+	event_del(s->wev);
+	if (abort) {
+		struct linger lg = { 1, 0 };
+
+		(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	}
+	/* a one-to-one socket's close ends its association: SHUTDOWN, or
+	 * ABORT with a zero linger (RFC 6458 §4.1.7) */
+	close(s->fd);
+	s->fd = -1;
+	if (!s->busy)
+		ks_free(s);
+}
+
+static void ks_pause(struct sctp_sock *s, bool pause)
+{
+	if (s->dead || s->paused == pause)
+		return;
+	s->paused = pause;
+	if (s->state == KS_DOWN)
+		return;
+	if (pause)
+		event_del(s->rev);
+	else
+		event_add(s->rev,
+			  NULL); /* level-triggered: what waits is read */
+}
+
+const struct sctp_stack_ops sctp_stack_kernel = {
+	.name = "kernel",
+	.init = ks_init,
+	.fini = ks_fini,
+	.listen = ks_listen,
+	.connect = ks_connect,
+	.set_cb = ks_set_cb,
+	.send = ks_send,
+	.local_addr = ks_local_addr,
+	.peer_addr = ks_peer_addr,
+	.close = ks_close,
+	.pause = ks_pause,
+};

@@ -1,0 +1,441 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# shellcheck shell=bash disable=SC2034
+# Copyright (c) 2026 The iwcm authors
+#
+# The SCTP cases of the interop suite (sourced by run.sh after lib.sh):
+# DDP stream sessions (RFC 5043, enhanced session control of RFC 6581
+# §7) between iwcmd on usrsctp here and iwcmd on the guest kernel's
+# SCTP, both over UDP encapsulation (RFC 6951), in one guest boot.
+#
+#   here:  iwcmd, sctp_stack usrsctp, sctp_udp_port HP (a free port),
+#          sctp_encap_port HU: a hostfwd rule takes 127.0.0.1:HU to the
+#          guest's 10.0.2.15:9899
+#   guest: the same iwcmd, iwcm-rping and iwcmctl (-a tree of this build),
+#          net.sctp.udp_port 9899, sctp_stack kernel, sctp_udp_port 9899,
+#          sctp_encap_port HP; the host is 10.0.2.2
+#
+# g2h cases: a server here first, the guest's client; h2g cases: the
+# guest's server says @@READY NAME@@ on its console, the client here
+# runs, then connects to the guest's done port.  Every case keeps the
+# guest's capture of UDP port 9899 (NAME/case.pcap); tshark reads the
+# session control messages (PPID 17) of it.  check_sctp_kernel runs in
+# the guest first (case sctp-kernel-check).
+
+SCTP_GUEST_UDP=9899
+SCTP_CASES="sctp_kernel_check sctp_g2h sctp_g2h_plain sctp_g2h_reject
+sctp_h2g sctp_h2g_plain sctp_h2g_reject"
+SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject"
+
+# free_udp: a UDP port nobody holds on the host.
+free_udp() {
+	local p n=0
+	while [ $n -lt 100 ]; do
+		p=$((20000 + RANDOM % 20000))
+		n=$((n + 1))
+		ss -Hlun "sport = :$p" 2>/dev/null | grep -q . && continue
+		echo "$p"
+		return 0
+	done
+	echo 29899
+}
+
+# sctp_tree DIR: this build's iwcmd, iwcm-rping, iwcmctl and
+# check_sctp_kernel under DIR/usr/bin, every shared object they load
+# (libtool's in-tree ones included) under DIR/usr/lib/iwcm.
+sctp_tree() {
+	local t=$1 f real lp lib
+	rm -rf "$t"
+	mkdir -p "$t/usr/bin" "$t/usr/lib/iwcm"
+	lp=$(find "$BUILD" -path '*/.libs/*.so*' -printf '%h\n' | sort -u |
+		tr '\n' ':')
+	for f in daemon/iwcmd examples/iwcm-rping cli/iwcmctl \
+		tests/check_sctp_kernel; do
+		real=$BUILD/$f
+		[ -f "$real" ] || return 1
+		# a libtool wrapper script: the program is in .libs
+		head -c 4 "$real" | grep -q ELF ||
+			real=$(dirname "$real")/.libs/$(basename "$real")
+		cp -L "$real" "$t/usr/bin/" || return 1
+		for lib in $(LD_LIBRARY_PATH=$lp ldd "$real" |
+			sed -n 's/.*=> \(\/[^ ]*\).*/\1/p'); do
+			[ -e "$t/usr/lib/iwcm/$(basename "$lib")" ] ||
+				cp -L "$lib" "$t/usr/lib/iwcm/" || return 1
+		done
+	done
+}
+
+# sctp_host_server NAME CMD: CMD (a server here printing its port) in
+# the background for case NAME; its port in SPORT[NAME].
+declare -A SPORT=() SPID=()
+sctp_host_server() {
+	local name=$1 cmd=$2 d=$R/${1//_/-} i=0 port=
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	timeout 600 $cmd >"$d/host.out" 2>"$d/host.err" &
+	SPID[$name]=$!
+	while [ -z "$port" ] && [ $i -lt 500 ]; do
+		port=$(sed -n -e 's/^listening on .* port \([0-9][0-9]*\)$/\1/p' \
+			-e 's/.*"event":"LISTENING".*"port":\([0-9]*\).*/\1/p' \
+			"$d/host.out")
+		kill -0 "${SPID[$name]}" 2>/dev/null || break
+		i=$((i + 1))
+		[ -n "$port" ] || sleep 0.01
+	done
+	SPORT[$name]=${port:-0}
+}
+
+# The guest script: check_sctp_kernel, iwcmd on the kernel's SCTP, the
+# g2h clients, then the h2g servers, each case with its own capture.
+sctp_guest_script() {
+	local c
+	cat <<EOF
+export LD_LIBRARY_PATH=/usr/lib/iwcm
+sysctl -w net.sctp.udp_port=$SCTP_GUEST_UDP >/dev/null
+cap_start() {
+	mkdir -p /out/\$1
+	tcpdump -i eth0 -n -s 0 -B 4096 -U --immediate-mode \\
+		-w /out/\$1/case.pcap 'udp port $SCTP_GUEST_UDP' \\
+		2>/tmp/tcpdump.err & TD=\$!
+	for i in \$(seq 100); do
+		grep -q 'listening on' /tmp/tcpdump.err && break
+		sleep 0.05
+	done
+}
+cap_stop() {
+	sleep 0.5
+	kill -INT \$TD
+	wait \$TD
+	cp /tmp/tcpdump.err /out/\$1/tcpdump.txt
+}
+mkdir -p /out/sctp-kernel-check
+timeout 120 check_sctp_kernel >/out/sctp-kernel-check/guest.out 2>&1
+echo \$? >/out/sctp-kernel-check/guest.rc
+
+printf 'sctp_stack = kernel\\nsctp_udp_port = $SCTP_GUEST_UDP\\n' >/tmp/iwcmd.conf
+printf 'sctp_encap_port = $SCTP_HP\\nlog_level = debug\\n' >>/tmp/iwcmd.conf
+export IWCM_SOCKET=/tmp/iwcmd.sock
+iwcmd -d -f /tmp/iwcmd.conf -s \$IWCM_SOCKET 2>/out/iwcmd-guest.log & D=\$!
+for i in \$(seq 500); do
+	iwcmctl -s \$IWCM_SOCKET status >/dev/null 2>&1 && break
+	sleep 0.02
+done
+
+# g2h NAME CMD: a client against a server on the host
+g2h() {
+	cap_start \$1
+	timeout 60 \$2 >/out/\$1/guest.out 2>&1
+	echo \$? >/out/\$1/guest.rc
+	cap_stop \$1
+}
+g2h sctp-g2h "iwcm-rping -c --transport sctp -a 10.0.2.2 \\
+-p ${SPORT[sctp_g2h]} -C $N -v -V -d"
+g2h sctp-g2h-plain "iwcm-rping -c --transport sctp --mpa-rev 1 \\
+-a 10.0.2.2 -p ${SPORT[sctp_g2h_plain]} -C $N -v -V -d"
+g2h sctp-g2h-reject "iwcmctl -j connect 10.0.2.2:${SPORT[sctp_g2h_reject]} \\
+--transport sctp"
+
+# h2g NAME DONEPORT CMD: a server the host's client connects to
+h2g() {
+	cap_start \$1
+	timeout 90 \$3 >/out/\$1/guest.out 2>&1 & S=\$!
+	for i in \$(seq 200); do
+		grep -q 'listening on\\|"LISTENING"' /out/\$1/guest.out && break
+		kill -0 \$S 2>/dev/null || break
+		sleep 0.05
+	done
+	nc -l -p \$2 >/dev/null 2>&1 & NC=\$!
+	echo "@@READY \$1@@"
+	while kill -0 \$S 2>/dev/null && kill -0 \$NC 2>/dev/null; do
+		sleep 0.2
+	done
+	for i in \$(seq 25); do
+		kill -0 \$S 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 \$S 2>/dev/null; then
+		echo "(the server was still running: stopped)" >>/out/\$1/guest.out
+		kill \$S
+	fi
+	wait \$S
+	echo \$? >/out/\$1/guest.rc
+	kill \$NC 2>/dev/null
+	cap_stop \$1
+}
+h2g sctp-h2g $((GUEST_DONE_PORT)) "iwcm-rping -s --transport sctp \\
+-a 10.0.2.15 -p $GUEST_PORT -C $N -v -V -d"
+h2g sctp-h2g-plain $((GUEST_DONE_PORT + 1)) "iwcm-rping -s --transport sctp \\
+-a 10.0.2.15 -p $GUEST_PORT -C $N -v -V -d"
+h2g sctp-h2g-reject $((GUEST_DONE_PORT + 2)) "iwcmctl -j listen \\
+10.0.2.15:$GUEST_PORT --transport sctp --reject --count 1"
+kill -TERM \$D
+wait \$D
+EOF
+}
+
+# The client here of each h2g case (the guest's port directly: the
+# association goes to UDP 127.0.0.1:HU, forwarded to the guest's 9899).
+sctp_h2g_cmd() {
+	case $1 in
+	sctp_h2g)
+		echo "$RPING -c --transport sctp -a 127.0.0.1 -p $GUEST_PORT \
+-C $N -v -V -d" ;;
+	sctp_h2g_plain)
+		echo "$RPING -c --transport sctp --mpa-rev 1 -a 127.0.0.1 \
+-p $GUEST_PORT -C $N -v -V -d" ;;
+	sctp_h2g_reject)
+		echo "$CTL -j connect 127.0.0.1:$GUEST_PORT --transport sctp" ;;
+	esac
+}
+
+# sctp_fcs: the session control messages of the capture, "DIR FC" per
+# message (DIR i2r or r2i by the SCTP port of the responder, RESP).
+sctp_fcs() {
+	[ -n "$TSHARK" ] || return 0
+	WIRESHARK_CONFIG_DIR=$R/.wireshark "$TSHARK" -n -r "$C/case.pcap" \
+		-d "udp.port==$SCTP_GUEST_UDP,sctp" \
+		-Y 'sctp.data_payload_proto_id == 17' -T fields \
+		-e sctp.dstport -e sctp.data_payload_proto_id -e data.data \
+		2>"$C/tshark.err" | awk -v resp="$1" '{
+		n = split($2, p, ","); split($3, d, ",")
+		for (i = 1; i <= n; i++) {
+			if (p[i] != 17)
+				continue
+			print ($1 == resp ? "i2r" : "r2i"), substr(d[i], 5, 4)
+		}
+	}' >"$C/session-control.txt"
+}
+
+# expect_fcs RESP PATTERN: the session control sequence in the capture,
+# "DIR FC" per message (function codes in hex: 0005 Enhanced Initiate,
+# RFC 6581 §7), matches the extended regular expression PATTERN.
+expect_fcs() {
+	local got
+	if [ -z "$TSHARK" ]; then
+		note "no tshark 4.0: session control not read from the capture"
+		return 0
+	fi
+	sctp_fcs "$1"
+	got=$(tr '\n' ' ' <"$C/session-control.txt")
+	got=${got% }
+	if printf '%s\n' "$got" | grep -q -E "^$2\$"; then
+		ok "session control: $got"
+	else
+		fail "session control '$got', expected /$2/"
+	fi
+}
+
+# sctp_capture_ok: the capture holds SCTP in UDP both ways.
+sctp_capture_ok() {
+	local n
+	if [ ! -s "$C/case.pcap" ]; then
+		fail "no capture"
+		return 0
+	fi
+	n=$(tcpdump -n -r "$C/case.pcap" 2>/dev/null | wc -l)
+	if [ "$n" -gt 0 ]; then
+		ok "capture: $n packets"
+	else
+		fail "capture: no packet"
+	fi
+	CAP_NOTE="$n packets"
+}
+
+# sctp_pings GUEST_FILE HOST_FILE: both ran N verified pings.
+sctp_pings() {
+	expect_rc "guest" "$GUEST_RC" 0 guest.out
+	expect_rc "host" "$HOST_RC" 0 host.err
+	expect_lines "$C/guest.out" '^\(server \)\{0,1\}ping data: rdma-ping-' \
+		"$N" "guest pings"
+	expect_lines "$C/host.out" '^\(server \)\{0,1\}ping data: rdma-ping-' \
+		"$N" "host pings"
+	if grep -q 'data mismatch' "$C/guest.out" "$C/host.out" \
+		"$C/host.err" 2>/dev/null; then
+		fail "data mismatch"
+	fi
+}
+
+# sctp_state FILE TEXT WHO: iwcm-rping's negotiated line holds TEXT.
+sctp_state() {
+	local s
+	s=$(grep -m 1 ': MPA rev ' "$C/$1" | sed 's/^.*conn [0-9]*: //')
+	case $s in
+	*"$2"*) ok "$3 state: $s" ;;
+	*) fail "$3 state '$s', expected '$2'" ;;
+	esac
+}
+
+# sctp_json FILE KEY VALUE: a field of iwcmctl -j's event line.
+sctp_json() {
+	expect_eq "$1: $2=" \
+		"$(jfield "$(grep -m 1 '^{"event":"\(ESTABLISHED\|REJECTED\|CONNECT_ERROR\)' \
+			"$C/$1")" "$2")" "$3"
+}
+
+# Over SCTP there is no MPA: iwcm-rping says rev 0 for both the
+# enhanced and the plain session; the capture tells them apart.
+SCTP_STATE="MPA rev 0, client-server, CRC off, markers tx off rx off, \
+IRD 1 ORD 1, RDMAP version 1, over SCTP"
+# Each owner's close sends its Terminate (RFC 5043 §6.1), the
+# initiator's first, as it ends after its last ping.
+SCTP_TERMS="( (i2r|r2i) 0004)*"
+
+# The case checks, in the case's directory $C ($2: the responder's
+# SCTP port).
+sctp_check() {
+	local name=$1 resp=$2 cli=host.out srv=guest.out
+	GUEST_RC=$(cat "$C/guest.rc" 2>/dev/null || echo none)
+	expect_text "$R/sctp-boot/out/iwcmd-guest.log" \
+		"sctp: kernel SCTP over UDP port $SCTP_GUEST_UDP" "the guest's iwcmd"
+	sctp_capture_ok
+	case $name in
+	sctp_g2h | sctp_h2g)
+		sctp_pings
+		sctp_state guest.out "$SCTP_STATE" guest
+		sctp_state host.out "$SCTP_STATE" host
+		# RFC 6581 §7: Enhanced Initiate, Enhanced Accept
+		expect_fcs "$resp" "i2r 0005 r2i 0006 i2r 0004$SCTP_TERMS"
+		;;
+	sctp_g2h_plain | sctp_h2g_plain)
+		sctp_pings
+		sctp_state guest.out "$SCTP_STATE" guest
+		sctp_state host.out "$SCTP_STATE" host
+		# RFC 5043 §5.2.3: Initiate, Accept
+		expect_fcs "$resp" "i2r 0001 r2i 0002 i2r 0004$SCTP_TERMS"
+		;;
+	sctp_g2h_reject | sctp_h2g_reject)
+		[ "$name" = sctp_g2h_reject ] && { cli=guest.out; srv=host.out; }
+		expect_rc "client" "$([ "$cli" = host.out ] && echo "$HOST_RC" ||
+			echo "$GUEST_RC")" 1 "$cli"
+		expect_rc "server" "$([ "$srv" = host.out ] && echo "$HOST_RC" ||
+			echo "$GUEST_RC")" 0 "$srv"
+		sctp_json "$cli" event REJECTED
+		sctp_json "$cli" reason EREJECTED
+		expect_text "$C/$srv" '"peer_enhanced":true' "the server's request"
+		expect_text "$C/$srv" '{"event":"REJECTED"' "the server's reject"
+		# RFC 6581 §7: Enhanced Initiate, Enhanced Reject, no more
+		expect_fcs "$resp" "i2r 0005 r2i 0007"
+		;;
+	esac
+	note "${CAP_NOTE:-no capture}, session control:" \
+		"$(tr '\n' ' ' <"$C/session-control.txt" 2>/dev/null |
+			sed 's/ $//')"
+}
+
+# sctp_cases: every selected SCTP case in one guest boot.
+sctp_cases() {
+	local c any=0 hu hd bd t0 cmd d CASE_LIMIT=${IWCM_INTEROP_SCTP_LIMIT:-400}
+	for c in $SCTP_CASES; do
+		selected "$c" && any=1
+	done
+	[ $any = 1 ] || return 0
+	t0=$(date +%s)
+	bd=$R/sctp-boot
+	rm -rf "$bd"
+	mkdir -p "$bd"
+	for c in $SCTP_CASES; do
+		rm -rf "${R:?}/${c//_/-}"
+	done
+	if ! sctp_tree "$bd/tree"; then
+		echo "FAIL sctp: cannot gather the guest's programs" \
+			"(check_sctp_kernel is built by make check)" |
+			tee -a "$R/summary.txt"
+		N_FAIL=$((N_FAIL + 1))
+		return 0
+	fi
+	SCTP_HP=$(free_udp)
+	hu=$(free_udp)
+	hd=$(free_port)
+	# iwcmd here on usrsctp: its port, the guest's through hostfwd
+	C=$bd
+	DPID=
+	daemon_start "sctp_udp_port = $SCTP_HP" "sctp_encap_port = $hu" \
+		"log_level = debug" || {
+		echo "FAIL sctp: iwcmd did not start" | tee -a "$R/summary.txt"
+		N_FAIL=$((N_FAIL + 1))
+		return 0
+	}
+	SCTP_DPID=$DPID
+	sctp_host_server sctp_g2h "$RPING -s --transport sctp -a 127.0.0.1 \
+-p 0 -C $N -v -V -d"
+	sctp_host_server sctp_g2h_plain "$RPING -s --transport sctp \
+-a 127.0.0.1 -p 0 -C $N -v -V -d"
+	sctp_host_server sctp_g2h_reject "$CTL -j listen 127.0.0.1:0 \
+--transport sctp --reject --count 1"
+	sctp_guest_script >"$bd/guest.sh"
+	C=$bd
+	CASE=sctp-boot
+	boot "$bd/guest.sh" -a "$bd/tree" \
+		-f "udp:127.0.0.1:$hu-10.0.2.15:$SCTP_GUEST_UDP" \
+		-f "tcp:127.0.0.1:$hd-10.0.2.15:$GUEST_DONE_PORT" \
+		-f "tcp:127.0.0.1:$((hd + 1))-10.0.2.15:$((GUEST_DONE_PORT + 1))" \
+		-f "tcp:127.0.0.1:$((hd + 2))-10.0.2.15:$((GUEST_DONE_PORT + 2))"
+	# the h2g clients, each when the guest's server is ready
+	local k=0
+	for c in $SCTP_H2G; do
+		d=$R/${c//_/-}
+		mkdir -p "$d"
+		while ! grep -q "@@READY ${c//_/-}@@" "$bd/guest.console" \
+			2>/dev/null && kill -0 "$GPID" 2>/dev/null; do
+			sleep 0.1
+		done
+		if grep -q "@@READY ${c//_/-}@@" "$bd/guest.console"; then
+			cmd=$(sctp_h2g_cmd "$c")
+			# shellcheck disable=SC2086
+			timeout 40 $cmd >"$d/host.out" 2>"$d/host.err"
+			echo $? >"$d/host.rc"
+			(exec 3<>"/dev/tcp/127.0.0.1/$((hd + k))") 2>/dev/null
+		else
+			echo none >"$d/host.rc"
+		fi
+		k=$((k + 1))
+	done
+	wait "$GPID"
+	GRC=$?
+	GPID=
+	# the g2h servers end with their connection
+	for c in sctp_g2h sctp_g2h_plain sctp_g2h_reject; do
+		d=$R/${c//_/-}
+		if kill -0 "${SPID[$c]}" 2>/dev/null; then
+			sleep 2
+			kill "${SPID[$c]}" 2>/dev/null
+		fi
+		wait "${SPID[$c]}"
+		echo $? >"$d/host.rc"
+	done
+	DPID=$SCTP_DPID
+	daemon_stop
+	for c in $SCTP_CASES; do
+		d=$R/${c//_/-}
+		mkdir -p "$d"
+		[ -d "$bd/out/${c//_/-}" ] && mv "$bd/out/${c//_/-}"/* "$d"/ &&
+			rmdir "$bd/out/${c//_/-}"
+	done
+	rm -rf "$bd/tree"
+	echo "== sctp: one guest boot (exit $GRC), $(( $(date +%s) - t0 )) s;" \
+		"iwcmd here: sctp-boot/iwcmd.log, guest: sctp-boot/out/iwcmd-guest.log"
+	for c in $SCTP_CASES; do
+		selected "$c" || continue
+		d=$R/${c//_/-}
+		# case_begin without emptying the directory
+		CASE=${c//_/-}
+		C=$d
+		FAILS=()
+		NOTES=()
+		CASE_T0=$(date +%s%N)
+		DPID=
+		SIW_BUG=
+		HOST_RC=$(cat "$d/host.rc" 2>/dev/null || echo none)
+		[ "$GRC" = 0 ] || fail "the guest script exited $GRC"
+		if [ "$c" = sctp_kernel_check ]; then
+			GUEST_RC=$(cat "$d/guest.rc" 2>/dev/null || echo none)
+			expect_rc "check_sctp_kernel" "$GUEST_RC" 0 guest.out
+			note "$(grep -m 1 '^100%\|^[0-9]*%: Checks' "$d/guest.out")"
+		elif [ "${c#sctp_g2h}" != "$c" ]; then
+			sctp_check "$c" "${SPORT[$c]}"
+		else
+			sctp_check "$c" "$GUEST_PORT"
+		fi
+		case_end
+	done
+	[ "$GRC" = 0 ] || tail -n 20 "$bd/guest.console" | sed 's/^/     /'
+}
