@@ -56,6 +56,7 @@ struct bench_opts {
 	bool json;
 	const char *socket;
 	const char *iwcmd;
+	bool sctp; /* --transport sctp: DDP over SCTP, usrsctp baselines */
 	/* the datapath tests */
 	unsigned int mpa_rev;
 	bool crc;
@@ -89,6 +90,7 @@ struct daemon {
 	char conf[112];
 	char log[112];
 	const char *path; /* the socket the contexts open */
+	uint16_t sctp_udp_port; /* ours, --transport sctp: its UDP port */
 	char bin[PATH_MAX];
 };
 

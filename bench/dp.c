@@ -99,17 +99,25 @@ static int dp_server_main(const struct bench_opts *o, int ctl)
 	struct dp_run r;
 	unsigned int i;
 
-	for (i = 0; i < dp_nrows(o); i++) {
+	int rc = 0;
+
+	for (i = 0; i < dp_nrows(o) && !rc; i++) {
 		dp_run_init(&r, o, dp_depth(o, i), ctl, true);
-		dp_tcp_server(&r);
-		if (r.ctl_lost)
-			return 1;
+		if (o->sctp)
+			dp_sctp_server(&r);
+		else
+			dp_tcp_server(&r);
+		if (r.ctl_lost) {
+			rc = 1;
+			break;
+		}
 		dp_run_init(&r, o, dp_depth(o, i), ctl, true);
 		dp_iw_server(&r);
 		if (r.ctl_lost)
-			return 1;
+			rc = 1;
 	}
-	return 0;
+	dp_sctp_stop();
+	return rc;
 }
 
 static void dp_row_client(const struct bench_opts *o, int ctl,
@@ -119,7 +127,11 @@ static void dp_row_client(const struct bench_opts *o, int ctl,
 
 	dp_run_init(&r, o, row->depth, ctl, false);
 	r.lat = row->tcp_lat;
-	dp_tcp_client(&r);
+	if (o->sctp)
+		dp_sctp_client(&r);
+	else
+		dp_tcp_client(&r);
+	row->base_seg = r.seg;
 	row->tcp_cli = r.side;
 	row->tcp_srv = r.peer;
 	dp_run_init(&r, o, row->depth, ctl, false);
@@ -193,6 +205,7 @@ int dp_bench(const struct bench_opts *o)
 	for (i = 0; i < n; i++)
 		dp_row_client(o, sv[0], &rows[i]);
 	close(sv[0]);
+	dp_sctp_stop();
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
