@@ -22,6 +22,8 @@
 #define BENCH_WARMUP_MAX 100
 #define BENCH_DEPTH_MAX 1024
 #define BENCH_DEPTHS_MAX 8
+/* cm --transport sctp: iwcmd's Initiates pending per association. */
+#define BENCH_SCTP_DEPTH_MAX 16
 /* -q: connections of write_bw and send_lat in one context. */
 #define BENCH_QPS_MAX 64
 /* Largest message of the datapath tests (one registered buffer each). */
@@ -89,7 +91,7 @@ struct daemon {
 	char admin[112];
 	char conf[112];
 	char log[112];
-	const char *path; /* the socket the contexts open */
+	const char *path;	/* the socket the contexts open */
 	uint16_t sctp_udp_port; /* ours, --transport sctp: its UDP port */
 	char bin[PATH_MAX];
 };

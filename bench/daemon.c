@@ -194,7 +194,8 @@ int daemon_start(const struct bench_opts *o)
 	fp = fopen(D.conf, "w");
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
 	    (D.sctp_udp_port &&
-	     fprintf(fp, "sctp_udp_port = %u\n", D.sctp_udp_port) < 0) ||
+	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
+		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||
 	    fclose(fp) != 0) {
 		fprintf(stderr, "iwcm-bench: %s: %s\n", D.conf,
 			strerror(errno));

@@ -154,8 +154,8 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 
 	printf("iwcm: DDP over SCTP through iwcmd's relay (RFC 5043), %s "
 	       "session, IRD/ORD %d\n      asked; progress: %s\n",
-	       o->mpa_rev == 2 ? "enhanced (RFC 6581 §7)" : "plain",
-	       DP_IRD_ORD, dp_report_progress_str(o));
+	       o->mpa_rev == 2 ? "enhanced (RFC 6581 §7)" : "plain", DP_IRD_ORD,
+	       dp_report_progress_str(o));
 	for (i = 0; i < n; i++) {
 		const struct dp_nego *g = &rows[i].nego;
 
@@ -221,8 +221,8 @@ table:
 	       "process per side;\n",
 	       o->iters, o->size, o->warmup);
 	if (bw)
-		printf("ratio = iwcm/%s %sbandwidth (higher is better)\n\n",
-		       bl, o->qps > 1 ? "aggregate " : "");
+		printf("ratio = iwcm/%s %sbandwidth (higher is better)\n\n", bl,
+		       o->qps > 1 ? "aggregate " : "");
 	else if (o->qps > 1)
 		printf("ratio = iwcm/tcp mean half round trip over the %u "
 		       "ping-pongs (lower is better)\n\n",
@@ -244,7 +244,8 @@ table:
 		       o->qps > 1 ? "tcp avg" : h1, "ratio", "iwcm p99", h2,
 		       "iwcm cpu%", h3);
 	if (o->sctp)
-		printf(" %7s %12s", "iwcmd%", bw ? "iwcmd us/MiB" : "iwcmd us/rt");
+		printf(" %7s %12s", "iwcmd%",
+		       bw ? "iwcmd us/MiB" : "iwcmd us/rt");
 	printf("\n");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
@@ -279,7 +280,8 @@ table:
 			       ic, tc);
 		}
 		if (o->sctp && !w->failed)
-			printf(" %7.0f %12.1f", dp_report_daemon_util(&w->iw_cli),
+			printf(" %7.0f %12.1f",
+			       dp_report_daemon_util(&w->iw_cli),
 			       dp_report_daemon_per(o, &w->iw_cli));
 		if (!w->failed)
 			printf("\n");

@@ -233,6 +233,17 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			t->name);
 		return -1;
 	}
+	for (unsigned int i = 0; !t->dp && o->sctp && i < o->ndepths; i++) {
+		if (o->depths[i] <= BENCH_SCTP_DEPTH_MAX)
+			continue;
+		/* RFC 5043 §6.4: iwcmd answers more with a Terminate */
+		fprintf(stderr,
+			"iwcm-bench: cm --transport sctp: --depth at most %d "
+			"(iwcmd's limit of Initiates waiting for a decision "
+			"per association)\n",
+			BENCH_SCTP_DEPTH_MAX);
+		return -1;
+	}
 	if (!t->dp && dp_opt) {
 		fprintf(stderr,
 			"iwcm-bench: %s: %s applies to the datapath "
@@ -294,8 +305,8 @@ int main(int argc, char **argv)
 	size_t i;
 	int ch, li = 0;
 
-	while ((ch = getopt_long(argc, argv, "n:w:s:d:q:jeh", longopts,
-				 &li)) != -1) {
+	while ((ch = getopt_long(argc, argv, "n:w:s:d:q:jeh", longopts, &li)) !=
+	       -1) {
 		switch (ch) {
 		case 'n':
 			if (parse_ulong(optarg, 1, BENCH_ITERS_MAX, &o.iters) <
@@ -391,8 +402,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (check_test_opts(&o, size_set, depth_set, qps_set, crc_set,
-			    dp_opt) < 0)
+	if (check_test_opts(&o, size_set, depth_set, qps_set, crc_set, dp_opt) <
+	    0)
 		return 2;
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "
@@ -428,8 +439,8 @@ bad:
 		fprintf(stderr, "iwcm-bench: bad value '%s' for -%c\n", optarg,
 			ch);
 	else
-		fprintf(stderr, "iwcm-bench: bad value '%s' for --%s\n",
-			optarg, longopts[li].name);
+		fprintf(stderr, "iwcm-bench: bad value '%s' for --%s\n", optarg,
+			longopts[li].name);
 	usage(stderr);
 	return 2;
 }

@@ -217,6 +217,26 @@ fail:
 	return NULL;
 }
 
+/* The local or the peer's SCTP port of a socket, 0 if unknown. */
+uint16_t sraw_port(struct socket *so, bool peer)
+{
+	struct sockaddr *addrs = NULL;
+	uint16_t port = 0;
+	int n;
+
+	n = peer ? usrsctp_getpaddrs(so, 0, &addrs) :
+		   usrsctp_getladdrs(so, 0, &addrs);
+	if (n < 1)
+		return 0;
+	if (addrs->sa_family == AF_INET)
+		port = ntohs(((struct sockaddr_in *)addrs)->sin_port);
+	if (peer)
+		usrsctp_freepaddrs(addrs);
+	else
+		usrsctp_freeladdrs(addrs);
+	return port;
+}
+
 /* The next association of a listening socket (non-blocking), or NULL. */
 struct socket *sraw_accept(struct socket *l)
 {

@@ -16,8 +16,12 @@
 
 struct socket;
 
-/* iwcmd's default sctp_streams, asked for on both ends. */
-#define SRAW_STREAMS 16
+/*
+ * Streams asked for on both ends, by the baselines and by the iwcmd
+ * the benchmark starts (sctp_streams): one session per stream, and the
+ * cm test keeps up to 16 in flight while closed ones wind down.
+ */
+#define SRAW_STREAMS 64
 #define SRAW_BACKLOG 128
 /* RFC 5043 §5: the PPID of a DDP Segment. */
 #define SRAW_PPID_DDP 16
@@ -31,6 +35,7 @@ struct socket *sraw_listen(uint16_t *port);
 struct socket *sraw_accept(struct socket *l);
 int sraw_connect(struct socket *so, uint16_t udp_port, uint16_t sctp_port);
 bool sraw_connected(struct socket *so);
+uint16_t sraw_port(struct socket *so, bool peer);
 int sraw_wait(unsigned int ms);
 size_t sraw_maxseg(struct socket *so);
 int sraw_send(struct socket *so, const void *p, size_t len, unsigned int ms);
