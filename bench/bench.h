@@ -7,8 +7,9 @@
  * iwcm-bench internals: the options, the table of tests, and what the
  * tests share (time, CPU, statistics, loopback sockets, the JSON
  * preamble in bench.c; the daemon in daemon.c).  Each test is a file:
- * cm.c, and dp.c for the datapath tests with their TCP baselines (its
- * parts in dp_*.c, declared in dp.h).
+ * cm.c (its parts in cm_*.c, declared in cm.h), and dp.c for the
+ * datapath tests with their baselines (its parts in dp_*.c, declared in
+ * dp.h); sctp_raw.c is raw usrsctp for the SCTP baselines.
  */
 #include <limits.h>
 #include <netinet/in.h>

@@ -27,6 +27,12 @@
  *		 other's region and polls the last octet of its own;
  *   atomic_lat  FetchAdd of the server's word, waiting for each.
  *
+ * With --transport sctp the iwcm connection is a DDP stream session
+ * over SCTP (RFC 5043) that iwcmd relays, and the baseline is raw
+ * usrsctp between the same two processes (dp_sctp.c), messages of the
+ * size of iwcmd's SCTP messages; iwcmd's CPU time over the timed part
+ * is the relay's cost (dp_side_mark()).
+ *
  * Progress is manual by default (iwcm_progress() busy-polled while
  * waiting, as perftest busy-polls ibv_poll_cq()); --event uses the
  * context's progress thread and waits on a completion channel.
