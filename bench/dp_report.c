@@ -167,11 +167,9 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 		break;
 	}
 	printf("sctp: raw usrsctp, one stack per process on its own UDP port "
-	       "(RFC 6951),\n      one-to-one, unordered, PPID 16, %s%s, "
+	       "(RFC 6951),\n      one-to-one, unordered, PPID 16: %s, in "
 	       "messages of at most %zu octets\n",
-	       dp_tcp_what[o->test->dp],
-	       o->test->dp == BENCH_DP_ATOMIC_LAT ? "" : " of SIZE",
-	       n ? rows[0].base_seg : 0);
+	       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
 }
 
 /* The rows as a table, with what was measured and how. */

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <usrsctp.h>
@@ -91,6 +93,31 @@ static bool sraw_udp_held(uint16_t port)
 	return rc < 0 && errno == EADDRINUSE;
 }
 
+/*
+ * CAP_NET_RAW off (clear) or back on in the effective set: usrsctp opens
+ * raw SCTP sockets (and threads to read them) whenever it may, and
+ * iwcmd starts it without, so the baseline's stack is the same.
+ */
+static void sraw_net_raw(bool clear, uint32_t *saved)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	const unsigned int w = CAP_NET_RAW / 32;
+	const uint32_t bit = 1u << (CAP_NET_RAW % 32);
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return;
+	if (clear) {
+		*saved = d[w].effective & bit;
+		d[w].effective &= ~bit;
+	} else {
+		d[w].effective |= *saved;
+	}
+	if (syscall(SYS_capset, &h, d) < 0) {
+		/* then usrsctp reads raw SCTP too: the same figures */
+	}
+}
+
 /* A free UDP port for a daemon's sctp_udp_port, or 0. */
 uint16_t sraw_udp_port_pick(void)
 {
@@ -103,6 +130,7 @@ uint16_t sraw_udp_port_pick(void)
  */
 int sraw_start(char *err, size_t errlen)
 {
+	uint32_t raw = 0;
 	int tries;
 
 	if (sraw.up)
@@ -117,7 +145,9 @@ int sraw_start(char *err, size_t errlen)
 		sraw.udp_port = sraw_free_udp_port();
 		if (!sraw.udp_port)
 			continue;
+		sraw_net_raw(true, &raw);
 		usrsctp_init(sraw.udp_port, NULL, NULL);
+		sraw_net_raw(false, &raw);
 		if (sraw_udp_held(sraw.udp_port)) {
 			sraw.up = true;
 			return 0;
