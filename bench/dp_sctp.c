@@ -24,6 +24,13 @@
 #include "dp.h"
 #include "sctp_raw.h"
 
+/*
+ * Room behind a stream's receive buffer for one more message: unordered
+ * delivery may hand over a message of the next SIZE before the last,
+ * shorter one of the current SIZE.
+ */
+#define DP_SCTP_SLACK 65536
+
 /* Send len octets as messages of at most the segment size. */
 static int dp_sctp_out(struct dp_run *r, struct socket *so, const uint8_t *p,
 		       size_t len)
@@ -78,15 +85,40 @@ static int dp_sctp_source(struct dp_run *r, struct socket *so,
 	return 0;
 }
 
-/* count messages of SIZE, each landing at the start of buf. */
+/*
+ * count messages of SIZE, each landing at the start of buf (of SIZE and
+ * the slack): the octets are counted, not which SIZE they belong to,
+ * since unordered messages may cross from one SIZE to the next.
+ */
 static int dp_sctp_sink(struct dp_run *r, struct socket *so, uint8_t *buf,
 			unsigned long count)
 {
-	unsigned long i;
+	uint64_t left = (uint64_t)count * r->o->size;
+	size_t pos = 0;
 
-	for (i = 0; i < count; i++) {
-		if (dp_sctp_in(r, so, buf, r->o->size) < 0)
+	while (left) {
+		ssize_t k = sraw_recv(so, buf + pos,
+				      r->o->size - pos + DP_SCTP_SLACK,
+				      r->o->stall_ms);
+
+		if (k < 0) {
+			dp_side_fail(&r->side, "usrsctp receive: %s",
+				     errno == ETIMEDOUT ?
+					     "nothing for the stall time" :
+				     errno == ECONNRESET ?
+					     "association closed" :
+					     strerror(errno));
 			return -1;
+		}
+		if ((uint64_t)k > left) {
+			dp_side_fail(&r->side,
+				     "usrsctp receive: %zu octets "
+				     "more than were sent",
+				     (size_t)k - (size_t)left);
+			return -1;
+		}
+		pos = (pos + (size_t)k) % r->o->size;
+		left -= (uint64_t)k;
 	}
 	return 0;
 }
@@ -217,7 +249,14 @@ static int dp_sctp_bufs(struct dp_run *r, uint8_t **buf, uint8_t **src)
 		rd = !r->server;
 		wr = r->server;
 	}
-	*buf = rd ? dp_side_alloc(&r->side, r->o->size, false) : NULL;
+	/* a stream's receiving end: room for a message across SIZE */
+	if (rd && dp_is_bw(r->t))
+		*buf = dp_side_alloc(&r->side, r->o->size + DP_SCTP_SLACK,
+				     false);
+	else if (rd)
+		*buf = dp_side_alloc(&r->side, r->o->size, false);
+	else
+		*buf = NULL;
 	*src = wr ? dp_side_alloc(&r->side, r->o->size, true) : NULL;
 	return r->side.ok ? 0 : -1;
 }
