@@ -2,7 +2,8 @@
 #
 # iwcmctl decode: shell tests over the Linux siw captures in
 # vectors/captures/ and over damaged, reordered and hex inputs, and the
-# dissector fuzz harness, and the golden output of every iwcmctl command
+# dissector fuzz harness, a live capture of DDP over SCTP through iwcmd
+# (integ/sctp_capture.sh), and the golden output of every iwcmctl command
 # (decode/golden.sh).  The shell tests need $(top_builddir)/cli/iwcmctl.
 
 DECODE_TESTS = \
@@ -12,7 +13,8 @@ DECODE_TESTS = \
 	decode/hex.sh \
 	decode/links.sh \
 	decode/usage.sh \
-	decode/golden.sh
+	decode/golden.sh \
+	integ/sctp_capture.sh
 TESTS += $(DECODE_TESTS)
 EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
 	decode/golden/captures.txt decode/golden/samples.txt \
