@@ -34,6 +34,13 @@ check_dissect_SOURCES = check_dissect.c vectors/mpa_siw.h
 check_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
 check_dissect_LDADD = $(top_builddir)/cli/libdissect.la $(CHECK_LDADD)
 
+# The SCTP side of the decoder: packets built byte by byte.
+check_PROGRAMS += check_dissect_sctp
+TESTS += check_dissect_sctp
+check_dissect_sctp_SOURCES = check_dissect_sctp.c
+check_dissect_sctp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
+check_dissect_sctp_LDADD = $(top_builddir)/cli/libdissect.la $(CHECK_LDADD)
+
 FUZZ_HARNESSES += fuzz_dissect
 fuzz_dissect_SOURCES = fuzz/fuzz_dissect.c $(FUZZ_MAIN)
 fuzz_dissect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/cli
