@@ -21,6 +21,7 @@ EXTRA_DIST += $(DECODE_TESTS) decode/lib.sh \
 	decode/golden/usage.txt decode/golden/admin.txt \
 	decode/golden/client.txt \
 	vectors/captures/README.md \
+	vectors/captures/iwcmd-rping-sctp.pcap \
 	vectors/captures/siw-readbw-mpa1-crc.pcap \
 	vectors/captures/siw-rping-default.pcap \
 	vectors/captures/siw-rping-mpa1.pcap \
