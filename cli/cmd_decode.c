@@ -102,8 +102,7 @@ int cmd_decode(int argc, char **argv)
 
 	optind = 0; /* full getopt reset: main may have used it */
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+jvxh", longopts, NULL)) !=
-	       -1) {
+	while ((ch = getopt_long(argc, argv, "+jvxh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j':
 			out.ops = &output_json;

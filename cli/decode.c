@@ -448,8 +448,8 @@ static void udp_datagram(struct decode *dc, int family, const uint8_t *src,
 }
 
 static void ip_payload(struct decode *dc, int family, uint8_t proto,
-		       const uint8_t *src, const uint8_t *dst,
-		       const uint8_t *p, size_t len)
+		       const uint8_t *src, const uint8_t *dst, const uint8_t *p,
+		       size_t len)
 {
 	switch (proto) {
 	case IPPROTO_TCP:

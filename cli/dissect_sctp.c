@@ -48,21 +48,11 @@ enum sctp_chunk_type {
 static const char *chunk_name(uint8_t type)
 {
 	static const char *const names[] = {
-		[0] = "DATA",
-		[1] = "INIT",
-		[2] = "INIT ACK",
-		[3] = "SACK",
-		[4] = "HEARTBEAT",
-		[5] = "HEARTBEAT ACK",
-		[6] = "ABORT",
-		[7] = "SHUTDOWN",
-		[8] = "SHUTDOWN ACK",
-		[9] = "ERROR",
-		[10] = "COOKIE ECHO",
-		[11] = "COOKIE ACK",
-		[12] = "ECNE",
-		[13] = "CWR",
-		[14] = "SHUTDOWN COMPLETE",
+		[0] = "DATA",  [1] = "INIT",	     [2] = "INIT ACK",
+		[3] = "SACK",  [4] = "HEARTBEAT",    [5] = "HEARTBEAT ACK",
+		[6] = "ABORT", [7] = "SHUTDOWN",     [8] = "SHUTDOWN ACK",
+		[9] = "ERROR", [10] = "COOKIE ECHO", [11] = "COOKIE ACK",
+		[12] = "ECNE", [13] = "CWR",	     [14] = "SHUTDOWN COMPLETE",
 		[15] = "AUTH",
 	};
 

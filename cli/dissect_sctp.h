@@ -20,7 +20,7 @@
 #include "dissect.h"
 #include "output.h"
 
-#define SCTP_UDP_PORT_DEFAULT 9899 /* RFC 6951 §5.1: IANA sctp-tunneling */
+#define SCTP_UDP_PORT_DEFAULT 9899    /* RFC 6951 §5.1: IANA sctp-tunneling */
 #define SCTP_REASM_MAX (256u * 1024u) /* octets of one user message */
 #define SCTP_ASSOC_MAX 1024	      /* associations followed at once */
 

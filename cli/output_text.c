@@ -392,8 +392,8 @@ static void txt_summary(struct out_sink *o, const struct out_summary *s)
 			"summary: SCTP: %lu packets, %lu associations, %lu "
 			"session control messages, %lu DDP segments; %lu "
 			"CRC32c bad\n",
-			s->sctp_packets, s->assocs, s->ss_msgs,
-			s->ddp_segments, s->sctp_crc_bad);
+			s->sctp_packets, s->assocs, s->ss_msgs, s->ddp_segments,
+			s->sctp_crc_bad);
 }
 
 /* ---- SCTP ---- */
@@ -413,16 +413,17 @@ static void txt_sctp_pkt(struct out_sink *o, const struct out_sctp_pkt *p)
 {
 	FILE *fp = o->fp;
 
-	fprintf(fp, "assoc %u %s %s > %s: SCTP packet %lu, %zu octets, vtag "
-		    "0x%08" PRIx32 ", ",
+	fprintf(fp,
+		"assoc %u %s %s > %s: SCTP packet %lu, %zu octets, vtag "
+		"0x%08" PRIx32 ", ",
 		p->assoc, out_dir_name(p->dir), p->src, p->dst, p->index,
 		p->len, p->vtag);
 	if (p->crc_ok)
 		fprintf(fp, "CRC32c good 0x%08" PRIx32 "\n", p->crc_wire);
 	else
 		fprintf(fp,
-			"CRC32c BAD: wire 0x%08" PRIx32 ", computed 0x%08" PRIx32
-			"  [BAD]\n",
+			"CRC32c BAD: wire 0x%08" PRIx32
+			", computed 0x%08" PRIx32 "  [BAD]\n",
 			p->crc_wire, p->crc_calc);
 	if (o->flags & OUT_VERBOSE)
 		txt_dump(fp, p->raw, p->len, "      ");
@@ -449,8 +450,8 @@ static void txt_sctp_chunk(struct out_sink *o, const struct out_sctp_chunk *c)
 			" OS %u MIS %u initial TSN %" PRIu32,
 			c->init_tag, c->a_rwnd, c->os, c->mis, c->init_tsn);
 		if (c->has_adapt)
-			fprintf(fp, "\n    adaptation indication 0x%08" PRIx32
-				    "%s",
+			fprintf(fp,
+				"\n    adaptation indication 0x%08" PRIx32 "%s",
 				c->adapt,
 				c->adapt == SCTP_ADAPT_IND_DDP ? " (DDP)" : "");
 		else
@@ -490,7 +491,8 @@ static void txt_ss(FILE *fp, const struct sctp_ss_msg *m)
 	}
 	fputc('\n', fp);
 	if (m->enhanced && m->ulp_pd_len) {
-		fprintf(fp, "    ULP private data (%u octets): ", m->ulp_pd_len);
+		fprintf(fp,
+			"    ULP private data (%u octets): ", m->ulp_pd_len);
 		out_put_hex(fp, m->ulp_pd, m->ulp_pd_len, NULL);
 		fputc('\n', fp);
 	}

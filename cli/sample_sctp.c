@@ -78,8 +78,8 @@ struct ssample {
 	int from;
 	uint32_t next_tsn[2];
 	uint16_t ddp_ssn[2];
-	bool owes_sack[2];	     /* the peer's DATA not yet acked */
-	uint32_t msn[2][3];	     /* RFC 5041 §4.3: next MSN per queue */
+	bool owes_sack[2];	      /* the peer's DATA not yet acked */
+	uint32_t msn[2][3];	      /* RFC 5041 §4.3: next MSN per queue */
 	uint8_t last_seg[2][SEG_MAX]; /* last DDP segment each way */
 	size_t last_seg_len[2];
 	uint8_t payload[WRITE_LEN];

@@ -180,10 +180,10 @@ static unsigned int count(const char *text, const char *s)
 	return n;
 }
 
-#define HAS(r, s) ck_assert_msg(strstr((r)->text, s), "no %s in:\n%s", s, \
-				(r)->text)
-#define HASNT(r, s) ck_assert_msg(!strstr((r)->text, s), "%s in:\n%s", s, \
-				  (r)->text)
+#define HAS(r, s) \
+	ck_assert_msg(strstr((r)->text, s), "no %s in:\n%s", s, (r)->text)
+#define HASNT(r, s) \
+	ck_assert_msg(!strstr((r)->text, s), "%s in:\n%s", s, (r)->text)
 
 static const char ulp_pd[] = "hello";
 
@@ -237,7 +237,8 @@ START_TEST(t_session_control)
 	feed(&r, &k);
 	run_end(&r);
 	ck_assert_int_eq(r.status, 0);
-	HAS(&r, udp ? "\"encap\":\"udp\",\"udp_a\":9899" : "\"encap\":\"none\"");
+	HAS(&r,
+	    udp ? "\"encap\":\"udp\",\"udp_a\":9899" : "\"encap\":\"none\"");
 	HAS(&r, v6 ? "\"a\":\"[fe80::1]:5000\"" : "\"a\":\"10.0.0.1:5000\"");
 	HAS(&r, "\"crc\":\"good\"");
 	HAS(&r, "\"name\":\"DATA\",\"flags\":\"0x07\"");
@@ -286,7 +287,8 @@ START_TEST(t_ddp_segments)
 	run_end(&r);
 	ck_assert_int_eq(r.status, 1);
 	HAS(&r, "\"ddp_ssn\":1,\"ddp\":{\"t\":0,\"l\":1");
-	HAS(&r, "\"rdmap\":{\"rv\":1,\"rsvd\":0,\"opcode\":3,\"name\":\"Send\"}");
+	HAS(&r,
+	    "\"rdmap\":{\"rv\":1,\"rsvd\":0,\"opcode\":3,\"name\":\"Send\"}");
 	HAS(&r, "\"payload\":\"66726f6d2062\"");
 	HAS(&r, "\"sequence_problem\":\"no legal sequence");
 	ck_assert_uint_eq(count(r.text, "\"sequence_problem\""), 1);
@@ -323,8 +325,8 @@ START_TEST(t_damaged_chunks)
 {
 	static const struct {
 		const char *what;
-		size_t cut;	/* octets removed from the end */
-		int set_len;	/* >= 0: the first chunk's length field */
+		size_t cut;  /* octets removed from the end */
+		int set_len; /* >= 0: the first chunk's length field */
 		const char *expect;
 	} v[] = {
 		{ "4 octets of a chunk header cut to 2", 2, -1,
@@ -335,8 +337,7 @@ START_TEST(t_damaged_chunks)
 		  "length 2 below its header" },
 		{ "DATA shorter than its fields", 0, 8,
 		  "DATA: chunk shorter than its fixed fields" },
-		{ "DATA without user data", 0, 16,
-		  "no user data" },
+		{ "DATA without user data", 0, 16, "no user data" },
 	};
 	uint8_t m[SCTP_SS_MSG_MAX];
 	struct pkt k;
@@ -465,7 +466,7 @@ START_TEST(t_idata)
 	put32(b, 20);
 	put16(b + 4, 4);
 	put16(b + 6, 0);
-	put32(b + 8, 77); /* MID */
+	put32(b + 8, 77);  /* MID */
 	put32(b + 12, 17); /* PPID in the first fragment */
 	memcpy(b + 16, m, 6);
 	chunk(&k, 64, 2, b, 16 + 6);
