@@ -116,7 +116,8 @@ struct iwcmd_stats {
 	uint64_t shed;		  /* half-open, dropped to admit another */
 	uint64_t refused;	  /* accepted and closed: no room */
 	/* for iwcmctl stats -o openmetrics (metrics.c) */
-	uint64_t ended[2][CONN_RES_MAX];	  /* by neg_role, conn_result */
+	uint64_t ended[2][CONN_RES_MAX];      /* by neg_role, conn_result */
+	uint64_t ended_sctp[2][CONN_RES_MAX]; /* DDP stream sessions, the same */
 	uint64_t timeouts_in[IWCMD_STATS_STATES]; /* by conn_state */
 	uint64_t handoff_failed;
 	struct iwcmd_stats_term {
