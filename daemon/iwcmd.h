@@ -368,6 +368,7 @@ unsigned int conn_uid_pending(uid_t uid);
 struct sctp_conn_info {
 	uint64_t id;
 	uint64_t listener_id; /* passive */
+	uint64_t assoc_id;    /* the association carrying the session */
 	struct sockaddr_storage local, peer;
 	bool initiator;
 	size_t maxseg; /* largest DDP Segment either way (RFC 5043 §9) */
