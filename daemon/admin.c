@@ -161,9 +161,10 @@ static void admin_sctp_one(const struct sctp_conn_info *s, void *arg)
 	i.peer = &peer;
 	i.initiator = s->initiator;
 	i.age_ms = s->age_ms;
-	i.has_transport = i.has_sctp_stream = 1;
+	i.has_transport = i.has_sctp_stream = i.has_sctp_assoc = 1;
 	i.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
 	i.sctp_stream = s->si.stream;
+	i.sctp_assoc = s->assoc_id;
 	if (s->has_owner) {
 		i.has_owner_uid = i.has_owner_pid = 1;
 		i.owner_uid = (uint32_t)s->owner_uid;

@@ -312,8 +312,11 @@ static unsigned int admin_sctp_conns(const char *state, uint16_t stream)
 		if (ci->has_transport &&
 		    ci->transport == IWCM__TRANSPORT__TRANSPORT_SCTP &&
 		    ci->sctp_stream == stream &&
-		    (!state || !strcmp(ci->state, state)))
+		    (!state || !strcmp(ci->state, state))) {
+			/* the association it runs on, named */
+			ck_assert(ci->has_sctp_assoc && ci->sctp_assoc);
 			n++;
+		}
 		protobuf_c_message_free_unpacked(&ci->base, NULL);
 	}
 	close(fd);
