@@ -548,8 +548,8 @@ bool mpa_rx_take_run(struct mpa_rx *rx, const uint8_t *buf, size_t n,
 {
 	uint32_t ph;
 
-	if (rx->dead || rx->state != RX_S_DATA || rx->ulpdu_left == 0 ||
-	    !buf || !n)
+	if (rx->dead || rx->state != RX_S_DATA || rx->ulpdu_left == 0 || !buf ||
+	    !n)
 		return false;
 	ph = mk_phase(rx->dir.off);
 	if (marker) {
