@@ -131,7 +131,7 @@ static void endpoint_str(int family, const uint8_t *addr, uint16_t port,
 static struct sassoc *assoc_new(struct sctp_dis *sd, int family,
 				const uint8_t *src, uint16_t sp,
 				const uint8_t *dst, uint16_t dp, bool udp,
-				uint16_t usp, uint16_t udp_)
+				uint16_t usp, uint16_t udp_port)
 {
 	struct out_assoc oa;
 	struct sassoc *a;
@@ -156,7 +156,7 @@ static struct sassoc *assoc_new(struct sctp_dis *sd, int family,
 	a->port[1] = dp;
 	a->udp = udp;
 	a->uport[0] = usp;
-	a->uport[1] = udp_;
+	a->uport[1] = udp_port;
 	a->init_side = -1;
 	a->id = ++sd->next_id;
 	endpoint_str(family, src, sp, a->ep[0], sizeof(a->ep[0]));
@@ -178,7 +178,7 @@ static struct sassoc *assoc_new(struct sctp_dis *sd, int family,
 	oa.b = a->ep[1];
 	oa.udp = udp;
 	oa.udp_a = usp;
-	oa.udp_b = udp_;
+	oa.udp_b = udp_port;
 	sd->out->ops->assoc(sd->out, &oa);
 	return a;
 }

@@ -250,6 +250,7 @@ START_TEST(t_session_control)
 	HAS(&r, "\"ulp_private_data\":\"68656c6c6f\"");
 	HAS(&r, "\"sctp_packets\":1,\"associations\":1,\"session_control\":1");
 	HASNT(&r, "\"bad\":true");
+	free(r.text);
 }
 END_TEST
 
@@ -294,6 +295,7 @@ START_TEST(t_ddp_segments)
 	ck_assert_uint_eq(count(r.text, "\"sequence_problem\""), 1);
 	ck_assert_uint_eq(count(r.text, "\"type\":\"sctp_message\""), 5);
 	HAS(&r, "\"ddp_segments\":3");
+	free(r.text);
 }
 END_TEST
 
@@ -317,6 +319,7 @@ START_TEST(t_bad_crc)
 	HAS(&r, "\"crc_calc\":");
 	HASNT(&r, "sctp_chunk");
 	HAS(&r, "\"sctp_crc_bad\":1");
+	free(r.text);
 }
 END_TEST
 
@@ -362,6 +365,7 @@ START_TEST(t_damaged_chunks)
 		      v[_i].what, r.text);
 	ck_assert_msg(strstr(r.text, v[_i].expect), "%s: no '%s' in %s",
 		      v[_i].what, v[_i].expect, r.text);
+	free(r.text);
 }
 END_TEST
 
@@ -382,6 +386,7 @@ START_TEST(t_other_ppid)
 	HAS(&r, "\"ppid\":51,\"ppid_name\":\"WebRTC String\"");
 	HAS(&r, "\"data\":\"776562727463\"");
 	HASNT(&r, "\"bad\":true");
+	free(r.text);
 }
 END_TEST
 
@@ -417,6 +422,7 @@ START_TEST(t_fragments)
 		HAS(&r, "fragment TSN 12 without the fragments before it");
 		HAS(&r, "message from TSN 10 incomplete");
 		HASNT(&r, "sctp_message");
+		free(r.text);
 		return;
 	}
 	ck_assert_int_eq(r.status, 0);
@@ -425,6 +431,7 @@ START_TEST(t_fragments)
 	ck_assert_uint_eq(count(r.text, "\"type\":\"sctp_message\""), 1);
 	if (_i == 2)
 		ck_assert_uint_eq(count(r.text, "\"retransmission\":true"), 1);
+	free(r.text);
 }
 END_TEST
 
@@ -450,6 +457,7 @@ START_TEST(t_reassembly_cap)
 	ck_assert_int_eq(r.status, 1);
 	HAS(&r, "longer than 262144 octets; dropped");
 	HASNT(&r, "sctp_message");
+	free(r.text);
 }
 END_TEST
 
@@ -483,6 +491,7 @@ START_TEST(t_idata)
 	HAS(&r, "\"mid\":77,\"fsn\":1");
 	HAS(&r, "\"fragments\":2");
 	HAS(&r, "\"name\":\"Enhanced Initiate\"");
+	free(r.text);
 }
 END_TEST
 
@@ -522,6 +531,7 @@ START_TEST(t_init)
 		"\"mis\":12,\"initial_tsn\":1,\"adaptation\":\"0x00000001\"");
 	HAS(&r, "\"dir\":\"i2r\"");
 	HAS(&r, "INIT ACK: parameter length past the chunk");
+	free(r.text);
 }
 END_TEST
 
@@ -546,6 +556,7 @@ START_TEST(t_udp_port)
 		HAS(&r, "\"sctp_packets\":1");
 	else
 		HASNT(&r, "sctp");
+	free(r.text);
 }
 END_TEST
 
@@ -568,6 +579,7 @@ START_TEST(t_short)
 	ck_assert_int_eq(r.status, 1);
 	HAS(&r, "shorter than its common header");
 	HAS(&r, "bad UDP length 4000");
+	free(r.text);
 }
 END_TEST
 

@@ -17,6 +17,12 @@
  *                 go through decode_packet() (IP, TCP, reassembly; UDP
  *                 and SCTP: SCTP over UDP port 9899 and raw SCTP, the
  *                 chunk walk, DATA reassembly, DDP over SCTP).
+ *               With bit 6 (SCTP mode) the records {len16, len octets}
+ *                 are SCTP packets from the common header on, from
+ *                 side 0 when their source port is the first packet's,
+ *                 else from side 1 (10.0.0.1/10.0.0.2), their CRC32c
+ *                 made good first so that mutations reach the chunk
+ *                 walk, reassembly and DDP over SCTP (dissect_sctp.h).
  *   bits 0-1    - output: 0 text, 1 JSON, 2-3 null; bit 2: verbose.
  * Every output goes to memory; nothing is printed.
  */
@@ -25,9 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include "crc32c.h"
 #include "decode.h"
 #include "dissect.h"
+#include "dissect_sctp.h"
 #include "fuzz/fuzz.h"
 #include "output.h"
 
@@ -139,6 +148,63 @@ static void run_packets(const uint8_t *data, size_t size,
 	free(text);
 }
 
+static void run_sctp(const uint8_t *data, size_t size, const struct output *ops,
+		     unsigned int flags)
+{
+	static const uint8_t addr[2][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 } };
+	struct dissect_stats st;
+	struct out_sink out;
+	struct sctp_dis *sd;
+	char *text = NULL;
+	size_t text_len = 0, i = 0;
+	int first_port = -1;
+	FILE *fp;
+
+	fp = open_memstream(&text, &text_len);
+	if (!fp)
+		abort();
+	memset(&st, 0, sizeof(st));
+	out.ops = ops;
+	out.fp = fp;
+	out.flags = flags;
+	sd = sctp_dis_new(&out, &st);
+	if (!sd)
+		abort();
+	while (size - i >= 2) {
+		size_t n = (size_t)data[i] << 8 | data[i + 1];
+		uint8_t *pkt;
+		int side = 0;
+
+		i += 2;
+		if (n > size - i)
+			n = size - i;
+		pkt = malloc(n ? n : 1);
+		if (!pkt)
+			abort();
+		memcpy(pkt, data + i, n);
+		if (n >= 2) {
+			int sport = pkt[0] << 8 | pkt[1];
+
+			if (first_port < 0)
+				first_port = sport;
+			side = sport != first_port;
+		}
+		if (n >= 12) {
+			/* RFC 4960 Appendix B over the field as zero */
+			memset(pkt + 8, 0, 4);
+			crc32c_put_wire(crc32c(pkt, n), pkt + 8);
+		}
+		sctp_dis_packet(sd, AF_INET, addr[side], addr[!side], true,
+				9899, 9899, pkt, n);
+		free(pkt);
+		i += n;
+	}
+	sctp_dis_finish(sd);
+	sctp_dis_free(sd);
+	fclose(fp);
+	free(text);
+}
+
 static int cmp_line(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -203,6 +269,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size--;
 	ops = pick_output(ctl);
 	flags = (ctl & 4) ? OUT_VERBOSE : 0;
+	if ((ctl & 0xc0) == 0xc0) {
+		run_sctp(data, size, ops, flags);
+		return 0;
+	}
 	if (ctl & 0x80) {
 		run_packets(data, size, ops, flags);
 		return 0;
