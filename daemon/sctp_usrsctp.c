@@ -63,13 +63,15 @@ static struct {
 	struct event_base *base;
 	struct sctp_stack_conf conf;
 	int wake_fd;
+	bool wake_pending; /* the eventfd was written, the pass not begun */
 	struct event *wake_ev;
 	TAILQ_HEAD(, sctp_sock) socks;
 	int in_pass;
 	uint8_t *rxbuf;
 } us = { .wake_fd = -1 };
 
-/* usrsctp's threads: wake the loop, touch nothing else. */
+/* usrsctp's threads: wake the loop, touch nothing else.  One write per
+ * pass of the loop: upcalls until the pass begins are served by it. */
 static void us_upcall(struct socket *so, void *arg, int flags)
 {
 	uint64_t one = 1;
@@ -78,6 +80,8 @@ static void us_upcall(struct socket *so, void *arg, int flags)
 	(void)so;
 	(void)arg;
 	(void)flags;
+	if (__atomic_exchange_n(&us.wake_pending, true, __ATOMIC_ACQ_REL))
+		return;
 	n = write(us.wake_fd, &one, sizeof(one));
 	(void)n; /* a full counter still wakes the loop */
 }
@@ -432,6 +436,9 @@ static void us_wake(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	n = read(fd, &cnt, sizeof(cnt));
 	(void)n;
+	/* Upcalls from here on wake the loop again; those before are
+	 * served by this pass, which reads every socket after it. */
+	__atomic_store_n(&us.wake_pending, false, __ATOMIC_RELEASE);
 	us.in_pass++;
 	/* sockets accepted during the pass join the tail and are served */
 	TAILQ_FOREACH (s, &us.socks, entry)
@@ -501,6 +508,7 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		return -1;
 	}
 	us.rxbuf = malloc(SCTP_RX_MAX);
+	us.wake_pending = false;
 	us.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (!us.rxbuf || us.wake_fd < 0) {
 		snprintf(err, errlen, "sctp: %s", strerror(errno));
