@@ -33,6 +33,7 @@ struct sctp_relay {
 	bool reading;	/* the owner's end is read */
 	bool finishing; /* close once the queue is empty */
 	uint8_t *rxbuf;
+	size_t held; /* a message in rxbuf the stack has not taken yet */
 };
 
 /* Relays still draining to an owner belong to nobody else. */
@@ -133,11 +134,16 @@ static void relay_readable(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (i = 0; i < 64 && r->reading; i++) {
-		ssize_t n = recv(fd, r->rxbuf, SCTP_RELAY_HDR + r->maxseg + 1,
-				 MSG_DONTWAIT | MSG_PEEK);
+		/* A message the stack refused last time comes first; one
+		 * datagram a message, longer than allowed shows as such. */
+		ssize_t n = r->held ? (ssize_t)r->held :
+				      recv(fd, r->rxbuf,
+					   SCTP_RELAY_HDR + r->maxseg + 1,
+					   MSG_DONTWAIT);
 		uint32_t ppid;
 		uint16_t stream;
 
+		r->held = 0;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0) {
@@ -161,16 +167,12 @@ static void relay_readable(evutil_socket_t fd, short what, void *arg)
 		if (r->ops->from_owner(r->arg, r->rxbuf + SCTP_RELAY_HDR,
 				       (size_t)n - SCTP_RELAY_HDR) < 0) {
 			if (errno == EAGAIN) {
-				/* left in the socket until resumed */
+				/* held until resumed */
+				r->held = (size_t)n;
 				event_del(r->rev);
 				r->reading = false;
 				return;
 			}
-			relay_fail(r, true);
-			return;
-		}
-		/* taken: drop it from the socket */
-		if (recv(fd, r->rxbuf, 1, MSG_DONTWAIT) < 0) {
 			relay_fail(r, true);
 			return;
 		}
