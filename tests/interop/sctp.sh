@@ -70,6 +70,7 @@ declare -A SPORT=() SPID=()
 sctp_host_server() {
 	local name=$1 cmd=$2 d=$R/${1//_/-} i=0 port=
 	mkdir -p "$d"
+	: >"$d/host.out" # before the server's shell opens it
 	# shellcheck disable=SC2086
 	timeout 600 $cmd >"$d/host.out" 2>"$d/host.err" &
 	SPID[$name]=$!
