@@ -7,8 +7,9 @@
  * iwcm-bench internals: the options, the table of tests, and what the
  * tests share (time, CPU, statistics, loopback sockets, the JSON
  * preamble in bench.c; the daemon in daemon.c).  Each test is a file:
- * cm.c, and dp.c for the datapath tests with their TCP baselines (its
- * parts in dp_*.c, declared in dp.h).
+ * cm.c (its parts in cm_*.c, declared in cm.h), and dp.c for the
+ * datapath tests with their baselines (its parts in dp_*.c, declared in
+ * dp.h); sctp_raw.c is raw usrsctp for the SCTP baselines.
  */
 #include <limits.h>
 #include <netinet/in.h>
@@ -22,6 +23,8 @@
 #define BENCH_WARMUP_MAX 100
 #define BENCH_DEPTH_MAX 1024
 #define BENCH_DEPTHS_MAX 8
+/* cm --transport sctp: iwcmd's Initiates pending per association. */
+#define BENCH_SCTP_DEPTH_MAX 16
 /* -q: connections of write_bw and send_lat in one context. */
 #define BENCH_QPS_MAX 64
 /* Largest message of the datapath tests (one registered buffer each). */
@@ -56,6 +59,7 @@ struct bench_opts {
 	bool json;
 	const char *socket;
 	const char *iwcmd;
+	bool sctp; /* --transport sctp: DDP over SCTP, usrsctp baselines */
 	/* the datapath tests */
 	unsigned int mpa_rev;
 	bool crc;
@@ -88,7 +92,8 @@ struct daemon {
 	char admin[112];
 	char conf[112];
 	char log[112];
-	const char *path; /* the socket the contexts open */
+	const char *path;	/* the socket the contexts open */
+	uint16_t sctp_udp_port; /* ours, --transport sctp: its UDP port */
 	char bin[PATH_MAX];
 };
 

@@ -29,36 +29,37 @@
 #include <iwcm/iwcm.h>
 
 #include "bench.h"
+#include "cm.h"
+#include "sctp_raw.h"
 
 /* ---- the cm test: rows and their results ---- */
 
-enum cm_kind {
-	CM_TCP,
-	CM_IWCM,
-};
-
-struct cm_row {
-	const char *name;
-	const char *desc;
-	enum cm_kind kind;
-	unsigned int mpa_rev;
-	bool p2p;
-	unsigned int rtr; /* offered by the initiator, and expected */
-};
-
-/* Each depth runs the rows in this order, the baseline first. */
 static const struct cm_row cm_rows[] = {
 	{ "tcp", "raw TCP connect/accept (baseline)", CM_TCP, 0, false,
-	  IWCM_RTR_NONE },
+	  IWCM_RTR_NONE, false },
 	{ "v1", "MPA v1 client-server (RFC 5044)", CM_IWCM, 1, false,
-	  IWCM_RTR_NONE },
+	  IWCM_RTR_NONE, false },
 	{ "v2-p2p-write", "MPA v2 peer-to-peer, RDMA Write RTR (RFC 6581)",
-	  CM_IWCM, 2, true, IWCM_RTR_WRITE },
+	  CM_IWCM, 2, true, IWCM_RTR_WRITE, false },
 	{ "v2-p2p-read", "MPA v2 peer-to-peer, RDMA Read RTR (RFC 6581)",
-	  CM_IWCM, 2, true, IWCM_RTR_READ },
+	  CM_IWCM, 2, true, IWCM_RTR_READ, false },
+};
+
+/* --transport sctp: DDP Stream Sessions (RFC 5043) through iwcmd, on
+ * the association it keeps, against raw usrsctp associations. */
+static const struct cm_row cm_rows_sctp[] = {
+	{ "sctp",
+	  "raw usrsctp association: connect, accept, COMM_UP "
+	  "(baseline)",
+	  CM_SCTP, 0, false, IWCM_RTR_NONE, true },
+	{ "sctp-plain", "DDP Stream Session Initiate/Accept (RFC 5043 §6)",
+	  CM_IWCM, 1, false, IWCM_RTR_NONE, true },
+	{ "sctp-enh", "enhanced Initiate/Accept with IRD/ORD (RFC 6581 §7)",
+	  CM_IWCM, 2, false, IWCM_RTR_NONE, true },
 };
 
 #define N_CM_ROWS (sizeof(cm_rows) / sizeof(cm_rows[0]))
+#define N_CM_ROWS_SCTP (sizeof(cm_rows_sctp) / sizeof(cm_rows_sctp[0]))
 
 struct cm_result {
 	const struct cm_row *row;
@@ -75,47 +76,6 @@ struct cm_result {
 	double ratio;
 };
 
-/* One row's run: counters shared by the TCP and the iwcm loops. */
-struct run {
-	const struct cm_row *row;
-	const struct bench_opts *o;
-	unsigned int depth;
-	unsigned long iters;
-	unsigned long started;
-	unsigned long done; /* completed + failed */
-	unsigned long completed;
-	unsigned long failed;
-	unsigned int inflight;
-	uint64_t *lat; /* NULL during the warm-up */
-};
-
-static void run_fail(struct run *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Count a failed handshake and describe the first few. */
-static void run_fail(struct run *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	r->failed++;
-	r->done++;
-	if (r->failed > BENCH_FAIL_PRINT)
-		return;
-	fprintf(stderr, "iwcm-bench: %s depth %u: ", r->row->name, r->depth);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void run_complete(struct run *r, uint64_t t0, uint64_t t_end)
-{
-	if (r->lat)
-		r->lat[r->completed] = t_end - t0;
-	r->completed++;
-	r->done++;
-}
-
 static uint16_t sa_port(const struct sockaddr *sa)
 {
 	if (!sa)
@@ -125,215 +85,6 @@ static uint16_t sa_port(const struct sockaddr *sa)
 	if (sa->sa_family == AF_INET6)
 		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 	return 0;
-}
-
-/* ---- raw TCP: connect + accept pairs, both ends here ---- */
-
-struct tcp_slot {
-	bool used;
-	bool connected;
-	bool accepted;
-	int cfd;
-	int afd;
-	uint16_t port; /* the connecting end's local port */
-	uint64_t t0;
-	uint64_t t_conn;
-	uint64_t t_acc;
-};
-
-static void tcp_slot_close(struct tcp_slot *s)
-{
-	if (s->cfd >= 0)
-		close(s->cfd);
-	if (s->afd >= 0)
-		close(s->afd);
-	memset(s, 0, sizeof(*s));
-	s->cfd = s->afd = -1;
-}
-
-/* Start a non-blocking connect in a free slot. */
-static void tcp_start(struct run *r, struct tcp_slot *slots,
-		      const struct sockaddr_in *dst)
-{
-	struct sockaddr_in me;
-	socklen_t len = sizeof(me);
-	struct tcp_slot *s = NULL;
-	unsigned int i;
-
-	for (i = 0; i < r->depth; i++) {
-		if (!slots[i].used) {
-			s = &slots[i];
-			break;
-		}
-	}
-	r->started++;
-	s->t0 = bench_now_ns();
-	s->cfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s->cfd < 0) {
-		run_fail(r, "socket: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	bench_tcp_nodelay(s->cfd);
-	if (connect(s->cfd, (const struct sockaddr *)dst, sizeof(*dst)) == 0) {
-		s->connected = true;
-		s->t_conn = bench_now_ns();
-	} else if (errno != EINPROGRESS) {
-		run_fail(r, "connect: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	if (getsockname(s->cfd, (struct sockaddr *)&me, &len) < 0) {
-		run_fail(r, "getsockname: %s", strerror(errno));
-		tcp_slot_close(s);
-		return;
-	}
-	s->port = ntohs(me.sin_port);
-	s->used = true;
-	r->inflight++;
-}
-
-static void tcp_finish(struct run *r, struct tcp_slot *s)
-{
-	if (!s->connected || !s->accepted)
-		return;
-	run_complete(r, s->t0, s->t_conn > s->t_acc ? s->t_conn : s->t_acc);
-	tcp_slot_close(s);
-	r->inflight--;
-}
-
-static void tcp_accept_all(struct run *r, struct tcp_slot *slots, int lfd)
-{
-	for (;;) {
-		struct sockaddr_in peer;
-		socklen_t len = sizeof(peer);
-		unsigned int i;
-		uint16_t port;
-		int fd;
-
-		fd = accept4(lfd, (struct sockaddr *)&peer, &len,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR && errno != ECONNABORTED)
-				fprintf(stderr, "iwcm-bench: accept: %s\n",
-					strerror(errno));
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return;
-		}
-		bench_tcp_nodelay(fd);
-		port = ntohs(peer.sin_port);
-		for (i = 0; i < r->depth; i++) {
-			if (slots[i].used && !slots[i].accepted &&
-			    slots[i].port == port)
-				break;
-		}
-		if (i == r->depth) {
-			/* Not ours (a stray connection to our port). */
-			close(fd);
-			continue;
-		}
-		slots[i].afd = fd;
-		slots[i].accepted = true;
-		slots[i].t_acc = bench_now_ns();
-		tcp_finish(r, &slots[i]);
-	}
-}
-
-/* A connect finished: see whether it worked. */
-static void tcp_connected(struct run *r, struct tcp_slot *s)
-{
-	socklen_t len = sizeof(int);
-	int err = 0;
-
-	if (getsockopt(s->cfd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err) {
-		run_fail(r, "connect: %s", strerror(err));
-		tcp_slot_close(s);
-		r->inflight--;
-		return;
-	}
-	s->connected = true;
-	s->t_conn = bench_now_ns();
-	tcp_finish(r, s);
-}
-
-/* The raw TCP loop; -1 when it could not run at all. */
-static int tcp_run(struct run *r)
-{
-	struct pollfd *pfd = calloc(r->depth + 1, sizeof(*pfd));
-	struct tcp_slot *slots = calloc(r->depth, sizeof(*slots));
-	unsigned int *idx = calloc(r->depth + 1, sizeof(*idx));
-	struct sockaddr_in addr;
-	unsigned int i, n;
-	int lfd = -1, rc = -1;
-
-	if (!pfd || !slots || !idx) {
-		fprintf(stderr, "iwcm-bench: out of memory\n");
-		goto out;
-	}
-	for (i = 0; i < r->depth; i++)
-		tcp_slot_close(&slots[i]);
-	lfd = bench_tcp_listen(&addr);
-	if (lfd < 0) {
-		fprintf(stderr, "iwcm-bench: TCP listener on 127.0.0.1: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	rc = 0;
-	while (r->done < r->iters) {
-		int k;
-
-		while (r->inflight < r->depth && r->started < r->iters)
-			tcp_start(r, slots, &addr);
-		n = 0;
-		pfd[n].fd = lfd;
-		pfd[n++].events = POLLIN;
-		for (i = 0; i < r->depth; i++) {
-			if (!slots[i].used || slots[i].connected)
-				continue;
-			idx[n] = i;
-			pfd[n].fd = slots[i].cfd;
-			pfd[n++].events = POLLOUT;
-		}
-		if (r->inflight == 0)
-			continue;
-		k = poll(pfd, n, BENCH_STALL_MS);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			fprintf(stderr, "iwcm-bench: %s depth %u: %s\n",
-				r->row->name, r->depth,
-				k == 0 ? "no progress for 10 s" :
-					 strerror(errno));
-			for (i = 0; i < r->depth; i++) {
-				if (slots[i].used)
-					tcp_slot_close(&slots[i]);
-			}
-			r->failed += r->iters - r->done;
-			r->done = r->iters;
-			r->inflight = 0;
-			rc = 1;
-			break;
-		}
-		for (i = 1; i < n; i++) {
-			struct tcp_slot *s = &slots[idx[i]];
-
-			if (pfd[i].revents && s->used && !s->connected)
-				tcp_connected(r, s);
-		}
-		if (pfd[0].revents)
-			tcp_accept_all(r, slots, lfd);
-	}
-out:
-	if (lfd >= 0)
-		close(lfd);
-	free(pfd);
-	free(slots);
-	free(idx);
-	return rc;
 }
 
 /* ---- iwcm: iwcm_connect on one context, accept on the other ---- */
@@ -386,11 +137,17 @@ static struct iwcm_conn_attr cm_attr(const struct iwcm_conn *c)
 	return a;
 }
 
-/* The local or the peer's port of a connection. */
+/*
+ * What finds the other end of a connection: the local or the peer's
+ * port, or over SCTP, where every session shares the association's
+ * ports, the session's stream (the same on both ends, RFC 5043 §6).
+ */
 static uint16_t cm_port(const struct iwcm_conn *c, bool local)
 {
 	const struct iwcm_conn_attr a = cm_attr(c);
 
+	if (a.transport == IWCM_TRANSPORT_SCTP)
+		return a.sctp_stream;
 	return sa_port((const struct sockaddr *)(local ? &a.local_addr :
 							 &a.peer_addr));
 }
@@ -413,12 +170,20 @@ static const char *cm_check(const struct cm_loop *lp, const struct iwcm_conn *c)
 
 	if (iwcm_conn_get_fd(c) < 0)
 		return "no socket";
+	if (row->sctp && (a.transport != IWCM_TRANSPORT_SCTP ||
+			  !(a.comp_mask & IWCM_CONN_ATTR_SCTP)))
+		return "transport";
+	if (row->sctp && a.enhanced != (row->mpa_rev == 2))
+		return "session (enhanced or plain)";
+	if (row->sctp)
+		goto pd;
 	if ((int)a.mpa_rev != (int)row->mpa_rev)
 		return "MPA revision";
 	if ((int)a.p2p != (int)row->p2p)
 		return "connection model";
 	if ((int)a.rtr_type != (int)row->rtr)
 		return "RTR type";
+pd:
 	if (!(a.comp_mask & IWCM_CONN_ATTR_PEER) ||
 	    a.peer_private_data_len != lp->r->o->size)
 		return "private data length";
@@ -439,6 +204,8 @@ cm_param(const struct bench_opts *o, const struct cm_row *row, bool initiator)
 		pd[i] = (unsigned char)i;
 	if (o->size)
 		bad |= iwcm_conn_param_set_private_data(p, pd, o->size);
+	if (row->sctp)
+		bad |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
 	if (initiator) {
 		bad |= iwcm_conn_param_set_mpa_rev(p, row->mpa_rev);
 		bad |= iwcm_conn_param_set_p2p(p, row->p2p);
@@ -559,13 +326,17 @@ static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 		lp->port_init[s->port] = (int)(s - lp->init);
 }
 
-/* A new connection request: accept it, remembered by the peer's port. */
+/*
+ * A new connection request: accept it, remembered by the peer's port
+ * (SCTP: by its stream once established).
+ */
 static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
 {
-	uint16_t port = cm_port(c, false);
+	bool sctp = lp->r->row->sctp;
+	uint16_t port = sctp ? 0 : cm_port(c, false);
 	struct cm_resp *rs = NULL;
 	unsigned int i;
-	int old = lp->port_resp[port];
+	int old = sctp ? -1 : lp->port_resp[port];
 
 	/* A leftover of a failed handshake on a reused port goes. */
 	if (old >= 0)
@@ -592,7 +363,8 @@ static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
 	rs->rc = c;
 	rs->port = port;
 	rs->state = RESP_PENDING;
-	lp->port_resp[port] = (int)(rs - lp->resp);
+	if (!sctp)
+		lp->port_resp[port] = (int)(rs - lp->resp);
 	if (iwcm_accept(c, lp->ap) < 0) {
 		rs->state = RESP_FAILED;
 		fprintf(stderr, "iwcm-bench: iwcm_accept: %s\n",
@@ -618,6 +390,18 @@ static void cm_resp_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 		rs->t_est = bench_now_ns();
 	} else {
 		rs->state = RESP_FAILED;
+	}
+	if (lp->r->row->sctp) {
+		if (rs->state == RESP_FAILED) {
+			/* no stream to pair by: the initiator counts it */
+			cm_resp_clear(lp, rs);
+			return;
+		}
+		rs->port = cm_port(c, false);
+		si = lp->port_resp[rs->port];
+		if (si >= 0 && &lp->resp[si] != rs)
+			cm_resp_clear(lp, &lp->resp[si]);
+		lp->port_resp[rs->port] = (int)(rs - lp->resp);
 	}
 	si = lp->port_init[rs->port];
 	if (si >= 0 && lp->init[si].est)
@@ -671,6 +455,7 @@ static void cm_loop_free(struct cm_loop *lp)
 
 static int cm_loop_init(struct cm_loop *lp, struct run *r)
 {
+	struct iwcm_conn_param *lparam = NULL;
 	struct sockaddr_in sin;
 	size_t i;
 
@@ -697,8 +482,18 @@ static int cm_loop_init(struct cm_loop *lp, struct run *r)
 		return -1;
 	}
 	bench_sin_loopback(&sin, 0);
-	lp->l = iwcm_listen(lp->srv, (struct sockaddr *)&sin, NULL, NULL,
+	if (r->row->sctp) {
+		lparam = iwcm_conn_param_new();
+		if (!lparam || iwcm_conn_param_set_transport(
+				       lparam, IWCM_TRANSPORT_SCTP) < 0) {
+			fprintf(stderr, "iwcm-bench: out of memory\n");
+			iwcm_conn_param_free(lparam);
+			return -1;
+		}
+	}
+	lp->l = iwcm_listen(lp->srv, (struct sockaddr *)&sin, NULL, lparam,
 			    (int)(r->depth < 128 ? 128 : r->depth));
+	iwcm_conn_param_free(lparam);
 	if (!lp->l) {
 		fprintf(stderr, "iwcm-bench: iwcm_listen 127.0.0.1: %s\n",
 			strerror(errno));
@@ -778,7 +573,9 @@ static int cm_row_run(const struct bench_opts *o, struct cm_result *res,
 	c0 = bench_cpu_ns(0);
 	d0 = D.peer_pid ? bench_cpu_ns(D.peer_pid) : 0;
 	t0 = bench_now_ns();
-	rc = res->row->kind == CM_TCP ? tcp_run(&r) : cm_run(&r);
+	rc = res->row->kind == CM_TCP  ? cm_tcp_run(&r) :
+	     res->row->kind == CM_SCTP ? cm_sctp_run(&r) :
+					 cm_run(&r);
 	t1 = bench_now_ns();
 	if (rc < 0)
 		return rc;
@@ -818,14 +615,18 @@ static void print_text(const struct bench_opts *o, const struct cm_result *res,
 {
 	size_t i;
 
-	printf("iwcm-bench cm: handshakes through handoff on 127.0.0.1, "
-	       "%ld CPUs, iwcmd %s\n",
+	printf("iwcm-bench cm: %s on 127.0.0.1, %ld CPUs, iwcmd %s\n",
+	       o->sctp ? "DDP Stream Sessions over SCTP through the relay" :
+			 "handshakes through handoff",
 	       sysconf(_SC_NPROCESSORS_ONLN),
 	       o->socket ? o->socket : "started for this run");
 	printf("%lu handshakes per row after %lu warm-up, private data %zu "
-	       "octets each way;\nratio = handshakes/s over raw TCP "
-	       "connect/accept at the same depth\n\n",
-	       o->iters, o->warmup, o->size);
+	       "octets each way;\nratio = handshakes/s over %s at the same "
+	       "depth\n\n",
+	       o->iters, o->warmup, o->size,
+	       o->sctp ? "raw usrsctp association setup (connect, accept,\n"
+			 "COMM_UP; UDP encapsulation on loopback)" :
+			 "raw TCP connect/accept");
 	printf("%-13s %5s %7s %6s %8s %9s %6s %8s %8s %7s %7s\n", "test",
 	       "depth", "iters", "failed", "seconds", "hs/s", "ratio", "p50 us",
 	       "p99 us", "cpu us", "iwcmd");
@@ -847,6 +648,11 @@ static void print_text(const struct bench_opts *o, const struct cm_result *res,
 	printf("\ncpu us: CPU time per handshake of this program (both ends "
 	       "of every row);\niwcmd: of the daemon, which runs both ends "
 	       "of every iwcm handshake\n");
+	if (o->sctp)
+		printf("an iwcm session runs on the association iwcmd keeps "
+		       "between its own two\nends (set up once, shut down "
+		       "when idle); a baseline row sets up and closes\nan "
+		       "association per handshake\n");
 }
 
 static void print_json(const struct bench_opts *o, const struct cm_result *res,
@@ -861,7 +667,8 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 		printf("%s%u", i ? "," : "", o->depths[i]);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"tcp\",\"results\":[\n");
+	printf(",\"baseline\":\"%s\",\"results\":[\n",
+	       o->sctp ? "usrsctp" : "tcp");
 	for (i = 0; i < n; i++) {
 		const struct cm_result *r = &res[i];
 
@@ -873,7 +680,10 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 		       "\"latency_us\":{\"min\":%.1f,\"p50\":%.1f,"
 		       "\"p99\":%.1f,\"max\":%.1f},"
 		       "\"cpu_us_per_handshake\":{\"bench\":%.2f,",
-		       r->row->name, r->row->kind == CM_TCP ? "tcp" : "mpa",
+		       r->row->name,
+		       r->row->kind == CM_TCP ? "tcp" :
+		       r->row->sctp	      ? "sctp" :
+						"mpa",
 		       r->row->mpa_rev, r->row->p2p ? "true" : "false",
 		       r->row->rtr == IWCM_RTR_WRITE ? "write" :
 		       r->row->rtr == IWCM_RTR_READ  ? "read" :
@@ -924,7 +734,9 @@ static int raise_nofile(const struct bench_opts *o)
 /* Run the cm test: every row at every depth, then the table. */
 int cm_bench(const struct bench_opts *o)
 {
-	size_t n = (size_t)o->ndepths * N_CM_ROWS, i;
+	const struct cm_row *rows = o->sctp ? cm_rows_sctp : cm_rows;
+	size_t nrows = o->sctp ? N_CM_ROWS_SCTP : N_CM_ROWS;
+	size_t n = (size_t)o->ndepths * nrows, i;
 	struct cm_result *res = calloc(n, sizeof(*res));
 	int rc = 0;
 
@@ -939,8 +751,8 @@ int cm_bench(const struct bench_opts *o)
 	for (i = 0; i < n; i++) {
 		struct cm_result *r = &res[i];
 
-		r->row = &cm_rows[i % N_CM_ROWS];
-		r->depth = o->depths[i / N_CM_ROWS];
+		r->row = &rows[i % nrows];
+		r->depth = o->depths[i / nrows];
 		if ((o->warmup && cm_row_run(o, r, o->warmup, true) < 0) ||
 		    cm_row_run(o, r, o->iters, false) < 0) {
 			rc = 1;
@@ -952,7 +764,7 @@ int cm_bench(const struct bench_opts *o)
 	}
 	/* Ratio over the baseline of the same depth, run just before. */
 	for (i = 0; i < n; i++) {
-		const struct cm_result *base = &res[i - i % N_CM_ROWS];
+		const struct cm_result *base = &res[i - i % nrows];
 		double b = res_rate(base);
 
 		res[i].ratio = b > 0.0 ? res_rate(&res[i]) / b : 0.0;
@@ -965,7 +777,8 @@ int cm_bench(const struct bench_opts *o)
 		else
 			print_text(o, res, n);
 	}
-	for (i = 0; i < (size_t)o->ndepths * N_CM_ROWS; i++)
+	sraw_stop();
+	for (i = 0; i < (size_t)o->ndepths * nrows; i++)
 		free(res[i].lat);
 	free(res);
 	return rc;

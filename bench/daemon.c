@@ -24,6 +24,7 @@
 #include <iwcm/iwcm.h>
 
 #include "bench.h"
+#include "sctp_raw.h"
 
 struct daemon D;
 
@@ -187,8 +188,14 @@ int daemon_start(const struct bench_opts *o)
 	snprintf(D.admin, sizeof(D.admin), "%s/iwcmd.admin.sock", D.dir);
 	snprintf(D.conf, sizeof(D.conf), "%s/iwcmd.conf", D.dir);
 	snprintf(D.log, sizeof(D.log), "%s/iwcmd.log", D.dir);
+	/* SCTP: a UDP port of its own (RFC 6951), not the shared 9899 */
+	if (o->sctp)
+		D.sctp_udp_port = sraw_udp_port_pick();
 	fp = fopen(D.conf, "w");
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
+	    (D.sctp_udp_port &&
+	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
+		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||
 	    fclose(fp) != 0) {
 		fprintf(stderr, "iwcm-bench: %s: %s\n", D.conf,
 			strerror(errno));

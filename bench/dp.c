@@ -27,6 +27,12 @@
  *		 other's region and polls the last octet of its own;
  *   atomic_lat  FetchAdd of the server's word, waiting for each.
  *
+ * With --transport sctp the iwcm connection is a DDP stream session
+ * over SCTP (RFC 5043) that iwcmd relays, and the baseline is raw
+ * usrsctp between the same two processes (dp_sctp.c), messages of the
+ * size of iwcmd's SCTP messages; iwcmd's CPU time over the timed part
+ * is the relay's cost (dp_side_mark()).
+ *
  * Progress is manual by default (iwcm_progress() busy-polled while
  * waiting, as perftest busy-polls ibv_poll_cq()); --event uses the
  * context's progress thread and waits on a completion channel.
@@ -99,17 +105,25 @@ static int dp_server_main(const struct bench_opts *o, int ctl)
 	struct dp_run r;
 	unsigned int i;
 
-	for (i = 0; i < dp_nrows(o); i++) {
+	int rc = 0;
+
+	for (i = 0; i < dp_nrows(o) && !rc; i++) {
 		dp_run_init(&r, o, dp_depth(o, i), ctl, true);
-		dp_tcp_server(&r);
-		if (r.ctl_lost)
-			return 1;
+		if (o->sctp)
+			dp_sctp_server(&r);
+		else
+			dp_tcp_server(&r);
+		if (r.ctl_lost) {
+			rc = 1;
+			break;
+		}
 		dp_run_init(&r, o, dp_depth(o, i), ctl, true);
 		dp_iw_server(&r);
 		if (r.ctl_lost)
-			return 1;
+			rc = 1;
 	}
-	return 0;
+	dp_sctp_stop();
+	return rc;
 }
 
 static void dp_row_client(const struct bench_opts *o, int ctl,
@@ -119,7 +133,11 @@ static void dp_row_client(const struct bench_opts *o, int ctl,
 
 	dp_run_init(&r, o, row->depth, ctl, false);
 	r.lat = row->tcp_lat;
-	dp_tcp_client(&r);
+	if (o->sctp)
+		dp_sctp_client(&r);
+	else
+		dp_tcp_client(&r);
+	row->base_seg = r.seg;
 	row->tcp_cli = r.side;
 	row->tcp_srv = r.peer;
 	dp_run_init(&r, o, row->depth, ctl, false);
@@ -193,6 +211,7 @@ int dp_bench(const struct bench_opts *o)
 	for (i = 0; i < n; i++)
 		dp_row_client(o, sv[0], &rows[i]);
 	close(sv[0]);
+	dp_sctp_stop();
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {

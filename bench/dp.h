@@ -10,6 +10,7 @@
  *   dp.c         the run: rows, the two processes, dp_bench()
  *   dp_report.c  figures of the rows, text and JSON output
  *   dp_tcp.c     the TCP baselines: one stream, and -q N streams
+ *   dp_sctp.c    the usrsctp baseline of --transport sctp (sctp_raw.c)
  *   dp_iw.c      the iwcm side of a row: connect or accept, run, close
  *   dp_ops.c     the iwcm test loops: windows, ping-pongs, atomics
  *   dp_wait.c    iwcm waiting: completions, receives, CM events
@@ -51,6 +52,8 @@ struct dp_side {
 	uint64_t wall_ns;
 	uint64_t user_ns;
 	uint64_t sys_ns;
+	uint64_t daemon_ns; /* iwcmd's CPU time over the span, if known */
+	bool daemon_known;
 	char err[200];
 };
 
@@ -64,6 +67,7 @@ struct dp_nego {
 	uint32_t ird;
 	uint32_t ord;
 	uint32_t mulpdu;
+	uint32_t sctp_seg; /* --transport sctp: the largest DDP Segment */
 };
 
 /* One measurement (TCP or iwcm) of one row, in one process. */
@@ -81,6 +85,8 @@ struct dp_run {
 	uint64_t *lat;	     /* client: n half round trips (latency) */
 	struct dp_nego nego; /* client, iwcm */
 	uint64_t tcp_off;    /* --tcp-gaps: stream octets moved */
+	size_t seg;	     /* usrsctp baseline: the message size */
+	uint32_t ctl_aux;    /* client: the server's second number */
 	struct dp_ep *eps;   /* iwcm: the -q endpoints, sharing eps[0]'s */
 	unsigned int neps;   /* context, PD and CQ */
 };
@@ -91,6 +97,7 @@ struct dp_row {
 	struct dp_side tcp_cli, tcp_srv, iw_cli, iw_srv;
 	uint64_t *tcp_lat, *iw_lat;
 	struct dp_nego nego;
+	size_t base_seg; /* usrsctp baseline: its message size */
 	bool failed;
 	double tcp_val, iw_val, ratio;
 };
@@ -146,6 +153,7 @@ struct dp_mark {
 	uint64_t t;
 	uint64_t user;
 	uint64_t sys;
+	uint64_t daemon; /* iwcmd's CPU time, 0 if unknown */
 };
 
 static inline bool dp_is_bw(enum bench_dp t)
@@ -171,12 +179,18 @@ uint8_t *dp_side_alloc(struct dp_side *s, size_t n, bool pattern);
 
 /* dp_ctl.c */
 void dp_ctl_port(struct dp_run *r, int port);
+void dp_ctl_port_aux(struct dp_run *r, int port, uint32_t aux);
 uint16_t dp_ctl_wait_port(struct dp_run *r);
 void dp_ctl_finish(struct dp_run *r);
 
 /* dp_tcp.c */
 void dp_tcp_server(struct dp_run *r);
 void dp_tcp_client(struct dp_run *r);
+
+/* dp_sctp.c */
+void dp_sctp_server(struct dp_run *r);
+void dp_sctp_client(struct dp_run *r);
+void dp_sctp_stop(void);
 
 /* dp_ep.c */
 int dp_ep_open_all(struct dp_run *r);

@@ -24,10 +24,12 @@ enum dp_ctl_type {
 struct dp_ctl {
 	uint32_t type;
 	uint32_t port;
+	uint32_t aux; /* DP_CTL_PORT: the usrsctp baseline's SCTP port */
 	struct dp_side side;
 };
 
-static void dp_ctl_send(struct dp_run *r, uint32_t type, uint32_t port)
+static void dp_ctl_send(struct dp_run *r, uint32_t type, uint32_t port,
+			uint32_t aux)
 {
 	struct dp_ctl m;
 
@@ -36,6 +38,7 @@ static void dp_ctl_send(struct dp_run *r, uint32_t type, uint32_t port)
 	memset(&m, 0, sizeof(m));
 	m.type = type;
 	m.port = port;
+	m.aux = aux;
 	m.side = r->side;
 	if (send(r->ctl, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
 		r->ctl_lost = true;
@@ -63,7 +66,13 @@ static int dp_ctl_recv(struct dp_run *r, uint32_t type, struct dp_ctl *m)
 /* Server, setup done (port) or failed (0). */
 void dp_ctl_port(struct dp_run *r, int port)
 {
-	dp_ctl_send(r, DP_CTL_PORT, port > 0 ? (uint32_t)port : 0);
+	dp_ctl_send(r, DP_CTL_PORT, port > 0 ? (uint32_t)port : 0, 0);
+}
+
+/* Server, setup done: the port and a second number the client needs. */
+void dp_ctl_port_aux(struct dp_run *r, int port, uint32_t aux)
+{
+	dp_ctl_send(r, DP_CTL_PORT, port > 0 ? (uint32_t)port : 0, aux);
 }
 
 /* Client: the server's port, 0 when it could not start (why in peer). */
@@ -81,6 +90,7 @@ uint16_t dp_ctl_wait_port(struct dp_run *r)
 		dp_side_fail(&r->side, "the server did not start");
 		return 0;
 	}
+	r->ctl_aux = m.aux;
 	return (uint16_t)m.port;
 }
 
@@ -91,10 +101,10 @@ void dp_ctl_finish(struct dp_run *r)
 
 	if (r->server) {
 		if (dp_ctl_recv(r, DP_CTL_FIN, &m) == 0)
-			dp_ctl_send(r, DP_CTL_RESULT, 0);
+			dp_ctl_send(r, DP_CTL_RESULT, 0, 0);
 		return;
 	}
-	dp_ctl_send(r, DP_CTL_FIN, 0);
+	dp_ctl_send(r, DP_CTL_FIN, 0, 0);
 	if (dp_ctl_recv(r, DP_CTL_RESULT, &m) == 0)
 		r->peer = m.side;
 	else

@@ -179,6 +179,9 @@ static struct iwcm_conn_param *dp_ep_param(struct dp_ep *e)
 	bad |= iwcm_conn_param_set_markers(p, o->markers);
 	if (!e->r->server)
 		bad |= iwcm_conn_param_set_mpa_rev(p, o->mpa_rev);
+	/* RFC 6581 §7: revision 2 asks for the enhanced session codes */
+	if (o->sctp)
+		bad |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
 	if (bad) {
 		iwcm_conn_param_free(p);
 		return NULL;
@@ -357,8 +360,20 @@ int dp_ep_qp(struct dp_ep *e)
 	int mrx = ca.markers_rx;
 	int rev = (int)ca.mpa_rev;
 
-	if (crc != (int)o->crc || mtx != (int)o->markers ||
-	    mrx != (int)o->markers || rev != (int)o->mpa_rev) {
+	if (o->sctp) {
+		if (ca.transport != IWCM_TRANSPORT_SCTP ||
+		    ca.enhanced != (o->mpa_rev == 2) ||
+		    !(ca.comp_mask & IWCM_CONN_ATTR_SCTP)) {
+			dp_side_fail(&e->r->side,
+				     "negotiated transport %d, enhanced %d; "
+				     "asked SCTP, enhanced %d",
+				     (int)ca.transport, (int)ca.enhanced,
+				     o->mpa_rev == 2);
+			return -1;
+		}
+		n->sctp_seg = ca.sctp_max_segment;
+	} else if (crc != (int)o->crc || mtx != (int)o->markers ||
+		   mrx != (int)o->markers || rev != (int)o->mpa_rev) {
 		dp_side_fail(&e->r->side,
 			     "negotiated MPA rev %d, CRC %d, markers "
 			     "tx %d rx %d; asked rev %u, CRC %d, "
@@ -386,7 +401,7 @@ int dp_ep_qp(struct dp_ep *e)
 	memset(&qa, 0, sizeof(qa));
 	if (iwcm_query_qp(e->qp, &qa) == 0) {
 		n->known = true;
-		n->mpa_rev = rev;
+		n->mpa_rev = o->sctp ? (int)o->mpa_rev : rev;
 		n->crc = qa.crc;
 		n->markers_tx = qa.markers_tx;
 		n->markers_rx = qa.markers_rx;

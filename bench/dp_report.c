@@ -2,7 +2,9 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The figures of the datapath rows (bandwidth, latency, CPU, the
- * ratio), printed as text or JSON.
+ * ratio), printed as text or JSON.  The baseline is raw TCP, or raw
+ * usrsctp with --transport sctp, where iwcmd relays every message and
+ * its CPU time over the timed part is the relay's cost.
  */
 #include "config.h"
 
@@ -49,6 +51,9 @@ void dp_report_figures(const struct bench_opts *o, struct dp_row *rows,
 {
 	static const char *const what[] = { "tcp client", "tcp server",
 					    "iwcm client", "iwcm server" };
+	static const char *const what_sctp[] = { "usrsctp client",
+						 "usrsctp server",
+						 "iwcm client", "iwcm server" };
 	unsigned int i, j;
 
 	for (i = 0; i < n; i++) {
@@ -64,7 +69,8 @@ void dp_report_figures(const struct bench_opts *o, struct dp_row *rows,
 				fprintf(stderr,
 					"iwcm-bench: %s depth %u: "
 					"%s: %s\n",
-					o->test->name, w->depth, what[j],
+					o->test->name, w->depth,
+					o->sctp ? what_sctp[j] : what[j],
 					s[j]->err);
 		}
 		if (w->failed)
@@ -92,6 +98,30 @@ static double dp_report_util(const struct dp_side *s)
 	return 100.0 * (double)(s->user_ns + s->sys_ns) / (double)s->wall_ns;
 }
 
+/*
+ * The relay's cost: iwcmd's CPU time over the client's timed part, in
+ * percent of one CPU, and per MiB moved (bandwidth) or per round trip
+ * (latency); -1 when unknown.
+ */
+static double dp_report_daemon_util(const struct dp_side *s)
+{
+	if (!s->daemon_known || !s->wall_ns)
+		return -1.0;
+	return 100.0 * (double)s->daemon_ns / (double)s->wall_ns;
+}
+
+static double dp_report_daemon_per(const struct bench_opts *o,
+				   const struct dp_side *s)
+{
+	double units = dp_is_bw(o->test->dp) ?
+			       (double)o->iters * (double)o->size / MIB :
+			       (double)o->iters;
+
+	if (!s->daemon_known || units <= 0.0)
+		return -1.0;
+	return (double)s->daemon_ns / 1e3 / units;
+}
+
 static const char *dp_report_progress_str(const struct bench_opts *o)
 {
 	return o->event ? "progress thread, waits on a completion channel" :
@@ -116,17 +146,49 @@ static const char *const dp_tcp_what[] = {
 	[BENCH_DP_ATOMIC_LAT] = "an 8-octet request and reply",
 };
 
+/* --transport sctp: what the two sides are. */
+static void dp_report_text_sctp(const struct bench_opts *o,
+				const struct dp_row *rows, unsigned int n)
+{
+	unsigned int i;
+
+	printf("iwcm: DDP over SCTP through iwcmd's relay (RFC 5043), %s "
+	       "session, IRD/ORD %d\n      asked; progress: %s\n",
+	       o->mpa_rev == 2 ? "enhanced (RFC 6581 §7)" : "plain", DP_IRD_ORD,
+	       dp_report_progress_str(o));
+	for (i = 0; i < n; i++) {
+		const struct dp_nego *g = &rows[i].nego;
+
+		if (!g->known)
+			continue;
+		printf("      negotiated: IRD %u ORD %u, DDP Segments of at "
+		       "most %u octets\n",
+		       g->ird, g->ord, g->sctp_seg);
+		break;
+	}
+	printf("sctp: raw usrsctp, one stack per process on its own UDP port "
+	       "(RFC 6951),\n      one-to-one, unordered, PPID 16: %s, in "
+	       "messages of at most %zu octets\n",
+	       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
+}
+
 /* The rows as a table, with what was measured and how. */
 void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
 		    unsigned int n)
 {
 	enum bench_dp t = o->test->dp;
 	bool bw = dp_is_bw(t);
+	const char *bl = o->sctp ? "sctp" : "tcp";
+	char h1[24], h2[24], h3[24];
 	unsigned int i;
 
 	printf("iwcm-bench %s: %s, 127.0.0.1, %ld CPUs, iwcmd %s\n",
 	       o->test->name, dp_what[t], sysconf(_SC_NPROCESSORS_ONLN),
 	       o->socket ? o->socket : "started for this run");
+	if (o->sctp) {
+		dp_report_text_sctp(o, rows, n);
+		goto table;
+	}
 	printf("iwcm: MPA rev %u, CRC %s, markers %s, IRD/ORD %d asked; "
 	       "progress: %s\n",
 	       o->mpa_rev, o->crc ? "on" : "off", o->markers ? "on" : "off",
@@ -152,28 +214,37 @@ void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
 		       "engine, one CQ) against\n%u TCP streams driven by one "
 		       "thread per process, all at once\n",
 		       o->qps, o->qps, o->qps);
+table:
 	printf("%lu iterations of %zu octets per row after %lu warm-up; one "
 	       "process per side;\n",
 	       o->iters, o->size, o->warmup);
 	if (bw)
-		printf("ratio = iwcm/tcp %sbandwidth (higher is better)\n\n",
+		printf("ratio = iwcm/%s %sbandwidth (higher is better)\n\n", bl,
 		       o->qps > 1 ? "aggregate " : "");
 	else if (o->qps > 1)
 		printf("ratio = iwcm/tcp mean half round trip over the %u "
 		       "ping-pongs (lower is better)\n\n",
 		       o->qps);
 	else
-		printf("ratio = iwcm/tcp typical (p50) half round trip "
-		       "(lower is better)\n\n");
+		printf("ratio = iwcm/%s typical (p50) half round trip "
+		       "(lower is better)\n\n",
+		       bl);
+	snprintf(h1, sizeof(h1), bw ? "%s MiB/s" : "%s us", bl);
+	snprintf(h2, sizeof(h2), "%s p99", bl);
+	snprintf(h3, sizeof(h3), "%s cpu%%", bl);
 	if (bw)
-		printf("%-10s %10s %5s %7s %11s %11s %6s %9s %9s\n", "test",
-		       "size", "depth", "iters", "iwcm MiB/s", "tcp MiB/s",
-		       "ratio", "iwcm cpu%", "tcp cpu%");
+		printf("%-10s %10s %5s %7s %11s %11s %6s %9s %9s", "test",
+		       "size", "depth", "iters", "iwcm MiB/s", h1, "ratio",
+		       "iwcm cpu%", h3);
 	else
-		printf("%-10s %10s %7s %8s %8s %6s %8s %8s %9s %9s\n", "test",
+		printf("%-10s %10s %7s %8s %8s %6s %8s %8s %9s %9s", "test",
 		       "size", "iters", o->qps > 1 ? "iwcm avg" : "iwcm us",
-		       o->qps > 1 ? "tcp avg" : "tcp us", "ratio", "iwcm p99",
-		       "tcp p99", "iwcm cpu%", "tcp cpu%");
+		       o->qps > 1 ? "tcp avg" : h1, "ratio", "iwcm p99", h2,
+		       "iwcm cpu%", h3);
+	if (o->sctp)
+		printf(" %7s %12s", "iwcmd%",
+		       bw ? "iwcmd us/MiB" : "iwcmd us/rt");
+	printf("\n");
 	for (i = 0; i < n; i++) {
 		const struct dp_row *w = &rows[i];
 		char ic[24], tc[24];
@@ -192,12 +263,12 @@ void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
 			       o->iters, "failed");
 		} else if (bw) {
 			printf("%-10s %10zu %5u %7lu %11.1f %11.1f %6.3f %9s "
-			       "%9s\n",
+			       "%9s",
 			       o->test->name, o->size, w->depth, o->iters,
 			       w->iw_val, w->tcp_val, w->ratio, ic, tc);
 		} else {
 			printf("%-10s %10zu %7lu %8.2f %8.2f %6.3f %8.2f "
-			       "%8.2f %9s %9s\n",
+			       "%8.2f %9s %9s",
 			       o->test->name, o->size, o->iters, w->iw_val,
 			       w->tcp_val, w->ratio,
 			       bench_us(bench_percentile(w->iw_lat, dp_nlat(o),
@@ -206,9 +277,21 @@ void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
 							 99)),
 			       ic, tc);
 		}
+		if (o->sctp && !w->failed)
+			printf(" %7.0f %12.1f",
+			       dp_report_daemon_util(&w->iw_cli),
+			       dp_report_daemon_per(o, &w->iw_cli));
+		if (!w->failed)
+			printf("\n");
 	}
 	printf("\ncpu%%: CPU time of the client/the server process over its "
 	       "timed part,\nall threads, in percent of one CPU\n");
+	if (o->sctp)
+		printf("iwcmd%%, iwcmd us: the relay's cost, iwcmd's CPU time "
+		       "over the client's timed\npart of the iwcm run (it "
+		       "relays both ends' messages: one daemon, both\nends "
+		       "of the association), in percent of one CPU and per %s\n",
+		       bw ? "MiB" : "round trip");
 }
 
 static void dp_report_json_side(const struct bench_opts *o,
@@ -238,7 +321,19 @@ static void dp_report_json_side(const struct bench_opts *o,
 	       (double)c->user_ns / 1e9, (double)c->sys_ns / 1e9,
 	       dp_report_util(c), (double)s->user_ns / 1e9,
 	       (double)s->sys_ns / 1e9, dp_report_util(s));
-	if (iw && w->nego.known)
+	if (iw && o->sctp && c->daemon_known)
+		printf(",\"iwcmd\":{\"percent\":%.1f,\"%s\":%.3f}",
+		       dp_report_daemon_util(c),
+		       dp_is_bw(o->test->dp) ? "us_per_mib" : "us_per_rtt",
+		       dp_report_daemon_per(o, c));
+	if (!iw && o->sctp)
+		printf(",\"message_max\":%zu", w->base_seg);
+	if (iw && w->nego.known && o->sctp)
+		printf(",\"negotiated\":{\"enhanced\":%s,\"ird\":%u,"
+		       "\"ord\":%u,\"sctp_max_segment\":%u}",
+		       o->mpa_rev == 2 ? "true" : "false", w->nego.ird,
+		       w->nego.ord, w->nego.sctp_seg);
+	else if (iw && w->nego.known)
 		printf(",\"negotiated\":{\"mpa_rev\":%d,\"crc\":%s,"
 		       "\"markers_tx\":%s,\"markers_rx\":%s,\"ird\":%u,"
 		       "\"ord\":%u,\"mulpdu\":%u}",
@@ -263,12 +358,12 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 		printf("%s%u", i ? "," : "", rows[i].depth);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"tcp\",\"qps\":%u,\"tcp_io\":\"%s\","
+	printf(",\"baseline\":\"%s\",\"transport\":\"%s\",\"qps\":%u,\"tcp_io\":\"%s\","
 	       "\"tcp_gaps\":%s,"
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
-	       o->qps,
+	       o->sctp ? "usrsctp" : "tcp", o->sctp ? "sctp" : "tcp", o->qps,
 	       o->tcp_poll ? "poll" :
 	       o->qps > 1  ? "multiplexed" :
 			     "blocking",
@@ -289,7 +384,7 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 		if (!w->failed) {
 			printf(",\"iwcm\":");
 			dp_report_json_side(o, w, true);
-			printf(",\"tcp\":");
+			printf(",\"%s\":", o->sctp ? "usrsctp" : "tcp");
 			dp_report_json_side(o, w, false);
 			printf(",\"ratio\":%.4f", w->ratio);
 		}

@@ -34,7 +34,7 @@ static uint64_t tv_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * NS_PER_S + (uint64_t)tv->tv_usec * 1000;
 }
 
-/* Now, and the CPU time of every thread of this process. */
+/* Now, the CPU time of every thread of this process, and of iwcmd. */
 void dp_side_mark(struct dp_mark *m)
 {
 	struct rusage ru;
@@ -46,6 +46,7 @@ void dp_side_mark(struct dp_mark *m)
 	} else {
 		m->user = m->sys = 0;
 	}
+	m->daemon = D.peer_pid ? bench_cpu_ns(D.peer_pid) : 0;
 }
 
 /* The wall and CPU time between two marks as the side's figures. */
@@ -55,6 +56,8 @@ void dp_side_span(struct dp_side *s, const struct dp_mark *a,
 	s->wall_ns = b->t - a->t;
 	s->user_ns = b->user - a->user;
 	s->sys_ns = b->sys - a->sys;
+	s->daemon_known = a->daemon && b->daemon >= a->daemon;
+	s->daemon_ns = s->daemon_known ? b->daemon - a->daemon : 0;
 }
 
 /* The pattern of octet i: a hash of i, so that no shift goes unseen. */

@@ -2,7 +2,9 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * iwcm-bench: perftest-style benchmarks of iwcm, each printed beside a
- * raw TCP baseline measured in the same run.  The tests are rows of one
+ * raw TCP baseline measured in the same run (with --transport sctp: DDP
+ * over SCTP through iwcmd's relay, beside raw usrsctp).  The tests are
+ * rows of one
  * table: "cm", the connection manager (cm.c), and the datapath tests
  * write_bw, read_bw, send_lat, write_lat and atomic_lat (dp.c).
  *
@@ -59,7 +61,7 @@ static void usage(FILE *fp)
 		"[-d DEPTH[,DEPTH...]]\n"
 		"                  [-q N] [-e] [--mpa-rev 1|2] [--markers] "
 		"[--crc | --no-crc] [--tcp-poll]\n"
-		"                  [--tcp-gaps]\n"
+		"                  [--tcp-gaps] [--transport tcp|sctp]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -98,6 +100,10 @@ static void usage(FILE *fp)
 		"                     Markers make iwcm do (writev/readv): "
 		"the ceiling of\n"
 		"                     zero-copy Markers on this kernel\n"
+		"      --transport T  tcp (MPA, the default) or sctp (DDP "
+		"over SCTP through\n"
+		"                     iwcmd's relay, RFC 5043; the baseline is "
+		"raw usrsctp)\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -175,7 +181,7 @@ static int parse_depths(const char *s, struct bench_opts *o)
 
 /* The options that depend on the test; -1 after printing why not. */
 static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
-			   bool qps_set, const char *dp_opt)
+			   bool qps_set, bool crc_set, const char *dp_opt)
 {
 	const struct bench_test *t = o->test;
 
@@ -218,6 +224,26 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			t->name);
 		return -1;
 	}
+	if (o->sctp && (o->markers || o->tcp_gaps || o->tcp_poll ||
+			o->qps > 1 || crc_set)) {
+		fprintf(stderr,
+			"iwcm-bench: %s: --transport sctp takes no "
+			"--markers, --crc, --no-crc, --tcp-poll, "
+			"--tcp-gaps or --qps\n",
+			t->name);
+		return -1;
+	}
+	for (unsigned int i = 0; !t->dp && o->sctp && i < o->ndepths; i++) {
+		if (o->depths[i] <= BENCH_SCTP_DEPTH_MAX)
+			continue;
+		/* RFC 5043 §6.4: iwcmd answers more with a Terminate */
+		fprintf(stderr,
+			"iwcm-bench: cm --transport sctp: --depth at most %d "
+			"(iwcmd's limit of Initiates waiting for a decision "
+			"per association)\n",
+			BENCH_SCTP_DEPTH_MAX);
+		return -1;
+	}
 	if (!t->dp && dp_opt) {
 		fprintf(stderr,
 			"iwcm-bench: %s: %s applies to the datapath "
@@ -241,6 +267,7 @@ int main(int argc, char **argv)
 		OPT_NO_CRC,
 		OPT_TCP_POLL,
 		OPT_TCP_GAPS,
+		OPT_TRANSPORT,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -256,6 +283,7 @@ int main(int argc, char **argv)
 		{ "no-crc", no_argument, NULL, OPT_NO_CRC },
 		{ "tcp-poll", no_argument, NULL, OPT_TCP_POLL },
 		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -271,13 +299,14 @@ int main(int argc, char **argv)
 	};
 	const char *dp_opt = NULL, *env;
 	bool size_set = false, depth_set = false, qps_set = false;
+	bool crc_set = false;
 	struct sigaction sa;
 	unsigned long v;
 	size_t i;
-	int ch;
+	int ch, li = 0;
 
-	while ((ch = getopt_long(argc, argv, "n:w:s:d:q:jeh", longopts,
-				 NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "n:w:s:d:q:jeh", longopts, &li)) !=
+	       -1) {
 		switch (ch) {
 		case 'n':
 			if (parse_ulong(optarg, 1, BENCH_ITERS_MAX, &o.iters) <
@@ -326,6 +355,7 @@ int main(int argc, char **argv)
 		case OPT_CRC:
 		case OPT_NO_CRC:
 			o.crc = ch == OPT_CRC;
+			crc_set = true;
 			dp_opt = ch == OPT_CRC ? "--crc" : "--no-crc";
 			break;
 		case OPT_TCP_POLL:
@@ -335,6 +365,11 @@ int main(int argc, char **argv)
 		case OPT_TCP_GAPS:
 			o.tcp_gaps = true;
 			dp_opt = "--tcp-gaps";
+			break;
+		case OPT_TRANSPORT:
+			if (strcmp(optarg, "tcp") && strcmp(optarg, "sctp"))
+				goto bad;
+			o.sctp = !strcmp(optarg, "sctp");
 			break;
 		case OPT_SOCKET:
 			o.socket = optarg;
@@ -367,7 +402,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (check_test_opts(&o, size_set, depth_set, qps_set, dp_opt) < 0)
+	if (check_test_opts(&o, size_set, depth_set, qps_set, crc_set, dp_opt) <
+	    0)
 		return 2;
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "
@@ -399,7 +435,12 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	return o.test->run(&o);
 bad:
-	fprintf(stderr, "iwcm-bench: bad value '%s' for -%c\n", optarg, ch);
+	if (ch < 256)
+		fprintf(stderr, "iwcm-bench: bad value '%s' for -%c\n", optarg,
+			ch);
+	else
+		fprintf(stderr, "iwcm-bench: bad value '%s' for --%s\n", optarg,
+			longopts[li].name);
 	usage(stderr);
 	return 2;
 }

@@ -10,19 +10,23 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pcap/pcap.h>
 
 #include "decode.h"
+#include "dissect_sctp.h"
 #include "iwcmctl.h"
 
 static void decode_usage(FILE *fp)
 {
-	fputs("usage: iwcmctl decode [-jv] [FILE]\n"
+	fputs("usage: iwcmctl decode [-jv] [--sctp-udp-port N] [FILE]\n"
 	      "       iwcmctl decode [-jv] --hex [FILE|-]\n"
 	      "  FILE         pcap or pcapng capture (default: standard "
 	      "input)\n"
+	      "      --sctp-udp-port N  SCTP over UDP to or from port N "
+	      "(default 9899)\n"
 	      "  -j, --json   one JSON object per line\n"
 	      "  -v, --verbose  all payload octets and the raw PDUs\n"
 	      "  -x, --hex    FILE is hex text: '>' lines initiator to "
@@ -85,8 +89,11 @@ int cmd_decode(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "hex", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sctp-udp-port", required_argument, NULL, 256 },
 		{ NULL, 0, NULL, 0 },
 	};
+	long udp_port = SCTP_UDP_PORT_DEFAULT;
+	char *end;
 	struct out_sink out = { &output_text, stdout, 0 };
 	const char *path = "-";
 	struct decode *dc;
@@ -109,8 +116,25 @@ int cmd_decode(int argc, char **argv)
 		case 'h':
 			decode_usage(stdout);
 			return 0;
+		case 256:
+			errno = 0;
+			udp_port = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || udp_port < 1 ||
+			    udp_port > 65535) {
+				fprintf(stderr,
+					"iwcmctl: decode: bad --sctp-udp-port "
+					"'%s' (1-65535)\n",
+					optarg);
+				decode_usage(stderr);
+				return 2;
+			}
+			break;
 		default:
-			if (optopt)
+			if (ch == ':' || (ch == '?' && optopt == 256))
+				fprintf(stderr,
+					"iwcmctl: decode: --sctp-udp-port "
+					"needs a port\n");
+			else if (optopt)
 				fprintf(stderr,
 					"iwcmctl: decode: unknown "
 					"option -%c\n",
@@ -139,6 +163,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "iwcmctl: decode: out of memory\n");
 		return 2;
 	}
+	decode_set_sctp_udp_port(dc, (uint16_t)udp_port);
 	if (hex) {
 		FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
 

@@ -90,6 +90,8 @@ static void js_conn_obj(struct json *w, const Iwcm__Ctl__ConnInfo *c)
 			 "tcp");
 	if (c->has_sctp_stream)
 		json_uint(w, "sctp_stream", c->sctp_stream);
+	if (c->has_sctp_assoc)
+		json_uint(w, "sctp_assoc", c->sctp_assoc);
 	if (c->has_mpa_rev)
 		json_uint(w, "mpa_rev", c->mpa_rev);
 	if (c->has_markers_tx)

@@ -193,7 +193,9 @@ static void txt_show(const Iwcm__Ctl__ConnInfo *c)
 	printf("  peer       %s\n", ctl_addr_str(c->peer, a, sizeof(a)));
 	printf("  role       %s\n", c->initiator ? "initiator" : "responder");
 	if (c->has_transport && c->transport == IWCM__TRANSPORT__TRANSPORT_SCTP)
-		printf("  transport  sctp, stream %u\n", c->sctp_stream);
+		printf("  transport  sctp, association %" PRIu64
+		       ", stream %u\n",
+		       c->has_sctp_assoc ? c->sctp_assoc : 0, c->sctp_stream);
 	if (c->has_mpa_rev)
 		printf("  revision   %u\n", c->mpa_rev);
 	printf("  markers    tx %s, rx %s\n",

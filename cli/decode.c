@@ -18,6 +18,7 @@
 
 #include "decode.h"
 #include "dissect.h"
+#include "dissect_sctp.h"
 #include "wbuf.h"
 
 #define CONN_HASH_SIZE 1024
@@ -61,6 +62,8 @@ struct decode {
 	unsigned int next_id;
 	bool limit_reported;
 	unsigned long capture_bad;
+	struct sctp_dis *sctp;
+	uint16_t sctp_udp_port; /* RFC 6951 encapsulation port */
 	char input[256];
 };
 
@@ -411,6 +414,60 @@ static void tcp_segment(struct decode *dc, int family, const uint8_t *src,
 		conn_finish(dc, c);
 }
 
+/* ---- SCTP, raw or over UDP ---- */
+
+#define IPPROTO_SCTP_NUM 132 /* RFC 4960 §1.1 */
+
+/* RFC 768 UDP; RFC 6951 §5.1: SCTP in datagrams to or from the port. */
+static void udp_datagram(struct decode *dc, int family, const uint8_t *src,
+			 const uint8_t *dst, const uint8_t *u, size_t len)
+{
+	uint16_t sp, dp, ulen;
+
+	if (len < 8) {
+		decode_input_event(dc, 0, "UDP header truncated (%zu octets)",
+				   len);
+		dc->sum.skipped++;
+		return;
+	}
+	sp = wire_be16(u);
+	dp = wire_be16(u + 2);
+	if (sp != dc->sctp_udp_port && dp != dc->sctp_udp_port) {
+		dc->sum.skipped++;
+		return;
+	}
+	ulen = wire_be16(u + 4);
+	if (ulen < 8 || ulen > len) {
+		decode_input_event(dc, 1, "bad UDP length %u (%zu octets)",
+				   ulen, len);
+		dc->sum.skipped++;
+		return;
+	}
+	sctp_dis_packet(dc->sctp, family, src, dst, true, sp, dp, u + 8,
+			(size_t)ulen - 8);
+}
+
+static void ip_payload(struct decode *dc, int family, uint8_t proto,
+		       const uint8_t *src, const uint8_t *dst, const uint8_t *p,
+		       size_t len)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		tcp_segment(dc, family, src, dst, p, len);
+		break;
+	case IPPROTO_UDP:
+		udp_datagram(dc, family, src, dst, p, len);
+		break;
+	case IPPROTO_SCTP_NUM:
+		sctp_dis_packet(dc->sctp, family, src, dst, false, 0, 0, p,
+				len);
+		break;
+	default:
+		dc->sum.skipped++;
+		break;
+	}
+}
+
 /* ---- IP ---- */
 
 static void ipv4_packet(struct decode *dc, const uint8_t *p, size_t len)
@@ -454,11 +511,7 @@ static void ipv4_packet(struct decode *dc, const uint8_t *p, size_t len)
 					   (frag & 0x1fff) * 8u);
 		return;
 	}
-	if (p[9] != IPPROTO_TCP) {
-		dc->sum.skipped++;
-		return;
-	}
-	tcp_segment(dc, AF_INET, p + 12, p + 16, p + ihl, tot - ihl);
+	ip_payload(dc, AF_INET, p[9], p + 12, p + 16, p + ihl, tot - ihl);
 }
 
 static void ipv6_packet(struct decode *dc, const uint8_t *p, size_t len)
@@ -492,8 +545,10 @@ static void ipv6_packet(struct decode *dc, const uint8_t *p, size_t len)
 
 		switch (nh) {
 		case IPPROTO_TCP:
-			tcp_segment(dc, AF_INET6, p + 8, p + 24, p + off,
-				    len - off);
+		case IPPROTO_UDP:
+		case IPPROTO_SCTP_NUM:
+			ip_payload(dc, AF_INET6, nh, p + 8, p + 24, p + off,
+				   len - off);
 			return;
 		case 0:	 /* Hop-by-Hop */
 		case 43: /* Routing */
@@ -774,9 +829,21 @@ struct decode *decode_new(struct out_sink *out, const char *input)
 	if (!dc)
 		return NULL;
 	dc->out = out;
+	dc->sctp = sctp_dis_new(out, &dc->st);
+	if (!dc->sctp) {
+		free(dc);
+		return NULL;
+	}
+	dc->sctp_udp_port = SCTP_UDP_PORT_DEFAULT;
 	snprintf(dc->input, sizeof(dc->input), "%s", input);
 	dc->sum.input = dc->input;
 	return dc;
+}
+
+/* SCTP is looked for in UDP datagrams to or from port (RFC 6951). */
+void decode_set_sctp_udp_port(struct decode *dc, uint16_t port)
+{
+	dc->sctp_udp_port = port;
 }
 
 /* End every connection, print the summary and return the exit status. */
@@ -786,6 +853,7 @@ int decode_finish(struct decode *dc)
 
 	while (dc->first)
 		conn_finish(dc, dc->first);
+	sctp_dis_finish(dc->sctp);
 	s->conns = dc->st.conns;
 	s->frames = dc->st.frames;
 	s->fpdus = dc->st.fpdus;
@@ -793,8 +861,13 @@ int decode_finish(struct decode *dc)
 	s->marker_bad = dc->st.marker_bad;
 	s->malformed = dc->st.malformed;
 	s->errors = dc->st.errors;
+	s->sctp_packets = dc->st.sctp_packets;
+	s->assocs = dc->st.assocs;
+	s->sctp_crc_bad = dc->st.sctp_crc_bad;
+	s->ss_msgs = dc->st.ss_msgs;
+	s->ddp_segments = dc->st.ddp_segments;
 	s->exit_status = s->crc_bad || s->marker_bad || s->malformed ||
-			 s->errors;
+			 s->errors || s->sctp_crc_bad;
 	dc->out->ops->summary(dc->out, s);
 	return s->exit_status;
 }
@@ -820,5 +893,6 @@ void decode_free(struct decode *dc)
 		dissect_free(c->d);
 		free(c);
 	}
+	sctp_dis_free(dc->sctp);
 	free(dc);
 }

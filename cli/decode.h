@@ -4,8 +4,8 @@
 #define IWCM_CLI_DECODE_H
 
 /*
- * Input side of iwcmctl decode: link-layer, IPv4/IPv6 and TCP parsing of
- * captured packets, per-direction TCP reassembly, and hex text input.  In-
+ * Input side of iwcmctl decode: link-layer, IPv4/IPv6, TCP, UDP and SCTP
+ * (raw or over UDP, handed to dissect_sctp.h) parsing of captured packets, per-direction TCP reassembly, and hex text input.  In-
  * order stream bytes go to one dissector per connection (dissect.h).
  * Every length comes from the capture and is checked before use; held
  * out-of-order data and the number of connections are capped.
@@ -38,6 +38,10 @@ struct decode;
 
 /* Start decoding an input named input (for messages); NULL on ENOMEM. */
 struct decode *decode_new(struct out_sink *out, const char *input);
+
+/* SCTP is looked for in UDP datagrams to or from port (RFC 6951);
+ * the default is SCTP_UDP_PORT_DEFAULT (9899).  Raw SCTP is always. */
+void decode_set_sctp_udp_port(struct decode *dc, uint16_t port);
 
 /* True when decode_packet() can parse frames of this link type. */
 int decode_link_supported(int linktype);

@@ -29,6 +29,12 @@ struct dissect_stats {
 	unsigned long marker_bad;
 	unsigned long malformed;
 	unsigned long errors;
+	/* SCTP (dissect_sctp.h) */
+	unsigned long sctp_packets;
+	unsigned long assocs;
+	unsigned long sctp_crc_bad;
+	unsigned long ss_msgs;
+	unsigned long ddp_segments;
 };
 
 struct dissect;

@@ -98,6 +98,36 @@ int out_opcode_has_inv(uint8_t op)
 	return op == RDMAP_SEND_INV || op == RDMAP_SEND_SE_INV;
 }
 
+/* Name of an SCTP Payload Protocol Identifier (IANA registry). */
+const char *out_ppid_name(uint32_t ppid)
+{
+	switch (ppid) {
+	case 0:
+		return "unspecified";
+	case 3:
+		return "M3UA";
+	case SCTP_PPID_DDP_SEGMENT:
+		return "DDP Segment";
+	case SCTP_PPID_DDP_SESSION_CTL:
+		return "DDP Stream Session Control";
+	case 18:
+		return "S1AP";
+	case 46:
+		return "Diameter";
+	case 47:
+		return "Diameter DTLS";
+	case 50:
+		return "WebRTC Control";
+	case 51:
+		return "WebRTC String";
+	case 53:
+		return "WebRTC Binary";
+	case 60:
+		return "NGAP";
+	}
+	return "other";
+}
+
 /* n octets at p as hex, sep between them (NULL: none). */
 void out_put_hex(FILE *fp, const uint8_t *p, size_t n, const char *sep)
 {
@@ -145,6 +175,26 @@ static void nul_summary(struct out_sink *o, const struct out_summary *s)
 {
 }
 
+static void nul_assoc(struct out_sink *o, const struct out_assoc *a)
+{
+}
+
+static void nul_sctp_pkt(struct out_sink *o, const struct out_sctp_pkt *p)
+{
+}
+
+static void nul_sctp_chunk(struct out_sink *o, const struct out_sctp_chunk *c)
+{
+}
+
+static void nul_sctp_msg(struct out_sink *o, const struct out_sctp_msg *m)
+{
+}
+
+static void nul_assoc_end(struct out_sink *o, const struct out_assoc_end *a)
+{
+}
+
 const struct output output_null = {
 	.name = "null",
 	.conn = nul_conn,
@@ -154,4 +204,9 @@ const struct output output_null = {
 	.event = nul_event,
 	.conn_end = nul_conn_end,
 	.summary = nul_summary,
+	.assoc = nul_assoc,
+	.sctp_pkt = nul_sctp_pkt,
+	.sctp_chunk = nul_sctp_chunk,
+	.sctp_msg = nul_sctp_msg,
+	.assoc_end = nul_assoc_end,
 };

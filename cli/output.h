@@ -20,6 +20,7 @@
 #include "ddp.h"
 #include "mpa.h"
 #include "rdmap.h"
+#include "sctp_ss.h"
 #include "wire_err.h"
 
 /* Direction of a PDU: MPA roles when known, else capture sides A and B. */
@@ -131,7 +132,8 @@ enum out_ev {
 };
 
 struct out_event {
-	unsigned int conn; /* 0: not tied to a connection */
+	unsigned int conn;  /* 0: not tied to a connection */
+	unsigned int assoc; /* 0: not tied to an SCTP association */
 	enum out_dir dir;
 	bool has_off;
 	uint64_t off; /* stream offset, when has_off */
@@ -148,6 +150,100 @@ struct out_conn_end {
 	uint64_t bytes[2]; /* stream octets seen per direction */
 };
 
+/* ---- SCTP (RFC 4960), DDP over SCTP (RFC 5043, RFC 6581 §7) ---- */
+
+/* A new SCTP association, raw (IP protocol 132) or over UDP (RFC 6951). */
+struct out_assoc {
+	unsigned int assoc;
+	const char *a; /* INIT sender, else first sender */
+	const char *b;
+	bool udp;
+	uint16_t udp_a, udp_b; /* UDP ports of a and b when udp */
+};
+
+/* One SCTP packet: the common header (RFC 4960 §3.1) and its CRC32c. */
+struct out_sctp_pkt {
+	unsigned int assoc;
+	enum out_dir dir;
+	const char *src, *dst;
+	unsigned long index; /* packet number in this direction, from 1 */
+	size_t len;	     /* SCTP octets: common header and chunks */
+	uint16_t sport, dport;
+	uint32_t vtag;
+	uint32_t crc_wire, crc_calc;
+	bool crc_ok;
+	const uint8_t *raw;
+};
+
+/* One chunk of a packet (RFC 4960 §3.2). */
+struct out_sctp_chunk {
+	unsigned int assoc;
+	enum out_dir dir;
+	uint8_t type, flags;
+	uint16_t len; /* the Chunk Length field */
+	const char *name;
+	/* DATA (RFC 4960 §3.3.1) and I-DATA (RFC 8260 §2.1) */
+	bool data, idata;
+	uint32_t tsn;
+	uint16_t stream;
+	uint32_t ssn; /* SSN of DATA, MID of I-DATA */
+	uint32_t ppid;
+	bool has_ppid; /* I-DATA: PPID only in the first fragment */
+	uint32_t fsn;  /* I-DATA, fragments after the first */
+	bool u, b, e;
+	size_t user_len;
+	bool dup; /* a TSN seen before: retransmission, not decoded */
+	/* INIT and INIT ACK (RFC 4960 §3.3.2, §3.3.3) */
+	bool init;
+	uint32_t init_tag, a_rwnd, init_tsn;
+	uint16_t os, mis;
+	bool has_adapt; /* RFC 5061 §4.2.7 Adaptation Layer Indication */
+	uint32_t adapt;
+	/* SACK (§3.3.4), SHUTDOWN (§3.3.8): cumulative TSN ack */
+	bool has_cum_ack;
+	uint32_t cum_ack;
+	const char *problem; /* NULL, or what is wrong with the chunk */
+};
+
+/* One user message (reassembled DATA) and its DDP decode. */
+struct out_sctp_msg {
+	unsigned int assoc;
+	enum out_dir dir;
+	const char *src, *dst;
+	unsigned long index; /* message number in this direction, from 1 */
+	uint16_t stream;
+	uint32_t ppid;
+	const char *ppid_name;
+	uint32_t tsn; /* of its first fragment */
+	unsigned int frags;
+	bool unordered;
+	size_t len;
+	bool has_ssn; /* PPID 16 and 17: the DDP-SSN (RFC 5043 §5.2.1) */
+	uint16_t ddp_ssn;
+	/* PPID 17: ss valid when ss_err is WIRE_OK */
+	enum wire_err ss_err;
+	const struct sctp_ss_msg *ss;
+	/* PPID 16: as in struct out_fpdu */
+	enum wire_err ddp_err;
+	const struct ddp_hdr *ddp;
+	enum wire_err rdmap_err;
+	const struct rdmap_msg *msg;
+	bool has_ctrl;
+	uint8_t rv, opcode;
+	const char *version_problem;
+	const char *seq_problem; /* RFC 5043 §6 sequence, NULL when legal */
+	const uint8_t *data;	 /* the whole message */
+	bool bad;
+};
+
+/* Per-association counts, reported when it ends. */
+struct out_assoc_end {
+	unsigned int assoc;
+	enum out_dir dir0, dir1;
+	unsigned long packets[2];
+	unsigned long messages[2];
+};
+
 /* Totals for the whole input. */
 struct out_summary {
 	const char *input;
@@ -162,6 +258,12 @@ struct out_summary {
 	unsigned long marker_bad;
 	unsigned long malformed;
 	unsigned long errors; /* other bad events */
+	/* SCTP: shown when sctp_packets is not 0 */
+	unsigned long sctp_packets;
+	unsigned long assocs;
+	unsigned long sctp_crc_bad;
+	unsigned long ss_msgs;	    /* PPID 17 messages */
+	unsigned long ddp_segments; /* PPID 16 messages */
 	int exit_status;
 };
 
@@ -177,6 +279,11 @@ struct output {
 	void (*event)(struct out_sink *, const struct out_event *);
 	void (*conn_end)(struct out_sink *, const struct out_conn_end *);
 	void (*summary)(struct out_sink *, const struct out_summary *);
+	void (*assoc)(struct out_sink *, const struct out_assoc *);
+	void (*sctp_pkt)(struct out_sink *, const struct out_sctp_pkt *);
+	void (*sctp_chunk)(struct out_sink *, const struct out_sctp_chunk *);
+	void (*sctp_msg)(struct out_sink *, const struct out_sctp_msg *);
+	void (*assoc_end)(struct out_sink *, const struct out_assoc_end *);
 };
 
 #define OUT_VERBOSE 0x1	     /* all payload bytes, raw wire bytes */
@@ -211,6 +318,9 @@ const char *out_frame_title(enum mpa_frame_type t);
 
 /* RFC 5040 §4.1: opcodes that carry an Invalidate STag. */
 int out_opcode_has_inv(uint8_t op);
+
+/* Name of an SCTP Payload Protocol Identifier (IANA registry). */
+const char *out_ppid_name(uint32_t ppid);
 
 /* n octets at p as hex, sep between them (NULL: none). */
 void out_put_hex(FILE *fp, const uint8_t *p, size_t n, const char *sep);

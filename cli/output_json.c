@@ -315,6 +315,8 @@ static void js_event(struct out_sink *o, const struct out_event *e)
 	jw_begin(&w, o->fp, "event");
 	if (e->conn)
 		json_uint(&w, "conn", e->conn);
+	if (e->assoc)
+		json_uint(&w, "assoc", e->assoc);
 	if (e->dir != OUT_DIR_NONE)
 		json_str(&w, "dir", out_dir_name(e->dir));
 	if (e->has_off)
@@ -359,7 +361,206 @@ static void js_summary(struct out_sink *o, const struct out_summary *s)
 	json_uint(&w, "marker_bad", s->marker_bad);
 	json_uint(&w, "malformed", s->malformed);
 	json_uint(&w, "errors", s->errors);
+	if (s->sctp_packets) {
+		json_uint(&w, "sctp_packets", s->sctp_packets);
+		json_uint(&w, "associations", s->assocs);
+		json_uint(&w, "session_control", s->ss_msgs);
+		json_uint(&w, "ddp_segments", s->ddp_segments);
+		json_uint(&w, "sctp_crc_bad", s->sctp_crc_bad);
+	}
 	json_uint(&w, "exit", (uint64_t)s->exit_status);
+	jw_end(&w);
+}
+
+/* ---- SCTP ---- */
+
+static void js_assoc(struct out_sink *o, const struct out_assoc *a)
+{
+	struct json w;
+
+	jw_begin(&w, o->fp, "assoc");
+	json_uint(&w, "assoc", a->assoc);
+	json_str(&w, "a", a->a);
+	json_str(&w, "b", a->b);
+	json_str(&w, "encap", a->udp ? "udp" : "none");
+	if (a->udp) {
+		json_uint(&w, "udp_a", a->udp_a);
+		json_uint(&w, "udp_b", a->udp_b);
+	}
+	jw_end(&w);
+}
+
+static void js_assoc_dir(struct json *w, unsigned int assoc, enum out_dir dir)
+{
+	json_uint(w, "assoc", assoc);
+	json_str(w, "dir", out_dir_name(dir));
+}
+
+static void js_sctp_pkt(struct out_sink *o, const struct out_sctp_pkt *p)
+{
+	struct json w;
+
+	jw_begin(&w, o->fp, "sctp_packet");
+	js_assoc_dir(&w, p->assoc, p->dir);
+	json_str(&w, "src", p->src);
+	json_str(&w, "dst", p->dst);
+	json_uint(&w, "index", p->index);
+	json_uint(&w, "length", p->len);
+	json_uint(&w, "sport", p->sport);
+	json_uint(&w, "dport", p->dport);
+	json_hex32(&w, "vtag", p->vtag);
+	json_str(&w, "crc", p->crc_ok ? "good" : "bad");
+	json_hex32(&w, "crc_wire", p->crc_wire);
+	if (!p->crc_ok)
+		json_hex32(&w, "crc_calc", p->crc_calc);
+	json_bool(&w, "bad", !p->crc_ok);
+	if (o->flags & OUT_VERBOSE)
+		json_bytes(&w, "wire", p->raw, p->len);
+	jw_end(&w);
+}
+
+static void js_sctp_chunk(struct out_sink *o, const struct out_sctp_chunk *c)
+{
+	struct json w;
+
+	jw_begin(&w, o->fp, "sctp_chunk");
+	js_assoc_dir(&w, c->assoc, c->dir);
+	json_uint(&w, "chunk_type", c->type);
+	json_str(&w, "name", c->name);
+	json_hex8(&w, "flags", c->flags);
+	json_uint(&w, "length", c->len);
+	if (c->data) {
+		json_uint(&w, "tsn", c->tsn);
+		json_uint(&w, "stream", c->stream);
+		json_uint(&w, c->idata ? "mid" : "ssn", c->ssn);
+		if (c->has_ppid) {
+			json_uint(&w, "ppid", c->ppid);
+			json_str(&w, "ppid_name", out_ppid_name(c->ppid));
+		} else {
+			json_uint(&w, "fsn", c->fsn);
+		}
+		json_uint(&w, "u", c->u);
+		json_uint(&w, "b", c->b);
+		json_uint(&w, "e", c->e);
+		json_uint(&w, "user_length", c->user_len);
+		json_bool(&w, "retransmission", c->dup);
+	}
+	if (c->init) {
+		json_hex32(&w, "init_tag", c->init_tag);
+		json_uint(&w, "a_rwnd", c->a_rwnd);
+		json_uint(&w, "os", c->os);
+		json_uint(&w, "mis", c->mis);
+		json_uint(&w, "initial_tsn", c->init_tsn);
+		if (c->has_adapt)
+			json_hex32(&w, "adaptation", c->adapt);
+		else
+			json_null(&w, "adaptation");
+	}
+	if (c->has_cum_ack)
+		json_uint(&w, "cum_tsn_ack", c->cum_ack);
+	if (c->problem)
+		json_str(&w, "problem", c->problem);
+	jw_end(&w);
+}
+
+static void js_ss(struct json *w, const struct sctp_ss_msg *m)
+{
+	json_open(w, "session_control", '{');
+	json_uint(w, "function_code", m->fc);
+	json_str(w, "name", sctp_ss_fc_name(m->fc));
+	json_uint(w, "pd_length", m->pd_len);
+	json_bytes(w, "private_data", m->pd, m->pd_len);
+	json_bool(w, "enhanced", m->enhanced);
+	if (m->enhanced) {
+		const struct mpa_enh *e = &m->enh;
+
+		json_open(w, "enh", '{');
+		json_hex32(w, "word", mpa_enh_word(e));
+		json_uint(w, "a", e->p2p);
+		json_uint(w, "b", !!(e->rtr & MPA_RTR_SEND));
+		json_uint(w, "c", !!(e->rtr & MPA_RTR_WRITE));
+		json_uint(w, "d", !!(e->rtr & MPA_RTR_READ));
+		json_uint(w, "ird", e->ird);
+		json_uint(w, "ord", e->ord);
+		json_close(w, '}');
+		json_bytes(w, "ulp_private_data", m->ulp_pd, m->ulp_pd_len);
+	}
+	json_close(w, '}');
+}
+
+static void js_sctp_msg(struct out_sink *o, const struct out_sctp_msg *m)
+{
+	struct json w;
+	size_t n;
+
+	jw_begin(&w, o->fp, "sctp_message");
+	js_assoc_dir(&w, m->assoc, m->dir);
+	json_str(&w, "src", m->src);
+	json_str(&w, "dst", m->dst);
+	json_uint(&w, "index", m->index);
+	json_uint(&w, "stream", m->stream);
+	json_uint(&w, "ppid", m->ppid);
+	json_str(&w, "ppid_name", m->ppid_name);
+	json_uint(&w, "tsn", m->tsn);
+	json_uint(&w, "fragments", m->frags);
+	json_bool(&w, "unordered", m->unordered);
+	json_uint(&w, "length", m->len);
+	if (m->has_ssn)
+		json_uint(&w, "ddp_ssn", m->ddp_ssn);
+	if (m->ppid == SCTP_PPID_DDP_SESSION_CTL) {
+		if (m->ss)
+			js_ss(&w, m->ss);
+		else
+			json_str(&w, "session_control_error",
+				 wire_errname(m->ss_err));
+	} else if (m->ppid == SCTP_PPID_DDP_SEGMENT && m->has_ssn) {
+		if (m->ddp)
+			js_ddp(&w, "ddp", m->ddp);
+		else
+			json_str(&w, "ddp_error", wire_errname(m->ddp_err));
+		if (m->msg) {
+			js_rdmap(&w, m->msg);
+			json_uint(&w, "payload_length", m->msg->payload_len);
+			n = out_brief_len(o, m->msg->payload_len);
+			json_bytes(&w, "payload", m->msg->payload, n);
+			json_bool(&w, "payload_truncated",
+				  n < m->msg->payload_len);
+		} else {
+			if (m->has_ctrl) {
+				json_uint(&w, "rdmap_rv", m->rv);
+				json_uint(&w, "rdmap_opcode", m->opcode);
+			}
+			json_str(&w, "rdmap_error", wire_errname(m->rdmap_err));
+		}
+	} else if (m->ppid == SCTP_PPID_DDP_SEGMENT) {
+		json_str(&w, "ddp_error", wire_errname(WIRE_ESHORT));
+	} else {
+		n = out_brief_len(o, m->len);
+		json_bytes(&w, "data", m->data, n);
+		json_bool(&w, "data_truncated", n < m->len);
+	}
+	if (m->version_problem)
+		json_str(&w, "version_problem", m->version_problem);
+	if (m->seq_problem)
+		json_str(&w, "sequence_problem", m->seq_problem);
+	json_bool(&w, "bad", m->bad);
+	jw_end(&w);
+}
+
+static void js_assoc_end(struct out_sink *o, const struct out_assoc_end *a)
+{
+	struct json w;
+
+	jw_begin(&w, o->fp, "assoc_end");
+	json_uint(&w, "assoc", a->assoc);
+	json_open(&w, "packets", '{');
+	json_uint(&w, out_dir_name(a->dir0), a->packets[0]);
+	json_uint(&w, out_dir_name(a->dir1), a->packets[1]);
+	json_close(&w, '}');
+	json_open(&w, "messages", '{');
+	json_uint(&w, out_dir_name(a->dir0), a->messages[0]);
+	json_uint(&w, out_dir_name(a->dir1), a->messages[1]);
+	json_close(&w, '}');
 	jw_end(&w);
 }
 
@@ -372,4 +573,9 @@ const struct output output_json = {
 	.event = js_event,
 	.conn_end = js_conn_end,
 	.summary = js_summary,
+	.assoc = js_assoc,
+	.sctp_pkt = js_sctp_pkt,
+	.sctp_chunk = js_sctp_chunk,
+	.sctp_msg = js_sctp_msg,
+	.assoc_end = js_assoc_end,
 };

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,9 +218,8 @@ static int opcode_carries_data(uint8_t op)
 	       op != RDMAP_TERMINATE;
 }
 
-static void txt_rdmap(struct out_sink *o, const struct out_fpdu *f)
+static void txt_rdmap(struct out_sink *o, const struct rdmap_msg *m)
 {
-	const struct rdmap_msg *m = f->msg;
 	FILE *fp = o->fp;
 	size_t n;
 
@@ -277,6 +277,19 @@ static void txt_rdmap(struct out_sink *o, const struct out_fpdu *f)
 	}
 }
 
+static void txt_rdmap_bad(FILE *fp, bool has_ctrl, uint8_t rv, uint8_t opcode,
+			  enum wire_err err)
+{
+	fputs("    RDMAP ", fp);
+	if (has_ctrl)
+		fprintf(fp, "RV=%u opcode 0x%x (%s): ", rv, opcode,
+			rdmap_opcode_name(opcode));
+	fprintf(fp, "MALFORMED: %s (%s)\n",
+		err == WIRE_ESHORT ? "ULPDU shorter than its headers" :
+				     wire_strerror(err),
+		wire_errname(err));
+}
+
 static void txt_fpdu(struct out_sink *o, const struct out_fpdu *f)
 {
 	FILE *fp = o->fp;
@@ -327,19 +340,10 @@ static void txt_fpdu(struct out_sink *o, const struct out_fpdu *f)
 				"ULPDU shorter than a DDP header" :
 				wire_strerror(f->ddp_err));
 	}
-	if (f->msg) {
-		txt_rdmap(o, f);
-	} else {
-		fputs("    RDMAP ", fp);
-		if (f->has_ctrl)
-			fprintf(fp, "RV=%u opcode 0x%x (%s): ", f->rv,
-				f->opcode, rdmap_opcode_name(f->opcode));
-		fprintf(fp, "MALFORMED: %s (%s)\n",
-			f->rdmap_err == WIRE_ESHORT ?
-				"ULPDU shorter than its headers" :
-				wire_strerror(f->rdmap_err),
-			wire_errname(f->rdmap_err));
-	}
+	if (f->msg)
+		txt_rdmap(o, f->msg);
+	else
+		txt_rdmap_bad(fp, f->has_ctrl, f->rv, f->opcode, f->rdmap_err);
 	if (f->rtr)
 		fprintf(fp, "    RTR %s\n", f->rtr);
 	if (f->rtr_problem)
@@ -356,6 +360,8 @@ static void txt_event(struct out_sink *o, const struct out_event *e)
 
 	if (e->conn)
 		fprintf(fp, "conn %u ", e->conn);
+	if (e->assoc)
+		fprintf(fp, "assoc %u ", e->assoc);
 	if (e->dir != OUT_DIR_NONE)
 		fprintf(fp, "%s ", out_dir_name(e->dir));
 	if (e->has_off)
@@ -381,6 +387,183 @@ static void txt_summary(struct out_sink *o, const struct out_summary *s)
 		"marker bad, %lu malformed, %lu other errors\n",
 		s->input, s->packets, s->tcp_segments, s->conns, s->frames,
 		s->fpdus, s->crc_bad, s->marker_bad, s->malformed, s->errors);
+	if (s->sctp_packets)
+		fprintf(o->fp,
+			"summary: SCTP: %lu packets, %lu associations, %lu "
+			"session control messages, %lu DDP segments; %lu "
+			"CRC32c bad\n",
+			s->sctp_packets, s->assocs, s->ss_msgs, s->ddp_segments,
+			s->sctp_crc_bad);
+}
+
+/* ---- SCTP ---- */
+
+static void txt_assoc(struct out_sink *o, const struct out_assoc *a)
+{
+	fprintf(o->fp, "assoc %u: %s <-> %s", a->assoc, a->a, a->b);
+	if (a->udp)
+		fprintf(o->fp, " (SCTP over UDP %u <-> %u)", a->udp_a,
+			a->udp_b);
+	else
+		fputs(" (SCTP)", o->fp);
+	fputc('\n', o->fp);
+}
+
+static void txt_sctp_pkt(struct out_sink *o, const struct out_sctp_pkt *p)
+{
+	FILE *fp = o->fp;
+
+	fprintf(fp,
+		"assoc %u %s %s > %s: SCTP packet %lu, %zu octets, vtag "
+		"0x%08" PRIx32 ", ",
+		p->assoc, out_dir_name(p->dir), p->src, p->dst, p->index,
+		p->len, p->vtag);
+	if (p->crc_ok)
+		fprintf(fp, "CRC32c good 0x%08" PRIx32 "\n", p->crc_wire);
+	else
+		fprintf(fp,
+			"CRC32c BAD: wire 0x%08" PRIx32
+			", computed 0x%08" PRIx32 "  [BAD]\n",
+			p->crc_wire, p->crc_calc);
+	if (o->flags & OUT_VERBOSE)
+		txt_dump(fp, p->raw, p->len, "      ");
+}
+
+static void txt_sctp_chunk(struct out_sink *o, const struct out_sctp_chunk *c)
+{
+	FILE *fp = o->fp;
+
+	fprintf(fp, "  %s", c->name);
+	if (c->data) {
+		fprintf(fp, " TSN %" PRIu32 " stream %u %s %" PRIu32, c->tsn,
+			c->stream, c->idata ? "MID" : "SSN", c->ssn);
+		if (c->has_ppid)
+			fprintf(fp, " PPID %" PRIu32 " (%s)", c->ppid,
+				out_ppid_name(c->ppid));
+		else
+			fprintf(fp, " FSN %" PRIu32, c->fsn);
+		fprintf(fp, " U=%d B=%d E=%d, %zu octets%s", c->u, c->b, c->e,
+			c->user_len, c->dup ? ", retransmission" : "");
+	} else if (c->init) {
+		fprintf(fp,
+			" init tag 0x%08" PRIx32 " a_rwnd %" PRIu32
+			" OS %u MIS %u initial TSN %" PRIu32,
+			c->init_tag, c->a_rwnd, c->os, c->mis, c->init_tsn);
+		if (c->has_adapt)
+			fprintf(fp,
+				"\n    adaptation indication 0x%08" PRIx32 "%s",
+				c->adapt,
+				c->adapt == SCTP_ADAPT_IND_DDP ? " (DDP)" : "");
+		else
+			fputs("\n    no adaptation indication", fp);
+	} else {
+		fprintf(fp, " (type %u) flags 0x%02x, %u octets", c->type,
+			c->flags, c->len);
+		if (c->has_cum_ack)
+			fprintf(fp, ", cumulative TSN ack %" PRIu32,
+				c->cum_ack);
+	}
+	fputc('\n', fp);
+	if (c->problem)
+		fprintf(fp, "    ! %s\n", c->problem);
+}
+
+static void txt_ss(FILE *fp, const struct sctp_ss_msg *m)
+{
+	fprintf(fp, "    DDP Stream Session Control: %s (%u)",
+		sctp_ss_fc_name(m->fc), m->fc);
+	if (m->enhanced) {
+		const struct mpa_enh *e = &m->enh;
+
+		fprintf(fp,
+			"\n    enhanced 0x%08" PRIx32 ": A=%d B=%d C=%d D=%d "
+			"IRD=%u ORD=%u",
+			mpa_enh_word(e), e->p2p, !!(e->rtr & MPA_RTR_SEND),
+			!!(e->rtr & MPA_RTR_WRITE), !!(e->rtr & MPA_RTR_READ),
+			e->ird, e->ord);
+		if (e->ird == MPA_IRD_ORD_NONE || e->ord == MPA_IRD_ORD_NONE)
+			fputs(" (0x3fff: no automatic negotiation)", fp);
+	}
+	fprintf(fp, "\n    private data (%u octets)", m->pd_len);
+	if (m->pd_len) {
+		fputs(": ", fp);
+		out_put_hex(fp, m->pd, m->pd_len, NULL);
+	}
+	fputc('\n', fp);
+	if (m->enhanced && m->ulp_pd_len) {
+		fprintf(fp,
+			"    ULP private data (%u octets): ", m->ulp_pd_len);
+		out_put_hex(fp, m->ulp_pd, m->ulp_pd_len, NULL);
+		fputc('\n', fp);
+	}
+}
+
+static void txt_sctp_msg(struct out_sink *o, const struct out_sctp_msg *m)
+{
+	FILE *fp = o->fp;
+	size_t n;
+
+	fprintf(fp, "  message %lu stream %u PPID %" PRIu32 " (%s), %zu octets",
+		m->index, m->stream, m->ppid, m->ppid_name, m->len);
+	if (m->frags > 1)
+		fprintf(fp, " in %u fragments from TSN %" PRIu32, m->frags,
+			m->tsn);
+	if (m->has_ssn)
+		fprintf(fp, ", DDP-SSN %u", m->ddp_ssn);
+	fprintf(fp, "%s\n", m->bad ? "  [BAD]" : "");
+	if (m->ppid == SCTP_PPID_DDP_SESSION_CTL) {
+		if (m->ss)
+			txt_ss(fp, m->ss);
+		else
+			fprintf(fp,
+				"    DDP Stream Session Control MALFORMED: "
+				"%s (%s)\n",
+				m->ss_err == WIRE_ESHORT ?
+					"message shorter than its fixed part" :
+					wire_strerror(m->ss_err),
+				wire_errname(m->ss_err));
+	} else if (m->ppid == SCTP_PPID_DDP_SEGMENT && m->has_ssn) {
+		if (m->ddp) {
+			fputs("    DDP   ", fp);
+			txt_ddp(fp, m->ddp);
+			fputc('\n', fp);
+		} else {
+			fprintf(fp, "    DDP   header: %s\n",
+				m->ddp_err == WIRE_ESHORT ?
+					"segment shorter than a DDP header" :
+					wire_strerror(m->ddp_err));
+		}
+		if (m->msg)
+			txt_rdmap(o, m->msg);
+		else
+			txt_rdmap_bad(fp, m->has_ctrl, m->rv, m->opcode,
+				      m->rdmap_err);
+	} else if (m->ppid == SCTP_PPID_DDP_SEGMENT) {
+		fputs("    DDP Segment MALFORMED: no DDP-SSN\n", fp);
+	} else {
+		n = out_brief_len(o, m->len);
+		fputs("    not decoded", fp);
+		if (n) {
+			fputs(": ", fp);
+			out_put_hex(fp, m->data, n, " ");
+			if (n < m->len)
+				fputs(" ...", fp);
+		}
+		fputc('\n', fp);
+	}
+	if (m->version_problem)
+		fprintf(fp, "    ! %s\n", m->version_problem);
+	if (m->seq_problem)
+		fprintf(fp, "    ! %s\n", m->seq_problem);
+}
+
+static void txt_assoc_end(struct out_sink *o, const struct out_assoc_end *a)
+{
+	fprintf(o->fp,
+		"assoc %u: end: %s %lu packets %lu messages, %s %lu packets "
+		"%lu messages\n",
+		a->assoc, out_dir_name(a->dir0), a->packets[0], a->messages[0],
+		out_dir_name(a->dir1), a->packets[1], a->messages[1]);
 }
 
 const struct output output_text = {
@@ -392,4 +575,9 @@ const struct output output_text = {
 	.event = txt_event,
 	.conn_end = txt_conn_end,
 	.summary = txt_summary,
+	.assoc = txt_assoc,
+	.sctp_pkt = txt_sctp_pkt,
+	.sctp_chunk = txt_sctp_chunk,
+	.sctp_msg = txt_sctp_msg,
+	.assoc_end = txt_assoc_end,
 };

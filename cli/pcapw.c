@@ -196,6 +196,59 @@ static void emit(struct pcapw *w, int from, uint8_t flags, const uint8_t *data,
 		w->snd_una[!from] = w->snd_nxt[!from];
 }
 
+#define IPPROTO_UDP_NUM 17
+#define UDP_HDR_LEN 8
+
+/* Send one UDP datagram (RFC 768) from side from, host ports as ports. */
+int pcapw_udp(struct pcapw *w, int from, const uint8_t *data, size_t len)
+{
+	const struct pcapw_host *src, *dst;
+	uint8_t *eth = w->frame, *ip, *udp, pseudo[12];
+	size_t udp_len = UDP_HDR_LEN + len;
+	uint32_t sum;
+	uint16_t c;
+
+	if ((from != PCAPW_CLIENT && from != PCAPW_SERVER) ||
+	    len > PCAPW_MSS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	src = &w->conf.host[from];
+	dst = &w->conf.host[!from];
+	ip = eth + ETH_HDR_LEN;
+	udp = ip + IPV4_HDR_LEN;
+	memcpy(eth, dst->mac, 6);
+	memcpy(eth + 6, src->mac, 6);
+	put_be16(eth + 12, ETHERTYPE_IPV4);
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put_be16(ip + 2, (uint16_t)(IPV4_HDR_LEN + udp_len));
+	put_be16(ip + 4, w->ip_id[from]++);
+	put_be16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP_NUM;
+	put_be16(ip + 10, 0);
+	put_be32(ip + 12, src->addr);
+	put_be32(ip + 16, dst->addr);
+	put_be16(ip + 10, csum_fold(csum_add(0, ip, IPV4_HDR_LEN)));
+	put_be16(udp, src->port);
+	put_be16(udp + 2, dst->port);
+	put_be16(udp + 4, (uint16_t)udp_len);
+	put_be16(udp + 6, 0);
+	if (len)
+		memcpy(udp + UDP_HDR_LEN, data, len);
+	put_be32(pseudo, src->addr);
+	put_be32(pseudo + 4, dst->addr);
+	pseudo[8] = 0;
+	pseudo[9] = IPPROTO_UDP_NUM;
+	put_be16(pseudo + 10, (uint16_t)udp_len);
+	sum = csum_add(0, pseudo, sizeof(pseudo));
+	c = csum_fold(csum_add(sum, udp, udp_len));
+	put_be16(udp + 6, c ? c : 0xffff); /* RFC 768: 0 means none */
+	write_record(w, ETH_HDR_LEN + IPV4_HDR_LEN + udp_len);
+	return w->err ? -1 : 0;
+}
+
 /* The peer of side from acknowledges everything from has sent. */
 static void ack_from_peer(struct pcapw *w, int from)
 {

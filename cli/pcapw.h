@@ -4,7 +4,7 @@
 #define IWCM_PCAPW_H
 
 /*
- * pcap writer for synthetic TCP sessions: Ethernet II / IPv4 / TCP frames
+ * pcap writer for synthetic TCP sessions (and UDP datagrams, pcapw_udp()): Ethernet II / IPv4 / TCP frames
  * around the two byte streams of one connection, with a real three-way
  * handshake, consistent sequence and acknowledgment numbers, correct IPv4
  * header and TCP checksums, segmentation to a maximum segment size and an
@@ -63,6 +63,13 @@ int pcapw_connect(struct pcapw *w);
  * unit: one or more segments of at most mss bytes.  0, or -1 with errno.
  */
 int pcapw_send(struct pcapw *w, int from, const uint8_t *data, size_t len);
+
+/*
+ * Send len bytes (at most PCAPW_MSS_MAX) from side from as one UDP
+ * datagram, the hosts' ports as UDP ports, with its checksum; no TCP
+ * state changes.  0, or -1 with errno.
+ */
+int pcapw_udp(struct pcapw *w, int from, const uint8_t *data, size_t len);
 
 /* Close: FIN/ACK from the client, FIN/ACK from the server, final ACK. */
 int pcapw_close(struct pcapw *w);

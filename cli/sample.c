@@ -831,6 +831,23 @@ int cmd_sample(int argc, char **argv)
 		return 2;
 	}
 
+	if (o.sctp) {
+		if (to_stdout)
+			return sample_sctp_write(&o, stdout) < 0 ? 2 : 0;
+		fp = fopen(o.out, "wb");
+		if (!fp) {
+			fprintf(stderr, "iwcmctl sample: %s: %s\n", o.out,
+				strerror(errno));
+			return 2;
+		}
+		rc = sample_sctp_write(&o, fp);
+		if (fclose(fp) != 0 && rc == 0) {
+			fprintf(stderr, "iwcmctl sample: %s: %s\n", o.out,
+				strerror(errno));
+			rc = -1;
+		}
+		return rc < 0 ? 2 : 0;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		no_memory();

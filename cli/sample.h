@@ -5,10 +5,11 @@
 
 /*
  * iwcmctl sample: the options (sample_opts.c) of the session sample.c
- * builds.
+ * (MPA over TCP) or sample_sctp.c (DDP over SCTP) builds.
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SAMPLE_MSS_DEFAULT 1448
 #define SAMPLE_MSS_MIN 128 /* RFC 5044 §4.5: MULPDU >= 128 */
@@ -27,7 +28,8 @@ struct sample_opts {
 	bool no_ddp_seg;
 	bool verbose;
 	unsigned int mss;
-	long corrupt; /* -1: none */
+	long corrupt; /* -1: none; SCTP: a packet, TCP: an FPDU */
+	bool sctp;    /* --transport sctp */
 };
 
 /*
@@ -35,5 +37,9 @@ struct sample_opts {
  * help, or 2 after printing a usage error.
  */
 int sample_opts_parse(int argc, char **argv, struct sample_opts *o);
+
+/* Write the DDP-over-SCTP sample session (sample_sctp.c) as pcap to fp;
+ * 0, or -1 after a message on stderr. */
+int sample_sctp_write(const struct sample_opts *o, FILE *fp);
 
 #endif

@@ -27,6 +27,7 @@ static void usage(FILE *fp)
 		"                      [--rtr-frame] [--markers | --markers-i2r |\n"
 		"                      --markers-r2i] [--no-crc] [--swap] [--terminate]\n"
 		"                      [--mss N] [--no-ddp-seg] [--corrupt N]\n"
+		"       iwcmctl sample --transport sctp [-v] [-o FILE] [--corrupt N]\n"
 		"\n"
 		"Write a synthetic iWARP session (TCP handshake, MPA Request and Reply,\n"
 		"RTR, every RDMAP opcode, FIN) as pcap to FILE or to standard output.\n"
@@ -56,7 +57,10 @@ static void usage(FILE *fp)
 		"      --no-ddp-seg     one DDP segment per message: FPDUs may span TCP\n"
 		"                       segments (default: DDP segments fit MULPDU)\n"
 		"      --corrupt N      flip the last ULPDU octet of FPDU N (counted from\n"
-		"                       0 over both directions) after its CRC was computed\n",
+		"                       0 over both directions) after its CRC was computed;\n"
+		"                       with SCTP the last octet of packet N (from 0)\n"
+		"      --transport T    tcp (default) or sctp: DDP over SCTP over UDP\n"
+		"                       port 9899 (RFC 5043, RFC 6581 enhanced session)\n",
 		SAMPLE_MSS_MIN, PCAPW_MSS_MAX, SAMPLE_MSS_DEFAULT);
 }
 
@@ -105,6 +109,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		OPT_MSS,
 		OPT_NO_DDP_SEG,
 		OPT_CORRUPT,
+		OPT_TRANSPORT,
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -125,8 +130,10 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		{ "mss", required_argument, NULL, OPT_MSS },
 		{ "no-ddp-seg", no_argument, NULL, OPT_NO_DDP_SEG },
 		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
+		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *tcp_only = NULL; /* an option only TCP has */
 	unsigned long v;
 	unsigned int rtr;
 	int c;
@@ -149,9 +156,11 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 			o->verbose = true;
 			break;
 		case OPT_HEX:
+			tcp_only = argv[optind - 1];
 			o->hex = true;
 			break;
 		case OPT_REV:
+			tcp_only = argv[optind - 1];
 			if (!parse_ulong(optarg, 2, &v))
 				return usage_error("bad --rev '%s'", optarg);
 			if (o->rev >= 0 && o->rev != (int)v)
@@ -159,14 +168,17 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 			o->rev = (int)v;
 			break;
 		case OPT_REV0:
+			tcp_only = argv[optind - 1];
 			if (o->rev > 0)
 				return usage_error("conflicting revisions");
 			o->rev = MPA_REV_RDMAC;
 			break;
 		case OPT_CS:
+			tcp_only = argv[optind - 1];
 			o->client_server = true;
 			break;
 		case OPT_RTR:
+			tcp_only = argv[optind - 1];
 			/* one type: the RTR is a single message */
 			if (vocab_rtr_parse(optarg, &rtr) < 0 ||
 			    (rtr & (rtr - 1)))
@@ -174,33 +186,42 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 			o->rtr = (uint8_t)rtr;
 			break;
 		case OPT_RTR_FRAME:
+			tcp_only = argv[optind - 1];
 			o->rtr_frame = true;
 			break;
 		case OPT_MARKERS:
+			tcp_only = argv[optind - 1];
 			o->markers_i2r = o->markers_r2i = true;
 			break;
 		case OPT_MARKERS_I2R:
+			tcp_only = argv[optind - 1];
 			o->markers_i2r = true;
 			break;
 		case OPT_MARKERS_R2I:
+			tcp_only = argv[optind - 1];
 			o->markers_r2i = true;
 			break;
 		case OPT_NO_CRC:
+			tcp_only = argv[optind - 1];
 			o->no_crc = true;
 			break;
 		case OPT_SWAP:
+			tcp_only = argv[optind - 1];
 			o->swap = true;
 			break;
 		case OPT_TERMINATE:
+			tcp_only = argv[optind - 1];
 			o->terminate = true;
 			break;
 		case OPT_MSS:
+			tcp_only = argv[optind - 1];
 			if (!parse_ulong(optarg, PCAPW_MSS_MAX, &v) ||
 			    v < SAMPLE_MSS_MIN)
 				return usage_error("bad --mss '%s'", optarg);
 			o->mss = (unsigned int)v;
 			break;
 		case OPT_NO_DDP_SEG:
+			tcp_only = argv[optind - 1];
 			o->no_ddp_seg = true;
 			break;
 		case OPT_CORRUPT:
@@ -208,6 +229,16 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 				return usage_error("bad --corrupt '%s'",
 						   optarg);
 			o->corrupt = (long)v;
+			break;
+		case OPT_TRANSPORT:
+			if (!strcmp(optarg, "sctp"))
+				o->sctp = true;
+			else if (!strcmp(optarg, "tcp"))
+				o->sctp = false;
+			else
+				return usage_error("bad --transport '%s' "
+						   "(tcp or sctp)",
+						   optarg);
 			break;
 		case ':':
 			return usage_error("option '%s' needs an argument",
@@ -221,6 +252,11 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->sctp && tcp_only)
+		return usage_error("%s is not an option of --transport sctp",
+				   tcp_only);
+	if (o->sctp)
+		return 0;
 
 	if (o->rtr_frame) {
 		/* Seed 003 extends Rev 1; its S means "RtR frame follows". */

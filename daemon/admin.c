@@ -161,9 +161,10 @@ static void admin_sctp_one(const struct sctp_conn_info *s, void *arg)
 	i.peer = &peer;
 	i.initiator = s->initiator;
 	i.age_ms = s->age_ms;
-	i.has_transport = i.has_sctp_stream = 1;
+	i.has_transport = i.has_sctp_stream = i.has_sctp_assoc = 1;
 	i.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
 	i.sctp_stream = s->si.stream;
+	i.sctp_assoc = s->assoc_id;
 	if (s->has_owner) {
 		i.has_owner_uid = i.has_owner_pid = 1;
 		i.owner_uid = (uint32_t)s->owner_uid;
@@ -507,13 +508,6 @@ static void admin_connect(struct client *c, uint32_t reqid,
 		admin_result(c, reqid, res, NULL);
 }
 
-static void admin_probe(struct client *c, uint32_t reqid,
-			const ProtobufCMessage *req)
-{
-	admin_result(c, reqid, IWCM__RESULT__RES_EINVAL,
-		     "probe is not supported by this iwcmd");
-}
-
 /* iwcmctl connect: the NegotiationReport and the RESULT, r the outcome. */
 void admin_report(const struct conn *c, enum conn_result r)
 {
@@ -572,7 +566,6 @@ static const struct admin_handler {
 	  admin_listener_set },
 	{ IPC_CTL_CONNECT, &iwcm__ctl__force_connect__descriptor,
 	  admin_connect },
-	{ IPC_CTL_PROBE, &iwcm__ctl__probe__descriptor, admin_probe },
 };
 
 /* Handle one admin request; always ends with END or RESULT. */

@@ -116,7 +116,8 @@ struct iwcmd_stats {
 	uint64_t shed;		  /* half-open, dropped to admit another */
 	uint64_t refused;	  /* accepted and closed: no room */
 	/* for iwcmctl stats -o openmetrics (metrics.c) */
-	uint64_t ended[2][CONN_RES_MAX];	  /* by neg_role, conn_result */
+	uint64_t ended[2][CONN_RES_MAX];      /* by neg_role, conn_result */
+	uint64_t ended_sctp[2][CONN_RES_MAX]; /* DDP stream sessions, the same */
 	uint64_t timeouts_in[IWCMD_STATS_STATES]; /* by conn_state */
 	uint64_t handoff_failed;
 	struct iwcmd_stats_term {
@@ -367,6 +368,7 @@ unsigned int conn_uid_pending(uid_t uid);
 struct sctp_conn_info {
 	uint64_t id;
 	uint64_t listener_id; /* passive */
+	uint64_t assoc_id;    /* the association carrying the session */
 	struct sockaddr_storage local, peer;
 	bool initiator;
 	size_t maxseg; /* largest DDP Segment either way (RFC 5043 §9) */

@@ -142,10 +142,13 @@ static void metrics_count_listener(struct listener *l, void *arg)
 	(*n)++;
 }
 
-static void metrics_handshakes(const struct metrics_out *o)
+/* One transport's rows: TCP connections (MPA) or DDP stream sessions over
+ * SCTP (RFC 5043), as the initiator (active side) or the responder. */
+static void metrics_handshakes_of(const struct metrics_out *o,
+				  const char *transport,
+				  const uint64_t (*ended)[CONN_RES_MAX])
 {
 	static const char *const role[2] = { "initiator", "responder" };
-	const struct iwcmd_stats *st = &iwcmd_stats;
 
 	for (int r = 0; r < 2; r++) {
 		for (int e = 0; e < CONN_RES_MAX; e++) {
@@ -156,15 +159,21 @@ static void metrics_handshakes(const struct metrics_out *o)
 
 			/* every established and failed row, so that a rate
 			 * has a series from the start */
-			if (!st->ended[r][e] && e != CONN_RES_OK &&
+			if (!ended[r][e] && e != CONN_RES_OK &&
 			    e != CONN_RES_ETIMEDOUT)
 				continue;
-			metrics_emit(o, METRIC_HANDSHAKES, st->ended[r][e],
-				     "transport", "tcp", "role", role[r],
+			metrics_emit(o, METRIC_HANDSHAKES, ended[r][e],
+				     "transport", transport, "role", role[r],
 				     "outcome", outcome, "reason",
 				     metrics_reason[e], NULL);
 		}
 	}
+}
+
+static void metrics_handshakes(const struct metrics_out *o)
+{
+	metrics_handshakes_of(o, "tcp", iwcmd_stats.ended);
+	metrics_handshakes_of(o, "sctp", iwcmd_stats.ended_sctp);
 }
 
 static void metrics_terminates(const struct metrics_out *o)

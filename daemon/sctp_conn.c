@@ -54,7 +54,9 @@ struct sc_conn {
 	struct sctp_session *s;
 	struct sctp_relay *relay;
 	bool initiator;
-	bool established; /* the owner has its fd */
+	bool established;	 /* the owner has its fd */
+	bool counted;		 /* its handshake is in iwcmd_stats */
+	enum conn_result result; /* why it failed, CONN_RES_OK until then */
 	bool backlog_high;
 	uint64_t created_ms;
 	struct neg_policy policy;
@@ -143,6 +145,7 @@ static void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
 	memset(i, 0, sizeof(*i));
 	i->id = k->id;
 	i->listener_id = k->as->listener_id;
+	i->assoc_id = k->as->id;
 	i->initiator = k->initiator;
 	i->maxseg = k->as->maxseg > 2 ? k->as->maxseg - 2 : 0; /* DDP-SSN */
 	if (k->as->sock)
@@ -152,11 +155,23 @@ static void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
 		sctp_session_get_info(k->s, &i->si);
 }
 
+/* How a session's handshake ended, once, for the metrics (metrics.c). */
+static void sc_count(struct sc_conn *k, enum conn_result r)
+{
+	if (k->counted || (unsigned int)r >= CONN_RES_MAX)
+		return;
+	k->counted = true;
+	iwcmd_stats.ended_sctp[!k->initiator][r]++;
+}
+
 /* An error to the owner of a session it does not have yet. */
 static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 			  const char *why, bool unreachable)
 {
 	struct sctp_conn_info i;
+
+	if (!k->established && k->result == CONN_RES_OK)
+		k->result = r;
 
 	if (!k->owner || k->established || !sc_notify)
 		return;
@@ -176,6 +191,7 @@ static void sc_conn_free(struct sc_conn *k)
 	TAILQ_REMOVE(&sc_conns, k, entry);
 	if (k->relay)
 		sctp_relay_free(k->relay);
+	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
 	/* an association of ours that carries nothing more closes, on a
 	 * later turn: this may run inside the association's callbacks */
@@ -342,6 +358,7 @@ static int sc_established(void *arg, struct sctp_session *s)
 	}
 	close(fd);
 	k->established = true;
+	sc_count(k, CONN_RES_OK);
 	/* RFC 5043 §6.2: segments may follow at once; they queue */
 	return event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_handoff_done,
 			       (void *)(uintptr_t)k->id, NULL);
@@ -356,6 +373,7 @@ static void sc_rejected(void *arg, struct sctp_session *s)
 	if (!k || !k->owner || !sc_notify)
 		return;
 	sc_info(k, &i);
+	k->result = CONN_RES_EREJECTED;
 	i.result = CONN_RES_EREJECTED;
 	i.reason = i.si.nonulp_reject ? "non-ULP reject (RFC 5043 §6.4)" :
 					"rejected by the peer";

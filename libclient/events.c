@@ -24,7 +24,7 @@ void events_signal(struct iwcm_ctx *ctx)
 	uint64_t v = 1;
 	ssize_t n;
 
-	if (want == ctx->signaled)
+	if (want == ctx->signaled || ctx->signal_hold)
 		return;
 	if (want)
 		n = write(ctx->evfd, &v, sizeof(v));
@@ -87,12 +87,11 @@ void events_free_all(struct iwcm_ctx *ctx)
 
 /* Return the next event, waiting for one unless the context is
  * non-blocking. */
-IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event)
+/* The next event, read from the daemon if none is queued. */
+static int events_next(struct iwcm_ctx *ctx, struct iwcm_event **event)
 {
 	struct iwcm_event *ev;
 
-	if (!ctx || !event)
-		return ERR(EINVAL);
 	for (;;) {
 		int r;
 
@@ -101,7 +100,6 @@ IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event)
 			TAILQ_REMOVE(&ctx->queue, ev, entry);
 			ev->queued = false;
 			TAILQ_INSERT_TAIL(&ctx->out, ev, entry);
-			events_signal(ctx);
 			*event = ev;
 			return 0;
 		}
@@ -128,6 +126,26 @@ IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event)
 				return -1;
 		}
 	}
+}
+
+/*
+ * The eventfd is brought up to date once, on return: an event read from
+ * the daemon here and returned at once never makes it readable (two
+ * system calls saved per event).
+ */
+IWCM_EXPORT int iwcm_get_event(struct iwcm_ctx *ctx, struct iwcm_event **event)
+{
+	int r, e;
+
+	if (!ctx || !event)
+		return ERR(EINVAL);
+	ctx->signal_hold = true;
+	r = events_next(ctx, event);
+	e = errno;
+	ctx->signal_hold = false;
+	events_signal(ctx);
+	errno = e;
+	return r;
 }
 
 /* Free an event returned by iwcm_get_event(). */

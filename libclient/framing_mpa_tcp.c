@@ -535,59 +535,72 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 {
 	struct mpa_rx_run runs[MT_RX_READV_IOV / 2];
 	uint8_t mk[MT_RX_READV_IOV / 2][MPA_MARKER_LEN];
-	struct iovec iov[MT_RX_READV_IOV];
+	struct iovec iov[MT_RX_READV_IOV], tgt[MT_RX_READV_IOV / 2];
 	uint8_t kind[MT_RX_READV_IOV];
-	size_t nr, data_off = 0;
-	int cnt = 0;
+	size_t nr, plan = 0, data_off = 0, toff = 0;
+	int cnt = 0, nt, ti = 0;
 	ssize_t n;
 
 	nr = mpa_rx_data_runs(&mt->rx, mt->data_left, runs,
 			      sizeof(runs) / sizeof(runs[0]));
+	for (size_t i = 0; i < nr; i++)
+		if (!runs[i].marker)
+			plan += runs[i].len;
+	/* Where the planned payload goes, asked once for all its runs. */
+	nt = plan ? mt->fr.up->rx_iov(mt->fr.arg, mt->pay_off, plan, tgt,
+				      (int)(sizeof(tgt) / sizeof(tgt[0]))) :
+		    0;
+	if (nt <= 0) {
+		if (plan)
+			mt->drop = true;
+		return MTG_NONE;
+	}
+	*asked = 0;
 	for (size_t i = 0; i < nr && cnt < MT_RX_READV_IOV; i++) {
-		size_t got = 0;
-		int k = 1;
+		size_t left = runs[i].len;
 
 		if (runs[i].marker) {
 			/* A read never ends on a Marker. */
 			if (cnt + 1 == MT_RX_READV_IOV)
 				break;
 			iov[cnt].iov_base = mk[i];
-			iov[cnt].iov_len = runs[i].len;
-		} else {
-			k = mt->fr.up->rx_iov(mt->fr.arg,
-					      mt->pay_off + data_off,
-					      runs[i].len, iov + cnt,
-					      MT_RX_READV_IOV - cnt);
-			if (k <= 0) {
-				if (!cnt)
-					mt->drop = true;
-				break;
+			iov[cnt].iov_len = left;
+			kind[cnt++] = MTI_MARKER;
+			*asked += left;
+			continue;
+		}
+		/* The run's octets, over as many target buffers as it
+		 * spans. */
+		while (left && ti < nt && cnt < MT_RX_READV_IOV) {
+			size_t k = tgt[ti].iov_len - toff;
+
+			if (k > left)
+				k = left;
+			iov[cnt].iov_base = (uint8_t *)tgt[ti].iov_base + toff;
+			iov[cnt].iov_len = k;
+			kind[cnt++] = MTI_DATA;
+			toff += k;
+			if (toff == tgt[ti].iov_len) {
+				ti++;
+				toff = 0;
 			}
+			left -= k;
+			data_off += k;
+			*asked += k;
 		}
-		for (int j = 0; j < k; j++) {
-			kind[cnt + j] = runs[i].marker ? MTI_MARKER : MTI_DATA;
-			if (!runs[i].marker)
-				data_off += iov[cnt + j].iov_len;
-			got += iov[cnt + j].iov_len;
-		}
-		cnt += k;
 		/* The target's iovecs ran out inside this run. */
-		if (got < runs[i].len)
+		if (left)
 			break;
 	}
-	if (!cnt)
-		return MTG_NONE;
 	if (data_off == mt->data_left && cnt < MT_RX_READV_IOV) {
 		/* The pad, the CRC and a Marker among them, then as much
 		 * as a staged read at the start of a segment asks. */
 		iov[cnt].iov_base = mt->stage;
 		iov[cnt].iov_len = mpa_pad_len(mt->ulpdu_len) + MPA_CRC_LEN +
 				   MPA_MARKER_LEN + MT_RX_AHEAD;
+		*asked += iov[cnt].iov_len;
 		kind[cnt++] = MTI_STAGE;
 	}
-	*asked = 0;
-	for (int i = 0; i < cnt; i++)
-		*asked += iov[i].iov_len;
 	n = mt_readv(mt, iov, cnt);
 	*nread = n;
 	for (int i = 0; i < cnt && n > 0; i++) {
@@ -598,7 +611,13 @@ static enum mt_gather_res mt_gather(struct mpa_tcp *mt, ssize_t *nread,
 			mt->data_left -= k;
 			mt->pay_off += k;
 		}
-		mt_feed(mt, iov[i].iov_base, k, kind[i] != MTI_STAGE);
+		/* Placed payload and whole Markers: accounted for (CRC,
+		 * FPDUPTR) without the decoder's events, which have nothing
+		 * to route; the rest through the decoder. */
+		if (kind[i] == MTI_STAGE ||
+		    !mpa_rx_take_run(&mt->rx, iov[i].iov_base, k,
+				     kind[i] == MTI_MARKER))
+			mt_feed(mt, iov[i].iov_base, k, kind[i] != MTI_STAGE);
 		n -= (ssize_t)k;
 	}
 	return MTG_READ;

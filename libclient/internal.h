@@ -147,6 +147,7 @@ struct iwcm_ctx {
 	unsigned int flags; /* enum iwcm_ctx_flags */
 	struct dp *dp;	    /* the datapath (dp.h), or NULL */
 	bool signaled;	    /* evfd holds a count */
+	bool signal_hold;   /* iwcm_get_event() runs: evfd set on return */
 	bool dead;	    /* the daemon closed or misbehaved */
 	uint32_t next_reqid;
 	struct listener_list listeners;

@@ -42,7 +42,6 @@ enum ipc_type {
 	IPC_CTL_KILL,	      /* Kill -> RESULT */
 	IPC_CTL_LISTENER_SET, /* ListenerSet -> RESULT */
 	IPC_CTL_CONNECT,      /* ForceConnect -> NegotiationReport */
-	IPC_CTL_PROBE,	      /* Probe -> NegotiationReport* END */
 	IPC_CTL_STATUS_REPLY = 150,
 	IPC_CTL_LISTENER_INFO,
 	IPC_CTL_CONN_INFO,

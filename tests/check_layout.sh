@@ -32,6 +32,7 @@ proto proto/.libs libipc_la- -
 cli cli/.libs libdissect_la- -
 cli cli iwcmctl- -
 bench bench iwcm_bench- -
+examples examples iwcm_rping- -
 fabric fabric/.libs libiwcm_fi_la- -
 EOF
 }

@@ -312,8 +312,11 @@ static unsigned int admin_sctp_conns(const char *state, uint16_t stream)
 		if (ci->has_transport &&
 		    ci->transport == IWCM__TRANSPORT__TRANSPORT_SCTP &&
 		    ci->sctp_stream == stream &&
-		    (!state || !strcmp(ci->state, state)))
+		    (!state || !strcmp(ci->state, state))) {
+			/* the association it runs on, named */
+			ck_assert(ci->has_sctp_assoc && ci->sctp_assoc);
 			n++;
+		}
 		protobuf_c_message_free_unpacked(&ci->base, NULL);
 	}
 	close(fd);
@@ -323,8 +326,8 @@ static unsigned int admin_sctp_conns(const char *state, uint16_t stream)
 /* Accepted sessions, enhanced and plain, relaying both ways. */
 START_TEST(test_accepted)
 {
-	struct est le, ce, le2, ce2;
-	int L, C;
+	struct est le, ce, le2, ce2, le3, ce3;
+	int L, C, C2;
 	uint16_t port;
 
 	start();
@@ -346,6 +349,23 @@ START_TEST(test_accepted)
 	/* more than the relay queues hold: backpressure, nothing lost */
 	pump(&ce2, &le2, 2000, 1000);
 	pump(&le, &ce, 300, 200);
+	/* a session of another client of the same uid: the same
+	 * association (one session per stream), a stream of its own */
+	C2 = ipc_open_hello(H.sock);
+	ck_assert_int_ge(C2, 0);
+	session(L, C2, port, 2, &le3, &ce3);
+	ck_assert_uint_ne(ce3.stream, ce.stream);
+	ck_assert_uint_ne(ce3.stream, ce2.stream);
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", ce3.stream), 2);
+	pump(&ce3, &le3, 50, 200);
+	pump(&le3, &ce3, 50, 200);
+	/* that client goes away: its session ends with a Terminate, the
+	 * other client's sessions on the association go on */
+	close(ce3.fd);
+	close(C2);
+	wait_eof(le3.fd);
+	close(le3.fd);
+	pump(&ce, &le, 10, 100);
 	/* the owner closes: Terminate, the peer's fd ends */
 	close(ce.fd);
 	wait_eof(le.fd);

@@ -38,13 +38,18 @@ check_conn_fsm_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
 DAEMON_IPC_LIBS = $(top_builddir)/proto/libipc.la $(PROTOBUF_C_LIBS) \
 	$(CHECK_LIBS)
 EXTRA_DIST += daemon_harness.h daemon_requests.h
-check_PROGRAMS += check_daemon_control
-TESTS += check_daemon_control
+check_PROGRAMS += check_daemon_control check_daemon_admin
+TESTS += check_daemon_control check_daemon_admin
 check_daemon_control_SOURCES = check_daemon_control.c daemon_harness.h \
 	daemon_requests.h
 check_daemon_control_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_daemon_control_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 check_daemon_control_LDADD = $(DAEMON_IPC_LIBS)
+check_daemon_admin_SOURCES = check_daemon_admin.c daemon_harness.h \
+	daemon_requests.h
+check_daemon_admin_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_daemon_admin_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_daemon_admin_LDADD = $(DAEMON_IPC_LIBS)
 # Tests that need root or systemd-socket-activate: each program exits 77
 # (SKIP, with the reason) when the machine lacks it.
 check_PROGRAMS += check_daemon_root check_daemon_sd

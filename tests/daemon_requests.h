@@ -202,6 +202,65 @@ static inline unsigned int admin_listeners(int fd, const char *svc,
 		return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE; \
 	}
 
+/* The daemon closed fd (after what it still had to say). */
+static inline bool peer_closed(int fd)
+{
+	int n;
+
+	/* the daemon may answer (VERSION) before it closes */
+	while ((n = ipc_wait(fd, &M)) == 1)
+		ipc_msg_clear(&M);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* Admin request answered by one message then END; returns it unpacked. */
+static inline ProtobufCMessage *admin_one(int fd, uint16_t type, uint16_t rtype,
+					  const ProtobufCMessageDescriptor *d)
+{
+	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
+	ProtobufCMessage *r;
+	uint32_t reqid;
+
+	request(fd, type, &e.base, &reqid);
+	reply(fd, rtype, reqid);
+	r = ipc_unpack(&M, d);
+	ck_assert_ptr_nonnull(r);
+	reply(fd, IPC_END, reqid);
+	return r;
+}
+
+static inline Iwcm__Result admin_result(int fd, uint16_t type,
+					const ProtobufCMessage *b)
+{
+	Iwcm__Ctl__Result *r;
+	uint32_t reqid;
+	Iwcm__Result res;
+
+	request(fd, type, b, &reqid);
+	reply(fd, IPC_RESULT, reqid);
+	r = (Iwcm__Ctl__Result *)ipc_unpack(&M, &iwcm__ctl__result__descriptor);
+	ck_assert_ptr_nonnull(r);
+	res = r->result;
+	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return res;
+}
+
+static inline uint64_t admin_counter(int fd, const char *name)
+{
+	Iwcm__Ctl__Stats *s;
+	uint64_t v = UINT64_MAX;
+	size_t i;
+
+	s = (Iwcm__Ctl__Stats *)admin_one(fd, IPC_CTL_STATS,
+					  IPC_CTL_STATS_REPLY,
+					  &iwcm__ctl__stats__descriptor);
+	for (i = 0; i < s->n_counters; i++)
+		if (!strcmp(s->counters[i]->key, name))
+			v = s->counters[i]->value;
+	protobuf_c_message_free_unpacked(&s->base, NULL);
+	return v;
+}
+
 /* One tcase per test, each with a daemon stopped by teardown(). */
 static inline void daemon_add_test(Suite *s, const char *name, const TTest *fn)
 {

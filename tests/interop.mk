@@ -15,11 +15,11 @@ INTEROP_FILES = \
 EXTRA_DIST += $(INTEROP_FILES)
 
 # The SCTP cases run check_sctp_kernel in the guest.
-INTEROP_PROGRAMS =
+INTEROP_DEPS =
 if HAVE_KERNEL_SCTP
-INTEROP_PROGRAMS += check_sctp_kernel
+INTEROP_DEPS += check_sctp_kernel
 endif
-check-interop: $(INTEROP_PROGRAMS)
+check-interop: $(INTEROP_DEPS)
 	@rc=0; TSHARK='$(TSHARK)' bash $(srcdir)/interop/run.sh \
 		-b '$(abs_top_builddir)' $(INTEROP_CASES) || rc=$$?; \
 	test $$rc -eq 77 && rc=0; exit $$rc

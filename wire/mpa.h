@@ -324,6 +324,19 @@ size_t mpa_rx_data_runs(const struct mpa_rx *rx, size_t data_max,
 			struct mpa_rx_run *runs, size_t cap);
 
 /*
+ * Account for octets read by such a plan, as mpa_rx_step() would but
+ * without its events: n octets at buf, the whole of one run or its
+ * beginning (data), or one whole Marker (marker).  The fast path of a
+ * gathered read, where the events of placed data have nothing to say.
+ * Returns false, having done nothing, when the octets are not what the
+ * decoder expects next (a part of a Marker, data across a Marker or past
+ * the ULPDU, a decoder outside ULPDU data); the caller then hands them to
+ * mpa_rx_step().
+ */
+bool mpa_rx_take_run(struct mpa_rx *rx, const uint8_t *buf, size_t n,
+		     bool marker);
+
+/*
  * Framing octets (markers, ULPDU_Length, pad, CRC) the decoder needs next
  * before it reaches ULPDU data (then mpa_rx_data_room() > 0) or the end of
  * the current FPDU; a datapath reads exactly this many into a small buffer

@@ -542,6 +542,40 @@ size_t mpa_rx_data_runs(const struct mpa_rx *rx, size_t data_max,
 	return n;
 }
 
+/* Placed octets of a mpa_rx_data_runs() plan, without events. */
+bool mpa_rx_take_run(struct mpa_rx *rx, const uint8_t *buf, size_t n,
+		     bool marker)
+{
+	uint32_t ph;
+
+	if (rx->dead || rx->state != RX_S_DATA || rx->ulpdu_left == 0 ||
+	    !buf || !n)
+		return false;
+	ph = mk_phase(rx->dir.off);
+	if (marker) {
+		/* RFC 5044 §4.3: a whole Marker inside the ULPDU, owned by
+		 * this FPDU and covered by its CRC (§4.4). */
+		if (!rx->dir.markers || ph != 0 || n != MPA_MARKER_LEN)
+			return false;
+		rx->mk_off = rx->dir.off;
+		rx->mk_lead = false;
+		rx->mk_crc = true;
+		memcpy(rx->mk, buf, MPA_MARKER_LEN);
+		rx_take(rx, buf, MPA_MARKER_LEN, true);
+		rx_marker_done(rx);
+		return true;
+	}
+	if (n > rx->ulpdu_left ||
+	    (rx->dir.markers &&
+	     (ph < MPA_MARKER_LEN || n > MPA_MARKER_INTERVAL - ph)))
+		return false;
+	rx_take(rx, buf, n, true);
+	rx->ulpdu_left -= (uint32_t)n;
+	if (rx->ulpdu_left == 0)
+		rx->state = RX_S_PAD;
+	return true;
+}
+
 /* Octets of framing (Markers, header, pad, CRC) the decoder wants next. */
 size_t mpa_rx_ctrl_need(const struct mpa_rx *rx)
 {

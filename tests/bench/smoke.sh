@@ -9,8 +9,10 @@
 # whose counters must show each handshake (both ends) went through it;
 # each datapath test, tiny, as a table and as JSON with its fields and a
 # positive ratio, across the MPA and progress options and -q (N
-# connections against N TCP streams), with the bad values of -q; the
-# errors for a missing daemon; and no temporary directory left behind.
+# connections against N TCP streams), with the bad values of -q; each
+# of them and cm with --transport sctp (DDP over SCTP through iwcmd's
+# relay against raw usrsctp); the errors for a missing daemon; and no
+# temporary directory left behind.
 set -u
 bench="$top_builddir/bench/iwcm-bench"
 iwcmd="$top_builddir/daemon/iwcmd"
@@ -77,7 +79,17 @@ expect 2 "$bench" cm -e
 expect 2 "$bench" write_bw --size 0 && has "$dir/err" "out of range"
 expect 2 "$bench" write_bw --size 2G
 expect 2 "$bench" write_bw --size 1X
-expect 2 "$bench" write_bw --mpa-rev 3
+expect 2 "$bench" write_bw --mpa-rev 3 &&
+	has "$dir/err" "bad value '3' for --mpa-rev"
+expect 2 "$bench" send_lat --transport udp &&
+	has "$dir/err" "bad value 'udp' for --transport"
+for o in --markers --crc --no-crc --tcp-poll "-q 2"; do
+	# shellcheck disable=SC2086
+	expect 2 "$bench" write_bw --transport sctp $o &&
+		has "$dir/err" "--transport sctp takes no"
+done
+expect 2 "$bench" read_bw --transport sctp --tcp-gaps
+expect 2 "$bench" cm --transport sctp -d 1,17 && has "$dir/err" "at most 16"
 expect 2 "$bench" atomic_lat --size 16
 expect 2 "$bench" send_lat --depth 4 && has "$dir/err" "does not apply"
 expect 2 "$bench" send_lat --tcp-gaps && has "$dir/err" "write_bw and read_bw"
@@ -90,7 +102,8 @@ expect 2 "$bench" atomic_lat -q 1 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" cm -q 2 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" write_bw -q 2 --tcp-gaps && has "$dir/err" "no --qps"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
-	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N"
+	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
+	has "$dir/out" "--transport T"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
@@ -98,7 +111,9 @@ expect 0 "$bench" --version && has "$dir/out" "iwcm-bench "
 
 # ---- JSON, with the daemon the benchmark starts ----
 # check_json FILE ITERS DEPTHS...: one object, every row of every depth
-# in order, each handshake completed and the numbers consistent.
+# in order, each handshake completed and the numbers consistent; the
+# rows of --transport sctp when cm_sctp=1.
+cm_sctp=0
 check_json() {
 	file=$1
 	iters=$2
@@ -110,7 +125,9 @@ check_json() {
 	fi
 	want=""
 	for d in "$@"; do
-		for n in tcp v1 v2-p2p-write v2-p2p-read; do
+		names="tcp v1 v2-p2p-write v2-p2p-read"
+		[ "$cm_sctp" = 1 ] && names="sctp sctp-plain sctp-enh"
+		for n in $names; do
 			want="$want $n/$d/$iters/$iters/0"
 		done
 	done
@@ -122,21 +139,28 @@ check_json() {
 	if ! command -v python3 >/dev/null 2>&1; then
 		return
 	fi
-	if python3 - "$file" "$iters" "$@" <<'EOF'; then ok; else
+	if python3 - "$file" "$cm_sctp" "$iters" "$@" <<'EOF'; then ok; else
 import json, sys
 d = json.load(open(sys.argv[1]))
-iters = int(sys.argv[2])
-depths = [int(x) for x in sys.argv[3:]]
+sctp = sys.argv[2] == "1"
+iters = int(sys.argv[3])
+depths = [int(x) for x in sys.argv[4:]]
 rows = [("tcp", "tcp", 0, False, "none"), ("v1", "mpa", 1, False, "none"),
         ("v2-p2p-write", "mpa", 2, True, "write"),
         ("v2-p2p-read", "mpa", 2, True, "read")]
+if sctp:
+    rows = [("sctp", "sctp", 0, False, "none"),
+            ("sctp-plain", "sctp", 1, False, "none"),
+            ("sctp-enh", "sctp", 2, False, "none")]
+nr = len(rows)
 assert d["test"] == "cm" and d["iters"] == iters, d
-assert d["depths"] == depths and d["baseline"] == "tcp", d
+assert d["depths"] == depths, d
+assert d["baseline"] == ("usrsctp" if sctp else "tcp"), d
 assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
-assert len(d["results"]) == 4 * len(depths), d["results"]
+assert len(d["results"]) == nr * len(depths), d["results"]
 for i, r in enumerate(d["results"]):
-    name, transport, rev, p2p, rtr = rows[i % 4]
-    assert r["name"] == name and r["depth"] == depths[i // 4], r
+    name, transport, rev, p2p, rtr = rows[i % nr]
+    assert r["name"] == name and r["depth"] == depths[i // nr], r
     assert (r["transport"], r["mpa_rev"], r["p2p"], r["rtr"]) == \
         (transport, rev, p2p, rtr), r
     assert r["iterations"] == iters and r["completed"] == iters, r
@@ -146,10 +170,10 @@ for i, r in enumerate(d["results"]):
     assert r["seconds"] > 0 and r["handshakes_per_sec"] > 0, r
     rate = r["completed"] / r["seconds"]
     assert abs(r["handshakes_per_sec"] - rate) <= 0.01 * rate + 0.1, r
-    base = d["results"][i - i % 4]
+    base = d["results"][i - i % nr]
     assert abs(r["ratio"] - r["handshakes_per_sec"] /
                base["handshakes_per_sec"]) < 0.01 * r["ratio"] + 1e-3, r
-    if name == "tcp":
+    if name in ("tcp", "sctp"):
         assert r["ratio"] == 1, r
     lat = r["latency_us"]
     assert 0 < lat["min"] <= lat["p50"] <= lat["p99"] <= lat["max"], r
@@ -167,6 +191,15 @@ expect 0 "$bench" cm --iters 50 --json && check_json "$dir/out" 50 1 16 &&
 # private data both ways and one depth
 expect 0 "$bench" cm -j -n 10 -w 0 -s 508 -d 3 &&
 	check_json "$dir/out" 10 3 && has "$dir/out" '"size":508'
+# DDP Stream Sessions over SCTP, plain and enhanced, against raw usrsctp
+# associations, as many in flight as iwcmd lets wait for a decision
+cm_sctp=1
+expect 0 "$bench" cm --transport sctp -j -n 40 -w 2 -s 16 -d 1,16 &&
+	check_json "$dir/out" 40 1 16
+[ -s "$dir/err" ] && fail "stderr of cm --transport sctp: $(cat "$dir/err")"
+expect 0 "$bench" cm --transport sctp -n 10 -w 0 && has "$dir/out" "sctp-enh" &&
+	has "$dir/out" "raw usrsctp association setup"
+cm_sctp=0
 
 # ---- the datapath tests, tiny ----
 # dp_json FILE TEST SIZE ITERS DEPTHS OPTIONS...: the object's fields,
@@ -193,11 +226,14 @@ test, size, iters = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 depths = [int(x) for x in sys.argv[5].split(",")]
 opts = sys.argv[6:]
 q = int(opts[opts.index("-q") + 1]) if "-q" in opts else 1
+sctp = "--transport" in opts and opts[opts.index("--transport") + 1] == "sctp"
+base = "usrsctp" if sctp else "tcp"
 bw = test.endswith("_bw")
 if not bw:
     depths = []
 assert d["test"] == test and d["iters"] == iters and d["size"] == size, d
-assert d["depths"] == depths and d["baseline"] == "tcp", d
+assert d["depths"] == depths and d["baseline"] == base, d
+assert d["transport"] == ("sctp" if sctp else "tcp"), d
 assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
 assert d["progress"] == ("event" if "-e" in opts else "manual"), d
 assert d["qps"] == q, d
@@ -216,7 +252,7 @@ for i, r in enumerate(d["results"]):
     assert r["name"] == test and r["size"] == size, r
     assert r["iterations"] == iters and r["failed"] is False, r
     assert r["depth"] == (depths[i] if bw else 1), r
-    for k in ("iwcm", "tcp"):
+    for k in ("iwcm", base):
         s = r[k]
         assert s["value"] > 0 and s["seconds"] > 0, r
         if bw:
@@ -232,10 +268,21 @@ for i, r in enumerate(d["results"]):
             assert c["user"] >= 0 and c["sys"] >= 0, r
             assert c["percent"] >= 0, r
     n = r["iwcm"]["negotiated"]
-    assert (n["mpa_rev"], n["crc"]) == (rev, crc), r
-    assert n["markers_tx"] == markers and n["markers_rx"] == markers, r
-    assert n["ird"] >= 1 and n["ord"] >= 1 and n["mulpdu"] > 0, r
-    ratio = r["iwcm"]["value"] / r["tcp"]["value"]
+    if sctp:
+        # RFC 5043 §9: segments never below 516 octets; the baseline's
+        # messages are iwcmd's SCTP messages (a segment and its DDP-SSN)
+        assert n["enhanced"] == (rev == 2), r
+        assert n["ird"] >= 1 and n["ord"] >= 1, r
+        assert n["sctp_max_segment"] >= 516, r
+        assert r[base]["message_max"] == n["sctp_max_segment"] + 2, r
+        w = r["iwcm"]["iwcmd"]
+        assert w["percent"] >= 0, r
+        assert w["us_per_mib" if bw else "us_per_rtt"] >= 0, r
+    else:
+        assert (n["mpa_rev"], n["crc"]) == (rev, crc), r
+        assert n["markers_tx"] == markers and n["markers_rx"] == markers, r
+        assert n["ird"] >= 1 and n["ord"] >= 1 and n["mulpdu"] > 0, r
+    ratio = r["iwcm"]["value"] / r[base]["value"]
     assert r["ratio"] > 0, r
     assert abs(r["ratio"] - ratio) <= 1e-3 * ratio + 1e-4, r
 EOF
@@ -282,6 +329,12 @@ write_bw 65536 20 1,8 -q 4
 write_bw 4096 20 - -q 3 -e --markers
 send_lat 8 50 - -q 3
 send_lat 1000 20 - -q 2 -e --tcp-poll
+write_bw 65536 10 1,4 --transport sctp
+read_bw 4000 10 - --transport sctp -e
+send_lat 8 50 - --transport sctp
+send_lat 3000 20 - --transport sctp --mpa-rev 1 -e
+write_lat 8 20 - --transport sctp
+atomic_lat 8 50 - --transport sctp -e
 EOF
 # The server waits for the end of the client's one-sided operations as
 # long as they take, longer than the stall time (each run here lasts

@@ -6,6 +6,7 @@
 CONFORMANCE_TESTS = \
 	conformance/sample_cli.sh \
 	conformance/tshark_sample.sh \
-	conformance/decode_sample.sh
+	conformance/decode_sample.sh \
+	conformance/tshark_sctp.sh
 TESTS += $(CONFORMANCE_TESTS)
 EXTRA_DIST += $(CONFORMANCE_TESTS) conformance/lib.sh

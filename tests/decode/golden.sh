@@ -90,6 +90,10 @@ for c in siw-rping-mpa2-p2p-writertr siw-rping-default siw-rping-mpa1 \
 done
 run captures decode -v "$caps/siw-rping-mpa2-p2p-writertr.pcap"
 run captures -j decode -v "$caps/siw-rping-mpa1.pcap"
+# DDP over SCTP from usrsctp, on the UDP port of its capture
+run captures decode --sctp-udp-port 21150 "$caps/iwcmd-rping-sctp.pcap"
+run captures decode -j --sctp-udp-port 21150 "$caps/iwcmd-rping-sctp.pcap"
+run captures decode "$caps/iwcmd-rping-sctp.pcap"
 
 # ---- sample sessions, decoded in text and JSON, and as hex ----
 for opts in "" "--rev 1" "--rev 0" "--rev0" "--client-server" \
@@ -106,6 +110,17 @@ for opts in "" "--rev 1" "--rev 0" "--rev0" "--client-server" \
 	runsh samples "sample --hex $opts | decode --hex -j -" \
 		"'$ctl' sample --hex -o - $opts | '$ctl' decode --hex -j -"
 done
+# DDP over SCTP over UDP
+runsh samples "sample --transport sctp | decode -" \
+	"'$ctl' sample --transport sctp -o - | '$ctl' decode -"
+runsh samples "sample --transport sctp | decode -j -" \
+	"'$ctl' sample --transport sctp -o - | '$ctl' decode -j -"
+runsh samples "sample --transport sctp | decode -v -" \
+	"'$ctl' sample --transport sctp -o - | '$ctl' decode -v -"
+runsh samples "sample --transport sctp --corrupt 4 | decode -" \
+	"'$ctl' sample --transport sctp --corrupt 4 -o - | '$ctl' decode -"
+runsh samples "sample --transport sctp -v (stderr listing)" \
+	"'$ctl' sample --transport sctp -v -o /dev/null"
 runsh samples "sample -v (stderr listing)" "'$ctl' sample -v -o /dev/null"
 runsh samples "sample -v --markers --rtr read (stderr listing)" \
 	"'$ctl' sample -v --markers --rtr read -o /dev/null"
@@ -132,6 +147,13 @@ run usage sample --rtr bogus
 run usage sample --mss 1
 run usage sample --corrupt 9999 -o /dev/null
 run usage sample --rtr read --rev 1
+run usage sample --transport udp
+run usage sample --transport sctp --hex
+run usage sample --transport sctp --markers
+run usage sample --transport sctp --corrupt 99 -o /dev/null
+run usage decode --sctp-udp-port 0
+run usage decode --sctp-udp-port 65536
+run usage decode --sctp-udp-port
 run usage listen --help
 run usage listen
 run usage listen 127.0.0.1:0 --p2p

@@ -14,7 +14,9 @@
  *                 lines may change, each line carries its direction,
  *                 index and offset).
  *   bit 7 set   - packet mode: records {len16, link selector, len octets}
- *                 go through decode_packet() (IP, TCP, reassembly).
+ *                 go through decode_packet() (IP, TCP, reassembly; UDP
+ *                 and SCTP: SCTP over UDP port 9899 and raw SCTP, the
+ *                 chunk walk, DATA reassembly, DDP over SCTP).
  *   bits 0-1    - output: 0 text, 1 JSON, 2-3 null; bit 2: verbose.
  * Every output goes to memory; nothing is printed.
  */

@@ -4,7 +4,8 @@
 #
 # iwcmctl stats -o openmetrics against a real iwcmd after real traffic:
 # two handshakes handed off (iwcm-rping), one that fails with a Terminate
-# both ways (no common RTR type, RFC 6581 §9.2), one connect refused.
+# both ways (no common RTR type, RFC 6581 §9.2), one connect refused, and
+# one DDP stream session over SCTP (RFC 5043) handed off both ways.
 # The output must be well-formed OpenMetrics text (every sample under a
 # '# TYPE' and '# HELP' of its family, counters' samples named _total,
 # label values quoted, integer values, no series twice, '# EOF' last)
@@ -20,7 +21,8 @@ fail() {
 }
 
 daemon_dir metrics
-daemon_start
+# SCTP on a UDP encapsulation port of this run's own
+daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))"
 
 # rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
 rpair() {
@@ -55,6 +57,8 @@ rpair "-V" "-V --p2p --rtr read"
 [ "$crc" = 0 ] || fail "the p2p exchange failed: $(cat "$dir/c.out")"
 rpair "--rtr send" "--p2p --rtr write"
 [ "$crc" != 0 ] || fail "an exchange without a common RTR succeeded"
+rpair "-V --transport sctp" "-V --transport sctp"
+[ "$crc" = 0 ] || fail "the SCTP exchange failed: $(cat "$dir/c.out")"
 # a port nobody listens on
 lfd_port=1
 "$ctl" connect --daemon "127.0.0.1:$lfd_port" >/dev/null 2>&1
@@ -104,6 +108,10 @@ want "${hs}\"responder\",outcome=\"established\",reason=\"none\"}" 2
 want "${hs}\"initiator\",outcome=\"failed\",reason=\"protocol\"}" 1
 want "${hs}\"responder\",outcome=\"failed\",reason=\"protocol\"}" 1
 want "${hs}\"initiator\",outcome=\"failed\",reason=\"refused\"}" 1
+hs='iwcm_handshakes_total{transport="sctp",role='
+want "${hs}\"initiator\",outcome=\"established\",reason=\"none\"}" 1
+want "${hs}\"responder\",outcome=\"established\",reason=\"none\"}" 1
+want "${hs}\"initiator\",outcome=\"failed\",reason=\"timeout\"}" 0
 # RFC 6581 §9.2: TERM Layer 2 (LLP), type 0 (MPA), code 7, both ways
 want 'iwcm_terminates_total{direction="sent",layer="2",type="0",code="7"}' 1
 want 'iwcm_terminates_total{direction="received",layer="2",type="0",code="7"}' 1

@@ -6,7 +6,8 @@
 # and 192.0.2.2, TEST-NET-1): a client of each daemon (iwcmctl listen
 # and iwcmctl connect -j), run in its namespace with ip netns exec,
 # connects across, peer-to-peer from A to B and client-server from B to
-# A.  Both sides must be established, with the same negotiated state seen
+# A, then DDP over SCTP sessions (enhanced, plain, rejected) on each
+# daemon's usrsctp.  Both sides must be established, with the same negotiated state seen
 # from either end and the addresses of the veth pair; each daemon counts
 # its side and exits 0 on SIGTERM.  Needs root and iproute2; says SKIP
 # and why when namespaces cannot be made here.  The namespaces and the
@@ -103,13 +104,14 @@ for s in a b; do
 	done
 done
 
-# run_pair NAME LNS LSOCK LADDR CNS CSOCK [OPTION]: iwcmctl listen in
-# LNS through LSOCK on LADDR, iwcmctl connect from CNS through CSOCK;
-# their output in NAME.l and NAME.c
+# run_pair NAME LNS LSOCK LADDR CNS CSOCK [OPTIONS [LISTEN OPTIONS]]:
+# iwcmctl listen in LNS through LSOCK on LADDR, iwcmctl connect from CNS
+# through CSOCK; their output in NAME.l and NAME.c
 run_pair() {
 	name=$1
+	# shellcheck disable=SC2086 # options are words
 	ip netns exec "$2" "$ctl" -s "$3" -j listen "$4:0" --count 1 \
-		--timeout 10000 >"$dir/$name.l" 2>"$dir/$name.lerr" &
+		--timeout 10000 ${8:-} >"$dir/$name.l" 2>"$dir/$name.lerr" &
 	lpid=$!
 	pids="$pids $lpid"
 	i=0
@@ -185,6 +187,58 @@ for s in a b; do
 		sed -n 's/.*"connects":\([0-9]*\).*/\1/p' | head -n 1)
 	eq "iwcmd $s: connects" "$n" 1
 done
+
+# DDP stream sessions over SCTP (RFC 5043) between the namespaces, each
+# daemon on usrsctp over its own default UDP encapsulation port (9899,
+# RFC 6951): enhanced (RFC 6581 §7) from A to B with IRD/ORD and
+# private data, plain (function codes 1-2) from B to A, and a session B
+# rejects with private data
+run_pair sctp-ab "$nsb" "$dir/b.sock" 192.0.2.2 "$nsa" "$dir/a.sock" \
+	"--transport sctp --ird 4 --ord 2 --private-data 0a0b" \
+	"--transport sctp --private-data 0c0d"
+for f in sctp-ab.c sctp-ab.l; do
+	eq "sctp-ab: transport ($f)" "$(field transport "$dir/$f")" sctp
+	eq "sctp-ab: enhanced ($f)" "$(field enhanced "$dir/$f")" true
+done
+eq "sctp-ab: initiator address" \
+	"$(field local "$dir/sctp-ab.c" | cut -d: -f1)" 192.0.2.1
+eq "sctp-ab: the responder's private data" \
+	"$(field peer_private_data "$dir/sctp-ab.c")" 0c0d
+eq "sctp-ab: the initiator's private data" \
+	"$(field peer_private_data "$dir/sctp-ab.l")" 0a0b
+run_pair sctp-ba "$nsa" "$dir/a.sock" 192.0.2.1 "$nsb" "$dir/b.sock" \
+	"--transport sctp --rev 1" "--transport sctp"
+for f in sctp-ba.c sctp-ba.l; do
+	eq "sctp-ba: transport ($f)" "$(field transport "$dir/$f")" sctp
+	eq "sctp-ba: plain session ($f)" "$(field enhanced "$dir/$f")" false
+done
+ip netns exec "$nsb" "$ctl" -s "$dir/b.sock" -j listen 192.0.2.2:0 \
+	--transport sctp --count 1 --timeout 10000 --reject \
+	--private-data 62757379 >"$dir/sctp-rej.l" 2>"$dir/sctp-rej.lerr" &
+lpid=$!
+pids="$pids $lpid"
+i=0
+port=
+while [ -z "$port" ] && [ $i -le 500 ] && kill -0 "$lpid" 2>/dev/null; do
+	port=$(grep '"event":"LISTENING"' "$dir/sctp-rej.l" |
+		sed -n 's/.*"port":\([0-9]*\).*/\1/p')
+	i=$((i + 1))
+	[ -n "$port" ] || sleep 0.01
+done
+ip netns exec "$nsa" "$ctl" -s "$dir/a.sock" -j connect \
+	"192.0.2.2:${port:-1}" --transport sctp --timeout 10000 \
+	>"$dir/sctp-rej.c" 2>"$dir/sctp-rej.cerr"
+c_rc=$?
+wait "$lpid"
+l_rc=$?
+eq "sctp-rej: connect exit status ($(cat "$dir/sctp-rej.c" \
+	"$dir/sctp-rej.cerr"))" $c_rc 1
+eq "sctp-rej: listen exit status ($(cat "$dir/sctp-rej.lerr"))" $l_rc 0
+rej=$(grep '"event":"REJECTED"' "$dir/sctp-rej.c")
+case $rej in
+*'"peer_private_data":"62757379"'*) ok ;;
+*) fail "sctp-rej: no REJECTED with the private data: $(cat "$dir/sctp-rej.c")" ;;
+esac
 
 for s in a b; do
 	eval "p=\$pid_$s"

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Copyright (c) 2026 The iwcm authors
+#
+# bench/ratios.sh [-r RUNS] [CASE...]: the datapath benchmark set, each
+# case run RUNS times (default 3) by iwcm-bench -j, and per case the
+# median of the same-run ratios with every run's ratio beside it and the
+# target it is held to.  Absolute rates on a shared machine are noise;
+# each ratio compares iwcm with its baseline measured in the same run,
+# and the median of several runs damps what disturbs one.
+#
+# A CASE is a name from the list below (all by default).  Run from the
+# build tree, or set IWCM_BENCH to the iwcm-bench to run.
+#
+#   name        iwcm-bench arguments                       target
+set -u
+cases() {
+	cat <<'EOF'
+write_bw    write_bw                                    >=1.0
+write_bw-e  write_bw -e                                 >=0.95
+read_bw     read_bw                                     >=0.95
+mk-crc      write_bw --markers --tcp-gaps               >=0.8
+mk-nocrc    write_bw --markers --no-crc --tcp-gaps      >=0.95
+send_lat    send_lat --tcp-poll                         <=1.15
+send_lat-e  send_lat -e                                 <=1.3
+write_bw-q8 write_bw -q 8                               >=0.9
+EOF
+}
+
+runs=3
+while getopts r: o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	*)
+		echo "usage: ratios.sh [-r RUNS] [CASE...]" >&2
+		exit 2
+		;;
+	esac
+done
+shift $((OPTIND - 1))
+case $runs in
+'' | *[!0-9]* | 0)
+	echo "ratios.sh: -r wants a count of runs, not '$runs'" >&2
+	exit 2
+	;;
+esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+bench=${IWCM_BENCH:-}
+for b in "$bench" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench"; do
+	[ -n "$b" ] && [ -x "$b" ] && bench=$b && break
+done
+[ -x "$bench" ] || {
+	echo "ratios.sh: iwcm-bench not found (build it, or set IWCM_BENCH)" >&2
+	exit 2
+}
+for c in "$@"; do
+	cases | awk -v c="$c" '$1 == c { f = 1 } END { exit !f }' || {
+		echo "ratios.sh: no case '$c'; cases: $(cases | awk '{ printf "%s ", $1 }')" >&2
+		exit 2
+	}
+done
+
+printf '%-12s %-8s %-8s %s\n' case median target runs
+status=0
+list=$(cases)
+while read -r name args; do
+	target=${args##* }
+	args=${args% *}
+	if [ $# -gt 0 ]; then
+		want=0
+		for c in "$@"; do [ "$c" = "$name" ] && want=1; done
+		[ $want = 1 ] || continue
+	fi
+	all=
+	i=0
+	while [ $i -lt "$runs" ]; do
+		# shellcheck disable=SC2086 # the arguments are words
+		r=$("$bench" $args -j 2>/dev/null |
+			sed -n 's/.*"ratio":\([0-9.]*\).*/\1/p' | tail -n 1)
+		all="$all ${r:-failed}"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # one ratio a line
+	med=$(printf '%s\n' $all | grep -v failed | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }')
+	printf '%-12s %-8s %-8s%s\n' "$name" "$med" "$target" "$all"
+	case $all in *failed*) status=1 ;; esac
+done <<EOF
+$list
+EOF
+exit $status
