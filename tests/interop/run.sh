@@ -24,8 +24,9 @@
 # -V on both ends), both sides' negotiated state (iwcm-rping -d on ours,
 # the MPA Request and Reply in the capture and rping's output on siw's),
 # and its capture: iwcmctl decode without a bad CRC or malformed FPDU,
-# tshark 4.0 agreeing on the CRC of every FPDU it dissects.  See
-# docs/interop.md for the matrix.
+# tshark 4.0 agreeing on the CRC of every FPDU it dissects.  The SCTP
+# cases (sctp.sh) then run in one more boot: iwcmd on the guest kernel's
+# SCTP against iwcmd on usrsctp here.  See docs/interop.md for the matrix.
 #
 # Prints one line per case (PASS or FAIL, its time), then a summary.
 # Exit status: 0 all passed; 1 a case failed; 77 after "SKIP: reason"

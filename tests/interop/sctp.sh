@@ -18,8 +18,9 @@
 # guest's server says @@READY NAME@@ on its console, the client here
 # runs, then connects to the guest's done port.  Every case keeps the
 # guest's capture of UDP port 9899 (NAME/case.pcap); tshark reads the
-# session control messages (PPID 17) of it.  check_sctp_kernel runs in
-# the guest first (case sctp-kernel-check).
+# session control messages (PPID 17) of it, and iwcmctl decode must read
+# it cleanly and agree.  check_sctp_kernel runs in the guest first (case
+# sctp-kernel-check).
 
 SCTP_GUEST_UDP=9899
 SCTP_CASES="sctp_kernel_check sctp_g2h sctp_g2h_plain sctp_g2h_reject
@@ -70,6 +71,7 @@ declare -A SPORT=() SPID=()
 sctp_host_server() {
 	local name=$1 cmd=$2 d=$R/${1//_/-} i=0 port=
 	mkdir -p "$d"
+	: >"$d/host.out" # before the server's shell opens it
 	# shellcheck disable=SC2086
 	timeout 600 $cmd >"$d/host.out" 2>"$d/host.err" &
 	SPID[$name]=$!
@@ -240,6 +242,42 @@ sctp_capture_ok() {
 	CAP_NOTE="$n packets"
 }
 
+# sctp_decode MIN_SEGMENTS: iwcmctl decode reads the capture as one
+# association over UDP encapsulation, every CRC32c good, nothing
+# malformed, at least MIN_SEGMENTS DDP Segments, and the same session
+# control sequence as tshark (decode.json, decode.fcs).
+sctp_decode() {
+	local sum
+	"$CTL" decode -j "$C/case.pcap" >"$C/decode.json" 2>"$C/decode.err"
+	DEC_RC=$?
+	"$CTL" decode "$C/case.pcap" >"$C/decode.txt" 2>&1
+	sum=$(grep '"type":"summary"' "$C/decode.json")
+	if [ "$DEC_RC" = 0 ] && [ "$(jfield "$sum" associations)" = 1 ] &&
+		[ "$(jfield "$sum" sctp_crc_bad)" = 0 ] &&
+		[ "$(jfield "$sum" malformed)" = 0 ] &&
+		[ "$(jfield "$sum" errors)" = 0 ] &&
+		[ "$(jfield "$sum" ddp_segments)" -ge "$1" ] 2>/dev/null; then
+		ok "decode: $sum"
+	else
+		fail "iwcmctl decode exit $DEC_RC: ${sum:-no summary}" \
+			"$(head -c 300 "$C/decode.err")"
+	fi
+	grep '"type":"sctp_message"' "$C/decode.json" |
+		grep '"session_control"' | while IFS= read -r l; do
+		printf '%s %04x\n' "$(jfield "$l" dir)" \
+			"$(jfield "${l#*\"session_control\":}" function_code)"
+	done >"$C/decode.fcs"
+	if [ -n "$TSHARK" ]; then
+		if cmp -s "$C/decode.fcs" "$C/session-control.txt"; then
+			ok "decode: the session control tshark reads"
+		else
+			fail "iwcmctl decode and tshark disagree on session" \
+				"control (decode.fcs, session-control.txt)"
+		fi
+	fi
+	CAP_NOTE="$CAP_NOTE, $(jfield "$sum" ddp_segments) DDP segments"
+}
+
 # sctp_pings GUEST_FILE HOST_FILE: both ran N verified pings.
 sctp_pings() {
 	expect_rc "guest" "$GUEST_RC" 0 guest.out
@@ -294,6 +332,7 @@ sctp_check() {
 		sctp_state host.out "$SCTP_STATE" host
 		# RFC 6581 §7: Enhanced Initiate, Enhanced Accept
 		expect_fcs "$resp" "i2r 0005 r2i 0006 i2r 0004$SCTP_TERMS"
+		sctp_decode 1
 		;;
 	sctp_g2h_plain | sctp_h2g_plain)
 		sctp_pings
@@ -301,6 +340,7 @@ sctp_check() {
 		sctp_state host.out "$SCTP_STATE" host
 		# RFC 5043 §5.2.3: Initiate, Accept
 		expect_fcs "$resp" "i2r 0001 r2i 0002 i2r 0004$SCTP_TERMS"
+		sctp_decode 1
 		;;
 	sctp_g2h_reject | sctp_h2g_reject)
 		[ "$name" = sctp_g2h_reject ] && { cli=guest.out; srv=host.out; }
@@ -314,6 +354,7 @@ sctp_check() {
 		expect_text "$C/$srv" '{"event":"REJECTED"' "the server's reject"
 		# RFC 6581 §7: Enhanced Initiate, Enhanced Reject, no more
 		expect_fcs "$resp" "i2r 0005 r2i 0007"
+		sctp_decode 0
 		;;
 	esac
 	note "${CAP_NOTE:-no capture}, session control:" \
