@@ -258,6 +258,7 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	*info->ep_attr = iwfi_ep_attr;
 	*info->domain_attr = iwfi_domain_attr;
 	info->domain_attr->mr_mode = mr_mode;
+	info->domain_attr->data_progress = iwfi_progress_default();
 	info->domain_attr->name = strdup(IWFI_NAME);
 	info->fabric_attr->name = strdup(IWFI_NAME);
 	if (!info->domain_attr->name || !info->fabric_attr->name)
@@ -296,13 +297,18 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	if (hints->domain_attr) {
 		const struct fi_domain_attr *d = hints->domain_attr;
 
-		/* Auto progress serves callers of either model, and a
+		/* Data progress either way (iwfi_progress.c); the CM thread
+		 * serves callers of either control model, and a
 		 * thread-safe domain every threading level. */
 		if (d->threading != FI_THREAD_UNSPEC)
 			info->domain_attr->threading = d->threading;
 		if (d->control_progress != FI_PROGRESS_UNSPEC)
 			info->domain_attr->control_progress =
 				d->control_progress;
+		/* Manual progress cannot be auto; auto serves either. */
+		if (d->data_progress == FI_PROGRESS_AUTO &&
+		    info->domain_attr->data_progress == FI_PROGRESS_MANUAL)
+			return -FI_ENODATA;
 		if (d->data_progress != FI_PROGRESS_UNSPEC)
 			info->domain_attr->data_progress = d->data_progress;
 		if (d->resource_mgmt == FI_RM_ENABLED)
