@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "iwfi.h"
@@ -245,6 +246,22 @@ static int resolve(struct fi_info *info, const char *node, const char *service,
 							 FI_SOCKADDR_IN;
 	freeaddrinfo(res);
 	return ret;
+}
+
+/* The data progress FI_IWCM_PROGRESS asks for (iwfi_progress.c). */
+enum fi_progress iwfi_progress_default(void)
+{
+	char *want = NULL;
+
+	fi_param_get_str(&iwfi_prov, "progress", &want);
+	if (want && !strcasecmp(want, "manual"))
+		return FI_PROGRESS_MANUAL;
+	if (want && strcasecmp(want, "auto"))
+		IWFI_WARN(FI_LOG_CORE,
+			  "FI_IWCM_PROGRESS=%s: neither auto nor manual; "
+			  "auto\n",
+			  want);
+	return FI_PROGRESS_AUTO;
 }
 
 /* Fill info with the defaults, narrowed by hints (which may be NULL). */

@@ -19,27 +19,9 @@
  */
 #include "config.h"
 
-#include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "iwfi.h"
-
-/* The data progress FI_IWCM_PROGRESS asks for. */
-enum fi_progress iwfi_progress_default(void)
-{
-	char *want = NULL;
-
-	fi_param_get_str(&iwfi_prov, "progress", &want);
-	if (want && !strcasecmp(want, "manual"))
-		return FI_PROGRESS_MANUAL;
-	if (want && strcasecmp(want, "auto"))
-		IWFI_WARN(FI_LOG_CORE,
-			  "FI_IWCM_PROGRESS=%s: neither auto nor manual; "
-			  "auto\n",
-			  want);
-	return FI_PROGRESS_AUTO;
-}
 
 /*
  * Move the data of a manual-progress fabric now, waiting at most wait_ms
