@@ -56,8 +56,8 @@ run() {
 	fi
 }
 ARGS="$*"
-# the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 1 MiB)
-max=1048576
+# the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 4 MiB)
+max=4194304
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-m) max=$2; shift ;;

@@ -8,12 +8,13 @@
  * One iwcm context per fabric: its connection manager events are read by
  * the fabric's CM thread (iwfi_cm.c), which dispatches them to the event
  * queues of the endpoints and passive endpoints; its progress thread moves
- * the data (FI_PROGRESS_AUTO).  A domain is a protection domain of that
+ * the data (FI_PROGRESS_AUTO), or with FI_IWCM_PROGRESS=manual the calls
+ * of the application do (iwfi_progress.c).  A domain is a protection domain of that
  * context, a CQ an iwcm CQ with its completion channel (FI_WAIT_FD), an
  * endpoint one connection and, once established, its QP.
  *
  * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
- * {rma, atomic} -> msg -> {eq, cq, mr} -> attr.
+ * {rma, atomic} -> msg -> {eq, cq, mr} -> attr -> progress.
  */
 #ifndef IWFI_H
 #define IWFI_H
@@ -88,6 +89,9 @@ struct iwfi_fabric {
 	int stop;
 	int wake_fd;
 	int refs;
+	/* FI_PROGRESS_MANUAL: the context has no progress thread, the
+	 * application's calls move the data (iwfi_progress.c). */
+	bool manual;
 };
 
 struct iwfi_domain {
@@ -236,7 +240,11 @@ struct iwfi_pep {
 /* iwfi_init.c: the entry point libfabric calls (FI_EXT_INI). */
 struct fi_provider *fi_prov_ini(void);
 
+/* iwfi_progress.c */
+void iwfi_progress(struct iwfi_fabric *fab, int wait_ms);
+
 /* iwfi_attr.c */
+enum fi_progress iwfi_progress_default(void);
 int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
 		 struct fi_info **info);

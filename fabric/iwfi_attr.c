@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "iwfi.h"
@@ -247,6 +248,22 @@ static int resolve(struct fi_info *info, const char *node, const char *service,
 	return ret;
 }
 
+/* The data progress FI_IWCM_PROGRESS asks for (iwfi_progress.c). */
+enum fi_progress iwfi_progress_default(void)
+{
+	char *want = NULL;
+
+	fi_param_get_str(&iwfi_prov, "progress", &want);
+	if (want && !strcasecmp(want, "manual"))
+		return FI_PROGRESS_MANUAL;
+	if (want && strcasecmp(want, "auto"))
+		IWFI_WARN(FI_LOG_CORE,
+			  "FI_IWCM_PROGRESS=%s: neither auto nor manual; "
+			  "auto\n",
+			  want);
+	return FI_PROGRESS_AUTO;
+}
+
 /* Fill info with the defaults, narrowed by hints (which may be NULL). */
 static int fill_info(struct fi_info *info, const struct fi_info *hints,
 		     int mr_mode)
@@ -258,6 +275,7 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	*info->ep_attr = iwfi_ep_attr;
 	*info->domain_attr = iwfi_domain_attr;
 	info->domain_attr->mr_mode = mr_mode;
+	info->domain_attr->data_progress = iwfi_progress_default();
 	info->domain_attr->name = strdup(IWFI_NAME);
 	info->fabric_attr->name = strdup(IWFI_NAME);
 	if (!info->domain_attr->name || !info->fabric_attr->name)
@@ -296,13 +314,18 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	if (hints->domain_attr) {
 		const struct fi_domain_attr *d = hints->domain_attr;
 
-		/* Auto progress serves callers of either model, and a
+		/* Data progress either way (iwfi_progress.c); the CM thread
+		 * serves callers of either control model, and a
 		 * thread-safe domain every threading level. */
 		if (d->threading != FI_THREAD_UNSPEC)
 			info->domain_attr->threading = d->threading;
 		if (d->control_progress != FI_PROGRESS_UNSPEC)
 			info->domain_attr->control_progress =
 				d->control_progress;
+		/* Manual progress cannot be auto; auto serves either. */
+		if (d->data_progress == FI_PROGRESS_AUTO &&
+		    info->domain_attr->data_progress == FI_PROGRESS_MANUAL)
+			return -FI_ENODATA;
 		if (d->data_progress != FI_PROGRESS_UNSPEC)
 			info->domain_attr->data_progress = d->data_progress;
 		if (d->resource_mgmt == FI_RM_ENABLED)

@@ -16,12 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "iwfi.h"
 
 /* prov_errno: a Terminate's layer/type/code, or else the wc status. */
 #define IWFI_PROV_TERM 0x1000000
 #define IWFI_PROV_STATUS 0x2000000
+/* The longest one wait of a manual-progress fi_cq_sread() lasts: a
+ * completion another thread's progress queued is seen this late. */
+#define IWFI_SREAD_SLICE_MS 10
 
 /* A request for one operation of ep. */
 struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
@@ -268,6 +272,9 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	size_t n = 0, sz = entry_size(cq->format);
 	ssize_t ret = 0;
 
+	/* FI_PROGRESS_MANUAL: this call reads the sockets itself. */
+	if (cq->domain->fabric->manual)
+		iwfi_progress(cq->domain->fabric, 0);
 	pthread_mutex_lock(&cq->lock);
 	while (n < count) {
 		struct iwcm_wc *wc;
@@ -308,8 +315,10 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	if (n)
 		return (ssize_t)n;
 	if (ret == 0)
-		/* Nothing yet: a caller polling in a loop lets the progress
-		 * thread, which moves the data, have the CPU. */
+		/* Nothing yet: a caller polling in a loop lets the peer
+		 * (often a process on the same cores) or the progress
+		 * thread have the CPU; on a loaded machine a poller that
+		 * never yields waits out whole time slices. */
 		sched_yield();
 	return ret < 0 ? ret : -FI_EAGAIN;
 }
@@ -357,6 +366,13 @@ int iwfi_cq_trywait(struct iwfi_cq *cq)
 
 	if (!cq->channel)
 		return -FI_EINVAL;
+	/* FI_PROGRESS_MANUAL: nothing but a call of ours places what comes
+	 * in, so the descriptor may never wake a caller waiting on it: make
+	 * what progress there is, and tell the caller to poll again. */
+	if (cq->domain->fabric->manual) {
+		iwfi_progress(cq->domain->fabric, 0);
+		return -FI_EAGAIN;
+	}
 	while (!iwcm_get_cq_event(cq->channel, &ev_cq, &ctx))
 		n++;
 	if (n)
@@ -369,6 +385,41 @@ int iwfi_cq_trywait(struct iwfi_cq *cq)
 	return busy ? -FI_EAGAIN : 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* fi_cq_sread() with FI_PROGRESS_MANUAL: wait in iwcm_progress(), which
+ * returns when a socket of the context has something (or is writable
+ * again), then look at the queue. */
+static ssize_t cq_sread_manual(struct iwfi_cq *cq, void *buf, size_t count,
+			       int timeout)
+{
+	int64_t end = timeout >= 0 ? now_ms() + timeout : 0;
+	ssize_t ret;
+
+	for (;;) {
+		int wait = IWFI_SREAD_SLICE_MS;
+
+		ret = cq_read(&cq->cq_fid, buf, count);
+		if (ret != -FI_EAGAIN)
+			return ret;
+		if (timeout >= 0) {
+			int64_t left = end - now_ms();
+
+			if (left <= 0)
+				return -FI_EAGAIN;
+			if (left < wait)
+				wait = (int)left;
+		}
+		iwfi_progress(cq->domain->fabric, wait);
+	}
+}
+
 static ssize_t cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
 			const void *cond, int timeout)
 {
@@ -377,6 +428,8 @@ static ssize_t cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
 
 	if (!cq->channel)
 		return -FI_ENOSYS;
+	if (cq->domain->fabric->manual)
+		return cq_sread_manual(cq, buf, count, timeout);
 	for (;;) {
 		struct pollfd p = { .fd = iwcm_comp_channel_get_fd(cq->channel),
 				    .events = POLLIN };

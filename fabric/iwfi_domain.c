@@ -136,6 +136,13 @@ int iwfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (info && info->domain_attr && info->domain_attr->name &&
 	    strcmp(info->domain_attr->name, IWFI_NAME))
 		return -FI_EINVAL;
+	/* A context without a progress thread cannot progress by itself. */
+	if (fab->manual && info && info->domain_attr &&
+	    info->domain_attr->data_progress == FI_PROGRESS_AUTO) {
+		IWFI_WARN(FI_LOG_DOMAIN,
+			  "FI_PROGRESS_AUTO asked, FI_IWCM_PROGRESS=manual\n");
+		return -FI_EINVAL;
+	}
 	dom = calloc(1, sizeof(*dom));
 	if (!dom)
 		return -FI_ENOMEM;

@@ -42,7 +42,11 @@ static void ep_linger(struct iwfi_ep *ep)
 	for (i = 0; i < IWFI_LINGER_MS + 100; i++) {
 		if (iwcm_query_qp(qp, &a) < 0 || a.state == IWCM_QPS_ERROR)
 			return;
-		usleep(1000);
+		/* FI_PROGRESS_MANUAL: nobody else sends the FIN. */
+		if (ep->domain->fabric->manual)
+			iwfi_progress(ep->domain->fabric, 1);
+		else
+			usleep(1000);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <iwcm/iwcm.h>
@@ -121,6 +122,10 @@ static ssize_t eq_read(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 	struct iwfi_eq_ent *ent;
 	ssize_t ret;
 
+	/* FI_PROGRESS_MANUAL: a closed connection or a Terminate is seen
+	 * (then FI_SHUTDOWN queued) only when something reads the socket. */
+	if (eq->fabric->manual)
+		iwfi_progress(eq->fabric, 0);
 	pthread_mutex_lock(&eq->lock);
 	ent = eq_take(eq, false, true, &ret);
 	if (ent && len < ent->len) {
@@ -185,6 +190,17 @@ static ssize_t eq_write(struct fid_eq *eq_fid, uint32_t event, const void *buf,
 	return ret ? ret : (ssize_t)len;
 }
 
+/* How often a manual-progress fi_eq_sread() drives progress. */
+#define IWFI_EQ_SLICE_MS 5
+
+static int64_t eq_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static ssize_t eq_sread(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 			size_t len, int timeout, uint64_t flags)
 {
@@ -192,13 +208,28 @@ static ssize_t eq_sread(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 	struct pollfd p = { .fd = eq->efd, .events = POLLIN };
 	ssize_t ret;
 
+	int64_t end = timeout >= 0 ? eq_now_ms() + timeout : 0;
+
 	for (;;) {
+		int wait = timeout;
+
 		ret = eq_read(eq_fid, event, buf, len, flags);
 		if (ret != -FI_EAGAIN)
 			return ret;
-		ret = poll(&p, 1, timeout);
-		if (ret == 0)
-			return -FI_EAGAIN;
+		if (timeout >= 0) {
+			int64_t left = end - eq_now_ms();
+
+			if (left <= 0)
+				return -FI_EAGAIN;
+			wait = (int)left;
+		}
+		/* FI_PROGRESS_MANUAL: eq_read() makes progress, so look
+		 * again every IWFI_EQ_SLICE_MS (without waiting inside
+		 * iwcm_progress(), which would hold up fi_cq_read() of
+		 * another thread). */
+		if (eq->fabric->manual && (wait < 0 || wait > IWFI_EQ_SLICE_MS))
+			wait = IWFI_EQ_SLICE_MS;
+		ret = poll(&p, 1, wait);
 		if (ret < 0 && errno != EINTR)
 			return -FI_EOTHER;
 	}

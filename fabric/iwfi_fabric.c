@@ -2,7 +2,8 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * Fabrics: one iwcm context (a connection to iwcmd, found through
- * IWCM_SOCKET) with its progress thread (FI_PROGRESS_AUTO) and the CM
+ * IWCM_SOCKET) with its progress thread (FI_PROGRESS_AUTO) or driven by
+ * the application (FI_IWCM_PROGRESS=manual, iwfi_progress.c), and the CM
  * thread of iwfi_cm.c.
  */
 #include "config.h"
@@ -111,7 +112,10 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
 		return -FI_ENOMEM;
-	fab->ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
+	/* Who moves the data: FI_IWCM_PROGRESS (iwfi_progress.c). */
+	fab->manual = iwfi_progress_default() == FI_PROGRESS_MANUAL;
+	fab->ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK |
+				 (fab->manual ? IWCM_CTX_MANUAL_PROGRESS : 0));
 	if (!fab->ctx) {
 		ret = errno;
 		IWFI_WARN(FI_LOG_FABRIC, "no iwcmd: %s\n", strerror(ret));

@@ -39,6 +39,11 @@ FI_EXT_INI
 			"Interface whose address endpoints use when the "
 			"application names none (default: the first one up "
 			"that is not loopback)");
+	fi_param_define(&iwfi_prov, "progress", FI_PARAM_STRING,
+			"Who moves the data: auto (a progress thread per "
+			"fabric, FI_PROGRESS_AUTO) or manual (the "
+			"application's calls such as fi_cq_read, "
+			"FI_PROGRESS_MANUAL only) (default: auto)");
 	iwfi_prov.getinfo = init_getinfo;
 	iwfi_prov.fabric = iwfi_fabric_open;
 	iwfi_prov.cleanup = init_cleanup;

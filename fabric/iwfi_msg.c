@@ -45,16 +45,22 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 
 	struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
 
-	pthread_mutex_lock(&ep->lock);
-	if (!ep->qp || ep->state != IWFI_EP_CONNECTED) {
+	for (int tries = 0;; tries++) {
+		pthread_mutex_lock(&ep->lock);
+		if (!ep->qp || ep->state != IWFI_EP_CONNECTED) {
+			pthread_mutex_unlock(&ep->lock);
+			return -FI_ENOTCONN;
+		}
+		iwfi_credit_update(ep);
+		ret = iwfi_credit_take(ep, wr->opcode);
+		if (!ret)
+			break;
 		pthread_mutex_unlock(&ep->lock);
-		return -FI_ENOTCONN;
-	}
-	iwfi_credit_update(ep);
-	ret = iwfi_credit_take(ep, wr->opcode);
-	if (ret) {
-		pthread_mutex_unlock(&ep->lock);
-		return ret;
+		/* FI_PROGRESS_MANUAL: the peer's new credits may wait in
+		 * the socket; place them before saying -FI_EAGAIN. */
+		if (tries || !ep->domain->fabric->manual)
+			return ret;
+		iwfi_progress(ep->domain->fabric, 0);
 	}
 	if (req)
 		iwfi_req_link(req);

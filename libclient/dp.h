@@ -567,8 +567,8 @@ bool qp_cq_push(struct iwcm_qp *qp, struct iwcm_cq *cq, struct iwcm_wc *wc);
 /* A memory region goes away: copy the frames not all sent that point
  * into it. */
 void qp_tx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
-/* A memory region goes away: stop placing into it. */
-void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len);
+/* A memory region goes away: stop placing through its STag. */
+void qp_rx_detach(struct iwcm_qp *qp, uint32_t stag);
 /* The poll events the QP needs now (UV_READABLE | UV_WRITABLE). */
 int qp_poll_events(const struct iwcm_qp *qp);
 

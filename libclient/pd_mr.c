@@ -116,7 +116,7 @@ IWCM_EXPORT int iwcm_dereg_mr(struct iwcm_mr *mr)
 		/* A QP placing into the region finishes its read first. */
 		pthread_mutex_lock(&qp->lock);
 		qp_tx_detach(qp, mr->addr, mr->length);
-		qp_rx_detach(qp, mr->addr, mr->length);
+		qp_rx_detach(qp, mr->stag);
 		pthread_mutex_unlock(&qp->lock);
 	}
 	mr->pd->refs--;

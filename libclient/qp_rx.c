@@ -866,26 +866,26 @@ bool qp_rx_progress(struct iwcm_qp *qp)
 	return true;
 }
 
-static bool overlaps(const uint8_t *p, uint64_t l, const uint8_t *a, size_t len)
-{
-	return l && p < a + len && a < p + l;
-}
-
-/* A memory region goes away while a segment is being placed into it:
- * the rest of the segment is dropped and the QP fails at its end. */
-void qp_rx_detach(struct iwcm_qp *qp, const uint8_t *addr, size_t len)
+/*
+ * A memory region goes away while a segment is being placed through its
+ * STag: the rest of the segment is dropped and the QP fails at its end.
+ * Only a placement through that STag is hit (RFC 5042 §5.1): the same
+ * octets may be registered more than once (MPI registers its buffer anew
+ * for each rendezvous), and a segment placed through another, still valid
+ * STag goes on.
+ */
+void qp_rx_detach(struct iwcm_qp *qp, uint32_t stag)
 {
 	bool hit = false;
 
 	if (qp->rx_phase != RXP_DATA || !qp->data_left)
 		return;
 	if (qp->dst) {
-		hit = overlaps(qp->dst, qp->data_left, addr, len);
+		hit = qp->msg.ddp.tagged && qp->msg.ddp.stag == stag;
 	} else {
 		for (int i = 0; i < qp->recv.num_sge && !hit; i++)
-			hit = overlaps(
-				(const uint8_t *)(uintptr_t)qp->recv.sge[i].addr,
-				qp->recv.sge[i].length, addr, len);
+			hit = qp->recv.sge[i].length &&
+			      qp->recv.sge[i].lkey == stag;
 	}
 	if (!hit)
 		return;

@@ -384,10 +384,28 @@ START_TEST(getinfo_hints)
 	h->tx_attr->size = 1 << 20;
 	ck_assert_int_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info),
 			 -FI_ENODATA);
+	h->tx_attr->size = 0;
+	/* Auto progress serves a caller asking for manual progress. */
+	h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	info = getinfo(h);
+	ck_assert_int_eq(info->domain_attr->data_progress, FI_PROGRESS_MANUAL);
+	fi_freeinfo(info);
+	/* FI_IWCM_PROGRESS=manual: no progress thread, so never auto. */
+	setenv("FI_IWCM_PROGRESS", "manual", 1);
+	h->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+	info = getinfo(h);
+	ck_assert_int_eq(info->domain_attr->data_progress, FI_PROGRESS_MANUAL);
+	fi_freeinfo(info);
+	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	ck_assert_int_eq(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info),
+			 -FI_ENODATA);
+	unsetenv("FI_IWCM_PROGRESS");
 	fi_freeinfo(h);
 }
 END_TEST
 
+/* Loop index 1: FI_IWCM_PROGRESS=manual, nothing but the test's own
+ * calls (fi_cq_sread, fi_send) moves the data. */
 START_TEST(connect_send_recv)
 {
 	struct net n;
@@ -396,6 +414,8 @@ START_TEST(connect_send_recv)
 	struct fi_eq_cm_entry cm;
 	size_t sizes[] = { 0, 1, 100, 4096, 65536, BUF_SIZE / 2 };
 
+	if (_i)
+		setenv("FI_IWCM_PROGRESS", "manual", 1);
 	net_open(&n);
 	net_connect(&n, true);
 	/* The receives posted before the connection existed come first. */
@@ -451,6 +471,7 @@ START_TEST(connect_send_recv)
 }
 END_TEST
 
+/* Loop index 1: FI_IWCM_PROGRESS=manual. */
 START_TEST(rma_and_atomics)
 {
 	struct net n;
@@ -459,6 +480,8 @@ START_TEST(rma_and_atomics)
 	uint64_t key, v;
 	size_t len = 200000;
 
+	if (_i)
+		setenv("FI_IWCM_PROGRESS", "manual", 1);
 	net_open(&n);
 	net_connect(&n, false);
 	raddr = (uintptr_t)n.s.buf;
@@ -925,8 +948,8 @@ static Suite *fabric_suite(void)
 	Suite *s = suite_create("fabric");
 
 	add_tcase(s, "getinfo_hints", getinfo_hints);
-	add_tcase(s, "connect_send_recv", connect_send_recv);
-	add_tcase(s, "rma_and_atomics", rma_and_atomics);
+	add_loop_tcase(s, "connect_send_recv", connect_send_recv, 2);
+	add_loop_tcase(s, "rma_and_atomics", rma_and_atomics, 2);
 	add_tcase(s, "cq_error_terminate", cq_error_terminate);
 	add_tcase(s, "reject_with_data", reject_with_data);
 	add_tcase(s, "unreachable", unreachable);

@@ -8,7 +8,9 @@
  *          --mca mtl_ofi_provider_include "iwcm;ofi_rxm" mpi_check
  *
  * Point-to-point from 1 octet to 4 MiB between every pair of ranks (a
- * ring in both directions, and each rank with each other), Allreduce and
+ * ring in both directions, and each rank with each other), a window of
+ * large non-blocking sends from one buffer (osu_bw's pattern: the same
+ * octets registered once per rendezvous, several in flight), Allreduce and
  * Alltoall, and one-sided windows: Put, Get and Fetch_and_op (MPI_SUM)
  * from every rank to every rank.  Each rank prints one line; the exit
  * status is 0 only when every check passed on every rank.
@@ -20,6 +22,8 @@
 #include <string.h>
 
 #define MAX_SIZE (4 << 20)
+#define WINDOW 8
+#define WINDOW_SIZE ((1 << 20) + 5)
 #define WIN_WORDS 1024
 
 static int rank, nranks, errors;
@@ -94,6 +98,35 @@ static void p2p(uint8_t *sbuf, uint8_t *rbuf)
 		MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
 		check(!verify(rbuf, peer, len), "pair data", peer);
 	}
+}
+
+/* WINDOW sends of WINDOW_SIZE octets in flight from one buffer to the
+ * right neighbour, received into distinct slices, each slice checked. */
+static void window(uint8_t *sbuf)
+{
+	int right = (rank + 1) % nranks, left = (rank + nranks - 1) % nranks;
+	MPI_Request rq[2 * WINDOW];
+	uint8_t *rbuf = calloc(WINDOW, WINDOW_SIZE);
+	int w;
+
+	if (!rbuf)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	fill(sbuf, rank, WINDOW_SIZE);
+	for (int round = 0; round < 3; round++) {
+		memset(rbuf, 0, (size_t)WINDOW * WINDOW_SIZE);
+		for (w = 0; w < WINDOW; w++)
+			MPI_Irecv(rbuf + (size_t)w * WINDOW_SIZE, WINDOW_SIZE,
+				  MPI_BYTE, left, 9, MPI_COMM_WORLD, &rq[w]);
+		for (w = 0; w < WINDOW; w++)
+			MPI_Isend(sbuf, WINDOW_SIZE, MPI_BYTE, right, 9,
+				  MPI_COMM_WORLD, &rq[WINDOW + w]);
+		MPI_Waitall(2 * WINDOW, rq, MPI_STATUSES_IGNORE);
+		for (w = 0; w < WINDOW; w++)
+			check(!verify(rbuf + (size_t)w * WINDOW_SIZE, left,
+				      WINDOW_SIZE),
+			      "window data", w);
+	}
+	free(rbuf);
 }
 
 static void collectives(void)
@@ -194,11 +227,12 @@ int main(int argc, char **argv)
 	if (!sbuf || !rbuf)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	p2p(sbuf, rbuf);
+	window(sbuf);
 	collectives();
 	one_sided();
 	MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	printf("rank %d of %d: point-to-point 1 octet to 4 MiB, allreduce, "
-	       "alltoall, put, get, fetch_and_op: %s\n",
+	printf("rank %d of %d: point-to-point 1 octet to 4 MiB, window, "
+	       "allreduce, alltoall, put, get, fetch_and_op: %s\n",
 	       rank, nranks, errors ? "FAILED" : "ok");
 	free(sbuf);
 	free(rbuf);
