@@ -174,8 +174,14 @@ int fz_eng_tcp_pair(void)
 /* Accept the engine's connection to FE.lfd, if one came. */
 void fz_eng_accept(void)
 {
-	int fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	struct pollfd p = { FE.lfd, POLLIN, 0 };
+	int fd;
 
+	/* accept4() allocates a socket before it finds the queue empty:
+	 * ask first, it is called at every turn of the loop */
+	if (poll(&p, 1, 0) != 1)
+		return;
+	fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	/* RFC 6581 §10's retry connects again: the old peer goes */
