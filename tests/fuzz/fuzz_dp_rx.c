@@ -119,7 +119,7 @@ struct region {
 	/* set once */
 	uint8_t *map;
 	size_t map_len;
-	uint8_t *p; /* the last octet before the trailing guard */
+	uint8_t *p;   /* the last octet before the trailing guard */
 	uint8_t *img; /* what lies between the guards at the start of a run */
 	/* per run */
 	struct iwcm_mr *mr;
