@@ -158,7 +158,8 @@ int fz_eng_tcp_pair(void)
 	sin.sin_port = htons(FE.lport);
 	FE.peer = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	FZ_CHECK(FE.peer >= 0);
-	FZ_CHECK(connect(FE.peer, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	FZ_CHECK(fz_connect(FE.peer, (struct sockaddr *)&sin, sizeof(sin)) ==
+		 0);
 	fz_eng_peer_setup(FE.peer);
 	for (i = 0; i < 1000; i++) {
 		fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC);

@@ -9,6 +9,7 @@
  * one (so that the sockets the input asks for never touch the host's
  * ports or network), and the descriptor-leak check run after each input.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
@@ -24,13 +25,14 @@
 #include <unistd.h>
 
 /* A broken invariant: say which and abort, so that libFuzzer keeps it. */
-#define FZ_CHECK(c)                                                            \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #c);                                 \
-			abort();                                               \
-		}                                                              \
+#define FZ_CHECK(c)                                                     \
+	do {                                                            \
+		if (!(c)) {                                             \
+			fprintf(stderr,                                 \
+				"%s:%d: check failed: %s (errno %d)\n", \
+				__FILE__, __LINE__, #c, errno);         \
+			abort();                                        \
+		}                                                       \
 	} while (0)
 
 /* Descriptors checked for leaks: [0, FZ_FD_SPAN). */
@@ -76,6 +78,31 @@ static inline const uint8_t *fz_bytes(struct fz_in *in, size_t want,
 	in->n -= want;
 	*got = want;
 	return p;
+}
+
+/*
+ * connect(), carried to its end when a signal interrupts the wait:
+ * libFuzzer's timer (SIGALRM) has no SA_RESTART, and connect(2) then
+ * fails with EINTR while the connection goes on in the background.
+ * 0, or -1 with errno.
+ */
+static inline int fz_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct pollfd p = { fd, POLLOUT, 0 };
+	socklen_t el = sizeof(int);
+	int err = 0;
+
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINTR)
+		return -1;
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		return -1;
+	errno = err;
+	return err ? -1 : 0;
 }
 
 static inline void fz_sysctl(const char *path, const char *value)
