@@ -158,7 +158,8 @@ int fz_eng_tcp_pair(void)
 	sin.sin_port = htons(FE.lport);
 	FE.peer = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	FZ_CHECK(FE.peer >= 0);
-	FZ_CHECK(connect(FE.peer, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	FZ_CHECK(fz_connect(FE.peer, (struct sockaddr *)&sin, sizeof(sin)) ==
+		 0);
 	fz_eng_peer_setup(FE.peer);
 	for (i = 0; i < 1000; i++) {
 		fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -174,8 +175,14 @@ int fz_eng_tcp_pair(void)
 /* Accept the engine's connection to FE.lfd, if one came. */
 void fz_eng_accept(void)
 {
-	int fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	struct pollfd p = { FE.lfd, POLLIN, 0 };
+	int fd;
 
+	/* accept4() allocates a socket before it finds the queue empty:
+	 * ask first, it is called at every turn of the loop */
+	if (poll(&p, 1, 0) != 1)
+		return;
+	fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	/* RFC 6581 §10's retry connects again: the old peer goes */

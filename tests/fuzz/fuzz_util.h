@@ -9,8 +9,10 @@
  * one (so that the sockets the input asks for never touch the host's
  * ports or network), and the descriptor-leak check run after each input.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,13 +25,14 @@
 #include <unistd.h>
 
 /* A broken invariant: say which and abort, so that libFuzzer keeps it. */
-#define FZ_CHECK(c)                                                            \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #c);                                 \
-			abort();                                               \
-		}                                                              \
+#define FZ_CHECK(c)                                                     \
+	do {                                                            \
+		if (!(c)) {                                             \
+			fprintf(stderr,                                 \
+				"%s:%d: check failed: %s (errno %d)\n", \
+				__FILE__, __LINE__, #c, errno);         \
+			abort();                                        \
+		}                                                       \
 	} while (0)
 
 /* Descriptors checked for leaks: [0, FZ_FD_SPAN). */
@@ -75,6 +78,31 @@ static inline const uint8_t *fz_bytes(struct fz_in *in, size_t want,
 	in->n -= want;
 	*got = want;
 	return p;
+}
+
+/*
+ * connect(), carried to its end when a signal interrupts the wait:
+ * libFuzzer's timer (SIGALRM) has no SA_RESTART, and connect(2) then
+ * fails with EINTR while the connection goes on in the background.
+ * 0, or -1 with errno.
+ */
+static inline int fz_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct pollfd p = { fd, POLLOUT, 0 };
+	socklen_t el = sizeof(int);
+	int err = 0;
+
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINTR)
+		return -1;
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		return -1;
+	errno = err;
+	return err ? -1 : 0;
 }
 
 static inline void fz_sysctl(const char *path, const char *value)
@@ -125,23 +153,42 @@ struct fz_fds {
 	bool open[FZ_FD_SPAN];
 };
 
-static inline void fz_fd_snapshot(struct fz_fds *f)
+/* Which of [0, FZ_FD_SPAN) are open, in one system call: poll() marks
+ * a closed descriptor POLLNVAL (an fcntl() each would be 256 a run). */
+static inline void fz_fd_scan(bool open[FZ_FD_SPAN])
 {
+	struct pollfd p[FZ_FD_SPAN];
 	int fd;
 
+	for (fd = 0; fd < FZ_FD_SPAN; fd++) {
+		p[fd].fd = fd;
+		p[fd].events = 0;
+		p[fd].revents = 0;
+	}
+	if (poll(p, FZ_FD_SPAN, 0) < 0) {
+		perror("poll");
+		abort();
+	}
 	for (fd = 0; fd < FZ_FD_SPAN; fd++)
-		f->open[fd] = fcntl(fd, F_GETFD) >= 0;
+		open[fd] = !(p[fd].revents & POLLNVAL);
+}
+
+static inline void fz_fd_snapshot(struct fz_fds *f)
+{
+	fz_fd_scan(f->open);
 }
 
 /* No descriptor is open that was not open at the snapshot. */
 static inline void fz_fd_check(const struct fz_fds *f)
 {
 	char path[64], what[256];
+	bool now[FZ_FD_SPAN];
 	ssize_t n;
 	int fd;
 
+	fz_fd_scan(now);
 	for (fd = 0; fd < FZ_FD_SPAN; fd++) {
-		if (f->open[fd] || fcntl(fd, F_GETFD) < 0)
+		if (f->open[fd] || !now[fd])
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		n = readlink(path, what, sizeof(what) - 1);

@@ -245,8 +245,8 @@ void fz_ipc_open(int slot, bool admin, uint8_t cred)
 		memset(&sun, 0, sizeof(sun));
 		sun.sun_family = AF_UNIX;
 		memcpy(sun.sun_path, path, strlen(path) + 1);
-		FZ_CHECK(connect(FI.fd[slot], (struct sockaddr *)&sun,
-				 sizeof(sun)) == 0);
+		FZ_CHECK(fz_connect(FI.fd[slot], (struct sockaddr *)&sun,
+				    sizeof(sun)) == 0);
 		return;
 	}
 	if ((cred & 3) == 1) {
