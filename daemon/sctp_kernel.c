@@ -267,24 +267,10 @@ static void ks_check_up(struct sctp_sock *s)
 	if (s->state != KS_WAIT_ADAPT || !s->got_adapt)
 		return;
 	evtimer_del(s->adapt_timer);
-	if (s->peer_adapt != SCTP_ADAPT_IND_DDP) {
-		/* RFC 5043 §7.1: terminate a different indication */
-		snprintf(why, sizeof(why),
-			 "peer Adaptation Code Point 0x%08x is not DDP "
-			 "(RFC 5043 §7.1)",
-			 s->peer_adapt);
+	if (sctp_up_check(&s->info, s->peer_adapt, why, sizeof(why)) < 0) {
 		ks_abort(s, why);
 		return;
 	}
-	s->info.peer_adapt = s->peer_adapt;
-	s->info.streams = s->info.in_streams < s->info.out_streams ?
-				  s->info.in_streams :
-				  s->info.out_streams;
-	if (s->info.in_streams != s->info.out_streams)
-		log_info("sctp: peer offers %u inbound / %u outbound streams; "
-			 "using %u (RFC 5043 §8)",
-			 s->info.out_streams, s->info.in_streams,
-			 s->info.streams);
 	s->info.maxseg = ks_maxseg(s);
 	s->state = KS_UP;
 	if (s->cb->up)

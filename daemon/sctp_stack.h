@@ -66,6 +66,11 @@ struct sctp_assoc_info {
 	size_t maxseg;	     /* largest message sent unfragmented */
 };
 
+/* For the stacks (sctp_up.c): the checks of an association that came up,
+ * RFC 5043 §7.1 and §8; -1 with why when it must be aborted. */
+int sctp_up_check(struct sctp_assoc_info *info, uint32_t peer_adapt, char *why,
+		  size_t len);
+
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback
  * may close any socket, its own included.
