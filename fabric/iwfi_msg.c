@@ -10,8 +10,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "iwfi.h"
 
@@ -38,9 +40,22 @@ int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
 	return 0;
 }
 
+/* How long a send waits for the peer's next receive credit before it
+ * says -FI_EAGAIN (automatic progress). */
+#define IWFI_CREDIT_WAIT_NS (10 * 1000 * 1000)
+
+static uint64_t iwfi_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Post one send work request (its wr_id a request) on ep's QP. */
 int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 {
+	uint64_t until = 0;
 	int ret;
 
 	struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
@@ -56,9 +71,24 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		if (!ret)
 			break;
 		pthread_mutex_unlock(&ep->lock);
+		if (!ep->domain->fabric->manual) {
+			/*
+			 * The peer's receive for this message is often posted
+			 * already, its credit on the wire: a peer answering
+			 * the last message of an exchange at once (fi_pingpong's
+			 * "fin", which it does not retry) races it.  Wait for
+			 * it a little, as the progress thread places it.
+			 */
+			if (!until)
+				until = iwfi_now_ns() + IWFI_CREDIT_WAIT_NS;
+			else if (iwfi_now_ns() >= until)
+				return ret;
+			sched_yield();
+			continue;
+		}
 		/* FI_PROGRESS_MANUAL: the peer's new credits may wait in
 		 * the socket; place them before saying -FI_EAGAIN. */
-		if (tries || !ep->domain->fabric->manual)
+		if (tries)
 			return ret;
 		iwfi_progress(ep->domain->fabric, 0);
 	}

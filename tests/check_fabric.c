@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/prctl.h>
@@ -943,6 +944,45 @@ START_TEST(receive_credits)
 }
 END_TEST
 
+static struct net *late_net;
+static ssize_t late_ret = -1;
+
+/* The server's first receive, posted a few milliseconds late. */
+static void *late_recv(void *arg)
+{
+	(void)arg;
+	usleep(3000);
+	late_ret = fi_recv(late_net->s.ep, late_net->s.buf, 64,
+			   fi_mr_desc(late_net->s.mr), 0, (void *)7);
+	return NULL;
+}
+
+/* A peer answering at once races the credit of the receive its peer is
+ * posting (fi_pingpong's "fin", which it does not retry): with automatic
+ * progress a send waits a little for the credit before -FI_EAGAIN. */
+START_TEST(credit_wait)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	pthread_t t;
+	int v = 42;
+
+	net_open(&n);
+	net_connect(&n, false);
+	late_net = &n;
+	ck_assert_int_eq(pthread_create(&t, NULL, late_recv, NULL), 0);
+	ck_assert_int_eq(fi_inject(n.c.ep, &v, sizeof(v), 0), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(late_ret, 0);
+	ck_assert_int_eq(cq_wait(n.s.cq, &e, NULL), 1);
+	ck_assert_ptr_eq(e.op_context, (void *)7);
+	ck_assert_int_eq(*(int *)n.s.buf, 42);
+	/* No receive at all: -FI_EAGAIN after the bounded wait. */
+	ck_assert_int_eq(fi_inject(n.c.ep, &v, sizeof(v), 0), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -957,6 +997,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "many_endpoints", many_endpoints);
 	add_tcase(s, "selective_names_v6", selective_names_v6);
 	add_tcase(s, "receive_credits", receive_credits);
+	add_tcase(s, "credit_wait", credit_wait);
 	return s;
 }
 
