@@ -257,7 +257,10 @@ static void pump(struct est *a, struct est *b, unsigned int n, size_t size)
 
 			if (r < 0 && errno == EAGAIN)
 				continue;
-			ck_assert_int_eq(r, (ssize_t)(size + 8));
+			ck_assert_msg(r == (ssize_t)(size + 8),
+				      "pump: %zd octets after %u/%u (%s)\n%s",
+				      r, got, n, r < 0 ? strerror(errno) : "",
+				      harness_log(&H));
 			ck_assert_uint_eq(in[0] << 8 | in[1], b->stream);
 			ck_assert_uint_eq(in[7], 16);
 			memcpy(&seq, in + 8, sizeof(seq));
