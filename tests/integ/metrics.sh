@@ -26,6 +26,8 @@ daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))"
 
 # rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
 rpair() {
+	# emptied first: the loop below must not read the last server's port
+	: >"$dir/s.out"
 	"$rping" -s -a 127.0.0.1 -p 0 -C 2 $1 >"$dir/s.out" 2>&1 &
 	spid=$!
 	bg_pids="$bg_pids $spid"
