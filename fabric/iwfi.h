@@ -294,6 +294,9 @@ void iwfi_credit_return(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 
 /* iwfi_msg.c */
 extern const struct fi_ops_msg iwfi_msg_ops;
+struct iwcm_recv_wr *iwfi_msg_chain_held(struct iwfi_ep *ep, uint32_t max);
+void iwfi_msg_chain_done(struct iwfi_ep *ep, struct iwcm_recv_wr *chain,
+			 bool posted);
 struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep);
 struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep);
 void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list);

@@ -231,6 +231,7 @@ static int ep_established(struct iwfi_ep *ep)
 	struct iwfi_cq *tx = ep->tx_cq ? ep->tx_cq : ep->rx_cq;
 	struct iwfi_cq *rx = ep->rx_cq ? ep->rx_cq : ep->tx_cq;
 	struct iwcm_qp_init_attr qa = { 0 };
+	struct iwcm_recv_wr *chain;
 	struct iwfi_req *failed;
 	int ret = 0;
 
@@ -247,7 +248,14 @@ static int ep_established(struct iwfi_ep *ep)
 	qa.comp_mask = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
 	qa.disconnect_timeout_ms = IWFI_LINGER_MS;
 	pthread_mutex_lock(&ep->lock);
+	/* The held receives are queued before the QP reads a Send. */
+	chain = iwfi_msg_chain_held(ep, qa.max_recv_wr);
+	if (chain) {
+		qa.comp_mask |= IWCM_QP_INIT_ATTR_RECV_WR;
+		qa.recv_wr = chain;
+	}
 	ep->qp = iwcm_create_qp(ep->conn, ep->domain->pd, &qa);
+	iwfi_msg_chain_done(ep, chain, ep->qp != NULL);
 	if (!ep->qp) {
 		ret = -iwfi_errno(errno);
 		ep->state = IWFI_EP_ERROR;

@@ -5,7 +5,8 @@
  * receive).  libfabric posts receives as soon as an endpoint is enabled,
  * before its connection exists, while an iwcm QP is made from the
  * established connection: such receives are held here, in order, and
- * posted when the QP is created (iwfi_msg_post_held()).
+ * queued by iwcm_create_qp() itself (iwfi_msg_chain_held()), those beyond
+ * the receive queue posted after it (iwfi_msg_post_held()).
  */
 #include "config.h"
 
@@ -134,6 +135,48 @@ struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep)
 		}
 	}
 	return failed;
+}
+
+/*
+ * The first max held receives as one chain of work requests, linked as
+ * posted (ep->lock held), for iwcm_create_qp() to queue before the QP
+ * reads anything (IWCM_QP_INIT_ATTR_RECV_WR): the peer may Send as soon
+ * as it is established.  They stay held until iwfi_msg_chain_done().
+ */
+struct iwcm_recv_wr *iwfi_msg_chain_held(struct iwfi_ep *ep, uint32_t max)
+{
+	struct iwfi_req *req;
+	struct iwcm_recv_wr *head = NULL, **tail = &head;
+	uint32_t n = 0;
+
+	for (req = ep->held; req && n < max; req = req->next, n++) {
+		req->wr.wr_id = (uintptr_t)req;
+		req->wr.sg_list = req->sge;
+		req->wr.next = NULL;
+		iwfi_req_link(req);
+		*tail = &req->wr;
+		tail = &req->wr.next;
+	}
+	return head;
+}
+
+/* The chain went onto the QP (posted) or did not (the QP was not made):
+ * take its receives off the held list, or unlink them again. */
+void iwfi_msg_chain_done(struct iwfi_ep *ep, struct iwcm_recv_wr *chain,
+			 bool posted)
+{
+	for (struct iwcm_recv_wr *wr = chain; wr; wr = wr->next) {
+		struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
+
+		if (!posted) {
+			iwfi_req_unlink(req);
+			continue;
+		}
+		ep->held = req->next;
+		if (!ep->held)
+			ep->held_tail = NULL;
+		req->next = NULL;
+	}
 }
 
 /* Take every held receive (ep->lock held), for iwfi_msg_cancel_list(). */

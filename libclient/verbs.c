@@ -92,9 +92,12 @@ void dp_ctx_free(struct iwcm_ctx *ctx)
 static int qp_attr_check(const struct iwcm_pd *pd,
 			 const struct iwcm_qp_init_attr *a)
 {
-	const uint32_t known = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
+	const uint32_t known = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT |
+			       IWCM_QP_INIT_ATTR_RECV_WR;
 
 	if (!a || (a->comp_mask & ~known) || !a->send_cq || !a->recv_cq)
+		return ERR(EINVAL);
+	if ((a->comp_mask & IWCM_QP_INIT_ATTR_RECV_WR) && a->srq)
 		return ERR(EINVAL);
 	if ((a->comp_mask & IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT) &&
 	    (!a->disconnect_timeout_ms ||
@@ -109,6 +112,21 @@ static int qp_attr_check(const struct iwcm_pd *pd,
 	    a->max_send_sge > DP_MAX_SGE || a->max_recv_sge > DP_MAX_SGE ||
 	    a->max_inline_data > DP_MAX_INLINE)
 		return ERR(EINVAL);
+	return 0;
+}
+
+/* The receives queued before the QP reads an octet: all of them, or none
+ * (EINVAL) when one is one iwcm_post_recv() would refuse or they
+ * overflow the queue. */
+static int qp_initial_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr)
+{
+	uint32_t n = 0;
+
+	for (const struct iwcm_recv_wr *w = wr; w; w = w->next)
+		if (rq_check(&qp->rq, w) < 0 || ++n > qp->rq.size)
+			return ERR(EINVAL);
+	for (; wr; wr = wr->next)
+		rq_push(&qp->rq, wr);
 	return 0;
 }
 
@@ -165,6 +183,12 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 		qp_free(qp);
 		cm_conn_return_fd(conn);
 		return ERR_PTR(ENOMEM);
+	}
+	if ((attr->comp_mask & IWCM_QP_INIT_ATTR_RECV_WR) &&
+	    qp_initial_recv(qp, attr->recv_wr) < 0) {
+		qp_free(qp);
+		cm_conn_return_fd(conn);
+		return ERR_PTR(EINVAL);
 	}
 	if (qp_engine_init(qp, conn) < 0) {
 		e = errno;

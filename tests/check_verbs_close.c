@@ -3,8 +3,8 @@
 /*
  * Closing a libiwcm QP within bounds: the disconnect timeout against a peer
  * that never reads or closes, a graceful close, a slow poller, the
- * attribute; then completion event acknowledgement, the multi-SGE RDMA
- * Read limit and misuse of the verbs.
+ * attribute; the receives queued at creation; then completion event
+ * acknowledgement, the multi-SGE RDMA Read limit and misuse of the verbs.
  */
 #include "config.h"
 
@@ -397,6 +397,83 @@ START_TEST(test_disconnect_timeout_attr)
 }
 END_TEST
 
+/* IWCM_QP_INIT_ATTR_RECV_WR: the receives are on the queue when the QP
+ * is returned, all or none; not with an SRQ, not more than the queue
+ * holds, none that iwcm_post_recv() would refuse. */
+START_TEST(test_recv_wr_attr)
+{
+	struct iwcm_ctx *ctx = iwcm_ctx_new_detached(IWCM_CTX_MANUAL_PROGRESS);
+	struct iwcm_pd *pd = iwcm_alloc_pd(ctx);
+	struct iwcm_cq *cq = iwcm_create_cq(ctx, 16, NULL, NULL);
+	struct iwcm_srq_init_attr sa = { .max_wr = 4, .max_sge = 1 };
+	struct iwcm_srq *srq = iwcm_create_srq(pd, &sa);
+	static uint8_t buf[5 * 64];
+	struct iwcm_mr *mr = iwcm_reg_mr(pd, buf, sizeof(buf),
+					 IWCM_ACCESS_LOCAL_WRITE);
+	struct iwcm_recv_wr rwr[5], *bad = NULL;
+	struct iwcm_sge sge[5];
+	struct iwcm_qp_init_attr ia;
+	struct iwcm_synth s;
+	struct iwcm_conn *c;
+	struct iwcm_qp *qp;
+	int sv[2];
+
+	ck_assert_ptr_nonnull(srq);
+	ck_assert_ptr_nonnull(mr);
+	for (int k = 0; k < 5; k++) {
+		sge[k].addr = (uint64_t)(uintptr_t)(buf + 64 * k);
+		sge[k].length = 64;
+		sge[k].lkey = iwcm_mr_get_stag(mr);
+		memset(&rwr[k], 0, sizeof(rwr[k]));
+		rwr[k].wr_id = (uint64_t)k;
+		rwr[k].sg_list = &sge[k];
+		rwr[k].num_sge = 1;
+		rwr[k].next = k < 4 ? &rwr[k + 1] : NULL;
+	}
+	memset(&s, 0, sizeof(s));
+	s.mpa_rev = 1;
+	s.version = 1;
+	s.ird = s.ord = 1;
+	s.initiator = 1;
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c = iwcm_conn_synth(ctx, sv[0], &s);
+	ck_assert_ptr_nonnull(c);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = cq;
+	ia.max_send_wr = ia.max_recv_wr = 4;
+	ia.comp_mask = IWCM_QP_INIT_ATTR_RECV_WR;
+	ia.recv_wr = rwr;
+	/* Five receives for a queue of four. */
+	ck_assert_ptr_null(iwcm_create_qp(c, pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+	/* With a shared receive queue. */
+	rwr[3].next = NULL;
+	ia.srq = srq;
+	ck_assert_ptr_null(iwcm_create_qp(c, pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+	ia.srq = NULL;
+	/* One the queue would refuse, among good ones. */
+	rwr[2].num_sge = 2;
+	ck_assert_ptr_null(iwcm_create_qp(c, pd, &ia));
+	ck_assert_int_eq(errno, EINVAL);
+	rwr[2].num_sge = 1;
+	/* Four: the QP comes with a full receive queue. */
+	qp = iwcm_create_qp(c, pd, &ia);
+	ck_assert_ptr_nonnull(qp);
+	rwr[4].next = NULL;
+	ck_assert_int_eq(iwcm_post_recv(qp, &rwr[4], &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &rwr[4]);
+	ck_assert_int_eq(iwcm_destroy_qp(qp), 0);
+	iwcm_conn_free(c);
+	close(sv[1]);
+	ck_assert_int_eq(iwcm_dereg_mr(mr), 0);
+	ck_assert_int_eq(iwcm_destroy_srq(srq), 0);
+	ck_assert_int_eq(iwcm_destroy_cq(cq), 0);
+	ck_assert_int_eq(iwcm_dealloc_pd(pd), 0);
+	iwcm_ctx_close(ctx);
+}
+END_TEST
+
 /* ---- completion event acknowledgement ---- */
 
 /* ibv_ack_cq_events() semantics: a CQ whose events were taken but not
@@ -594,6 +671,7 @@ static Suite *verbs_close_suite(void)
 		  test_disconnect_timeout_slow_poller);
 	add_tcase(s, "ack_cq_events", test_ack_cq_events);
 	add_loop_tcase(s, "read_sge_limit", test_read_sge_limit, 2);
+	add_loop_tcase(s, "recv_wr_attr", test_recv_wr_attr, 1);
 	add_loop_tcase(s, "misuse", test_misuse, 2);
 	return s;
 }

@@ -12,12 +12,15 @@ bool manual;
 int cq_depth = 256;
 bool with_srq, with_channel;
 uint32_t disc_timeout; /* disconnect_timeout_ms, 0: not set */
+uint32_t pre_recv;
 
 void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 {
 	const struct iwcm_srq_init_attr srq_attr = { .max_wr = 16,
 						     .max_sge = 2 };
 	struct iwcm_qp_init_attr qa;
+	struct iwcm_recv_wr rwr[8];
+	struct iwcm_sge rsge[8];
 	struct iwcm_conn *c;
 
 	e->ctx = iwcm_ctx_new_detached(manual ? IWCM_CTX_MANUAL_PROGRESS : 0);
@@ -46,6 +49,21 @@ void end_up(struct end *e, int fd, const struct iwcm_synth *st)
 		qa.comp_mask = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
 		qa.disconnect_timeout_ms = disc_timeout;
 	}
+	ck_assert_uint_le(pre_recv, 8);
+	for (uint32_t k = 0; k < pre_recv; k++) {
+		rsge[k].addr = (uint64_t)(uintptr_t)(e->buf + 64 * k);
+		rsge[k].length = 64;
+		rsge[k].lkey = iwcm_mr_get_stag(e->mr);
+		memset(&rwr[k], 0, sizeof(rwr[k]));
+		rwr[k].wr_id = 10 + k;
+		rwr[k].sg_list = &rsge[k];
+		rwr[k].num_sge = 1;
+		rwr[k].next = k + 1 < pre_recv ? &rwr[k + 1] : NULL;
+	}
+	if (pre_recv) {
+		qa.comp_mask |= IWCM_QP_INIT_ATTR_RECV_WR;
+		qa.recv_wr = rwr;
+	}
 	e->qp = iwcm_create_qp(c, e->pd, &qa);
 	ck_assert_ptr_nonnull(e->qp);
 	ck_assert_int_eq(iwcm_conn_get_fd(c), -1);
@@ -64,6 +82,7 @@ void pair_up(struct end *a, struct end *b, const struct iwcm_synth *sa,
 	cq_depth = 256;
 	with_srq = with_channel = false;
 	disc_timeout = 0;
+	pre_recv = 0;
 }
 
 void pair_default(struct end *a, struct end *b)

@@ -44,6 +44,9 @@ extern bool manual;
 extern int cq_depth;
 extern bool with_srq, with_channel;
 extern uint32_t disc_timeout; /* disconnect_timeout_ms, 0: not set */
+/* Receives queued by iwcm_create_qp() (IWCM_QP_INIT_ATTR_RECV_WR), at
+ * most 8: wr_id 10 + k, 64 octets at offset 64 * k of the buffer. */
+extern uint32_t pre_recv;
 
 void end_up(struct end *e, int fd, const struct iwcm_synth *st);
 void pair_up(struct end *a, struct end *b, const struct iwcm_synth *sa,

@@ -306,9 +306,11 @@ struct iwcm_wc {
 /**
  * enum iwcm_qp_init_attr_mask - Optional fields of struct iwcm_qp_init_attr.
  * @IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT: disconnect_timeout_ms is set.
+ * @IWCM_QP_INIT_ATTR_RECV_WR: recv_wr is set.
  */
 enum iwcm_qp_init_attr_mask {
 	IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT = 1 << 0,
+	IWCM_QP_INIT_ATTR_RECV_WR = 1 << 1,
 };
 
 /**
@@ -328,6 +330,12 @@ enum iwcm_qp_init_attr_mask {
  * @disconnect_timeout_ms: with IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT, how
  *	long a close begun by iwcm_qp_disconnect() may take before it turns
  *	abortive, 1 to 600000 milliseconds; without it, 3000.
+ * @recv_wr: with IWCM_QP_INIT_ATTR_RECV_WR, a chain of receive requests
+ *	(as iwcm_post_recv() takes, at most max_recv_wr, not with @srq) on
+ *	the receive queue before the QP reads anything: a Send the peer
+ *	issued as soon as it was established, already among the octets the
+ *	daemon read past the handshake or in the socket, finds its buffer.
+ *	Posting them after iwcm_create_qp() races the progress engine.
  */
 struct iwcm_qp_init_attr {
 	uint32_t comp_mask;
@@ -342,6 +350,7 @@ struct iwcm_qp_init_attr {
 	int sq_sig_all;
 	void *qp_context;
 	uint32_t disconnect_timeout_ms;
+	struct iwcm_recv_wr *recv_wr;
 };
 
 /**
@@ -764,7 +773,8 @@ int iwcm_post_srq_recv(struct iwcm_srq *srq, struct iwcm_recv_wr *wr,
  *
  * Context: Thread-safe.
  * Return: The QP, or NULL with errno EINVAL (bad argument or attribute,
- * objects of different contexts), ENOTCONN (not established), EBADF
+ * objects of different contexts, a receive request iwcm_post_recv()
+ * would refuse; none of recv_wr is then queued), ENOTCONN (not established), EBADF
  * (socket released or taken by another QP), EOPNOTSUPP (not TCP) or
  * ENOMEM.
  */
