@@ -559,9 +559,15 @@ void conn_accepted_from(struct listener *l, int fd,
 	c->fd = fd;
 	c->peer = *peer;
 	c->peer_len = plen;
-	c->local_len = sizeof(c->local);
-	if (getsockname(fd, (struct sockaddr *)&c->local, &c->local_len) < 0)
-		c->local_len = 0;
+	if (l->specific && l->addrlen <= sizeof(c->local)) {
+		memcpy(&c->local, &l->addr, l->addrlen);
+		c->local_len = l->addrlen;
+	} else {
+		c->local_len = sizeof(c->local);
+		if (getsockname(fd, (struct sockaddr *)&c->local,
+				&c->local_len) < 0)
+			c->local_len = 0;
+	}
 	c->listener = l;
 	c->listener_id = l->id;
 	c->owner_uid = l->owner;

@@ -175,7 +175,8 @@ static int conn_act_wait_request(void *arg, enum conn_event ev)
 	struct conn *c = arg;
 
 	(void)ev;
-	conn_nodelay(c);
+	if (!c->listener || !c->listener->nodelay)
+		conn_nodelay(c);
 	c->rd.len = 0;
 	conn_read_enable(c, true);
 	/* RFC 5044 §7.1.2 rules 8 and 10: Responder/Responder, DoS. */

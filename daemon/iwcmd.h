@@ -264,6 +264,8 @@ struct listener {
 	struct conn_params *params; /* client's defaults, or NULL */
 	unsigned int pending;	    /* requests not yet decided */
 	unsigned int pending_max;
+	bool nodelay;  /* TCP_NODELAY set: accepted sockets inherit it */
+	bool specific; /* bound to one address: an accepted socket's own */
 };
 
 /* Bind the listeners declared in the configuration. */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,30 @@ fail:
 	return -1;
 }
 
+/*
+ * What every accepted socket would otherwise cost a system call for:
+ * TCP_NODELAY (handshake frames are small) is inherited from the
+ * listening socket, and the local address of a socket accepted on a
+ * specific address is that address.
+ */
+static void listener_sockopts(struct listener *l)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)&l->addr;
+	const struct sockaddr_in6 *in6 =
+		(const struct sockaddr_in6 *)&l->addr;
+	int one = 1;
+
+	l->nodelay = setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				sizeof(one)) == 0;
+	if (l->addr.ss_family == AF_INET)
+		l->specific = in->sin_addr.s_addr != htonl(INADDR_ANY);
+	else if (l->addr.ss_family == AF_INET6)
+		l->specific = !IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) &&
+			      !IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr);
+	else
+		l->specific = false;
+}
+
 /* A listener on a new socket, or on fd (>= 0: socket-activated). */
 static struct listener *listener_new(const struct sockaddr_storage *ss,
 				     socklen_t sslen, unsigned int backlog,
@@ -193,6 +218,7 @@ static struct listener *listener_new(const struct sockaddr_storage *ss,
 	}
 	l->fd = fd;
 	l->id = ++listener_next_id;
+	listener_sockopts(l);
 	p->backlog = backlog;
 	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, listener_accept,
 			  l);

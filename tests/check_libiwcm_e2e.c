@@ -8,6 +8,8 @@
 
 #include "config.h"
 
+#include <netinet/tcp.h>
+
 #include "cm_fake.h"
 
 /* ---- end to end: the real iwcmd, two contexts, 127.0.0.1 ---- */
@@ -148,6 +150,31 @@ static uint16_t addr_port(const struct sockaddr *sa)
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
 }
 
+/* The address itself, port included, as the socket says it is. */
+static void addr_is_sock(const struct sockaddr *sa, int fd, bool local)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+
+	ck_assert_int_eq(local ? getsockname(fd, (struct sockaddr *)&sin, &sl) :
+				 getpeername(fd, (struct sockaddr *)&sin, &sl),
+			 0);
+	ck_assert_int_eq(sa->sa_family, AF_INET);
+	ck_assert_int_eq(memcmp(&((const struct sockaddr_in *)sa)->sin_addr,
+				&sin.sin_addr, sizeof(sin.sin_addr)),
+			 0);
+	ck_assert_uint_eq(addr_port(sa), ntohs(sin.sin_port));
+}
+
+static int nodelay_of(int fd)
+{
+	int v = -1;
+	socklen_t vl = sizeof(v);
+
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &vl), 0);
+	return v;
+}
+
 /* Bytes written on one fd arrive on the other. */
 static void e2e_pipe(int from, int to, const char *msg)
 {
@@ -285,6 +312,15 @@ START_TEST(test_e2e)
 			 addr_port(qa_addr(rc, false)));
 	ck_assert_int_eq(addr_port(qa_addr(ic, false)),
 			 addr_port(qa_addr(rc, true)));
+	/* What iwcmd reported is what the sockets say, though it asked
+	 * the responder's socket nothing (its listener's address). */
+	addr_is_sock(qa_addr(ic, true), iwcm_conn_get_fd(ic), true);
+	addr_is_sock(qa_addr(ic, false), iwcm_conn_get_fd(ic), false);
+	addr_is_sock(qa_addr(rc, true), iwcm_conn_get_fd(rc), true);
+	addr_is_sock(qa_addr(rc, false), iwcm_conn_get_fd(rc), false);
+	/* TCP_NODELAY on both: the responder's from the listening socket. */
+	ck_assert_int_eq(nodelay_of(iwcm_conn_get_fd(ic)), 1);
+	ck_assert_int_eq(nodelay_of(iwcm_conn_get_fd(rc)), 1);
 	len = qa(ic).unread_len;
 	ck_assert_uint_eq(len, 0);
 	len = qa(rc).unread_len;
