@@ -501,11 +501,8 @@ void client_api_established_fill(const struct conn *c,
 	/* RFC 5044 §4.3: markers sit at offsets 0 mod 512 of FPDU mode. */
 	e->tx_offset = c->tx.off;
 	e->rx_offset = c->rx.off;
-	if (c->b && c->b->unread_len) {
-		e->has_unread = 1;
-		e->unread.data = (uint8_t *)(uintptr_t)c->b->unread;
-		e->unread.len = c->b->unread_len;
-	}
+	/* unread stays absent: the handshake reads exactly its frames and
+	 * leaves what follows in the socket (handoff.c). */
 	/*
 	 * RFC 5041 §5.3: next MSN per untagged queue (QN 0-3), in the
 	 * direction the RTR used: what the initiator sends next, what the

@@ -33,8 +33,6 @@
 #include "negotiate.h"
 #include "rdmap.h"
 
-/* Bytes already received past the handshake that travel with the fd. */
-#define CONN_UNREAD_MAX 4096
 /* Largest ULPDU read while fencing: a Read Request or a Terminate. */
 #define CONN_RTR_ULPDU_MAX 256
 /* A whole RTR-phase FPDU: leading marker, header, ULPDU, pad, CRC and
@@ -64,9 +62,9 @@ struct conn_rd {
 /*
  * What a connection holds once the peer has sent something (or, for an
  * initiator, from the start): the frames as on the wire, the private
- * data to send, the RTR and the octets read past the handshake.  A
- * half-open connection (accepted, no complete Request yet) has none, so
- * that a flood of them costs little memory (iwcmd.conf(5) halfopen_max).
+ * data to send and the RTR.  A half-open connection (accepted, no
+ * complete Request yet) has none, so that a flood of them costs little
+ * memory (iwcmd.conf(5) halfopen_max).
  */
 struct conn_buf {
 	uint8_t req_raw[MPA_FRAME_MAX];
@@ -78,8 +76,6 @@ struct conn_buf {
 	uint8_t rtr_raw[CONN_RTR_FPDU_MAX > MPA_FRAME_MAX ? CONN_RTR_FPDU_MAX :
 							    MPA_FRAME_MAX];
 	size_t rtr_len; /* RTR as sent or received */
-	uint8_t unread[CONN_UNREAD_MAX];
-	size_t unread_len;
 };
 
 struct conn {

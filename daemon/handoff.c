@@ -16,31 +16,6 @@
 #include "conn.h"
 #include "log.h"
 
-/*
- * Bytes the peer sent past the last handshake message are already in the
- * socket (a first FPDU glued to the frame, RFC 5044 §7.1.2 rule 4 being
- * broken in good faith): take them, bounded, so that they travel with
- * the fd as Established.unread; the datapath reads them first.
- */
-static void handoff_drain(struct conn *c)
-{
-	ssize_t n;
-
-	while (conn_buf(c)->unread_len < sizeof(conn_buf(c)->unread)) {
-		n = recv(c->fd, conn_buf(c)->unread + conn_buf(c)->unread_len,
-			 sizeof(conn_buf(c)->unread) - conn_buf(c)->unread_len,
-			 MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		conn_buf(c)->unread_len += (size_t)n;
-	}
-	if (conn_buf(c)->unread_len)
-		log_debug("conn %llu: %zu octets past the handshake",
-			  (unsigned long long)c->id, conn_buf(c)->unread_len);
-}
-
 /* iwcmctl connect: send the NegotiationReport (and the RESULT), once. */
 void handoff_report(struct conn *c, enum conn_result r)
 {
@@ -53,7 +28,11 @@ void handoff_report(struct conn *c, enum conn_result r)
 /* Pass c's socket and state to its owner; queues HANDOFF_DONE/_FAILED. */
 void handoff_start(struct conn *c)
 {
-	handoff_drain(c);
+	/* Octets the peer sent past its last handshake message (a first
+	 * FPDU glued to the frame, RFC 5044 §7.1.2 rule 4 broken in good
+	 * faith) stay in the socket: the datapath reads them there, in
+	 * order.  The handshake reads exactly its frames (conn_read_upto),
+	 * so Established.unread stays empty and costs no system call. */
 	if (c->force) {
 		handoff_report(c, CONN_RES_OK);
 		conn_post(c, CONN_EV_HANDOFF_DONE);

@@ -177,8 +177,7 @@ fail:
 static void listener_sockopts(struct listener *l)
 {
 	const struct sockaddr_in *in = (const struct sockaddr_in *)&l->addr;
-	const struct sockaddr_in6 *in6 =
-		(const struct sockaddr_in6 *)&l->addr;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&l->addr;
 	int one = 1;
 
 	l->nodelay = setsockopt(l->fd, IPPROTO_TCP, TCP_NODELAY, &one,

@@ -231,7 +231,7 @@ void mpa_negotiate_idle(struct conn *c)
 		/*
 		 * The initiator sent more before our Reply (RFC 5044
 		 * §7.1.2 forbids it, but be liberal): leave it in the
-		 * socket; it travels as Established.unread.
+		 * socket, which the datapath reads after the handoff.
 		 */
 		conn_read_enable(c, false);
 		return;

@@ -408,8 +408,8 @@ START_TEST(test_recv_wr_attr)
 	struct iwcm_srq_init_attr sa = { .max_wr = 4, .max_sge = 1 };
 	struct iwcm_srq *srq = iwcm_create_srq(pd, &sa);
 	static uint8_t buf[5 * 64];
-	struct iwcm_mr *mr = iwcm_reg_mr(pd, buf, sizeof(buf),
-					 IWCM_ACCESS_LOCAL_WRITE);
+	struct iwcm_mr *mr =
+		iwcm_reg_mr(pd, buf, sizeof(buf), IWCM_ACCESS_LOCAL_WRITE);
 	struct iwcm_recv_wr rwr[5], *bad = NULL;
 	struct iwcm_sge sge[5];
 	struct iwcm_qp_init_attr ia;

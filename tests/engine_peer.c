@@ -557,6 +557,25 @@ void env_assert_handed(struct env_rec *r, int peer)
 	env_pump_until(no_conns, NULL, 1000);
 }
 
+void env_assert_fd_starts(struct env_rec *r, const void *want, size_t n)
+{
+	uint8_t got[512];
+	size_t have = 0;
+
+	ck_assert_int_ge(r->fd, 0);
+	ck_assert_uint_le(n, sizeof(got));
+	while (have < n) {
+		struct pollfd p = { r->fd, POLLIN, 0 };
+		ssize_t k;
+
+		ck_assert_int_eq(poll(&p, 1, 1000), 1);
+		k = recv(r->fd, got + have, n - have, 0);
+		ck_assert_msg(k > 0, "recv: %s", k ? strerror(errno) : "EOF");
+		have += (size_t)k;
+	}
+	ck_assert_mem_eq(got, want, n);
+}
+
 /* next_msn of an Established: QN 0 and 1 as given, 2 and 3 at 1. */
 void assert_msn(const Iwcm__Established *e, uint32_t q0, uint32_t q1)
 {

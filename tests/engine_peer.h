@@ -119,6 +119,8 @@ Iwcm__Rejected *rec_rejected(struct env_rec *r);
 void assert_hex(const uint8_t *buf, size_t len, const char *hex);
 /* The fd of r is the connection; the engine forgets its copy. */
 void env_assert_handed(struct env_rec *r, int peer);
+/* The handed-over socket of r yields exactly these n octets first. */
+void env_assert_fd_starts(struct env_rec *r, const void *want, size_t n);
 /* next_msn of an Established: QN 0 and 1 as given, 2 and 3 at 1. */
 void assert_msn(const Iwcm__Established *e, uint32_t q0, uint32_t q1);
 /* An unenhanced frame; pd NULL: no Private Data. */
