@@ -2,10 +2,10 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The connection engine as the MPA initiator (RFC 5044 §7.1.2, RFC 6581
- * §8-10, seeds 002 and 003): the engine connects to a raw responder
- * written in the test on the loopback; the tests check the exact octets
- * of its Request, RTR, Terminate and RtR frame, and the events and
- * handoff state its client receives.
+ * §8-9): the engine connects to a raw responder written in the test on
+ * the loopback; the tests check the exact octets of its Request, RTR and
+ * Terminate, and the events and handoff state its client receives.  The
+ * RFC 6581 §10 fallback, Rev 0 and the RtR frame: check_engine_legacy.
  */
 #include "config.h"
 
@@ -17,49 +17,6 @@
 
 #include "conn.h"
 #include "engine_peer.h"
-
-#define REQ_KEY "4d504120494420526571204672616d65"
-
-/* Start a connect for the client to a raw responder; *peer is its end. */
-static uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p)
-{
-	Iwcm__Connect c = IWCM__CONNECT__INIT;
-	Iwcm__SockAddr dst;
-	uint8_t ab[4];
-	uint16_t port;
-	uint64_t id = 0;
-	int n = E.n_recs;
-
-	*lfd = tcp_listen(&port);
-	env_sockaddr(&dst, ab, port);
-	c.dst = &dst;
-	c.params = p;
-	ck_assert_int_eq(env_connect(&E.client, &c, &id), IWCM__RESULT__RES_OK);
-	ck_assert_uint_ne(id, 0);
-	ck_assert_int_eq(E.n_recs, n); /* the Ack goes first */
-	*peer = tcp_accept(*lfd);
-	return id;
-}
-
-/* Read the Request; returns its length in raw. */
-static size_t init_request(int peer, uint8_t *raw, struct mpa_frame *f)
-{
-	return peer_read_frame(peer, raw, f);
-}
-
-static void init_end(int lfd, int peer)
-{
-	close(peer);
-	close(lfd);
-	env_teardown();
-}
-
-static void set_pd(Iwcm__ConnParams *p, const void *pd, size_t len)
-{
-	p->has_private_data = 1;
-	p->private_data.data = (uint8_t *)(uintptr_t)pd;
-	p->private_data.len = len;
-}
 
 /* RFC 5044 §7.1.2 rules 1, 3: the default Request (DESIGN.md: Rev 2, S,
  * C=1, M=0, IRD/ORD 16, A=0 for client-server), an accepting Reply. */
@@ -684,153 +641,6 @@ START_TEST(init_glued)
 }
 END_TEST
 
-/* RFC 6581 §10: an unenhanced responder closes on the enhanced Request;
- * with enhanced_fallback the engine reconnects with a Rev 1 Request. */
-START_TEST(init_fallback)
-{
-	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rep = frame_v(MPA_FRAME_REP, 1, 0, NULL);
-	Iwcm__Established *e;
-	uint8_t raw[MPA_FRAME_MAX];
-	uint64_t id;
-	int lfd, peer;
-
-	env_setup();
-	p.has_enhanced_fallback = 1;
-	p.enhanced_fallback = 1;
-	set_pd(&p, "pd", 2);
-	id = init_start(&lfd, &peer, &p);
-	init_request(peer, raw, &req);
-	ck_assert(req.enhanced);
-	close(peer); /* what an RFC 5044-only responder does */
-	peer = tcp_accept(lfd);
-	assert_hex(raw, init_request(peer, raw, &req),
-		   REQ_KEY "40 01 0002 7064");
-	peer_send_frame(peer, &rep);
-	e = rec_established(env_wait_rec(1));
-	ck_assert_uint_eq(e->conn_id, id);
-	ck_assert_uint_eq(e->mpa_rev, 1);
-	ck_assert(!e->enhanced);
-	iwcm__established__free_unpacked(e, NULL);
-	ck_assert_uint_eq(iwcmd_stats.fallbacks, 1);
-	init_end(lfd, peer);
-}
-END_TEST
-
-START_TEST(init_no_fallback)
-{
-	struct mpa_frame req;
-	Iwcm__ConnError *ce;
-	uint8_t raw[MPA_FRAME_MAX];
-	int lfd, peer;
-
-	env_setup();
-	init_start(&lfd, &peer, NULL);
-	init_request(peer, raw, &req);
-	close(peer);
-	ce = rec_error(env_wait_rec(1));
-	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
-	iwcm__conn_error__free_unpacked(ce, NULL);
-	ck_assert_uint_eq(iwcmd_stats.fallbacks, 0);
-	close(lfd);
-	env_teardown();
-}
-END_TEST
-
-/* Seed 002: an RDMAC (Rev 0) Request, M=1 C=1, version 0 after it. */
-START_TEST(init_rev0)
-{
-	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req,
-		rep = frame_v(MPA_FRAME_REP, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
-	Iwcm__Established *e;
-	uint8_t raw[MPA_FRAME_MAX];
-	int lfd, peer;
-
-	env_setup();
-	p.has_mpa_rev = 1;
-	p.mpa_rev = 0;
-	init_start(&lfd, &peer, &p);
-	assert_hex(raw, init_request(peer, raw, &req), REQ_KEY "c0 00 0000");
-	peer_send_frame(peer, &rep);
-	e = rec_established(env_wait_rec(1));
-	ck_assert_uint_eq(e->mpa_rev, 0);
-	ck_assert_uint_eq(e->ddp_version, 0);
-	ck_assert_uint_eq(e->rdmap_version, 0);
-	ck_assert(e->markers_tx && e->markers_rx && e->crc);
-	iwcm__established__free_unpacked(e, NULL);
-	init_end(lfd, peer);
-}
-END_TEST
-
-/* Seed 002 §5.3.2 / §5.2.2: a Rev 0 Reply to a Rev 1 Request switches to
- * version 0 with markers and CRC under permissive, closes under strict. */
-START_TEST(init_rev0_reply)
-{
-	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req,
-		rep = frame_v(MPA_FRAME_REP, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
-	Iwcm__Established *e;
-	Iwcm__ConnError *ce;
-	uint8_t raw[MPA_FRAME_MAX];
-	int lfd, peer;
-
-	env_setup();
-	p.has_mpa_rev = 1;
-	p.mpa_rev = 1;
-	p.has_rev0 = 1;
-	p.rev0 = IWCM__REV0_POLICY__REV0_PERMISSIVE;
-	init_start(&lfd, &peer, &p);
-	init_request(peer, raw, &req);
-	peer_send_frame(peer, &rep);
-	e = rec_established(env_wait_rec(1));
-	ck_assert_uint_eq(e->mpa_rev, 0);
-	ck_assert_uint_eq(e->ddp_version, 0);
-	ck_assert(e->markers_tx && e->markers_rx && e->crc);
-	iwcm__established__free_unpacked(e, NULL);
-	close(peer);
-	close(lfd);
-
-	p.rev0 = IWCM__REV0_POLICY__REV0_STRICT;
-	init_start(&lfd, &peer, &p);
-	init_request(peer, raw, &req);
-	peer_send_frame(peer, &rep);
-	ce = rec_error(env_wait_rec(2));
-	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_EPROTO);
-	iwcm__conn_error__free_unpacked(ce, NULL);
-	ck_assert(peer_wait_closed(peer, 1000));
-	init_end(lfd, peer);
-}
-END_TEST
-
-/* Seed 003: S=1 in a Rev 1 Request; the Reply's S=1 says the responder
- * waits for the "MPA ID RtR Frame" (C as in the Reply, no PD). */
-START_TEST(init_rtr_frame)
-{
-	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	struct mpa_frame req, rtr,
-		rep = frame_v(MPA_FRAME_REP, 1, MPA_FLAG_C | MPA_FLAG_S, NULL);
-	Iwcm__Established *e;
-	uint8_t raw[MPA_FRAME_MAX];
-	int lfd, peer;
-
-	env_setup();
-	p.has_rtr_frame = 1;
-	p.rtr_frame = 1;
-	init_start(&lfd, &peer, &p);
-	assert_hex(raw, init_request(peer, raw, &req), REQ_KEY "50 01 0000");
-	peer_send_frame(peer, &rep);
-	assert_hex(raw, peer_read_frame(peer, raw, &rtr),
-		   "4d504120494420527452204672616d65 40 01 0000");
-	ck_assert_int_eq(rtr.type, MPA_FRAME_RTR);
-	e = rec_established(env_wait_rec(1));
-	ck_assert(e->rtr_frame);
-	ck_assert_uint_eq(e->tx_offset, 0);
-	iwcm__established__free_unpacked(e, NULL);
-	init_end(lfd, peer);
-}
-END_TEST
-
 /* Nothing listens: UNREACHABLE with ECONNREFUSED. */
 START_TEST(init_unreachable)
 {
@@ -1096,11 +906,6 @@ static Suite *engine_init_suite(void)
 	add_tcase(s, "reply timeout", init_reply_timeout);
 	add_tcase(s, "Read Response timeout", init_read_resp_timeout);
 	add_tcase(s, "glued", init_glued);
-	add_tcase(s, "fallback", init_fallback);
-	add_tcase(s, "no fallback", init_no_fallback);
-	add_tcase(s, "Rev 0", init_rev0);
-	add_tcase(s, "Rev 0 Reply", init_rev0_reply);
-	add_tcase(s, "RtR frame", init_rtr_frame);
 	add_tcase(s, "unreachable", init_unreachable);
 	add_tcase(s, "params", init_params);
 	add_tcase(s, "force", init_force);

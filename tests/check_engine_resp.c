@@ -2,10 +2,11 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The connection engine as the MPA responder (RFC 5044 §7.1.2, RFC 6581
- * §9-10, seeds 002 and 003): a raw initiator written in the test sends
- * frames and RTRs over a real TCP connection on the loopback; the tests
- * check the exact octets of the engine's Reply, Read Response and
- * Terminate, and the events and handoff state its client receives.
+ * §9): a raw initiator written in the test sends frames and RTRs over a
+ * real TCP connection on the loopback; the tests check the exact octets
+ * of the engine's Reply, Read Response and Terminate, and the events and
+ * handoff state its client receives.  Rev 0 and the RtR frame (seeds 002
+ * and 003): check_engine_legacy.
  */
 #include "config.h"
 
@@ -18,40 +19,6 @@
 #include "crc32c.h"
 #include "conn.h"
 #include "engine_peer.h"
-
-/* The raw initiator's enhanced Request. */
-static struct mpa_frame req_enh(uint8_t flags, bool p2p, uint8_t rtr,
-				uint16_t ird, uint16_t ord, const char *pd)
-{
-	return frame_enh(MPA_FRAME_REQ, flags, p2p, rtr, ird, ord, pd);
-}
-
-/* Connect the raw initiator, send req; returns the conn id once the
- * CONNECT_REQUEST is at the client. */
-static uint64_t resp_start(int *peer, const struct mpa_frame *req)
-{
-	Iwcm__ConnectRequest *q;
-	uint64_t id;
-
-	conn_accepted(&E.lis, tcp_pair(peer));
-	peer_send_frame(*peer, req);
-	q = rec_request(env_wait_rec(1));
-	ck_assert_uint_eq(q->listener_id, E.lis.id);
-	ck_assert_uint_eq(q->peer->addr.len, 4);
-	id = q->conn_id;
-	iwcm__connect_request__free_unpacked(q, NULL);
-	ck_assert_ptr_eq(E.recs[0].to, &E.client);
-	return id;
-}
-
-static void resp_accept(uint64_t id, Iwcm__ConnParams *p)
-{
-	Iwcm__Accept a = IWCM__ACCEPT__INIT;
-
-	a.conn_id = id;
-	a.params = p;
-	ck_assert_int_eq(env_accept(&E.client, &a), IWCM__RESULT__RES_OK);
-}
 
 /* The handed fd is the connection: octets from the peer arrive on it. */
 /* RFC 5044 §7.1.2 rules 2, 4, 6: a v1 client-server startup. */
@@ -856,95 +823,6 @@ START_TEST(resp_glued)
 }
 END_TEST
 
-/* Seed 002 §5.3 / RFC 5044 App. C: permissive answers Rev 0 with Rev 0,
- * M=1, C=1, version 0; strict closes. */
-START_TEST(resp_rev0)
-{
-	struct mpa_frame req =
-		frame_v(MPA_FRAME_REQ, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
-	Iwcm__Established *e;
-	struct mpa_frame rep;
-	uint8_t raw[MPA_FRAME_MAX];
-	size_t n;
-	int peer;
-
-	env_setup();
-	E.lis.policy.rev0 = CONF_REV0_PERMISSIVE;
-	resp_accept(resp_start(&peer, &req), NULL);
-	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 c0 00 0000");
-	e = rec_established(env_wait_rec(2));
-	ck_assert_uint_eq(e->mpa_rev, 0);
-	ck_assert_uint_eq(e->ddp_version, 0);
-	ck_assert_uint_eq(e->rdmap_version, 0);
-	ck_assert(e->markers_tx && e->markers_rx && e->crc);
-	ck_assert(e->wait_first_fpdu);
-	iwcm__established__free_unpacked(e, NULL);
-	close(peer);
-	env_teardown();
-}
-END_TEST
-
-START_TEST(resp_rev0_strict)
-{
-	struct mpa_frame req =
-		frame_v(MPA_FRAME_REQ, 0, MPA_FLAG_M | MPA_FLAG_C, NULL);
-	int peer;
-
-	env_setup();
-	conn_accepted(&E.lis, tcp_pair(&peer));
-	peer_send_frame(peer, &req);
-	ck_assert(peer_wait_closed(peer, 1000));
-	ck_assert_int_eq(E.n_recs, 0);
-	close(peer);
-	env_teardown();
-}
-END_TEST
-
-/* Seed 003: the "MPA ID RtR Frame" after the Reply, only when the
- * listener runs that mode; otherwise S is ignored (v1 fencing). */
-START_TEST(resp_rtr_frame)
-{
-	struct mpa_frame req =
-		frame_v(MPA_FRAME_REQ, 1, MPA_FLAG_C | MPA_FLAG_S, NULL);
-	struct mpa_frame rtr = frame_v(MPA_FRAME_RTR, 1, MPA_FLAG_C, NULL);
-	Iwcm__Established *e;
-	struct mpa_frame rep;
-	uint8_t raw[MPA_FRAME_MAX];
-	size_t n;
-	int peer;
-
-	env_setup();
-	E.lis.policy.rtr_frame = true;
-	resp_accept(resp_start(&peer, &req), NULL);
-	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 01 0000");
-	env_pump(20);
-	ck_assert_int_eq(E.n_recs, 1);
-	peer_send_frame(peer, &rtr);
-	e = rec_established(env_wait_rec(2));
-	ck_assert(e->rtr_frame);
-	ck_assert(!e->wait_first_fpdu);
-	ck_assert_uint_eq(e->rx_offset, 0);
-	iwcm__established__free_unpacked(e, NULL);
-	close(peer);
-
-	/* a listener not in that mode: S is reserved, rule 4 applies */
-	E.lis.policy.rtr_frame = false;
-	close(E.recs[1].fd);
-	E.n_recs = 0;
-	resp_accept(resp_start(&peer, &req), NULL);
-	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 40 01 0000");
-	e = rec_established(env_wait_rec(2));
-	ck_assert(!e->rtr_frame);
-	ck_assert(e->wait_first_fpdu);
-	iwcm__established__free_unpacked(e, NULL);
-	close(peer);
-	env_teardown();
-}
-END_TEST
-
 /* No client on the listener: the request waits (bounded by the ULP
  * timer) and goes out when one attaches; past pending_max, R=1. */
 START_TEST(resp_pending)
@@ -1086,9 +964,6 @@ static Suite *engine_resp_suite(void)
 	add_tcase(s, "RTR with data", resp_rtr_not_zero_length);
 	add_tcase(s, "RTR bad marker", resp_rtr_bad_marker);
 	add_tcase(s, "glued", resp_glued);
-	add_tcase(s, "Rev 0 permissive", resp_rev0);
-	add_tcase(s, "Rev 0 strict", resp_rev0_strict);
-	add_tcase(s, "RtR frame", resp_rtr_frame);
 	add_tcase(s, "pending", resp_pending);
 	add_tcase(s, "client gone", resp_client_gone);
 	add_tcase(s, "peer closes", resp_peer_closes);

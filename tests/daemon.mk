@@ -83,6 +83,13 @@ check_engine_init_SOURCES = check_engine_init.c engine_peer.c
 check_engine_init_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_engine_init_CFLAGS = $(ENGINE_CFLAGS)
 check_engine_init_LDADD = $(ENGINE_LDADD)
+# ... and with peers of other generations (fallback, Rev 0, RtR frame).
+check_PROGRAMS += check_engine_legacy
+TESTS += check_engine_legacy
+check_engine_legacy_SOURCES = check_engine_legacy.c engine_peer.c
+check_engine_legacy_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_engine_legacy_CFLAGS = $(ENGINE_CFLAGS)
+check_engine_legacy_LDADD = $(ENGINE_LDADD)
 # ... and end to end through the real iwcmd (daemon_harness.h).
 check_PROGRAMS += check_engine_daemon
 TESTS += check_engine_daemon

@@ -659,3 +659,85 @@ void peer_expect_term(int fd, struct mpa_dir *d, uint8_t code)
 	ck_assert_uint_eq(m.u.term.etype, MPA_ETYPE_MPA);
 	ck_assert_uint_eq(m.u.term.ecode, code);
 }
+
+/* ---- the engine as initiator, against a raw responder ---- */
+
+/* Start a connect for the client to a raw responder; *peer is its end. */
+uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p)
+{
+	Iwcm__Connect c = IWCM__CONNECT__INIT;
+	Iwcm__SockAddr dst;
+	uint8_t ab[4];
+	uint16_t port;
+	uint64_t id = 0;
+	int n = E.n_recs;
+
+	*lfd = tcp_listen(&port);
+	env_sockaddr(&dst, ab, port);
+	c.dst = &dst;
+	c.params = p;
+	ck_assert_int_eq(env_connect(&E.client, &c, &id), IWCM__RESULT__RES_OK);
+	ck_assert_uint_ne(id, 0);
+	ck_assert_int_eq(E.n_recs, n); /* the Ack goes first */
+	*peer = tcp_accept(*lfd);
+	return id;
+}
+
+/* Read the Request; returns its length in raw. */
+size_t init_request(int peer, uint8_t *raw, struct mpa_frame *f)
+{
+	return peer_read_frame(peer, raw, f);
+}
+
+/* Close both test sockets and the environment. */
+void init_end(int lfd, int peer)
+{
+	close(peer);
+	close(lfd);
+	env_teardown();
+}
+
+/* ULP private data in p. */
+void set_pd(Iwcm__ConnParams *p, const void *pd, size_t len)
+{
+	p->has_private_data = 1;
+	p->private_data.data = (uint8_t *)(uintptr_t)pd;
+	p->private_data.len = len;
+}
+
+/* ---- the engine as responder, to a raw initiator ---- */
+
+/* The raw initiator's enhanced Request. */
+struct mpa_frame req_enh(uint8_t flags, bool p2p, uint8_t rtr, uint16_t ird,
+			 uint16_t ord, const char *pd)
+{
+	return frame_enh(MPA_FRAME_REQ, flags, p2p, rtr, ird, ord, pd);
+}
+
+/* Connect the raw initiator, send req; returns the conn id once the
+ * CONNECT_REQUEST is at the client. */
+uint64_t resp_start(int *peer, const struct mpa_frame *req)
+{
+	Iwcm__ConnectRequest *q;
+	uint64_t id;
+
+	conn_accepted(&E.lis, tcp_pair(peer));
+	peer_send_frame(*peer, req);
+	q = rec_request(env_wait_rec(1));
+	ck_assert_uint_eq(q->listener_id, E.lis.id);
+	ck_assert_uint_eq(q->peer->addr.len, 4);
+	id = q->conn_id;
+	iwcm__connect_request__free_unpacked(q, NULL);
+	ck_assert_ptr_eq(E.recs[0].to, &E.client);
+	return id;
+}
+
+/* The client accepts conn id with p (NULL: defaults). */
+void resp_accept(uint64_t id, Iwcm__ConnParams *p)
+{
+	Iwcm__Accept a = IWCM__ACCEPT__INIT;
+
+	a.conn_id = id;
+	a.params = p;
+	ck_assert_int_eq(env_accept(&E.client, &a), IWCM__RESULT__RES_OK);
+}

@@ -135,4 +135,29 @@ size_t peer_term_ulpdu(uint8_t code, uint8_t *buf);
 /* Read one FPDU and check it is a Terminate Layer 2 / type 0 / code. */
 void peer_expect_term(int fd, struct mpa_dir *d, uint8_t code);
 
+/* ---- the engine as initiator, against a raw responder ---- */
+
+/* The MPA Request key (RFC 5044 §7.1), in hex as assert_hex() takes it. */
+#define REQ_KEY "4d504120494420526571204672616d65"
+
+/* Start a connect for the client to a raw responder; *peer is its end. */
+uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p);
+/* Read the Request; returns its length in raw. */
+size_t init_request(int peer, uint8_t *raw, struct mpa_frame *f);
+/* Close both test sockets and the environment. */
+void init_end(int lfd, int peer);
+/* ULP private data in p. */
+void set_pd(Iwcm__ConnParams *p, const void *pd, size_t len);
+
+/* ---- the engine as responder, to a raw initiator ---- */
+
+/* The raw initiator's enhanced Request. */
+struct mpa_frame req_enh(uint8_t flags, bool p2p, uint8_t rtr, uint16_t ird,
+			 uint16_t ord, const char *pd);
+/* Connect the raw initiator, send req; returns the conn id once the
+ * CONNECT_REQUEST is at the client. */
+uint64_t resp_start(int *peer, const struct mpa_frame *req);
+/* The client accepts conn id with p (NULL: defaults). */
+void resp_accept(uint64_t id, Iwcm__ConnParams *p);
+
 #endif
