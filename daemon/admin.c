@@ -310,6 +310,19 @@ static void admin_metrics_free(Iwcm__Ctl__Stats *st)
 	st->n_families = 0;
 }
 
+/* DDP stream sessions over SCTP (RFC 5043) that ended established, or
+ * not, in either role. */
+static uint64_t admin_sctp_ended(bool ok)
+{
+	uint64_t n = 0;
+
+	for (int r = 0; r < 2; r++)
+		for (int k = 0; k < CONN_RES_MAX; k++)
+			if ((k == CONN_RES_OK) == ok)
+				n += iwcmd_stats.ended_sctp[r][k];
+	return n;
+}
+
 static void admin_stats(struct client *c, uint32_t reqid,
 			const ProtobufCMessage *req)
 {
@@ -334,6 +347,8 @@ static void admin_stats(struct client *c, uint32_t reqid,
 		{ "protocol_errors", s->protocol_errors },
 		{ "shed", s->shed },
 		{ "refused", s->refused },
+		{ "sctp_established", admin_sctp_ended(true) },
+		{ "sctp_failed", admin_sctp_ended(false) },
 	};
 	enum { N = sizeof(ctr) / sizeof(ctr[0]) + 8 };
 	Iwcm__Ctl__Stats__CountersEntry e[N], *ep[N];

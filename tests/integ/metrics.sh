@@ -178,6 +178,11 @@ done
 	fail "stats -o json: $("$ctl" stats -o json)"
 "$ctl" stats -o text | grep -q '^accepted  *3$' ||
 	fail "stats -o text: $("$ctl" stats -o text)"
+# The SCTP session's two ends, in the text totals too.
+"$ctl" stats -o text | grep -q '^sctp_established  *2$' ||
+	fail "stats -o text, SCTP: $("$ctl" stats -o text)"
+"$ctl" stats -o text | grep -q '^sctp_failed  *0$' ||
+	fail "stats -o text, SCTP: $("$ctl" stats -o text)"
 # a daemon that is down: one line naming the socket
 daemon_stop
 out=$("$ctl" stats -o openmetrics 2>&1)
