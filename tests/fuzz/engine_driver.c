@@ -172,16 +172,11 @@ int fz_eng_tcp_pair(void)
 	return -1;
 }
 
-/* Accept the engine's connection to FE.lfd, if one came. */
-void fz_eng_accept(void)
+/* Take the engine's connection to FE.lfd. */
+static void fz_eng_take(void)
 {
-	struct pollfd p = { FE.lfd, POLLIN, 0 };
 	int fd;
 
-	/* accept4() allocates a socket before it finds the queue empty:
-	 * ask first, it is called at every turn of the loop */
-	if (poll(&p, 1, 0) != 1)
-		return;
 	fd = accept4(FE.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
@@ -202,7 +197,32 @@ static void fz_eng_drain(void)
 		return;
 	do
 		n = recv(FE.peer, buf, sizeof(buf), MSG_DONTWAIT);
-	while (n > 0);
+	while (n == (ssize_t)sizeof(buf));
+}
+
+/* Accept a connection of the engine's to FE.lfd and drain the peer,
+ * each only when poll(2) says there is something: accept4() allocates
+ * a socket before it finds the queue empty, and this runs at every turn
+ * of the loop. */
+static void fz_eng_peer_io(void)
+{
+	struct pollfd p[2] = { { FE.lfd, POLLIN, 0 }, { FE.peer, POLLIN, 0 } };
+
+	if (poll(p, 2, 0) <= 0)
+		return;
+	if (p[0].revents & POLLIN)
+		fz_eng_take();
+	if (p[1].revents & POLLIN && FE.peer == p[1].fd)
+		fz_eng_drain();
+}
+
+/* Accept the engine's connection to FE.lfd, if one came. */
+void fz_eng_accept(void)
+{
+	struct pollfd p = { FE.lfd, POLLIN, 0 };
+
+	if (poll(&p, 1, 0) == 1)
+		fz_eng_take();
 }
 
 /* Run the event loop until nothing is left to do now. */
@@ -212,8 +232,7 @@ void fz_eng_pump(void)
 
 	for (i = 0; i < 256 && idle < 3; i++) {
 		event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
-		fz_eng_accept();
-		fz_eng_drain();
+		fz_eng_peer_io();
 		if (event_base_get_num_events(iwcmd_base,
 					      EVENT_BASE_COUNT_ACTIVE))
 			idle = 0;

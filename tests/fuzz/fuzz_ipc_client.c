@@ -28,8 +28,9 @@
  *   6: client s closes; f & 1: a new one takes its place (f >> 1 its
  *      credentials)
  *   7: f & 1: every armed connection timer expires; f & 2: the last
- *      datagram of s again, an octet times 4 (a flood); f & 4: the driver
- *      stops (or starts again) reading what s is sent
+ *      datagram of s again, as often as an octet says (a flood, see
+ *      fz_ipc_repeat()); f & 4: the driver stops (or starts again)
+ *      reading what s is sent
  * Bodies are a 16-bit length and octets; one that does not unpack as the
  * message is sent as the empty message.
  *
@@ -189,7 +190,7 @@ static void ipc_misc(struct fz_in *in, int s, uint8_t f)
 	if (f & 1)
 		fz_ipc_fire_timers();
 	if (f & 2)
-		fz_ipc_repeat(s, fz_u8(in) * 4u);
+		fz_ipc_repeat(s, fz_u8(in));
 	if (f & 4)
 		FI.deaf[s] = !FI.deaf[s];
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -204,17 +205,27 @@ static int fz_ipc_read(int slot)
 	return got;
 }
 
-/* Run the loop and read what the daemon sends until all is quiet. */
+/* Run the loop and read what the daemon sends until all is quiet: one
+ * poll(2) tells which peers have something, so a quiet round costs two
+ * system calls. */
 void fz_ipc_pump(void)
 {
-	int i, slot, idle = 0, busy;
+	struct pollfd pfd[FZ_IPC_PEERS];
+	int i, slot, n, idle = 0, busy;
 
 	for (i = 0; i < 1024 && idle < 3; i++) {
 		event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
 		busy = event_base_get_num_events(iwcmd_base,
 						 EVENT_BASE_COUNT_ACTIVE) > 0;
-		for (slot = 0; slot < FZ_IPC_PEERS; slot++)
-			if (!FI.deaf[slot])
+		for (slot = 0; slot < FZ_IPC_PEERS; slot++) {
+			pfd[slot].fd = FI.deaf[slot] ? -1 : FI.fd[slot];
+			pfd[slot].events = POLLIN;
+			pfd[slot].revents = 0;
+		}
+		n = poll(pfd, FZ_IPC_PEERS, 0);
+		FZ_CHECK(n >= 0 || errno == EINTR);
+		for (slot = 0; n > 0 && slot < FZ_IPC_PEERS; slot++)
+			if (pfd[slot].revents)
 				busy |= fz_ipc_read(slot);
 		idle = busy ? 0 : idle + 1;
 	}
@@ -348,11 +359,12 @@ static size_t fz_ipc_hdr(uint8_t *p, uint16_t type, uint32_t reqid)
 	return IPC_HDR_LEN;
 }
 
-/* The last datagram slot sent, n more times (a flood). */
-void fz_ipc_repeat(int slot, unsigned int n)
+/* The last datagram slot sent, again as sel says (a flood). */
+void fz_ipc_repeat(int slot, uint8_t sel)
 {
-	unsigned int i;
+	unsigned int i, n;
 
+	n = sel < 0xC0 ? (sel & 31u) + 1 : FZ_IPC_FLOOD_BIG;
 	/* a bounded flood per input: each datagram may be a connection */
 	if (n > FI.repeat_left)
 		n = FI.repeat_left;

@@ -27,7 +27,10 @@
 #define FZ_IPC_PEERS 4
 #define FZ_IPC_IDS 8
 /* Datagrams fz_ipc_repeat() sends per input, at most. */
-#define FZ_IPC_REPEAT_MAX 2048
+#define FZ_IPC_REPEAT_MAX 640
+/* A big flood: past control.c's XOFF mark (256 queued replies) with the
+ * socket's own queue on top. */
+#define FZ_IPC_FLOOD_BIG 300
 
 struct fz_ipc_addr {
 	uint8_t addr[16];
@@ -78,9 +81,11 @@ void fz_ipc_send(int slot, const uint8_t *buf, size_t len, uint8_t fds);
 /* A header {version 1, type, reqid} and body (may be NULL) from slot. */
 void fz_ipc_send_pb(int slot, uint16_t type, uint32_t reqid,
 		    const ProtobufCMessage *body, uint8_t fds);
-/* The last datagram slot sent (its first 512 octets), n more times
- * (FZ_IPC_REPEAT_MAX in all per input). */
-void fz_ipc_repeat(int slot, unsigned int n);
+/* The last datagram slot sent (its first 512 octets) again, as many
+ * times as the octet sel says: sel < 0xC0, (sel & 31) + 1 times (past the
+ * caps of 16 connections, 4 listeners and 4 pending per uid); otherwise
+ * FZ_IPC_FLOOD_BIG times.  FZ_IPC_REPEAT_MAX in all per input. */
+void fz_ipc_repeat(int slot, uint8_t sel);
 /* Header and raw body octets from slot. */
 void fz_ipc_send_raw(int slot, uint16_t type, uint32_t reqid,
 		     const uint8_t *body, size_t len, uint8_t fds);
