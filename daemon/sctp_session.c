@@ -60,8 +60,8 @@ struct sctp_session {
 	uint8_t peer_word[4];
 	const uint8_t *cur; /* the segment being relayed */
 	size_t cur_len;
-	struct sess_held held[SESS_HOLD_MAX];
-	unsigned int n_held;
+	struct sess_held *held; /* grown on demand, to SESS_HOLD_MAX */
+	unsigned int n_held, cap_held;
 	size_t held_bytes;
 };
 
@@ -144,6 +144,7 @@ static void sess_free(struct sctp_session *s)
 
 	for (i = 0; i < s->n_held; i++)
 		free(s->held[i].buf);
+	free(s->held);
 	if (s->pending)
 		a->pending--;
 	a->sess[s->stream] = NULL;
@@ -395,6 +396,8 @@ static void sess_log(void *arg, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
+	if (!log_getverbose())
+		return; /* log_debug() would drop it: do not format it */
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -532,6 +535,16 @@ static int sess_hold(struct sctp_session *s, uint16_t ssn, uint32_t ppid,
 	for (i = 0; i < s->n_held; i++)
 		if (s->held[i].ssn == ssn)
 			return -1; /* a duplicate DDP-SSN */
+	if (s->n_held == s->cap_held) {
+		/* most sessions never hold one: the table grows when used */
+		unsigned int cap = s->cap_held ? 2 * s->cap_held : 8;
+
+		h = reallocarray(s->held, cap, sizeof(*h));
+		if (!h)
+			return -1;
+		s->held = h;
+		s->cap_held = cap;
+	}
 	h = &s->held[s->n_held];
 	h->buf = malloc(len);
 	if (!h->buf)

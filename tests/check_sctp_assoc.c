@@ -577,6 +577,21 @@ START_TEST(test_reorder)
 	for (i = 0; i < 3; i++)
 		peer_seg(2, (uint16_t)(3 + 600 + i), "z");
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
+
+	/* the table grows to 256 held messages and no further: the 257th
+	 * cannot wait, and no legal pattern fits it (§6.1) */
+	peer_ctl(3, 0, SCTP_SS_INITIATE, NULL, 0, 0);
+	ck_assert_int_eq(n_req, 2);
+	ck_assert_int_eq(sctp_session_decide(req[1], true, NULL, NULL, 0), 0);
+	sctp_session_handoff_done(req[1], true);
+	n_seg = 0;
+	for (i = 2; i < 2 + 256; i++)
+		peer_seg(3, i, "h");
+	ck_assert_int_eq(n_seg, 0);
+	ck_assert_uint_eq(sctp_assoc_sessions(a), 1);
+	peer_seg(3, 2 + 256, "h");
+	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
+	ck_assert_uint_eq(sent_ctl(n_sent - 1, 3).fc, SCTP_SS_TERMINATE);
 	teardown();
 }
 END_TEST
