@@ -501,8 +501,11 @@ static int conn_act_release(void *arg, enum conn_event ev)
 
 	(void)ev;
 	iwcmd_stats.established++;
-	log_info("conn %llu: established (%s), handed off",
-		 (unsigned long long)c->id, conn_role_name(c));
+	/* one a handshake would be thousands a second: journald's default
+	 * rate limit (10,000 in 30 s) would then drop the warnings too;
+	 * the counters (iwcmctl stats) count them */
+	log_debug("conn %llu: established (%s), handed off",
+		  (unsigned long long)c->id, conn_role_name(c));
 	/*
 	 * The client holds the socket now: drop the daemon's descriptor
 	 * without shutdown(), which would act on the shared connection.
