@@ -9,10 +9,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
-#include <string.h>
-#include <sys/socket.h>
-
 #include "conn.h"
 #include "log.h"
 

@@ -108,6 +108,15 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 	return ret ? -iwfi_errno(ret) : 0;
 }
 
+/* A held receive as one work request of its own, linked as posted. */
+static void iwfi_held_ready(struct iwfi_req *req)
+{
+	req->wr.wr_id = (uintptr_t)req;
+	req->wr.sg_list = req->sge;
+	req->wr.next = NULL;
+	iwfi_req_link(req);
+}
+
 /*
  * Post the receives held before the QP existed (ep->lock held).  Returns
  * those the QP refused, for iwfi_msg_cancel_list() once the lock is
@@ -122,10 +131,8 @@ struct iwfi_req *iwfi_msg_post_held(struct iwfi_ep *ep)
 		ep->held = req->next;
 		if (!ep->held)
 			ep->held_tail = NULL;
-		req->wr.wr_id = (uintptr_t)req;
-		req->wr.sg_list = req->sge;
 		req->next = NULL;
-		iwfi_req_link(req);
+		iwfi_held_ready(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
 		if (ret) {
 			iwfi_req_unlink(req);
@@ -150,10 +157,7 @@ struct iwcm_recv_wr *iwfi_msg_chain_held(struct iwfi_ep *ep, uint32_t max)
 	uint32_t n = 0;
 
 	for (req = ep->held; req && n < max; req = req->next, n++) {
-		req->wr.wr_id = (uintptr_t)req;
-		req->wr.sg_list = req->sge;
-		req->wr.next = NULL;
-		iwfi_req_link(req);
+		iwfi_held_ready(req);
 		*tail = &req->wr;
 		tail = &req->wr.next;
 	}

@@ -517,7 +517,7 @@ START_TEST(init_reply_pd)
 
 	init_start(&lfd, &peer, &p);
 	init_request(peer, raw, &req);
-	test_hex("4d504120494420526570204672616d65 00 01 0201", raw, 20);
+	test_hex(REP_KEY "00 01 0201", raw, 20);
 	peer_send(peer, raw, 20);
 	ce = rec_error(env_wait_rec(2));
 	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_EPROTO);

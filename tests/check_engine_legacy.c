@@ -181,7 +181,7 @@ START_TEST(resp_rev0)
 	E.lis.policy.rev0 = CONF_REV0_PERMISSIVE;
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 c0 00 0000");
+	assert_hex(raw, n, REP_KEY "c0 00 0000");
 	e = rec_established(env_wait_rec(2));
 	ck_assert_uint_eq(e->mpa_rev, 0);
 	ck_assert_uint_eq(e->ddp_version, 0);
@@ -227,7 +227,7 @@ START_TEST(resp_rtr_frame)
 	E.lis.policy.rtr_frame = true;
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 50 01 0000");
+	assert_hex(raw, n, REP_KEY "50 01 0000");
 	env_pump(20);
 	ck_assert_int_eq(E.n_recs, 1);
 	peer_send_frame(peer, &rtr);
@@ -244,7 +244,7 @@ START_TEST(resp_rtr_frame)
 	E.n_recs = 0;
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 40 01 0000");
+	assert_hex(raw, n, REP_KEY "40 01 0000");
 	e = rec_established(env_wait_rec(2));
 	ck_assert(!e->rtr_frame);
 	ck_assert(e->wait_first_fpdu);

@@ -52,7 +52,7 @@ START_TEST(resp_v1_client_server)
 	resp_accept(id, &p);
 	n = peer_read_frame(peer, raw, &rep);
 	/* key, M=0 C=1 R=0 S=0, Rev 1, PD_Length 2, "ok" */
-	assert_hex(raw, n, "4d504120494420526570204672616d65 40 01 0002 6f6b");
+	assert_hex(raw, n, REP_KEY "40 01 0002 6f6b");
 
 	e = rec_established(env_wait_rec(2));
 	ck_assert_uint_eq(e->conn_id, id);
@@ -99,8 +99,8 @@ START_TEST(resp_v2_client_server)
 	n = peer_read_frame(peer, raw, &rep);
 	/* C|S, Rev 2, PD 4: IRD max(16, 8) = 16, ORD min(16, 4) = 4 */
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 50 02 0004"
-		   "0010 0004");
+		   REP_KEY "50 02 0004"
+			   "0010 0004");
 	e = rec_established(env_wait_rec(2));
 	ck_assert_uint_eq(e->mpa_rev, 2);
 	ck_assert(e->enhanced && !e->p2p);
@@ -139,8 +139,8 @@ START_TEST(resp_p2p_write)
 	n = peer_read_frame(peer, raw, &rep);
 	/* A echoed, C (Write) chosen */
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 50 02 0004"
-		   "8010 8010");
+		   REP_KEY "50 02 0004"
+			   "8010 8010");
 	env_pump(20);
 	ck_assert_int_eq(E.n_recs, 1); /* no handoff before the RTR */
 	n = peer_rtr_ulpdu(RDMAP_WRITE, 0xdeadbeef, u);
@@ -180,8 +180,8 @@ START_TEST(resp_p2p_read)
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 50 02 0004"
-		   "8010 4010");
+		   REP_KEY "50 02 0004"
+			   "8010 4010");
 	n = peer_rtr_ulpdu(RDMAP_READ_REQ, 0x1234, u);
 	ck_assert_uint_eq(n, 46);
 	ck_assert_uint_eq(peer_send_fpdu(peer, &tx, u, n), 52);
@@ -217,8 +217,8 @@ START_TEST(resp_p2p_send)
 	resp_accept(resp_start(&peer, &req), NULL);
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 50 02 0004"
-		   "c010 0010");
+		   REP_KEY "50 02 0004"
+			   "c010 0010");
 	n = peer_rtr_ulpdu(RDMAP_SEND, 0, u);
 	ck_assert_uint_eq(peer_send_fpdu(peer, &tx, u, n), 24);
 	e = rec_established(env_wait_rec(2));
@@ -443,8 +443,8 @@ START_TEST(resp_strict_ird_reject)
 	resp_accept(resp_start(&peer, &req), &p);
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 70 02 0004"
-		   "0010 0008");
+		   REP_KEY "70 02 0004"
+			   "0010 0008");
 	ck_assert(peer_wait_closed(peer, 1000));
 	ce = rec_error(env_wait_rec(2));
 	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_EREJECTED);
@@ -476,8 +476,8 @@ START_TEST(resp_reject_pd)
 			 IWCM__RESULT__RES_EINVAL); /* decided once */
 	n = peer_read_frame(peer, raw, &rep);
 	assert_hex(raw, n,
-		   "4d504120494420526570204672616d65 70 02 0008"
-		   "0010 0001 6e6f7065");
+		   REP_KEY "70 02 0008"
+			   "0010 0001 6e6f7065");
 	ck_assert(peer_wait_closed(peer, 1000));
 	env_pump(10);
 	ck_assert_int_eq(E.n_recs, 1); /* the client knows */
@@ -598,7 +598,7 @@ START_TEST(resp_ulp_timeout)
 	E.conf.ulp_timeout_ms = 100;
 	resp_start(&peer, &req);
 	n = peer_read_frame(peer, raw, &rep);
-	assert_hex(raw, n, "4d504120494420526570204672616d65 60 01 0000");
+	assert_hex(raw, n, REP_KEY "60 01 0000");
 	ce = rec_error(env_wait_rec(2));
 	ck_assert_uint_eq(ce->result, IWCM__RESULT__RES_ETIMEDOUT);
 	iwcm__conn_error__free_unpacked(ce, NULL);

@@ -139,6 +139,8 @@ void peer_expect_term(int fd, struct mpa_dir *d, uint8_t code);
 
 /* The MPA Request key (RFC 5044 §7.1), in hex as assert_hex() takes it. */
 #define REQ_KEY "4d504120494420526571204672616d65"
+/* The MPA Reply key, likewise. */
+#define REP_KEY "4d504120494420526570204672616d65"
 
 /* Start a connect for the client to a raw responder; *peer is its end. */
 uint64_t init_start(int *lfd, int *peer, Iwcm__ConnParams *p);
