@@ -177,25 +177,45 @@ void control_close(struct client *c, const char *why)
 		evtimer_add(ctl_reaper, &now);
 }
 
-/* Write queued messages until the socket is full; 0, or -1 if closed. */
+/*
+ * Write queued messages until the socket is full; 0, or -1 if closed.
+ * They go IPC_SEND_BATCH at a time: a request's reply and the event it
+ * caused (an Accept's Ack and the Established behind it) wake the client
+ * once, not twice.
+ */
 static int control_flush(struct client *c)
 {
 	struct control_priv *p = control_priv(c);
+	struct ipc_buf b[IPC_SEND_BATCH];
 	struct client_msg *m;
+	unsigned int n;
 	char why[96];
+	int k;
 
-	while (!p->corked && (m = TAILQ_FIRST(&p->outq))) {
-		if (ipc_send_buf(c->fd, m->buf, m->len, m->fd) < 0) {
+	while (!p->corked && !TAILQ_EMPTY(&p->outq)) {
+		n = 0;
+		TAILQ_FOREACH (m, &p->outq, entry) {
+			if (n == IPC_SEND_BATCH)
+				break;
+			b[n].buf = m->buf;
+			b[n].len = m->len;
+			b[n++].fd = m->fd;
+		}
+		k = ipc_send_bufs(c->fd, b, n);
+		if (k < 0) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
 			snprintf(why, sizeof(why), "send: %s", strerror(errno));
 			control_close(c, why);
 			return -1;
 		}
-		TAILQ_REMOVE(&p->outq, m, entry);
-		p->outq_len--;
-		p->outq_bytes -= m->len;
-		control_msg_free(m);
+		while (k-- > 0) {
+			m = TAILQ_FIRST(&p->outq);
+			TAILQ_REMOVE(&p->outq, m, entry);
+			p->outq_len--;
+			p->outq_bytes -= m->len;
+			control_msg_free(m);
+		}
 	}
 	if (p->xoff && p->outq_len < CTL_XOFF_LOW) {
 		log_debug("ctl pid %ld: xon", (long)c->pid);

@@ -137,6 +137,70 @@ int ipc_send_buf(int sock, const uint8_t *buf, size_t len, int fd)
 	return 0;
 }
 
+/* Up to IPC_SEND_BATCH messages in one sendmmsg(2). */
+int ipc_send_bufs(int sock, const struct ipc_buf *b, unsigned int n)
+{
+	struct mmsghdr mm[IPC_SEND_BATCH];
+	struct iovec iov[IPC_SEND_BATCH];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cbuf[IPC_SEND_BATCH];
+	unsigned int i;
+	int k;
+
+	if (n > IPC_SEND_BATCH)
+		n = IPC_SEND_BATCH;
+	if (n == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(mm, 0, n * sizeof(mm[0]));
+	for (i = 0; i < n; i++) {
+		struct msghdr *mh = &mm[i].msg_hdr;
+
+		if (b[i].len > IPC_MAX_MSG) {
+			if (i == 0) {
+				errno = EMSGSIZE;
+				return -1;
+			}
+			n = i; /* the caller meets it first next time */
+			break;
+		}
+		iov[i].iov_base = (void *)b[i].buf;
+		iov[i].iov_len = b[i].len;
+		mh->msg_iov = &iov[i];
+		mh->msg_iovlen = 1;
+		if (b[i].fd >= 0) {
+			struct cmsghdr *cm;
+
+			memset(&cbuf[i], 0, sizeof(cbuf[i]));
+			mh->msg_control = cbuf[i].buf;
+			mh->msg_controllen = sizeof(cbuf[i].buf);
+			cm = CMSG_FIRSTHDR(mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &b[i].fd, sizeof(int));
+		}
+	}
+	do
+		k = sendmmsg(sock, mm, n, MSG_NOSIGNAL);
+	while (k < 0 && errno == EINTR);
+	if (k <= 0) {
+		if (k == 0)
+			errno = EAGAIN;
+		return -1;
+	}
+	/* a datagram goes whole or not at all */
+	for (i = 0; i < (unsigned int)k; i++)
+		if (mm[i].msg_len != b[i].len) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+	return k;
+}
+
 /* Pack body behind a header and send it as one datagram, maybe with fd. */
 int ipc_send(int sock, uint16_t type, uint32_t reqid,
 	     const ProtobufCMessage *body, int fd)

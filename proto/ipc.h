@@ -102,6 +102,23 @@ ssize_t ipc_pack(uint16_t type, uint32_t reqid, const ProtobufCMessage *body,
 /* Send len packed octets as one datagram, with fd attached when >= 0. */
 int ipc_send_buf(int sock, const uint8_t *buf, size_t len, int fd);
 
+/* One packed message of a batch for ipc_send_bufs(). */
+struct ipc_buf {
+	const uint8_t *buf;
+	size_t len;
+	int fd; /* attached when >= 0 */
+};
+
+#define IPC_SEND_BATCH 16
+
+/*
+ * Send up to IPC_SEND_BATCH packed messages, each one datagram, in one
+ * system call (sendmmsg): the peer is woken once for the lot.  Returns
+ * how many went, from the first (at least one), or -1 with errno when the
+ * first could not (EAGAIN when the socket is full).
+ */
+int ipc_send_bufs(int sock, const struct ipc_buf *b, unsigned int n);
+
 /*
  * The admin socket path beside a client socket path: a trailing ".sock"
  * becomes ".admin.sock", any other path gets ".admin" appended.  -1 with

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -333,6 +334,70 @@ START_TEST(test_packed_queue_send)
 }
 END_TEST
 
+/* A batch: each message its own datagram, the fd with the one it
+ * belongs to, and on a full socket the count of those that went. */
+START_TEST(test_send_batch)
+{
+	struct ipc_buf b[IPC_SEND_BATCH + 1];
+	uint8_t buf[3][64];
+	struct stat st;
+	ssize_t len;
+	int i, k, fd, total;
+
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	for (i = 0; i < 3; i++) {
+		len = ipc_pack(IPC_CLIENT_ACK, (uint32_t)i + 1, NULL, buf[i],
+			       sizeof(buf[i]));
+		ck_assert_int_eq(len, IPC_HDR_LEN);
+		b[i].buf = buf[i];
+		b[i].len = (size_t)len;
+		b[i].fd = i == 1 ? fd : -1;
+	}
+	ck_assert_int_eq(ipc_send_bufs(sp[0], b, 3), 3);
+	close(fd);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(ipc_recv(sp[1], &msg, true), 1);
+		ck_assert_uint_eq(msg.hdr.reqid, (uint32_t)i + 1);
+		if (i != 1) {
+			ck_assert_int_eq(msg.fd, -1);
+			continue;
+		}
+		ck_assert_int_ge(msg.fd, 0);
+		ck_assert_int_eq(fstat(msg.fd, &st), 0);
+		ck_assert(S_ISCHR(st.st_mode));
+		close(msg.fd);
+	}
+	ck_assert_int_eq(ipc_send_bufs(sp[0], b, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* an oversized one ends the batch before it, and fails first */
+	b[1].fd = -1;
+	b[1].len = IPC_MAX_MSG + 1;
+	ck_assert_int_eq(ipc_send_bufs(sp[0], b, 3), 1);
+	ck_assert_int_eq(ipc_send_bufs(sp[0], b + 1, 2), -1);
+	ck_assert_int_eq(errno, EMSGSIZE);
+	ck_assert_int_eq(ipc_recv(sp[1], &msg, false), 1);
+	ck_assert_uint_eq(msg.hdr.reqid, 1);
+
+	/* more than a batch: IPC_SEND_BATCH go, the rest is the caller's */
+	for (i = 0; i <= IPC_SEND_BATCH; i++)
+		b[i] = (struct ipc_buf){ buf[0], IPC_HDR_LEN, -1 };
+	ck_assert_int_eq(fcntl(sp[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(ipc_send_bufs(sp[0], b, IPC_SEND_BATCH + 1),
+			 IPC_SEND_BATCH);
+	/* fill the socket: a partial batch, then EAGAIN */
+	total = IPC_SEND_BATCH;
+	while ((k = ipc_send_bufs(sp[0], b, IPC_SEND_BATCH)) > 0)
+		total += k;
+	ck_assert_int_eq(errno, EAGAIN);
+	for (i = 0; i < total; i++)
+		ck_assert_int_eq(ipc_recv(sp[1], &msg, false), 1);
+	ck_assert_int_eq(fcntl(sp[1], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(ipc_recv(sp[1], &msg, false), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+}
+END_TEST
+
 START_TEST(test_admin_path)
 {
 	char out[64];
@@ -371,6 +436,7 @@ static Suite *ipc_suite(void)
 	tcase_add_test(tc, test_bad_headers);
 	tcase_add_test(tc, test_established_round_trip);
 	tcase_add_test(tc, test_packed_queue_send);
+	tcase_add_test(tc, test_send_batch);
 	tcase_add_test(tc, test_admin_path);
 	suite_add_tcase(s, tc);
 	return s;
