@@ -10,6 +10,10 @@
  * Messages to a peer whose socket is full wait in a bounded queue; while
  * the queue is above a high watermark the peer's requests are not read
  * (XOFF), and a peer that lets it grow to the hard limit is dropped.
+ *
+ * A request's reply waits for the rest of the loop pass (flush_pending):
+ * an event the request raised in that pass (an Accept's Established)
+ * goes with it in one sendmmsg, so the client wakes once for both.
  */
 #include "config.h"
 
@@ -54,6 +58,8 @@ struct control_priv {
 	size_t outq_bytes;
 	bool corked;
 	struct client_msg *cork_after; /* last message before the cork */
+	bool flush_pending;	       /* a reply waits for ev_flush */
+	struct event *ev_flush;
 	bool xoff;
 	short evflags; /* what c.ev is armed with */
 };
@@ -109,7 +115,7 @@ static void control_update_ev(struct client *c)
 		return;
 	if (!p->xoff)
 		want |= EV_READ;
-	if (!TAILQ_EMPTY(&p->outq) && !p->corked)
+	if (!TAILQ_EMPTY(&p->outq) && !p->corked && !p->flush_pending)
 		want |= EV_WRITE;
 	if (want == p->evflags)
 		return;
@@ -149,6 +155,27 @@ static void ctl_reap(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* A reply queued before the close still goes, if the socket takes it
+ * (a request refused and its client dropped). */
+static void control_last_words(struct client *c)
+{
+	struct control_priv *p = control_priv(c);
+	struct ipc_buf b[IPC_SEND_BATCH];
+	struct client_msg *m;
+	unsigned int n = 0;
+
+	p->flush_pending = false;
+	TAILQ_FOREACH (m, &p->outq, entry) {
+		if (n == IPC_SEND_BATCH)
+			break;
+		b[n].buf = m->buf;
+		b[n].len = m->len;
+		b[n++].fd = m->fd;
+	}
+	if (n)
+		(void)ipc_send_bufs(c->fd, b, n);
+}
+
 /* Close a client's connection; the struct is freed from the loop. */
 void control_close(struct client *c, const char *why)
 {
@@ -164,6 +191,10 @@ void control_close(struct client *c, const char *why)
 	TAILQ_REMOVE(&ctl_clients, c, entry);
 	event_free(c->ev);
 	c->ev = NULL;
+	event_free(p->ev_flush);
+	p->ev_flush = NULL;
+	if (p->flush_pending)
+		control_last_words(c);
 	close(c->fd);
 	c->fd = -1;
 	control_outq_drop(p);
@@ -178,21 +209,22 @@ void control_close(struct client *c, const char *why)
 }
 
 /*
- * Write queued messages until the socket is full; 0, or -1 if closed.
- * They go IPC_SEND_BATCH at a time: a request's reply and the event it
- * caused (an Accept's Ack and the Established behind it) wake the client
- * once, not twice.
+ * Write queued messages until the socket is full, and extra behind them
+ * when given (it is not queued: its descriptor travels without a dup).
+ * They go IPC_SEND_BATCH at a time, each batch one wake-up of the
+ * client.  1 when extra went, 0 when it did not (or none was given), -1
+ * when the client was closed.
  */
-static int control_flush(struct client *c)
+static int control_flush_extra(struct client *c, const struct ipc_buf *extra)
 {
 	struct control_priv *p = control_priv(c);
 	struct ipc_buf b[IPC_SEND_BATCH];
 	struct client_msg *m;
-	unsigned int n;
+	unsigned int n, nq;
 	char why[96];
-	int k;
+	int k, sent = 0;
 
-	while (!p->corked && !TAILQ_EMPTY(&p->outq)) {
+	while (!p->corked && (extra || !TAILQ_EMPTY(&p->outq))) {
 		n = 0;
 		TAILQ_FOREACH (m, &p->outq, entry) {
 			if (n == IPC_SEND_BATCH)
@@ -201,6 +233,10 @@ static int control_flush(struct client *c)
 			b[n].len = m->len;
 			b[n++].fd = m->fd;
 		}
+		nq = n;
+		/* behind the whole queue only: order is kept */
+		if (extra && n < IPC_SEND_BATCH && nq == p->outq_len)
+			b[n++] = *extra;
 		k = ipc_send_bufs(c->fd, b, n);
 		if (k < 0) {
 			if (errno == EAGAIN || errno == ENOBUFS)
@@ -208,6 +244,11 @@ static int control_flush(struct client *c)
 			snprintf(why, sizeof(why), "send: %s", strerror(errno));
 			control_close(c, why);
 			return -1;
+		}
+		if ((unsigned int)k > nq) {
+			sent = 1;
+			extra = NULL;
+			k = (int)nq;
 		}
 		while (k-- > 0) {
 			m = TAILQ_FIRST(&p->outq);
@@ -222,7 +263,25 @@ static int control_flush(struct client *c)
 		p->xoff = false;
 	}
 	control_update_ev(c);
-	return 0;
+	return sent;
+}
+
+/* Write queued messages until the socket is full; 0, or -1 if closed. */
+static int control_flush(struct client *c)
+{
+	return control_flush_extra(c, NULL) < 0 ? -1 : 0;
+}
+
+/* The end of the loop pass in which a reply was queued. */
+static void control_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd;
+	(void)what;
+	control_priv(c)->flush_pending = false;
+	if (c->fd >= 0)
+		control_flush(c);
 }
 
 /*
@@ -294,6 +353,24 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		errno = EPIPE;
 		return -1;
 	}
+	if (p->flush_pending && !p->corked && !TAILQ_EMPTY(&p->outq)) {
+		static uint8_t buf[IPC_MAX_MSG];
+		struct ipc_buf x = { buf, 0, fd };
+		ssize_t n = ipc_pack(type, reqid, body, buf, sizeof(buf));
+		int r;
+
+		/* behind the reply waiting for the end of this pass */
+		if (n < 0)
+			return control_enqueue(c, type, reqid, body, fd, false);
+		x.len = (size_t)n;
+		r = control_flush_extra(c, &x);
+		if (r < 0) {
+			errno = EPIPE;
+			return -1;
+		}
+		if (r == 1)
+			return 0;
+	}
 	if (p->corked || !TAILQ_EMPTY(&p->outq))
 		return control_enqueue(c, type, reqid, body, fd, false);
 	if (ipc_send(c->fd, type, reqid, body, fd) == 0)
@@ -338,8 +415,10 @@ int control_reply(struct client *c, uint16_t type, uint32_t reqid,
 		return -1;
 	p->corked = false;
 	p->cork_after = NULL;
-	if (control_flush(c) < 0)
-		return -1;
+	/* sent at the end of this loop pass, with what the request raised
+	 * meanwhile (control_send) */
+	p->flush_pending = true;
+	event_active(p->ev_flush, 0, 0);
 	return rc;
 }
 
@@ -530,6 +609,9 @@ int control_peer_new(int fd, bool admin, const struct ucred *cred)
 		fatal("ctl: event_new");
 	event_add(c->ev, NULL);
 	p->evflags = EV_READ | EV_PERSIST;
+	p->ev_flush = event_new(iwcmd_base, -1, 0, control_flush_cb, c);
+	if (!p->ev_flush)
+		fatal("ctl: event_new");
 	TAILQ_INSERT_TAIL(&ctl_clients, c, entry);
 	log_debug("ctl pid %ld: connected to the %s socket, uid %lu",
 		  (long)c->pid, admin ? "admin" : "client",

@@ -138,3 +138,11 @@ fuzz_ipc_admin_CPPFLAGS = $(DAEMON_CPPFLAGS)
 fuzz_ipc_admin_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
 fuzz_ipc_admin_LDADD = $(FUZZ_DAEMON_LDADD)
 fuzz_ipc_admin_LDFLAGS = $(FUZZ_LINKFLAGS)
+
+# control.c in-process: when replies and events reach a client.
+check_PROGRAMS += check_control
+TESTS += check_control
+check_control_SOURCES = check_control.c
+check_control_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_control_CFLAGS = $(ENGINE_CFLAGS)
+check_control_LDADD = $(ENGINE_LDADD)
