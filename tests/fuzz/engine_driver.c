@@ -294,8 +294,14 @@ void fz_eng_params(struct fz_in *in, struct conn_params *p, bool initiator)
 		p->rtr_frame = true;
 	}
 	if (b & 0x10) {
+		/* up to the array's 512: over 508 is too long for an
+		 * enhanced frame (RFC 6581 §4), which the engine refuses */
+		size_t want = fz_u8(in) * 3u;
+
+		if (want > sizeof(p->private_data))
+			want = sizeof(p->private_data);
 		p->has_private_data = true;
-		pd = fz_bytes(in, fz_u8(in) * 3u, &n);
+		pd = fz_bytes(in, want, &n);
 		memcpy(p->private_data, pd, n);
 		p->private_data_len = n;
 	}
