@@ -155,16 +155,13 @@ static void ctl_reap(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* A reply queued before the close still goes, if the socket takes it
- * (a request refused and its client dropped). */
-static void control_last_words(struct client *c)
+/* The first IPC_SEND_BATCH queued messages as a batch; how many. */
+static unsigned int control_outq_batch(struct control_priv *p,
+				       struct ipc_buf b[IPC_SEND_BATCH])
 {
-	struct control_priv *p = control_priv(c);
-	struct ipc_buf b[IPC_SEND_BATCH];
 	struct client_msg *m;
 	unsigned int n = 0;
 
-	p->flush_pending = false;
 	TAILQ_FOREACH (m, &p->outq, entry) {
 		if (n == IPC_SEND_BATCH)
 			break;
@@ -172,6 +169,19 @@ static void control_last_words(struct client *c)
 		b[n].len = m->len;
 		b[n++].fd = m->fd;
 	}
+	return n;
+}
+
+/* A reply queued before the close still goes, if the socket takes it
+ * (a request refused and its client dropped). */
+static void control_last_words(struct client *c)
+{
+	struct control_priv *p = control_priv(c);
+	struct ipc_buf b[IPC_SEND_BATCH];
+	unsigned int n;
+
+	p->flush_pending = false;
+	n = control_outq_batch(p, b);
 	if (n)
 		(void)ipc_send_bufs(c->fd, b, n);
 }
@@ -225,14 +235,7 @@ static int control_flush_extra(struct client *c, const struct ipc_buf *extra)
 	int k, sent = 0;
 
 	while (!p->corked && (extra || !TAILQ_EMPTY(&p->outq))) {
-		n = 0;
-		TAILQ_FOREACH (m, &p->outq, entry) {
-			if (n == IPC_SEND_BATCH)
-				break;
-			b[n].buf = m->buf;
-			b[n].len = m->len;
-			b[n++].fd = m->fd;
-		}
+		n = control_outq_batch(p, b);
 		nq = n;
 		/* behind the whole queue only: order is kept */
 		if (extra && n < IPC_SEND_BATCH && nq == p->outq_len)
