@@ -571,14 +571,18 @@ void client_api_rejected(const struct conn *c)
 	control_send(c->owner, IPC_EVENT_REJECTED, 0, &r.base, -1);
 }
 
-/* Established with c's socket to its owner; -1 when not sent. */
-int client_api_established(const struct conn *c)
+/* Established with c's socket to its owner; -1 when not sent.  The
+ * socket goes with the message and the daemon's copy is closed once it
+ * is sent: the connection forgets it now (its events are off already). */
+int client_api_established(struct conn *c)
 {
 	struct client_api_established h;
+	int fd = c->fd;
 
 	client_api_established_fill(c, &h);
-	return control_send(c->owner, IPC_EVENT_ESTABLISHED, 0, &h.e.base,
-			    c->fd);
+	c->fd = -1;
+	return control_send_fd(c->owner, IPC_EVENT_ESTABLISHED, 0, &h.e.base,
+			       fd);
 }
 
 struct gone_walk {

@@ -11,9 +11,14 @@
  * the queue is above a high watermark the peer's requests are not read
  * (XOFF), and a peer that lets it grow to the hard limit is dropped.
  *
- * A request's reply waits for the rest of the loop pass (flush_pending):
- * an event the request raised in that pass (an Accept's Established)
- * goes with it in one sendmmsg, so the client wakes once for both.
+ * Every message to a peer is queued and the queue goes out when the
+ * loop has nothing else ready (ev_flush, at the lowest priority of
+ * IWCMD_PRIORITIES): a request's reply, what the request raised (an
+ * Accept's Established) and the events of the peer's other connections
+ * in that busy spell go together, IPC_SEND_BATCH to a sendmmsg, and the
+ * client wakes once for all of them instead of once each.  A queue of
+ * IPC_SEND_BATCH goes at once, and a loop that never runs out of work
+ * still flushes after CTL_FLUSH_LATE_US (ev_late).
  */
 #include "config.h"
 
@@ -40,10 +45,12 @@
 #define CTL_XOFF_HIGH 256 /* stop reading requests ... */
 #define CTL_XOFF_LOW 64	  /* ... until drained below this */
 #define CTL_GROUP "iwcm"
+/* A busy loop holds a peer's messages at most this long. */
+#define CTL_FLUSH_LATE_US 1000
 
 struct client_msg {
 	TAILQ_ENTRY(client_msg) entry;
-	int fd; /* a dup, or -1 */
+	int fd; /* ours to send and close, or -1 */
 	size_t len;
 	uint8_t buf[];
 };
@@ -58,8 +65,9 @@ struct control_priv {
 	size_t outq_bytes;
 	bool corked;
 	struct client_msg *cork_after; /* last message before the cork */
-	bool flush_pending;	       /* a reply waits for ev_flush */
-	struct event *ev_flush;
+	bool flush_pending;	       /* the queue waits for ev_flush */
+	struct event *ev_flush;	       /* the loop is idle */
+	struct event *ev_late;	       /* ... or has been busy too long */
 	bool xoff;
 	short evflags; /* what c.ev is armed with */
 };
@@ -203,6 +211,8 @@ void control_close(struct client *c, const char *why)
 	c->ev = NULL;
 	event_free(p->ev_flush);
 	p->ev_flush = NULL;
+	event_free(p->ev_late);
+	p->ev_late = NULL;
 	if (p->flush_pending)
 		control_last_words(c);
 	close(c->fd);
@@ -219,39 +229,26 @@ void control_close(struct client *c, const char *why)
 }
 
 /*
- * Write queued messages until the socket is full, and extra behind them
- * when given (it is not queued: its descriptor travels without a dup).
- * They go IPC_SEND_BATCH at a time, each batch one wake-up of the
- * client.  1 when extra went, 0 when it did not (or none was given), -1
- * when the client was closed.
+ * Write queued messages until the socket is full, IPC_SEND_BATCH at a
+ * time (each batch one wake-up of the client); 0, or -1 when the client
+ * was closed.
  */
-static int control_flush_extra(struct client *c, const struct ipc_buf *extra)
+static int control_flush(struct client *c)
 {
 	struct control_priv *p = control_priv(c);
 	struct ipc_buf b[IPC_SEND_BATCH];
 	struct client_msg *m;
-	unsigned int n, nq;
 	char why[96];
-	int k, sent = 0;
+	int k;
 
-	while (!p->corked && (extra || !TAILQ_EMPTY(&p->outq))) {
-		n = control_outq_batch(p, b);
-		nq = n;
-		/* behind the whole queue only: order is kept */
-		if (extra && n < IPC_SEND_BATCH && nq == p->outq_len)
-			b[n++] = *extra;
-		k = ipc_send_bufs(c->fd, b, n);
+	while (!p->corked && !TAILQ_EMPTY(&p->outq)) {
+		k = ipc_send_bufs(c->fd, b, control_outq_batch(p, b));
 		if (k < 0) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
 			snprintf(why, sizeof(why), "send: %s", strerror(errno));
 			control_close(c, why);
 			return -1;
-		}
-		if ((unsigned int)k > nq) {
-			sent = 1;
-			extra = NULL;
-			k = (int)nq;
 		}
 		while (k-- > 0) {
 			m = TAILQ_FIRST(&p->outq);
@@ -266,30 +263,51 @@ static int control_flush_extra(struct client *c, const struct ipc_buf *extra)
 		p->xoff = false;
 	}
 	control_update_ev(c);
-	return sent;
+	return 0;
 }
 
-/* Write queued messages until the socket is full; 0, or -1 if closed. */
-static int control_flush(struct client *c)
+/* Flush now what waited for the loop to be idle. */
+static int control_flush_now(struct client *c)
 {
-	return control_flush_extra(c, NULL) < 0 ? -1 : 0;
+	struct control_priv *p = control_priv(c);
+
+	if (p->flush_pending) {
+		p->flush_pending = false;
+		event_del(p->ev_flush);
+		event_del(p->ev_late);
+	}
+	return control_flush(c);
 }
 
-/* The end of the loop pass in which a reply was queued. */
+/* The loop is idle, or has been busy for CTL_FLUSH_LATE_US. */
 static void control_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct client *c = arg;
 
 	(void)fd;
 	(void)what;
-	control_priv(c)->flush_pending = false;
 	if (c->fd >= 0)
-		control_flush(c);
+		control_flush_now(c);
+}
+
+/* The queue goes when the loop is next idle (unless it waits for room
+ * in the socket, EV_WRITE). */
+static void control_flush_later(struct client *c)
+{
+	struct control_priv *p = control_priv(c);
+	static const struct timeval late = { 0, CTL_FLUSH_LATE_US };
+
+	if (p->flush_pending || p->corked || (p->evflags & EV_WRITE))
+		return;
+	p->flush_pending = true;
+	event_active(p->ev_flush, 0, 0);
+	evtimer_add(p->ev_late, &late);
 }
 
 /*
  * Queue a packed message at the tail, or for a reply right behind what
- * was queued before control_cork() (reply is true).
+ * was queued before control_cork() (reply is true).  The message takes
+ * fd (closed on failure too).
  */
 static int control_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 			   const ProtobufCMessage *body, int fd, bool reply)
@@ -302,14 +320,16 @@ static int control_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 	if (body)
 		len += protobuf_c_message_get_packed_size(body);
 	if (len > IPC_MAX_MSG) {
+		log_warnx("ctl pid %ld: %s too large, not sent", (long)c->pid,
+			  ipc_type_name(type));
 		errno = EMSGSIZE;
-		return -1;
+		goto fail;
 	}
 	if (p->outq_len >= CTL_OUTQ_MAX ||
 	    p->outq_bytes + len > CTL_OUTQ_BYTES) {
 		control_close(c, "not reading its messages, dropped");
 		errno = EPIPE;
-		return -1;
+		goto fail;
 	}
 	m = malloc(sizeof(*m) + len);
 	if (!m)
@@ -317,18 +337,10 @@ static int control_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 	n = ipc_pack(type, reqid, body, m->buf, len);
 	if (n < 0) {
 		free(m);
-		return -1;
+		goto fail;
 	}
 	m->len = (size_t)n;
-	m->fd = -1;
-	if (fd >= 0) {
-		m->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-		if (m->fd < 0) {
-			log_warn("ctl pid %ld: dup", (long)c->pid);
-			free(m);
-			return -1;
-		}
-	}
+	m->fd = fd;
 	if (!reply)
 		TAILQ_INSERT_TAIL(&p->outq, m, entry);
 	else if (p->cork_after)
@@ -340,55 +352,56 @@ static int control_enqueue(struct client *c, uint16_t type, uint32_t reqid,
 	if (!p->xoff && p->outq_len >= CTL_XOFF_HIGH) {
 		log_debug("ctl pid %ld: xoff", (long)c->pid);
 		p->xoff = true;
+		control_update_ev(c);
 	}
-	control_update_ev(c);
 	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
-/* Send one message to a client; on failure the client is dropped. */
-int control_send(struct client *c, uint16_t type, uint32_t reqid,
-		 const ProtobufCMessage *body, int fd)
+/*
+ * Queue one message to a client, taking fd; it goes when the loop is
+ * idle, or at once when IPC_SEND_BATCH are queued.  -1 when the client
+ * is gone or was dropped (its queue full), or the message is too large.
+ */
+int control_send_fd(struct client *c, uint16_t type, uint32_t reqid,
+		    const ProtobufCMessage *body, int fd)
 {
 	struct control_priv *p = control_priv(c);
-	char why[96];
 
 	if (c->fd < 0) {
+		if (fd >= 0)
+			close(fd);
 		errno = EPIPE;
 		return -1;
 	}
-	if (p->flush_pending && !p->corked && !TAILQ_EMPTY(&p->outq)) {
-		static uint8_t buf[IPC_MAX_MSG];
-		struct ipc_buf x = { buf, 0, fd };
-		ssize_t n = ipc_pack(type, reqid, body, buf, sizeof(buf));
-		int r;
-
-		/* behind the reply waiting for the end of this pass */
-		if (n < 0)
-			return control_enqueue(c, type, reqid, body, fd, false);
-		x.len = (size_t)n;
-		r = control_flush_extra(c, &x);
-		if (r < 0) {
-			errno = EPIPE;
-			return -1;
-		}
-		if (r == 1)
-			return 0;
-	}
-	if (p->corked || !TAILQ_EMPTY(&p->outq))
-		return control_enqueue(c, type, reqid, body, fd, false);
-	if (ipc_send(c->fd, type, reqid, body, fd) == 0)
-		return 0;
-	if (errno == EAGAIN || errno == ENOBUFS)
-		return control_enqueue(c, type, reqid, body, fd, false);
-	if (errno == EMSGSIZE) {
-		log_warnx("ctl pid %ld: %s too large, not sent", (long)c->pid,
-			  ipc_type_name(type));
+	if (control_enqueue(c, type, reqid, body, fd, false) < 0)
+		return -1;
+	control_flush_later(c);
+	if (p->flush_pending && p->outq_len >= IPC_SEND_BATCH &&
+	    control_flush_now(c) < 0) {
+		errno = EPIPE;
 		return -1;
 	}
-	snprintf(why, sizeof(why), "send: %s", strerror(errno));
-	control_close(c, why);
-	errno = EPIPE;
-	return -1;
+	return 0;
+}
+
+/* Send one message to a client, fd (if any) a copy of the caller's. */
+int control_send(struct client *c, uint16_t type, uint32_t reqid,
+		 const ProtobufCMessage *body, int fd)
+{
+	int dup = -1;
+
+	if (fd >= 0 && c->fd >= 0) {
+		dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (dup < 0) {
+			log_warn("ctl pid %ld: dup", (long)c->pid);
+			return -1;
+		}
+	}
+	return control_send_fd(c, type, reqid, body, dup);
 }
 
 /* Hold back messages to c while one of its requests is handled. */
@@ -418,10 +431,8 @@ int control_reply(struct client *c, uint16_t type, uint32_t reqid,
 		return -1;
 	p->corked = false;
 	p->cork_after = NULL;
-	/* sent at the end of this loop pass, with what the request raised
-	 * meanwhile (control_send) */
-	p->flush_pending = true;
-	event_active(p->ev_flush, 0, 0);
+	/* with what the request raised, when the loop is idle */
+	control_flush_later(c);
 	return rc;
 }
 
@@ -613,8 +624,12 @@ int control_peer_new(int fd, bool admin, const struct ucred *cred)
 	event_add(c->ev, NULL);
 	p->evflags = EV_READ | EV_PERSIST;
 	p->ev_flush = event_new(iwcmd_base, -1, 0, control_flush_cb, c);
-	if (!p->ev_flush)
+	p->ev_late = evtimer_new(iwcmd_base, control_flush_cb, c);
+	if (!p->ev_flush || !p->ev_late)
 		fatal("ctl: event_new");
+	/* the lowest: after everything else that is ready */
+	event_priority_set(p->ev_flush,
+			   event_base_get_npriorities(iwcmd_base) - 1);
 	TAILQ_INSERT_TAIL(&ctl_clients, c, entry);
 	log_debug("ctl pid %ld: connected to the %s socket, uid %lu",
 		  (long)c->pid, admin ? "admin" : "client",
@@ -828,7 +843,7 @@ void control_shutdown(void)
 	while ((c = TAILQ_FIRST(&ctl_clients))) {
 		/* best effort: what is queued (shutdown errors) goes out */
 		control_priv(c)->corked = false;
-		if (control_flush(c) == 0)
+		if (control_flush_now(c) == 0)
 			control_close(c, NULL);
 	}
 	for (i = 0; i < 2; i++) {

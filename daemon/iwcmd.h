@@ -94,6 +94,13 @@ struct conn_target {
 
 /* ---- main.c ---- */
 
+/*
+ * The loop's priorities (event_base_priority_init()): events get the
+ * middle one by default; control.c's output waits at the lowest for the
+ * loop to have nothing else ready.
+ */
+#define IWCMD_PRIORITIES 3
+
 extern struct event_base *iwcmd_base;
 extern const struct iwcmd_conf *iwcmd_conf; /* current configuration */
 
@@ -199,7 +206,15 @@ int control_init(const char *client_path, int client_fd, const char *admin_path,
 void control_shutdown(void);
 /* The admin socket path beside a client socket path. */
 void control_admin_path(const char *client_path, char *out, size_t len);
-/* Send one message to a client; on failure the client is dropped. */
+/*
+ * Send one message to a client: it goes when the loop has nothing else
+ * ready (with the others queued meanwhile), so the client wakes once for
+ * all of them.  control_send_fd() takes fd (closes it once sent, or on
+ * failure); control_send() sends a copy of it.  -1 when the client is
+ * gone, or was dropped for not reading, or the message is too large.
+ */
+int control_send_fd(struct client *c, uint16_t type, uint32_t reqid,
+		    const ProtobufCMessage *body, int fd);
 int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		 const ProtobufCMessage *body, int fd);
 struct client *control_find(uint64_t id);
@@ -237,8 +252,9 @@ int client_api_request(struct client *cl, const struct conn *c);
 void client_api_error(const struct conn *c, bool unreachable);
 /* REJECTED to c's owner: the peer's Private Data and IRD/ORD. */
 void client_api_rejected(const struct conn *c);
-/* Established with c's socket to its owner; -1 when not sent. */
-int client_api_established(const struct conn *c);
+/* Established with c's socket, which it takes, to its owner; -1 when
+ * not sent. */
+int client_api_established(struct conn *c);
 
 /* ---- admin.c ---- */
 
@@ -320,7 +336,8 @@ struct conn_notify {
 	int (*request)(struct client *cl, const struct conn *c);
 	void (*error)(const struct conn *c, bool unreachable);
 	void (*rejected)(const struct conn *c);
-	int (*established)(const struct conn *c);
+	/* takes c's socket (c->fd becomes -1) */
+	int (*established)(struct conn *c);
 	void (*report)(const struct conn *c, enum conn_result r);
 };
 

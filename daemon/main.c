@@ -314,7 +314,8 @@ int main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	iwcmd_base = event_base_new();
-	if (!iwcmd_base)
+	if (!iwcmd_base ||
+	    event_base_priority_init(iwcmd_base, IWCMD_PRIORITIES) < 0)
 		fatalx("event_base_new failed");
 
 	main_activation(&client_fd, &admin_fd);

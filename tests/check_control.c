@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * control.c in-process: when a request's reply and the events it raised
- * reach the client.  The reply waits for the end of the loop pass; an
- * event sent meanwhile goes with it in one batch (its descriptor without
- * a dup in the daemon); a client closed meanwhile still gets the reply;
- * a full socket keeps everything, in order, for later.
+ * control.c in-process, on a loop with main.c's priorities: when a
+ * request's reply and the events it raised reach the client.  Messages
+ * wait until the loop has nothing else ready and then go together (a
+ * descriptor given to control_send_fd() without a dup in the daemon);
+ * IPC_SEND_BATCH of them go at once; a loop that stays busy still
+ * flushes within about a millisecond; a client closed meanwhile still
+ * gets the reply; a full socket keeps everything, in order, for later.
  */
 #include "config.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -59,6 +62,8 @@ static void setup(void)
 
 	iwcmd_base = event_base_new();
 	ck_assert_ptr_nonnull(iwcmd_base);
+	ck_assert_int_eq(event_base_priority_init(iwcmd_base, IWCMD_PRIORITIES),
+			 0);
 	snprintf(dir, sizeof(dir), "/tmp/iwcm-control.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/iwcmd.sock", dir);
@@ -113,6 +118,23 @@ static int event(uint64_t id, int fd)
 	return control_send(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
 }
 
+/* The same, giving fd to the daemon (the handoff's way). */
+static int event_fd(uint64_t id, int fd)
+{
+	Iwcm__Established e = IWCM__ESTABLISHED__INIT;
+
+	e.conn_id = id;
+	return control_send_fd(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 /* Descriptors open in this process. */
 static int open_fds(void)
 {
@@ -136,8 +158,10 @@ START_TEST(test_reply_waits_for_the_pass)
 	ck_assert_uint_eq(next_type(), IPC_CLIENT_ACK);
 	ck_assert_uint_eq(msg.hdr.reqid, 7);
 	ck_assert_uint_eq(next_type(), 0);
-	/* with no reply waiting, a message goes at once */
+	/* an event waits for the loop too */
 	ck_assert_int_eq(event(3, -1), 0);
+	ck_assert_uint_eq(next_type(), 0);
+	event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
 	ck_assert_uint_eq(next_type(), IPC_EVENT_ESTABLISHED);
 	teardown();
 }
@@ -146,17 +170,24 @@ END_TEST
 START_TEST(test_event_joins_the_reply)
 {
 	struct stat a, b;
-	int sv[2], before;
+	int sv[2], given, before;
 
 	setup();
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	control_cork(cl);
 	ck_assert_int_eq(ack(8), 0);
+	given = dup(sv[0]);
+	ck_assert_int_ge(given, 0);
 	before = open_fds();
-	ck_assert_int_eq(event(9, sv[0]), 0);
-	/* sent, not queued: the daemon kept no copy of the descriptor */
+	ck_assert_int_eq(event_fd(9, given), 0);
+	/* queued as given: the daemon made no copy of the descriptor */
 	ck_assert_int_eq(open_fds(), before);
-	/* both there before the loop ran, the reply first */
+	ck_assert_uint_eq(next_type(), 0);
+	event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
+	/* sent, and the daemon's copy closed */
+	ck_assert_int_eq(open_fds(), before - 1);
+	ck_assert_int_eq(fcntl(given, F_GETFD), -1);
+	/* the reply first, then the event with its socket */
 	ck_assert_uint_eq(next_type(), IPC_CLIENT_ACK);
 	ck_assert_uint_eq(msg.hdr.reqid, 8);
 	ck_assert_int_eq(msg.fd, -1);
@@ -166,10 +197,136 @@ START_TEST(test_event_joins_the_reply)
 	ck_assert_int_eq(fstat(sv[0], &b), 0);
 	ck_assert_uint_eq(a.st_ino, b.st_ino);
 	close(msg.fd);
+	/* control_send() sends a copy, and closes it once sent */
+	before = open_fds();
+	ck_assert_int_eq(event(10, sv[0]), 0);
+	ck_assert_int_eq(open_fds(), before + 1);
 	event_base_loop(iwcmd_base, EVLOOP_NONBLOCK);
+	ck_assert_int_eq(open_fds(), before);
+	ck_assert_uint_eq(next_type(), IPC_EVENT_ESTABLISHED);
+	ck_assert_int_ge(msg.fd, 0);
+	close(msg.fd);
 	ck_assert_uint_eq(next_type(), 0);
 	close(sv[0]);
 	close(sv[1]);
+	teardown();
+}
+END_TEST
+
+/*
+ * A busy spell of the loop: a pipe that is always readable, as a peer
+ * that keeps sending, wakes a callback in every pass until it stops;
+ * each time the callback sends an event and finds nothing at the client.
+ */
+struct spell {
+	int pipe[2];
+	struct event *ev;
+	int left, sent, seen_early;
+};
+
+static void spell_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct spell *sp = arg;
+
+	(void)fd;
+	(void)what;
+	if (next_type() != 0)
+		sp->seen_early++;
+	ck_assert_int_eq(event(200 + (uint64_t)sp->sent, -1), 0);
+	sp->sent++;
+	if (--sp->left == 0)
+		event_del(sp->ev);
+}
+
+static void spell_start(struct spell *sp, int n, event_callback_fn cb)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->left = n;
+	ck_assert_int_eq(pipe(sp->pipe), 0);
+	ck_assert_int_eq(write(sp->pipe[1], "x", 1), 1);
+	sp->ev = event_new(iwcmd_base, sp->pipe[0], EV_READ | EV_PERSIST, cb,
+			   sp);
+	ck_assert_ptr_nonnull(sp->ev);
+	ck_assert_int_eq(event_add(sp->ev, NULL), 0);
+}
+
+static void spell_end(struct spell *sp)
+{
+	event_free(sp->ev);
+	close(sp->pipe[0]);
+	close(sp->pipe[1]);
+}
+
+START_TEST(test_idle_flush)
+{
+	struct spell sp;
+	int got = 0;
+
+	setup();
+	spell_start(&sp, 10, spell_cb);
+	/* one pass per callback, until nothing is left to do */
+	event_base_loop(iwcmd_base, EVLOOP_NONBLOCK | EVLOOP_ONCE);
+	ck_assert_int_eq(sp.sent, 10);
+	/* nothing went while the loop had work ... */
+	ck_assert_int_eq(sp.seen_early, 0);
+	/* ... and all 10 went once it was idle */
+	while (next_type() == IPC_EVENT_ESTABLISHED)
+		got++;
+	ck_assert_int_eq(got, 10);
+	spell_end(&sp);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_full_batch_goes_at_once)
+{
+	int i, got = 0;
+
+	setup();
+	for (i = 0; i < IPC_SEND_BATCH - 1; i++)
+		ck_assert_int_eq(event(300 + (uint64_t)i, -1), 0);
+	ck_assert_uint_eq(next_type(), 0);
+	/* the IPC_SEND_BATCH-th does not wait for the loop */
+	ck_assert_int_eq(event(399, -1), 0);
+	while (next_type() == IPC_EVENT_ESTABLISHED)
+		got++;
+	ck_assert_int_eq(got, IPC_SEND_BATCH);
+	teardown();
+}
+END_TEST
+
+/* A loop that never runs out of work (the always readable pipe): it
+ * runs until the event reached the client, or 5 s passed. */
+static uint64_t busy_t0, busy_seen;
+
+static void busy_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (next_type() == IPC_EVENT_ESTABLISHED) {
+		busy_seen = now_us();
+		event_base_loopbreak(iwcmd_base);
+	} else if (now_us() - busy_t0 > 5000000) {
+		event_base_loopbreak(iwcmd_base);
+	}
+}
+
+START_TEST(test_busy_loop_flushes_late)
+{
+	struct spell sp;
+
+	setup();
+	spell_start(&sp, 0, busy_cb);
+	busy_seen = 0;
+	busy_t0 = now_us();
+	ck_assert_int_eq(event(400, -1), 0);
+	event_base_loop(iwcmd_base, 0);
+	/* it went while the loop was still busy, after the late timer
+	 * (1 ms), not at the 5 s bound */
+	ck_assert_uint_ne(busy_seen, 0);
+	ck_assert_uint_ge(busy_seen - busy_t0, 900);
+	spell_end(&sp);
 	teardown();
 }
 END_TEST
@@ -238,6 +395,9 @@ static Suite *control_suite(void)
 
 	tcase_add_test(tc, test_reply_waits_for_the_pass);
 	tcase_add_test(tc, test_event_joins_the_reply);
+	tcase_add_test(tc, test_idle_flush);
+	tcase_add_test(tc, test_full_batch_goes_at_once);
+	tcase_add_test(tc, test_busy_loop_flushes_late);
 	tcase_add_test(tc, test_close_keeps_the_reply);
 	tcase_add_test(tc, test_full_socket_keeps_order);
 	suite_add_tcase(s, tc);

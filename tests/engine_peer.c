@@ -68,6 +68,17 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 }
 
 /* control.c's other functions, as client_api.c and admin.c use them. */
+/* control_send() that takes fd, as the handoff uses it. */
+int control_send_fd(struct client *c, uint16_t type, uint32_t reqid,
+		    const ProtobufCMessage *body, int fd)
+{
+	int r = control_send(c, type, reqid, body, fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 void control_cork(struct client *c)
 {
 	(void)c;

@@ -13,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client_api.h"
 #include "fuzz/engine_driver.h"
@@ -84,6 +85,17 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		FE.n_established++;
 	}
 	return 0;
+}
+
+/* control_send() that takes fd, as the handoff uses it. */
+int control_send_fd(struct client *c, uint16_t type, uint32_t reqid,
+		    const ProtobufCMessage *body, int fd)
+{
+	int r = control_send(c, type, reqid, body, fd);
+
+	if (fd >= 0)
+		close(fd);
+	return r;
 }
 
 void control_cork(struct client *c)
