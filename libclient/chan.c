@@ -4,7 +4,8 @@
  * The channel to iwcmd: one SEQPACKET socket, requests that wait for the
  * reply carrying their request id, and the daemon's events, which are
  * handed up to the context's on_event (cm_handle_event()) whenever they
- * arrive, also while a request waits.  When the daemon goes away the
+ * arrive, also while a request waits, and so are the Acks of pipelined
+ * requests (IWCM_CTX_ASYNC_CM).  When the daemon goes away the
  * context's on_gone (cm_daemon_gone()) runs once.  The channel calls
  * nothing above it but through those two.
  */
@@ -105,11 +106,13 @@ static int chan_read(struct iwcm_ctx *ctx)
 	return ERR(ECONNRESET);
 }
 
-/* Handle a message nobody waits for: an event, or a stray reply. */
+/* Handle a message nobody waits for: an event, the Ack of a pipelined
+ * request, or a stray reply. */
 static void chan_dispatch(struct iwcm_ctx *ctx, struct ipc_msg *m)
 {
-	if (m->hdr.type >= IPC_EVENT_CONNECT_REQUEST &&
-	    m->hdr.type <= IPC_EVENT_ERROR)
+	if ((m->hdr.type >= IPC_EVENT_CONNECT_REQUEST &&
+	     m->hdr.type <= IPC_EVENT_ERROR) ||
+	    (m->hdr.type == IPC_CLIENT_ACK && m->hdr.reqid))
 		ctx->on_event(ctx, m);
 	/* Replies to fire-and-forget requests (Disconnect) end here. */
 	ipc_msg_clear(m);
@@ -194,4 +197,12 @@ int chan_send_async(struct iwcm_ctx *ctx, uint16_t type,
 		    const ProtobufCMessage *body)
 {
 	return chan_send(ctx, type, chan_reqid(ctx), body);
+}
+
+/* Send a request whose Ack comes to on_event, named by *reqid. */
+int chan_send_pipelined(struct iwcm_ctx *ctx, uint16_t type,
+			const ProtobufCMessage *body, uint32_t *reqid)
+{
+	*reqid = chan_reqid(ctx);
+	return chan_send(ctx, type, *reqid, body);
 }

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * Connection management: parameters, listeners, connect/accept/reject,
- * the connection handle and the handling of the daemon's events, which
- * fill in its negotiated state (proto/iwcm.proto documents each flow;
- * cm_conn.c reads the state out and hands the socket over).  Every
- * value from the daemon is range-checked before a connection takes it; a
- * malformed handoff fails that connection, never the process.
+ * Connection management: parameters, listeners, connect/accept/reject
+ * and freeing the connection handle (proto/iwcm.proto documents each
+ * flow).  The daemon's events and the answers to pipelined requests are
+ * applied by cm_events.c; cm_conn.c reads a connection's state out and
+ * hands the socket over.
  */
 #include "config.h"
 
@@ -19,8 +18,6 @@
 
 #include "internal.h"
 
-/* A connection's untagged queues: RFC 5040 §5 uses three. */
-#define CM_MAX_MSN 64
 /* Longest service name the daemon accepts (iwcmd.conf(5)). */
 #define CM_SERVICE_MAX 63
 
@@ -385,6 +382,39 @@ IWCM_EXPORT int iwcm_listener_get_port(const struct iwcm_listener *listener)
 
 /* ---- connections ---- */
 
+/*
+ * IWCM_CTX_ASYNC_CM: send the request and let its Ack come to
+ * cm_events.c, which holds a reference on c until then.
+ */
+static int cm_pipeline(struct iwcm_conn *c, uint16_t type,
+		       const ProtobufCMessage *body)
+{
+	uint32_t reqid;
+
+	if (chan_send_pipelined(c->ctx, type, body, &reqid) < 0)
+		return -1;
+	c->ack_reqid = reqid;
+	c->refs++;
+	return 0;
+}
+
+/* IWCM_CTX_ASYNC_CM: a connection whose id its Connect's Ack brings. */
+static struct iwcm_conn *cm_connect_pipelined(struct iwcm_ctx *ctx,
+					      const Iwcm__Connect *req)
+{
+	struct iwcm_conn *c = cm_conn_new(ctx, 0);
+	int e;
+
+	if (!c)
+		return NULL;
+	if (cm_pipeline(c, IPC_CLIENT_CONNECT, &req->base) < 0) {
+		e = errno;
+		cm_conn_destroy(c);
+		return ERR_PTR(e);
+	}
+	return c;
+}
+
 /* Start an outgoing connection. */
 IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 					   const struct sockaddr *dst,
@@ -422,6 +452,12 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 		params = param->pb;
 		req.params = &params;
 	}
+	if (ctx->async_cm) {
+		c = cm_connect_pipelined(ctx, &req);
+		if (!c)
+			return NULL;
+		goto out;
+	}
 	ack = (Iwcm__Ack *)chan_request(ctx, IPC_CLIENT_CONNECT, &req.base,
 					IPC_CLIENT_ACK, &iwcm__ack__descriptor);
 	if (!ack)
@@ -438,6 +474,7 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 	protobuf_c_message_free_unpacked(&ack->base, NULL);
 	if (e)
 		return ERR_PTR(e);
+out:
 	c->initiator = true;
 	c->state = CONN_CONNECTING;
 	pb_sockaddr_to(&dpb, &c->peer, NULL);
@@ -450,6 +487,8 @@ static int cm_decide(struct iwcm_conn *conn, uint16_t type,
 	Iwcm__Ack *ack;
 	int e;
 
+	if (conn->ctx->async_cm)
+		return cm_pipeline(conn, type, body);
 	ack = (Iwcm__Ack *)chan_request(conn->ctx, type, body, IPC_CLIENT_ACK,
 					&iwcm__ack__descriptor);
 	if (!ack)
@@ -523,12 +562,14 @@ IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
 		return;
 	ctx = conn->ctx;
 	conn->user_freed = true;
+	/* A Connect whose Ack has not come (id 0) is disconnected by
+	 * cm_events.c once the Ack names it. */
 	if (conn->state == CONN_REQUESTED) {
 		Iwcm__Reject rj = IWCM__REJECT__INIT;
 
 		rj.conn_id = conn->id;
 		chan_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
-	} else if (conn->state == CONN_CONNECTING ||
+	} else if ((conn->state == CONN_CONNECTING && conn->id) ||
 		   conn->state == CONN_ACCEPTING) {
 		Iwcm__Disconnect d = IWCM__DISCONNECT__INIT;
 
@@ -539,298 +580,4 @@ IWCM_EXPORT void iwcm_conn_free(struct iwcm_conn *conn)
 	events_drop_conn(ctx, conn);
 	cm_conn_put(conn);
 	errno = e;
-}
-
-/* ---- the daemon's events ---- */
-
-static enum iwcm_status cm_status(Iwcm__Result r)
-{
-	if (r > IWCM__RESULT__RES_OK && r <= IWCM__RESULT__RES_ESHUTDOWN)
-		return (enum iwcm_status)r;
-	return IWCM_STATUS_PROTOCOL;
-}
-
-/* Copy a PeerInfo after checking every field's range. */
-int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb)
-{
-	uint8_t *pd;
-
-	if (pb->mpa_rev > 2 || pb->flags > 0xFF ||
-	    (pb->rtr_types &
-	     ~(uint32_t)(IWCM_RTR_SEND | IWCM_RTR_WRITE | IWCM_RTR_READ)) ||
-	    pb->ird > IWCM_IRD_ORD_MAX || pb->ord > IWCM_IRD_ORD_MAX ||
-	    pb->private_data.len > IWCM_PRIVATE_DATA_MAX)
-		return ERR(EPROTO);
-	/* Never NULL, so that an empty private data reads as such. */
-	pd = malloc(pb->private_data.len ? pb->private_data.len : 1);
-	if (!pd)
-		return -1;
-	if (pb->private_data.len)
-		memcpy(pd, pb->private_data.data, pb->private_data.len);
-	free(pi->pd);
-	pi->pd = pd;
-	pi->pd_len = pb->private_data.len;
-	pi->mpa_rev = pb->mpa_rev;
-	pi->flags = pb->flags;
-	pi->enhanced = pb->enhanced;
-	pi->p2p = pb->p2p;
-	pi->rtr_types = pb->rtr_types;
-	pi->ird = pb->ird;
-	pi->ord = pb->ord;
-	pi->known = true;
-	return 0;
-}
-
-static void cm_set_reason_text(struct iwcm_conn *c, const char *text)
-{
-	free(c->reason_text);
-	c->reason_text = text ? strdup(text) : NULL;
-}
-
-/* A connection failed: record why and tell the caller. */
-static void cm_fail(struct iwcm_conn *c, enum iwcm_cm_event_type type,
-		    enum iwcm_status status, const char *text)
-{
-	c->state = type == IWCM_CM_EVENT_REJECTED ? CONN_REJECTED : CONN_FAILED;
-	c->reason = status;
-	cm_set_reason_text(c, text);
-	cm_conn_close_fd(c);
-	/* Without memory the caller still learns of the failure through
-	 * the connection's state on its next request. */
-	events_queue(c->ctx, type, c);
-}
-
-/* The daemon refused nothing but we cannot take this request. */
-static void cm_refuse(struct iwcm_ctx *ctx, uint64_t conn_id)
-{
-	Iwcm__Reject rj = IWCM__REJECT__INIT;
-
-	rj.conn_id = conn_id;
-	chan_send_async(ctx, IPC_CLIENT_REJECT, &rj.base);
-}
-
-static void cm_on_request(struct iwcm_ctx *ctx, const Iwcm__ConnectRequest *r)
-{
-	struct iwcm_conn *c;
-
-	if (!r->conn_id || cm_conn_find(ctx, r->conn_id))
-		return;
-	if (!cm_listener_find(ctx, r->listener_id)) {
-		/* Closed while the request was on its way. */
-		cm_refuse(ctx, r->conn_id);
-		return;
-	}
-	c = cm_conn_new(ctx, r->conn_id);
-	if (!c) {
-		cm_refuse(ctx, r->conn_id);
-		return;
-	}
-	c->state = CONN_REQUESTED;
-	c->listener_id = r->listener_id;
-	if (pb_sockaddr_to(r->local, &c->local, NULL) < 0 ||
-	    pb_sockaddr_to(r->peer, &c->peer, NULL) < 0 ||
-	    cm_peer_info_set(&c->peer_info, r->peer_info) < 0 ||
-	    events_queue(ctx, IWCM_CM_EVENT_CONNECT_REQUEST, c) < 0) {
-		cm_refuse(ctx, r->conn_id);
-		cm_conn_destroy(c);
-		return;
-	}
-	c->local_known = true;
-}
-
-static bool cm_rtr_type_ok(uint32_t t)
-{
-	return t == IWCM_RTR_NONE || t == IWCM_RTR_SEND ||
-	       t == IWCM_RTR_WRITE || t == IWCM_RTR_READ;
-}
-
-static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
-{
-	struct sockaddr_storage local, peer;
-	uint8_t *unread;
-	uint32_t *msn;
-
-	if ((e->transport != IWCM__TRANSPORT__TRANSPORT_TCP &&
-	     e->transport != IWCM__TRANSPORT__TRANSPORT_SCTP) ||
-	    pb_sockaddr_to(e->local, &local, NULL) < 0 ||
-	    pb_sockaddr_to(e->peer, &peer, NULL) < 0 ||
-	    e->initiator != c->initiator || e->mpa_rev > 2 ||
-	    e->ddp_version > 1 || e->rdmap_version > 1 ||
-	    !cm_rtr_type_ok(e->rtr_type) || e->ird > IWCM_IRD_ORD_MAX ||
-	    e->ord > IWCM_IRD_ORD_MAX || e->n_next_msn > CM_MAX_MSN)
-		return ERR(EPROTO);
-	/* DDP over SCTP: the relay's stream and segment size (RFC 5043 §9) */
-	if (e->transport == IWCM__TRANSPORT__TRANSPORT_SCTP &&
-	    (!e->has_sctp_stream || e->sctp_stream > 0xffff ||
-	     !e->has_max_segment || e->max_segment < 64 ||
-	     e->max_segment > 0xffff))
-		return ERR(EPROTO);
-	if (cm_peer_info_set(&c->peer_info, e->peer_info) < 0)
-		return -1;
-	unread = malloc(e->unread.len ? e->unread.len : 1);
-	msn = calloc(e->n_next_msn ? e->n_next_msn : 1, sizeof(*msn));
-	if (!unread || !msn) {
-		free(unread);
-		free(msn);
-		return -1;
-	}
-	if (e->has_unread && e->unread.len)
-		memcpy(unread, e->unread.data, e->unread.len);
-	if (e->n_next_msn)
-		memcpy(msn, e->next_msn, e->n_next_msn * sizeof(*msn));
-	c->unread = unread;
-	c->unread_len = e->has_unread ? e->unread.len : 0;
-	c->next_msn = msn;
-	c->n_msn = e->n_next_msn;
-	c->local = local;
-	c->local_known = true;
-	c->peer = peer;
-	c->transport = e->transport;
-	c->sctp_stream = (uint16_t)e->sctp_stream;
-	c->sctp_max_segment = e->max_segment;
-	c->mpa_rev = e->mpa_rev;
-	c->ddp_version = e->ddp_version;
-	c->rdmap_version = e->rdmap_version;
-	c->markers_tx = e->markers_tx;
-	c->markers_rx = e->markers_rx;
-	c->crc = e->crc;
-	c->enhanced = e->enhanced;
-	c->p2p = e->p2p;
-	c->rtr_type = e->rtr_type;
-	c->rtr_frame = e->has_rtr_frame && e->rtr_frame;
-	c->ird = e->ird;
-	c->ord = e->ord;
-	c->tx_offset = e->tx_offset;
-	c->rx_offset = e->rx_offset;
-	c->wait_first_fpdu = e->wait_first_fpdu;
-	return 0;
-}
-
-static void cm_on_established(struct iwcm_ctx *ctx, struct ipc_msg *m,
-			      const Iwcm__Established *e)
-{
-	struct iwcm_conn *c = cm_conn_find(ctx, e->conn_id);
-	int fd;
-
-	/* Not ours (any more): ipc_msg_clear() closes the fd. */
-	if (!c || (c->state != CONN_CONNECTING && c->state != CONN_ACCEPTING))
-		return;
-	fd = ipc_take_fd(m);
-	if (fd < 0) {
-		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
-			"handoff without a socket");
-		return;
-	}
-	if (cm_take_established(c, e) < 0) {
-		bool proto = errno == EPROTO;
-
-		close(fd);
-		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR,
-			proto ? IWCM_STATUS_PROTOCOL : IWCM_STATUS_INTERNAL,
-			proto ? "malformed handoff" : "out of memory");
-		return;
-	}
-	/* From here iwcm_create_qp() may take the socket in any thread. */
-	pthread_mutex_lock(&c->fd_lock);
-	c->fd = fd;
-	c->state = CONN_ESTABLISHED;
-	pthread_mutex_unlock(&c->fd_lock);
-	/* Without memory for the event the state still tells. */
-	events_queue(ctx, IWCM_CM_EVENT_ESTABLISHED, c);
-}
-
-static void cm_on_rejected(struct iwcm_ctx *ctx, const Iwcm__Rejected *r)
-{
-	struct iwcm_conn *c = cm_conn_find(ctx, r->conn_id);
-
-	if (!c || c->state != CONN_CONNECTING)
-		return;
-	if (r->peer_info && cm_peer_info_set(&c->peer_info, r->peer_info) < 0) {
-		cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR, IWCM_STATUS_PROTOCOL,
-			"malformed reject");
-		return;
-	}
-	cm_fail(c, IWCM_CM_EVENT_REJECTED, cm_status(r->result), r->reason);
-}
-
-static void cm_on_error(struct iwcm_ctx *ctx, uint16_t type,
-			const Iwcm__ConnError *ce)
-{
-	struct iwcm_conn *c = cm_conn_find(ctx, ce->conn_id);
-
-	if (!c || (c->state != CONN_CONNECTING && c->state != CONN_REQUESTED &&
-		   c->state != CONN_ACCEPTING))
-		return;
-	/* RFC 5040 §4.8: Layer and Error Type are 4 bits, Error Code 8;
-	 * a Terminate out of range is not one (the failure still is). */
-	if ((ce->has_term_layer || ce->has_term_etype || ce->has_term_ecode) &&
-	    ce->term_layer <= 0xF && ce->term_etype <= 0xF &&
-	    ce->term_ecode <= 0xFF) {
-		c->term = true;
-		c->term_layer = ce->term_layer;
-		c->term_etype = ce->term_etype;
-		c->term_ecode = ce->term_ecode;
-	}
-	cm_fail(c,
-		type == IPC_EVENT_UNREACHABLE ? IWCM_CM_EVENT_UNREACHABLE :
-						IWCM_CM_EVENT_CONNECT_ERROR,
-		cm_status(ce->result), ce->reason);
-}
-
-/* Apply one event message from the daemon. */
-void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m)
-{
-	const ProtobufCMessageDescriptor *d;
-	ProtobufCMessage *pb;
-
-	switch (m->hdr.type) {
-	case IPC_EVENT_CONNECT_REQUEST:
-		d = &iwcm__connect_request__descriptor;
-		break;
-	case IPC_EVENT_ESTABLISHED:
-		d = &iwcm__established__descriptor;
-		break;
-	case IPC_EVENT_REJECTED:
-		d = &iwcm__rejected__descriptor;
-		break;
-	case IPC_EVENT_UNREACHABLE:
-	case IPC_EVENT_ERROR:
-		d = &iwcm__conn_error__descriptor;
-		break;
-	default:
-		return;
-	}
-	pb = ipc_unpack(m, d);
-	if (!pb)
-		return;
-	switch (m->hdr.type) {
-	case IPC_EVENT_CONNECT_REQUEST:
-		cm_on_request(ctx, (Iwcm__ConnectRequest *)pb);
-		break;
-	case IPC_EVENT_ESTABLISHED:
-		cm_on_established(ctx, m, (Iwcm__Established *)pb);
-		break;
-	case IPC_EVENT_REJECTED:
-		cm_on_rejected(ctx, (Iwcm__Rejected *)pb);
-		break;
-	default:
-		cm_on_error(ctx, m->hdr.type, (Iwcm__ConnError *)pb);
-		break;
-	}
-	protobuf_c_message_free_unpacked(pb, NULL);
-}
-
-/* The daemon is gone: every connection being negotiated fails. */
-void cm_daemon_gone(struct iwcm_ctx *ctx)
-{
-	struct iwcm_conn *c;
-
-	TAILQ_FOREACH (c, &ctx->conns, entry) {
-		if (c->user_freed)
-			continue;
-		if (c->state == CONN_CONNECTING || c->state == CONN_REQUESTED ||
-		    c->state == CONN_ACCEPTING)
-			cm_fail(c, IWCM_CM_EVENT_CONNECT_ERROR,
-				IWCM_STATUS_RESET, "the daemon went away");
-	}
 }

@@ -117,7 +117,8 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	int e;
 
 	if (flags &
-	    ~(unsigned int)(IWCM_CTX_NONBLOCK | IWCM_CTX_MANUAL_PROGRESS))
+	    ~(unsigned int)(IWCM_CTX_NONBLOCK | IWCM_CTX_MANUAL_PROGRESS |
+			    IWCM_CTX_ASYNC_CM))
 		return ERR_PTR(EINVAL);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
@@ -127,6 +128,7 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	ctx->on_gone = cm_daemon_gone;
 	ctx->msg.fd = -1;
 	ctx->nonblock = flags & IWCM_CTX_NONBLOCK;
+	ctx->async_cm = flags & IWCM_CTX_ASYNC_CM;
 	ctx->flags = flags;
 	TAILQ_INIT(&ctx->listeners);
 	TAILQ_INIT(&ctx->conns);

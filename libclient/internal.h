@@ -78,8 +78,12 @@ struct iwcm_conn {
 	uint64_t id;
 	enum conn_state state;
 	bool initiator;
-	bool user_freed;      /* iwcm_conn_free() called */
-	unsigned int refs;    /* user + each event naming it */
+	bool user_freed;   /* iwcm_conn_free() called */
+	unsigned int refs; /* user + each event naming it + ack_reqid */
+	/* IWCM_CTX_ASYNC_CM: the request id of the Connect, Accept or
+	 * Reject whose Ack has not come yet (it holds a reference), or 0;
+	 * id is 0 until a Connect's Ack names the connection. */
+	uint32_t ack_reqid;
 	uint64_t listener_id; /* responder side, else 0 */
 
 	struct sockaddr_storage local;
@@ -144,6 +148,7 @@ struct iwcm_ctx {
 	int epfd; /* iwcm_ctx_get_fd(): sock + evfd */
 	int evfd; /* eventfd, readable while queued */
 	bool nonblock;
+	bool async_cm;	    /* IWCM_CTX_ASYNC_CM */
 	unsigned int flags; /* enum iwcm_ctx_flags */
 	struct dp *dp;	    /* the datapath (dp.h), or NULL */
 	bool signaled;	    /* evfd holds a count */
@@ -174,6 +179,9 @@ ProtobufCMessage *chan_request(struct iwcm_ctx *ctx, uint16_t type,
 /* Send a request whose reply is ignored (Disconnect, Reject on drop). */
 int chan_send_async(struct iwcm_ctx *ctx, uint16_t type,
 		    const ProtobufCMessage *body);
+/* Send a request whose Ack comes to on_event; *reqid names it. */
+int chan_send_pipelined(struct iwcm_ctx *ctx, uint16_t type,
+			const ProtobufCMessage *body, uint32_t *reqid);
 /*
  * Receive and handle at most one message without waiting.  Returns 1
  * when one was handled, 0 when none was ready, -1 with errno when the
@@ -194,10 +202,16 @@ void dp_ctx_free(struct iwcm_ctx *ctx);
  * for another family.  The reverse is pb_sockaddr_to() (pbaddr.h). */
 int cm_sockaddr_to_pb(const struct sockaddr *sa, Iwcm__SockAddr *pb,
 		      uint8_t *buf);
+
+/* ---- cm_events.c ---- */
+
 /* Copy a PeerInfo into pi; -1 with EPROTO if it is out of range. */
 int cm_peer_info_set(struct peer_info *pi, const Iwcm__PeerInfo *pb);
-/* The daemon sent an event: update the connection, maybe queue an event.
- * Consumes m's fd (or leaves it for ipc_msg_clear). */
+/*
+ * The daemon sent an event, or the Ack of a request nobody waited for
+ * (IWCM_CTX_ASYNC_CM): update the connection, maybe queue an event.
+ * Consumes m's fd (or leaves it for ipc_msg_clear).
+ */
 void cm_handle_event(struct iwcm_ctx *ctx, struct ipc_msg *m);
 /* The daemon is gone: every connection being negotiated fails. */
 void cm_daemon_gone(struct iwcm_ctx *ctx);

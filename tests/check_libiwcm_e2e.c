@@ -3,7 +3,9 @@
 /*
  * libiwcm connection management end to end: the real iwcmd, two contexts,
  * listen/connect/accept or reject on 127.0.0.1, consistent negotiated
- * state on both ends and working sockets.
+ * state on both ends and working sockets, with contexts that wait for
+ * the daemon's answers and with IWCM_CTX_ASYNC_CM ones; a connect the
+ * daemon refuses (its per-uid limit) fails through an event there.
  */
 
 #include "config.h"
@@ -36,8 +38,9 @@ static void e2e_log(char *buf, size_t cap)
 	buf[n] = 0;
 }
 
-/* Start iwcmd -d on a temporary socket and config; open a context. */
-static struct iwcm_ctx *e2e_start(void)
+/* Start iwcmd -d on a temporary socket and config (with the lines
+ * extra); open a context with flags (and IWCM_CTX_NONBLOCK). */
+static struct iwcm_ctx *e2e_start(const char *extra, unsigned int flags)
 {
 	pid_t parent = getpid();
 	struct iwcm_ctx *ctx = NULL;
@@ -53,8 +56,10 @@ static struct iwcm_ctx *e2e_start(void)
 	snprintf(E.log, sizeof(E.log), "%s/iwcmd.log", E.dir);
 	fp = fopen(E.conf, "w");
 	ck_assert_ptr_nonnull(fp);
-	fprintf(fp, "# check_libiwcm_cm\nrequest_timeout_ms = 5000\n"
-		    "reply_timeout_ms = 5000\n");
+	fprintf(fp,
+		"# check_libiwcm_cm\nrequest_timeout_ms = 5000\n"
+		"reply_timeout_ms = 5000\n%s",
+		extra);
 	fclose(fp);
 	E.pid = fork();
 	ck_assert_int_ge(E.pid, 0);
@@ -74,7 +79,7 @@ static struct iwcm_ctx *e2e_start(void)
 	/* The socket appears when the daemon is ready: nothing to poll
 	 * before it exists, so retry briefly (at most 5 s). */
 	for (i = 0; i < 500; i++) {
-		ctx = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK);
+		ctx = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK | flags);
 		if (ctx || errno != ECONNREFUSED)
 			break;
 		if (waitpid(E.pid, &st, WNOHANG) == E.pid) {
@@ -189,10 +194,12 @@ static void e2e_pipe(int from, int to, const char *msg)
 
 /*
  * Variants: 0 MPA v2 peer-to-peer, 1 MPA v2 client-server, 2 MPA v1,
- * 3 the responder rejects.
+ * 3 the responder rejects; 4-7 the same with IWCM_CTX_ASYNC_CM.
  */
 START_TEST(test_e2e)
 {
+	unsigned int flags = _i >= 4 ? IWCM_CTX_ASYNC_CM : 0;
+	int v = _i % 4;
 	struct iwcm_ctx *srv, *cli;
 	struct iwcm_conn_param *cp = iwcm_conn_param_new();
 	struct iwcm_conn_param *ap = iwcm_conn_param_new();
@@ -204,8 +211,8 @@ START_TEST(test_e2e)
 	size_t len;
 	int fds = open_fds();
 
-	srv = e2e_start();
-	cli = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK);
+	srv = e2e_start("", flags);
+	cli = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK | flags);
 	ck_assert_ptr_nonnull(cli);
 	sin4(&sin, "127.0.0.1", 0);
 	l = iwcm_listen(srv, (struct sockaddr *)&sin, NULL, NULL, 0);
@@ -215,8 +222,8 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(iwcm_conn_param_set_ird(cp, 4), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_ord(cp, 2), 0);
 	ck_assert_int_eq(iwcm_conn_param_set_private_data(cp, "hello", 5), 0);
-	ck_assert_int_eq(iwcm_conn_param_set_p2p(cp, _i == 0), 0);
-	if (_i == 2)
+	ck_assert_int_eq(iwcm_conn_param_set_p2p(cp, v == 0), 0);
+	if (v == 2)
 		ck_assert_int_eq(iwcm_conn_param_set_mpa_rev(cp, 1), 0);
 	sin4(&sin, "127.0.0.1", (uint16_t)iwcm_listener_get_port(l));
 	ic = iwcm_connect(cli, (struct sockaddr *)&sin, NULL, cp);
@@ -236,16 +243,16 @@ START_TEST(test_e2e)
 	ck_assert_ptr_nonnull(pd);
 	ck_assert_uint_eq(len, 5);
 	ck_assert_int_eq(memcmp(pd, "hello", 5), 0);
-	ck_assert_int_eq(qa(rc).peer_mpa_rev, _i == 2 ? 1 : 2);
-	ck_assert_int_eq(qa(rc).peer_enhanced, _i != 2);
-	if (_i != 2) {
+	ck_assert_int_eq(qa(rc).peer_mpa_rev, v == 2 ? 1 : 2);
+	ck_assert_int_eq(qa(rc).peer_enhanced, v != 2);
+	if (v != 2) {
 		/* RFC 6581 §9.1: the initiator's IRD/ORD as sent. */
 		ck_assert_int_eq(qa(rc).peer_ird, 4);
 		ck_assert_int_eq(qa(rc).peer_ord, 2);
-		ck_assert_int_eq(qa(rc).peer_p2p, _i == 0);
+		ck_assert_int_eq(qa(rc).peer_p2p, v == 0);
 	}
 
-	if (_i == 3) {
+	if (v == 3) {
 		ck_assert_int_eq(iwcm_reject(rc, "busy", 4), 0);
 		ev = e2e_event(cli, IWCM_CM_EVENT_REJECTED);
 		ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic);
@@ -278,10 +285,10 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(qa(rc).initiator, 0);
 	ck_assert_int_eq(qa(ic).transport, IWCM_TRANSPORT_TCP);
 	ck_assert_int_eq(qa(rc).transport, IWCM_TRANSPORT_TCP);
-	ck_assert_int_eq(qa(ic).mpa_rev, _i == 2 ? 1 : 2);
+	ck_assert_int_eq(qa(ic).mpa_rev, v == 2 ? 1 : 2);
 	ck_assert_int_eq(qa(rc).mpa_rev, qa(ic).mpa_rev);
-	ck_assert_int_eq(qa(ic).enhanced, _i != 2);
-	ck_assert_int_eq(qa(rc).enhanced, _i != 2);
+	ck_assert_int_eq(qa(ic).enhanced, v != 2);
+	ck_assert_int_eq(qa(rc).enhanced, v != 2);
 	ck_assert_int_eq(qa(ic).ddp_version, 1);
 	ck_assert_int_eq(qa(rc).ddp_version, 1);
 	ck_assert_int_eq(qa(ic).rdmap_version, 1);
@@ -289,17 +296,17 @@ START_TEST(test_e2e)
 	ck_assert_int_eq(qa(ic).crc, qa(rc).crc);
 	ck_assert_int_eq(qa(ic).markers_tx, qa(rc).markers_rx);
 	ck_assert_int_eq(qa(ic).markers_rx, qa(rc).markers_tx);
-	ck_assert_int_eq(qa(ic).p2p, _i == 0);
-	ck_assert_int_eq(qa(rc).p2p, _i == 0);
+	ck_assert_int_eq(qa(ic).p2p, v == 0);
+	ck_assert_int_eq(qa(rc).p2p, v == 0);
 	ck_assert_int_eq(qa(ic).rtr_type, qa(rc).rtr_type);
-	if (_i == 0)
+	if (v == 0)
 		ck_assert_int_ne(qa(ic).rtr_type, IWCM_RTR_NONE);
 	pd = qa(ic).peer_private_data;
 	len = qa(ic).peer_private_data_len;
 	ck_assert_ptr_nonnull(pd);
 	ck_assert_uint_eq(len, 5);
 	ck_assert_int_eq(memcmp(pd, "world", 5), 0);
-	if (_i != 2) {
+	if (v != 2) {
 		/* RFC 6581 §9.1: initiator ORD <= responder IRD, responder
 		 * ORD <= initiator IRD, and the responder's values reach
 		 * the initiator as sent. */
@@ -341,11 +348,71 @@ out:
 }
 END_TEST
 
+/*
+ * The daemon refuses a connect (max_pending_per_uid: one request of this
+ * uid already waits for a decision): iwcm_connect() says EMFILE, or
+ * with IWCM_CTX_ASYNC_CM the connection fails with IWCM_STATUS_LIMIT.
+ */
+START_TEST(test_e2e_refused)
+{
+	bool async = _i == 1;
+	unsigned int flags = async ? IWCM_CTX_ASYNC_CM : 0;
+	struct iwcm_ctx *srv, *cli;
+	struct iwcm_listener *l;
+	struct iwcm_conn *rc, *ic, *ic2;
+	struct iwcm_event *ev;
+	struct sockaddr_in sin;
+	int fds = open_fds();
+
+	srv = e2e_start("max_pending_per_uid = 1\n", flags);
+	cli = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK | flags);
+	ck_assert_ptr_nonnull(cli);
+	sin4(&sin, "127.0.0.1", 0);
+	l = iwcm_listen(srv, (struct sockaddr *)&sin, NULL, NULL, 0);
+	ck_assert_msg(l != NULL, "listen: %s", strerror(errno));
+	sin4(&sin, "127.0.0.1", (uint16_t)iwcm_listener_get_port(l));
+	ic = iwcm_connect(cli, (struct sockaddr *)&sin, NULL, NULL);
+	ck_assert_msg(ic != NULL, "connect: %s", strerror(errno));
+	ev = e2e_event(srv, IWCM_CM_EVENT_CONNECT_REQUEST);
+	rc = iwcm_event_get_conn(ev);
+	iwcm_ack_event(ev);
+	/* one request waits for srv's decision: the next is over the cap */
+	if (!async) {
+		ERRNO_NULL(iwcm_connect(cli, (struct sockaddr *)&sin, NULL,
+					NULL),
+			   EMFILE);
+	} else {
+		ic2 = iwcm_connect(cli, (struct sockaddr *)&sin, NULL, NULL);
+		ck_assert_msg(ic2 != NULL, "connect: %s", strerror(errno));
+		ev = e2e_event(cli, IWCM_CM_EVENT_CONNECT_ERROR);
+		ck_assert_ptr_eq(iwcm_event_get_conn(ev), ic2);
+		iwcm_ack_event(ev);
+		ck_assert_int_eq(qa(ic2).reason, IWCM_STATUS_LIMIT);
+		ERRNO_IS(iwcm_conn_get_fd(ic2), ENOTCONN);
+		iwcm_conn_free(ic2);
+	}
+	/* the first one still completes */
+	ck_assert_msg(iwcm_accept(rc, NULL) == 0, "accept: %s",
+		      strerror(errno));
+	iwcm_ack_event(e2e_event(cli, IWCM_CM_EVENT_ESTABLISHED));
+	iwcm_ack_event(e2e_event(srv, IWCM_CM_EVENT_ESTABLISHED));
+	e2e_pipe(iwcm_conn_get_fd(ic), iwcm_conn_get_fd(rc), "still works");
+	iwcm_conn_free(ic);
+	iwcm_conn_free(rc);
+	ck_assert_int_eq(iwcm_listener_close(l), 0);
+	iwcm_ctx_close(cli);
+	iwcm_ctx_close(srv);
+	e2e_stop();
+	ck_assert_int_eq(open_fds(), fds);
+}
+END_TEST
+
 static Suite *libiwcm_e2e_suite(void)
 {
 	Suite *s = suite_create("libiwcm_e2e");
 
-	add_loop_tcase(s, "e2e", test_e2e, 4);
+	add_loop_tcase(s, "e2e", test_e2e, 8);
+	add_loop_tcase(s, "e2e_refused", test_e2e_refused, 2);
 	return s;
 }
 

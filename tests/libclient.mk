@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # libiwcm: the CM API against a fake daemon (check_libiwcm_cm and, for
-# what goes wrong, check_libiwcm_cm_err; the fake in cm_fake.c) and end to
+# what goes wrong, check_libiwcm_cm_err; with IWCM_CTX_ASYNC_CM,
+# check_libiwcm_cm_async; the fake in cm_fake.c) and end to
 # end with iwcmd (check_libiwcm_e2e, which needs daemon/iwcmd built
 # first), the public
 # header compiled alone as C and C++ (check_headers.sh), and the exported
 # symbols against libiwcm.map (check_abi.sh); the take-once of a
 # connection's socket under threads (check_conn_fd).
 LIBIWCM = $(top_builddir)/libclient/libiwcm.la
-check_PROGRAMS += check_libiwcm_cm check_libiwcm_cm_err check_libiwcm_e2e
-TESTS += check_libiwcm_cm check_libiwcm_cm_err check_libiwcm_e2e \
+check_PROGRAMS += check_libiwcm_cm check_libiwcm_cm_err \
+	check_libiwcm_cm_async check_libiwcm_e2e
+TESTS += check_libiwcm_cm check_libiwcm_cm_err check_libiwcm_cm_async \
+	check_libiwcm_e2e \
 	check_headers.sh check_abi.sh
 LIBIWCM_CM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/include \
 	-I$(top_srcdir)/libclient -I$(top_srcdir)/proto -I$(top_builddir)/proto \
@@ -24,6 +27,11 @@ check_libiwcm_cm_err_SOURCES = check_libiwcm_cm_err.c cm_fake.c cm_fake.h
 check_libiwcm_cm_err_CPPFLAGS = $(LIBIWCM_CM_CPPFLAGS)
 check_libiwcm_cm_err_CFLAGS = $(LIBIWCM_CM_CFLAGS)
 check_libiwcm_cm_err_LDADD = $(LIBIWCM_CM_LDADD)
+check_libiwcm_cm_async_SOURCES = check_libiwcm_cm_async.c cm_fake.c \
+	cm_fake.h
+check_libiwcm_cm_async_CPPFLAGS = $(LIBIWCM_CM_CPPFLAGS)
+check_libiwcm_cm_async_CFLAGS = $(LIBIWCM_CM_CFLAGS)
+check_libiwcm_cm_async_LDADD = $(LIBIWCM_CM_LDADD)
 check_libiwcm_e2e_SOURCES = check_libiwcm_e2e.c cm_fake.c cm_fake.h
 check_libiwcm_e2e_CPPFLAGS = $(LIBIWCM_CM_CPPFLAGS)
 check_libiwcm_e2e_CFLAGS = $(LIBIWCM_CM_CFLAGS)

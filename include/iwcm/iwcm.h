@@ -56,10 +56,18 @@ struct iwcm_event;
  *	with EAGAIN instead of waiting when no event is ready.
  * @IWCM_CTX_MANUAL_PROGRESS: no progress thread: the caller moves the
  *	data of the context's queue pairs with iwcm_progress().
+ * @IWCM_CTX_ASYNC_CM: iwcm_connect(), iwcm_accept() and iwcm_reject()
+ *	return once the request is sent, without waiting for the daemon
+ *	to take it, so that many handshakes can be started in one go (as
+ *	rdma_connect() does).  A request the daemon refuses then fails
+ *	its connection with IWCM_CM_EVENT_CONNECT_ERROR, the reason (for
+ *	example IWCM_STATUS_LIMIT or IWCM_STATUS_NOENT) read with
+ *	iwcm_conn_query(); a refused iwcm_reject() has nothing to report.
  */
 enum iwcm_ctx_flags {
 	IWCM_CTX_NONBLOCK = 1,
 	IWCM_CTX_MANUAL_PROGRESS = 2,
+	IWCM_CTX_ASYNC_CM = 4,
 };
 
 /**
@@ -345,7 +353,11 @@ struct iwcm_conn_attr {
 
 /**
  * iwcm_ctx_open() - Connect to the iwcmd daemon.
- * @flags: an OR of enum iwcm_ctx_flags.
+ * @flags: an OR of enum iwcm_ctx_flags: IWCM_CTX_NONBLOCK (event calls
+ *	fail with EAGAIN instead of waiting), IWCM_CTX_MANUAL_PROGRESS (no
+ *	progress thread) and IWCM_CTX_ASYNC_CM (iwcm_connect(),
+ *	iwcm_accept() and iwcm_reject() do not wait for the daemon; its
+ *	refusal fails the connection with IWCM_CM_EVENT_CONNECT_ERROR).
  *
  * Opens the daemon's client socket, found through the IWCM_SOCKET
  * environment variable or else at /run/iwcm/iwcmd.sock, and performs the
@@ -694,13 +706,16 @@ int iwcm_listener_get_port(const struct iwcm_listener *listener);
  * exactly one of IWCM_CM_EVENT_ESTABLISHED, IWCM_CM_EVENT_REJECTED,
  * IWCM_CM_EVENT_UNREACHABLE or IWCM_CM_EVENT_CONNECT_ERROR naming the returned
  * connection.  Waits for the daemon to accept the request, queueing any
- * event that arrives meanwhile.
+ * event that arrives meanwhile, unless @ctx was opened with
+ * IWCM_CTX_ASYNC_CM: then a refusal is a CONNECT_ERROR too.
  *
  * Context: One thread per context.
  * Return: The connection (free it with iwcm_conn_free()), or NULL with
  * errno set: EINVAL (bad address or parameters, private data too long
  * for the MPA revision), EAFNOSUPPORT, EACCES, EMFILE, EPROTO,
- * ECONNRESET, ETIMEDOUT, ENOMEM.
+ * ECONNRESET, ETIMEDOUT, ENOMEM; with IWCM_CTX_ASYNC_CM only EINVAL,
+ * EAFNOSUPPORT, ECONNRESET, EAGAIN (the daemon's socket is full) and
+ * ENOMEM.
  */
 struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst,
 			       const struct sockaddr *src,
@@ -714,7 +729,9 @@ struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx, const struct sockaddr *dst,
  *
  * The daemon sends the MPA Reply and, for peer-to-peer connections,
  * completes the RTR exchange; then IWCM_CM_EVENT_ESTABLISHED (or
- * IWCM_CM_EVENT_CONNECT_ERROR) arrives for @conn.
+ * IWCM_CM_EVENT_CONNECT_ERROR) arrives for @conn.  With
+ * IWCM_CTX_ASYNC_CM an expired request is a CONNECT_ERROR
+ * (IWCM_STATUS_NOENT) instead of ENOENT.
  *
  * Context: One thread per context.
  * Return: 0, or -1 with errno set: EINVAL (@conn is not a pending
