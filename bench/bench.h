@@ -59,7 +59,8 @@ struct bench_opts {
 	bool json;
 	const char *socket;
 	const char *iwcmd;
-	bool sctp; /* --transport sctp: DDP over SCTP, usrsctp baselines */
+	bool sctp;    /* --transport sctp: DDP over SCTP, usrsctp baselines */
+	bool wait_cm; /* cm: contexts without IWCM_CTX_ASYNC_CM */
 	/* the datapath tests */
 	unsigned int mpa_rev;
 	bool crc;

@@ -9,7 +9,8 @@
  * listens and accepts, the other connects.  A handshake counts when both
  * ends received IWCM_CM_EVENT_ESTABLISHED with their socket and the
  * negotiated fields the row asked for; its latency runs from the
- * iwcm_connect() call to the later of the two events.
+ * iwcm_connect() call to the later of the two events.  Both contexts
+ * pipeline their requests (IWCM_CTX_ASYNC_CM) unless --wait-cm.
  */
 #include "config.h"
 
@@ -455,6 +456,8 @@ static void cm_loop_free(struct cm_loop *lp)
 
 static int cm_loop_init(struct cm_loop *lp, struct run *r)
 {
+	unsigned int flags = IWCM_CTX_NONBLOCK |
+			     (r->o->wait_cm ? 0 : IWCM_CTX_ASYNC_CM);
 	struct iwcm_conn_param *lparam = NULL;
 	struct sockaddr_in sin;
 	size_t i;
@@ -473,9 +476,9 @@ static int cm_loop_init(struct cm_loop *lp, struct run *r)
 	}
 	for (i = 0; i < 65536; i++)
 		lp->port_init[i] = lp->port_resp[i] = -1;
-	lp->srv = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+	lp->srv = iwcm_ctx_open_path(D.path, flags);
 	if (lp->srv)
-		lp->cli = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+		lp->cli = iwcm_ctx_open_path(D.path, flags);
 	if (!lp->cli) {
 		fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
 			strerror(errno));

@@ -61,7 +61,8 @@ static void usage(FILE *fp)
 		"[-d DEPTH[,DEPTH...]]\n"
 		"                  [-q N] [-e] [--mpa-rev 1|2] [--markers] "
 		"[--crc | --no-crc] [--tcp-poll]\n"
-		"                  [--tcp-gaps] [--transport tcp|sctp]\n"
+		"                  [--tcp-gaps] [--transport tcp|sctp] "
+		"[--wait-cm]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -104,6 +105,9 @@ static void usage(FILE *fp)
 		"over SCTP through\n"
 		"                     iwcmd's relay, RFC 5043; the baseline is "
 		"raw usrsctp)\n"
+		"      --wait-cm      cm: iwcm_connect() and iwcm_accept() "
+		"wait for the\n"
+		"                     daemon's answer (no IWCM_CTX_ASYNC_CM)\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -244,6 +248,13 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			BENCH_SCTP_DEPTH_MAX);
 		return -1;
 	}
+	if (t->dp && o->wait_cm) {
+		fprintf(stderr,
+			"iwcm-bench: %s: --wait-cm applies to the cm test "
+			"only\n",
+			t->name);
+		return -1;
+	}
 	if (!t->dp && dp_opt) {
 		fprintf(stderr,
 			"iwcm-bench: %s: %s applies to the datapath "
@@ -268,6 +279,7 @@ int main(int argc, char **argv)
 		OPT_TCP_POLL,
 		OPT_TCP_GAPS,
 		OPT_TRANSPORT,
+		OPT_WAIT_CM,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -284,6 +296,7 @@ int main(int argc, char **argv)
 		{ "tcp-poll", no_argument, NULL, OPT_TCP_POLL },
 		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -365,6 +378,9 @@ int main(int argc, char **argv)
 		case OPT_TCP_GAPS:
 			o.tcp_gaps = true;
 			dp_opt = "--tcp-gaps";
+			break;
+		case OPT_WAIT_CM:
+			o.wait_cm = true;
 			break;
 		case OPT_TRANSPORT:
 			if (strcmp(optarg, "tcp") && strcmp(optarg, "sctp"))
