@@ -101,9 +101,10 @@ expect 2 "$bench" read_bw -q 2 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" atomic_lat -q 1 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" cm -q 2 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" write_bw -q 2 --tcp-gaps && has "$dir/err" "no --qps"
+expect 2 "$bench" write_bw --wait-cm && has "$dir/err" "cm test only"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
-	has "$dir/out" "--transport T"
+	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
@@ -398,6 +399,14 @@ fi
 has "$dir/stats" '"connects":132,'
 has "$dir/stats" '"established":264,'
 has "$dir/stats" '"protocol_errors":0'
+# the waiting calls (no IWCM_CTX_ASYNC_CM) complete every handshake too
+expect 0 "$bench" cm -n 5 -w 0 -d 1 --wait-cm --socket "$sock"
+got=$(awk '$1 ~ /^(tcp|v1|v2-p2p-write|v2-p2p-read)$/ {
+	printf "%s/%s/%s/%s ", $1, $2, $3, $4 }' "$dir/out")
+want="tcp/1/5/0 v1/1/5/0 v2-p2p-write/1/5/0 v2-p2p-read/1/5/0 "
+if [ "$got" = "$want" ]; then ok; else
+	fail "--wait-cm rows '$got', want '$want': $(cat "$dir/out")"
+fi
 kill "$pid"
 wait "$pid"
 st=$?
