@@ -18,7 +18,9 @@
  * in that busy spell go together, IPC_SEND_BATCH to a sendmmsg, and the
  * client wakes once for all of them instead of once each.  A queue of
  * IPC_SEND_BATCH goes at once, and a loop that never runs out of work
- * still flushes after CTL_FLUSH_LATE_US (ev_late).
+ * still flushes after CTL_FLUSH_LATE_US (ev_late, on the precise clock
+ * of control_base_new(): libevent's default coarse one would fire it at
+ * the next tick, however soon).
  */
 #include "config.h"
 
@@ -47,6 +49,8 @@
 #define CTL_GROUP "iwcm"
 /* A busy loop holds a peer's messages at most this long. */
 #define CTL_FLUSH_LATE_US 1000
+
+unsigned int control_flush_late_us = CTL_FLUSH_LATE_US;
 
 struct client_msg {
 	TAILQ_ENTRY(client_msg) entry;
@@ -295,7 +299,8 @@ static void control_flush_cb(evutil_socket_t fd, short what, void *arg)
 static void control_flush_later(struct client *c)
 {
 	struct control_priv *p = control_priv(c);
-	static const struct timeval late = { 0, CTL_FLUSH_LATE_US };
+	struct timeval late = { control_flush_late_us / 1000000,
+				control_flush_late_us % 1000000 };
 
 	if (p->flush_pending || p->corked || (p->evflags & EV_WRITE))
 		return;
@@ -820,6 +825,24 @@ static int ctl_open(struct ctl_sock *s, bool admin, const char *path, int fd)
 }
 
 /* Bind (or adopt) the client and the admin socket. */
+/* The daemon's loop as control.c needs it (see the top of this file). */
+struct event_base *control_base_new(void)
+{
+	struct event_config *cfg = event_config_new();
+	struct event_base *b = NULL;
+
+	if (!cfg)
+		return NULL;
+	if (event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) == 0)
+		b = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (b && event_base_priority_init(b, IWCMD_PRIORITIES) < 0) {
+		event_base_free(b);
+		b = NULL;
+	}
+	return b;
+}
+
 int control_init(const char *client_path, int client_fd, const char *admin_path,
 		 int admin_fd, const struct control_handlers *h)
 {

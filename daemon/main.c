@@ -313,9 +313,8 @@ int main(int argc, char **argv)
 	main_nofile(main_conf);
 
 	signal(SIGPIPE, SIG_IGN);
-	iwcmd_base = event_base_new();
-	if (!iwcmd_base ||
-	    event_base_priority_init(iwcmd_base, IWCMD_PRIORITIES) < 0)
+	iwcmd_base = control_base_new();
+	if (!iwcmd_base)
 		fatalx("event_base_new failed");
 
 	main_activation(&client_fd, &admin_fd);

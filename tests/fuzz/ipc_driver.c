@@ -513,10 +513,9 @@ static void fz_ipc_once(void)
 	else
 		log_init(LOG_TO_SYSLOG, false, "fuzz");
 	clock_gettime(CLOCK_MONOTONIC, &iwcmd_start);
-	iwcmd_base = event_base_new();
+	/* main.c's loop: control.c flushes when it is idle */
+	iwcmd_base = control_base_new();
 	FZ_CHECK(iwcmd_base != NULL);
-	/* main.c's priorities: control.c flushes when the loop is idle */
-	FZ_CHECK(event_base_priority_init(iwcmd_base, IWCMD_PRIORITIES) == 0);
 	/* a configured service clients attach to (Listen{service}) */
 	FZ_CHECK(conf_parse(fz_ipc_conf, strlen(fz_ipc_conf), "fuzz", &FI.conf,
 			    err, sizeof(err)) == 0);
