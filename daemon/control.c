@@ -18,9 +18,11 @@
  * in that busy spell go together, IPC_SEND_BATCH to a sendmmsg, and the
  * client wakes once for all of them instead of once each.  A queue of
  * IPC_SEND_BATCH goes at once, and a loop that never runs out of work
- * still flushes after CTL_FLUSH_LATE_US (ev_late, on the precise clock
- * of control_base_new(): libevent's default coarse one would fire it at
- * the next tick, however soon).
+ * still flushes after CTL_FLUSH_LATE_US (ev_late).  libevent's clock is
+ * CLOCK_MONOTONIC_COARSE, so that is anything from a few microseconds
+ * (a tick falls in the spell) to a tick past it: a backstop, not a
+ * measure.  A precise clock would cost a timerfd_settime(2) per pass of
+ * the loop, 8 system calls per handshake.
  */
 #include "config.h"
 
@@ -828,14 +830,8 @@ static int ctl_open(struct ctl_sock *s, bool admin, const char *path, int fd)
 /* The daemon's loop as control.c needs it (see the top of this file). */
 struct event_base *control_base_new(void)
 {
-	struct event_config *cfg = event_config_new();
-	struct event_base *b = NULL;
+	struct event_base *b = event_base_new();
 
-	if (!cfg)
-		return NULL;
-	if (event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) == 0)
-		b = event_base_new_with_config(cfg);
-	event_config_free(cfg);
 	if (b && event_base_priority_init(b, IWCMD_PRIORITIES) < 0) {
 		event_base_free(b);
 		b = NULL;

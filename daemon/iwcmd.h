@@ -217,7 +217,7 @@ int control_send_fd(struct client *c, uint16_t type, uint32_t reqid,
 		    const ProtobufCMessage *body, int fd);
 int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		 const ProtobufCMessage *body, int fd);
-/* The daemon's event loop: IWCMD_PRIORITIES and a precise clock. */
+/* The daemon's event loop, with IWCMD_PRIORITIES. */
 struct event_base *control_base_new(void);
 /* How long a busy loop holds messages (1 ms; tests change it). */
 extern unsigned int control_flush_late_us;

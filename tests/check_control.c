@@ -329,10 +329,11 @@ START_TEST(test_busy_loop_flushes_late)
 	ck_assert_int_eq(event(400, -1), 0);
 	event_base_loop(iwcmd_base, 0);
 	/* not at once, but while the loop was still busy: the late timer
-	 * (1 ms, precise) sent it, not the 5 s bound */
+	 * (1 ms on libevent's coarse clock: 0 to 5 ms here) sent it, not
+	 * the 5 s bound */
 	ck_assert_uint_ge(busy_passes, 1);
 	ck_assert_uint_ne(busy_seen, 0);
-	ck_assert_uint_ge(busy_seen - busy_t0, 900);
+	ck_assert_uint_lt(busy_seen - busy_t0, 1000000);
 	spell_end(&sp);
 	teardown();
 }
