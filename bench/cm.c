@@ -670,8 +670,8 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 		printf("%s%u", i ? "," : "", o->depths[i]);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"%s\",\"results\":[\n",
-	       o->sctp ? "usrsctp" : "tcp");
+	printf(",\"baseline\":\"%s\",\"pipelined\":%s,\"results\":[\n",
+	       o->sctp ? "usrsctp" : "tcp", o->wait_cm ? "false" : "true");
 	for (i = 0; i < n; i++) {
 		const struct cm_result *r = &res[i];
 

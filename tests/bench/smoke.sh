@@ -157,6 +157,7 @@ nr = len(rows)
 assert d["test"] == "cm" and d["iters"] == iters, d
 assert d["depths"] == depths, d
 assert d["baseline"] == ("usrsctp" if sctp else "tcp"), d
+assert d["pipelined"] is True, d
 assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
 assert len(d["results"]) == nr * len(depths), d["results"]
 for i, r in enumerate(d["results"]):
