@@ -85,7 +85,7 @@ static int cas_established(struct client *cl, const struct sctp_conn_info *i,
 	e.has_sctp_stream = e.has_max_segment = 1;
 	e.sctp_stream = i->si.stream;
 	e.max_segment = (uint32_t)i->maxseg;
-	return control_send(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
+	return control_send_fd(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
 }
 
 static void cas_rejected(struct client *cl, const struct sctp_conn_info *i)

@@ -409,7 +409,7 @@ struct sctp_conn_info {
 /* How sctp_conn.c tells clients (main.c hands it client_api.c's). */
 struct sctp_conn_notify {
 	int (*request)(struct client *cl, const struct sctp_conn_info *i);
-	/* consumes nothing: the caller closes fd */
+	/* takes fd (the relay's end for the client), sent or not */
 	int (*established)(struct client *cl, const struct sctp_conn_info *i,
 			   int fd);
 	void (*rejected)(struct client *cl, const struct sctp_conn_info *i);

@@ -350,13 +350,12 @@ static int sc_established(void *arg, struct sctp_session *s)
 		return -1;
 	sc_info(k, &i);
 	k->s = s;
+	/* the relay's end goes to the client, closed here once sent */
 	if (sc_notify->established(k->owner, &i, fd) < 0) {
-		close(fd);
 		sctp_relay_free(k->relay);
 		k->relay = NULL;
 		return -1;
 	}
-	close(fd);
 	k->established = true;
 	sc_count(k, CONN_RES_OK);
 	/* RFC 5043 §6.2: segments may follow at once; they queue */
