@@ -113,14 +113,17 @@ static void us_down(struct sctp_sock *s, const char *why)
 /* ABORT the association (RFC 4960 §9.1), report it down. */
 static void us_abort(struct sctp_sock *s, const char *why)
 {
+	static const char none[1];
 	struct sctp_sndinfo si;
 
 	memset(&si, 0, sizeof(si));
 	si.snd_flags = SCTP_ABORT;
-	if (usrsctp_sendv(s->so, NULL, 0, NULL, 0, &si, sizeof(si),
+	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
+	 * ABORT without a cause; the length is what counts */
+	if (usrsctp_sendv(s->so, none, 0, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0 &&
 	    errno != ENOTCONN)
-		log_debug("sctp: abort: %s", strerror(errno));
+		log_warn("sctp: abort");
 	log_info("sctp: association aborted: %s", why);
 	us_down(s, why);
 }

@@ -279,6 +279,27 @@ static int raw_peer(uint32_t adapt)
 	return fd;
 }
 
+/* RFC 5043 §5.1 / §7.1: the stack's ABORT reached the raw peer, whose
+ * association is gone (getsockopt fails) or closed. */
+static void wait_aborted(int fd)
+{
+	struct sctp_status st;
+	socklen_t len;
+	int i, rc = 0;
+
+	for (i = 0; i < 500; i++) {
+		memset(&st, 0, sizeof(st));
+		len = sizeof(st);
+		rc = getsockopt(fd, IPPROTO_SCTP, SCTP_STATUS, &st, &len);
+		if (rc < 0 || st.sstat_state == SCTP_CLOSED)
+			break;
+		usleep(10000);
+	}
+	ck_assert_msg(rc < 0 || st.sstat_state == SCTP_CLOSED,
+		      "the raw peer never saw the ABORT (state %d)",
+		      st.sstat_state);
+}
+
 /* RFC 5043 §5.1: a peer without the indication is aborted, by the
  * timer (_i 0) or by its first data (_i 1). */
 START_TEST(test_no_indication)
@@ -299,6 +320,7 @@ START_TEST(test_no_indication)
 	else
 		ck_assert_msg(strstr(srv.why, "no Adaptation") != NULL, "%s",
 			      srv.why);
+	wait_aborted(fd);
 	close(fd);
 	stop();
 }
@@ -316,6 +338,7 @@ START_TEST(test_wrong_indication)
 	ck_assert_int_eq(srv.up, 0);
 	ck_assert_msg(strstr(srv.why, "0x00000002 is not DDP") != NULL, "%s",
 		      srv.why);
+	wait_aborted(fd);
 	close(fd);
 	stop();
 }

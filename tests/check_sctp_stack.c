@@ -313,6 +313,33 @@ static struct socket *raw_peer(uint32_t adapt, bool send_data)
 	return so;
 }
 
+/*
+ * Wait until the raw peer has taken the stack's ABORT, so that its
+ * close sends nothing.  usrsctp races itself when a packet for an
+ * association it is tearing down arrives while the application closes
+ * that socket (upstream issues #676 and #709); the test keeps clear of
+ * that window.
+ */
+static void wait_aborted(struct socket *so)
+{
+	struct sctp_status st;
+	socklen_t len;
+	int i, rc = 0;
+
+	for (i = 0; i < 500; i++) {
+		memset(&st, 0, sizeof(st));
+		len = sizeof(st);
+		rc = usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st,
+					&len);
+		if (rc < 0 || st.sstat_state == SCTP_CLOSED)
+			break;
+		usleep(10000);
+	}
+	ck_assert_msg(rc < 0 || st.sstat_state == SCTP_CLOSED,
+		      "the raw peer never saw the ABORT (state %d)",
+		      st.sstat_state);
+}
+
 /* RFC 5043 §5.1: a peer without the indication is aborted, by the
  * timer or by its first data, whichever comes first. */
 START_TEST(test_no_indication)
@@ -330,6 +357,7 @@ START_TEST(test_no_indication)
 	else
 		ck_assert_msg(strstr(srv.why, "no Adaptation") != NULL, "%s",
 			      srv.why);
+	wait_aborted(so);
 	usrsctp_close(so);
 	stop();
 }
@@ -346,6 +374,7 @@ START_TEST(test_wrong_indication)
 	ck_assert_int_eq(srv.up, 0);
 	ck_assert_msg(strstr(srv.why, "0x00000002 is not DDP") != NULL, "%s",
 		      srv.why);
+	wait_aborted(so);
 	usrsctp_close(so);
 	stop();
 }
