@@ -443,6 +443,10 @@ enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id);
 void sctp_conn_client_gone(struct client *c);
 /* Daemon shutdown: sessions terminated, associations closed. */
 void sctp_conn_shutdown(void);
+/* The same, but the stack runs on (the fuzz harnesses, between inputs). */
+void sctp_conn_abort_all(void);
+/* Start the configured SCTP stack unless it runs (on first use). */
+enum conn_result sctp_conn_stack(void);
 /* iwcmctl conns / show: every SCTP session, or the one of id (-1). */
 void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
 		       void *arg);

@@ -84,7 +84,7 @@ void sctp_conn_init(const struct sctp_conn_notify *n)
 }
 
 /* Start the stack on first use, from iwcmd.conf. */
-static enum conn_result sc_stack(void)
+enum conn_result sctp_conn_stack(void)
 {
 	struct sctp_stack_conf c;
 	char err[256];
@@ -644,7 +644,7 @@ enum conn_result sctp_conn_listen(struct client *c,
 		return CONN_RES_EPERM;
 	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)
 		return CONN_RES_ELIMIT;
-	r = sc_stack();
+	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
 	l = calloc(1, sizeof(*l));
@@ -744,7 +744,7 @@ int sctp_conn_init_config(const struct iwcmd_conf *conf)
 				have = true;
 		if (have)
 			continue;
-		if (sc_stack() != CONN_RES_OK) {
+		if (sctp_conn_stack() != CONN_RES_OK) {
 			rc = -1;
 			break;
 		}
@@ -801,7 +801,7 @@ enum conn_result sctp_conn_connect(struct client *c,
 	struct sc_conn *k;
 	enum conn_result r;
 
-	r = sc_stack();
+	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
 	TAILQ_FOREACH (as, &sc_assocs, entry)
@@ -931,8 +931,8 @@ void sctp_conn_client_gone(struct client *c)
 	}
 }
 
-/* Daemon shutdown. */
-void sctp_conn_shutdown(void)
+/* Every listener, association and session ends; the stack runs on. */
+void sctp_conn_abort_all(void)
 {
 	struct sc_listener *l;
 	struct sc_assoc *as;
@@ -945,6 +945,12 @@ void sctp_conn_shutdown(void)
 	while ((k = TAILQ_FIRST(&sc_conns)))
 		sc_conn_free(k);
 	sctp_relay_shutdown();
+}
+
+/* Daemon shutdown. */
+void sctp_conn_shutdown(void)
+{
+	sctp_conn_abort_all();
 	sctp_stack_fini();
 }
 

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -501,6 +502,20 @@ static const char fz_ipc_conf[] = "[listener fuzz]\n"
 				  "owner = 0\n"
 				  "pending_max = 2\n";
 
+/* A UDP port nobody uses now, for usrsctp's encapsulation. */
+static uint16_t fz_ipc_free_udp_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	FZ_CHECK(fd >= 0);
+	FZ_CHECK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	FZ_CHECK(getsockname(fd, (struct sockaddr *)&sin, &len) == 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
 static void fz_ipc_once(void)
 {
 	char err[256];
@@ -521,6 +536,11 @@ static void fz_ipc_once(void)
 			    err, sizeof(err)) == 0);
 	iwcmd_conf = &FI.conf;
 	conn_init(&fz_ipc_notify);
+	/* SCTP as the daemon runs it: usrsctp, started here so that its
+	 * descriptors and events are there before the first input */
+	sctp_conn_init(&client_api_sctp_notify);
+	FI.conf.sctp_udp_port = fz_ipc_free_udp_port();
+	FZ_CHECK(sctp_conn_stack() == CONN_RES_OK);
 	snprintf(FI.dir, sizeof(FI.dir), "/tmp/iwcm-fuzz.XXXXXX");
 	FZ_CHECK(mkdtemp(FI.dir) != NULL);
 	snprintf(FI.client_path, sizeof(FI.client_path), "%s/iwcmd.sock",
@@ -606,6 +626,9 @@ void fz_ipc_end(void)
 	}
 	FZ_CHECK(conn_count() == 0);
 	conn_abort_all();
+	/* SCTP associations end through usrsctp's threads, in their own
+	 * time: end them here (the stack runs on) */
+	sctp_conn_abort_all();
 	fz_ipc_pump();
 	FZ_CHECK(event_base_get_num_events(
 			 iwcmd_base, EVENT_BASE_COUNT_ADDED) == FI.ev_base);

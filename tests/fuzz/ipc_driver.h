@@ -6,8 +6,9 @@
 /*
  * The whole daemon but main.c in-process for fuzz_ipc_client and
  * fuzz_ipc_admin: control.c bound on sockets of a private directory,
- * client_api.c, admin.c, listener.c and the connection engine, one
- * event loop.  Peers are SOCK_SEQPACKET socketpairs handed to
+ * client_api.c, admin.c, listener.c, the connection engine and the SCTP
+ * sessions on usrsctp (started once, before the first input; what an
+ * input leaves of SCTP is ended at its end), one event loop.  Peers are SOCK_SEQPACKET socketpairs handed to
  * control_peer_new() with the credentials the input chooses, or real
  * connections to the bound socket (accept, SO_PEERCRED).  The driver
  * reads everything the daemon sends, checks that it unpacks and that an
