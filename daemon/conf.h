@@ -60,6 +60,9 @@ struct conf_priv_allow {
 /* The longest an initiator holds its first FPDU (first_fpdu_delay_ms). */
 #define CONF_FIRST_FPDU_DELAY_MAX 10000u /* IWCM_FIRST_FPDU_DELAY_MAX */
 
+/* The longest iwcmd polls before it sleeps (busy_poll_us). */
+#define CONF_BUSY_POLL_MAX 100000u
+
 /* max_conns when the descriptor limit allows more (or has none). */
 #define CONF_MAX_CONNS_AUTO 1048576u
 
@@ -83,7 +86,8 @@ struct iwcmd_conf {
 		unsigned int halfopen_max;
 		unsigned int conn_reserve;
 	} lim;
-	unsigned int pd_send_max; /* private data we send */
+	unsigned int pd_send_max;  /* private data we send */
+	unsigned int busy_poll_us; /* awake after a client's message */
 	/* DDP over SCTP (RFC 5043): the stack and its UDP encapsulation
 	 * port (RFC 6951; 0: none), struct sctp_stack_conf's source */
 	unsigned int sctp_stack; /* enum sctp_stack_kind */

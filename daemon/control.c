@@ -256,6 +256,8 @@ static int control_flush(struct client *c)
 			control_close(c, why);
 			return -1;
 		}
+		if (k > 0)
+			loop_note_work();
 		while (k-- > 0) {
 			m = TAILQ_FIRST(&p->outq);
 			TAILQ_REMOVE(&p->outq, m, entry);
@@ -557,6 +559,7 @@ static void control_read(struct client *c)
 		control_close(c, why);
 		return;
 	}
+	loop_note_work();
 	if (!c->hello)
 		control_hello(c, m);
 	else if (m->hdr.type == IPC_HELLO)

@@ -219,6 +219,13 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 		 const ProtobufCMessage *body, int fd);
 /* The daemon's event loop, with IWCMD_PRIORITIES. */
 struct event_base *control_base_new(void);
+
+/* loop.c: run base until loop_stop(), busy-polling busy_poll_us after
+ * each exchange with a client (iwcmd.conf(5)); -1 on failure. */
+int loop_run(struct event_base *base);
+void loop_stop(void);
+/* A message came from or went to a client: stay awake. */
+void loop_note_work(void);
 /* How long a busy loop holds messages (1 ms; tests change it). */
 extern unsigned int control_flush_late_us;
 struct client *control_find(uint64_t id);

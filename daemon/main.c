@@ -169,7 +169,7 @@ static void main_stop(int sig)
 	listener_shutdown();
 	control_shutdown();
 	watchdog_stop();
-	event_base_loopexit(iwcmd_base, NULL);
+	loop_stop();
 }
 
 static void main_signal(evutil_socket_t sig, short what, void *arg)
@@ -358,7 +358,7 @@ int main(int argc, char **argv)
 		 client_fd >= 0 ? " (socket activation)" : "");
 	watchdog_notify("READY=1");
 
-	if (event_base_dispatch(iwcmd_base) < 0)
+	if (loop_run(iwcmd_base) < 0)
 		fatalx("event loop failed");
 
 	for (i = 0; i < 3; i++)

@@ -286,6 +286,12 @@ START_TEST(test_conn_limits)
 	ck_assert_uint_eq(conf.lim.max_conns, 344);
 	/* out of range */
 	ck_assert_int_eq(parse("halfopen_per_source = 0\n"), -1);
+	ck_assert_int_eq(parse("busy_poll_us = 100001\n"), -1);
+	/* busy polling: off unless asked for, up to 100 ms */
+	ck_assert_int_eq(parse(""), 0);
+	ck_assert_uint_eq(conf.busy_poll_us, 0);
+	ck_assert_int_eq(parse("busy_poll_us = 100000\n"), 0);
+	ck_assert_uint_eq(conf.busy_poll_us, CONF_BUSY_POLL_MAX);
 	ck_assert_int_eq(parse("conn_reserve = 1048577\n"), -1);
 }
 END_TEST

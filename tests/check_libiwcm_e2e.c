@@ -194,7 +194,9 @@ static void e2e_pipe(int from, int to, const char *msg)
 
 /*
  * Variants: 0 MPA v2 peer-to-peer, 1 MPA v2 client-server, 2 MPA v1,
- * 3 the responder rejects; 4-7 the same with IWCM_CTX_ASYNC_CM.
+ * 3 the responder rejects; 4-7 the same with IWCM_CTX_ASYNC_CM; 8-11 those
+ * again against a daemon that busy-polls (busy_poll_us, loop.c), which
+ * must still exit cleanly on SIGTERM.
  */
 START_TEST(test_e2e)
 {
@@ -211,7 +213,7 @@ START_TEST(test_e2e)
 	size_t len;
 	int fds = open_fds();
 
-	srv = e2e_start("", flags);
+	srv = e2e_start(_i >= 8 ? "busy_poll_us = 2000\n" : "", flags);
 	cli = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK | flags);
 	ck_assert_ptr_nonnull(cli);
 	sin4(&sin, "127.0.0.1", 0);
@@ -411,7 +413,7 @@ static Suite *libiwcm_e2e_suite(void)
 {
 	Suite *s = suite_create("libiwcm_e2e");
 
-	add_loop_tcase(s, "e2e", test_e2e, 8);
+	add_loop_tcase(s, "e2e", test_e2e, 12);
 	add_loop_tcase(s, "e2e_refused", test_e2e_refused, 2);
 	return s;
 }

@@ -139,6 +139,14 @@ fuzz_ipc_admin_CFLAGS = $(FUZZ_DAEMON_CFLAGS)
 fuzz_ipc_admin_LDADD = $(FUZZ_DAEMON_LDADD)
 fuzz_ipc_admin_LDFLAGS = $(FUZZ_LINKFLAGS)
 
+# loop.c: whether the daemon's loop sleeps (busy_poll_us).
+check_PROGRAMS += check_loop
+TESTS += check_loop
+check_loop_SOURCES = check_loop.c
+check_loop_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_loop_CFLAGS = $(ENGINE_CFLAGS)
+check_loop_LDADD = $(ENGINE_LDADD)
+
 # control.c in-process: when replies and events reach a client.
 check_PROGRAMS += check_control
 TESTS += check_control
