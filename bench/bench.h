@@ -32,6 +32,8 @@
 /* No progress for this long ends a row as failed (the datapath tests
  * take IWCM_BENCH_STALL_MS from the environment instead). */
 #define BENCH_STALL_MS 10000
+/* --busy-poll at most (iwcmd.conf's busy_poll_us too). */
+#define BENCH_BUSY_POLL_MAX 100000u
 /* Failures described on stderr per row; the rest are only counted. */
 #define BENCH_FAIL_PRINT 5
 #define NS_PER_S 1000000000ULL
@@ -61,6 +63,9 @@ struct bench_opts {
 	const char *iwcmd;
 	bool sctp;    /* --transport sctp: DDP over SCTP, usrsctp baselines */
 	bool wait_cm; /* cm: contexts without IWCM_CTX_ASYNC_CM */
+	/* cm: poll this long before sleeping, here and in the iwcmd we start
+	 * (its busy_poll_us) */
+	unsigned long busy_poll_us;
 	/* the datapath tests */
 	unsigned int mpa_rev;
 	bool crc;

@@ -506,6 +506,21 @@ static int cm_loop_init(struct cm_loop *lp, struct run *r)
 	return 0;
 }
 
+/* poll(2) both contexts; with --busy-poll, without sleeping for that
+ * long first (as iwcmd does with busy_poll_us). */
+static int cm_poll(struct pollfd pfd[2], unsigned long spin_us)
+{
+	uint64_t end = spin_us ? bench_now_ns() + spin_us * 1000u : 0;
+	int k;
+
+	while (spin_us) {
+		k = poll(pfd, 2, 0);
+		if (k != 0 || bench_now_ns() >= end)
+			return k ? k : poll(pfd, 2, BENCH_STALL_MS);
+	}
+	return poll(pfd, 2, BENCH_STALL_MS);
+}
+
 /* The iwcm loop; -1 when it could not run at all. */
 static int cm_run(struct run *r)
 {
@@ -527,7 +542,7 @@ static int cm_run(struct run *r)
 			cm_start(&lp);
 		if (r->inflight == 0)
 			continue;
-		k = poll(pfd, 2, BENCH_STALL_MS);
+		k = cm_poll(pfd, r->o->busy_poll_us);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k > 0 && cm_drain(&lp, lp.srv, true) &&
@@ -670,8 +685,10 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 		printf("%s%u", i ? "," : "", o->depths[i]);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"%s\",\"pipelined\":%s,\"results\":[\n",
-	       o->sctp ? "usrsctp" : "tcp", o->wait_cm ? "false" : "true");
+	printf(",\"baseline\":\"%s\",\"pipelined\":%s,\"busy_poll_us\":%lu,"
+	       "\"results\":[\n",
+	       o->sctp ? "usrsctp" : "tcp", o->wait_cm ? "false" : "true",
+	       o->busy_poll_us);
 	for (i = 0; i < n; i++) {
 		const struct cm_result *r = &res[i];
 

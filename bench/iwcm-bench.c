@@ -63,6 +63,7 @@ static void usage(FILE *fp)
 		"[--crc | --no-crc] [--tcp-poll]\n"
 		"                  [--tcp-gaps] [--transport tcp|sctp] "
 		"[--wait-cm]\n"
+		"                  [--busy-poll US]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -108,6 +109,10 @@ static void usage(FILE *fp)
 		"      --wait-cm      cm: iwcm_connect() and iwcm_accept() "
 		"wait for the\n"
 		"                     daemon's answer (no IWCM_CTX_ASYNC_CM)\n"
+		"      --busy-poll US cm: poll this long before sleeping, here "
+		"and in the\n"
+		"                     iwcmd started (its busy_poll_us; "
+		"0 to %u, default 0)\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -116,7 +121,8 @@ static void usage(FILE *fp)
 		"tests:\n",
 		BENCH_ITERS_DEFAULT, BENCH_WARMUP_MAX,
 		IWCM_PRIVATE_DATA_MAX_ENHANCED, BENCH_DEPTH_MAX,
-		BENCH_DEPTHS_MAX, BENCH_QPS_MAX, IWCMD_SBIN);
+		BENCH_DEPTHS_MAX, BENCH_QPS_MAX, BENCH_BUSY_POLL_MAX,
+		IWCMD_SBIN);
 	for (i = 0; i < N_BENCH_TESTS; i++)
 		fprintf(fp, "  %-10s %s\n", bench_tests[i].name,
 			bench_tests[i].summary);
@@ -248,11 +254,10 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			BENCH_SCTP_DEPTH_MAX);
 		return -1;
 	}
-	if (t->dp && o->wait_cm) {
+	if (t->dp && (o->wait_cm || o->busy_poll_us)) {
 		fprintf(stderr,
-			"iwcm-bench: %s: --wait-cm applies to the cm test "
-			"only\n",
-			t->name);
+			"iwcm-bench: %s: %s applies to the cm test only\n",
+			t->name, o->wait_cm ? "--wait-cm" : "--busy-poll");
 		return -1;
 	}
 	if (!t->dp && dp_opt) {
@@ -280,6 +285,7 @@ int main(int argc, char **argv)
 		OPT_TCP_GAPS,
 		OPT_TRANSPORT,
 		OPT_WAIT_CM,
+		OPT_BUSY_POLL,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -297,6 +303,7 @@ int main(int argc, char **argv)
 		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
+		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -381,6 +388,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WAIT_CM:
 			o.wait_cm = true;
+			break;
+		case OPT_BUSY_POLL:
+			if (parse_ulong(optarg, 0, BENCH_BUSY_POLL_MAX,
+					&o.busy_poll_us) < 0)
+				goto bad;
 			break;
 		case OPT_TRANSPORT:
 			if (strcmp(optarg, "tcp") && strcmp(optarg, "sctp"))

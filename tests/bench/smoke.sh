@@ -102,9 +102,13 @@ expect 2 "$bench" atomic_lat -q 1 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" cm -q 2 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" write_bw -q 2 --tcp-gaps && has "$dir/err" "no --qps"
 expect 2 "$bench" write_bw --wait-cm && has "$dir/err" "cm test only"
+expect 2 "$bench" send_lat --busy-poll 10 && has "$dir/err" "--busy-poll applies"
+expect 2 "$bench" cm --busy-poll 100001 && has "$dir/err" "for --busy-poll"
+expect 2 "$bench" cm --busy-poll 1x
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
-	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm"
+	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm" &&
+	has "$dir/out" "--busy-poll US"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
@@ -187,7 +191,11 @@ EOF
 	fi
 }
 expect 0 "$bench" cm --iters 50 --json && check_json "$dir/out" 50 1 16 &&
-	has "$dir/out" '"daemon":"spawned"'
+	has "$dir/out" '"daemon":"spawned"' && has "$dir/out" '"busy_poll_us":0,'
+# busy polling here and in the daemon it starts, which must still stop
+# cleanly (the run fails otherwise)
+expect 0 "$bench" cm -j -n 20 -w 0 -d 1 --busy-poll 500 &&
+	check_json "$dir/out" 20 1 && has "$dir/out" '"busy_poll_us":500,'
 # what it reports of the daemon's end, if anything, goes to stderr
 [ -s "$dir/err" ] && fail "stderr of a clean run: $(cat "$dir/err")"
 # private data both ways and one depth
