@@ -59,10 +59,12 @@ static struct {
 	struct event_base *base;
 	struct sctp_stack_conf conf;
 	uint8_t *rxbuf;
+	unsigned int n_socks;
 } ks;
 
 static void ks_free(struct sctp_sock *s)
 {
+	ks.n_socks--;
 	if (s->rev)
 		event_free(s->rev);
 	if (s->wev)
@@ -223,6 +225,7 @@ static struct sctp_sock *ks_sock_new(int fd, enum ks_state st,
 
 	if (!s)
 		return NULL;
+	ks.n_socks++;
 	s->fd = fd;
 	s->state = st;
 	s->cb = cb;
@@ -719,6 +722,11 @@ static void ks_close(struct sctp_sock *s, bool abort)
 		ks_free(s);
 }
 
+static unsigned int ks_sockets(void)
+{
+	return ks.n_socks;
+}
+
 static void ks_pause(struct sctp_sock *s, bool pause)
 {
 	if (s->dead || s->paused == pause)
@@ -745,4 +753,5 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.peer_addr = ks_peer_addr,
 	.close = ks_close,
 	.pause = ks_pause,
+	.sockets = ks_sockets,
 };

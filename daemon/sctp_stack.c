@@ -147,6 +147,11 @@ void sctp_stack_close(struct sctp_sock *s, bool abort)
 }
 
 /* Stop or resume taking messages from s. */
+unsigned int sctp_stack_sockets(void)
+{
+	return sctp_ops ? sctp_ops->sockets() : 0;
+}
+
 void sctp_stack_pause(struct sctp_sock *s, bool pause)
 {
 	sctp_ops->pause(s, pause);

@@ -112,6 +112,7 @@ struct sctp_stack_ops {
 			 socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
+	unsigned int (*sockets)(void);
 };
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
@@ -165,7 +166,11 @@ int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
  */
 void sctp_stack_pause(struct sctp_sock *s, bool pause);
 /* Close s (abort: ABORT chunk, else graceful SHUTDOWN); no callback
- * follows, s is freed. */
+ * follows, and s is not to be used again (usrsctp keeps it until its
+ * association has ended). */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
+/* The sockets the stack holds: open ones, and closed ones whose
+ * association is still ending. */
+unsigned int sctp_stack_sockets(void);
 
 #endif

@@ -9,6 +9,15 @@
  * carries no pointer, so a socket closed by the loop can never be touched
  * by a late upcall.
  *
+ * usrsctp races itself when the last association of a socket the
+ * application has closed ends on its receive thread: both threads free
+ * the socket (upstream issues #676 and #709; a peer's ABORT or SHUTDOWN
+ * arriving while iwcmd closes is enough).  So the loop never closes a
+ * socket that still has an association: a close first ends it, by an
+ * ABORT on this thread or a SHUTDOWN (RFC 4960 §9.2) whose end it waits
+ * for, and gives the socket back to usrsctp once SCTP_STATUS finds no
+ * association left.
+ *
  * This file includes usrsctp's <usrsctp.h> only: the kernel's SCTP
  * constants differ and live in sctp_kernel.c.
  */
@@ -47,7 +56,9 @@ struct sctp_sock {
 	void *arg;
 	bool want_write; /* a send got EAGAIN */
 	bool dead;	 /* closed: freed at the end of the pass */
-	bool paused;	 /* messages stay in the stack */
+	bool closing;	 /* closed by its owner, the association ending */
+	unsigned int linger_ticks; /* of US_LINGER_TICK_MS while closing */
+	bool paused;		   /* messages stay in the stack */
 	bool got_adapt;
 	uint32_t peer_adapt;
 	struct event *adapt_timer;
@@ -58,6 +69,15 @@ static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			socklen_t *len);
 
 #define US_BATCH 64 /* messages per socket per pass, then yield */
+/* A closed socket's association: checked every tick, ABORTed when its
+ * SHUTDOWN has not ended it after US_LINGER_SHUTDOWN ticks, and the socket
+ * given back regardless after US_LINGER_MAX. */
+#define US_LINGER_TICK_MS 100
+#define US_LINGER_SHUTDOWN 50 /* 5 s */
+#define US_LINGER_MAX 100     /* 10 s */
+
+/* A closed socket's callbacks: none. */
+static const struct sctp_cb us_nocb;
 
 static struct {
 	struct event_base *base;
@@ -66,6 +86,7 @@ static struct {
 	bool wake_pending; /* the eventfd was written, the pass not begun */
 	struct event *wake_ev;
 	TAILQ_HEAD(, sctp_sock) socks;
+	unsigned int n_socks;
 	int in_pass;
 	uint8_t *rxbuf;
 } us = { .wake_fd = -1 };
@@ -94,6 +115,7 @@ static void us_rewake(void)
 static void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
+	us.n_socks--;
 	if (s->adapt_timer)
 		event_free(s->adapt_timer);
 	free(s);
@@ -110,8 +132,9 @@ static void us_down(struct sctp_sock *s, const char *why)
 		s->cb->down(s->arg, s, why);
 }
 
-/* ABORT the association (RFC 4960 §9.1), report it down. */
-static void us_abort(struct sctp_sock *s, const char *why)
+/* Send an ABORT (RFC 4960 §9.1): usrsctp frees the association on this
+ * thread, unless its receive thread holds it at that moment. */
+static void us_send_abort(struct socket *so)
 {
 	static const char none[1];
 	struct sctp_sndinfo si;
@@ -120,12 +143,77 @@ static void us_abort(struct sctp_sock *s, const char *why)
 	si.snd_flags = SCTP_ABORT;
 	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
 	 * ABORT without a cause; the length is what counts */
-	if (usrsctp_sendv(s->so, none, 0, NULL, 0, &si, sizeof(si),
+	if (usrsctp_sendv(so, none, 0, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0 &&
 	    errno != ENOTCONN)
 		log_warn("sctp: abort");
+}
+
+/* ABORT the association, report it down. */
+static void us_abort(struct sctp_sock *s, const char *why)
+{
+	us_send_abort(s->so);
 	log_info("sctp: association aborted: %s", why);
 	us_down(s, why);
+}
+
+/* No association left on so (SCTP_STATUS has none, or a closed one). */
+static bool us_assoc_gone(struct socket *so)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	return usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) <
+		       0 ||
+	       st.sstat_state == SCTP_CLOSED;
+}
+
+/* Give the socket back to usrsctp; the struct goes at the end of the
+ * pass, or now outside one. */
+static void us_release(struct sctp_sock *s)
+{
+	s->dead = true;
+	evtimer_del(s->adapt_timer);
+	usrsctp_close(s->so);
+	s->so = NULL;
+	if (!us.in_pass)
+		us_free(s);
+}
+
+/* A closing socket whose association is gone is released; true then
+ * (and s may be freed already). */
+static bool us_linger_check(struct sctp_sock *s)
+{
+	if (!s->closing || s->dead || !us_assoc_gone(s->so))
+		return false;
+	us_release(s);
+	return true;
+}
+
+static void us_linger_arm(struct sctp_sock *s)
+{
+	struct timeval tv = { 0, US_LINGER_TICK_MS * 1000 };
+
+	evtimer_add(s->adapt_timer, &tv);
+}
+
+/* Every tick of a closing socket: ABORT a SHUTDOWN that takes too long,
+ * release once the association is gone (or at the last tick). */
+static void us_linger_tick(struct sctp_sock *s)
+{
+	s->linger_ticks++;
+	if (s->linger_ticks == US_LINGER_SHUTDOWN && s->state != US_DOWN)
+		us_abort(s, "SHUTDOWN not completed in time");
+	if (us_linger_check(s))
+		return;
+	if (s->linger_ticks >= US_LINGER_MAX) {
+		log_warnx("sctp: an association outlived its ABORT; "
+			  "closing its socket");
+		us_release(s);
+		return;
+	}
+	us_linger_arm(s);
 }
 
 static int us_setopt(struct socket *so, int level, int name, const void *v,
@@ -186,12 +274,17 @@ static int us_sockopts(struct socket *so)
 	return 0;
 }
 
+/* The peer's indication is late, or a closing socket's tick. */
 static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct sctp_sock *s = arg;
 
 	(void)fd;
 	(void)what;
+	if (s->closing) {
+		us_linger_tick(s);
+		return;
+	}
 	us_abort(s, "no Adaptation Layer Indication from the peer "
 		    "(RFC 5043 §5.1)");
 }
@@ -214,6 +307,7 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
 	s->cb = cb;
 	s->arg = arg;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
+	us.n_socks++;
 	return s;
 }
 
@@ -407,6 +501,7 @@ static void us_service(struct sctp_sock *s)
 	}
 	if ((ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR)) && !s->paused)
 		us_recv_all(s);
+	(void)us_linger_check(s);
 	if (!s->dead && s->state == US_UP && s->want_write &&
 	    (ev & SCTP_EVENT_WRITE)) {
 		s->want_write = false;
@@ -548,8 +643,12 @@ static void us_fini(void)
 	int i;
 
 	while ((s = TAILQ_FIRST(&us.socks))) {
-		if (!s->dead)
+		if (!s->dead) {
+			/* none survives this: end them on this thread */
+			if (s->state != US_LISTEN)
+				us_send_abort(s->so);
 			usrsctp_close(s->so);
+		}
 		us_free(s);
 	}
 	/* usrsctp_finish fails while associations still wind down */
@@ -754,22 +853,36 @@ static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 	return us_addr(s, ss, len, true);
 }
 
+/*
+ * The owner is done with s: no callback reaches it any more.  The
+ * association ends first (see the top of this file): gracefully, a
+ * SHUTDOWN delivers what is queued (RFC 4960 §9.2); else an ABORT.
+ */
 static void us_close(struct sctp_sock *s, bool abort)
 {
-	if (s->dead)
+	if (s->dead || s->closing)
 		return;
-	s->dead = true;
 	evtimer_del(s->adapt_timer);
-	if (abort) {
-		struct linger lg = { 1, 0 };
-
-		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
-				   sizeof(lg));
+	if (s->state == US_LISTEN) {
+		us_release(s);
+		return;
 	}
-	usrsctp_close(s->so);
-	s->so = NULL;
-	if (!us.in_pass)
-		us_free(s);
+	s->closing = true;
+	s->paused = false;
+	s->cb = &us_nocb;
+	s->arg = NULL;
+	if (abort || (s->state != US_UP && s->state != US_WAIT_ADAPT) ||
+	    usrsctp_shutdown(s->so, SHUT_WR) < 0) {
+		us_send_abort(s->so);
+		s->state = US_DOWN;
+	}
+	if (!us_linger_check(s))
+		us_linger_arm(s);
+}
+
+static unsigned int us_sockets(void)
+{
+	return us.n_socks;
 }
 
 static void us_pause(struct sctp_sock *s, bool pause)
@@ -791,4 +904,5 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.peer_addr = us_peer_addr,
 	.close = us_close,
 	.pause = us_pause,
+	.sockets = us_sockets,
 };

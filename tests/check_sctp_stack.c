@@ -276,6 +276,118 @@ START_TEST(test_assoc)
 }
 END_TEST
 
+/* Connect cli to the listener and wait until both ends are up. */
+static void both_up(void)
+{
+	memset(&srv, 0, sizeof(srv));
+	memset(&cli, 0, sizeof(cli));
+	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
+				   port, &side_cb, &cli);
+	ck_assert_ptr_nonnull(cli.s);
+	ck_assert(run_until(&cli.up));
+	ck_assert(run_until(&srv.up));
+}
+
+/* Run the loop until the stack holds n sockets or 5 s pass. */
+static bool run_until_sockets(unsigned int n)
+{
+	int i;
+
+	for (i = 0; i < 500 && sctp_stack_sockets() != n; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	return sctp_stack_sockets() == n;
+}
+
+/*
+ * A graceful close keeps the socket until the SHUTDOWN has ended the
+ * association: usrsctp must not end an association of a socket already
+ * given back to it (see sctp_usrsctp.c).  The peer is paused with the
+ * window full, so the SHUTDOWN waits for what is queued (RFC 4960 §9.2);
+ * once it reads, every message arrives, then the SHUTDOWN.  An abortive
+ * close of an association already gone gives the socket back at once.
+ */
+START_TEST(test_close_lingers)
+{
+	static uint8_t seg[1024];
+	int sent = 0, i;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	both_up();
+	ck_assert_uint_eq(sctp_stack_sockets(), 3); /* listener, both ends */
+	sctp_stack_pause(srv.s, true);
+	while (sent < 100000 &&
+	       sctp_stack_send(cli.s, 1, 16, seg, sizeof(seg)) == 0)
+		sent++;
+	ck_assert_int_eq(errno, EAGAIN);
+	sctp_stack_close(cli.s, false);
+	cli.s = NULL;
+	for (i = 0; i < 20; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		ck_assert_uint_eq(sctp_stack_sockets(), 3);
+	}
+	ck_assert_int_eq(srv.down, 0);
+	sctp_stack_pause(srv.s, false);
+	ck_assert(run_until(&srv.down));
+	ck_assert_int_eq(srv.msgs, sent);
+	ck_assert_msg(strstr(srv.why, "shut") != NULL, "%s", srv.why);
+	ck_assert(run_until_sockets(2));
+	sctp_stack_close(srv.s, true);
+	srv.s = NULL;
+	ck_assert_uint_eq(sctp_stack_sockets(), 1);
+	ck_assert_int_eq(cli.down, 0);
+	stop();
+}
+END_TEST
+
+/* An abortive close reaches the peer as an ABORT (RFC 4960 §9.1) at
+ * once: its association is lost, and no callback reaches the closed
+ * end. */
+START_TEST(test_close_abort)
+{
+	start(SCTP_ADAPT_WAIT_MS);
+	both_up();
+	sctp_stack_close(cli.s, true);
+	cli.s = NULL;
+	ck_assert(run_until(&srv.down));
+	ck_assert_msg(strstr(srv.why, "lost") != NULL, "%s", srv.why);
+	ck_assert_int_eq(cli.down, 0);
+	stop();
+}
+END_TEST
+
+/*
+ * Both ends closed at once, one gracefully and one with an ABORT, again
+ * and again in one stack: the SHUTDOWN and the ABORT cross while the
+ * sockets close.  usrsctp frees a closed socket twice when an
+ * association ends on its receive thread (upstream issues #676, #709);
+ * the stack ends associations on the loop thread first.  Under ASan a
+ * double free or leak fails the run.
+ */
+START_TEST(test_close_crossing)
+{
+	int i;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	for (i = 0; i < 20; i++) {
+		both_up();
+		sctp_stack_close(i & 1 ? cli.s : srv.s, false);
+		sctp_stack_close(i & 1 ? srv.s : cli.s, true);
+		cli.s = srv.s = NULL;
+		/* both associations end and both sockets go */
+		ck_assert(run_until_sockets(1));
+		ck_assert_int_eq(cli.down + srv.down, 0);
+	}
+	stop();
+}
+END_TEST
+
 /* A plain usrsctp peer; adapt 0: no indication sent. */
 static struct socket *raw_peer(uint32_t adapt, bool send_data)
 {
@@ -416,6 +528,9 @@ static Suite *sctp_stack_suite(void)
 	suite_add_tcase(s, tc);
 	add_tcase(s, "wrong_indication", test_wrong_indication);
 	add_tcase(s, "refused", test_refused);
+	add_tcase(s, "close_lingers", test_close_lingers);
+	add_tcase(s, "close_abort", test_close_abort);
+	add_tcase(s, "close_crossing", test_close_crossing);
 	return s;
 }
 

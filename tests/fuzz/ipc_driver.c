@@ -14,10 +14,12 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conn.h"
 #include "fuzz/ipc_driver.h"
 #include "log.h"
+#include "sctp_stack.h"
 
 /* An hour: no timer expires by itself while an input runs. */
 #define FZ_TIMEOUT_MS 3600000u
@@ -630,6 +632,13 @@ void fz_ipc_end(void)
 	 * time: end them here (the stack runs on) */
 	sctp_conn_abort_all();
 	fz_ipc_pump();
+	/* a socket whose ABORT the stack's receive thread still holds
+	 * lingers a little (sctp_usrsctp.c): at most 2 s */
+	for (i = 0; i < 2000 && sctp_stack_sockets() != 0; i++) {
+		usleep(1000);
+		fz_ipc_pump();
+	}
+	FZ_CHECK(sctp_stack_sockets() == 0);
 	FZ_CHECK(event_base_get_num_events(
 			 iwcmd_base, EVENT_BASE_COUNT_ADDED) == FI.ev_base);
 	fz_fd_check(&FI.fds);
