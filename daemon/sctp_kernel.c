@@ -97,32 +97,16 @@ static void ks_down(struct sctp_sock *s, const char *why)
 		s->cb->down(s->arg, s, why);
 }
 
-/* ABORT the association (RFC 4960 §9.1, RFC 6458 §5.3.4), report it
- * down. */
+/* The association is to be ABORTed (RFC 4960 §9.1); report it down. */
 static void ks_abort(struct sctp_sock *s, const char *why)
 {
-	union {
-		struct cmsghdr c;
-		uint8_t b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
-	} u;
-	struct msghdr m;
-	struct cmsghdr *c;
-	struct sctp_sndinfo si;
+	/* Linux refuses SCTP_ABORT on a one-to-one socket (EINVAL): the
+	 * ABORT goes when the owner closes it, a zero linger making even a
+	 * graceful close one (RFC 6458 §4.1.7) */
+	struct linger lg = { 1, 0 };
 
-	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	memset(&si, 0, sizeof(si));
-	si.snd_flags = SCTP_ABORT;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
-	c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = IPPROTO_SCTP;
-	c->cmsg_type = SCTP_SNDINFO;
-	c->cmsg_len = CMSG_LEN(sizeof(si));
-	memcpy(CMSG_DATA(c), &si, sizeof(si));
-	if (sendmsg(s->fd, &m, MSG_NOSIGNAL) < 0 && errno != ENOTCONN &&
-	    errno != EPIPE)
-		log_debug("sctp: abort: %s", strerror(errno));
+	if (setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+		log_warn("sctp: abort: SO_LINGER");
 	log_info("sctp: association aborted: %s", why);
 	ks_down(s, why);
 }

@@ -429,6 +429,8 @@ static void us_accept_all(struct sctp_sock *l)
 	while (!l->dead && (so = usrsctp_accept(l->so, NULL, NULL))) {
 		if (us_sockopts(so) < 0 ||
 		    !(s = us_sock_new(so, US_CONNECTING, l->cb, l->arg))) {
+			/* its association ends here first (see the top) */
+			us_send_abort(so);
 			usrsctp_close(so);
 			continue;
 		}
