@@ -71,9 +71,20 @@ static struct iwcm_conn_param *cm_data(struct iwfi_ep *ep, const void *data,
 	return cm_param(buf, hdr + len);
 }
 
+/* The EQ error of a connection that failed for reason st; with
+ * IWCM_CTX_ASYNC_CM that includes what the daemon refused (the errno
+ * the waiting calls would have returned). */
 static int status_err(enum iwcm_status st, int dflt)
 {
 	switch (st) {
+	case IWCM_STATUS_INVALID:
+		return FI_EINVAL;
+	case IWCM_STATUS_NOENT:
+		return FI_ENOENT;
+	case IWCM_STATUS_LIMIT:
+		return FI_EMFILE;
+	case IWCM_STATUS_ADDRINUSE:
+		return FI_EADDRINUSE;
 	case IWCM_STATUS_REFUSED:
 	case IWCM_STATUS_REJECTED:
 		return FI_ECONNREFUSED;

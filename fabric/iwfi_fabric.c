@@ -114,7 +114,10 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		return -FI_ENOMEM;
 	/* Who moves the data: FI_IWCM_PROGRESS (iwfi_progress.c). */
 	fab->manual = iwfi_progress_default() == FI_PROGRESS_MANUAL;
-	fab->ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK |
+	/* fi_connect() and fi_accept() return once the request is sent,
+	 * and what the daemon refuses comes through the EQ (fi_cm(3)):
+	 * ofi_rxm's connections on demand do not wait for the daemon */
+	fab->ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK | IWCM_CTX_ASYNC_CM |
 				 (fab->manual ? IWCM_CTX_MANUAL_PROGRESS : 0));
 	if (!fab->ctx) {
 		ret = errno;

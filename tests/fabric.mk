@@ -4,12 +4,19 @@
 # and under ofi_rxm (integ/fi_pingpong.sh).
 check_PROGRAMS += check_fabric
 TESTS += check_fabric integ/fi_pingpong.sh
-check_fabric_SOURCES = check_fabric.c
+check_fabric_SOURCES = check_fabric.c fabric_harness.h
 check_fabric_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DIWCMD_PATH=\"$(abs_top_builddir)/daemon/iwcmd\" \
 	-DFABRIC_LIBDIR=\"$(abs_top_builddir)/fabric/.libs\"
 check_fabric_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS)
 check_fabric_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS)
+# what the daemon refuses reaches the EQ (IWCM_CTX_ASYNC_CM)
+check_PROGRAMS += check_fabric_cm
+TESTS += check_fabric_cm
+check_fabric_cm_SOURCES = check_fabric_cm.c fabric_harness.h
+check_fabric_cm_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_cm_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_cm_LDADD = $(check_fabric_LDADD)
 EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
 
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a

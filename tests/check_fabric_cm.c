@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The provider's connection calls do not wait for the daemon (the fabric
+ * opens its context with IWCM_CTX_ASYNC_CM): fi_connect() returns once
+ * the request is sent, and what the daemon refuses reaches the endpoint's
+ * EQ as an error entry (fi_cm(3)), here over a real iwcmd -d with
+ * max_pending_per_uid = 1.
+ */
+#include "config.h"
+
+#include <poll.h>
+#include <time.h>
+
+#include "fabric_harness.h"
+
+/* The next entry of eq must be an error: its entry in *err. */
+static void eq_error(struct fid_eq *eq, struct fi_eq_err_entry *err)
+{
+	struct fi_eq_cm_entry e;
+	uint32_t ev;
+
+	ck_assert_int_eq(eq_wait(eq, &ev, &e, sizeof(e)), -FI_EAVAIL);
+	memset(err, 0, sizeof(*err));
+	ck_assert_int_eq(fi_eq_readerr(eq, err, 0), sizeof(*err));
+}
+
+/*
+ * A request waits for the listener's decision, so a second connect is
+ * over the daemon's limit: fi_connect() still returns 0, and the
+ * refusal comes as FI_EMFILE on that endpoint's EQ (prov_errno
+ * IWCM_STATUS_LIMIT).  The first connection then completes.
+ */
+START_TEST(refused_through_eq)
+{
+	struct fi_eq_err_entry err;
+	struct net n;
+	struct side c2;
+	struct cm_buf cb;
+	uint32_t ev;
+
+	net_open(&n);
+	memset(&c2, 0, sizeof(c2));
+	side_open(&n, &c2, true);
+	ep_setup(&n, &n.c, n.info);
+	ep_setup(&n, &c2, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+
+	ck_assert_int_eq(fi_connect(c2.ep, &n.addr, NULL, 0), 0);
+	eq_error(c2.eq, &err);
+	ck_assert_ptr_eq(err.fid, &c2.ep->fid);
+	ck_assert_int_eq(err.err, FI_EMFILE);
+	ck_assert_int_eq(err.prov_errno, 5); /* IWCM_STATUS_LIMIT */
+
+	ep_setup(&n, &n.s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	ck_assert_int_ge(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	ck_assert_int_ge(eq_wait(n.c.eq, &ev, &cb, sizeof(cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+
+	ck_assert_int_eq(fi_close(&c2.ep->fid), 0);
+	side_close(&c2);
+	net_close(&n);
+}
+END_TEST
+
+static Suite *fabric_cm_suite(void)
+{
+	Suite *s = suite_create("fabric_cm");
+
+	add_tcase(s, "refused_through_eq", refused_through_eq);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fabric_cm_suite());
+	int failed;
+
+	daemon_start("max_pending_per_uid = 1\n");
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	daemon_stop();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
