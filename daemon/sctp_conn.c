@@ -164,21 +164,28 @@ static void sc_count(struct sc_conn *k, enum conn_result r)
 	iwcmd_stats.ended_sctp[!k->initiator][r]++;
 }
 
-/* An error to the owner of a session it does not have yet. */
+/*
+ * An error to the owner of a session it does not have yet, told once: k
+ * has no owner from here on.  Telling it may close the client (its
+ * queue is full), whose other connections are then freed; k is not
+ * among them, but the caller must look its list up again.
+ */
 static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 			  const char *why, bool unreachable)
 {
 	struct sctp_conn_info i;
+	struct client *owner = k->owner;
 
 	if (!k->established && k->result == CONN_RES_OK)
 		k->result = r;
 
-	if (!k->owner || k->established || !sc_notify)
+	if (!owner || k->established || !sc_notify)
 		return;
 	sc_info(k, &i);
 	i.result = r;
 	i.reason = why;
-	sc_notify->error(k->owner, &i, unreachable);
+	k->owner = NULL;
+	sc_notify->error(owner, &i, unreachable);
 }
 
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
@@ -453,17 +460,20 @@ static int conn_policy_sctp(const struct iwcmd_conf *conf,
 
 static void sc_assoc_free(struct sc_assoc *as, const char *why)
 {
-	struct sc_conn *k, *next;
+	struct sc_conn *k;
 
 	TAILQ_REMOVE(&sc_assocs, as, entry);
 	/* sessions end under their owners (ASSOC_DOWN) */
 	if (as->sa)
 		sctp_assoc_free(as->sa);
-	/* connects still waiting for the association */
-	for (k = TAILQ_FIRST(&sc_conns); k; k = next) {
-		next = TAILQ_NEXT(k, entry);
-		if (k->as != as)
-			continue;
+	/* connects still waiting for the association; an error told may
+	 * free other connections (sc_conn_error()): look again each time */
+	for (;;) {
+		TAILQ_FOREACH (k, &sc_conns, entry)
+			if (k->as == as)
+				break;
+		if (!k)
+			break;
 		if (!k->s && !k->relay) {
 			sc_conn_error(k, CONN_RES_ECONNREFUSED, why, true);
 			sc_conn_free(k);
@@ -507,13 +517,16 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 /* Start the sessions that waited for the association. */
 static void sc_assoc_start(struct sc_assoc *as)
 {
-	struct sc_conn *k, *next;
+	struct sc_conn *k;
 	uint16_t stream = 0;
 
-	for (k = TAILQ_FIRST(&sc_conns); k; k = next) {
-		next = TAILQ_NEXT(k, entry);
-		if (k->as != as || k->s || !k->initiator)
-			continue;
+	/* an error told may free other connections: look again each time */
+	for (;;) {
+		TAILQ_FOREACH (k, &sc_conns, entry)
+			if (k->as == as && !k->s && k->initiator)
+				break;
+		if (!k)
+			break;
 		while (stream < as->streams &&
 		       sctp_assoc_session(as->sa, stream))
 			stream++;
