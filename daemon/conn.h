@@ -219,6 +219,9 @@ void conn_connected(struct conn *c);
 int conn_policy(struct neg_policy *p, enum neg_role role,
 		const struct conf_policy *cp, const struct conn_params *lp,
 		const struct conn_params *cparams);
+/* The same for an SCTP session (sctp_conn.c). */
+int conn_policy_sctp(const struct iwcmd_conf *conf, const struct conn_params *p,
+		     enum neg_role role, struct neg_policy *out);
 /* A copy of p (NULL for NULL); fatal when memory runs out. */
 struct conn_params *conn_params_dup(const struct conn_params *p);
 /* Private Data a client asks to send, at most what the frame holds. */

@@ -123,6 +123,20 @@ struct conn_params *conn_params_dup(const struct conn_params *p)
 
 /* Private Data a client asks to send: RFC 5044 §7.1.1 caps the frame's
  * at 512 octets, the RFC 6581 word included. */
+/* The negotiation policy of an SCTP session: the configuration's, then
+ * the client's parameters (the transport said SCTP, nothing else does). */
+int conn_policy_sctp(const struct iwcmd_conf *conf, const struct conn_params *p,
+		     enum neg_role role, struct neg_policy *out)
+{
+	struct conn_params x;
+
+	if (!p)
+		return conn_policy(out, role, &conf->policy, NULL, NULL);
+	x = *p;
+	x.has_transport = false;
+	return conn_policy(out, role, &conf->policy, NULL, &x);
+}
+
 int conn_pd_set(struct conn *c, const uint8_t *pd, size_t len, bool enhanced)
 {
 	size_t max = MPA_PD_MAX - (enhanced ? MPA_ENH_LEN : 0);

@@ -164,12 +164,9 @@ static void sc_count(struct sc_conn *k, enum conn_result r)
 	iwcmd_stats.ended_sctp[!k->initiator][r]++;
 }
 
-/*
- * An error to the owner of a session it does not have yet, told once: k
- * has no owner from here on.  Telling it may close the client (its
- * queue is full), whose other connections are then freed; k is not
- * among them, but the caller must look its list up again.
- */
+/* An error to the owner of a session it does not have yet, told once.
+ * Telling may close the client (a full queue) and free its other
+ * connections, not k (no owner from here on): callers look again. */
 static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 			  const char *why, bool unreachable)
 {
@@ -310,19 +307,20 @@ static int sc_request(void *arg, struct sctp_session *s)
 	struct sc_assoc *as = arg;
 	struct sc_listener *l = sc_listener_find(as->listener_id);
 	struct sctp_conn_info i;
+	struct client *owner;
 	struct sc_conn *k;
 
 	if (!l || !sc_notify)
 		return -1;
-	k = sc_conn_new(l->client, as, false);
-	if (!k)
+	/* no owner while it is told (see sc_conn_error()) */
+	owner = l->client;
+	if (!(k = sc_conn_new(NULL, as, false)))
 		return -1;
 	k->s = s;
 	sc_info(k, &i);
-	if (sc_notify->request(l->client, &i) < 0) {
-		k->owner = NULL; /* the session ends, then released */
-		return -1;
-	}
+	if (sc_notify->request(owner, &i) < 0)
+		return -1; /* the session ends, then released */
+	k->owner = owner;
 	return 0;
 }
 
@@ -346,6 +344,7 @@ static int sc_established(void *arg, struct sctp_session *s)
 {
 	struct sc_conn *k = sc_conn_of(s);
 	struct sctp_conn_info i;
+	struct client *owner;
 	int fd = -1;
 
 	(void)arg;
@@ -357,12 +356,15 @@ static int sc_established(void *arg, struct sctp_session *s)
 		return -1;
 	sc_info(k, &i);
 	k->s = s;
-	/* the relay's end goes to the client, closed here once sent */
-	if (sc_notify->established(k->owner, &i, fd) < 0) {
+	/* the relay's end goes to the client (see sc_request()) */
+	owner = k->owner;
+	k->owner = NULL;
+	if (sc_notify->established(owner, &i, fd) < 0) {
 		sctp_relay_free(k->relay);
 		k->relay = NULL;
 		return -1;
 	}
+	k->owner = owner;
 	k->established = true;
 	sc_count(k, CONN_RES_OK);
 	/* RFC 5043 §6.2: segments may follow at once; they queue */
@@ -374,6 +376,7 @@ static void sc_rejected(void *arg, struct sctp_session *s)
 {
 	struct sc_conn *k = sc_conn_of(s);
 	struct sctp_conn_info i;
+	struct client *owner;
 
 	(void)arg;
 	if (!k || !k->owner || !sc_notify)
@@ -383,8 +386,9 @@ static void sc_rejected(void *arg, struct sctp_session *s)
 	i.result = CONN_RES_EREJECTED;
 	i.reason = i.si.nonulp_reject ? "non-ULP reject (RFC 5043 §6.4)" :
 					"rejected by the peer";
-	sc_notify->rejected(k->owner, &i);
-	k->owner = NULL;
+	owner = k->owner;
+	k->owner = NULL; /* told once, and see sc_request() */
+	sc_notify->rejected(owner, &i);
 }
 
 static int sc_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
@@ -415,7 +419,7 @@ static void sc_ended(void *arg, struct sctp_session *s, bool error)
 	}
 	sc_conn_error(k, error ? CONN_RES_EPROTO : CONN_RES_ECONNRESET,
 		      "session terminated", false);
-	k->owner = NULL;
+	k->owner = NULL; /* established too: nothing more to tell */
 }
 
 static void sc_release(void *arg, struct sctp_session *s)
@@ -441,21 +445,6 @@ static const struct sctp_session_ulp sc_ulp = {
 	.release = sc_release,
 };
 
-/* The negotiation policy of a session: the configuration's, then the
- * client's parameters (the transport said SCTP, nothing else does). */
-static int conn_policy_sctp(const struct iwcmd_conf *conf,
-			    const struct conn_params *p, enum neg_role role,
-			    struct neg_policy *out)
-{
-	struct conn_params x;
-
-	if (!p)
-		return conn_policy(out, role, &conf->policy, NULL, NULL);
-	x = *p;
-	x.has_transport = false;
-	return conn_policy(out, role, &conf->policy, NULL, &x);
-}
-
 /* ---- associations ---- */
 
 static void sc_assoc_free(struct sc_assoc *as, const char *why)
@@ -466,8 +455,7 @@ static void sc_assoc_free(struct sc_assoc *as, const char *why)
 	/* sessions end under their owners (ASSOC_DOWN) */
 	if (as->sa)
 		sctp_assoc_free(as->sa);
-	/* connects still waiting for the association; an error told may
-	 * free other connections (sc_conn_error()): look again each time */
+	/* connects waiting for the association (see sc_conn_error()) */
 	for (;;) {
 		TAILQ_FOREACH (k, &sc_conns, entry)
 			if (k->as == as)
@@ -520,7 +508,7 @@ static void sc_assoc_start(struct sc_assoc *as)
 	struct sc_conn *k;
 	uint16_t stream = 0;
 
-	/* an error told may free other connections: look again each time */
+	/* see sc_conn_error() */
 	for (;;) {
 		TAILQ_FOREACH (k, &sc_conns, entry)
 			if (k->as == as && !k->s && k->initiator)
@@ -944,7 +932,6 @@ void sctp_conn_client_gone(struct client *c)
 	}
 }
 
-/* Every listener, association and session ends; the stack runs on. */
 void sctp_conn_abort_all(void)
 {
 	struct sc_listener *l;
@@ -960,7 +947,6 @@ void sctp_conn_abort_all(void)
 	sctp_relay_shutdown();
 }
 
-/* Daemon shutdown. */
 void sctp_conn_shutdown(void)
 {
 	sctp_conn_abort_all();

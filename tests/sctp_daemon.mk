@@ -9,6 +9,15 @@ check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
 check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
 
+# sctp_conn.c with clients closed while they are told something (as
+# control.c closes one whose queue is full).
+check_PROGRAMS += check_sctp_conn
+TESTS += check_sctp_conn
+check_sctp_conn_SOURCES = check_sctp_conn.c
+check_sctp_conn_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_conn_CFLAGS = $(ENGINE_CFLAGS)
+check_sctp_conn_LDADD = $(ENGINE_LDADD)
+
 # The same interface over the kernel's SCTP (sctp_kernel.c): SKIP (77)
 # where the kernel has none; the interop suite runs it in its guest.
 if HAVE_KERNEL_SCTP

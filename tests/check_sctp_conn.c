@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * daemon/sctp_conn.c in-process over usrsctp on loopback, with clients
+ * that go away while they are being told something.  control.c closes a
+ * client whose queue is full in the middle of control_send(), and the
+ * client's departure (sctp_conn_client_gone()) frees its listeners and
+ * the connections it has not been handed yet.  Each notification here
+ * may do the same to the client it is for; nothing of that client may
+ * be used after it, and the other side still learns how the session
+ * ended.  ASan fails the run where the code touches what was freed.
+ */
+#include "config.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#include "iwcmd.h"
+#include "log.h"
+#include "sctp_stack.h"
+
+/* main.c's globals */
+struct event_base *iwcmd_base;
+const struct iwcmd_conf *iwcmd_conf;
+struct iwcmd_stats iwcmd_stats;
+struct timespec iwcmd_start;
+
+static struct iwcmd_conf conf;
+static struct client L, C;     /* the listener's owner, the connector */
+static struct client *closing; /* the next notification for it closes it */
+static int n_req, n_est, n_rej, n_err;
+static uint64_t req_id;
+
+/* What control.c does to a client whose queue is full. */
+static int told(struct client *cl)
+{
+	if (cl != closing)
+		return 0;
+	closing = NULL;
+	cl->fd = -1;
+	sctp_conn_client_gone(cl);
+	return -1;
+}
+
+static int on_request(struct client *cl, const struct sctp_conn_info *i)
+{
+	n_req++;
+	req_id = i->id;
+	return told(cl);
+}
+
+static int on_established(struct client *cl, const struct sctp_conn_info *i,
+			  int fd)
+{
+	(void)i;
+	n_est++;
+	close(fd);
+	return told(cl);
+}
+
+static void on_rejected(struct client *cl, const struct sctp_conn_info *i)
+{
+	(void)i;
+	n_rej++;
+	told(cl);
+}
+
+static void on_error(struct client *cl, const struct sctp_conn_info *i,
+		     bool unreachable)
+{
+	(void)i;
+	(void)unreachable;
+	n_err++;
+	told(cl);
+}
+
+static const struct sctp_conn_notify notify = {
+	.request = on_request,
+	.established = on_established,
+	.rejected = on_rejected,
+	.error = on_error,
+};
+
+static uint16_t free_udp_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+static void setup(void)
+{
+	log_init(LOG_TO_STDERR, false, "check_sctp_conn");
+	conf_defaults(&conf);
+	conf.sctp_udp_port = free_udp_port();
+	iwcmd_conf = &conf;
+	iwcmd_base = event_base_new();
+	ck_assert_ptr_nonnull(iwcmd_base);
+	sctp_conn_init(&notify);
+	ck_assert_int_eq(sctp_conn_stack(), CONN_RES_OK);
+	memset(&L, 0, sizeof(L));
+	memset(&C, 0, sizeof(C));
+	L.id = 1;
+	C.id = 2;
+	L.fd = C.fd = 100; /* open, as far as sctp_conn.c can tell */
+	L.uid = C.uid = getuid();
+	closing = NULL;
+	n_req = n_est = n_rej = n_err = 0;
+}
+
+static void teardown(void)
+{
+	sctp_conn_shutdown();
+	event_base_free(iwcmd_base);
+	iwcmd_base = NULL;
+}
+
+/* Run the loop until *n reaches want or 5 s pass. */
+static bool run_until(const int *n, int want)
+{
+	for (int i = 0; i < 500 && *n < want; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(iwcmd_base, &tv);
+		event_base_dispatch(iwcmd_base);
+	}
+	return *n >= want;
+}
+
+/* Let the loop run a while (no more to wait for). */
+static void settle(void)
+{
+	struct timeval tv = { 0, 200000 };
+
+	event_base_loopexit(iwcmd_base, &tv);
+	event_base_dispatch(iwcmd_base);
+}
+
+static void sin_lo(struct sockaddr_storage *ss, socklen_t *len, uint16_t port)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_port = htons(port);
+	*len = sizeof(*sin);
+}
+
+static unsigned int n_conns;
+
+static void count(const struct sctp_conn_info *i, void *arg)
+{
+	(void)i;
+	(void)arg;
+	n_conns++;
+}
+
+static unsigned int conns(void)
+{
+	n_conns = 0;
+	sctp_conn_foreach(count, NULL);
+	return n_conns;
+}
+
+/* L listens on 127.0.0.1; C connects to it (a session each time). */
+static void listen_and_connect(void)
+{
+	struct sockaddr_storage a, bound;
+	struct conn_target t;
+	uint64_t lid, cid;
+	socklen_t len;
+
+	sin_lo(&a, &len, 0);
+	ck_assert_int_eq(sctp_conn_listen(&L, &a, len, &lid, &bound),
+			 CONN_RES_OK);
+	memset(&t, 0, sizeof(t));
+	sin_lo(&t.dst, &t.dst_len,
+	       ntohs(((struct sockaddr_in *)&bound)->sin_port));
+	ck_assert_int_eq(sctp_conn_connect(&C, &t, NULL, &cid), CONN_RES_OK);
+	ck_assert(run_until(&n_req, 1));
+}
+
+/*
+ * Two connects wait for an association nobody answers; the first
+ * error told closes their client, whose departure frees the second
+ * while sctp_conn.c walks its list.
+ */
+START_TEST(error_closes_client)
+{
+	struct conn_target t;
+	uint64_t id;
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	/* the stack's own UDP port, an SCTP port nobody listens on */
+	sin_lo(&t.dst, &t.dst_len, 9);
+	ck_assert_int_eq(sctp_conn_connect(&C, &t, NULL, &id), CONN_RES_OK);
+	ck_assert_int_eq(sctp_conn_connect(&C, &t, NULL, &id), CONN_RES_OK);
+	ck_assert_uint_eq(conns(), 2);
+	closing = &C;
+	ck_assert(run_until(&n_err, 1));
+	settle();
+	ck_assert_int_eq(n_err, 1); /* the client was gone for the second */
+	ck_assert_uint_eq(conns(), 0);
+	teardown();
+}
+END_TEST
+
+/* The request closes the listener's owner: the session is refused, and
+ * the connector hears of it. */
+START_TEST(request_closes_listener)
+{
+	setup();
+	closing = &L;
+	listen_and_connect();
+	ck_assert_int_eq(L.fd, -1);
+	ck_assert(run_until(&n_err, 1) || n_rej > 0);
+	sctp_conn_client_gone(&C);
+	teardown();
+}
+END_TEST
+
+/* The Established event closes its client (_i 0 the connector, 1 the
+ * listener's owner): that end is not handed the session; the other end
+ * still is, and the session then ends. */
+START_TEST(established_closes)
+{
+	struct client *cl = _i ? &L : &C;
+
+	enum conn_result r;
+
+	setup();
+	listen_and_connect();
+	closing = cl;
+	/* the responder's handoff may come within the accept, which then
+	 * finds its client gone */
+	r = sctp_conn_accept(&L, req_id, NULL);
+	ck_assert(r == CONN_RES_OK || (_i && L.fd == -1));
+	ck_assert(run_until(&n_est, 1));
+	settle();
+	ck_assert_int_eq(cl->fd, -1);
+	/* the other end was handed its session, or told it failed */
+	ck_assert_int_ge(n_est + n_err, 2);
+	sctp_conn_client_gone(_i ? &C : &L);
+	teardown();
+}
+END_TEST
+
+/* The rejection closes the connector as it is told. */
+START_TEST(rejected_closes)
+{
+	setup();
+	listen_and_connect();
+	closing = &C;
+	ck_assert_int_eq(sctp_conn_reject(&L, req_id, NULL, 0), CONN_RES_OK);
+	ck_assert(run_until(&n_rej, 1));
+	ck_assert_int_eq(C.fd, -1);
+	settle();
+	ck_assert_int_eq(n_rej, 1);
+	sctp_conn_client_gone(&L);
+	teardown();
+}
+END_TEST
+
+static Suite *sctp_conn_suite(void)
+{
+	Suite *s = suite_create("sctp_conn");
+
+	add_tcase(s, "error_closes_client", error_closes_client);
+	add_tcase(s, "request_closes_listener", request_closes_listener);
+	add_loop_tcase(s, "established_closes", established_closes, 2);
+	add_tcase(s, "rejected_closes", rejected_closes);
+	return s;
+}
+
+TEST_MAIN(sctp_conn_suite)
