@@ -28,7 +28,8 @@ check_dp_raw_CFLAGS = $(DP_CFLAGS)
 check_dp_raw_LDADD = $(DP_LDADD)
 check_PROGRAMS += check_dp_hostile
 TESTS += check_dp_hostile
-check_dp_hostile_SOURCES = check_dp_hostile.c $(DP_SOURCES)
+check_dp_hostile_SOURCES = check_dp_hostile.c dp_hostile_cases.c \
+	dp_hostile.h $(DP_SOURCES)
 check_dp_hostile_CPPFLAGS = $(DP_CPPFLAGS)
 check_dp_hostile_CFLAGS = $(DP_CFLAGS)
 check_dp_hostile_LDADD = $(DP_LDADD)
