@@ -133,8 +133,9 @@ static void us_down(struct sctp_sock *s, const char *why)
 }
 
 /* Send an ABORT (RFC 4960 §9.1): usrsctp frees the association on this
- * thread, unless its receive thread holds it at that moment. */
-static void us_send_abort(struct socket *so)
+ * thread, unless its receive thread holds it at that moment.  -1 when
+ * usrsctp refuses (EINVAL for one still being set up). */
+static int us_send_abort(struct socket *so)
 {
 	static const char none[1];
 	struct sctp_sndinfo si;
@@ -145,14 +146,17 @@ static void us_send_abort(struct socket *so)
 	 * ABORT without a cause; the length is what counts */
 	if (usrsctp_sendv(so, none, 0, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0 &&
-	    errno != ENOTCONN)
-		log_warn("sctp: abort");
+	    errno != ENOTCONN) {
+		log_debug("sctp: abort: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* ABORT the association, report it down. */
 static void us_abort(struct sctp_sock *s, const char *why)
 {
-	us_send_abort(s->so);
+	(void)us_send_abort(s->so);
 	log_info("sctp: association aborted: %s", why);
 	us_down(s, why);
 }
@@ -430,7 +434,7 @@ static void us_accept_all(struct sctp_sock *l)
 		if (us_sockopts(so) < 0 ||
 		    !(s = us_sock_new(so, US_CONNECTING, l->cb, l->arg))) {
 			/* its association ends here first (see the top) */
-			us_send_abort(so);
+			(void)us_send_abort(so);
 			usrsctp_close(so);
 			continue;
 		}
@@ -648,7 +652,7 @@ static void us_fini(void)
 		if (!s->dead) {
 			/* none survives this: end them on this thread */
 			if (s->state != US_LISTEN)
-				us_send_abort(s->so);
+				(void)us_send_abort(s->so);
 			usrsctp_close(s->so);
 		}
 		us_free(s);
@@ -875,7 +879,17 @@ static void us_close(struct sctp_sock *s, bool abort)
 	s->arg = NULL;
 	if (abort || (s->state != US_UP && s->state != US_WAIT_ADAPT) ||
 	    usrsctp_shutdown(s->so, SHUT_WR) < 0) {
-		us_send_abort(s->so);
+		if (us_send_abort(s->so) < 0 && !us_assoc_gone(s->so)) {
+			/* usrsctp takes no ABORT for an association it is
+			 * still setting up: its own close with a zero linger
+			 * aborts it, the one way left */
+			struct linger lg = { 1, 0 };
+
+			usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
+					   sizeof(lg));
+			us_release(s);
+			return;
+		}
 		s->state = US_DOWN;
 	}
 	if (!us_linger_check(s))

@@ -347,6 +347,35 @@ START_TEST(test_close_lingers)
 }
 END_TEST
 
+/*
+ * A close while the association is still being set up (its INIT goes to
+ * a UDP port that never answers): usrsctp takes no ABORT for it, and the
+ * socket still goes at once, not when the linger gives up (10 s).
+ */
+START_TEST(test_close_connecting)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int mute = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(mute, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(mute, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(mute, (struct sockaddr *)&sin, &sl), 0);
+	start(SCTP_ADAPT_WAIT_MS);
+	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
+				   ntohs(sin.sin_port), &side_cb, &cli);
+	ck_assert_ptr_nonnull(cli.s);
+	ck_assert_uint_eq(sctp_stack_sockets(), 2);
+	sctp_stack_close(cli.s, _i == 1);
+	cli.s = NULL;
+	ck_assert(run_until_sockets(1));
+	ck_assert_int_eq(cli.up + cli.down, 0);
+	close(mute);
+	stop();
+}
+END_TEST
+
 /* An abortive close reaches the peer as an ABORT (RFC 4960 §9.1) at
  * once: its association is lost, and no callback reaches the closed
  * end. */
@@ -530,6 +559,7 @@ static Suite *sctp_stack_suite(void)
 	add_tcase(s, "wrong_indication", test_wrong_indication);
 	add_tcase(s, "refused", test_refused);
 	add_tcase(s, "close_lingers", test_close_lingers);
+	add_loop_tcase(s, "close_connecting", test_close_connecting, 2);
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);
 	return s;
