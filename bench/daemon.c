@@ -193,7 +193,8 @@ int daemon_start(const struct bench_opts *o)
 		D.sctp_udp_port = sraw_udp_port_pick();
 	fp = fopen(D.conf, "w");
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
-	    fprintf(fp, "busy_poll_us = %lu\n", o->busy_poll_us) < 0 ||
+	    (o->busy_poll_us &&
+	     fprintf(fp, "busy_poll_us = %lu\n", o->busy_poll_us) < 0) ||
 	    (D.sctp_udp_port &&
 	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
 		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||
