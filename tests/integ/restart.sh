@@ -21,7 +21,12 @@ fail() {
 	done
 	exit 1
 }
-lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+# lines FILE RE: matching lines of FILE, 0 before the file exists (a
+# background program's redirection may not have created it yet)
+lines() {
+	n=$(grep -c -- "$2" "$1" 2>/dev/null)
+	echo "${n:-0}"
+}
 
 
 # pair COUNT: a verified server and client in the background

@@ -50,7 +50,11 @@ else
 	bounded() { "$@"; }
 fi
 # lines FILE PATTERN: the number of lines of FILE matching PATTERN
-lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+# (0 before FILE exists: a background program may not have created it)
+lines() {
+	n=$(grep -c -- "$2" "$1" 2>/dev/null)
+	echo "${n:-0}"
+}
 
 # The data of ping 0 at the default size, as rping sends and prints it.
 PING0='rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqr'
