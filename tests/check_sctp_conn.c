@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "udp_port.h"
 
 #include "iwcmd.h"
 #include "log.h"
@@ -87,24 +88,12 @@ static const struct sctp_conn_notify notify = {
 	.error = on_error,
 };
 
-static uint16_t free_udp_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 static void setup(void)
 {
 	log_init(LOG_TO_STDERR, false, "check_sctp_conn");
 	conf_defaults(&conf);
-	conf.sctp_udp_port = free_udp_port();
+	conf.sctp_udp_port = test_free_udp_port();
+	ck_assert_uint_ne(conf.sctp_udp_port, 0);
 	iwcmd_conf = &conf;
 	iwcmd_base = event_base_new();
 	ck_assert_ptr_nonnull(iwcmd_base);

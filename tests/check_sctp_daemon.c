@@ -15,30 +15,19 @@
 #include <usrsctp.h>
 
 #include "common.h"
+#include "udp_port.h"
 #include "daemon_harness.h"
 #include "daemon_requests.h"
 #include "sctp_ss.h"
 
 static uint16_t udp_port;
 
-static uint16_t free_udp_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 static void start(void)
 {
 	char conf[128];
 
-	udp_port = free_udp_port();
+	udp_port = test_free_udp_port();
+	ck_assert_uint_ne(udp_port, 0);
 	snprintf(conf, sizeof(conf), "sctp_udp_port = %u\nlog_level = debug\n",
 		 udp_port);
 	harness_start(&H, conf);
@@ -449,8 +438,10 @@ static struct socket *hostile_connect(uint16_t port, bool adapt)
 	struct sctp_udpencaps ue;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const uint32_t on = 1;
+	uint16_t own = test_free_udp_port();
 
-	usrsctp_init(free_udp_port(), NULL, NULL);
+	ck_assert_uint_ne(own, 0);
+	usrsctp_init(own, NULL, NULL);
 	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
 	ck_assert_ptr_nonnull(so);
@@ -675,7 +666,8 @@ START_TEST(test_service)
 	uint64_t lid;
 	int L, C;
 
-	udp_port = free_udp_port();
+	udp_port = test_free_udp_port();
+	ck_assert_uint_ne(udp_port, 0);
 	snprintf(conf, sizeof(conf),
 		 "sctp_udp_port = %u\n[listener ddp]\n"
 		 "address = 127.0.0.1:4791\ntransport = sctp\n",

@@ -13,6 +13,7 @@
 #include <usrsctp.h>
 
 #include "common.h"
+#include "udp_port.h"
 
 #include "log.h"
 #include "sctp_stack.h"
@@ -105,19 +106,6 @@ static int run_until(const int *flag)
 	return *flag;
 }
 
-static uint16_t free_udp_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 static uint16_t port;
 static struct sockaddr_in laddr;
 
@@ -135,7 +123,8 @@ static void start(unsigned int adapt_wait_ms)
 	base = event_base_new();
 	ck_assert_ptr_nonnull(base);
 	sctp_stack_defaults(&c);
-	port = free_udp_port();
+	port = test_free_udp_port();
+	ck_assert_uint_ne(port, 0);
 	c.udp_port = port;
 	c.adapt_wait_ms = adapt_wait_ms;
 	ck_assert_msg(sctp_stack_init(base, &c, err, sizeof(err)) == 0, "%s",

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # iwcmd's SCTP side: the stack interface over usrsctp on loopback
 # (daemon/sctp_stack.c, sctp_usrsctp.c).
+EXTRA_DIST += udp_port.h
 check_PROGRAMS += check_sctp_stack
 TESTS += check_sctp_stack
 check_sctp_stack_SOURCES = check_sctp_stack.c

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -20,6 +19,7 @@
 #include "fuzz/ipc_driver.h"
 #include "log.h"
 #include "sctp_stack.h"
+#include "udp_port.h"
 
 /* An hour: no timer expires by itself while an input runs. */
 #define FZ_TIMEOUT_MS 3600000u
@@ -504,20 +504,6 @@ static const char fz_ipc_conf[] = "[listener fuzz]\n"
 				  "owner = 0\n"
 				  "pending_max = 2\n";
 
-/* A UDP port nobody uses now, for usrsctp's encapsulation. */
-static uint16_t fz_ipc_free_udp_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	FZ_CHECK(fd >= 0);
-	FZ_CHECK(bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	FZ_CHECK(getsockname(fd, (struct sockaddr *)&sin, &len) == 0);
-	close(fd);
-	return ntohs(sin.sin_port);
-}
-
 static void fz_ipc_once(void)
 {
 	char err[256];
@@ -541,7 +527,8 @@ static void fz_ipc_once(void)
 	/* SCTP as the daemon runs it: usrsctp, started here so that its
 	 * descriptors and events are there before the first input */
 	sctp_conn_init(&client_api_sctp_notify);
-	FI.conf.sctp_udp_port = fz_ipc_free_udp_port();
+	FI.conf.sctp_udp_port = test_free_udp_port();
+	FZ_CHECK(FI.conf.sctp_udp_port != 0);
 	FZ_CHECK(sctp_conn_stack() == CONN_RES_OK);
 	snprintf(FI.dir, sizeof(FI.dir), "/tmp/iwcm-fuzz.XXXXXX");
 	FZ_CHECK(mkdtemp(FI.dir) != NULL);
