@@ -22,9 +22,19 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "idmap.h"
 #include "log.h"
 
 static TAILQ_HEAD(, conn) conn_list = TAILQ_HEAD_INITIALIZER(conn_list);
+/* The same connections by id: clients name them (conn_find()). */
+static struct idmap conn_ids = IDMAP_INIT;
+/*
+ * Responders in WAIT_ULP, asking a client's decision: conn_uid_pending()
+ * counts these rather than every connection, which a flood of half-open
+ * ones would make long.  Listeners' pending_max and max_pending_per_uid
+ * bound them.
+ */
+static TAILQ_HEAD(, conn) conn_ulp = TAILQ_HEAD_INITIALIZER(conn_ulp);
 static const struct conn_notify *conn_notify_ops;
 static uint64_t conn_next_id = 1;
 static unsigned int conn_n;
@@ -312,6 +322,8 @@ static struct conn *conn_new(enum neg_role role)
 	c->ev_post = event_new(iwcmd_base, -1, 0, conn_post_cb, c);
 	if (!c->ev_timer || !c->ev_post)
 		fatal("conn: event_new");
+	if (idmap_put(&conn_ids, c->id, c) < 0)
+		fatal("conn: idmap");
 	TAILQ_INSERT_TAIL(&conn_list, c, entry);
 	conn_n++;
 	if (role == NEG_RESPONDER)
@@ -334,6 +346,19 @@ static void conn_pending_count(struct conn *c, enum conn_state s, bool add)
 		return;
 	lp = &c->listener->pending;
 	*lp = add ? *lp + 1 : (*lp ? *lp - 1 : 0);
+}
+
+/* On the WAIT_ULP list while a responder is in that state. */
+static void conn_ulp_track(struct conn *c, bool in)
+{
+	in = in && c->role == NEG_RESPONDER && c->fsm.state == CONN_S_WAIT_ULP;
+	if (in == c->in_ulp)
+		return;
+	if (in)
+		TAILQ_INSERT_TAIL(&conn_ulp, c, uentry);
+	else
+		TAILQ_REMOVE(&conn_ulp, c, uentry);
+	c->in_ulp = in;
 }
 
 static void conn_free(struct conn *c)
@@ -359,6 +384,8 @@ static void conn_free(struct conn *c)
 				  c->err != CONN_RES_OK	      ? c->err :
 							  CONN_RES_ECONNRESET]++;
 	admission_remove(c);
+	conn_ulp_track(c, false);
+	idmap_del(&conn_ids, c->id);
 	TAILQ_REMOVE(&conn_list, c, entry);
 	conn_n--;
 	if (c->role == NEG_RESPONDER)
@@ -387,6 +414,7 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 	if (c->fsm.state != old) {
 		conn_pending_count(c, old, false);
 		conn_pending_count(c, c->fsm.state, true);
+		conn_ulp_track(c, true);
 		/* The Request is in (or the connection failed): no longer
 		 * half-open. */
 		if (old == CONN_S_WAIT_REQUEST)
@@ -407,12 +435,7 @@ void conn_event(struct conn *c, enum conn_event ev)
 /* The live connection with id, or NULL. */
 struct conn *conn_find(uint64_t id)
 {
-	struct conn *c;
-
-	TAILQ_FOREACH (c, &conn_list, entry)
-		if (c->id == id)
-			return c;
-	return NULL;
+	return idmap_get(&conn_ids, id);
 }
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
@@ -842,10 +865,8 @@ unsigned int conn_uid_pending(uid_t uid)
 	const struct conn *c;
 	unsigned int n = 0;
 
-	TAILQ_FOREACH (c, &conn_list, entry)
-		if (c->role == NEG_RESPONDER &&
-		    c->fsm.state == CONN_S_WAIT_ULP && c->owner &&
-		    c->owner->uid == uid)
+	TAILQ_FOREACH (c, &conn_ulp, uentry)
+		if (c->owner && c->owner->uid == uid)
 			n++;
 	return n;
 }

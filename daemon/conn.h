@@ -81,7 +81,9 @@ struct conn_buf {
 struct conn {
 	TAILQ_ENTRY(conn) entry;
 	TAILQ_ENTRY(conn) hentry; /* admission.c, while halfopen */
+	TAILQ_ENTRY(conn) uentry; /* responder in WAIT_ULP (conn.c) */
 	bool halfopen;		  /* accepted, no complete Request yet */
+	bool in_ulp;		  /* on conn.c's WAIT_ULP list */
 	bool shed;		  /* dropped to admit another */
 	struct conn_fsm fsm;	  /* fsm.id == id, fsm.arg == this */
 	uint64_t id;

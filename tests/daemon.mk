@@ -28,6 +28,12 @@ check_admission_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la \
 	$(top_builddir)/wire/libwire.la $(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) \
 	$(SYSTEMD_LIBS) $(CHECK_LIBS)
 
+check_PROGRAMS += check_idmap
+TESTS += check_idmap
+check_idmap_SOURCES = check_idmap.c
+check_idmap_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_idmap_LDADD = $(DAEMON_LIB) $(CHECK_LIBS)
+
 check_PROGRAMS += check_conn_fsm
 TESTS += check_conn_fsm
 check_conn_fsm_SOURCES = check_conn_fsm.c

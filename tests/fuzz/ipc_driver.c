@@ -208,6 +208,37 @@ static int fz_ipc_read(int slot)
 	return got;
 }
 
+struct fz_ipc_pending {
+	uid_t uid;
+	unsigned int n;
+};
+
+static void fz_ipc_pending_one(const struct conn *c, void *arg)
+{
+	struct fz_ipc_pending *p = arg;
+
+	if (c->role == NEG_RESPONDER && c->fsm.state == CONN_S_WAIT_ULP &&
+	    c->owner && c->owner->uid == p->uid)
+		p->n++;
+}
+
+/* conn.c keeps the requests awaiting a decision on a list of their own:
+ * it must count what a walk over every connection counts, for each uid
+ * the clients have. */
+static void fz_ipc_check_pending(void)
+{
+	static const uid_t other[] = { 0, 4242 };
+	struct fz_ipc_pending p;
+	size_t i;
+
+	for (i = 0; i <= sizeof(other) / sizeof(other[0]); i++) {
+		p.uid = i ? other[i - 1] : getuid();
+		p.n = 0;
+		conn_foreach(fz_ipc_pending_one, &p);
+		FZ_CHECK(conn_uid_pending(p.uid) == p.n);
+	}
+}
+
 /* Run the loop and read what the daemon sends until all is quiet: one
  * poll(2) tells which peers have something, so a quiet round costs two
  * system calls. */
@@ -232,6 +263,7 @@ void fz_ipc_pump(void)
 				busy |= fz_ipc_read(slot);
 		idle = busy ? 0 : idle + 1;
 	}
+	fz_ipc_check_pending();
 }
 
 /* ---- peers ---- */
