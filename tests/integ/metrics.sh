@@ -129,18 +129,24 @@ want 'iwcm_timeouts_total{phase="request"}' 0
 sa=$(command -v systemd-socket-activate 2>/dev/null || true)
 curl=$(command -v curl 2>/dev/null || true)
 if [ -n "$sa" ] && [ -n "$curl" ]; then
-	hport=$((20000 + $$ % 20000))
-	"$sa" -l "127.0.0.1:$hport" --accept --inetd \
-		-E IWCM_SOCKET="$sock" "$ctl" stats -o openmetrics --http \
-		2>"$dir/sa.err" &
-	sapid=$!
-	bg_pids="$bg_pids $sapid"
-	i=0
-	while ! "$curl" -s -o "$dir/http" -D "$dir/hdr" \
-		"http://127.0.0.1:$hport/metrics" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && break
-		sleep 0.02
+	# a port below the ephemeral range (32768), another when taken
+	for try in 1 2 3 4 5 6 7 8; do
+		hport=$((20000 + ($$ + try * 1543) % 12000))
+		"$sa" -l "127.0.0.1:$hport" --accept --inetd \
+			-E IWCM_SOCKET="$sock" "$ctl" stats -o openmetrics \
+			--http 2>"$dir/sa.err" &
+		sapid=$!
+		bg_pids="$bg_pids $sapid"
+		i=0
+		while ! "$curl" -s -o "$dir/http" -D "$dir/hdr" \
+			"http://127.0.0.1:$hport/metrics" 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -gt 200 ] && break
+			kill -0 "$sapid" 2>/dev/null || break
+			sleep 0.02
+		done
+		grep -q 'Address already in use' "$dir/sa.err" || break
+		wait "$sapid" 2>/dev/null
 	done
 	kill "$sapid" 2>/dev/null
 	wait "$sapid" 2>/dev/null
