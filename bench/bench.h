@@ -34,6 +34,8 @@
 #define BENCH_STALL_MS 10000
 /* --busy-poll at most (iwcmd.conf's busy_poll_us too). */
 #define BENCH_BUSY_POLL_MAX 100000u
+/* cm --idle at most: connections held open beside the rows. */
+#define BENCH_IDLE_MAX 100000u
 /* Failures described on stderr per row; the rest are only counted. */
 #define BENCH_FAIL_PRINT 5
 #define NS_PER_S 1000000000ULL
@@ -66,6 +68,8 @@ struct bench_opts {
 	/* cm: poll this long before sleeping, here and in the iwcmd we start
 	 * (its busy_poll_us) */
 	unsigned long busy_poll_us;
+	/* cm: connections held open to iwcmd, never sending (cm_idle.c) */
+	unsigned long idle;
 	/* the datapath tests */
 	unsigned int mpa_rev;
 	bool crc;

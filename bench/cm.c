@@ -60,6 +60,8 @@ static const struct cm_row cm_rows_sctp[] = {
 };
 
 #define N_CM_ROWS (sizeof(cm_rows) / sizeof(cm_rows[0]))
+/* --idle: how many of the connections held were still open at the end */
+static unsigned long cm_idle_end;
 #define N_CM_ROWS_SCTP (sizeof(cm_rows_sctp) / sizeof(cm_rows_sctp[0]))
 
 struct cm_result {
@@ -645,6 +647,10 @@ static void print_text(const struct bench_opts *o, const struct cm_result *res,
 	       o->sctp ? "raw usrsctp association setup (connect, accept,\n"
 			 "COMM_UP; UDP encapsulation on loopback)" :
 			 "raw TCP connect/accept");
+	if (o->idle)
+		printf("beside %lu connections to iwcmd that never send a byte "
+		       "(%lu still open at the end)\n\n",
+		       o->idle, cm_idle_end);
 	printf("%-13s %5s %7s %6s %8s %9s %6s %8s %8s %7s %7s\n", "test",
 	       "depth", "iters", "failed", "seconds", "hs/s", "ratio", "p50 us",
 	       "p99 us", "cpu us", "iwcmd");
@@ -686,9 +692,9 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 	printf("],");
 	bench_json_host(o);
 	printf(",\"baseline\":\"%s\",\"pipelined\":%s,\"busy_poll_us\":%lu,"
-	       "\"results\":[\n",
+	       "\"idle\":%lu,\"idle_left\":%lu,\"results\":[\n",
 	       o->sctp ? "usrsctp" : "tcp", o->wait_cm ? "false" : "true",
-	       o->busy_poll_us);
+	       o->busy_poll_us, o->idle, cm_idle_end);
 	for (i = 0; i < n; i++) {
 		const struct cm_result *r = &res[i];
 
@@ -725,7 +731,8 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 	printf("]}\n");
 }
 
-/* Enough descriptors for the deepest row: both ends of each handshake. */
+/* Enough descriptors for the deepest row (both ends of each handshake)
+ * and the connections --idle holds. */
 static int raise_nofile(const struct bench_opts *o)
 {
 	unsigned int i, depth = 1;
@@ -735,7 +742,7 @@ static int raise_nofile(const struct bench_opts *o)
 	for (i = 0; i < o->ndepths; i++)
 		if (o->depths[i] > depth)
 			depth = o->depths[i];
-	need = (rlim_t)depth * 2 + 64;
+	need = (rlim_t)depth * 2 + 64 + o->idle;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
 		return 0;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need * 4 ?
@@ -743,9 +750,10 @@ static int raise_nofile(const struct bench_opts *o)
 			      rl.rlim_max;
 	if (rl.rlim_cur < need || setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		fprintf(stderr,
-			"iwcm-bench: depth %u needs %lu descriptors; "
+			"iwcm-bench: depth %u%s needs %lu descriptors; "
 			"raise the limit (ulimit -n)\n",
-			depth, (unsigned long)need);
+			depth, o->idle ? " with --idle" : "",
+			(unsigned long)need);
 		return -1;
 	}
 	return 0;
@@ -765,6 +773,12 @@ int cm_bench(const struct bench_opts *o)
 		return 1;
 	}
 	if (raise_nofile(o) < 0 || daemon_start(o) < 0) {
+		free(res);
+		return 1;
+	}
+	if (cm_idle_open(o) < 0) {
+		cm_idle_close();
+		daemon_stop();
 		free(res);
 		return 1;
 	}
@@ -789,6 +803,8 @@ int cm_bench(const struct bench_opts *o)
 
 		res[i].ratio = b > 0.0 ? res_rate(&res[i]) / b : 0.0;
 	}
+	cm_idle_end = cm_idle_left();
+	cm_idle_close();
 	if (daemon_stop() < 0)
 		rc = 1;
 	if (n > 0) {

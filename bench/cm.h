@@ -11,6 +11,7 @@
  *   cm_tcp.c   the raw TCP baseline: connect and accept pairs
  *   cm_sctp.c  the raw usrsctp baseline of --transport sctp
  *   cm_run.c   the counters of a row's run
+ *   cm_idle.c  --idle: the connections held open beside the rows
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,6 +52,11 @@ struct run {
 void run_fail(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void run_complete(struct run *r, uint64_t t0, uint64_t t_end);
+
+/* cm_idle.c */
+int cm_idle_open(const struct bench_opts *o);
+unsigned long cm_idle_left(void);
+void cm_idle_close(void);
 
 /* cm_tcp.c */
 int cm_tcp_run(struct run *r);

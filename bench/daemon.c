@@ -195,6 +195,8 @@ int daemon_start(const struct bench_opts *o)
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
 	    (o->busy_poll_us &&
 	     fprintf(fp, "busy_poll_us = %lu\n", o->busy_poll_us) < 0) ||
+	    /* --idle: iwcmd keeps them for the whole run */
+	    (o->idle && fputs("request_timeout_ms = 600000\n", fp) < 0) ||
 	    (D.sctp_udp_port &&
 	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
 		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||

@@ -63,7 +63,7 @@ static void usage(FILE *fp)
 		"[--crc | --no-crc] [--tcp-poll]\n"
 		"                  [--tcp-gaps] [--transport tcp|sctp] "
 		"[--wait-cm]\n"
-		"                  [--busy-poll US]\n"
+		"                  [--busy-poll US] [--idle N]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -113,6 +113,11 @@ static void usage(FILE *fp)
 		"and in the\n"
 		"                     iwcmd started (its busy_poll_us; "
 		"0 to %u, default 0)\n"
+		"      --idle N       cm: hold N connections to iwcmd that "
+		"never send a byte\n"
+		"                     (half-open, as a flood leaves them) "
+		"through every row\n"
+		"                     (0 to %u, default 0; TCP only)\n"
 		"  -j, --json         one JSON object instead of the table\n"
 		"      --socket PATH  measure the iwcmd serving PATH\n"
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
@@ -122,7 +127,7 @@ static void usage(FILE *fp)
 		BENCH_ITERS_DEFAULT, BENCH_WARMUP_MAX,
 		IWCM_PRIVATE_DATA_MAX_ENHANCED, BENCH_DEPTH_MAX,
 		BENCH_DEPTHS_MAX, BENCH_QPS_MAX, BENCH_BUSY_POLL_MAX,
-		IWCMD_SBIN);
+		BENCH_IDLE_MAX, IWCMD_SBIN);
 	for (i = 0; i < N_BENCH_TESTS; i++)
 		fprintf(fp, "  %-10s %s\n", bench_tests[i].name,
 			bench_tests[i].summary);
@@ -254,10 +259,18 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			BENCH_SCTP_DEPTH_MAX);
 		return -1;
 	}
-	if (t->dp && (o->wait_cm || o->busy_poll_us)) {
+	if (t->dp && (o->wait_cm || o->busy_poll_us || o->idle)) {
 		fprintf(stderr,
 			"iwcm-bench: %s: %s applies to the cm test only\n",
-			t->name, o->wait_cm ? "--wait-cm" : "--busy-poll");
+			t->name,
+			o->wait_cm ? "--wait-cm" :
+			o->idle	   ? "--idle" :
+				     "--busy-poll");
+		return -1;
+	}
+	if (o->idle && o->sctp) {
+		fprintf(stderr, "iwcm-bench: cm: --idle holds TCP connections; "
+				"not with --transport sctp\n");
 		return -1;
 	}
 	if (!t->dp && dp_opt) {
@@ -286,6 +299,7 @@ int main(int argc, char **argv)
 		OPT_TRANSPORT,
 		OPT_WAIT_CM,
 		OPT_BUSY_POLL,
+		OPT_IDLE,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -304,6 +318,7 @@ int main(int argc, char **argv)
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
 		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
+		{ "idle", required_argument, NULL, OPT_IDLE },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
 		{ "help", no_argument, NULL, 'h' },
@@ -392,6 +407,10 @@ int main(int argc, char **argv)
 		case OPT_BUSY_POLL:
 			if (parse_ulong(optarg, 0, BENCH_BUSY_POLL_MAX,
 					&o.busy_poll_us) < 0)
+				goto bad;
+			break;
+		case OPT_IDLE:
+			if (parse_ulong(optarg, 0, BENCH_IDLE_MAX, &o.idle) < 0)
 				goto bad;
 			break;
 		case OPT_TRANSPORT:

@@ -105,10 +105,15 @@ expect 2 "$bench" write_bw --wait-cm && has "$dir/err" "cm test only"
 expect 2 "$bench" send_lat --busy-poll 10 && has "$dir/err" "--busy-poll applies"
 expect 2 "$bench" cm --busy-poll 100001 && has "$dir/err" "for --busy-poll"
 expect 2 "$bench" cm --busy-poll 1x
+expect 2 "$bench" cm --idle 100001 && has "$dir/err" "for --idle"
+expect 2 "$bench" cm --idle -1 && has "$dir/err" "for --idle"
+expect 2 "$bench" write_lat --idle 10 && has "$dir/err" "--idle applies"
+expect 2 "$bench" cm --idle 10 --transport sctp &&
+	has "$dir/err" "not with --transport sctp"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
 	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm" &&
-	has "$dir/out" "--busy-poll US"
+	has "$dir/out" "--busy-poll US" && has "$dir/out" "--idle N"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
@@ -191,7 +196,14 @@ EOF
 	fi
 }
 expect 0 "$bench" cm --iters 50 --json && check_json "$dir/out" 50 1 16 &&
-	has "$dir/out" '"daemon":"spawned"' && has "$dir/out" '"busy_poll_us":0,'
+	has "$dir/out" '"daemon":"spawned"' && has "$dir/out" '"busy_poll_us":0,' &&
+	has "$dir/out" '"idle":0,"idle_left":0,'
+# beside connections that never send, which the daemon it starts keeps
+# (from two source addresses: 200 each)
+expect 0 "$bench" cm -j -n 20 -w 0 -d 1,4 --idle 300 &&
+	check_json "$dir/out" 20 1 4 && has "$dir/out" '"idle":300,"idle_left":300,'
+expect 0 "$bench" cm -n 20 -w 0 -d 1 --idle 5 &&
+	has "$dir/out" "beside 5 connections to iwcmd that never send a byte (5 still open"
 # busy polling here and in the daemon it starts, which must still stop
 # cleanly (the run fails otherwise)
 expect 0 "$bench" cm -j -n 20 -w 0 -d 1 --busy-poll 500 &&
