@@ -2,12 +2,14 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * Half-open connections: accepted by a listener, no complete MPA Request
- * yet.  Anyone who can reach a listener can open them for the price of a
- * TCP handshake, so they are a class of their own with a cap of their
- * own and a cap per source address, kept in accept order so that the
- * oldest one makes room for a new one, as a SYN cache evicts
- * (iwcmd.conf(5) halfopen_max, halfopen_per_source).  This file only
- * keeps the books; conn.c decides and closes.
+ * yet (TCP), or an SCTP association with no DDP stream session (RFC 5043
+ * §6: no Session Initiate yet, or none left).  Anyone who can reach a
+ * listener can open them for the price of a TCP or SCTP handshake, so
+ * they are a class of their own with a cap of their own and a cap per
+ * source address, kept in accept order so that the oldest one makes room
+ * for a new one, as a SYN cache evicts (iwcmd.conf(5) halfopen_max,
+ * halfopen_per_source).  This file keeps the books and picks the one to
+ * drop; its owner (conn.c, sctp_conn.c) closes it.
  */
 #include "config.h"
 
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "admission.h"
 #include "log.h"
 
 #define ADM_BUCKETS 4096
@@ -25,9 +27,10 @@ struct adm_src {
 	struct adm_src *next;
 	uint8_t addr[16]; /* IPv6, or IPv4 mapped */
 	unsigned int n;
+	TAILQ_HEAD(, adm_entry) list; /* oldest first */
 };
 
-static TAILQ_HEAD(, conn) adm_list = TAILQ_HEAD_INITIALIZER(adm_list);
+static TAILQ_HEAD(, adm_entry) adm_list = TAILQ_HEAD_INITIALIZER(adm_list);
 static unsigned int adm_n;
 static struct adm_src *adm_tab[ADM_BUCKETS];
 
@@ -66,15 +69,20 @@ static struct adm_src **adm_find(const uint8_t key[16])
 	return pp;
 }
 
+static struct adm_src *adm_src_of(const struct sockaddr_storage *ss)
+{
+	uint8_t key[16];
+
+	adm_key(ss, key);
+	return *adm_find(key);
+}
+
 /* How many half-open connections come from the address of ss. */
 unsigned int admission_count_from(const struct sockaddr_storage *ss)
 {
-	uint8_t key[16];
-	struct adm_src **pp;
+	struct adm_src *s = adm_src_of(ss);
 
-	adm_key(ss, key);
-	pp = adm_find(key);
-	return *pp ? (*pp)->n : 0;
+	return s ? s->n : 0;
 }
 
 /* How many half-open connections there are. */
@@ -83,15 +91,17 @@ unsigned int admission_count(void)
 	return adm_n;
 }
 
-/* c was accepted and waits for its Request: book it as the newest. */
-void admission_add(struct conn *c)
+/* e was accepted and waits for its first message: book it as the
+ * newest. */
+void admission_add(struct adm_entry *e, const struct sockaddr_storage *peer,
+		   void (*shed)(struct adm_entry *, const char *))
 {
 	uint8_t key[16];
 	struct adm_src **pp, *s;
 
-	if (c->halfopen)
+	if (e->src)
 		return;
-	adm_key(&c->peer, key);
+	adm_key(peer, key);
 	pp = adm_find(key);
 	s = *pp;
 	if (!s) {
@@ -99,41 +109,54 @@ void admission_add(struct conn *c)
 		if (!s)
 			fatal("admission: calloc");
 		memcpy(s->addr, key, 16);
+		TAILQ_INIT(&s->list);
 		*pp = s;
 	}
 	s->n++;
-	c->halfopen = true;
-	TAILQ_INSERT_TAIL(&adm_list, c, hentry);
+	TAILQ_INSERT_TAIL(&s->list, e, sentry);
+	e->src = s;
+	e->shed = shed;
+	TAILQ_INSERT_TAIL(&adm_list, e, entry);
 	adm_n++;
 }
 
-/* c delivered its Request, or goes away: no longer half-open. */
-void admission_remove(struct conn *c)
+/* e delivered its first message, or goes away: no longer half-open. */
+void admission_remove(struct adm_entry *e)
 {
-	uint8_t key[16];
-	struct adm_src **pp, *s;
+	struct adm_src **pp, *s = e->src;
 
-	if (!c->halfopen)
-		return;
-	c->halfopen = false;
-	TAILQ_REMOVE(&adm_list, c, hentry);
-	adm_n--;
-	adm_key(&c->peer, key);
-	pp = adm_find(key);
-	s = *pp;
 	if (!s)
-		fatalx("admission: conn %llu has no source entry",
-		       (unsigned long long)c->id);
-	if (--s->n == 0) {
-		*pp = s->next;
-		free(s);
-	}
+		return;
+	e->src = NULL;
+	TAILQ_REMOVE(&adm_list, e, entry);
+	adm_n--;
+	TAILQ_REMOVE(&s->list, e, sentry);
+	if (--s->n)
+		return;
+	pp = adm_find(s->addr);
+	if (*pp != s)
+		fatalx("admission: a source not in its bucket");
+	*pp = s->next;
+	free(s);
 }
 
 /* The oldest half-open connection, or NULL. */
-struct conn *admission_oldest(void)
+struct adm_entry *admission_oldest(void)
 {
 	return TAILQ_FIRST(&adm_list);
+}
+
+/* The oldest booked with shed: conn.c's at max_conns, where only one of
+ * its own makes room. */
+struct adm_entry *admission_oldest_of(void (*shed)(struct adm_entry *,
+						   const char *))
+{
+	struct adm_entry *e;
+
+	TAILQ_FOREACH (e, &adm_list, entry)
+		if (e->shed == shed)
+			return e;
+	return NULL;
 }
 
 /*
@@ -142,23 +165,29 @@ struct conn *admission_oldest(void)
  * at per_source, else the oldest of all when there are cap), or NULL
  * when it fits as it is.
  */
-struct conn *admission_victim(const struct sockaddr_storage *ss,
-			      unsigned int cap, unsigned int per_source)
+struct adm_entry *admission_victim(const struct sockaddr_storage *ss,
+				   unsigned int cap, unsigned int per_source)
 {
-	uint8_t key[16], k2[16];
-	struct adm_src **pp;
-	struct conn *c;
+	struct adm_src *s = adm_src_of(ss);
 
-	adm_key(ss, key);
-	pp = adm_find(key);
-	if (*pp && (*pp)->n >= per_source) {
-		TAILQ_FOREACH (c, &adm_list, hentry) {
-			adm_key(&c->peer, k2);
-			if (!memcmp(k2, key, 16))
-				return c;
-		}
-	}
+	if (s && s->n >= per_source)
+		return TAILQ_FIRST(&s->list);
 	if (adm_n >= cap)
 		return TAILQ_FIRST(&adm_list);
 	return NULL;
+}
+
+/* Make room for one more from the address of ss: drop the victim. */
+bool admission_make_room(const struct sockaddr_storage *ss, unsigned int cap,
+			 unsigned int per_source)
+{
+	struct adm_entry *v = admission_victim(ss, cap, per_source);
+
+	if (!v)
+		return false;
+	v->shed(v, admission_count_from(ss) >= per_source ?
+			   "half-open connections of one source at "
+			   "halfopen_per_source" :
+			   "half-open connections at halfopen_max");
+	return true;
 }

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,7 +384,7 @@ static void conn_free(struct conn *c)
 				 [c->fsm.state == CONN_S_DONE ? CONN_RES_OK :
 				  c->err != CONN_RES_OK	      ? c->err :
 							  CONN_RES_ECONNRESET]++;
-	admission_remove(c);
+	admission_remove(&c->adm);
 	conn_ulp_track(c, false);
 	idmap_del(&conn_ids, c->id);
 	TAILQ_REMOVE(&conn_list, c, entry);
@@ -418,7 +419,7 @@ static bool conn_step(struct conn *c, enum conn_event ev)
 		/* The Request is in (or the connection failed): no longer
 		 * half-open. */
 		if (old == CONN_S_WAIT_REQUEST)
-			admission_remove(c);
+			admission_remove(&c->adm);
 	}
 	if (!conn_state_final(c->fsm.state))
 		return false;
@@ -469,22 +470,25 @@ static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- entry points (iwcmd.h) ---- */
 
-/* Log a connection closed for room, rate-limited. */
-static void conn_log_shed(const struct listener *l, struct conn *v,
-			  const char *why)
+/* Drop half-open v to admit a newer connection (admission.h's shed()):
+ * counted, logged rate-limited, aborted. */
+static void conn_shed(struct adm_entry *e, const char *why)
 {
+	struct conn *v =
+		(struct conn *)(void *)((char *)e - offsetof(struct conn, adm));
 	unsigned int suppressed = 0;
 
 	iwcmd_stats.shed++;
 	v->shed = true;
 	conn_fail(v, CONN_RES_ELIMIT, "dropped to admit a newer connection");
-	if (!log_ratelimit_ok(&conn_shed_rl, (long long)(iwcmd_now_ms() / 1000),
-			      &suppressed))
-		return;
-	log_info("listener %llu: %s: dropping half-open conn %llu, the "
-		 "oldest, to admit one%s",
-		 (unsigned long long)l->id, why, (unsigned long long)v->id,
-		 suppressed ? " (similar messages suppressed)" : "");
+	if (log_ratelimit_ok(&conn_shed_rl, (long long)(iwcmd_now_ms() / 1000),
+			     &suppressed))
+		log_info("listener %llu: %s: dropping half-open conn %llu, "
+			 "the oldest, to admit one%s",
+			 (unsigned long long)v->listener_id, why,
+			 (unsigned long long)v->id,
+			 suppressed ? " (similar messages suppressed)" : "");
+	conn_event(v, CONN_EV_ABORT);
 }
 
 /* Refuse fd: no room, and nothing may be dropped for it. */
@@ -523,25 +527,17 @@ static bool conn_admit(const struct listener *l,
 	unsigned int in_max = m->max_conns > m->conn_reserve ?
 				      m->max_conns - m->conn_reserve :
 				      1;
-	struct conn *v;
+	struct adm_entry *v;
 
-	v = admission_victim(peer, m->halfopen_max, k->halfopen_per_source);
-	if (v) {
-		conn_log_shed(l, v,
-			      admission_count_from(peer) >=
-					      k->halfopen_per_source ?
-				      "half-open connections of one source "
-				      "at halfopen_per_source" :
-				      "half-open connections at halfopen_max");
-		conn_event(v, CONN_EV_ABORT);
-	}
+	(void)l;
+	admission_make_room(peer, m->halfopen_max, k->halfopen_per_source);
 	if (conn_n_in < in_max && conn_n < m->max_conns)
 		return true;
-	v = admission_oldest();
+	/* only a TCP connection gives back a place under max_conns */
+	v = admission_oldest_of(conn_shed);
 	if (!v)
 		return false;
-	conn_log_shed(l, v, "inbound connections at max_conns - conn_reserve");
-	conn_event(v, CONN_EV_ABORT);
+	conn_shed(v, "inbound connections at max_conns - conn_reserve");
 	return conn_n_in < in_max && conn_n < m->max_conns;
 }
 
@@ -608,7 +604,7 @@ void conn_accepted_from(struct listener *l, int fd,
 	}
 	log_debug("conn %llu: accepted on listener %llu",
 		  (unsigned long long)c->id, (unsigned long long)l->id);
-	admission_add(c);
+	admission_add(&c->adm, &c->peer, conn_shed);
 	conn_event(c, CONN_EV_START_ACCEPT);
 }
 

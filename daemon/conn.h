@@ -26,6 +26,7 @@
 
 #include <event2/event.h>
 
+#include "admission.h"
 #include "conn_fsm.h"
 #include "iwcmd.h"
 #include "log.h"
@@ -80,9 +81,8 @@ struct conn_buf {
 
 struct conn {
 	TAILQ_ENTRY(conn) entry;
-	TAILQ_ENTRY(conn) hentry; /* admission.c, while halfopen */
 	TAILQ_ENTRY(conn) uentry; /* responder in WAIT_ULP (conn.c) */
-	bool halfopen;		  /* accepted, no complete Request yet */
+	struct adm_entry adm;	  /* booked while half-open (admission.h) */
 	bool in_ulp;		  /* on conn.c's WAIT_ULP list */
 	bool shed;		  /* dropped to admit another */
 	struct conn_fsm fsm;	  /* fsm.id == id, fsm.arg == this */
@@ -193,16 +193,6 @@ void conn_nodelay(struct conn *c);
 void conn_addrs(struct conn *c);
 /* How what happens to c is told (client_api.c, admin.c). */
 const struct conn_notify *conn_notify(void);
-
-/* ---- admission.c ---- */
-
-void admission_add(struct conn *c);
-void admission_remove(struct conn *c);
-unsigned int admission_count(void);
-unsigned int admission_count_from(const struct sockaddr_storage *ss);
-struct conn *admission_oldest(void);
-struct conn *admission_victim(const struct sockaddr_storage *ss,
-			      unsigned int cap, unsigned int per_source);
 
 /* ---- conn_action.c ---- */
 

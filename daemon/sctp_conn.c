@@ -18,18 +18,9 @@
 #include "conn.h"
 #include "iwcmd.h"
 #include "log.h"
+#include "sctp_listen.h"
 #include "sctp_relay.h"
 #include "sctp_stack.h"
-
-struct sc_listener {
-	TAILQ_ENTRY(sc_listener) entry;
-	uint64_t id;
-	struct client *client; /* a service's: while one is attached */
-	struct sctp_sock *sock;
-	char service[CONF_NAME_MAX]; /* [listener NAME] of iwcmd.conf */
-	uid_t owner;
-	struct sockaddr_storage addr;
-};
 
 struct sc_assoc {
 	TAILQ_ENTRY(sc_assoc) entry;
@@ -64,13 +55,13 @@ struct sc_conn {
 	size_t pd_len;
 };
 
-static TAILQ_HEAD(, sc_listener)
-	sc_listeners = TAILQ_HEAD_INITIALIZER(sc_listeners);
 static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
 static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
 static const struct sctp_conn_notify *sc_notify;
 static uint64_t sc_next_id = 1;
 static bool sc_stack_failed;
+
+static const struct sctp_cb sc_listen_cb;
 
 static uint64_t sc_id(void)
 {
@@ -81,6 +72,7 @@ static uint64_t sc_id(void)
 void sctp_conn_init(const struct sctp_conn_notify *n)
 {
 	sc_notify = n;
+	sctp_listen_init(&sc_listen_cb);
 }
 
 /* Start the stack on first use, from iwcmd.conf. */
@@ -125,16 +117,6 @@ static struct sc_conn *sc_conn_of(const struct sctp_session *s)
 	TAILQ_FOREACH (k, &sc_conns, entry)
 		if (k->s == s)
 			return k;
-	return NULL;
-}
-
-static struct sc_listener *sc_listener_find(uint64_t id)
-{
-	struct sc_listener *l;
-
-	TAILQ_FOREACH (l, &sc_listeners, entry)
-		if (l->id == id)
-			return l;
 	return NULL;
 }
 
@@ -296,7 +278,7 @@ static const struct sctp_assoc_io sc_io = { .send = sc_io_send };
 static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 {
 	struct sc_assoc *as = arg;
-	struct sc_listener *l = sc_listener_find(as->listener_id);
+	struct sctp_listener *l = sctp_listen_find(as->listener_id);
 
 	(void)sa;
 	return !as->initiator && l && l->client && l->client->fd >= 0;
@@ -305,7 +287,7 @@ static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 static int sc_request(void *arg, struct sctp_session *s)
 {
 	struct sc_assoc *as = arg;
-	struct sc_listener *l = sc_listener_find(as->listener_id);
+	struct sctp_listener *l = sctp_listen_find(as->listener_id);
 	struct sctp_conn_info i;
 	struct client *owner;
 	struct sc_conn *k;
@@ -611,7 +593,7 @@ static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 
 static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 {
-	struct sc_listener *sl = arg;
+	struct sctp_listener *sl = arg;
 	struct sc_assoc *as = sc_assoc_new(s, false);
 
 	(void)l;
@@ -633,9 +615,7 @@ enum conn_result sctp_conn_listen(struct client *c,
 				  socklen_t len, uint64_t *id,
 				  struct sockaddr_storage *bound)
 {
-	struct sc_listener *l;
 	enum conn_result r;
-	socklen_t bl = sizeof(*bound);
 	uint16_t port;
 
 	port = ntohs(addr->ss_family == AF_INET6 ?
@@ -648,147 +628,31 @@ enum conn_result sctp_conn_listen(struct client *c,
 	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return CONN_RES_EINTERNAL;
-	l->sock = sctp_stack_listen((const struct sockaddr *)addr, len,
-				    &sc_listen_cb, l);
-	if (!l->sock) {
-		r = errno == EADDRINUSE ? CONN_RES_EADDRINUSE : CONN_RES_EINVAL;
-		free(l);
-		return r;
-	}
-	l->id = sc_id();
-	l->client = c;
-	c->n_listeners++;
-	TAILQ_INSERT_TAIL(&sc_listeners, l, entry);
-	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
-		memcpy(bound, addr, sizeof(*bound));
-	*id = l->id;
-	log_info("sctp listener %llu: client %llu",
-		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
-		 (unsigned long long)c->id);
-	return CONN_RES_OK;
-}
-
-static void sc_listener_free(struct sc_listener *l)
-{
-	TAILQ_REMOVE(&sc_listeners, l, entry);
-	if (l->client && l->client->n_listeners)
-		l->client->n_listeners--;
-	sctp_stack_close(l->sock, false);
-	free(l);
+	return sctp_listen_add(c, addr, len, id, bound);
 }
 
 /* A client attaches to the SCTP service name of iwcmd.conf. */
 enum conn_result sctp_conn_attach(struct client *c, const char *name,
 				  uint64_t *id, struct sockaddr_storage *bound)
 {
-	struct sc_listener *l;
-	socklen_t bl = sizeof(*bound);
-
-	TAILQ_FOREACH (l, &sc_listeners, entry)
-		if (l->service[0] && !strcmp(l->service, name))
-			break;
-	if (!l)
-		return CONN_RES_ENOENT;
-	/* only the configured owner, or root when none is configured */
-	if (c->uid != l->owner)
-		return CONN_RES_EPERM;
-	if (l->client)
-		return CONN_RES_EEXIST;
-	l->client = c;
-	c->n_listeners++;
-	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
-		memcpy(bound, &l->addr, sizeof(*bound));
-	*id = l->id;
-	log_info("sctp listener %llu: service %s attached to pid %ld",
-		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT), l->service,
-		 (long)c->pid);
-	return CONN_RES_OK;
+	return sctp_listen_attach(c, name, id, bound);
 }
 
 /* The SCTP services of conf ([listener] with transport = sctp): bound
- * at startup and reload, gone when no longer configured. */
+ * at startup and reload (the stack starts for the first), gone when no
+ * longer configured. */
 int sctp_conn_init_config(const struct iwcmd_conf *conf)
 {
-	struct sc_listener *l, *ln;
-	size_t i;
-	int rc = 0;
+	bool bind = !sctp_listen_config_new(conf) ||
+		    sctp_conn_stack() == CONN_RES_OK;
 
-	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
-		const struct conf_listener *cl;
-
-		ln = TAILQ_NEXT(l, entry);
-		if (!l->service[0])
-			continue;
-		cl = conf_listener_find(conf, l->service);
-		if (!cl || !cl->transport ||
-		    memcmp(&cl->addr, &l->addr, sizeof(l->addr)) ||
-		    l->owner != (cl->has_owner ? cl->owner : 0)) {
-			log_info("sctp listener %llu: service %s removed or "
-				 "changed",
-				 (unsigned long long)(l->id &
-						      ~SCTP_CONN_ID_BIT),
-				 l->service);
-			sc_listener_free(l);
-		}
-	}
-	for (i = 0; i < conf->n_listeners; i++) {
-		const struct conf_listener *cl = &conf->listeners[i];
-		bool have = false;
-
-		if (!cl->transport)
-			continue;
-		TAILQ_FOREACH (l, &sc_listeners, entry)
-			if (!strcmp(l->service, cl->name))
-				have = true;
-		if (have)
-			continue;
-		if (sctp_conn_stack() != CONN_RES_OK) {
-			rc = -1;
-			break;
-		}
-		l = calloc(1, sizeof(*l));
-		if (!l)
-			return -1;
-		l->sock = sctp_stack_listen((const struct sockaddr *)&cl->addr,
-					    cl->addrlen, &sc_listen_cb, l);
-		if (!l->sock) {
-			log_warn("sctp listener %s", cl->name);
-			free(l);
-			rc = -1;
-			continue;
-		}
-		l->id = sc_id();
-		memcpy(l->service, cl->name, strlen(cl->name) + 1);
-		l->owner = cl->has_owner ? cl->owner : 0;
-		l->addr = cl->addr;
-		TAILQ_INSERT_TAIL(&sc_listeners, l, entry);
-		log_info("sctp listener %llu: service %s",
-			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
-			 l->service);
-	}
-	return rc;
+	return sctp_listen_config(conf, bind) < 0 || !bind ? -1 : 0;
 }
 
 /* Stop listening. */
 enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
 {
-	struct sc_listener *l = sc_listener_find(id);
-
-	if (!l || l->client != c)
-		return CONN_RES_ENOENT;
-	if (l->service[0]) {
-		/* the service goes on; its Initiates get a Terminate
-		 * until a client attaches again (RFC 5043 §6.4) */
-		l->client = NULL;
-		if (c->n_listeners)
-			c->n_listeners--;
-		return CONN_RES_OK;
-	}
-	sc_listener_free(l);
-	return CONN_RES_OK;
+	return sctp_listen_remove(c, id);
 }
 
 /* A client's Connect over SCTP: an association of ours to the peer
@@ -910,15 +774,10 @@ enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id)
 /* A client went away: its listeners close, its pending sessions end. */
 void sctp_conn_client_gone(struct client *c)
 {
-	struct sc_listener *l, *ln;
 	struct sc_conn *k;
 	bool again = true;
 
-	for (l = TAILQ_FIRST(&sc_listeners); l; l = ln) {
-		ln = TAILQ_NEXT(l, entry);
-		if (l->client == c)
-			sctp_conn_unlisten(c, l->id);
-	}
+	sctp_listen_client_gone(c);
 	/* each step may free others: start over after each */
 	while (again) {
 		again = false;
@@ -934,12 +793,10 @@ void sctp_conn_client_gone(struct client *c)
 
 void sctp_conn_abort_all(void)
 {
-	struct sc_listener *l;
 	struct sc_assoc *as;
 	struct sc_conn *k;
 
-	while ((l = TAILQ_FIRST(&sc_listeners)))
-		sc_listener_free(l);
+	sctp_listen_free_all();
 	while ((as = TAILQ_FIRST(&sc_assocs)))
 		sc_assoc_free(as, "daemon stopping");
 	while ((k = TAILQ_FIRST(&sc_conns)))

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * daemon/admission.c, the books of half-open connections: accept order,
- * counts per source address (IPv4 and IPv6 apart, ports ignored), and
- * the victim that makes room: the oldest of a source at its cap, else the
- * oldest of all at the total cap, else none.
+ * daemon/admission.c, the books of half-open connections (TCP ones and
+ * SCTP associations alike): accept order, counts per source address
+ * (IPv4 and IPv6 apart, ports ignored), the victim that makes room (the
+ * oldest of a source at its cap, else the oldest of all at the total
+ * cap, else none), and the owner's shed() it is handed to.
  */
 #include "config.h"
 
@@ -12,9 +13,30 @@
 
 #include "common.h"
 
-#include "conn.h"
+#include "admission.h"
 
-static struct conn conns[8];
+static struct adm_entry conns[8];
+static struct sockaddr_storage peers[8];
+
+/* What shed() was last handed, and why. */
+static struct adm_entry *shed_last;
+static const char *shed_why;
+static int n_shed, n_shed_other;
+
+static void shed(struct adm_entry *e, const char *why)
+{
+	shed_last = e;
+	shed_why = why;
+	n_shed++;
+	admission_remove(e); /* as its owner's close does */
+}
+
+static void shed_other(struct adm_entry *e, const char *why)
+{
+	(void)why;
+	n_shed_other++;
+	admission_remove(e);
+}
 
 static struct sockaddr_storage v4(const char *a, uint16_t port)
 {
@@ -40,12 +62,11 @@ static struct sockaddr_storage v6(const char *a)
 }
 
 /* Book conns[i] as coming from ss. */
-static struct conn *add(int i, struct sockaddr_storage ss)
+static struct adm_entry *add(int i, struct sockaddr_storage ss)
 {
 	memset(&conns[i], 0, sizeof(conns[i]));
-	conns[i].id = (uint64_t)i + 1;
-	conns[i].peer = ss;
-	admission_add(&conns[i]);
+	peers[i] = ss;
+	admission_add(&conns[i], &peers[i], shed);
 	return &conns[i];
 }
 
@@ -71,7 +92,7 @@ START_TEST(test_books)
 	ck_assert_uint_eq(admission_count_from(&m), 2);
 	ck_assert_ptr_eq(admission_oldest(), &conns[0]);
 	/* booking twice changes nothing */
-	admission_add(&conns[0]);
+	admission_add(&conns[0], &peers[0], shed);
 	ck_assert_uint_eq(admission_count(), 4);
 
 	/* under both caps: nothing to drop */
@@ -87,7 +108,7 @@ START_TEST(test_books)
 	/* removal keeps the order and the counts; twice is harmless */
 	admission_remove(&conns[0]);
 	admission_remove(&conns[0]);
-	ck_assert(!conns[0].halfopen);
+	ck_assert(!admission_booked(&conns[0]));
 	ck_assert_uint_eq(admission_count(), 3);
 	ck_assert_uint_eq(admission_count_from(&a), 1);
 	ck_assert_ptr_eq(admission_oldest(), &conns[1]);
@@ -106,7 +127,8 @@ END_TEST
 /* Many sources in one bucket chain and out again: every count exact. */
 START_TEST(test_many_sources)
 {
-	static struct conn many[3000];
+	static struct adm_entry many[3000];
+	static struct sockaddr_storage from[3000];
 	struct sockaddr_storage ss;
 	char a[32];
 	int i;
@@ -114,20 +136,60 @@ START_TEST(test_many_sources)
 	for (i = 0; i < 3000; i++) {
 		snprintf(a, sizeof(a), "10.%d.%d.1", i / 256, i % 256);
 		memset(&many[i], 0, sizeof(many[i]));
-		many[i].id = (uint64_t)i + 1;
-		many[i].peer = v4(a, 1);
-		admission_add(&many[i]);
+		from[i] = v4(a, 1);
+		admission_add(&many[i], &from[i], shed);
 	}
 	ck_assert_uint_eq(admission_count(), 3000);
 	for (i = 0; i < 3000; i += 7) {
-		ss = many[i].peer;
+		ss = from[i];
 		ck_assert_uint_eq(admission_count_from(&ss), 1);
 	}
 	for (i = 2999; i >= 0; i--)
 		admission_remove(&many[i]);
 	ck_assert_uint_eq(admission_count(), 0);
-	ss = many[0].peer;
+	ss = from[0];
 	ck_assert_uint_eq(admission_count_from(&ss), 0);
+}
+END_TEST
+
+/* Making room hands the victim to the shed() it was booked with, with
+ * the cap that made it; the oldest of one owner skips the others'. */
+START_TEST(test_make_room)
+{
+	struct sockaddr_storage a = v4("192.0.2.1", 1), b = v4("192.0.2.2", 1),
+				c = v4("192.0.2.3", 1);
+	struct adm_entry other;
+	struct sockaddr_storage op = v4("192.0.2.9", 1);
+
+	shed_last = NULL;
+	n_shed = n_shed_other = 0;
+	memset(&other, 0, sizeof(other));
+	admission_add(&other, &op, shed_other); /* the oldest of all */
+	add(0, a);
+	add(1, a);
+	add(2, b);
+	ck_assert_ptr_eq(admission_oldest(), &other);
+	ck_assert_ptr_eq(admission_oldest_of(shed), &conns[0]);
+	ck_assert_ptr_eq(admission_oldest_of(shed_other), &other);
+	/* under both caps */
+	ck_assert(!admission_make_room(&c, 10, 10));
+	ck_assert_int_eq(n_shed + n_shed_other, 0);
+	/* a at its cap of 2: a's oldest, not other */
+	ck_assert(admission_make_room(&a, 10, 2));
+	ck_assert_ptr_eq(shed_last, &conns[0]);
+	ck_assert_ptr_nonnull(strstr(shed_why, "halfopen_per_source"));
+	ck_assert_uint_eq(admission_count_from(&a), 1);
+	/* the total cap: the oldest of all, another owner's */
+	ck_assert(admission_make_room(&c, 3, 10));
+	ck_assert_int_eq(n_shed_other, 1);
+	ck_assert(!admission_booked(&other));
+	ck_assert(admission_make_room(&c, 2, 10));
+	ck_assert_ptr_eq(shed_last, &conns[1]);
+	ck_assert_ptr_nonnull(strstr(shed_why, "halfopen_max"));
+	ck_assert_ptr_null(admission_oldest_of(shed_other));
+	admission_remove(&conns[2]);
+	ck_assert_uint_eq(admission_count(), 0);
+	ck_assert_ptr_null(admission_oldest_of(shed));
 }
 END_TEST
 
@@ -137,6 +199,7 @@ static Suite *admission_suite(void)
 
 	add_tcase(s, "books", test_books);
 	add_tcase(s, "many sources", test_many_sources);
+	add_tcase(s, "make room", test_make_room);
 	return s;
 }
 
