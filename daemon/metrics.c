@@ -55,7 +55,8 @@ static const struct metrics_family metrics_families[] = {
 				 "Connections being negotiated, by state." },
 	[METRIC_HALFOPEN] = { "iwcm_halfopen", METRIC_GAUGE,
 			      "Accepted connections without a complete MPA "
-			      "Request." },
+			      "Request, and peers' SCTP associations "
+			      "without a session." },
 	[METRIC_CLIENTS] = { "iwcm_clients", METRIC_GAUGE,
 			     "Clients on the client socket." },
 	[METRIC_LISTENERS] = { "iwcm_listeners", METRIC_GAUGE,

@@ -11,10 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "conn.h"
 #include "iwcmd.h"
 #include "log.h"
@@ -35,6 +37,11 @@ struct sc_assoc {
 	size_t maxseg;
 	uint16_t streams;
 	unsigned int backlog; /* relays over their high watermark */
+	/* passive: half-open while it carries no session (admission.h),
+	 * closed when none comes in request_timeout_ms */
+	struct adm_entry adm;
+	struct event *ev_req;
+	bool freeing; /* sc_assoc_free() runs */
 };
 
 struct sc_conn {
@@ -60,6 +67,7 @@ static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
 static const struct sctp_conn_notify *sc_notify;
 static uint64_t sc_next_id = 1;
 static bool sc_stack_failed;
+static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static const struct sctp_cb sc_listen_cb;
 
@@ -168,6 +176,7 @@ static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 }
 
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
+static void sc_assoc_wait(struct sc_assoc *as);
 
 static void sc_conn_free(struct sc_conn *k)
 {
@@ -179,13 +188,18 @@ static void sc_conn_free(struct sc_conn *k)
 		sctp_relay_free(k->relay);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
-	/* an association of ours that carries nothing more closes, on a
-	 * later turn: this may run inside the association's callbacks */
-	if (!as || !as->initiator)
+	if (!as)
 		return;
 	TAILQ_FOREACH (o, &sc_conns, entry)
 		if (o->as == as)
 			return;
+	/* a peer's association that carries nothing more is half-open
+	 * again; one of ours closes, on a later turn: this may run inside
+	 * the association's callbacks */
+	if (!as->initiator) {
+		sc_assoc_wait(as);
+		return;
+	}
 	event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_assoc_idle,
 			(void *)(uintptr_t)as->id, NULL);
 }
@@ -298,6 +312,9 @@ static int sc_request(void *arg, struct sctp_session *s)
 	owner = l->client;
 	if (!(k = sc_conn_new(NULL, as, false)))
 		return -1;
+	/* a session Initiate came (RFC 5043 §6.1): no longer half-open */
+	admission_remove(&as->adm);
+	evtimer_del(as->ev_req);
 	k->s = s;
 	sc_info(k, &i);
 	if (sc_notify->request(owner, &i) < 0)
@@ -429,10 +446,21 @@ static const struct sctp_session_ulp sc_ulp = {
 
 /* ---- associations ---- */
 
+/* as is gone from the books: its memory goes. */
+static void sc_assoc_release(struct sc_assoc *as)
+{
+	admission_remove(&as->adm);
+	if (as->ev_req)
+		event_free(as->ev_req);
+	free(as);
+}
+
 static void sc_assoc_free(struct sc_assoc *as, const char *why)
 {
 	struct sc_conn *k;
 
+	as->freeing = true;
+	admission_remove(&as->adm);
 	TAILQ_REMOVE(&sc_assocs, as, entry);
 	/* sessions end under their owners (ASSOC_DOWN) */
 	if (as->sa)
@@ -453,7 +481,7 @@ static void sc_assoc_free(struct sc_assoc *as, const char *why)
 	}
 	if (as->sock)
 		sctp_stack_close(as->sock, true);
-	free(as);
+	sc_assoc_release(as);
 }
 
 /* An association of ours with no session left: shut it down (RFC 4960
@@ -481,7 +509,58 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 		sctp_assoc_free(as->sa);
 	if (as->sock)
 		sctp_stack_close(as->sock, false);
-	free(as);
+	sc_assoc_release(as);
+}
+
+/* A peer's association that carried no session for request_timeout_ms
+ * (RFC 5043 leaves idle associations to the endpoints): closed, as a TCP
+ * connection without its MPA Request is (RFC 5044 §7.1.2). */
+static void sc_assoc_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct sc_assoc *as = arg;
+
+	(void)fd;
+	(void)what;
+	iwcmd_stats.timeouts++;
+	iwcmd_stats.timeouts_in[CONN_S_WAIT_REQUEST]++;
+	log_debug("sctp assoc %llu: no session in %u ms, closing",
+		  (unsigned long long)as->id, iwcmd_conf->request_timeout_ms);
+	sc_assoc_free(as, "no session in request_timeout_ms");
+}
+
+/* Drop half-open as to admit a newer connection (admission.h's shed()):
+ * counted, logged rate-limited, aborted. */
+static void sc_assoc_shed(struct adm_entry *e, const char *why)
+{
+	struct sc_assoc *as =
+		(struct sc_assoc *)(void *)((char *)e -
+					    offsetof(struct sc_assoc, adm));
+	unsigned int suppressed = 0;
+
+	iwcmd_stats.shed++;
+	if (log_ratelimit_ok(&sc_shed_rl, (long long)(iwcmd_now_ms() / 1000),
+			     &suppressed))
+		log_info("sctp listener %llu: %s: dropping sctp assoc %llu "
+			 "with no session, the oldest, to admit one%s",
+			 (unsigned long long)(as->listener_id &
+					      ~SCTP_CONN_ID_BIT),
+			 why, (unsigned long long)as->id,
+			 suppressed ? " (similar messages suppressed)" : "");
+	sc_assoc_free(as, "dropped to admit a newer connection");
+}
+
+/* A peer's association with no session: half-open until an Initiate. */
+static void sc_assoc_wait(struct sc_assoc *as)
+{
+	struct timeval tv;
+	unsigned int ms = iwcmd_conf->request_timeout_ms;
+
+	if (as->initiator || as->freeing || admission_booked(&as->adm))
+		return;
+	admission_add(&as->adm, &as->peer, sc_assoc_shed);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(as->ev_req, &tv);
 }
 
 /* Start the sessions that waited for the association. */
@@ -587,21 +666,39 @@ static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	as->id = sc_id();
 	as->sock = sock;
 	as->initiator = initiator;
+	if (!initiator &&
+	    !(as->ev_req = evtimer_new(iwcmd_base, sc_assoc_timeout, as))) {
+		free(as);
+		return NULL;
+	}
 	TAILQ_INSERT_TAIL(&sc_assocs, as, entry);
 	return as;
 }
 
+/* A peer's association: half-open (admission.h) until its first session
+ * Initiate, under the same caps as TCP's, which may drop the oldest. */
 static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 {
 	struct sctp_listener *sl = arg;
-	struct sc_assoc *as = sc_assoc_new(s, false);
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct sc_assoc *as;
 
 	(void)l;
+	memset(&peer, 0, sizeof(peer));
+	if (sctp_stack_peer_addr(s, &peer, &len) < 0)
+		len = 0;
+	admission_make_room(&peer, iwcmd_conf->lim.halfopen_max,
+			    iwcmd_conf->halfopen_per_source);
+	as = sc_assoc_new(s, false);
 	if (!as) {
 		sctp_stack_close(s, true);
 		return;
 	}
 	as->listener_id = sl->id;
+	as->peer = peer;
+	as->peer_len = len;
+	sc_assoc_wait(as);
 	sctp_stack_set_cb(s, &sc_assoc_cb, as);
 }
 

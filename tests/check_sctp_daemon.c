@@ -22,15 +22,22 @@
 
 static uint16_t udp_port;
 
-static void start(void)
+/* The daemon, with more of iwcmd.conf (or none). */
+static void start_with(const char *more)
 {
-	char conf[128];
+	char conf[256];
 
 	udp_port = test_free_udp_port();
 	ck_assert_uint_ne(udp_port, 0);
-	snprintf(conf, sizeof(conf), "sctp_udp_port = %u\nlog_level = debug\n",
-		 udp_port);
+	snprintf(conf, sizeof(conf),
+		 "sctp_udp_port = %u\nlog_level = debug\n%s", udp_port,
+		 more ? more : "");
 	harness_start(&H, conf);
+}
+
+static void start(void)
+{
+	start_with(NULL);
 }
 
 static uint64_t last_listener;
@@ -434,14 +441,20 @@ END_TEST
 
 static struct socket *hostile_connect(uint16_t port, bool adapt)
 {
+	static bool stack;
 	struct socket *so;
 	struct sctp_udpencaps ue;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const uint32_t on = 1;
-	uint16_t own = test_free_udp_port();
 
-	ck_assert_uint_ne(own, 0);
-	usrsctp_init(own, NULL, NULL);
+	/* one stack per test process, however many associations */
+	if (!stack) {
+		uint16_t own = test_free_udp_port();
+
+		ck_assert_uint_ne(own, 0);
+		usrsctp_init(own, NULL, NULL);
+		stack = true;
+	}
 	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
 	ck_assert_ptr_nonnull(so);
@@ -589,6 +602,116 @@ START_TEST(test_hostile)
 }
 END_TEST
 
+/* The association of so is up (SCTP_STATUS), within 5 s. */
+static void hostile_up(struct socket *so)
+{
+	long long end = harness_ms() + 5000;
+
+	while (harness_ms() < end) {
+		struct sctp_status st;
+		socklen_t len = sizeof(st);
+
+		memset(&st, 0, sizeof(st));
+		if (usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st,
+				       &len) == 0 &&
+		    st.sstat_state == SCTP_ESTABLISHED)
+			return;
+		usleep(5000);
+	}
+	ck_abort_msg("association not up\n%s", harness_log(&H));
+}
+
+/*
+ * A peer's association is half-open until it carries a session (as a
+ * TCP connection without its MPA Request): the daemon closes it when no
+ * Initiate comes in request_timeout_ms, and again when its last session
+ * has ended and no other comes; one that carries a session stays.
+ */
+START_TEST(test_halfopen_timeout)
+{
+	static const uint8_t initiate[] = { 0, 0, 0, 1 };
+	Iwcm__ConnectRequest *cr;
+	struct socket *idle, *so;
+	uint16_t port, stream;
+	long long t0;
+	uint64_t id;
+	int L;
+
+	start_with("request_timeout_ms = 400\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	/* no Initiate at all: ABORTed after 400 ms, not before */
+	t0 = harness_ms();
+	idle = hostile_connect(port, true);
+	hostile_up(idle);
+	so = hostile_connect(port, true);
+	hostile_up(so);
+	hostile_send(so, 1, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	id = cr->conn_id;
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	ck_assert_int_eq(hostile_recv_fc(idle, &stream), -1);
+	ck_assert_int_ge(harness_ms() - t0, 350);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "no session in 400 ms"));
+	usrsctp_close(idle);
+	/* so waits for L's decision well past 400 ms: it stays */
+	usleep(600000);
+	ck_assert_int_eq(decide(L, id, false, "no"), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_REJECT);
+	/* its session ended: half-open again, ABORTed in turn */
+	t0 = harness_ms();
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), -1);
+	ck_assert_int_ge(harness_ms() - t0, 300);
+	usrsctp_close(so);
+	close(L);
+}
+END_TEST
+
+/*
+ * halfopen_per_source: a peer's associations with no session count with
+ * its half-open TCP connections; past the cap the oldest is ABORTed to
+ * admit the new one, and the daemon says so.
+ */
+START_TEST(test_halfopen_shed)
+{
+	struct socket *so[3];
+	uint16_t port, stream;
+	struct est le, ce;
+	int L, C, i;
+
+	start_with("halfopen_per_source = 2\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	for (i = 0; i < 3; i++) {
+		so[i] = hostile_connect(port, true);
+		hostile_up(so[i]);
+	}
+	/* the first, the oldest, goes for the third */
+	ck_assert_int_eq(hostile_recv_fc(so[0], &stream), -1);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "halfopen_per_source"));
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "dropping sctp assoc"));
+	/* the other two stay: a message still gets its answer */
+	for (i = 1; i < 3; i++) {
+		static const uint8_t unknown_fc[] = { 0, 0, 0, 9 };
+
+		hostile_send(so[i], 1, 17, unknown_fc, sizeof(unknown_fc));
+		ck_assert_int_eq(hostile_recv_fc(so[i], &stream),
+				 SCTP_SS_TERMINATE);
+	}
+	for (i = 0; i < 3; i++)
+		usrsctp_close(so[i]);
+	/* the daemon's own sessions are not the peer's to crowd out */
+	C = ipc_open_hello(H.sock);
+	session(L, C, port, 2, &le, &ce);
+	pump(&ce, &le, 3, 10);
+	close(le.fd);
+	close(ce.fd);
+	close(L);
+	close(C);
+}
+END_TEST
+
 /* RFC 5043 §5.1: no Adaptation Layer Indication, no association. */
 START_TEST(test_no_indication)
 {
@@ -718,6 +841,8 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "rejected", test_rejected);
 	daemon_add_test(s, "hostile", test_hostile);
 	daemon_add_test(s, "no_indication", test_no_indication);
+	daemon_add_test(s, "halfopen_timeout", test_halfopen_timeout);
+	daemon_add_test(s, "halfopen_shed", test_halfopen_shed);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	daemon_add_test(s, "service", test_service);
 	return s;
