@@ -855,7 +855,16 @@ unsigned int conn_count(void)
 	return conn_n;
 }
 
-/* Requests at a client of uid awaiting its decision (all its clients). */
+/* Another transport's requests of the same kind (sctp_conn.c's). */
+static unsigned int (*conn_uid_pending_more)(uid_t uid);
+
+void conn_uid_pending_also(unsigned int (*fn)(uid_t uid))
+{
+	conn_uid_pending_more = fn;
+}
+
+/* Requests at a client of uid awaiting its decision (all its clients,
+ * either transport). */
 unsigned int conn_uid_pending(uid_t uid)
 {
 	const struct conn *c;
@@ -864,5 +873,5 @@ unsigned int conn_uid_pending(uid_t uid)
 	TAILQ_FOREACH (c, &conn_ulp, uentry)
 		if (c->owner && c->owner->uid == uid)
 			n++;
-	return n;
+	return n + (conn_uid_pending_more ? conn_uid_pending_more(uid) : 0);
 }

@@ -390,6 +390,8 @@ void conn_foreach(void (*fn)(const struct conn *, void *), void *arg);
 unsigned int conn_count(void);
 /* Requests at a client of uid awaiting its decision (all its clients). */
 unsigned int conn_uid_pending(uid_t uid);
+/* fn's count joins conn_uid_pending()'s (sctp_conn_init()). */
+void conn_uid_pending_also(unsigned int (*fn)(uid_t uid));
 
 /* ---- sctp_conn.c: DDP stream sessions over SCTP (RFC 5043) ---- */
 
@@ -428,6 +430,8 @@ struct sctp_conn_notify {
 #define SCTP_CONN_ID_BIT (1ull << 62)
 
 void sctp_conn_init(const struct sctp_conn_notify *n);
+/* Peers' sessions at a client of uid awaiting its decision. */
+unsigned int sctp_conn_uid_pending(uid_t uid);
 enum conn_result sctp_conn_listen(struct client *c,
 				  const struct sockaddr_storage *addr,
 				  socklen_t len, uint64_t *id,

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * iwcmd's DDP stream sessions over SCTP (RFC 5043): listening endpoints
- * and associations on the stack of sctp_stack.h, the sessions of each
- * association (sctp_session.c), their owners among the clients, and the
- * relay of each established session to its owner (sctp_relay.c).  The
- * daemon keeps every association; a session's owner holds one end of a
- * SEQPACKET socketpair as its connection's fd.
+ * iwcmd's DDP stream sessions over SCTP (RFC 5043): the associations on
+ * the stack of sctp_stack.h (a peer's half-open until it carries a
+ * session), the sessions of each association (sctp_session.c), their
+ * owners among the clients, and the relay of each established session
+ * to its owner (sctp_relay.c).  The daemon keeps every association; a
+ * session's owner holds one end of a SEQPACKET socketpair as its
+ * connection's fd.  What clients ask is sctp_conn_api.c's, the listening
+ * endpoints sctp_listen.c's.
  */
 #include "config.h"
 
@@ -20,54 +22,21 @@
 #include "conn.h"
 #include "iwcmd.h"
 #include "log.h"
+#include "sctp_conn_int.h"
 #include "sctp_listen.h"
 #include "sctp_relay.h"
 #include "sctp_stack.h"
 
-struct sc_assoc {
-	TAILQ_ENTRY(sc_assoc) entry;
-	uint64_t id;
-	uint64_t listener_id; /* passive: where it came in */
-	struct sctp_sock *sock;
-	struct sctp_assoc *sa; /* once up */
-	bool initiator;
-	struct sockaddr_storage peer;
-	socklen_t peer_len;
-	uint16_t remote_udp_port;
-	size_t maxseg;
-	uint16_t streams;
-	unsigned int backlog; /* relays over their high watermark */
-	/* passive: half-open while it carries no session (admission.h),
-	 * closed when none comes in request_timeout_ms */
-	struct adm_entry adm;
-	struct event *ev_req;
-	bool freeing; /* sc_assoc_free() runs */
-};
-
-struct sc_conn {
-	TAILQ_ENTRY(sc_conn) entry;
-	uint64_t id;
-	struct client *owner;
-	struct sc_assoc *as;
-	struct sctp_session *s;
-	struct sctp_relay *relay;
-	bool initiator;
-	bool established;	 /* the owner has its fd */
-	bool counted;		 /* its handshake is in iwcmd_stats */
-	enum conn_result result; /* why it failed, CONN_RES_OK until then */
-	bool backlog_high;
-	uint64_t created_ms;
-	struct neg_policy policy;
-	uint8_t pd[CONN_PARAMS_PD_MAX];
-	size_t pd_len;
-};
-
-static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
-static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
+struct sc_assoc_list sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
+/* Peers' sessions told to their owner, not decided yet: what they count
+ * against max_pending_per_uid (with TCP's, conn_uid_pending()). */
+static TAILQ_HEAD(, sc_conn) sc_await = TAILQ_HEAD_INITIALIZER(sc_await);
+struct sc_conn_list sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
 static const struct sctp_conn_notify *sc_notify;
 static uint64_t sc_next_id = 1;
 static bool sc_stack_failed;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
+static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static const struct sctp_cb sc_listen_cb;
 
@@ -81,6 +50,31 @@ void sctp_conn_init(const struct sctp_conn_notify *n)
 {
 	sc_notify = n;
 	sctp_listen_init(&sc_listen_cb);
+	/* one max_pending_per_uid for both transports */
+	conn_uid_pending_also(sctp_conn_uid_pending);
+}
+
+void sc_await_set(struct sc_conn *k, bool on)
+{
+	if (on == k->awaiting)
+		return;
+	if (on)
+		TAILQ_INSERT_TAIL(&sc_await, k, aentry);
+	else
+		TAILQ_REMOVE(&sc_await, k, aentry);
+	k->awaiting = on;
+}
+
+/* Peers' sessions at a client of uid awaiting its decision. */
+unsigned int sctp_conn_uid_pending(uid_t uid)
+{
+	const struct sc_conn *k;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH (k, &sc_await, aentry)
+		if (k->owner && k->owner->uid == uid)
+			n++;
+	return n;
 }
 
 /* Start the stack on first use, from iwcmd.conf. */
@@ -108,7 +102,7 @@ enum conn_result sctp_conn_stack(void)
 	return CONN_RES_OK;
 }
 
-static struct sc_conn *sc_conn_find(uint64_t id)
+struct sc_conn *sc_conn_find(uint64_t id)
 {
 	struct sc_conn *k;
 
@@ -128,7 +122,7 @@ static struct sc_conn *sc_conn_of(const struct sctp_session *s)
 	return NULL;
 }
 
-static void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
+void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
 {
 	socklen_t len = sizeof(i->local);
 
@@ -178,12 +172,13 @@ static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
 static void sc_assoc_wait(struct sc_assoc *as);
 
-static void sc_conn_free(struct sc_conn *k)
+void sc_conn_free(struct sc_conn *k)
 {
 	struct sc_assoc *as = k->as;
 	struct sc_conn *o;
 
 	TAILQ_REMOVE(&sc_conns, k, entry);
+	sc_await_set(k, false);
 	if (k->relay)
 		sctp_relay_free(k->relay);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
@@ -204,8 +199,8 @@ static void sc_conn_free(struct sc_conn *k)
 			(void *)(uintptr_t)as->id, NULL);
 }
 
-static struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
-				   bool initiator)
+struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
+			    bool initiator)
 {
 	struct sc_conn *k = calloc(1, sizeof(*k));
 
@@ -289,13 +284,30 @@ static int sc_io_send(void *arg, uint16_t stream, uint32_t ppid,
 
 static const struct sctp_assoc_io sc_io = { .send = sc_io_send };
 
+/* Whether a peer's Initiate has a client to go to, one whose uid may
+ * have another request awaiting its decision (max_pending_per_uid, TCP's
+ * and SCTP's together); else it is answered with a Terminate (RFC 5043
+ * §6.4, a non-ULP rejection). */
 static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 {
 	struct sc_assoc *as = arg;
 	struct sctp_listener *l = sctp_listen_find(as->listener_id);
+	unsigned int suppressed = 0;
 
 	(void)sa;
-	return !as->initiator && l && l->client && l->client->fd >= 0;
+	if (as->initiator || !l || !l->client || l->client->fd < 0)
+		return false;
+	if (conn_uid_pending(l->client->uid) < iwcmd_conf->max_pending_per_uid)
+		return true;
+	if (log_ratelimit_ok(&sc_limit_rl, (long long)(iwcmd_now_ms() / 1000),
+			     &suppressed))
+		log_info("sctp listener %llu: uid %lu has max_pending_per_uid "
+			 "requests awaiting a decision, refusing an "
+			 "Initiate%s",
+			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
+			 (unsigned long)l->client->uid,
+			 suppressed ? " (similar messages suppressed)" : "");
+	return false;
 }
 
 static int sc_request(void *arg, struct sctp_session *s)
@@ -320,6 +332,7 @@ static int sc_request(void *arg, struct sctp_session *s)
 	if (sc_notify->request(owner, &i) < 0)
 		return -1; /* the session ends, then released */
 	k->owner = owner;
+	sc_await_set(k, true);
 	return 0;
 }
 
@@ -455,7 +468,7 @@ static void sc_assoc_release(struct sc_assoc *as)
 	free(as);
 }
 
-static void sc_assoc_free(struct sc_assoc *as, const char *why)
+void sc_assoc_free(struct sc_assoc *as, const char *why)
 {
 	struct sc_conn *k;
 
@@ -564,7 +577,7 @@ static void sc_assoc_wait(struct sc_assoc *as)
 }
 
 /* Start the sessions that waited for the association. */
-static void sc_assoc_start(struct sc_assoc *as)
+void sc_assoc_start(struct sc_assoc *as)
 {
 	struct sc_conn *k;
 	uint16_t stream = 0;
@@ -650,14 +663,14 @@ static void sc_down(void *arg, struct sctp_sock *s, const char *why)
 	sc_assoc_free(as, why);
 }
 
-static const struct sctp_cb sc_assoc_cb = {
+const struct sctp_cb sc_assoc_cb = {
 	.up = sc_up,
 	.msg = sc_msg,
 	.writable = sc_writable,
 	.down = sc_down,
 };
 
-static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
+struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 {
 	struct sc_assoc *as = calloc(1, sizeof(*as));
 
@@ -703,251 +716,3 @@ static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 }
 
 static const struct sctp_cb sc_listen_cb = { .accept = sc_accept };
-
-/* ---- what clients ask ---- */
-
-/* A client listens for DDP stream sessions on addr. */
-enum conn_result sctp_conn_listen(struct client *c,
-				  const struct sockaddr_storage *addr,
-				  socklen_t len, uint64_t *id,
-				  struct sockaddr_storage *bound)
-{
-	enum conn_result r;
-	uint16_t port;
-
-	port = ntohs(addr->ss_family == AF_INET6 ?
-			     ((const struct sockaddr_in6 *)addr)->sin6_port :
-			     ((const struct sockaddr_in *)addr)->sin_port);
-	if (port && !conf_port_allowed(iwcmd_conf, c->uid, port))
-		return CONN_RES_EPERM;
-	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)
-		return CONN_RES_ELIMIT;
-	r = sctp_conn_stack();
-	if (r != CONN_RES_OK)
-		return r;
-	return sctp_listen_add(c, addr, len, id, bound);
-}
-
-/* A client attaches to the SCTP service name of iwcmd.conf. */
-enum conn_result sctp_conn_attach(struct client *c, const char *name,
-				  uint64_t *id, struct sockaddr_storage *bound)
-{
-	return sctp_listen_attach(c, name, id, bound);
-}
-
-/* The SCTP services of conf ([listener] with transport = sctp): bound
- * at startup and reload (the stack starts for the first), gone when no
- * longer configured. */
-int sctp_conn_init_config(const struct iwcmd_conf *conf)
-{
-	bool bind = !sctp_listen_config_new(conf) ||
-		    sctp_conn_stack() == CONN_RES_OK;
-
-	return sctp_listen_config(conf, bind) < 0 || !bind ? -1 : 0;
-}
-
-/* Stop listening. */
-enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
-{
-	return sctp_listen_remove(c, id);
-}
-
-/* A client's Connect over SCTP: an association of ours to the peer
- * carries it (an existing one or a new one). */
-enum conn_result sctp_conn_connect(struct client *c,
-				   const struct conn_target *t,
-				   const struct conn_params *p, uint64_t *id)
-{
-	uint16_t rport = p && p->has_sctp_udp_port ? p->sctp_udp_port : 0;
-	struct sc_assoc *as;
-	struct sc_conn *k;
-	enum conn_result r;
-
-	r = sctp_conn_stack();
-	if (r != CONN_RES_OK)
-		return r;
-	TAILQ_FOREACH (as, &sc_assocs, entry)
-		if (as->initiator && as->remote_udp_port == rport &&
-		    as->peer_len == t->dst_len &&
-		    !memcmp(&as->peer, &t->dst, t->dst_len))
-			break;
-	if (!as) {
-		struct sctp_sock *s;
-
-		as = sc_assoc_new(NULL, true);
-		if (!as)
-			return CONN_RES_EINTERNAL;
-		memcpy(&as->peer, &t->dst, sizeof(as->peer));
-		as->peer_len = t->dst_len;
-		as->remote_udp_port = rport;
-		s = sctp_stack_connect((const struct sockaddr *)&t->dst,
-				       t->dst_len, rport, &sc_assoc_cb, as);
-		if (!s) {
-			TAILQ_REMOVE(&sc_assocs, as, entry);
-			free(as);
-			return CONN_RES_ECONNREFUSED;
-		}
-		as->sock = s;
-	}
-	k = sc_conn_new(c, as, true);
-	if (!k)
-		return CONN_RES_EINTERNAL;
-	if (conn_policy_sctp(iwcmd_conf, p, NEG_INITIATOR, &k->policy) < 0) {
-		sc_conn_free(k);
-		return CONN_RES_EINVAL;
-	}
-	if (p && p->has_private_data) {
-		memcpy(k->pd, p->private_data, p->private_data_len);
-		k->pd_len = p->private_data_len;
-	}
-	*id = k->id;
-	if (as->sa) {
-		uint64_t kid = k->id;
-
-		sc_assoc_start(as);
-		if (!sc_conn_find(kid))
-			return CONN_RES_ELIMIT;
-	}
-	return CONN_RES_OK;
-}
-
-static struct sc_conn *sc_conn_owned(struct client *c, uint64_t id)
-{
-	struct sc_conn *k = sc_conn_find(id);
-
-	return k && k->owner == c ? k : NULL;
-}
-
-/* The owner accepts an Initiate. */
-enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
-				  const struct conn_params *p)
-{
-	struct sc_conn *k = sc_conn_owned(c, id);
-
-	if (!k || k->initiator || !k->s)
-		return CONN_RES_ENOENT;
-	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
-		return CONN_RES_EINVAL;
-	sctp_session_set_policy(k->s, &k->policy);
-	if (sctp_session_decide(
-		    k->s, true, k,
-		    p && p->has_private_data ? p->private_data : NULL,
-		    p && p->has_private_data ? p->private_data_len : 0) < 0)
-		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
-	return CONN_RES_OK;
-}
-
-/* The owner rejects an Initiate (RFC 5043 §6.3). */
-enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
-				  const uint8_t *pd, size_t pd_len)
-{
-	struct sc_conn *k = sc_conn_owned(c, id);
-
-	if (!k || k->initiator || !k->s)
-		return CONN_RES_ENOENT;
-	k->owner = NULL; /* nothing more to tell */
-	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
-		k->owner = c;
-		return CONN_RES_EINVAL;
-	}
-	return CONN_RES_OK;
-}
-
-/* The owner gives up a session it does not have yet. */
-enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id)
-{
-	struct sc_conn *k = sc_conn_owned(c, id);
-
-	if (!k || k->established)
-		return CONN_RES_ENOENT;
-	k->owner = NULL;
-	if (k->s)
-		sctp_session_ulp_close(k->s, true);
-	else
-		sc_conn_free(k);
-	return CONN_RES_OK;
-}
-
-/* A client went away: its listeners close, its pending sessions end. */
-void sctp_conn_client_gone(struct client *c)
-{
-	struct sc_conn *k;
-	bool again = true;
-
-	sctp_listen_client_gone(c);
-	/* each step may free others: start over after each */
-	while (again) {
-		again = false;
-		TAILQ_FOREACH (k, &sc_conns, entry) {
-			if (k->owner != c || k->established)
-				continue;
-			sctp_conn_disconnect(c, k->id);
-			again = true;
-			break;
-		}
-	}
-}
-
-void sctp_conn_abort_all(void)
-{
-	struct sc_assoc *as;
-	struct sc_conn *k;
-
-	sctp_listen_free_all();
-	while ((as = TAILQ_FIRST(&sc_assocs)))
-		sc_assoc_free(as, "daemon stopping");
-	while ((k = TAILQ_FIRST(&sc_conns)))
-		sc_conn_free(k);
-	sctp_relay_shutdown();
-}
-
-void sctp_conn_shutdown(void)
-{
-	sctp_conn_abort_all();
-	sctp_stack_fini();
-}
-
-/* What iwcmctl shows of k. */
-static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
-{
-	if (k->as) {
-		sc_info(k, i);
-	} else {
-		memset(i, 0, sizeof(*i));
-		i->id = k->id;
-		i->initiator = k->initiator;
-	}
-	i->state = k->s	    ? sctp_session_state_names[i->si.state] :
-		   k->relay ? "DRAINING" :
-			      "WAIT_ASSOC";
-	if (k->owner) {
-		i->has_owner = true;
-		i->owner_uid = k->owner->uid;
-		i->owner_pid = k->owner->pid;
-	}
-	i->age_ms = iwcmd_now_ms() - k->created_ms;
-}
-
-/* iwcmctl conns: every SCTP session. */
-void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
-		       void *arg)
-{
-	struct sctp_conn_info i;
-	struct sc_conn *k;
-
-	TAILQ_FOREACH (k, &sc_conns, entry) {
-		sc_view(k, &i);
-		fn(&i, arg);
-	}
-}
-
-/* iwcmctl show: the SCTP session id; -1 when there is none. */
-int sctp_conn_get(uint64_t id, struct sctp_conn_info *out)
-{
-	struct sc_conn *k = sc_conn_find(id);
-
-	if (!k)
-		return -1;
-	sc_view(k, out);
-	return 0;
-}

@@ -712,6 +712,53 @@ START_TEST(test_halfopen_shed)
 }
 END_TEST
 
+/*
+ * max_pending_per_uid holds for a peer's session Initiates as for MPA
+ * Requests: past it, across associations, an Initiate is answered with
+ * a Terminate (RFC 5043 §6.4) until the owner decides one.
+ */
+START_TEST(test_uid_pending)
+{
+	static const uint8_t initiate[] = { 0, 0, 0, 1 };
+	Iwcm__ConnectRequest *cr;
+	struct socket *a, *b;
+	uint16_t port, stream;
+	uint64_t id;
+	int L;
+
+	start_with("max_pending_per_uid = 1\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	a = hostile_connect(port, true);
+	b = hostile_connect(port, true);
+	hostile_up(a);
+	hostile_up(b);
+	hostile_send(a, 1, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	id = cr->conn_id;
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	/* the same association, and another one: refused */
+	hostile_send(a, 2, 17, initiate, sizeof(initiate));
+	ck_assert_int_eq(hostile_recv_fc(a, &stream), SCTP_SS_TERMINATE);
+	ck_assert_uint_eq(stream, 2);
+	hostile_send(b, 1, 17, initiate, sizeof(initiate));
+	ck_assert_int_eq(hostile_recv_fc(b, &stream), SCTP_SS_TERMINATE);
+	ck_assert_uint_eq(stream, 1);
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "max_pending_per_uid"));
+	/* decided: the next one goes to the owner */
+	ck_assert_int_eq(decide(L, id, false, NULL), IWCM__RESULT__RES_OK);
+	ck_assert_int_eq(hostile_recv_fc(a, &stream), SCTP_SS_REJECT);
+	hostile_send(b, 3, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	usrsctp_close(a);
+	usrsctp_close(b);
+	close(L);
+}
+END_TEST
+
 /* RFC 5043 §5.1: no Adaptation Layer Indication, no association. */
 START_TEST(test_no_indication)
 {
@@ -843,6 +890,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "no_indication", test_no_indication);
 	daemon_add_test(s, "halfopen_timeout", test_halfopen_timeout);
 	daemon_add_test(s, "halfopen_shed", test_halfopen_shed);
+	daemon_add_test(s, "uid_pending", test_uid_pending);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	daemon_add_test(s, "service", test_service);
 	return s;

@@ -222,9 +222,18 @@ static void fz_ipc_pending_one(const struct conn *c, void *arg)
 		p->n++;
 }
 
-/* conn.c keeps the requests awaiting a decision on a list of their own:
- * it must count what a walk over every connection counts, for each uid
- * the clients have. */
+static void fz_ipc_pending_sctp(const struct sctp_conn_info *i, void *arg)
+{
+	struct fz_ipc_pending *p = arg;
+
+	if (!i->initiator && i->has_owner && i->owner_uid == p->uid &&
+	    !strcmp(i->state, "WAIT_ULP"))
+		p->n++;
+}
+
+/* conn.c and sctp_conn.c keep the requests awaiting a decision on lists
+ * of their own: conn_uid_pending() must count what a walk over every
+ * connection of both counts, for each uid the clients have. */
 static void fz_ipc_check_pending(void)
 {
 	static const uid_t other[] = { 0, 4242 };
@@ -235,6 +244,7 @@ static void fz_ipc_check_pending(void)
 		p.uid = i ? other[i - 1] : getuid();
 		p.n = 0;
 		conn_foreach(fz_ipc_pending_one, &p);
+		sctp_conn_foreach(fz_ipc_pending_sctp, &p);
 		FZ_CHECK(conn_uid_pending(p.uid) == p.n);
 	}
 }

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * What clients and iwcmctl ask of iwcmd's DDP stream sessions over SCTP
+ * (RFC 5043): listen, connect, decide, give up, go away, look; and the
+ * daemon's end of them all.  The books and the protocol are
+ * sctp_conn.c's (sctp_conn_int.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sctp_conn_int.h"
+#include "sctp_listen.h"
+#include "sctp_relay.h"
+#include "sctp_session.h"
+
+/* ---- what clients ask ---- */
+
+/* A client listens for DDP stream sessions on addr. */
+enum conn_result sctp_conn_listen(struct client *c,
+				  const struct sockaddr_storage *addr,
+				  socklen_t len, uint64_t *id,
+				  struct sockaddr_storage *bound)
+{
+	enum conn_result r;
+	uint16_t port;
+
+	port = ntohs(addr->ss_family == AF_INET6 ?
+			     ((const struct sockaddr_in6 *)addr)->sin6_port :
+			     ((const struct sockaddr_in *)addr)->sin_port);
+	if (port && !conf_port_allowed(iwcmd_conf, c->uid, port))
+		return CONN_RES_EPERM;
+	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)
+		return CONN_RES_ELIMIT;
+	r = sctp_conn_stack();
+	if (r != CONN_RES_OK)
+		return r;
+	return sctp_listen_add(c, addr, len, id, bound);
+}
+
+/* A client attaches to the SCTP service name of iwcmd.conf. */
+enum conn_result sctp_conn_attach(struct client *c, const char *name,
+				  uint64_t *id, struct sockaddr_storage *bound)
+{
+	return sctp_listen_attach(c, name, id, bound);
+}
+
+/* The SCTP services of conf ([listener] with transport = sctp): bound
+ * at startup and reload (the stack starts for the first), gone when no
+ * longer configured. */
+int sctp_conn_init_config(const struct iwcmd_conf *conf)
+{
+	bool bind = !sctp_listen_config_new(conf) ||
+		    sctp_conn_stack() == CONN_RES_OK;
+
+	return sctp_listen_config(conf, bind) < 0 || !bind ? -1 : 0;
+}
+
+/* Stop listening. */
+enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
+{
+	return sctp_listen_remove(c, id);
+}
+
+/* A client's Connect over SCTP: an association of ours to the peer
+ * carries it (an existing one or a new one). */
+enum conn_result sctp_conn_connect(struct client *c,
+				   const struct conn_target *t,
+				   const struct conn_params *p, uint64_t *id)
+{
+	uint16_t rport = p && p->has_sctp_udp_port ? p->sctp_udp_port : 0;
+	struct sc_assoc *as;
+	struct sc_conn *k;
+	enum conn_result r;
+
+	r = sctp_conn_stack();
+	if (r != CONN_RES_OK)
+		return r;
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		if (as->initiator && as->remote_udp_port == rport &&
+		    as->peer_len == t->dst_len &&
+		    !memcmp(&as->peer, &t->dst, t->dst_len))
+			break;
+	if (!as) {
+		struct sctp_sock *s;
+
+		as = sc_assoc_new(NULL, true);
+		if (!as)
+			return CONN_RES_EINTERNAL;
+		memcpy(&as->peer, &t->dst, sizeof(as->peer));
+		as->peer_len = t->dst_len;
+		as->remote_udp_port = rport;
+		s = sctp_stack_connect((const struct sockaddr *)&t->dst,
+				       t->dst_len, rport, &sc_assoc_cb, as);
+		if (!s) {
+			TAILQ_REMOVE(&sc_assocs, as, entry);
+			free(as);
+			return CONN_RES_ECONNREFUSED;
+		}
+		as->sock = s;
+	}
+	k = sc_conn_new(c, as, true);
+	if (!k)
+		return CONN_RES_EINTERNAL;
+	if (conn_policy_sctp(iwcmd_conf, p, NEG_INITIATOR, &k->policy) < 0) {
+		sc_conn_free(k);
+		return CONN_RES_EINVAL;
+	}
+	if (p && p->has_private_data) {
+		memcpy(k->pd, p->private_data, p->private_data_len);
+		k->pd_len = p->private_data_len;
+	}
+	*id = k->id;
+	if (as->sa) {
+		uint64_t kid = k->id;
+
+		sc_assoc_start(as);
+		if (!sc_conn_find(kid))
+			return CONN_RES_ELIMIT;
+	}
+	return CONN_RES_OK;
+}
+
+static struct sc_conn *sc_conn_owned(struct client *c, uint64_t id)
+{
+	struct sc_conn *k = sc_conn_find(id);
+
+	return k && k->owner == c ? k : NULL;
+}
+
+/* The owner accepts an Initiate. */
+enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
+				  const struct conn_params *p)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->initiator || !k->s)
+		return CONN_RES_ENOENT;
+	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
+		return CONN_RES_EINVAL;
+	sctp_session_set_policy(k->s, &k->policy);
+	if (sctp_session_decide(
+		    k->s, true, k,
+		    p && p->has_private_data ? p->private_data : NULL,
+		    p && p->has_private_data ? p->private_data_len : 0) < 0)
+		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
+	sc_await_set(k, false);
+	return CONN_RES_OK;
+}
+
+/* The owner rejects an Initiate (RFC 5043 §6.3). */
+enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
+				  const uint8_t *pd, size_t pd_len)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->initiator || !k->s)
+		return CONN_RES_ENOENT;
+	k->owner = NULL; /* nothing more to tell */
+	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
+		k->owner = c;
+		return CONN_RES_EINVAL;
+	}
+	sc_await_set(k, false);
+	return CONN_RES_OK;
+}
+
+/* The owner gives up a session it does not have yet. */
+enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id)
+{
+	struct sc_conn *k = sc_conn_owned(c, id);
+
+	if (!k || k->established)
+		return CONN_RES_ENOENT;
+	k->owner = NULL;
+	if (k->s)
+		sctp_session_ulp_close(k->s, true);
+	else
+		sc_conn_free(k);
+	return CONN_RES_OK;
+}
+
+/* A client went away: its listeners close, its pending sessions end. */
+void sctp_conn_client_gone(struct client *c)
+{
+	struct sc_conn *k;
+	bool again = true;
+
+	sctp_listen_client_gone(c);
+	/* each step may free others: start over after each */
+	while (again) {
+		again = false;
+		TAILQ_FOREACH (k, &sc_conns, entry) {
+			if (k->owner != c || k->established)
+				continue;
+			sctp_conn_disconnect(c, k->id);
+			again = true;
+			break;
+		}
+	}
+}
+
+void sctp_conn_abort_all(void)
+{
+	struct sc_assoc *as;
+	struct sc_conn *k;
+
+	sctp_listen_free_all();
+	while ((as = TAILQ_FIRST(&sc_assocs)))
+		sc_assoc_free(as, "daemon stopping");
+	while ((k = TAILQ_FIRST(&sc_conns)))
+		sc_conn_free(k);
+	sctp_relay_shutdown();
+}
+
+void sctp_conn_shutdown(void)
+{
+	sctp_conn_abort_all();
+	sctp_stack_fini();
+}
+
+/* What iwcmctl shows of k. */
+static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
+{
+	if (k->as) {
+		sc_info(k, i);
+	} else {
+		memset(i, 0, sizeof(*i));
+		i->id = k->id;
+		i->initiator = k->initiator;
+	}
+	i->state = k->s	    ? sctp_session_state_names[i->si.state] :
+		   k->relay ? "DRAINING" :
+			      "WAIT_ASSOC";
+	if (k->owner) {
+		i->has_owner = true;
+		i->owner_uid = k->owner->uid;
+		i->owner_pid = k->owner->pid;
+	}
+	i->age_ms = iwcmd_now_ms() - k->created_ms;
+}
+
+/* iwcmctl conns: every SCTP session. */
+void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
+		       void *arg)
+{
+	struct sctp_conn_info i;
+	struct sc_conn *k;
+
+	TAILQ_FOREACH (k, &sc_conns, entry) {
+		sc_view(k, &i);
+		fn(&i, arg);
+	}
+}
+
+/* iwcmctl show: the SCTP session id; -1 when there is none. */
+int sctp_conn_get(uint64_t id, struct sctp_conn_info *out)
+{
+	struct sc_conn *k = sc_conn_find(id);
+
+	if (!k)
+		return -1;
+	sc_view(k, out);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCMD_SCTP_CONN_INT_H
+#define IWCMD_SCTP_CONN_INT_H
+
+/*
+ * sctp_conn.c's books for sctp_conn_api.c, the requests of clients and
+ * iwcmctl: the associations and the sessions' connections, and what
+ * creates, finds and ends them.  sctp_conn_api.c calls down here, never
+ * the other way.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <event2/event.h>
+
+#include "admission.h"
+#include "conn.h"
+#include "iwcmd.h"
+#include "sctp_stack.h"
+
+struct sc_assoc {
+	TAILQ_ENTRY(sc_assoc) entry;
+	uint64_t id;
+	uint64_t listener_id; /* passive: where it came in */
+	struct sctp_sock *sock;
+	struct sctp_assoc *sa; /* once up */
+	bool initiator;
+	struct sockaddr_storage peer;
+	socklen_t peer_len;
+	uint16_t remote_udp_port;
+	size_t maxseg;
+	uint16_t streams;
+	unsigned int backlog; /* relays over their high watermark */
+	/* passive: half-open while it carries no session (admission.h),
+	 * closed when none comes in request_timeout_ms */
+	struct adm_entry adm;
+	struct event *ev_req;
+	bool freeing; /* sc_assoc_free() runs */
+};
+
+struct sc_conn {
+	TAILQ_ENTRY(sc_conn) entry;
+	TAILQ_ENTRY(sc_conn) aentry; /* on sc_await */
+	bool awaiting;		     /* passive, its owner has to decide */
+	uint64_t id;
+	struct client *owner;
+	struct sc_assoc *as;
+	struct sctp_session *s;
+	struct sctp_relay *relay;
+	bool initiator;
+	bool established;	 /* the owner has its fd */
+	bool counted;		 /* its handshake is in iwcmd_stats */
+	enum conn_result result; /* why it failed, CONN_RES_OK until then */
+	bool backlog_high;
+	uint64_t created_ms;
+	struct neg_policy policy;
+	uint8_t pd[CONN_PARAMS_PD_MAX];
+	size_t pd_len;
+};
+
+TAILQ_HEAD(sc_assoc_list, sc_assoc);
+TAILQ_HEAD(sc_conn_list, sc_conn);
+extern struct sc_assoc_list sc_assocs;
+extern struct sc_conn_list sc_conns;
+/* The stack's callbacks of an association (up, messages, down). */
+extern const struct sctp_cb sc_assoc_cb;
+
+/* An association on sock (NULL: connecting); NULL when out of memory. */
+struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator);
+/* It ended (why): its sessions end, connects waiting for it fail. */
+void sc_assoc_free(struct sc_assoc *as, const char *why);
+/* Start the sessions that waited for the association. */
+void sc_assoc_start(struct sc_assoc *as);
+struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
+			    bool initiator);
+void sc_conn_free(struct sc_conn *k);
+struct sc_conn *sc_conn_find(uint64_t id);
+/* On or off the list of sessions awaiting their owner's decision. */
+void sc_await_set(struct sc_conn *k, bool on);
+/* What a client is told of k. */
+void sc_info(const struct sc_conn *k, struct sctp_conn_info *i);
+
+#endif
