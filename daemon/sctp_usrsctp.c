@@ -58,6 +58,7 @@ struct sctp_sock {
 	bool dead;	 /* closed: freed at the end of the pass */
 	bool closing;	 /* closed by its owner, the association ending */
 	unsigned int linger_ticks; /* of US_LINGER_TICK_MS while closing */
+	bool in_setup;		   /* closed while its association was set up */
 	bool paused;		   /* messages stay in the stack */
 	bool got_adapt;
 	uint32_t peer_adapt;
@@ -75,6 +76,12 @@ static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 #define US_LINGER_TICK_MS 100
 #define US_LINGER_SHUTDOWN 50 /* 5 s */
 #define US_LINGER_MAX 100     /* 10 s */
+/* A socket closed while its association is set up (no ABORT then): it
+ * waits, checked every US_SETUP_TICK_MS, for the association to end or
+ * come up, US_LINGER_SETUP ticks at most, then usrsctp's own zero-linger
+ * close. */
+#define US_SETUP_TICK_MS 10
+#define US_LINGER_SETUP 10 /* 100 ms */
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
@@ -197,7 +204,9 @@ static bool us_linger_check(struct sctp_sock *s)
 
 static void us_linger_arm(struct sctp_sock *s)
 {
-	struct timeval tv = { 0, US_LINGER_TICK_MS * 1000 };
+	struct timeval tv = {
+		0, (s->in_setup ? US_SETUP_TICK_MS : US_LINGER_TICK_MS) * 1000
+	};
 
 	evtimer_add(s->adapt_timer, &tv);
 }
@@ -207,6 +216,21 @@ static void us_linger_arm(struct sctp_sock *s)
 static void us_linger_tick(struct sctp_sock *s)
 {
 	s->linger_ticks++;
+	/* up meanwhile: now it takes the ABORT (the SHUTDOWN and last
+	 * ticks count on from here) */
+	if (s->in_setup && us_send_abort(s->so) == 0) {
+		s->in_setup = false;
+		s->linger_ticks = 0;
+	}
+	if (s->in_setup && !us_assoc_gone(s->so) &&
+	    s->linger_ticks >= US_LINGER_SETUP) {
+		struct linger lg = { 1, 0 };
+
+		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
+				   sizeof(lg));
+		us_release(s);
+		return;
+	}
 	if (s->linger_ticks == US_LINGER_SHUTDOWN && s->state != US_DOWN)
 		us_abort(s, "SHUTDOWN not completed in time");
 	if (us_linger_check(s))
@@ -879,17 +903,17 @@ static void us_close(struct sctp_sock *s, bool abort)
 	s->arg = NULL;
 	if (abort || (s->state != US_UP && s->state != US_WAIT_ADAPT) ||
 	    usrsctp_shutdown(s->so, SHUT_WR) < 0) {
-		if (us_send_abort(s->so) < 0 && !us_assoc_gone(s->so)) {
-			/* usrsctp takes no ABORT for an association it is
-			 * still setting up: its own close with a zero linger
-			 * aborts it, the one way left */
-			struct linger lg = { 1, 0 };
-
-			usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
-					   sizeof(lg));
-			us_release(s);
-			return;
-		}
+		/*
+		 * usrsctp takes no ABORT for an association it is still
+		 * setting up.  Its own close with a zero linger would abort
+		 * it, but races its receive thread ending the association
+		 * on the peer's answer (an ABORT to our INIT): both free the
+		 * socket.  So the socket lingers until the association has
+		 * ended or come up (then it takes the ABORT), and only past
+		 * US_LINGER_SETUP is that close the way left.
+		 */
+		if (us_send_abort(s->so) < 0 && !us_assoc_gone(s->so))
+			s->in_setup = true;
 		s->state = US_DOWN;
 	}
 	if (!us_linger_check(s))
