@@ -20,6 +20,7 @@
 
 #include "admission.h"
 #include "conn.h"
+#include "idmap.h"
 #include "iwcmd.h"
 #include "log.h"
 #include "sctp_conn_int.h"
@@ -32,6 +33,9 @@ struct sc_assoc_list sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
  * against max_pending_per_uid (with TCP's, conn_uid_pending()). */
 static TAILQ_HEAD(, sc_conn) sc_await = TAILQ_HEAD_INITIALIZER(sc_await);
 struct sc_conn_list sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
+/* The same by id (clients name them), and by session. */
+static struct idmap sc_ids = IDMAP_INIT;
+static struct idmap sc_sessions = IDMAP_INIT;
 static const struct sctp_conn_notify *sc_notify;
 static uint64_t sc_next_id = 1;
 static bool sc_stack_failed;
@@ -104,22 +108,33 @@ enum conn_result sctp_conn_stack(void)
 
 struct sc_conn *sc_conn_find(uint64_t id)
 {
-	struct sc_conn *k;
-
-	TAILQ_FOREACH (k, &sc_conns, entry)
-		if (k->id == id)
-			return k;
-	return NULL;
+	return idmap_get(&sc_ids, id);
 }
 
+/* The connection of session s: every DDP Segment a peer sends asks. */
 static struct sc_conn *sc_conn_of(const struct sctp_session *s)
 {
-	struct sc_conn *k;
+	return s ? idmap_get(&sc_sessions, (uint64_t)(uintptr_t)s) : NULL;
+}
 
-	TAILQ_FOREACH (k, &sc_conns, entry)
-		if (k->s == s)
-			return k;
-	return NULL;
+/* k's session is s now (NULL: none). */
+static void sc_conn_set_session(struct sc_conn *k, struct sctp_session *s)
+{
+	if (k->s)
+		idmap_del(&sc_sessions, (uint64_t)(uintptr_t)k->s);
+	k->s = s;
+	if (s && idmap_put(&sc_sessions, (uint64_t)(uintptr_t)s, k) < 0)
+		fatal("sctp conn: idmap");
+}
+
+/* k is carried by as now (NULL: by none, its relay draining). */
+static void sc_conn_set_assoc(struct sc_conn *k, struct sc_assoc *as)
+{
+	if (k->as)
+		TAILQ_REMOVE(&k->as->conns, k, as_entry);
+	k->as = as;
+	if (as)
+		TAILQ_INSERT_TAIL(&as->conns, k, as_entry);
 }
 
 void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
@@ -175,19 +190,18 @@ static void sc_assoc_wait(struct sc_assoc *as);
 void sc_conn_free(struct sc_conn *k)
 {
 	struct sc_assoc *as = k->as;
-	struct sc_conn *o;
 
 	TAILQ_REMOVE(&sc_conns, k, entry);
+	idmap_del(&sc_ids, k->id);
+	sc_conn_set_session(k, NULL);
+	sc_conn_set_assoc(k, NULL);
 	sc_await_set(k, false);
 	if (k->relay)
 		sctp_relay_free(k->relay);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
-	if (!as)
+	if (!as || !TAILQ_EMPTY(&as->conns))
 		return;
-	TAILQ_FOREACH (o, &sc_conns, entry)
-		if (o->as == as)
-			return;
 	/* a peer's association that carries nothing more is half-open
 	 * again; one of ours closes, on a later turn: this may run inside
 	 * the association's callbacks */
@@ -207,8 +221,12 @@ struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
 	if (!k)
 		return NULL;
 	k->id = sc_id();
+	if (idmap_put(&sc_ids, k->id, k) < 0) {
+		free(k);
+		return NULL;
+	}
 	k->owner = owner;
-	k->as = as;
+	sc_conn_set_assoc(k, as);
 	k->initiator = initiator;
 	k->created_ms = iwcmd_now_ms();
 	TAILQ_INSERT_TAIL(&sc_conns, k, entry);
@@ -327,7 +345,7 @@ static int sc_request(void *arg, struct sctp_session *s)
 	/* a session Initiate came (RFC 5043 §6.1): no longer half-open */
 	admission_remove(&as->adm);
 	evtimer_del(as->ev_req);
-	k->s = s;
+	sc_conn_set_session(k, s);
 	sc_info(k, &i);
 	if (sc_notify->request(owner, &i) < 0)
 		return -1; /* the session ends, then released */
@@ -367,7 +385,7 @@ static int sc_established(void *arg, struct sctp_session *s)
 	if (!k->relay)
 		return -1;
 	sc_info(k, &i);
-	k->s = s;
+	sc_conn_set_session(k, s);
 	/* the relay's end goes to the client (see sc_request()) */
 	owner = k->owner;
 	k->owner = NULL;
@@ -441,7 +459,7 @@ static void sc_release(void *arg, struct sctp_session *s)
 	(void)arg;
 	if (!k)
 		return;
-	k->s = NULL;
+	sc_conn_set_session(k, NULL);
 	if (k->relay)
 		return; /* the owner still reads; freed when it closes */
 	sc_conn_free(k);
@@ -479,17 +497,12 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 	if (as->sa)
 		sctp_assoc_free(as->sa);
 	/* connects waiting for the association (see sc_conn_error()) */
-	for (;;) {
-		TAILQ_FOREACH (k, &sc_conns, entry)
-			if (k->as == as)
-				break;
-		if (!k)
-			break;
+	while ((k = TAILQ_FIRST(&as->conns)) != NULL) {
 		if (!k->s && !k->relay) {
 			sc_conn_error(k, CONN_RES_ECONNREFUSED, why, true);
 			sc_conn_free(k);
 		} else {
-			k->as = NULL; /* relay still draining */
+			sc_conn_set_assoc(k, NULL); /* relay still draining */
 		}
 	}
 	if (as->sock)
@@ -503,18 +516,14 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg;
 	struct sc_assoc *as;
-	struct sc_conn *k;
 
 	(void)fd;
 	(void)what;
 	TAILQ_FOREACH (as, &sc_assocs, entry)
 		if (as->id == id)
 			break;
-	if (!as)
-		return;
-	TAILQ_FOREACH (k, &sc_conns, entry)
-		if (k->as == as)
-			return; /* a new session came meanwhile */
+	if (!as || !TAILQ_EMPTY(&as->conns))
+		return; /* a new session came meanwhile */
 	log_info("sctp assoc %llu: idle, shutting down",
 		 (unsigned long long)as->id);
 	TAILQ_REMOVE(&sc_assocs, as, entry);
@@ -584,16 +593,17 @@ void sc_assoc_start(struct sc_assoc *as)
 
 	/* see sc_conn_error() */
 	for (;;) {
-		TAILQ_FOREACH (k, &sc_conns, entry)
-			if (k->as == as && !k->s && k->initiator)
+		TAILQ_FOREACH (k, &as->conns, as_entry)
+			if (!k->s && k->initiator)
 				break;
 		if (!k)
 			break;
 		while (stream < as->streams &&
 		       sctp_assoc_session(as->sa, stream))
 			stream++;
-		k->s = sctp_session_connect(as->sa, stream, &k->policy, k->pd,
-					    k->pd_len, k);
+		sc_conn_set_session(k, sctp_session_connect(as->sa, stream,
+							    &k->policy, k->pd,
+							    k->pd_len, k));
 		if (!k->s) {
 			sc_conn_error(k, CONN_RES_ELIMIT,
 				      "no free stream on the association",
@@ -649,8 +659,8 @@ static void sc_writable(void *arg, struct sctp_sock *s)
 	struct sc_conn *k;
 
 	(void)s;
-	TAILQ_FOREACH (k, &sc_conns, entry)
-		if (k->as == as && k->relay && k->established)
+	TAILQ_FOREACH (k, &as->conns, as_entry)
+		if (k->relay && k->established)
 			sctp_relay_resume(k->relay);
 }
 
@@ -677,6 +687,7 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	if (!as)
 		return NULL;
 	as->id = sc_id();
+	TAILQ_INIT(&as->conns);
 	as->sock = sock;
 	as->initiator = initiator;
 	if (!initiator &&

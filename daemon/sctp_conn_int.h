@@ -38,13 +38,15 @@ struct sc_assoc {
 	 * closed when none comes in request_timeout_ms */
 	struct adm_entry adm;
 	struct event *ev_req;
-	bool freeing; /* sc_assoc_free() runs */
+	bool freeing;		     /* sc_assoc_free() runs */
+	TAILQ_HEAD(, sc_conn) conns; /* the connections it carries */
 };
 
 struct sc_conn {
 	TAILQ_ENTRY(sc_conn) entry;
-	TAILQ_ENTRY(sc_conn) aentry; /* on sc_await */
-	bool awaiting;		     /* passive, its owner has to decide */
+	TAILQ_ENTRY(sc_conn) aentry;   /* on sc_await */
+	TAILQ_ENTRY(sc_conn) as_entry; /* on as->conns */
+	bool awaiting;		       /* passive, its owner has to decide */
 	uint64_t id;
 	struct client *owner;
 	struct sc_assoc *as;
