@@ -143,12 +143,18 @@ enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
 	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
 		return CONN_RES_EINVAL;
 	sctp_session_set_policy(k->s, &k->policy);
+	/* decided: off the list first, the decision may free k */
+	sc_await_set(k, false);
 	if (sctp_session_decide(
 		    k->s, true, k,
 		    p && p->has_private_data ? p->private_data : NULL,
-		    p && p->has_private_data ? p->private_data_len : 0) < 0)
+		    p && p->has_private_data ? p->private_data_len : 0) < 0) {
+		/* refused before the session moved (else it is gone: EIO) */
+		if (errno == EIO)
+			return CONN_RES_EPROTO;
+		sc_await_set(k, true);
 		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
-	sc_await_set(k, false);
+	}
 	return CONN_RES_OK;
 }
 
@@ -161,11 +167,13 @@ enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
 	if (!k || k->initiator || !k->s)
 		return CONN_RES_ENOENT;
 	k->owner = NULL; /* nothing more to tell */
+	/* the decision may free k (the session ends at once) */
+	sc_await_set(k, false);
 	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
 		k->owner = c;
+		sc_await_set(k, true);
 		return CONN_RES_EINVAL;
 	}
-	sc_await_set(k, false);
 	return CONN_RES_OK;
 }
 
