@@ -225,6 +225,16 @@ void sctp_conn_abort_all(void)
 	sctp_relay_shutdown();
 }
 
+unsigned int sctp_conn_assocs(void)
+{
+	const struct sc_assoc *as;
+	unsigned int n = 0;
+
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		n++;
+	return n;
+}
+
 void sctp_conn_shutdown(void)
 {
 	sctp_conn_abort_all();

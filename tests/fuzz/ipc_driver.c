@@ -252,7 +252,7 @@ static void fz_ipc_check_pending(void)
 /* Run the loop and read what the daemon sends until all is quiet: one
  * poll(2) tells which peers have something, so a quiet round costs two
  * system calls. */
-void fz_ipc_pump(void)
+static void fz_ipc_pump_quiet(void)
 {
 	struct pollfd pfd[FZ_IPC_PEERS];
 	int i, slot, n, idle = 0, busy;
@@ -272,6 +272,26 @@ void fz_ipc_pump(void)
 			if (pfd[slot].revents)
 				busy |= fz_ipc_read(slot);
 		idle = busy ? 0 : idle + 1;
+	}
+}
+
+/* The same, and SCTP, which moves through usrsctp's threads (the
+ * handshake, each session message): while associations exist, the loop
+ * also waits for them, FZ_IPC_SCTP_WAIT_US at a time, a few times per
+ * pump and FZ_IPC_SCTP_WAITS per input, so that an input reaches the
+ * sessions' decisions and ends. */
+void fz_ipc_pump(void)
+{
+	int i;
+
+	fz_ipc_pump_quiet();
+	for (i = 0; i < 3 && FI.sctp_waits_left && sctp_conn_assocs(); i++) {
+		struct timeval tv = { 0, FZ_IPC_SCTP_WAIT_US };
+
+		FI.sctp_waits_left--;
+		event_base_loopexit(iwcmd_base, &tv);
+		event_base_dispatch(iwcmd_base);
+		fz_ipc_pump_quiet();
 	}
 	fz_ipc_check_pending();
 }
@@ -623,6 +643,7 @@ void fz_ipc_begin(void)
 	memset(FI.n_lis, 0, sizeof(FI.n_lis));
 	FI.n_bound = 0;
 	FI.repeat_left = FZ_IPC_REPEAT_MAX;
+	FI.sctp_waits_left = FZ_IPC_SCTP_WAITS;
 	fz_fd_snapshot(&FI.fds);
 }
 

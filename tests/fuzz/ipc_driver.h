@@ -32,6 +32,9 @@
 /* A big flood: past control.c's XOFF mark (256 queued replies) with the
  * socket's own queue on top. */
 #define FZ_IPC_FLOOD_BIG 300
+/* Waits for usrsctp's threads per input, and how long each. */
+#define FZ_IPC_SCTP_WAITS 60
+#define FZ_IPC_SCTP_WAIT_US 2000
 
 struct fz_ipc_addr {
 	uint8_t addr[16];
@@ -52,7 +55,8 @@ struct fz_ipc {
 	bool deaf[FZ_IPC_PEERS]; /* the driver does not read this peer */
 	uint8_t last[FZ_IPC_PEERS][512]; /* the last datagram it sent */
 	size_t last_len[FZ_IPC_PEERS];
-	unsigned int repeat_left; /* of FZ_IPC_REPEAT_MAX per input */
+	unsigned int repeat_left;     /* of FZ_IPC_REPEAT_MAX per input */
+	unsigned int sctp_waits_left; /* of FZ_IPC_SCTP_WAITS */
 	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
