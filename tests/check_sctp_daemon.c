@@ -267,6 +267,21 @@ static void pump(struct est *a, struct est *b, unsigned int n, size_t size)
 	}
 }
 
+/* The daemon still serves: a new client's session to L's listener on
+ * port carries segments; then L is closed. */
+static void still_serves(int L, uint16_t port)
+{
+	struct est le, ce;
+	int C = ipc_open_hello(H.sock);
+
+	session(L, C, port, 2, &le, &ce);
+	pump(&ce, &le, 3, 10);
+	close(le.fd);
+	close(ce.fd);
+	close(L);
+	close(C);
+}
+
 /* End of file on fd within the timeout (the session ended). */
 static void wait_eof(int fd)
 {
@@ -677,8 +692,7 @@ START_TEST(test_halfopen_shed)
 {
 	struct socket *so[3];
 	uint16_t port, stream;
-	struct est le, ce;
-	int L, C, i;
+	int L, i;
 
 	start_with("halfopen_per_source = 2\n");
 	L = ipc_open_hello(H.sock);
@@ -702,13 +716,7 @@ START_TEST(test_halfopen_shed)
 	for (i = 0; i < 3; i++)
 		usrsctp_close(so[i]);
 	/* the daemon's own sessions are not the peer's to crowd out */
-	C = ipc_open_hello(H.sock);
-	session(L, C, port, 2, &le, &ce);
-	pump(&ce, &le, 3, 10);
-	close(le.fd);
-	close(ce.fd);
-	close(L);
-	close(C);
+	still_serves(L, port);
 }
 END_TEST
 
@@ -764,8 +772,7 @@ START_TEST(test_no_indication)
 {
 	struct socket *so;
 	uint16_t port, stream;
-	struct est le, ce;
-	int L, C;
+	int L;
 
 	start();
 	L = ipc_open_hello(H.sock);
@@ -775,13 +782,7 @@ START_TEST(test_no_indication)
 	usrsctp_close(so);
 	ck_assert_ptr_nonnull(strstr(harness_log(&H), "RFC 5043 §5.1"));
 	/* the daemon lives on */
-	C = ipc_open_hello(H.sock);
-	session(L, C, port, 2, &le, &ce);
-	pump(&ce, &le, 3, 10);
-	close(le.fd);
-	close(ce.fd);
-	close(L);
-	close(C);
+	still_serves(L, port);
 }
 END_TEST
 
