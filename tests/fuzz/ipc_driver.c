@@ -683,8 +683,11 @@ void fz_ipc_end(void)
 	sctp_conn_abort_all();
 	fz_ipc_pump();
 	/* a socket whose ABORT the stack's receive thread still holds
-	 * lingers a little (sctp_usrsctp.c): at most 2 s */
-	for (i = 0; i < 2000 && sctp_stack_sockets() != 0; i++) {
+	 * lingers a little (sctp_usrsctp.c), usually milliseconds; on a
+	 * loaded machine usrsctp's threads wait for a CPU, so the check is
+	 * the stack's promise: every socket given back within its linger
+	 * limit (10 s) */
+	for (i = 0; i < 11000 && sctp_stack_sockets() != 0; i++) {
 		usleep(1000);
 		fz_ipc_pump();
 	}
