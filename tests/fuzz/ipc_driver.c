@@ -276,21 +276,25 @@ static void fz_ipc_pump_quiet(void)
 }
 
 /* The same, and SCTP, which moves through usrsctp's threads (the
- * handshake, each session message): while associations exist, the loop
- * also waits for them, FZ_IPC_SCTP_WAIT_US at a time, a few times per
- * pump and FZ_IPC_SCTP_WAITS per input, so that an input reaches the
- * sessions' decisions and ends. */
+ * handshake, each session message): while a connection waits on SCTP
+ * (sctp_conn_settling()), the loop also waits for it,
+ * FZ_IPC_SCTP_WAIT_US at a time, a few times per pump and
+ * FZ_IPC_SCTP_WAITS per input, so that an input reaches the sessions'
+ * decisions and ends. */
 void fz_ipc_pump(void)
 {
 	int i;
 
 	fz_ipc_pump_quiet();
-	for (i = 0; i < 3 && FI.sctp_waits_left && sctp_conn_assocs(); i++) {
+	for (i = 0; i < 3 && FI.sctp_waits_left && sctp_conn_settling(); i++) {
 		struct timeval tv = { 0, FZ_IPC_SCTP_WAIT_US };
 
+		/* until something happens (usrsctp's upcall wakes the
+		 * loop), FZ_IPC_SCTP_WAIT_US at most */
 		FI.sctp_waits_left--;
-		event_base_loopexit(iwcmd_base, &tv);
-		event_base_dispatch(iwcmd_base);
+		evtimer_add(FI.sctp_tick, &tv);
+		event_base_loop(iwcmd_base, EVLOOP_ONCE);
+		evtimer_del(FI.sctp_tick);
 		fz_ipc_pump_quiet();
 	}
 	fz_ipc_check_pending();
@@ -566,6 +570,14 @@ static const char fz_ipc_conf[] = "[listener fuzz]\n"
 				  "owner = 0\n"
 				  "pending_max = 2\n";
 
+/* The end of a wait for usrsctp's threads. */
+static void fz_ipc_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+}
+
 static void fz_ipc_once(void)
 {
 	char err[256];
@@ -602,6 +614,8 @@ static void fz_ipc_once(void)
 			      &fz_ipc_handlers) == 0);
 	atexit(fz_ipc_cleanup);
 	FZ_CHECK(listener_init_config(&FI.conf) == 0);
+	FI.sctp_tick = evtimer_new(iwcmd_base, fz_ipc_tick, NULL);
+	FZ_CHECK(FI.sctp_tick != NULL);
 	FI.ev_base =
 		event_base_get_num_events(iwcmd_base, EVENT_BASE_COUNT_ADDED);
 }

@@ -57,6 +57,7 @@ struct fz_ipc {
 	size_t last_len[FZ_IPC_PEERS];
 	unsigned int repeat_left;     /* of FZ_IPC_REPEAT_MAX per input */
 	unsigned int sctp_waits_left; /* of FZ_IPC_SCTP_WAITS */
+	struct event *sctp_tick;      /* ends such a wait */
 	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
