@@ -432,9 +432,6 @@ struct sctp_conn_notify {
 void sctp_conn_init(const struct sctp_conn_notify *n);
 /* Peers' sessions at a client of uid awaiting its decision. */
 unsigned int sctp_conn_uid_pending(uid_t uid);
-/* Connections waiting on SCTP itself: for their association to come up,
- * or for the peer's answer (an Initiate, Accept or Terminate sent). */
-unsigned int sctp_conn_settling(void);
 enum conn_result sctp_conn_listen(struct client *c,
 				  const struct sockaddr_storage *addr,
 				  socklen_t len, uint64_t *id,

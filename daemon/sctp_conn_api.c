@@ -225,24 +225,6 @@ void sctp_conn_abort_all(void)
 	sctp_relay_shutdown();
 }
 
-unsigned int sctp_conn_settling(void)
-{
-	const struct sc_conn *k;
-	struct sctp_session_info si;
-	unsigned int n = 0;
-
-	TAILQ_FOREACH (k, &sc_conns, entry) {
-		if (!k->s) {
-			n += k->as && !k->as->sa;
-			continue;
-		}
-		sctp_session_get_info(k->s, &si);
-		n += si.state == SESS_S_WAIT_REPLY ||
-		     si.state == SESS_S_HANDOFF || si.state == SESS_S_TERM_SENT;
-	}
-	return n;
-}
-
 void sctp_conn_shutdown(void)
 {
 	sctp_conn_abort_all();

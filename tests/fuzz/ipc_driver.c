@@ -275,9 +275,41 @@ static void fz_ipc_pump_quiet(void)
 	}
 }
 
+struct fz_ipc_settle {
+	unsigned int moving;	/* waiting on SCTP itself */
+	unsigned int initiates; /* active, no answer yet */
+	unsigned int asked;	/* passive, at a client */
+};
+
+static void fz_ipc_settle_one(const struct sctp_conn_info *i, void *arg)
+{
+	struct fz_ipc_settle *t = arg;
+
+	if (!strcmp(i->state, "WAIT_ASSOC") || !strcmp(i->state, "HANDOFF") ||
+	    !strcmp(i->state, "TERM_SENT"))
+		t->moving++;
+	else if (!strcmp(i->state, "WAIT_REPLY"))
+		t->initiates++;
+	else if (!strcmp(i->state, "WAIT_ULP"))
+		t->asked++;
+}
+
+/* Whether SCTP has something on its way: an association coming up, a
+ * session message in flight, or an Initiate that has not reached its
+ * passive side (the daemon is its own peer here: each Initiate answered
+ * by nobody yet is one at a client, waiting for the input's next move,
+ * or one still on its way). */
+static bool fz_ipc_settling(void)
+{
+	struct fz_ipc_settle t = { 0, 0, 0 };
+
+	sctp_conn_foreach(fz_ipc_settle_one, &t);
+	return t.moving || t.initiates > t.asked;
+}
+
 /* The same, and SCTP, which moves through usrsctp's threads (the
  * handshake, each session message): while a connection waits on SCTP
- * (sctp_conn_settling()), the loop also waits for it,
+ * (fz_ipc_settling()), the loop also waits for it,
  * FZ_IPC_SCTP_WAIT_US at a time, a few times per pump and
  * FZ_IPC_SCTP_WAITS per input, so that an input reaches the sessions'
  * decisions and ends. */
@@ -286,16 +318,21 @@ void fz_ipc_pump(void)
 	int i;
 
 	fz_ipc_pump_quiet();
-	for (i = 0; i < 3 && FI.sctp_waits_left && sctp_conn_settling(); i++) {
+	for (i = 0; i < 3 && FI.sctp_waits_left && fz_ipc_settling(); i++) {
 		struct timeval tv = { 0, FZ_IPC_SCTP_WAIT_US };
 
 		/* until something happens (usrsctp's upcall wakes the
 		 * loop), FZ_IPC_SCTP_WAIT_US at most */
 		FI.sctp_waits_left--;
+		FI.sctp_idle = false;
 		evtimer_add(FI.sctp_tick, &tv);
 		event_base_loop(iwcmd_base, EVLOOP_ONCE);
 		evtimer_del(FI.sctp_tick);
 		fz_ipc_pump_quiet();
+		/* nothing came: what it waits for is the input's next move
+		 * (a client's decision), not usrsctp */
+		if (FI.sctp_idle)
+			break;
 	}
 	fz_ipc_check_pending();
 }
@@ -576,6 +613,7 @@ static void fz_ipc_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
+	FI.sctp_idle = true;
 }
 
 static void fz_ipc_once(void)

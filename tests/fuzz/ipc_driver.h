@@ -58,6 +58,7 @@ struct fz_ipc {
 	unsigned int repeat_left;     /* of FZ_IPC_REPEAT_MAX per input */
 	unsigned int sctp_waits_left; /* of FZ_IPC_SCTP_WAITS */
 	struct event *sctp_tick;      /* ends such a wait */
+	bool sctp_idle;		      /* it ended with nothing else */
 	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
