@@ -738,8 +738,9 @@ void fz_ipc_end(void)
 	 * lingers a little (sctp_usrsctp.c), usually milliseconds; on a
 	 * loaded machine usrsctp's threads wait for a CPU, so the check is
 	 * the stack's promise: every socket given back within its linger
-	 * limit (10 s) */
-	for (i = 0; i < 11000 && sctp_stack_sockets() != 0; i++) {
+	 * limit (10 s of ticks, which run late on a loaded machine too:
+	 * 15 s) */
+	for (i = 0; i < 15000 && sctp_stack_sockets() != 0; i++) {
 		usleep(1000);
 		fz_ipc_pump();
 	}
