@@ -210,6 +210,11 @@ void sctp_conn_client_gone(struct client *c)
 			break;
 		}
 	}
+	/* its established sessions relay on until it closes their fds, but
+	 * c goes now: nothing may point to it (iwcmctl conns reads it) */
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		if (k->owner == c)
+			k->owner = NULL;
 }
 
 void sctp_conn_abort_all(void)

@@ -721,6 +721,35 @@ START_TEST(test_halfopen_shed)
 END_TEST
 
 /*
+ * A client closes its control socket but keeps the fds of its sessions:
+ * they relay on, and iwcmctl conns lists them without an owner (the
+ * daemon kept a pointer to the gone client: found by fuzz_ipc_client,
+ * a use after free the ASan build's iwcmd aborts on).
+ */
+START_TEST(test_owner_gone)
+{
+	struct est le, ce;
+	uint16_t port;
+	int L, C;
+
+	start();
+	L = ipc_open_hello(H.sock);
+	C = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	session(L, C, port, 2, &le, &ce);
+	close(C);
+	usleep(100000); /* the daemon sees the client go */
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", ce.stream), 2);
+	pump(&ce, &le, 5, 100);
+	pump(&le, &ce, 5, 100);
+	close(ce.fd);
+	wait_eof(le.fd);
+	close(le.fd);
+	close(L);
+}
+END_TEST
+
+/*
  * max_pending_per_uid holds for a peer's session Initiates as for MPA
  * Requests: past it, across associations, an Initiate is answered with
  * a Terminate (RFC 5043 §6.4) until the owner decides one.
@@ -892,6 +921,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "halfopen_timeout", test_halfopen_timeout);
 	daemon_add_test(s, "halfopen_shed", test_halfopen_shed);
 	daemon_add_test(s, "uid_pending", test_uid_pending);
+	daemon_add_test(s, "owner_gone", test_owner_gone);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	daemon_add_test(s, "service", test_service);
 	return s;
