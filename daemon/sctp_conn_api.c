@@ -137,13 +137,16 @@ enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
 				  const struct conn_params *p)
 {
 	struct sc_conn *k = sc_conn_owned(c, id);
+	bool was;
 
 	if (!k || k->initiator || !k->s)
 		return CONN_RES_ENOENT;
 	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
 		return CONN_RES_EINVAL;
 	sctp_session_set_policy(k->s, &k->policy);
-	/* decided: off the list first, the decision may free k */
+	/* decided: off the list first, the decision may free k (a
+	 * refused one, e.g. a second Accept, leaves it as it was) */
+	was = k->awaiting;
 	sc_await_set(k, false);
 	if (sctp_session_decide(
 		    k->s, true, k,
@@ -152,7 +155,7 @@ enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
 		/* refused before the session moved (else it is gone: EIO) */
 		if (errno == EIO)
 			return CONN_RES_EPROTO;
-		sc_await_set(k, true);
+		sc_await_set(k, was);
 		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
 	}
 	return CONN_RES_OK;
@@ -163,15 +166,17 @@ enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
 				  const uint8_t *pd, size_t pd_len)
 {
 	struct sc_conn *k = sc_conn_owned(c, id);
+	bool was;
 
 	if (!k || k->initiator || !k->s)
 		return CONN_RES_ENOENT;
 	k->owner = NULL; /* nothing more to tell */
 	/* the decision may free k (the session ends at once) */
+	was = k->awaiting;
 	sc_await_set(k, false);
 	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
 		k->owner = c;
-		sc_await_set(k, true);
+		sc_await_set(k, was);
 		return CONN_RES_EINVAL;
 	}
 	return CONN_RES_OK;

@@ -796,6 +796,46 @@ START_TEST(test_uid_pending)
 }
 END_TEST
 
+/*
+ * A second Accept of an accepted session is refused and changes
+ * nothing: the session no longer counts against max_pending_per_uid
+ * (it did, found by fuzz_ipc_client's check of the counts), so the
+ * next Initiate still reaches the owner.
+ */
+START_TEST(test_accept_twice)
+{
+	static const uint8_t initiate[] = { 0, 0, 0, 1 };
+	Iwcm__ConnectRequest *cr;
+	struct socket *so;
+	uint16_t port, stream;
+	struct est e;
+	uint64_t id;
+	int L;
+
+	start_with("max_pending_per_uid = 1\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	so = hostile_connect(port, true);
+	hostile_up(so);
+	hostile_send(so, 1, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	id = cr->conn_id;
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	ck_assert_int_eq(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
+	take_established(L, id, &e);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
+	ck_assert_int_ne(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
+	hostile_send(so, 2, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	close(e.fd);
+	usrsctp_close(so);
+	close(L);
+}
+END_TEST
+
 /* RFC 5043 §5.1: no Adaptation Layer Indication, no association. */
 START_TEST(test_no_indication)
 {
@@ -922,6 +962,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "halfopen_shed", test_halfopen_shed);
 	daemon_add_test(s, "uid_pending", test_uid_pending);
 	daemon_add_test(s, "owner_gone", test_owner_gone);
+	daemon_add_test(s, "accept_twice", test_accept_twice);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	daemon_add_test(s, "service", test_service);
 	return s;
