@@ -510,6 +510,22 @@ static void hostile_send(struct socket *so, uint16_t stream, uint32_t ppid,
 			 0);
 }
 
+/* A session Initiate from so on stream; the owner L's ConnectRequest
+ * for it comes: its id. */
+static uint64_t hostile_initiate(struct socket *so, uint16_t stream, int L)
+{
+	static const uint8_t initiate[] = { 0, 0, 0, 1 };
+	Iwcm__ConnectRequest *cr;
+	uint64_t id;
+
+	hostile_send(so, stream, 17, initiate, sizeof(initiate));
+	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
+					   &iwcm__connect_request__descriptor);
+	id = cr->conn_id;
+	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	return id;
+}
+
 /* The next message from the daemon on so: its function code (PPID 17),
  * or -1 when the association ended. */
 static int hostile_recv_fc(struct socket *so, uint16_t *stream)
@@ -579,11 +595,7 @@ START_TEST(test_hostile)
 	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
 	ck_assert_uint_eq(stream, 3);
 	/* a segment before the Accept */
-	hostile_send(so, 4, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	id = cr->conn_id;
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	id = hostile_initiate(so, 4, L);
 	hostile_send(so, 4, 16, seg, sizeof(seg));
 	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
 	ck_assert_uint_eq(stream, 4);
@@ -608,10 +620,7 @@ START_TEST(test_hostile)
 	wait_eof(e.fd); /* the owner's relay ends */
 	close(e.fd);
 	/* the association still carries a good session */
-	hostile_send(so, 6, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	hostile_initiate(so, 6, L);
 	usrsctp_close(so);
 	close(L);
 }
@@ -644,8 +653,6 @@ static void hostile_up(struct socket *so)
  */
 START_TEST(test_halfopen_timeout)
 {
-	static const uint8_t initiate[] = { 0, 0, 0, 1 };
-	Iwcm__ConnectRequest *cr;
 	struct socket *idle, *so;
 	uint16_t port, stream;
 	long long t0;
@@ -661,11 +668,7 @@ START_TEST(test_halfopen_timeout)
 	hostile_up(idle);
 	so = hostile_connect(port, true);
 	hostile_up(so);
-	hostile_send(so, 1, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	id = cr->conn_id;
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	id = hostile_initiate(so, 1, L);
 	ck_assert_int_eq(hostile_recv_fc(idle, &stream), -1);
 	ck_assert_int_ge(harness_ms() - t0, 350);
 	ck_assert_ptr_nonnull(strstr(harness_log(&H), "no session in 400 ms"));
@@ -757,7 +760,6 @@ END_TEST
 START_TEST(test_uid_pending)
 {
 	static const uint8_t initiate[] = { 0, 0, 0, 1 };
-	Iwcm__ConnectRequest *cr;
 	struct socket *a, *b;
 	uint16_t port, stream;
 	uint64_t id;
@@ -770,11 +772,7 @@ START_TEST(test_uid_pending)
 	b = hostile_connect(port, true);
 	hostile_up(a);
 	hostile_up(b);
-	hostile_send(a, 1, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	id = cr->conn_id;
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	id = hostile_initiate(a, 1, L);
 	/* the same association, and another one: refused */
 	hostile_send(a, 2, 17, initiate, sizeof(initiate));
 	ck_assert_int_eq(hostile_recv_fc(a, &stream), SCTP_SS_TERMINATE);
@@ -786,10 +784,7 @@ START_TEST(test_uid_pending)
 	/* decided: the next one goes to the owner */
 	ck_assert_int_eq(decide(L, id, false, NULL), IWCM__RESULT__RES_OK);
 	ck_assert_int_eq(hostile_recv_fc(a, &stream), SCTP_SS_REJECT);
-	hostile_send(b, 3, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	hostile_initiate(b, 3, L);
 	usrsctp_close(a);
 	usrsctp_close(b);
 	close(L);
@@ -804,8 +799,6 @@ END_TEST
  */
 START_TEST(test_accept_twice)
 {
-	static const uint8_t initiate[] = { 0, 0, 0, 1 };
-	Iwcm__ConnectRequest *cr;
 	struct socket *so;
 	uint16_t port, stream;
 	struct est e;
@@ -817,19 +810,12 @@ START_TEST(test_accept_twice)
 	port = listen_sctp(L);
 	so = hostile_connect(port, true);
 	hostile_up(so);
-	hostile_send(so, 1, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	id = cr->conn_id;
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	id = hostile_initiate(so, 1, L);
 	ck_assert_int_eq(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
 	take_established(L, id, &e);
 	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
 	ck_assert_int_ne(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
-	hostile_send(so, 2, 17, initiate, sizeof(initiate));
-	cr = (Iwcm__ConnectRequest *)event(L, IPC_EVENT_CONNECT_REQUEST,
-					   &iwcm__connect_request__descriptor);
-	protobuf_c_message_free_unpacked(&cr->base, NULL);
+	hostile_initiate(so, 2, L);
 	close(e.fd);
 	usrsctp_close(so);
 	close(L);
