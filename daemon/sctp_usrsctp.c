@@ -133,7 +133,10 @@ static void us_down(struct sctp_sock *s, const char *why)
 	if (s->state == US_DOWN || s->dead)
 		return;
 	s->state = US_DOWN;
-	if (s->adapt_timer)
+	/* a closing socket's timer is its linger tick: it runs on, as
+	 * SCTP_STATUS may show the association for a moment after its
+	 * last notification (usrsctp frees it after queueing that) */
+	if (s->adapt_timer && !s->closing)
 		evtimer_del(s->adapt_timer);
 	if (s->cb->down)
 		s->cb->down(s->arg, s, why);

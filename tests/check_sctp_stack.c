@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
+#include <time.h>
 #include <unistd.h>
 #include <usrsctp.h>
 
@@ -32,6 +33,51 @@ struct side {
 
 static struct event_base *base;
 static struct side srv, cli;
+
+/*
+ * Linked with -Wl,--wrap=usrsctp_getsockopt.  Until status_stale_until
+ * (CLOCK_MONOTONIC), SCTP_STATUS reports an association that is gone as
+ * still shutting down: what usrsctp itself shows for a moment after it
+ * has queued an association's last notification and before its thread
+ * frees the association.
+ */
+int __real_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
+			      socklen_t *len);
+int __wrap_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
+			      socklen_t *len);
+static struct timespec status_stale_until;
+
+int __wrap_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
+			      socklen_t *len)
+{
+	int rc = __real_usrsctp_getsockopt(so, level, name, v, len);
+	struct sctp_status *st = v;
+	struct timespec now;
+
+	if (level != IPPROTO_SCTP || name != SCTP_STATUS)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > status_stale_until.tv_sec ||
+	    (now.tv_sec == status_stale_until.tv_sec &&
+	     now.tv_nsec >= status_stale_until.tv_nsec))
+		return rc;
+	if (rc == 0 && st->sstat_state != SCTP_CLOSED)
+		return rc;
+	memset(st, 0, sizeof(*st));
+	st->sstat_state = SCTP_SHUTDOWN_ACK_SENT;
+	*len = sizeof(*st);
+	return 0;
+}
+
+/* SCTP_STATUS lags for ms from now (see above). */
+static void status_stale_for(unsigned int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, &status_stale_until);
+	status_stale_until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	status_stale_until.tv_sec +=
+		ms / 1000 + status_stale_until.tv_nsec / 1000000000L;
+	status_stale_until.tv_nsec %= 1000000000L;
+}
 static struct sctp_sock *lsock;
 
 static void cb_up(void *arg, struct sctp_sock *s,
@@ -337,6 +383,32 @@ START_TEST(test_close_lingers)
 END_TEST
 
 /*
+ * A graceful close whose SHUTDOWN completes while SCTP_STATUS still
+ * shows the association (usrsctp frees it just after it queues
+ * SHUTDOWN_COMP).  The socket goes once the association has gone, at a
+ * later linger tick: the notification's report of the association down
+ * must not end those ticks, or the socket stays for good (found by
+ * fuzz_ipc_client's corpus replay, about one close in a thousand).
+ */
+START_TEST(test_close_status_lags)
+{
+	start(SCTP_ADAPT_WAIT_MS);
+	both_up();
+	status_stale_for(300);
+	sctp_stack_close(cli.s, false);
+	cli.s = NULL;
+	ck_assert(run_until(&srv.down));
+	ck_assert_msg(strstr(srv.why, "shut") != NULL, "%s", srv.why);
+	/* the client's socket: kept while SCTP_STATUS lags, then given
+	 * back (the server's stays: it is open) */
+	ck_assert_uint_eq(sctp_stack_sockets(), 3);
+	ck_assert(run_until_sockets(2));
+	ck_assert_int_eq(cli.down, 0);
+	stop();
+}
+END_TEST
+
+/*
  * A close while the association is still being set up (its INIT goes to
  * a UDP port that never answers): usrsctp takes no ABORT for it.  The
  * socket is not handed back at once (usrsctp's zero-linger close races
@@ -552,6 +624,7 @@ static Suite *sctp_stack_suite(void)
 	add_tcase(s, "wrong_indication", test_wrong_indication);
 	add_tcase(s, "refused", test_refused);
 	add_tcase(s, "close_lingers", test_close_lingers);
+	add_tcase(s, "close_status_lags", test_close_status_lags);
 	add_loop_tcase(s, "close_connecting", test_close_connecting, 2);
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);

@@ -8,14 +8,31 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz/fuzz.h"
 
 #define REPLAY_MAX (1u << 20)
+
+/* The input being replayed, named when a check aborts the run. */
+static char replay_current[4096];
+
+static void replay_on_abort(int sig)
+{
+	static const char what[] = "replay: aborted while replaying ";
+	size_t n = strlen(replay_current);
+
+	(void)!write(STDERR_FILENO, what, sizeof(what) - 1);
+	(void)!write(STDERR_FILENO, replay_current, n);
+	(void)!write(STDERR_FILENO, "\n", 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 static int replay_file(const char *path, unsigned long *count)
 {
@@ -35,6 +52,7 @@ static int replay_file(const char *path, unsigned long *count)
 	if (!copy)
 		return -1;
 	memcpy(copy, buf, n);
+	snprintf(replay_current, sizeof(replay_current), "%s", path);
 	LLVMFuzzerTestOneInput(copy, n);
 	free(copy);
 	(*count)++;
@@ -46,6 +64,7 @@ int main(int argc, char **argv)
 	unsigned long count = 0;
 	int i, rc = 0;
 
+	signal(SIGABRT, replay_on_abort);
 	for (i = 1; i < argc; i++) {
 		struct stat st;
 		DIR *d;
