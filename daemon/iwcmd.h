@@ -458,6 +458,17 @@ void sctp_conn_shutdown(void);
 void sctp_conn_abort_all(void);
 /* Start the configured SCTP stack unless it runs (on first use). */
 enum conn_result sctp_conn_stack(void);
+/*
+ * Where an SCTP connection is (sctp_conn_info.state): its session's
+ * state (SESS_S_*), or one of these when it has no session.
+ */
+#define SCTP_CONN_WAIT_ASSOC SESS_S_MAX	    /* its association comes up */
+#define SCTP_CONN_DRAINING (SESS_S_MAX + 1) /* ended, its relay drains */
+#define SCTP_CONN_STATES (SESS_S_MAX + 2)
+const char *sctp_conn_state_name(unsigned int state);
+/* The connections in each state (the gauges of metrics.c), without
+ * asking the stack anything. */
+void sctp_conn_count_states(unsigned int n[SCTP_CONN_STATES]);
 /* iwcmctl conns / show: every SCTP session, or the one of id (-1). */
 void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
 		       void *arg);

@@ -52,7 +52,9 @@ static const struct metrics_family metrics_families[] = {
 			       "Enhanced requests retried as MPA Rev 1 (RFC "
 			       "6581 section 10)." },
 	[METRIC_CONNECTIONS] = { "iwcm_connections", METRIC_GAUGE,
-				 "Connections being negotiated, by state." },
+				 "Connections iwcmd holds, by transport and "
+				 "state: TCP ones being negotiated, SCTP "
+				 "sessions until their relay has drained." },
 	[METRIC_HALFOPEN] = { "iwcm_halfopen", METRIC_GAUGE,
 			      "Accepted connections without a complete MPA "
 			      "Request, and peers' SCTP associations "
@@ -215,25 +217,37 @@ static void metrics_timeouts(const struct metrics_out *o)
 	}
 }
 
+/* One iwcm_connections sample; the state's name in lower case. */
+static void metrics_connections(const struct metrics_out *o,
+				const char *transport, const char *name,
+				unsigned int n)
+{
+	char state[32];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(state); i++)
+		state[i] = (char)tolower((unsigned char)name[i]);
+	state[i] = '\0';
+	metrics_emit(o, METRIC_CONNECTIONS, n, "transport", transport, "state",
+		     state, NULL);
+}
+
 static void metrics_gauges(const struct metrics_out *o)
 {
 	unsigned int by_state[CONN_S_MAX] = { 0 }, nl = 0;
-	char state[32];
+	unsigned int sctp[SCTP_CONN_STATES];
 
 	conn_foreach(metrics_count_state, by_state);
-	for (int s = CONN_S_CONNECTING; s < CONN_S_MAX; s++) {
-		size_t i;
-
-		if (s == CONN_S_DONE || s == CONN_S_CLOSED)
-			continue;
-		for (i = 0; conn_state_names[s][i] && i + 1 < sizeof(state);
-		     i++)
-			state[i] = (char)tolower(
-				(unsigned char)conn_state_names[s][i]);
-		state[i] = '\0';
-		metrics_emit(o, METRIC_CONNECTIONS, by_state[s], "state", state,
-			     NULL);
-	}
+	for (int s = CONN_S_CONNECTING; s < CONN_S_MAX; s++)
+		if (s != CONN_S_DONE && s != CONN_S_CLOSED)
+			metrics_connections(o, "tcp", conn_state_names[s],
+					    by_state[s]);
+	/* RFC 5043 sessions: every state but before and after one */
+	sctp_conn_count_states(sctp);
+	for (unsigned int s = 0; s < SCTP_CONN_STATES; s++)
+		if (s != SESS_S_NONE && s != SESS_S_CLOSED)
+			metrics_connections(o, "sctp", sctp_conn_state_name(s),
+					    sctp[s]);
 	metrics_emit(o, METRIC_HALFOPEN, admission_count(), NULL);
 	metrics_emit(o, METRIC_CLIENTS, control_client_count(), NULL);
 	listener_foreach(metrics_count_listener, &nl);

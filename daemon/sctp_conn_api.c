@@ -242,6 +242,29 @@ void sctp_conn_shutdown(void)
 }
 
 /* What iwcmctl shows of k. */
+static unsigned int sc_state(const struct sc_conn *k)
+{
+	if (k->s)
+		return sctp_session_get_state(k->s);
+	return k->relay ? SCTP_CONN_DRAINING : SCTP_CONN_WAIT_ASSOC;
+}
+
+const char *sctp_conn_state_name(unsigned int state)
+{
+	if (state < SESS_S_MAX)
+		return sctp_session_state_names[state];
+	return state == SCTP_CONN_DRAINING ? "DRAINING" : "WAIT_ASSOC";
+}
+
+void sctp_conn_count_states(unsigned int n[SCTP_CONN_STATES])
+{
+	const struct sc_conn *k;
+
+	memset(n, 0, SCTP_CONN_STATES * sizeof(n[0]));
+	TAILQ_FOREACH (k, &sc_conns, entry)
+		n[sc_state(k)]++;
+}
+
 static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
 {
 	if (k->as) {
@@ -251,9 +274,7 @@ static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
 		i->id = k->id;
 		i->initiator = k->initiator;
 	}
-	i->state = k->s	    ? sctp_session_state_names[i->si.state] :
-		   k->relay ? "DRAINING" :
-			      "WAIT_ASSOC";
+	i->state = sctp_conn_state_name(sc_state(k));
 	if (k->owner) {
 		i->has_owner = true;
 		i->owner_uid = k->owner->uid;

@@ -843,6 +843,11 @@ uint16_t sctp_session_stream(const struct sctp_session *s)
 	return s->stream;
 }
 
+enum sess_state sctp_session_get_state(const struct sctp_session *s)
+{
+	return s->fsm.state;
+}
+
 /* Passive: the policy the answer is decided with. */
 void sctp_session_set_policy(struct sctp_session *s, const struct neg_policy *p)
 {

@@ -141,6 +141,8 @@ void sctp_session_get_info(const struct sctp_session *s,
 			   struct sctp_session_info *out);
 /* The stream of s. */
 uint16_t sctp_session_stream(const struct sctp_session *s);
+/* The state of s (sctp_session_get_info() without the rest). */
+enum sess_state sctp_session_get_state(const struct sctp_session *s);
 /* Passive: the policy the answer is decided with (before decide). */
 void sctp_session_set_policy(struct sctp_session *s,
 			     const struct neg_policy *p);

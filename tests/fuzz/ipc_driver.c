@@ -275,25 +275,6 @@ static void fz_ipc_pump_quiet(void)
 	}
 }
 
-struct fz_ipc_settle {
-	unsigned int moving;	/* waiting on SCTP itself */
-	unsigned int initiates; /* active, no answer yet */
-	unsigned int asked;	/* passive, at a client */
-};
-
-static void fz_ipc_settle_one(const struct sctp_conn_info *i, void *arg)
-{
-	struct fz_ipc_settle *t = arg;
-
-	if (!strcmp(i->state, "WAIT_ASSOC") || !strcmp(i->state, "HANDOFF") ||
-	    !strcmp(i->state, "TERM_SENT"))
-		t->moving++;
-	else if (!strcmp(i->state, "WAIT_REPLY"))
-		t->initiates++;
-	else if (!strcmp(i->state, "WAIT_ULP"))
-		t->asked++;
-}
-
 /* Whether SCTP has something on its way: an association coming up, a
  * session message in flight, or an Initiate that has not reached its
  * passive side (the daemon is its own peer here: each Initiate answered
@@ -301,10 +282,11 @@ static void fz_ipc_settle_one(const struct sctp_conn_info *i, void *arg)
  * or one still on its way). */
 static bool fz_ipc_settling(void)
 {
-	struct fz_ipc_settle t = { 0, 0, 0 };
+	unsigned int n[SCTP_CONN_STATES];
 
-	sctp_conn_foreach(fz_ipc_settle_one, &t);
-	return t.moving || t.initiates > t.asked;
+	sctp_conn_count_states(n);
+	return n[SCTP_CONN_WAIT_ASSOC] || n[SESS_S_HANDOFF] ||
+	       n[SESS_S_TERM_SENT] || n[SESS_S_WAIT_REPLY] > n[SESS_S_WAIT_ULP];
 }
 
 /* The same, and SCTP, which moves through usrsctp's threads (the

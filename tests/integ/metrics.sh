@@ -24,8 +24,9 @@ daemon_dir metrics
 # SCTP on a UDP encapsulation port of this run's own
 daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))"
 
-# rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
-rpair() {
+# rserver "ARGS": an iwcm-rping server in the background (spid), its
+# port in port (empty when it did not listen)
+rserver() {
 	# emptied first: the loop below must not read the last server's port
 	: >"$dir/s.out"
 	"$rping" -s -a 127.0.0.1 -p 0 -C 2 $1 >"$dir/s.out" 2>&1 &
@@ -39,7 +40,13 @@ rpair() {
 		i=$((i + 1))
 		[ -n "$port" ] || sleep 0.01
 	done
-	[ -n "$port" ] || { fail "rping server did not listen"; return; }
+	[ -n "$port" ] || fail "rping server did not listen"
+}
+
+# rpair "SERVER ARGS" "CLIENT ARGS": one iwcm-rping exchange
+rpair() {
+	rserver "$1"
+	[ -n "$port" ] || return
 	timeout 30 "$rping" -c -a 127.0.0.1 -p "$port" -C 2 $2 \
 		>"$dir/c.out" 2>&1
 	crc=$?
@@ -121,7 +128,8 @@ want 'iwcm_handoffs_total{result="done"}' 4
 want 'iwcm_accepted_total' 3
 want 'iwcm_shed_total' 0
 want 'iwcm_halfopen' 0
-want 'iwcm_connections{state="wait_request"}' 0
+want 'iwcm_connections{transport="tcp",state="wait_request"}' 0
+want 'iwcm_connections{transport="sctp",state="wait_ulp"}' 0
 want 'iwcm_timeouts_total{phase="request"}' 0
 
 # A scrape over HTTP as iwcm-metrics.socket serves it: a real socket
@@ -189,6 +197,41 @@ done
 	fail "stats -o text, SCTP: $("$ctl" stats -o text)"
 "$ctl" stats -o text | grep -q '^sctp_failed  *0$' ||
 	fail "stats -o text, SCTP: $("$ctl" stats -o text)"
+
+# The SCTP sessions' gauges, live: with the server stopped, the client's
+# session waits for the answer (wait_reply) and the peer's Initiate for
+# the server (wait_ulp); once the exchange is over, none is left.
+# sctp_gauges: "state=value ..." of the nonzero ones
+sctp_gauges() {
+	"$ctl" stats -o openmetrics 2>/dev/null | awk '
+	$1 ~ /^iwcm_connections\{transport="sctp",/ && $2 != 0 {
+		st = $1; sub(/.*state="/, "", st); sub(/".*/, "", st)
+		printf "%s%s=%s", sep, st, $2; sep = " "
+	}'
+}
+# until_gauges WANT: poll (5 s) until sctp_gauges prints WANT
+until_gauges() {
+	i=0
+	while [ "$(sctp_gauges)" != "$1" ] && [ $i -lt 250 ]; do
+		i=$((i + 1))
+		sleep 0.02
+	done
+	[ "$(sctp_gauges)" = "$1" ] ||
+		fail "SCTP gauges: '$(sctp_gauges)', not '$1'"
+}
+rserver "-V --transport sctp"
+if [ -n "$port" ]; then
+	kill -STOP "$spid"
+	timeout 30 "$rping" -c -a 127.0.0.1 -p "$port" -C 2 -V \
+		--transport sctp >"$dir/c.out" 2>&1 &
+	cpid=$!
+	until_gauges "wait_reply=1 wait_ulp=1"
+	kill -CONT "$spid"
+	wait "$cpid" || fail "the held SCTP exchange failed: $(cat "$dir/c.out")"
+	wait "$spid" 2>/dev/null
+	until_gauges ""
+fi
+
 # a daemon that is down: one line naming the socket
 daemon_stop
 out=$("$ctl" stats -o openmetrics 2>&1)
