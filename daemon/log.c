@@ -63,6 +63,8 @@ static void log_vwrite(int prio, const char *fmt, va_list ap, int err)
 	case LOG_TO_STDERR:
 		fprintf(stderr, "%s\n", msg);
 		break;
+	case LOG_TO_NONE:
+		break;
 	}
 }
 

@@ -17,6 +17,7 @@ enum log_dest {
 	LOG_TO_STDERR,	/* -d: plain lines */
 	LOG_TO_JOURNAL, /* under systemd: "<prio>" prefixed lines */
 	LOG_TO_SYSLOG,
+	LOG_TO_NONE, /* formatted, then dropped (the fuzz harnesses) */
 };
 
 /* Set up logging for process name ident (call again to change). */

@@ -65,6 +65,16 @@ START_TEST(test_journal_prefix)
 }
 END_TEST
 
+/* Nothing written, verbose or not (the fuzz harnesses' destination). */
+START_TEST(test_none_writes_nothing)
+{
+	log_init(LOG_TO_NONE, true, "iwcmd");
+	capture(emit_levels);
+	ck_assert_str_eq(out, "");
+	log_init(LOG_TO_STDERR, false, NULL);
+}
+END_TEST
+
 START_TEST(test_warn_keeps_errno)
 {
 	log_init(LOG_TO_STDERR, false, NULL);
@@ -98,6 +108,7 @@ static Suite *log_suite(void)
 
 	add_tcase(s, "stderr_levels", test_stderr_levels);
 	add_tcase(s, "journal_prefix", test_journal_prefix);
+	add_tcase(s, "none_writes_nothing", test_none_writes_nothing);
 	add_tcase(s, "warn_keeps_errno", test_warn_keeps_errno);
 	add_tcase(s, "ratelimit", test_ratelimit);
 	return s;

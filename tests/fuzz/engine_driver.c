@@ -496,7 +496,7 @@ void fz_eng_begin(void)
 		if (getenv("IWCM_FUZZ_LOG"))
 			log_init(LOG_TO_STDERR, true, "fuzz");
 		else
-			log_init(LOG_TO_SYSLOG, false, "fuzz");
+			log_init(LOG_TO_NONE, false, "fuzz");
 		clock_gettime(CLOCK_MONOTONIC, &iwcmd_start);
 		iwcmd_base = event_base_new();
 		FZ_CHECK(iwcmd_base != NULL);
