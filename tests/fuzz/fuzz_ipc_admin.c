@@ -24,7 +24,8 @@
  *   3: an octet sel, then a body for Show or Kill (sel & 1) whose id
  *      becomes one the daemon gave (sel >> 1), or for ListenerSet
  *      (f & 1) whose port becomes a bound listener's
- *   4: an octet sel, then a ForceConnect body to a bound listener (sel)
+ *   4: an octet sel, then a ForceConnect body to a bound listener (sel),
+ *      its peer's SCTP UDP port dropped unless f & 1
  *   5: the client decides on the last request: accept (f & 1) or reject
  *      it; f & 2: it connects to its own listener instead
  *   6: peer s closes; f & 1: a new one takes its place (f >> 1 its
@@ -120,11 +121,12 @@ static void adm_patched(struct fz_in *in, int s, uint8_t f)
 		protobuf_c_message_free_unpacked(&m->base, NULL);
 }
 
-static void adm_force(struct fz_in *in, int s)
+static void adm_force(struct fz_in *in, int s, uint8_t f)
 {
 	Iwcm__Ctl__ForceConnect e = IWCM__CTL__FORCE_CONNECT__INIT, *m;
 	Iwcm__SockAddr a, *old;
 	uint8_t sel = fz_u8(in), buf[16];
+	protobuf_c_boolean old_udp = 0;
 
 	m = (Iwcm__Ctl__ForceConnect *)fz_ipc_unpack(
 		in, &iwcm__ctl__force_connect__descriptor);
@@ -133,7 +135,14 @@ static void adm_force(struct fz_in *in, int s)
 	old = m->dst;
 	fz_ipc_bound(sel, &a, buf);
 	m->dst = &a;
+	/* as fuzz_ipc_client.c's Connect */
+	if (m->params && !(f & 1)) {
+		old_udp = m->params->has_sctp_udp_port;
+		m->params->has_sctp_udp_port = 0;
+	}
 	fz_ipc_send_pb(s, IPC_CTL_CONNECT, sel, &m->base, 0);
+	if (m->params && !(f & 1))
+		m->params->has_sctp_udp_port = old_udp;
 	m->dst = old;
 	if (m != &e)
 		protobuf_c_message_free_unpacked(&m->base, NULL);
@@ -231,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			adm_patched(&in, s, f);
 			break;
 		case 4:
-			adm_force(&in, s);
+			adm_force(&in, s, f);
 			break;
 		case 5:
 			adm_client(f);

@@ -24,7 +24,8 @@
  *   4: a Listen body whose address becomes 127.0.0.1:0 (f & 1: [::1]:0,
  *      f & 2: none, the body's service stays)
  *   5: an octet sel, then a Connect body to a listener the daemon bound
- *      (sel), its source address dropped unless f & 1
+ *      (sel), its source address dropped unless f & 1, its peer's SCTP
+ *      UDP port unless f & 2
  *   6: client s closes; f & 1: a new one takes its place (f >> 1 its
  *      credentials)
  *   7: f & 1: every armed connection timer expires; f & 2: the last
@@ -167,6 +168,7 @@ static void cl_connect(struct fz_in *in, int s, uint8_t f)
 	Iwcm__Connect e = IWCM__CONNECT__INIT, *c;
 	Iwcm__SockAddr a, *old_dst, *old_src;
 	uint8_t sel = fz_u8(in), buf[16];
+	protobuf_c_boolean old_udp = 0;
 
 	c = (Iwcm__Connect *)fz_ipc_unpack(in, &iwcm__connect__descriptor);
 	if (!c)
@@ -177,7 +179,15 @@ static void cl_connect(struct fz_in *in, int s, uint8_t f)
 	c->dst = &a;
 	if (!(f & 1))
 		c->src = NULL;
+	/* the peer's UDP encapsulation port: a port where nobody answers
+	 * holds the association's setup until it times out */
+	if (c->params && !(f & 2)) {
+		old_udp = c->params->has_sctp_udp_port;
+		c->params->has_sctp_udp_port = 0;
+	}
 	fz_ipc_send_pb(s, IPC_CLIENT_CONNECT, 300, &c->base, 0);
+	if (c->params && !(f & 2))
+		c->params->has_sctp_udp_port = old_udp;
 	c->dst = old_dst;
 	c->src = old_src;
 	if (c != &e)

@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <poll.h>
 #include <sched.h>
@@ -118,18 +120,19 @@ static inline void fz_sysctl(const char *path, const char *value)
 
 /*
  * A network namespace of our own with only the loopback up, when the
- * process may unshare one (root, or user namespaces); otherwise the host's.
+ * process may unshare one (root, or user namespaces; true then);
+ * otherwise the host's.
  */
-static inline void fz_netns(void)
+static inline bool fz_netns(void)
 {
 	struct ifreq ifr;
 	int s;
 
 	if (unshare(CLONE_NEWNET) < 0)
-		return;
+		return false;
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
-		return;
+		return true;
 	memset(&ifr, 0, sizeof(ifr));
 	memcpy(ifr.ifr_name, "lo", 3);
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
@@ -143,6 +146,58 @@ static inline void fz_netns(void)
 	 */
 	fz_sysctl("/proc/sys/net/ipv4/tcp_max_tw_buckets", "0\n");
 	fz_sysctl("/proc/sys/net/ipv4/ip_local_port_range", "1024 65000\n");
+	return true;
+}
+
+/*
+ * In our own namespace: every address of family (AF_INET, AF_INET6) is
+ * local, as 127.0.0.0/8 is (a "local" route of prefix 0 on lo, RFC 1122
+ * §3.2.1.3 aside).  A connection the input aims anywhere then meets this
+ * process's own stacks and is answered at once (an SCTP INIT with an
+ * ABORT, a TCP SYN with a RST) instead of going nowhere until its setup
+ * times out.  Nothing when it cannot be added.
+ */
+static inline void fz_netns_all_local(int family)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		char attrs[64];
+	} req;
+	struct rtattr *a;
+	int s, oif = (int)if_nametoindex("lo");
+	uint8_t any[16] = { 0 };
+
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (s < 0 || oif <= 0) {
+		if (s >= 0)
+			close(s);
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rt));
+	req.nh.nlmsg_type = RTM_NEWROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
+	req.rt.rtm_family = (unsigned char)family;
+	req.rt.rtm_dst_len = 0;
+	req.rt.rtm_table = RT_TABLE_LOCAL;
+	req.rt.rtm_protocol = RTPROT_BOOT;
+	req.rt.rtm_scope = RT_SCOPE_HOST;
+	req.rt.rtm_type = RTN_LOCAL;
+	a = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
+	a->rta_type = RTA_DST;
+	a->rta_len = RTA_LENGTH(family == AF_INET ? 4 : 16);
+	memcpy(RTA_DATA(a), any, family == AF_INET ? 4 : 16);
+	req.nh.nlmsg_len =
+		NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(a->rta_len);
+	a = (struct rtattr *)((char *)&req + req.nh.nlmsg_len);
+	a->rta_type = RTA_OIF;
+	a->rta_len = RTA_LENGTH(sizeof(int));
+	memcpy(RTA_DATA(a), &oif, sizeof(int));
+	req.nh.nlmsg_len += RTA_ALIGN(a->rta_len);
+	if (send(s, &req, req.nh.nlmsg_len, 0) < 0)
+		fprintf(stderr, "fuzz: all-local route: %s\n", strerror(errno));
+	close(s);
 }
 
 /*

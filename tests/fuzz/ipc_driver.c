@@ -603,12 +603,15 @@ static void fz_ipc_once(void)
 	char err[256];
 
 	signal(SIGPIPE, SIG_IGN);
-	fz_netns();
+	if (fz_netns()) {
+		fz_netns_all_local(AF_INET);
+		fz_netns_all_local(AF_INET6);
+	}
 	/* IWCM_FUZZ_LOG=1: the daemon's log on stderr, verbose */
 	if (getenv("IWCM_FUZZ_LOG"))
 		log_init(LOG_TO_STDERR, true, "fuzz");
 	else
-		log_init(LOG_TO_SYSLOG, false, "fuzz");
+		log_init(LOG_TO_NONE, false, "fuzz");
 	clock_gettime(CLOCK_MONOTONIC, &iwcmd_start);
 	/* main.c's loop: control.c flushes when it is idle */
 	iwcmd_base = control_base_new();
