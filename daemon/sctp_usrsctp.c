@@ -59,6 +59,7 @@ struct sctp_sock {
 	bool closing;	 /* closed by its owner, the association ending */
 	unsigned int linger_ticks; /* of US_LINGER_TICK_MS while closing */
 	bool in_setup;		   /* closed while its association was set up */
+	bool took;		   /* closing listener: took one this tick */
 	bool paused;		   /* messages stay in the stack */
 	bool got_adapt;
 	uint32_t peer_adapt;
@@ -82,9 +83,16 @@ static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
  * close. */
 #define US_SETUP_TICK_MS 10
 #define US_LINGER_SETUP 10 /* 100 ms */
+/* A closed listener: every US_SETUP_TICK_MS it takes and aborts what
+ * came; given back after a tick with none, or after US_LINGER_LISTEN
+ * ticks (see us_close()). */
+#define US_LINGER_LISTEN 100 /* 1 s */
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
+
+static void us_close(struct sctp_sock *s, bool abort);
+static void us_listen_tick(struct sctp_sock *s);
 
 static struct {
 	struct event_base *base;
@@ -199,7 +207,8 @@ static void us_release(struct sctp_sock *s)
  * (and s may be freed already). */
 static bool us_linger_check(struct sctp_sock *s)
 {
-	if (!s->closing || s->dead || !us_assoc_gone(s->so))
+	if (!s->closing || s->dead || s->state == US_LISTEN ||
+	    !us_assoc_gone(s->so))
 		return false;
 	us_release(s);
 	return true;
@@ -207,9 +216,10 @@ static bool us_linger_check(struct sctp_sock *s)
 
 static void us_linger_arm(struct sctp_sock *s)
 {
-	struct timeval tv = {
-		0, (s->in_setup ? US_SETUP_TICK_MS : US_LINGER_TICK_MS) * 1000
-	};
+	struct timeval tv = { 0, (s->in_setup || s->state == US_LISTEN ?
+					  US_SETUP_TICK_MS :
+					  US_LINGER_TICK_MS) *
+					 1000 };
 
 	evtimer_add(s->adapt_timer, &tv);
 }
@@ -218,6 +228,10 @@ static void us_linger_arm(struct sctp_sock *s)
  * release once the association is gone (or at the last tick). */
 static void us_linger_tick(struct sctp_sock *s)
 {
+	if (s->state == US_LISTEN) {
+		us_listen_tick(s);
+		return;
+	}
 	s->linger_ticks++;
 	/* up meanwhile: now it takes the ABORT (the SHUTDOWN and last
 	 * ticks count on from here) */
@@ -452,22 +466,55 @@ static void us_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
 	}
 }
 
-static void us_accept_all(struct sctp_sock *l)
+/* The next association usrsctp has queued on listener l, as a socket
+ * with callbacks cb; NULL when none is left. */
+static struct sctp_sock *us_accept_next(struct sctp_sock *l,
+					const struct sctp_cb *cb, void *arg)
 {
 	struct socket *so;
 	struct sctp_sock *s;
 
-	while (!l->dead && (so = usrsctp_accept(l->so, NULL, NULL))) {
-		if (us_sockopts(so) < 0 ||
-		    !(s = us_sock_new(so, US_CONNECTING, l->cb, l->arg))) {
-			/* its association ends here first (see the top) */
-			(void)us_send_abort(so);
-			usrsctp_close(so);
-			continue;
-		}
+	while ((so = usrsctp_accept(l->so, NULL, NULL))) {
+		if (us_sockopts(so) == 0 &&
+		    (s = us_sock_new(so, US_CONNECTING, cb, arg)))
+			return s;
+		/* its association ends here first (see the top) */
+		(void)us_send_abort(so);
+		usrsctp_close(so);
+	}
+	return NULL;
+}
+
+static void us_accept_all(struct sctp_sock *l)
+{
+	struct sctp_sock *s;
+
+	while (!l->dead && (s = us_accept_next(l, l->cb, l->arg)))
 		if (l->cb->accept)
 			l->cb->accept(l->arg, l, s);
+}
+
+/* A closed listener takes what came and aborts it. */
+static void us_listen_drain(struct sctp_sock *l)
+{
+	struct sctp_sock *a;
+
+	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL))) {
+		l->took = true;
+		us_close(a, true);
 	}
+}
+
+static void us_listen_tick(struct sctp_sock *l)
+{
+	l->linger_ticks++;
+	us_listen_drain(l);
+	if (!l->took || l->linger_ticks >= US_LINGER_LISTEN) {
+		us_release(l);
+		return;
+	}
+	l->took = false;
+	us_linger_arm(l);
 }
 
 static void us_recv_all(struct sctp_sock *s)
@@ -528,7 +575,9 @@ static void us_service(struct sctp_sock *s)
 		return;
 	ev = usrsctp_get_events(s->so);
 	if (s->state == US_LISTEN) {
-		if (ev & SCTP_EVENT_READ)
+		if ((ev & SCTP_EVENT_READ) && s->closing)
+			us_listen_drain(s);
+		else if (ev & SCTP_EVENT_READ)
 			us_accept_all(s);
 		return;
 	}
@@ -897,7 +946,25 @@ static void us_close(struct sctp_sock *s, bool abort)
 		return;
 	evtimer_del(s->adapt_timer);
 	if (s->state == US_LISTEN) {
-		us_release(s);
+		/*
+		 * usrsctp frees a listener's socket in its close while its
+		 * receive thread may take a reference to it for a packet of
+		 * an association set up on it (one in the accept queue, or
+		 * a handshake it is completing): both free the socket (found
+		 * by fuzz_ipc_client, the daemon's own connects in flight to
+		 * the listener of a client that went).  So a closed listener
+		 * stays until the handshakes in flight to it have come to
+		 * nothing or to its queue: it takes and aborts what comes,
+		 * and goes at the first tick without any (or after
+		 * US_LINGER_LISTEN, under a flood).  A peer's COOKIE ECHO
+		 * that arrives just then, a round trip after the INIT ACK,
+		 * is what is left.
+		 */
+		s->closing = true;
+		s->cb = &us_nocb;
+		s->arg = NULL;
+		us_listen_drain(s);
+		us_linger_arm(s);
 		return;
 	}
 	s->closing = true;

@@ -587,6 +587,90 @@ START_TEST(test_wrong_indication)
 }
 END_TEST
 
+/* The in-flight peers of test_close_listener_busy. */
+#define BUSY_PEERS 8
+static struct side busy[BUSY_PEERS];
+static int busy_accepted;
+
+static void cb_busy_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
+{
+	(void)arg;
+	(void)l;
+	busy_accepted++;
+	sctp_stack_close(s, true);
+}
+
+static const struct sctp_cb busy_listen_cb = { .accept = cb_busy_accept };
+
+/* Sockets of busy[] not yet down. */
+static int busy_live(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < BUSY_PEERS; i++)
+		n += busy[i].down == 0;
+	return n;
+}
+
+/*
+ * A listener closed while handshakes to it are in flight: usrsctp's
+ * receive thread completing one takes a reference to the listener's
+ * socket while usrsctp frees it, and both free it (found by
+ * fuzz_ipc_client; under ASan a double free fails the run).  The
+ * closed listener stays until its handshakes have come to nothing or
+ * been taken and aborted; every peer ends down, and then the socket
+ * goes.
+ */
+START_TEST(test_close_listener_busy)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int round, i;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	for (round = 0; round < 10; round++) {
+		struct sockaddr_in la = laddr;
+		struct sctp_sock *l;
+
+		la.sin_port = 0;
+		l = sctp_stack_listen((struct sockaddr *)&la, sizeof(la),
+				      &busy_listen_cb, NULL);
+		ck_assert_ptr_nonnull(l);
+		sl = sizeof(ss);
+		ck_assert_int_eq(sctp_stack_local_addr(l, &ss, &sl), 0);
+		la.sin_port = ((struct sockaddr_in *)&ss)->sin_port;
+		memset(busy, 0, sizeof(busy));
+		for (i = 0; i < BUSY_PEERS; i++) {
+			busy[i].s = sctp_stack_connect((struct sockaddr *)&la,
+						       sizeof(la), port,
+						       &side_cb, &busy[i]);
+			ck_assert_ptr_nonnull(busy[i].s);
+		}
+		/* half of the rounds: some handshakes done and accepted */
+		if (round & 1) {
+			struct timeval tv = { 0, 1000 };
+
+			event_base_loopexit(base, &tv);
+			event_base_dispatch(base);
+		}
+		sctp_stack_close(l, false);
+		/* lsock, the peers, and the closed listener, lingering */
+		ck_assert_uint_eq(sctp_stack_sockets(), 2 + BUSY_PEERS);
+		for (i = 0; i < 500 && busy_live(); i++) {
+			struct timeval tv = { 0, 10000 };
+
+			event_base_loopexit(base, &tv);
+			event_base_dispatch(base);
+		}
+		ck_assert_int_eq(busy_live(), 0);
+		for (i = 0; i < BUSY_PEERS; i++)
+			sctp_stack_close(busy[i].s, true);
+		ck_assert(run_until_sockets(1));
+	}
+	stop();
+}
+END_TEST
+
 /* Nobody listens: the association fails and is reported down. */
 START_TEST(test_refused)
 {
@@ -628,6 +712,7 @@ static Suite *sctp_stack_suite(void)
 	add_loop_tcase(s, "close_connecting", test_close_connecting, 2);
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);
+	add_tcase(s, "close_listener_busy", test_close_listener_busy);
 	return s;
 }
 
