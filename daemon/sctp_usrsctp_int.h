@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_SCTP_USRSCTP_INT_H
+#define IWCM_SCTP_USRSCTP_INT_H
+
+/*
+ * What sctp_usrsctp.c (the stack's operations, its loop) and
+ * sctp_usrsctp_sock.c (the sockets: options, errors, closing) share.
+ * Includes usrsctp's <usrsctp.h>: for those two files only.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <event2/event.h>
+#include <usrsctp.h>
+
+#include "sctp_stack.h"
+
+enum us_state {
+	US_LISTEN,
+	US_CONNECTING, /* until COMM_UP */
+	US_WAIT_ADAPT, /* COMM_UP seen, the peer's indication not yet */
+	US_UP,
+	US_DOWN,
+};
+
+struct sctp_sock {
+	TAILQ_ENTRY(sctp_sock) entry;
+	struct socket *so;
+	enum us_state state;
+	const struct sctp_cb *cb;
+	void *arg;
+	bool want_write; /* a send got EAGAIN */
+	bool dead;	 /* closed: freed at the end of the pass */
+	bool closing;	 /* closed by its owner, the association ending */
+	unsigned int linger_ticks; /* of US_LINGER_TICK_MS while closing */
+	bool in_setup;		   /* closed while its association was set up */
+	bool took;		   /* closing listener: took one this tick */
+	bool paused;		   /* messages stay in the stack */
+	bool got_adapt;
+	uint32_t peer_adapt;
+	struct event *adapt_timer;
+	struct sctp_assoc_info info;
+};
+
+/* A closed socket's association: checked every tick, ABORTed when its
+ * SHUTDOWN has not ended it after US_LINGER_SHUTDOWN ticks, and the socket
+ * given back regardless after US_LINGER_MAX. */
+#define US_LINGER_TICK_MS 100
+#define US_LINGER_SHUTDOWN 50 /* 5 s */
+#define US_LINGER_MAX 100     /* 10 s */
+/* A socket closed while its association is set up (no ABORT then): it
+ * waits, checked every US_SETUP_TICK_MS, for the association to end or
+ * come up, US_LINGER_SETUP ticks at most, then usrsctp's own zero-linger
+ * close. */
+#define US_SETUP_TICK_MS 10
+#define US_LINGER_SETUP 10 /* 100 ms */
+/* A closed listener: every US_SETUP_TICK_MS it takes and aborts what
+ * came; given back after a tick with none, or after US_LINGER_LISTEN
+ * ticks (see us_close()). */
+#define US_LINGER_LISTEN 100 /* 1 s */
+
+/* The stack (sctp_usrsctp_sock.c). */
+struct us_stack {
+	struct event_base *base;
+	struct sctp_stack_conf conf;
+	int wake_fd;
+	bool wake_pending; /* the eventfd was written, the pass not begun */
+	struct event *wake_ev;
+	TAILQ_HEAD(, sctp_sock) socks;
+	unsigned int n_socks;
+	int in_pass;
+	uint8_t *rxbuf;
+};
+extern struct us_stack us;
+
+/* ---- sctp_usrsctp_sock.c ---- */
+
+/* usrsctp's upcall (wakes the loop), and the same from the loop. */
+void us_upcall(struct socket *so, void *arg, int flags);
+void us_rewake(void);
+/* A socket of ours for so, in state st; NULL (errno) on failure. */
+struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
+			      const struct sctp_cb *cb, void *arg);
+/* Free the struct (its socket given back already). */
+void us_free(struct sctp_sock *s);
+/* The options every DDP-enabled socket carries; -1 on failure. */
+int us_sockopts(struct socket *so);
+/* The next association queued on listener l, or NULL. */
+struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
+				 void *arg);
+/* The association: down (reported once), ABORTed, gone. */
+void us_down(struct sctp_sock *s, const char *why);
+int us_send_abort(struct socket *so);
+void us_abort(struct sctp_sock *s, const char *why);
+/* Closing: a closed socket released once its association is gone (true,
+ * s may be freed); a closed listener's arrivals taken and aborted. */
+bool us_linger_check(struct sctp_sock *s);
+void us_listen_drain(struct sctp_sock *l);
+void us_close(struct sctp_sock *s, bool abort);
+
+#endif

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The usrsctp stack's sockets (sctp_usrsctp.c runs the stack): their
+ * options, the errors that end an association, and their close.
+ *
+ * usrsctp races itself when the last association of a socket the
+ * application has closed ends on its receive thread: both threads free
+ * the socket (upstream issues #676 and #709; a peer's ABORT or SHUTDOWN
+ * arriving while iwcmd closes is enough).  So the loop never closes a
+ * socket that still has an association: a close first ends it, by an
+ * ABORT on this thread or a SHUTDOWN (RFC 4960 §9.2) whose end it waits
+ * for, and gives the socket back to usrsctp once SCTP_STATUS finds no
+ * association left.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sctp_ss.h"
+#include "sctp_usrsctp_int.h"
+
+struct us_stack us = { .wake_fd = -1 };
+
+/* A closed socket's callbacks: none. */
+static const struct sctp_cb us_nocb;
+
+static void us_listen_tick(struct sctp_sock *s);
+
+/* usrsctp's threads: wake the loop, touch nothing else.  One write per
+ * pass of the loop: upcalls until the pass begins are served by it. */
+void us_upcall(struct socket *so, void *arg, int flags)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	(void)so;
+	(void)arg;
+	(void)flags;
+	if (__atomic_exchange_n(&us.wake_pending, true, __ATOMIC_ACQ_REL))
+		return;
+	n = write(us.wake_fd, &one, sizeof(one));
+	(void)n; /* a full counter still wakes the loop */
+}
+
+void us_rewake(void)
+{
+	us_upcall(NULL, NULL, 0);
+}
+
+void us_free(struct sctp_sock *s)
+{
+	TAILQ_REMOVE(&us.socks, s, entry);
+	us.n_socks--;
+	if (s->adapt_timer)
+		event_free(s->adapt_timer);
+	free(s);
+}
+
+void us_down(struct sctp_sock *s, const char *why)
+{
+	if (s->state == US_DOWN || s->dead)
+		return;
+	s->state = US_DOWN;
+	/* a closing socket's timer is its linger tick: it runs on, as
+	 * SCTP_STATUS may show the association for a moment after its
+	 * last notification (usrsctp frees it after queueing that) */
+	if (s->adapt_timer && !s->closing)
+		evtimer_del(s->adapt_timer);
+	if (s->cb->down)
+		s->cb->down(s->arg, s, why);
+}
+
+/* Send an ABORT (RFC 4960 §9.1): usrsctp frees the association on this
+ * thread, unless its receive thread holds it at that moment.  -1 when
+ * usrsctp refuses (EINVAL for one still being set up). */
+int us_send_abort(struct socket *so)
+{
+	static const char none[1];
+	struct sctp_sndinfo si;
+
+	memset(&si, 0, sizeof(si));
+	si.snd_flags = SCTP_ABORT;
+	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
+	 * ABORT without a cause; the length is what counts */
+	if (usrsctp_sendv(so, none, 0, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0) < 0 &&
+	    errno != ENOTCONN) {
+		log_debug("sctp: abort: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ABORT the association, report it down. */
+void us_abort(struct sctp_sock *s, const char *why)
+{
+	(void)us_send_abort(s->so);
+	log_info("sctp: association aborted: %s", why);
+	us_down(s, why);
+}
+
+/* No association left on so (SCTP_STATUS has none, or a closed one). */
+static bool us_assoc_gone(struct socket *so)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	return usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) <
+		       0 ||
+	       st.sstat_state == SCTP_CLOSED;
+}
+
+/* Give the socket back to usrsctp; the struct goes at the end of the
+ * pass, or now outside one. */
+static void us_release(struct sctp_sock *s)
+{
+	s->dead = true;
+	evtimer_del(s->adapt_timer);
+	usrsctp_close(s->so);
+	s->so = NULL;
+	if (!us.in_pass)
+		us_free(s);
+}
+
+/* A closing socket whose association is gone is released; true then
+ * (and s may be freed already). */
+bool us_linger_check(struct sctp_sock *s)
+{
+	if (!s->closing || s->dead || s->state == US_LISTEN ||
+	    !us_assoc_gone(s->so))
+		return false;
+	us_release(s);
+	return true;
+}
+
+static void us_linger_arm(struct sctp_sock *s)
+{
+	struct timeval tv = { 0, (s->in_setup || s->state == US_LISTEN ?
+					  US_SETUP_TICK_MS :
+					  US_LINGER_TICK_MS) *
+					 1000 };
+
+	evtimer_add(s->adapt_timer, &tv);
+}
+
+/* Every tick of a closing socket: ABORT a SHUTDOWN that takes too long,
+ * release once the association is gone (or at the last tick). */
+static void us_linger_tick(struct sctp_sock *s)
+{
+	if (s->state == US_LISTEN) {
+		us_listen_tick(s);
+		return;
+	}
+	s->linger_ticks++;
+	/* up meanwhile: now it takes the ABORT (the SHUTDOWN and last
+	 * ticks count on from here) */
+	if (s->in_setup && us_send_abort(s->so) == 0) {
+		s->in_setup = false;
+		s->linger_ticks = 0;
+	}
+	if (s->in_setup && !us_assoc_gone(s->so) &&
+	    s->linger_ticks >= US_LINGER_SETUP) {
+		struct linger lg = { 1, 0 };
+
+		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
+				   sizeof(lg));
+		us_release(s);
+		return;
+	}
+	if (s->linger_ticks == US_LINGER_SHUTDOWN && s->state != US_DOWN)
+		us_abort(s, "SHUTDOWN not completed in time");
+	if (us_linger_check(s))
+		return;
+	if (s->linger_ticks >= US_LINGER_MAX) {
+		log_warnx("sctp: an association outlived its ABORT; "
+			  "closing its socket");
+		us_release(s);
+		return;
+	}
+	us_linger_arm(s);
+}
+
+static int us_setopt(struct socket *so, int level, int name, const void *v,
+		     socklen_t len, const char *what)
+{
+	if (usrsctp_setsockopt(so, level, name, v, len) < 0) {
+		log_warn("sctp: setsockopt %s", what);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options every DDP-enabled socket carries. */
+int us_sockopts(struct socket *so)
+{
+	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
+	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
+						 SCTP_ADAPT_IND_DDP };
+	struct sctp_initmsg init;
+	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
+					SCTP_ADAPTATION_INDICATION,
+					SCTP_SHUTDOWN_EVENT };
+	struct sctp_event ev;
+	const uint32_t on = 1;
+	size_t i;
+
+	if (usrsctp_set_non_blocking(so, 1) < 0 ||
+	    usrsctp_set_upcall(so, us_upcall, NULL) < 0) {
+		log_warn("sctp: non-blocking/upcall");
+		return -1;
+	}
+	if (us_setopt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
+		      "SCTP_ADAPTATION_LAYER") < 0)
+		return -1;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+		ev.se_type = evs[i];
+		ev.se_on = 1;
+		if (us_setopt(so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev),
+			      "SCTP_EVENT") < 0)
+			return -1;
+	}
+	/* RFC 5043 §8: as many inbound as outbound streams */
+	memset(&init, 0, sizeof(init));
+	init.sinit_num_ostreams = us.conf.streams;
+	init.sinit_max_instreams = us.conf.streams;
+	/* RFC 5043 §9: SCTP never fragments a DDP segment */
+	if (us_setopt(so, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init),
+		      "SCTP_INITMSG") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on),
+		      "SCTP_RECVRCVINFO") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
+		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on),
+		      "SCTP_NODELAY") < 0)
+		return -1;
+	return 0;
+}
+
+/* The peer's indication is late, or a closing socket's tick. */
+static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->closing) {
+		us_linger_tick(s);
+		return;
+	}
+	us_abort(s, "no Adaptation Layer Indication from the peer "
+		    "(RFC 5043 §5.1)");
+}
+
+struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
+			      const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
+	if (!s->adapt_timer) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->so = so;
+	s->state = st;
+	s->cb = cb;
+	s->arg = arg;
+	TAILQ_INSERT_TAIL(&us.socks, s, entry);
+	us.n_socks++;
+	return s;
+}
+
+/* The next association usrsctp has queued on listener l, as a socket
+ * with callbacks cb; NULL when none is left. */
+struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
+				 void *arg)
+{
+	struct socket *so;
+	struct sctp_sock *s;
+
+	while ((so = usrsctp_accept(l->so, NULL, NULL))) {
+		if (us_sockopts(so) == 0 &&
+		    (s = us_sock_new(so, US_CONNECTING, cb, arg)))
+			return s;
+		/* its association ends here first (see the top) */
+		(void)us_send_abort(so);
+		usrsctp_close(so);
+	}
+	return NULL;
+}
+
+/* A closed listener takes what came and aborts it. */
+void us_listen_drain(struct sctp_sock *l)
+{
+	struct sctp_sock *a;
+
+	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL))) {
+		l->took = true;
+		us_close(a, true);
+	}
+}
+
+static void us_listen_tick(struct sctp_sock *l)
+{
+	l->linger_ticks++;
+	us_listen_drain(l);
+	if (!l->took || l->linger_ticks >= US_LINGER_LISTEN) {
+		us_release(l);
+		return;
+	}
+	l->took = false;
+	us_linger_arm(l);
+}
+
+/*
+ * The owner is done with s: no callback reaches it any more.  The
+ * association ends first (see the top of this file): gracefully, a
+ * SHUTDOWN delivers what is queued (RFC 4960 §9.2); else an ABORT.
+ */
+void us_close(struct sctp_sock *s, bool abort)
+{
+	if (s->dead || s->closing)
+		return;
+	evtimer_del(s->adapt_timer);
+	if (s->state == US_LISTEN) {
+		/*
+		 * usrsctp frees a listener's socket in its close while its
+		 * receive thread may take a reference to it for a packet of
+		 * an association set up on it (one in the accept queue, or
+		 * a handshake it is completing): both free the socket (found
+		 * by fuzz_ipc_client, the daemon's own connects in flight to
+		 * the listener of a client that went).  So a closed listener
+		 * stays until the handshakes in flight to it have come to
+		 * nothing or to its queue: it takes and aborts what comes,
+		 * and goes at the first tick without any (or after
+		 * US_LINGER_LISTEN, under a flood).  A peer's COOKIE ECHO
+		 * that arrives just then, a round trip after the INIT ACK,
+		 * is what is left.
+		 */
+		s->closing = true;
+		s->cb = &us_nocb;
+		s->arg = NULL;
+		us_listen_drain(s);
+		us_linger_arm(s);
+		return;
+	}
+	s->closing = true;
+	s->paused = false;
+	s->cb = &us_nocb;
+	s->arg = NULL;
+	if (abort || (s->state != US_UP && s->state != US_WAIT_ADAPT) ||
+	    usrsctp_shutdown(s->so, SHUT_WR) < 0) {
+		/*
+		 * usrsctp takes no ABORT for an association it is still
+		 * setting up.  Its own close with a zero linger would abort
+		 * it, but races its receive thread ending the association
+		 * on the peer's answer (an ABORT to our INIT): both free the
+		 * socket.  So the socket lingers until the association has
+		 * ended or come up (then it takes the ABORT), and only past
+		 * US_LINGER_SETUP is that close the way left.
+		 */
+		if (us_send_abort(s->so) < 0 && !us_assoc_gone(s->so))
+			s->in_setup = true;
+		s->state = US_DOWN;
+	}
+	if (!us_linger_check(s))
+		us_linger_arm(s);
+}
