@@ -170,7 +170,8 @@ void sctp_stack_pause(struct sctp_sock *s, bool pause);
  * association has ended). */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
 /* The sockets the stack holds: open ones, and closed ones whose
- * association is still ending. */
+ * association is still ending.  Closed listeners that usrsctp keeps for
+ * the next listen on their address (a bounded few) are not counted. */
 unsigned int sctp_stack_sockets(void);
 
 #endif

@@ -36,6 +36,8 @@
 
 static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			socklen_t *len);
+static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
+			 socklen_t *len);
 
 #define US_BATCH 64 /* messages per socket per pass, then yield */
 
@@ -216,7 +218,7 @@ static void us_service(struct sctp_sock *s)
 		return;
 	ev = usrsctp_get_events(s->so);
 	if (s->state == US_LISTEN) {
-		if ((ev & SCTP_EVENT_READ) && s->closing)
+		if ((ev & SCTP_EVENT_READ) && s->parked)
 			us_listen_drain(s);
 		else if (ev & SCTP_EVENT_READ)
 			us_accept_all(s);
@@ -374,6 +376,8 @@ static void us_fini(void)
 		}
 		us_free(s);
 	}
+	TAILQ_INIT(&us.parked);
+	us.n_parked = 0;
 	/* usrsctp_finish fails while associations still wind down */
 	for (i = 0; i < 50 && usrsctp_finish() != 0; i++)
 		usleep(20000);
@@ -406,10 +410,14 @@ static struct socket *us_socket(int family)
 static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
-	struct socket *so = us_socket(sa->sa_family);
-	struct sctp_sock *s;
+	struct sctp_sock *s = us_parked_take(sa, cb, arg);
+	struct socket *so;
+	socklen_t bl = sizeof(s->bound);
 	int e;
 
+	if (s)
+		return s;
+	so = us_socket(sa->sa_family);
 	if (!so)
 		return NULL;
 	if (usrsctp_bind(so, (struct sockaddr *)sa, len) < 0 ||
@@ -418,6 +426,9 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	s = us_sock_new(so, US_LISTEN, cb, arg);
 	if (!s)
 		goto fail;
+	/* what a later listen on this address finds it by (us_close()) */
+	if (us_local_addr(s, &s->bound, &bl) < 0)
+		s->bound.ss_family = AF_UNSPEC;
 	return s;
 fail:
 	e = errno;
@@ -578,7 +589,7 @@ static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 
 static unsigned int us_sockets(void)
 {
-	return us.n_socks;
+	return us.n_socks - us.n_parked;
 }
 
 static void us_pause(struct sctp_sock *s, bool pause)

@@ -34,32 +34,36 @@ struct sctp_sock {
 	bool want_write; /* a send got EAGAIN */
 	bool dead;	 /* closed: freed at the end of the pass */
 	bool closing;	 /* closed by its owner, the association ending */
-	unsigned int linger_ticks; /* of US_LINGER_TICK_MS while closing */
-	bool in_setup;		   /* closed while its association was set up */
-	bool took;		   /* closing listener: took one this tick */
-	bool paused;		   /* messages stay in the stack */
+	unsigned int linger_ms; /* closing: since the close, or the ABORT */
+	unsigned int tick_ms;	/* closing: the tick armed */
+	bool in_setup;		/* closed while its association was set up */
+	bool parked;		/* a closed listener, kept (us_close()) */
+	TAILQ_ENTRY(sctp_sock) park_entry;
+	struct sockaddr_storage bound; /* a listener's own address */
+	bool paused;		       /* messages stay in the stack */
 	bool got_adapt;
 	uint32_t peer_adapt;
 	struct event *adapt_timer;
 	struct sctp_assoc_info info;
 };
 
-/* A closed socket's association: checked every tick, ABORTed when its
- * SHUTDOWN has not ended it after US_LINGER_SHUTDOWN ticks, and the socket
- * given back regardless after US_LINGER_MAX. */
+/*
+ * A closed socket's association: checked every tick, US_SETUP_TICK_MS
+ * while it is set up or ABORTed (it ends within milliseconds), else
+ * US_LINGER_TICK_MS while a SHUTDOWN delivers what is queued.  A
+ * SHUTDOWN that has not ended it after US_LINGER_SHUTDOWN_MS is ABORTed;
+ * the socket is given back regardless after US_LINGER_MAX_MS.  One still
+ * being set up takes no ABORT: it waits for the association to end or
+ * come up (then the ABORT), US_LINGER_SETUP_MS at most, then usrsctp's
+ * own zero-linger close.
+ */
 #define US_LINGER_TICK_MS 100
-#define US_LINGER_SHUTDOWN 50 /* 5 s */
-#define US_LINGER_MAX 100     /* 10 s */
-/* A socket closed while its association is set up (no ABORT then): it
- * waits, checked every US_SETUP_TICK_MS, for the association to end or
- * come up, US_LINGER_SETUP ticks at most, then usrsctp's own zero-linger
- * close. */
 #define US_SETUP_TICK_MS 10
-#define US_LINGER_SETUP 10 /* 100 ms */
-/* A closed listener: every US_SETUP_TICK_MS it takes and aborts what
- * came; given back after a tick with none, or after US_LINGER_LISTEN
- * ticks (see us_close()). */
-#define US_LINGER_LISTEN 100 /* 1 s */
+#define US_LINGER_SETUP_MS 100
+#define US_LINGER_SHUTDOWN_MS 5000
+#define US_LINGER_MAX_MS 10000
+/* Closed listeners kept for reuse, at most (see us_close()). */
+#define US_PARKED_MAX 32
 
 /* The stack (sctp_usrsctp_sock.c). */
 struct us_stack {
@@ -70,6 +74,8 @@ struct us_stack {
 	struct event *wake_ev;
 	TAILQ_HEAD(, sctp_sock) socks;
 	unsigned int n_socks;
+	TAILQ_HEAD(us_parked_head, sctp_sock) parked; /* least busy first */
+	unsigned int n_parked;
 	int in_pass;
 	uint8_t *rxbuf;
 };
@@ -99,5 +105,9 @@ void us_abort(struct sctp_sock *s, const char *why);
 bool us_linger_check(struct sctp_sock *s);
 void us_listen_drain(struct sctp_sock *l);
 void us_close(struct sctp_sock *s, bool abort);
+/* A kept listener bound to sa (any port when sa's is 0), taken back for
+ * cb; NULL when there is none. */
+struct sctp_sock *us_parked_take(const struct sockaddr *sa,
+				 const struct sctp_cb *cb, void *arg);
 
 #endif

@@ -24,12 +24,11 @@
 #include "sctp_ss.h"
 #include "sctp_usrsctp_int.h"
 
-struct us_stack us = { .wake_fd = -1 };
+struct us_stack us = { .wake_fd = -1,
+		       .parked = TAILQ_HEAD_INITIALIZER(us.parked) };
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
-
-static void us_listen_tick(struct sctp_sock *s);
 
 /* usrsctp's threads: wake the loop, touch nothing else.  One write per
  * pass of the loop: upcalls until the pass begins are served by it. */
@@ -141,11 +140,11 @@ bool us_linger_check(struct sctp_sock *s)
 
 static void us_linger_arm(struct sctp_sock *s)
 {
-	struct timeval tv = { 0, (s->in_setup || s->state == US_LISTEN ?
-					  US_SETUP_TICK_MS :
-					  US_LINGER_TICK_MS) *
-					 1000 };
+	struct timeval tv = { 0, 0 };
 
+	s->tick_ms = s->in_setup || s->state == US_DOWN ? US_SETUP_TICK_MS :
+							  US_LINGER_TICK_MS;
+	tv.tv_usec = (suseconds_t)s->tick_ms * 1000;
 	evtimer_add(s->adapt_timer, &tv);
 }
 
@@ -153,19 +152,15 @@ static void us_linger_arm(struct sctp_sock *s)
  * release once the association is gone (or at the last tick). */
 static void us_linger_tick(struct sctp_sock *s)
 {
-	if (s->state == US_LISTEN) {
-		us_listen_tick(s);
-		return;
-	}
-	s->linger_ticks++;
-	/* up meanwhile: now it takes the ABORT (the SHUTDOWN and last
-	 * ticks count on from here) */
+	s->linger_ms += s->tick_ms;
+	/* up meanwhile: now it takes the ABORT (the time to the last tick
+	 * counts from here) */
 	if (s->in_setup && us_send_abort(s->so) == 0) {
 		s->in_setup = false;
-		s->linger_ticks = 0;
+		s->linger_ms = 0;
 	}
 	if (s->in_setup && !us_assoc_gone(s->so) &&
-	    s->linger_ticks >= US_LINGER_SETUP) {
+	    s->linger_ms >= US_LINGER_SETUP_MS) {
 		struct linger lg = { 1, 0 };
 
 		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
@@ -173,11 +168,11 @@ static void us_linger_tick(struct sctp_sock *s)
 		us_release(s);
 		return;
 	}
-	if (s->linger_ticks == US_LINGER_SHUTDOWN && s->state != US_DOWN)
+	if (s->linger_ms >= US_LINGER_SHUTDOWN_MS && s->state != US_DOWN)
 		us_abort(s, "SHUTDOWN not completed in time");
 	if (us_linger_check(s))
 		return;
-	if (s->linger_ticks >= US_LINGER_MAX) {
+	if (s->linger_ms >= US_LINGER_MAX_MS) {
 		log_warnx("sctp: an association outlived its ABORT; "
 			  "closing its socket");
 		us_release(s);
@@ -300,27 +295,87 @@ struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
 	return NULL;
 }
 
-/* A closed listener takes what came and aborts it. */
+/* A closed listener takes what came and aborts it; one that took any
+ * is the most recently busy. */
 void us_listen_drain(struct sctp_sock *l)
 {
 	struct sctp_sock *a;
+	bool took = false;
 
 	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL))) {
-		l->took = true;
+		took = true;
 		us_close(a, true);
+	}
+	if (took && l->parked) {
+		TAILQ_REMOVE(&us.parked, l, park_entry);
+		TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
 	}
 }
 
-static void us_listen_tick(struct sctp_sock *l)
+static void us_unpark(struct sctp_sock *l)
 {
-	l->linger_ticks++;
-	us_listen_drain(l);
-	if (!l->took || l->linger_ticks >= US_LINGER_LISTEN) {
-		us_release(l);
+	TAILQ_REMOVE(&us.parked, l, park_entry);
+	us.n_parked--;
+	l->parked = false;
+}
+
+/* Keep a closed listener; past US_PARKED_MAX, the least recently busy
+ * one goes back to usrsctp. */
+static void us_park(struct sctp_sock *l)
+{
+	struct sctp_sock *old;
+
+	l->parked = true;
+	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
+	if (++us.n_parked <= US_PARKED_MAX)
 		return;
+	old = TAILQ_FIRST(&us.parked);
+	us_listen_drain(old);
+	old = TAILQ_FIRST(&us.parked);
+	us_unpark(old);
+	us_release(old);
+}
+
+static bool us_same_addr(const struct sockaddr_storage *a,
+			 const struct sockaddr *b)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a,
+					 *y = (const void *)b;
+
+		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
+		       (!y->sin_port || x->sin_port == y->sin_port);
 	}
-	l->took = false;
-	us_linger_arm(l);
+	if (b->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a,
+					  *y = (const void *)b;
+
+		return !memcmp(&x->sin6_addr, &y->sin6_addr,
+			       sizeof(x->sin6_addr)) &&
+		       x->sin6_scope_id == y->sin6_scope_id &&
+		       (!y->sin6_port || x->sin6_port == y->sin6_port);
+	}
+	return false;
+}
+
+struct sctp_sock *us_parked_take(const struct sockaddr *sa,
+				 const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *l;
+
+	TAILQ_FOREACH_REVERSE (l, &us.parked, us_parked_head, park_entry)
+		if (!l->dead && us_same_addr(&l->bound, sa))
+			break;
+	if (!l)
+		return NULL;
+	/* what came meanwhile was for the last owner */
+	us_listen_drain(l);
+	us_unpark(l);
+	l->cb = cb;
+	l->arg = arg;
+	return l;
 }
 
 /*
@@ -338,21 +393,21 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * usrsctp frees a listener's socket in its close while its
 		 * receive thread may take a reference to it for a packet of
 		 * an association set up on it (one in the accept queue, or
-		 * a handshake it is completing): both free the socket (found
-		 * by fuzz_ipc_client, the daemon's own connects in flight to
-		 * the listener of a client that went).  So a closed listener
-		 * stays until the handshakes in flight to it have come to
-		 * nothing or to its queue: it takes and aborts what comes,
-		 * and goes at the first tick without any (or after
-		 * US_LINGER_LISTEN, under a flood).  A peer's COOKIE ECHO
-		 * that arrives just then, a round trip after the INIT ACK,
-		 * is what is left.
+		 * a handshake it is completing, such as a COOKIE ECHO that
+		 * a peer retransmits seconds later): both free the socket
+		 * (found by fuzz_ipc_client, the daemon's own connects in
+		 * flight to the listener of a client that went).  No wait
+		 * rules that out, so a closed listener is kept: it takes
+		 * and aborts what comes, and serves the next listen on its
+		 * address.  Past US_PARKED_MAX kept, the least recently
+		 * busy one goes.
 		 */
-		s->closing = true;
+		if (s->parked)
+			return;
 		s->cb = &us_nocb;
 		s->arg = NULL;
 		us_listen_drain(s);
-		us_linger_arm(s);
+		us_park(s);
 		return;
 	}
 	s->closing = true;
@@ -368,7 +423,7 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * on the peer's answer (an ABORT to our INIT): both free the
 		 * socket.  So the socket lingers until the association has
 		 * ended or come up (then it takes the ABORT), and only past
-		 * US_LINGER_SETUP is that close the way left.
+		 * US_LINGER_SETUP_MS is that close the way left.
 		 */
 		if (us_send_abort(s->so) < 0 && !us_assoc_gone(s->so))
 			s->in_setup = true;

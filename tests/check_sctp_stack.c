@@ -616,10 +616,10 @@ static int busy_live(void)
  * A listener closed while handshakes to it are in flight: usrsctp's
  * receive thread completing one takes a reference to the listener's
  * socket while usrsctp frees it, and both free it (found by
- * fuzz_ipc_client; under ASan a double free fails the run).  The
- * closed listener stays until its handshakes have come to nothing or
- * been taken and aborted; every peer ends down, and then the socket
- * goes.
+ * fuzz_ipc_client; under ASan a double free fails the run).  So the
+ * closed listener is kept: every peer in flight ends down (taken and
+ * aborted), the socket no longer counts, and the next listen on its
+ * address gets it at once, its arrivals for the new owner.
  */
 START_TEST(test_close_listener_busy)
 {
@@ -630,7 +630,7 @@ START_TEST(test_close_listener_busy)
 	start(SCTP_ADAPT_WAIT_MS);
 	for (round = 0; round < 10; round++) {
 		struct sockaddr_in la = laddr;
-		struct sctp_sock *l;
+		struct sctp_sock *l, *again;
 
 		la.sin_port = 0;
 		l = sctp_stack_listen((struct sockaddr *)&la, sizeof(la),
@@ -640,6 +640,7 @@ START_TEST(test_close_listener_busy)
 		ck_assert_int_eq(sctp_stack_local_addr(l, &ss, &sl), 0);
 		la.sin_port = ((struct sockaddr_in *)&ss)->sin_port;
 		memset(busy, 0, sizeof(busy));
+		busy_accepted = 0;
 		for (i = 0; i < BUSY_PEERS; i++) {
 			busy[i].s = sctp_stack_connect((struct sockaddr *)&la,
 						       sizeof(la), port,
@@ -654,8 +655,8 @@ START_TEST(test_close_listener_busy)
 			event_base_dispatch(base);
 		}
 		sctp_stack_close(l, false);
-		/* lsock, the peers, and the closed listener, lingering */
-		ck_assert_uint_eq(sctp_stack_sockets(), 2 + BUSY_PEERS);
+		/* lsock and the peers; the closed listener is kept aside */
+		ck_assert_uint_eq(sctp_stack_sockets(), 1 + BUSY_PEERS);
 		for (i = 0; i < 500 && busy_live(); i++) {
 			struct timeval tv = { 0, 10000 };
 
@@ -665,6 +666,20 @@ START_TEST(test_close_listener_busy)
 		ck_assert_int_eq(busy_live(), 0);
 		for (i = 0; i < BUSY_PEERS; i++)
 			sctp_stack_close(busy[i].s, true);
+		ck_assert(run_until_sockets(1));
+		/* its port, at once, for a new owner who gets what comes */
+		again = sctp_stack_listen((struct sockaddr *)&la, sizeof(la),
+					  &busy_listen_cb, NULL);
+		ck_assert_msg(again == l, "listen again: %s", strerror(errno));
+		busy_accepted = 0;
+		memset(&busy[0], 0, sizeof(busy[0]));
+		busy[0].s = sctp_stack_connect((struct sockaddr *)&la,
+					       sizeof(la), port, &side_cb,
+					       &busy[0]);
+		ck_assert_ptr_nonnull(busy[0].s);
+		ck_assert(run_until(&busy_accepted));
+		sctp_stack_close(busy[0].s, true);
+		sctp_stack_close(again, false);
 		ck_assert(run_until_sockets(1));
 	}
 	stop();
