@@ -218,9 +218,8 @@ static void us_service(struct sctp_sock *s)
 		return;
 	ev = usrsctp_get_events(s->so);
 	if (s->state == US_LISTEN) {
-		if ((ev & SCTP_EVENT_READ) && s->parked)
-			us_listen_drain(s);
-		else if (ev & SCTP_EVENT_READ)
+		/* a kept listener's queue waits (see us_close()) */
+		if ((ev & SCTP_EVENT_READ) && !s->parked)
 			us_accept_all(s);
 		return;
 	}

@@ -74,7 +74,7 @@ struct us_stack {
 	struct event *wake_ev;
 	TAILQ_HEAD(, sctp_sock) socks;
 	unsigned int n_socks;
-	TAILQ_HEAD(us_parked_head, sctp_sock) parked; /* least busy first */
+	TAILQ_HEAD(us_parked_head, sctp_sock) parked; /* oldest first */
 	unsigned int n_parked;
 	int in_pass;
 	uint8_t *rxbuf;
@@ -101,9 +101,8 @@ void us_down(struct sctp_sock *s, const char *why);
 int us_send_abort(struct socket *so);
 void us_abort(struct sctp_sock *s, const char *why);
 /* Closing: a closed socket released once its association is gone (true,
- * s may be freed); a closed listener's arrivals taken and aborted. */
+ * s may be freed). */
 bool us_linger_check(struct sctp_sock *s);
-void us_listen_drain(struct sctp_sock *l);
 void us_close(struct sctp_sock *s, bool abort);
 /* A kept listener bound to sa (any port when sa's is 0), taken back for
  * cb; NULL when there is none. */

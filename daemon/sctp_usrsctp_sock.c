@@ -295,21 +295,13 @@ struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
 	return NULL;
 }
 
-/* A closed listener takes what came and aborts it; one that took any
- * is the most recently busy. */
-void us_listen_drain(struct sctp_sock *l)
+/* A kept listener's queue: taken and aborted. */
+static void us_listen_drain(struct sctp_sock *l)
 {
 	struct sctp_sock *a;
-	bool took = false;
 
-	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL))) {
-		took = true;
+	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL)))
 		us_close(a, true);
-	}
-	if (took && l->parked) {
-		TAILQ_REMOVE(&us.parked, l, park_entry);
-		TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
-	}
 }
 
 static void us_unpark(struct sctp_sock *l)
@@ -319,8 +311,8 @@ static void us_unpark(struct sctp_sock *l)
 	l->parked = false;
 }
 
-/* Keep a closed listener; past US_PARKED_MAX, the least recently busy
- * one goes back to usrsctp. */
+/* Keep a closed listener; past US_PARKED_MAX, the one kept longest
+ * goes back to usrsctp. */
 static void us_park(struct sctp_sock *l)
 {
 	struct sctp_sock *old;
@@ -397,16 +389,22 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * a peer retransmits seconds later): both free the socket
 		 * (found by fuzz_ipc_client, the daemon's own connects in
 		 * flight to the listener of a client that went).  No wait
-		 * rules that out, so a closed listener is kept: it takes
-		 * and aborts what comes, and serves the next listen on its
-		 * address.  Past US_PARKED_MAX kept, the least recently
-		 * busy one goes.
+		 * rules that out, so a closed listener is kept and serves
+		 * the next listen on its address; past US_PARKED_MAX kept,
+		 * the one kept longest goes.
+		 *
+		 * Meanwhile what reaches it waits in its queue (16 at most,
+		 * then usrsctp refuses), and is aborted when it is taken
+		 * back or goes: usrsctp 0.9.5 also races its receive thread
+		 * on each accept (upstream issue #697: it reads the queued
+		 * socket's listener twice, unlocked, and follows a NULL when
+		 * the accept clears it in between), so a kept listener
+		 * accepts nothing while nobody wants it.
 		 */
 		if (s->parked)
 			return;
 		s->cb = &us_nocb;
 		s->arg = NULL;
-		us_listen_drain(s);
 		us_park(s);
 		return;
 	}

@@ -19,12 +19,13 @@
 
 #define REPLAY_MAX (1u << 20)
 
-/* The input being replayed, named when a check aborts the run. */
+/* The input being replayed, named when a check aborts the run or a
+ * fault kills it. */
 static char replay_current[4096];
 
 static void replay_on_abort(int sig)
 {
-	static const char what[] = "replay: aborted while replaying ";
+	static const char what[] = "replay: killed while replaying ";
 	size_t n = strlen(replay_current);
 
 	(void)!write(STDERR_FILENO, what, sizeof(what) - 1);
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
 	int i, rc = 0;
 
 	signal(SIGABRT, replay_on_abort);
+	signal(SIGSEGV, replay_on_abort);
+	signal(SIGBUS, replay_on_abort);
+	signal(SIGFPE, replay_on_abort);
+	signal(SIGILL, replay_on_abort);
 	for (i = 1; i < argc; i++) {
 		struct stat st;
 		DIR *d;
