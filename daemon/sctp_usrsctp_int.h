@@ -104,8 +104,8 @@ void us_abort(struct sctp_sock *s, const char *why);
  * s may be freed). */
 bool us_linger_check(struct sctp_sock *s);
 void us_close(struct sctp_sock *s, bool abort);
-/* A kept listener bound to sa (any port when sa's is 0), taken back for
- * cb; NULL when there is none. */
+/* A kept listener bound to sa (not for port 0), taken back for cb; NULL
+ * when there is none. */
 struct sctp_sock *us_parked_take(const struct sockaddr *sa,
 				 const struct sctp_cb *cb, void *arg);
 

@@ -328,6 +328,10 @@ static void us_park(struct sctp_sock *l)
 	us_release(old);
 }
 
+/* Whether a kept listener bound to a serves a listen on b: the same
+ * address and port.  Never for port 0: a new port keeps a peer's old
+ * association to the last owner's port from carrying the new owner's
+ * sessions (iwcmd reuses its association to a peer's address). */
 static bool us_same_addr(const struct sockaddr_storage *a,
 			 const struct sockaddr *b)
 {
@@ -338,7 +342,7 @@ static bool us_same_addr(const struct sockaddr_storage *a,
 					 *y = (const void *)b;
 
 		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-		       (!y->sin_port || x->sin_port == y->sin_port);
+		       x->sin_port == y->sin_port;
 	}
 	if (b->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *x = (const void *)a,
@@ -347,7 +351,7 @@ static bool us_same_addr(const struct sockaddr_storage *a,
 		return !memcmp(&x->sin6_addr, &y->sin6_addr,
 			       sizeof(x->sin6_addr)) &&
 		       x->sin6_scope_id == y->sin6_scope_id &&
-		       (!y->sin6_port || x->sin6_port == y->sin6_port);
+		       x->sin6_port == y->sin6_port;
 	}
 	return false;
 }
