@@ -131,8 +131,7 @@ static void us_release(struct sctp_sock *s)
  * (and s may be freed already). */
 bool us_linger_check(struct sctp_sock *s)
 {
-	if (!s->closing || s->dead || s->state == US_LISTEN ||
-	    !us_assoc_gone(s->so))
+	if (!s->closing || s->dead || !us_assoc_gone(s->so))
 		return false;
 	us_release(s);
 	return true;
@@ -323,7 +322,6 @@ static void us_park(struct sctp_sock *l)
 		return;
 	old = TAILQ_FIRST(&us.parked);
 	us_listen_drain(old);
-	old = TAILQ_FIRST(&us.parked);
 	us_unpark(old);
 	us_release(old);
 }

@@ -126,7 +126,6 @@ static void adm_force(struct fz_in *in, int s, uint8_t f)
 	Iwcm__Ctl__ForceConnect e = IWCM__CTL__FORCE_CONNECT__INIT, *m;
 	Iwcm__SockAddr a, *old;
 	uint8_t sel = fz_u8(in), buf[16];
-	protobuf_c_boolean old_udp = 0;
 
 	m = (Iwcm__Ctl__ForceConnect *)fz_ipc_unpack(
 		in, &iwcm__ctl__force_connect__descriptor);
@@ -136,13 +135,9 @@ static void adm_force(struct fz_in *in, int s, uint8_t f)
 	fz_ipc_bound(sel, &a, buf);
 	m->dst = &a;
 	/* as fuzz_ipc_client.c's Connect */
-	if (m->params && !(f & 1)) {
-		old_udp = m->params->has_sctp_udp_port;
-		m->params->has_sctp_udp_port = 0;
-	}
-	fz_ipc_send_pb(s, IPC_CTL_CONNECT, sel, &m->base, 0);
 	if (m->params && !(f & 1))
-		m->params->has_sctp_udp_port = old_udp;
+		m->params->has_sctp_udp_port = 0;
+	fz_ipc_send_pb(s, IPC_CTL_CONNECT, sel, &m->base, 0);
 	m->dst = old;
 	if (m != &e)
 		protobuf_c_message_free_unpacked(&m->base, NULL);

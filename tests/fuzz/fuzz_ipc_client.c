@@ -168,7 +168,6 @@ static void cl_connect(struct fz_in *in, int s, uint8_t f)
 	Iwcm__Connect e = IWCM__CONNECT__INIT, *c;
 	Iwcm__SockAddr a, *old_dst, *old_src;
 	uint8_t sel = fz_u8(in), buf[16];
-	protobuf_c_boolean old_udp = 0;
 
 	c = (Iwcm__Connect *)fz_ipc_unpack(in, &iwcm__connect__descriptor);
 	if (!c)
@@ -181,13 +180,9 @@ static void cl_connect(struct fz_in *in, int s, uint8_t f)
 		c->src = NULL;
 	/* the peer's UDP encapsulation port: a port where nobody answers
 	 * holds the association's setup until it times out */
-	if (c->params && !(f & 2)) {
-		old_udp = c->params->has_sctp_udp_port;
-		c->params->has_sctp_udp_port = 0;
-	}
-	fz_ipc_send_pb(s, IPC_CLIENT_CONNECT, 300, &c->base, 0);
 	if (c->params && !(f & 2))
-		c->params->has_sctp_udp_port = old_udp;
+		c->params->has_sctp_udp_port = 0;
+	fz_ipc_send_pb(s, IPC_CLIENT_CONNECT, 300, &c->base, 0);
 	c->dst = old_dst;
 	c->src = old_src;
 	if (c != &e)
