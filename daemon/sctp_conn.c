@@ -43,6 +43,7 @@ static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
 static const struct sctp_cb sc_listen_cb;
+static void sc_listener_closed(uint64_t id);
 
 static uint64_t sc_id(void)
 {
@@ -53,7 +54,7 @@ static uint64_t sc_id(void)
 void sctp_conn_init(const struct sctp_conn_notify *n)
 {
 	sc_notify = n;
-	sctp_listen_init(&sc_listen_cb);
+	sctp_listen_init(&sc_listen_cb, sc_listener_closed);
 	/* one max_pending_per_uid for both transports */
 	conn_uid_pending_also(sctp_conn_uid_pending);
 }
@@ -187,6 +188,29 @@ static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
 static void sc_assoc_wait(struct sc_assoc *as);
 
+/* The listener a peer's association came in on, or the one listening
+ * on its port since that one closed (sctp_listen_find_local()), which
+ * then takes it over; NULL when none listens there. */
+static struct sctp_listener *sc_listener_of(struct sc_assoc *as)
+{
+	struct sctp_listener *l = sctp_listen_find(as->listener_id);
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+
+	if (l || as->initiator || !as->sock)
+		return l;
+	if (sctp_stack_local_addr(as->sock, &local, &len) < 0)
+		return NULL;
+	l = sctp_listen_find_local((const struct sockaddr *)&local, len);
+	if (l) {
+		log_info("sctp assoc %llu: now on sctp listener %llu",
+			 (unsigned long long)as->id,
+			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT));
+		as->listener_id = l->id;
+	}
+	return l;
+}
+
 void sc_conn_free(struct sc_conn *k)
 {
 	struct sc_assoc *as = k->as;
@@ -203,9 +227,12 @@ void sc_conn_free(struct sc_conn *k)
 	if (!as || !TAILQ_EMPTY(&as->conns))
 		return;
 	/* a peer's association that carries nothing more is half-open
-	 * again; one of ours closes, on a later turn: this may run inside
-	 * the association's callbacks */
-	if (!as->initiator) {
+	 * again, while a listener takes its Initiates; one of ours, or a
+	 * peer's without a listener, closes, on a later turn: this may run
+	 * inside the association's callbacks */
+	if (as->freeing)
+		return;
+	if (!as->initiator && sc_listener_of(as)) {
 		sc_assoc_wait(as);
 		return;
 	}
@@ -309,7 +336,7 @@ static const struct sctp_assoc_io sc_io = { .send = sc_io_send };
 static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 {
 	struct sc_assoc *as = arg;
-	struct sctp_listener *l = sctp_listen_find(as->listener_id);
+	struct sctp_listener *l = sc_listener_of(as);
 	unsigned int suppressed = 0;
 
 	(void)sa;
@@ -331,7 +358,7 @@ static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 static int sc_request(void *arg, struct sctp_session *s)
 {
 	struct sc_assoc *as = arg;
-	struct sctp_listener *l = sctp_listen_find(as->listener_id);
+	struct sctp_listener *l = sc_listener_of(as);
 	struct sctp_conn_info i;
 	struct client *owner;
 	struct sc_conn *k;
@@ -510,8 +537,9 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 	sc_assoc_release(as);
 }
 
-/* An association of ours with no session left: shut it down (RFC 4960
- * §9.2 delivers what is outstanding first). */
+/* An association with no session left, of ours or a peer's whose
+ * listener closed: shut it down (RFC 4960 §9.2 delivers what is
+ * outstanding first). */
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg;
@@ -524,8 +552,13 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 			break;
 	if (!as || !TAILQ_EMPTY(&as->conns))
 		return; /* a new session came meanwhile */
-	log_info("sctp assoc %llu: idle, shutting down",
-		 (unsigned long long)as->id);
+	if (!as->initiator && sc_listener_of(as)) {
+		sc_assoc_wait(as); /* a listen on its port came meanwhile */
+		return;
+	}
+	log_info("sctp assoc %llu: %s, shutting down",
+		 (unsigned long long)as->id,
+		 as->initiator ? "idle" : "no listener");
 	TAILQ_REMOVE(&sc_assocs, as, entry);
 	if (as->sa)
 		sctp_assoc_free(as->sa);
@@ -727,3 +760,21 @@ static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 }
 
 static const struct sctp_cb sc_listen_cb = { .accept = sc_accept };
+
+/* A listener closed: the peers' associations it accepted that carry no
+ * session close (gracefully, on a later turn: this may run inside a
+ * callback of theirs), as a TCP listener's unaccepted connections are
+ * reset, instead of waiting request_timeout_ms for an Initiate that
+ * nobody would take; the others close when their last session ends,
+ * unless a listen on their port takes them over first. */
+static void sc_listener_closed(uint64_t id)
+{
+	struct sc_assoc *as;
+
+	TAILQ_FOREACH (as, &sc_assocs, entry)
+		if (!as->initiator && as->listener_id == id &&
+		    TAILQ_EMPTY(&as->conns) && !as->freeing)
+			event_base_once(iwcmd_base, -1, EV_TIMEOUT,
+					sc_assoc_idle,
+					(void *)(uintptr_t)as->id, NULL);
+}

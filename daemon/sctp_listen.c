@@ -21,6 +21,7 @@
 
 static TAILQ_HEAD(, sctp_listener) sl_list = TAILQ_HEAD_INITIALIZER(sl_list);
 static const struct sctp_cb *sl_accept_cb;
+static void (*sl_closed)(uint64_t id);
 static uint64_t sl_next_id = 1;
 
 static uint64_t sl_id(void)
@@ -29,9 +30,11 @@ static uint64_t sl_id(void)
 }
 
 /* What the listeners' sockets are told of new associations. */
-void sctp_listen_init(const struct sctp_cb *accept_cb)
+void sctp_listen_init(const struct sctp_cb *accept_cb,
+		      void (*closed)(uint64_t id))
 {
 	sl_accept_cb = accept_cb;
+	sl_closed = closed;
 }
 
 struct sctp_listener *sctp_listen_find(uint64_t id)
@@ -44,6 +47,57 @@ struct sctp_listener *sctp_listen_find(uint64_t id)
 	return NULL;
 }
 
+/* Whether a listener's address a takes an association to the same
+ * family's address b: its own, or any (the wildcard). */
+static bool sl_takes(const struct sockaddr_storage *a, const struct sockaddr *b,
+		     socklen_t len)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *x = (const struct sockaddr_in *)a;
+		const struct sockaddr_in *y = (const struct sockaddr_in *)b;
+
+		return x->sin_port == y->sin_port &&
+		       (x->sin_addr.s_addr == htonl(INADDR_ANY) ||
+			x->sin_addr.s_addr == y->sin_addr.s_addr);
+	}
+	if (b->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)a;
+		const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)b;
+
+		return x->sin6_port == y->sin6_port &&
+		       (IN6_IS_ADDR_UNSPECIFIED(&x->sin6_addr) ||
+			IN6_ARE_ADDR_EQUAL(&x->sin6_addr, &y->sin6_addr));
+	}
+	return false;
+}
+
+/* An association outlives the listener that accepted it (its sessions
+ * go on, as TCP connections outlive theirs).  A listen on the same port
+ * since then serves its new Initiates: on usrsctp it is the very socket,
+ * kept (sctp_usrsctp_sock.c); on the kernel's SCTP the same endpoint. */
+struct sctp_listener *sctp_listen_find_local(const struct sockaddr *local,
+					     socklen_t len)
+{
+	struct sctp_listener *l;
+
+	TAILQ_FOREACH (l, &sl_list, entry)
+		if (sl_takes(&l->bound, local, len))
+			return l;
+	return NULL;
+}
+
+/* Where l's socket listens (addr when the stack cannot tell). */
+static void sl_bound(struct sctp_listener *l,
+		     const struct sockaddr_storage *addr)
+{
+	socklen_t bl = sizeof(l->bound);
+
+	if (sctp_stack_local_addr(l->sock, &l->bound, &bl) < 0)
+		memcpy(&l->bound, addr, sizeof(l->bound));
+}
+
 /* A client listens for DDP stream sessions on addr. */
 enum conn_result sctp_listen_add(struct client *c,
 				 const struct sockaddr_storage *addr,
@@ -52,7 +106,6 @@ enum conn_result sctp_listen_add(struct client *c,
 {
 	struct sctp_listener *l;
 	enum conn_result r;
-	socklen_t bl = sizeof(*bound);
 
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -68,8 +121,8 @@ enum conn_result sctp_listen_add(struct client *c,
 	l->client = c;
 	c->n_listeners++;
 	TAILQ_INSERT_TAIL(&sl_list, l, entry);
-	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
-		memcpy(bound, addr, sizeof(*bound));
+	sl_bound(l, addr);
+	memcpy(bound, &l->bound, sizeof(*bound));
 	*id = l->id;
 	log_info("sctp listener %llu: client %llu",
 		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),
@@ -79,11 +132,15 @@ enum conn_result sctp_listen_add(struct client *c,
 
 static void sl_free(struct sctp_listener *l)
 {
+	uint64_t id = l->id;
+
 	TAILQ_REMOVE(&sl_list, l, entry);
 	if (l->client && l->client->n_listeners)
 		l->client->n_listeners--;
 	sctp_stack_close(l->sock, false);
 	free(l);
+	if (sl_closed)
+		sl_closed(id);
 }
 
 /* A client attaches to the SCTP service name of iwcmd.conf. */
@@ -92,7 +149,6 @@ enum conn_result sctp_listen_attach(struct client *c, const char *name,
 				    struct sockaddr_storage *bound)
 {
 	struct sctp_listener *l;
-	socklen_t bl = sizeof(*bound);
 
 	TAILQ_FOREACH (l, &sl_list, entry)
 		if (l->service[0] && !strcmp(l->service, name))
@@ -106,8 +162,7 @@ enum conn_result sctp_listen_attach(struct client *c, const char *name,
 		return CONN_RES_EEXIST;
 	l->client = c;
 	c->n_listeners++;
-	if (sctp_stack_local_addr(l->sock, bound, &bl) < 0)
-		memcpy(bound, &l->addr, sizeof(*bound));
+	memcpy(bound, &l->bound, sizeof(*bound));
 	*id = l->id;
 	log_info("sctp listener %llu: service %s attached to pid %ld",
 		 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT), l->service,
@@ -183,6 +238,7 @@ int sctp_listen_config(const struct iwcmd_conf *conf, bool bind)
 		memcpy(l->service, cl->name, strlen(cl->name) + 1);
 		l->owner = cl->has_owner ? cl->owner : 0;
 		l->addr = cl->addr;
+		sl_bound(l, &cl->addr);
 		TAILQ_INSERT_TAIL(&sl_list, l, entry);
 		log_info("sctp listener %llu: service %s",
 			 (unsigned long long)(l->id & ~SCTP_CONN_ID_BIT),

@@ -27,11 +27,15 @@ struct sctp_listener {
 	struct sctp_sock *sock;
 	char service[CONF_NAME_MAX]; /* [listener NAME] of iwcmd.conf */
 	uid_t owner;
-	struct sockaddr_storage addr;
+	struct sockaddr_storage addr;  /* a service's, as configured */
+	struct sockaddr_storage bound; /* where its socket listens */
 };
 
-/* What the listeners' sockets are told of new associations. */
-void sctp_listen_init(const struct sctp_cb *accept_cb);
+/* What the listeners' sockets are told of new associations, and what is
+ * told of a listener that closed (its id: the associations it accepted
+ * have no listener of their own any more). */
+void sctp_listen_init(const struct sctp_cb *accept_cb,
+		      void (*closed)(uint64_t id));
 /* A client listens on addr (the stack runs). */
 enum conn_result sctp_listen_add(struct client *c,
 				 const struct sockaddr_storage *addr,
@@ -50,6 +54,10 @@ bool sctp_listen_config_new(const struct iwcmd_conf *conf);
 /* A client stops listening (a service stays, without its client). */
 enum conn_result sctp_listen_remove(struct client *c, uint64_t id);
 struct sctp_listener *sctp_listen_find(uint64_t id);
+/* The listener whose socket an association to local came in on, or would
+ * now: the same family and port, on that address or the wildcard. */
+struct sctp_listener *sctp_listen_find_local(const struct sockaddr *local,
+					     socklen_t len);
 /* A client is gone: its listeners close, its services wait. */
 void sctp_listen_client_gone(struct client *c);
 /* Every listener closes (shutdown, the fuzz harnesses). */

@@ -35,6 +35,9 @@ static struct client *closing; /* the next notification for it closes it */
 static int n_req, n_est, n_rej, n_err;
 static int n_end; /* Established or error: an end learnt its outcome */
 static uint64_t req_id;
+static int est_fds[4]; /* kept when keep_fds, closed at teardown */
+static int n_kept;
+static bool keep_fds;
 
 /* What control.c does to a client whose queue is full. */
 static int told(struct client *cl)
@@ -60,7 +63,10 @@ static int on_established(struct client *cl, const struct sctp_conn_info *i,
 	(void)i;
 	n_est++;
 	n_end++;
-	close(fd);
+	if (keep_fds && n_kept < 4)
+		est_fds[n_kept++] = fd;
+	else
+		close(fd);
 	return told(cl);
 }
 
@@ -107,10 +113,14 @@ static void setup(void)
 	L.uid = C.uid = getuid();
 	closing = NULL;
 	n_req = n_est = n_rej = n_err = n_end = 0;
+	n_kept = 0;
+	keep_fds = false;
 }
 
 static void teardown(void)
 {
+	while (n_kept > 0)
+		close(est_fds[--n_kept]);
 	sctp_conn_shutdown();
 	event_base_free(iwcmd_base);
 	iwcmd_base = NULL;
@@ -164,22 +174,42 @@ static unsigned int conns(void)
 	return n_conns;
 }
 
-/* L listens on 127.0.0.1; C connects to it (a session each time). */
-static void listen_and_connect(void)
+/* L listens on 127.0.0.1:port (0: any); the listener's id, and the
+ * port bound. */
+static uint64_t listen_lo(uint16_t *port)
 {
 	struct sockaddr_storage a, bound;
-	struct conn_target t;
-	uint64_t lid, cid;
+	uint64_t lid;
 	socklen_t len;
 
-	sin_lo(&a, &len, 0);
+	sin_lo(&a, &len, *port);
 	ck_assert_int_eq(sctp_conn_listen(&L, &a, len, &lid, &bound),
 			 CONN_RES_OK);
+	*port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
+	ck_assert_uint_ne(*port, 0);
+	return lid;
+}
+
+/* C connects to 127.0.0.1:port (a session each time). */
+static void connect_lo(uint16_t port)
+{
+	struct conn_target t;
+	uint64_t cid;
+
 	memset(&t, 0, sizeof(t));
-	sin_lo(&t.dst, &t.dst_len,
-	       ntohs(((struct sockaddr_in *)&bound)->sin_port));
+	sin_lo(&t.dst, &t.dst_len, port);
 	ck_assert_int_eq(sctp_conn_connect(&C, &t, NULL, &cid), CONN_RES_OK);
+}
+
+/* L listens on 127.0.0.1; C connects to it (a session each time). */
+static uint64_t listen_and_connect(void)
+{
+	uint16_t port = 0;
+	uint64_t lid = listen_lo(&port);
+
+	connect_lo(port);
 	ck_assert(run_until(&n_req, 1));
+	return lid;
 }
 
 /*
@@ -265,6 +295,93 @@ START_TEST(rejected_closes)
 }
 END_TEST
 
+/* ---- listeners that close under their associations ---- */
+
+static int n_up, n_down;
+
+static void raw_up(void *arg, struct sctp_sock *so,
+		   const struct sctp_assoc_info *info)
+{
+	(void)arg;
+	(void)so;
+	(void)info;
+	n_up++;
+}
+
+static void raw_down(void *arg, struct sctp_sock *so, const char *why)
+{
+	(void)arg;
+	(void)so;
+	(void)why;
+	n_down++;
+}
+
+static const struct sctp_cb raw_cb = { .up = raw_up, .down = raw_down };
+
+/*
+ * A peer's association that carries no session ends when the listener
+ * it came in on closes, well before request_timeout_ms; a TCP
+ * listener's unaccepted connections end with it too.
+ */
+START_TEST(listener_close_ends_idle)
+{
+	struct sockaddr_storage a;
+	struct sctp_sock *raw;
+	uint16_t port = 0;
+	uint64_t lid;
+	socklen_t len;
+
+	setup();
+	conf.request_timeout_ms = 60000;
+	n_up = n_down = 0;
+	lid = listen_lo(&port);
+	sin_lo(&a, &len, port);
+	raw = sctp_stack_connect((struct sockaddr *)&a, len, 0, &raw_cb, NULL);
+	ck_assert_ptr_nonnull(raw);
+	ck_assert(run_until(&n_up, 1));
+	settle(); /* the listener has taken the association */
+	ck_assert_int_eq(n_down, 0);
+	ck_assert_int_eq(sctp_conn_unlisten(&L, lid), CONN_RES_OK);
+	ck_assert(run_until(&n_down, 1));
+	sctp_stack_close(raw, true);
+	teardown();
+}
+END_TEST
+
+/*
+ * An association that carries a session outlives its listener; a listen
+ * on the same port takes its next Initiate (before, the Initiate found
+ * no listener and got a non-ULP reject).  iwcmd's own association to
+ * that port is such a peer: the second connect goes over it.
+ */
+START_TEST(relisten_takes_over)
+{
+	uint16_t port = 0, again;
+	uint64_t lid;
+
+	setup();
+	keep_fds = true;
+	lid = listen_lo(&port);
+	connect_lo(port);
+	ck_assert(run_until(&n_req, 1));
+	ck_assert_int_eq(sctp_conn_accept(&L, req_id, NULL), CONN_RES_OK);
+	ck_assert(run_until(&n_est, 2));
+	ck_assert_int_eq(sctp_conn_unlisten(&L, lid), CONN_RES_OK);
+	settle(); /* the association stays: it carries a session */
+	ck_assert_int_eq(n_err, 0);
+	ck_assert_uint_eq(conns(), 2);
+	again = port;
+	listen_lo(&again);
+	ck_assert_uint_eq(again, port);
+	connect_lo(port);
+	ck_assert(run_until(&n_req, 2));
+	ck_assert_int_eq(n_rej + n_err, 0);
+	ck_assert_int_eq(sctp_conn_accept(&L, req_id, NULL), CONN_RES_OK);
+	ck_assert(run_until(&n_est, 4));
+	teardown();
+}
+END_TEST
+
 static Suite *sctp_conn_suite(void)
 {
 	Suite *s = suite_create("sctp_conn");
@@ -273,6 +390,8 @@ static Suite *sctp_conn_suite(void)
 	add_tcase(s, "request_closes_listener", request_closes_listener);
 	add_loop_tcase(s, "established_closes", established_closes, 2);
 	add_tcase(s, "rejected_closes", rejected_closes);
+	add_tcase(s, "listener_close_ends_idle", listener_close_ends_idle);
+	add_tcase(s, "relisten_takes_over", relisten_takes_over);
 	return s;
 }
 
