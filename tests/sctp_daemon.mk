@@ -61,8 +61,18 @@ fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
 check_PROGRAMS += check_sctp_daemon
 TESTS += check_sctp_daemon
 check_sctp_daemon_SOURCES = check_sctp_daemon.c daemon_harness.h \
-	daemon_requests.h
+	daemon_requests.h sctp_daemon_util.h
 check_sctp_daemon_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_sctp_daemon_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
 	$(USRSCTP_CFLAGS)
 check_sctp_daemon_LDADD = $(DAEMON_IPC_LIBS) $(USRSCTP_LIBS)
+
+# The same against hostile peers: a usrsctp stack of the test process.
+check_PROGRAMS += check_sctp_daemon_peer
+TESTS += check_sctp_daemon_peer
+check_sctp_daemon_peer_SOURCES = check_sctp_daemon_peer.c daemon_harness.h \
+	daemon_requests.h sctp_daemon_util.h
+check_sctp_daemon_peer_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_daemon_peer_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) \
+	$(USRSCTP_CFLAGS)
+check_sctp_daemon_peer_LDADD = $(DAEMON_IPC_LIBS) $(USRSCTP_LIBS)
