@@ -246,6 +246,53 @@ START_TEST(test_no_indication)
 }
 END_TEST
 
+/*
+ * The listener closes under its peers' associations (Unlisten): one that
+ * carries no session is shut down at once, not request_timeout_ms later;
+ * one that carries a session stays while the session does, and is shut
+ * down when it ends, with no listener left to take another Initiate.
+ */
+START_TEST(test_listener_closed)
+{
+	static const uint8_t term[] = { 0, 1, 0, 4 };
+	struct socket *idle, *so;
+	uint16_t port, stream;
+	struct est e;
+	uint64_t id;
+	int L, fc;
+
+	start_with("request_timeout_ms = 60000\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	idle = hostile_connect(port, true);
+	hostile_up(idle);
+	so = hostile_connect(port, true);
+	hostile_up(so);
+	id = hostile_initiate(so, 1, L);
+	ck_assert_int_eq(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
+	take_established(L, id, &e);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
+	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
+	/* within hostile_recv_fc()'s 5 s, far below 60 s */
+	ck_assert_int_eq(hostile_recv_fc(idle, &stream), -1);
+	ck_assert_ptr_nonnull(
+		strstr(harness_log(&H), "no listener, shutting down"));
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", 1), 1);
+	/* the session ends (its owner closes it): a Terminate, answered,
+	 * then the association's end */
+	close(e.fd);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
+	hostile_send(so, stream, 17, term, sizeof(term));
+	fc = hostile_recv_fc(so, &stream);
+	ck_assert_msg(fc == -1, "association still up (%d)\n%s", fc,
+		      harness_log(&H));
+	ck_assert_uint_eq(admin_sctp_conns(NULL, 1), 0);
+	usrsctp_close(idle);
+	usrsctp_close(so);
+	close(L);
+}
+END_TEST
+
 static Suite *sctp_daemon_peer_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon_peer");
@@ -256,6 +303,7 @@ static Suite *sctp_daemon_peer_suite(void)
 	daemon_add_test(s, "halfopen_shed", test_halfopen_shed);
 	daemon_add_test(s, "uid_pending", test_uid_pending);
 	daemon_add_test(s, "accept_twice", test_accept_twice);
+	daemon_add_test(s, "listener_closed", test_listener_closed);
 	return s;
 }
 
