@@ -14,7 +14,6 @@
 #include "daemon_harness.h"
 #include "daemon_requests.h"
 #include "sctp_daemon_util.h"
-#include "sctp_ss.h"
 
 /* Each hostile message ends its session with a Terminate; the
  * association and the daemon live on. */
@@ -205,7 +204,7 @@ END_TEST
 START_TEST(test_accept_twice)
 {
 	struct socket *so;
-	uint16_t port, stream;
+	uint16_t port;
 	struct est e;
 	uint64_t id;
 	int L;
@@ -213,12 +212,7 @@ START_TEST(test_accept_twice)
 	start_with("max_pending_per_uid = 1\n");
 	L = ipc_open_hello(H.sock);
 	port = listen_sctp(L);
-	so = hostile_connect(port, true);
-	hostile_up(so);
-	id = hostile_initiate(so, 1, L);
-	ck_assert_int_eq(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
-	take_established(L, id, &e);
-	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
+	so = hostile_session(port, L, &e, &id);
 	ck_assert_int_ne(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
 	hostile_initiate(so, 2, L);
 	close(e.fd);
@@ -266,12 +260,7 @@ START_TEST(test_listener_closed)
 	port = listen_sctp(L);
 	idle = hostile_connect(port, true);
 	hostile_up(idle);
-	so = hostile_connect(port, true);
-	hostile_up(so);
-	id = hostile_initiate(so, 1, L);
-	ck_assert_int_eq(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
-	take_established(L, id, &e);
-	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
+	so = hostile_session(port, L, &e, &id);
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
 	/* within hostile_recv_fc()'s 5 s, far below 60 s */
 	ck_assert_int_eq(hostile_recv_fc(idle, &stream), -1);

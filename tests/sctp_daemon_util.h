@@ -19,6 +19,7 @@
 #include <poll.h>
 #include <usrsctp.h>
 
+#include "sctp_ss.h"
 #include "udp_port.h"
 
 static uint16_t udp_port;
@@ -469,6 +470,22 @@ static inline void hostile_up(struct socket *so)
 		usleep(5000);
 	}
 	ck_abort_msg("association not up\n%s", harness_log(&H));
+}
+
+/* A peer's association to port, up, carrying a session on stream 1
+ * that L accepted: L's end in e, its id in id. */
+static inline struct socket *hostile_session(uint16_t port, int L,
+					     struct est *e, uint64_t *id)
+{
+	struct socket *so = hostile_connect(port, true);
+	uint16_t stream;
+
+	hostile_up(so);
+	*id = hostile_initiate(so, 1, L);
+	ck_assert_int_eq(decide(L, *id, true, NULL), IWCM__RESULT__RES_OK);
+	take_established(L, *id, e);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_ACCEPT);
+	return so;
 }
 
 #endif
