@@ -420,7 +420,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	if (!so)
 		return NULL;
 	if (usrsctp_bind(so, (struct sockaddr *)sa, len) < 0 ||
-	    usrsctp_listen(so, 16) < 0)
+	    usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
 		goto fail;
 	s = us_sock_new(so, US_LISTEN, cb, arg);
 	if (!s)

@@ -64,6 +64,8 @@ struct sctp_sock {
 #define US_LINGER_MAX_MS 10000
 /* Closed listeners kept for reuse, at most (see us_close()). */
 #define US_PARKED_MAX 32
+/* A listener's queue of associations set up, not yet accepted. */
+#define US_LISTEN_BACKLOG 16
 
 /* The stack (sctp_usrsctp_sock.c). */
 struct us_stack {

@@ -316,6 +316,12 @@ static void us_park(struct sctp_sock *l)
 {
 	struct sctp_sock *old;
 
+	/* no longer listening: an INIT to it is answered with an ABORT,
+	 * as a TCP SYN to a closed port with a RST, and a COOKIE ECHO
+	 * still in flight is dropped before it makes a socket */
+	if (usrsctp_listen(l->so, 0) < 0)
+		log_debug("sctp: a kept listener still listens: %s",
+			  strerror(errno));
 	l->parked = true;
 	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
 	if (++us.n_parked <= US_PARKED_MAX)
@@ -364,7 +370,9 @@ struct sctp_sock *us_parked_take(const struct sockaddr *sa,
 			break;
 	if (!l)
 		return NULL;
-	/* what came meanwhile was for the last owner */
+	if (usrsctp_listen(l->so, US_LISTEN_BACKLOG) < 0)
+		return NULL;
+	/* what came before it stopped listening was for the last owner */
 	us_listen_drain(l);
 	us_unpark(l);
 	l->cb = cb;
@@ -395,12 +403,12 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * the next listen on its address; past US_PARKED_MAX kept,
 		 * the one kept longest goes.
 		 *
-		 * Meanwhile what reaches it waits in its queue (16 at most,
-		 * then usrsctp refuses), and is aborted when it is taken
-		 * back or goes: usrsctp 0.9.5 also races its receive thread
-		 * on each accept (upstream issue #697: it reads the queued
-		 * socket's listener twice, unlocked, and follows a NULL when
-		 * the accept clears it in between), so a kept listener
+		 * It stops listening (us_park()); what its queue already
+		 * holds stays there and is aborted when it is taken back
+		 * or goes: usrsctp 0.9.5 also races its receive thread on
+		 * each accept (upstream issue #697: it reads the queued
+		 * socket's listener twice, unlocked, and follows a NULL
+		 * when the accept clears it in between), so a kept listener
 		 * accepts nothing while nobody wants it.
 		 */
 		if (s->parked)
