@@ -42,6 +42,10 @@ static bool sc_stack_failed;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
+/* How long a peer's association may have neither a session nor a
+ * listener before it is shut down (sc_assoc_orphaned()). */
+#define SC_ORPHAN_MS 1000
+
 static const struct sctp_cb sc_listen_cb;
 static void sc_listener_closed(uint64_t id);
 
@@ -187,6 +191,7 @@ static void sc_conn_error(struct sc_conn *k, enum conn_result r,
 
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg);
 static void sc_assoc_wait(struct sc_assoc *as);
+static void sc_assoc_orphan_check(struct sc_assoc *as);
 
 /* The listener a peer's association came in on, or the one listening
  * on its port since that one closed (sctp_listen_find_local()), which
@@ -227,13 +232,14 @@ void sc_conn_free(struct sc_conn *k)
 	if (!as || !TAILQ_EMPTY(&as->conns))
 		return;
 	/* a peer's association that carries nothing more is half-open
-	 * again, while a listener takes its Initiates; one of ours, or a
-	 * peer's without a listener, closes, on a later turn: this may run
-	 * inside the association's callbacks */
+	 * again (and shut down soon when no listener takes it); one of
+	 * ours closes, on a later turn: this may run inside the
+	 * association's callbacks */
 	if (as->freeing)
 		return;
-	if (!as->initiator && sc_listener_of(as)) {
+	if (!as->initiator) {
 		sc_assoc_wait(as);
+		sc_assoc_orphan_check(as);
 		return;
 	}
 	event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_assoc_idle,
@@ -510,6 +516,8 @@ static void sc_assoc_release(struct sc_assoc *as)
 	admission_remove(&as->adm);
 	if (as->ev_req)
 		event_free(as->ev_req);
+	if (as->ev_orphan)
+		event_free(as->ev_orphan);
 	free(as);
 }
 
@@ -537,9 +545,21 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 	sc_assoc_release(as);
 }
 
-/* An association with no session left, of ours or a peer's whose
- * listener closed: shut it down (RFC 4960 §9.2 delivers what is
- * outstanding first). */
+/* An association with no session left: shut it down (RFC 4960 §9.2
+ * delivers what is outstanding first). */
+static void sc_assoc_shutdown(struct sc_assoc *as, const char *why)
+{
+	log_info("sctp assoc %llu: %s, shutting down",
+		 (unsigned long long)as->id, why);
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	if (as->sa)
+		sctp_assoc_free(as->sa);
+	if (as->sock)
+		sctp_stack_close(as->sock, false);
+	sc_assoc_release(as);
+}
+
+/* One of ours with no session left, a turn after its last one ended. */
 static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg;
@@ -552,19 +572,37 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 			break;
 	if (!as || !TAILQ_EMPTY(&as->conns))
 		return; /* a new session came meanwhile */
-	if (!as->initiator && sc_listener_of(as)) {
-		sc_assoc_wait(as); /* a listen on its port came meanwhile */
+	sc_assoc_shutdown(as, "idle");
+}
+
+/*
+ * A peer's association with neither a session nor a listener (its own
+ * closed, none on its port since): its Initiates could only be refused,
+ * so it is shut down, SC_ORPHAN_MS later.  The wait lets a peer that
+ * closes its idle association itself (as iwcmd does its own) do so
+ * first: two SHUTDOWNs that cross cost a retransmission, and a packet
+ * of the association after its end.
+ */
+static void sc_assoc_orphaned(evutil_socket_t fd, short what, void *arg)
+{
+	struct sc_assoc *as = arg;
+
+	(void)fd;
+	(void)what;
+	if (!TAILQ_EMPTY(&as->conns) || sc_listener_of(as))
+		return; /* a session or a listener came meanwhile */
+	sc_assoc_shutdown(as, "no listener");
+}
+
+static void sc_assoc_orphan_check(struct sc_assoc *as)
+{
+	struct timeval tv = { SC_ORPHAN_MS / 1000,
+			      (SC_ORPHAN_MS % 1000) * 1000 };
+
+	if (as->initiator || as->freeing || !TAILQ_EMPTY(&as->conns) ||
+	    sc_listener_of(as) || evtimer_pending(as->ev_orphan, NULL))
 		return;
-	}
-	log_info("sctp assoc %llu: %s, shutting down",
-		 (unsigned long long)as->id,
-		 as->initiator ? "idle" : "no listener");
-	TAILQ_REMOVE(&sc_assocs, as, entry);
-	if (as->sa)
-		sctp_assoc_free(as->sa);
-	if (as->sock)
-		sctp_stack_close(as->sock, false);
-	sc_assoc_release(as);
+	evtimer_add(as->ev_orphan, &tv);
 }
 
 /* A peer's association that carried no session for request_timeout_ms
@@ -724,7 +762,11 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	as->sock = sock;
 	as->initiator = initiator;
 	if (!initiator &&
-	    !(as->ev_req = evtimer_new(iwcmd_base, sc_assoc_timeout, as))) {
+	    (!(as->ev_req = evtimer_new(iwcmd_base, sc_assoc_timeout, as)) ||
+	     !(as->ev_orphan =
+		       evtimer_new(iwcmd_base, sc_assoc_orphaned, as)))) {
+		if (as->ev_req)
+			event_free(as->ev_req);
 		free(as);
 		return NULL;
 	}
@@ -762,19 +804,16 @@ static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 static const struct sctp_cb sc_listen_cb = { .accept = sc_accept };
 
 /* A listener closed: the peers' associations it accepted that carry no
- * session close (gracefully, on a later turn: this may run inside a
- * callback of theirs), as a TCP listener's unaccepted connections are
- * reset, instead of waiting request_timeout_ms for an Initiate that
- * nobody would take; the others close when their last session ends,
- * unless a listen on their port takes them over first. */
+ * session are shut down soon (sc_assoc_orphaned()), as a TCP listener's
+ * unaccepted connections are reset, instead of waiting
+ * request_timeout_ms for an Initiate nobody would take; the others when
+ * their last session has ended.  A listen on their port meanwhile
+ * takes them over. */
 static void sc_listener_closed(uint64_t id)
 {
 	struct sc_assoc *as;
 
 	TAILQ_FOREACH (as, &sc_assocs, entry)
-		if (!as->initiator && as->listener_id == id &&
-		    TAILQ_EMPTY(&as->conns) && !as->freeing)
-			event_base_once(iwcmd_base, -1, EV_TIMEOUT,
-					sc_assoc_idle,
-					(void *)(uintptr_t)as->id, NULL);
+		if (!as->initiator && as->listener_id == id)
+			sc_assoc_orphan_check(as);
 }

@@ -38,6 +38,9 @@ struct sc_assoc {
 	 * closed when none comes in request_timeout_ms */
 	struct adm_entry adm;
 	struct event *ev_req;
+	/* passive: shuts it down SC_ORPHAN_MS after it has neither a
+	 * session nor a listener (sctp_conn.c) */
+	struct event *ev_orphan;
 	bool freeing;		     /* sc_assoc_free() runs */
 	TAILQ_HEAD(, sc_conn) conns; /* the connections it carries */
 };

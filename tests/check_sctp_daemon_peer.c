@@ -282,6 +282,44 @@ START_TEST(test_listener_closed)
 }
 END_TEST
 
+/*
+ * The same, and the peer shuts down its association itself as soon as
+ * its session has ended (as iwcmd does its own): iwcmd waits a little
+ * before it shuts down an association without a listener, so it lets
+ * the peer do it and sends no SHUTDOWN of its own (two that cross cost
+ * the peer a retransmission, seen with Linux's SCTP in the interop
+ * suite).
+ */
+START_TEST(test_listener_closed_peer_first)
+{
+	static const uint8_t term[] = { 0, 1, 0, 4 };
+	struct socket *so;
+	uint16_t port, stream;
+	struct est e;
+	uint64_t id;
+	int L, fc;
+
+	start_with("request_timeout_ms = 60000\n");
+	L = ipc_open_hello(H.sock);
+	port = listen_sctp(L);
+	so = hostile_session(port, L, &e, &id);
+	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
+	close(e.fd);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
+	hostile_send(so, stream, 17, term, sizeof(term));
+	ck_assert_int_eq(usrsctp_shutdown(so, SHUT_WR), 0);
+	fc = hostile_recv_fc(so, &stream);
+	ck_assert_msg(fc == -1, "association still up (%d)\n%s", fc,
+		      harness_log(&H));
+	usleep(1500000); /* past the daemon's wait */
+	ck_assert_msg(!strstr(harness_log(&H), "no listener, shutting down"),
+		      "the daemon shut it down too\n%s", harness_log(&H));
+	ck_assert_ptr_nonnull(strstr(harness_log(&H), "down: "));
+	usrsctp_close(so);
+	close(L);
+}
+END_TEST
+
 static Suite *sctp_daemon_peer_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon_peer");
@@ -293,6 +331,8 @@ static Suite *sctp_daemon_peer_suite(void)
 	daemon_add_test(s, "uid_pending", test_uid_pending);
 	daemon_add_test(s, "accept_twice", test_accept_twice);
 	daemon_add_test(s, "listener_closed", test_listener_closed);
+	daemon_add_test(s, "listener_closed_peer_first",
+			test_listener_closed_peer_first);
 	return s;
 }
 
