@@ -160,6 +160,20 @@ static void us_accept_all(struct sctp_sock *l)
 			l->cb->accept(l->arg, l, s);
 }
 
+/* A listener's deferred accept (us_service()); what the accepted
+ * sockets already hold is served on the next pass. */
+static void us_accept_deferred(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *l = arg;
+
+	(void)fd;
+	(void)what;
+	if (l->dead || l->parked)
+		return;
+	us_accept_all(l);
+	us_rewake();
+}
+
 static void us_recv_all(struct sctp_sock *s)
 {
 	int i;
@@ -218,9 +232,24 @@ static void us_service(struct sctp_sock *s)
 		return;
 	ev = usrsctp_get_events(s->so);
 	if (s->state == US_LISTEN) {
-		/* a kept listener's queue waits (see us_close()) */
-		if ((ev & SCTP_EVENT_READ) && !s->parked)
-			us_accept_all(s);
+		/*
+		 * Accepted a little later, not at once: usrsctp 0.9.5 wakes
+		 * a listener from its receive thread while it handles the
+		 * COOKIE ECHO that queued the association, and then reads
+		 * the queued socket's listener twice, unlocked (upstream
+		 * issue #697); an accept that clears it in between sends
+		 * the thread to a NULL mutex.  An accept at once on this
+		 * wakeup lands in that window (the fuzz campaign: about one
+		 * input in 500 that connect to their own listener); after
+		 * US_ACCEPT_DEFER_US the thread is long past it.  A kept
+		 * listener's queue waits (see us_close()).
+		 */
+		if ((ev & SCTP_EVENT_READ) && !s->parked &&
+		    !evtimer_pending(s->accept_timer, NULL)) {
+			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
+
+			evtimer_add(s->accept_timer, &tv);
+		}
 		return;
 	}
 	if ((ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR)) && !s->paused)
@@ -425,6 +454,12 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	s = us_sock_new(so, US_LISTEN, cb, arg);
 	if (!s)
 		goto fail;
+	s->accept_timer = evtimer_new(us.base, us_accept_deferred, s);
+	if (!s->accept_timer) {
+		us_free(s);
+		errno = ENOMEM;
+		goto fail;
+	}
 	/* what a later listen on this address finds it by (us_close()) */
 	if (us_local_addr(s, &s->bound, &bl) < 0)
 		s->bound.ss_family = AF_UNSPEC;

@@ -44,6 +44,7 @@ struct sctp_sock {
 	bool got_adapt;
 	uint32_t peer_adapt;
 	struct event *adapt_timer;
+	struct event *accept_timer; /* a listener's deferred accept */
 	struct sctp_assoc_info info;
 };
 
@@ -66,6 +67,8 @@ struct sctp_sock {
 #define US_PARKED_MAX 32
 /* A listener's queue of associations set up, not yet accepted. */
 #define US_LISTEN_BACKLOG 16
+/* How long after a listener's wakeup its queue is accepted (us_service()). */
+#define US_ACCEPT_DEFER_US 2000
 
 /* The stack (sctp_usrsctp_sock.c). */
 struct us_stack {

@@ -57,6 +57,8 @@ void us_free(struct sctp_sock *s)
 	us.n_socks--;
 	if (s->adapt_timer)
 		event_free(s->adapt_timer);
+	if (s->accept_timer)
+		event_free(s->accept_timer);
 	free(s);
 }
 
@@ -322,6 +324,7 @@ static void us_park(struct sctp_sock *l)
 	if (usrsctp_listen(l->so, 0) < 0)
 		log_debug("sctp: a kept listener still listens: %s",
 			  strerror(errno));
+	evtimer_del(l->accept_timer);
 	l->parked = true;
 	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
 	if (++us.n_parked <= US_PARKED_MAX)

@@ -648,9 +648,10 @@ START_TEST(test_close_listener_busy)
 						       &side_cb, &busy[i]);
 			ck_assert_ptr_nonnull(busy[i].s);
 		}
-		/* half of the rounds: some handshakes done and accepted */
+		/* half of the rounds: some handshakes done and accepted
+		 * (accepts wait 2 ms after the listener's wakeup) */
 		if (round & 1) {
-			struct timeval tv = { 0, 1000 };
+			struct timeval tv = { 0, 5000 };
 
 			event_base_loopexit(base, &tv);
 			event_base_dispatch(base);
