@@ -318,12 +318,6 @@ static void us_park(struct sctp_sock *l)
 {
 	struct sctp_sock *old;
 
-	/* no longer listening: an INIT to it is answered with an ABORT,
-	 * as a TCP SYN to a closed port with a RST, and a COOKIE ECHO
-	 * still in flight is dropped before it makes a socket */
-	if (usrsctp_listen(l->so, 0) < 0)
-		log_debug("sctp: a kept listener still listens: %s",
-			  strerror(errno));
 	evtimer_del(l->accept_timer);
 	l->parked = true;
 	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
@@ -373,9 +367,7 @@ struct sctp_sock *us_parked_take(const struct sockaddr *sa,
 			break;
 	if (!l)
 		return NULL;
-	if (usrsctp_listen(l->so, US_LISTEN_BACKLOG) < 0)
-		return NULL;
-	/* what came before it stopped listening was for the last owner */
+	/* what came meanwhile was for the last owner */
 	us_listen_drain(l);
 	us_unpark(l);
 	l->cb = cb;
@@ -406,13 +398,16 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * the next listen on its address; past US_PARKED_MAX kept,
 		 * the one kept longest goes.
 		 *
-		 * It stops listening (us_park()); what its queue already
-		 * holds stays there and is aborted when it is taken back
-		 * or goes: usrsctp 0.9.5 also races its receive thread on
-		 * each accept (upstream issue #697: it reads the queued
-		 * socket's listener twice, unlocked, and follows a NULL
-		 * when the accept clears it in between), so a kept listener
-		 * accepts nothing while nobody wants it.
+		 * Meanwhile what reaches it waits in its queue (16 at most,
+		 * then usrsctp refuses), and is aborted when it is taken
+		 * back or goes: usrsctp 0.9.5 also races its receive thread
+		 * on each accept (upstream issue #697: it reads the queued
+		 * socket's listener twice, unlocked, and follows a NULL when
+		 * the accept clears it in between), so a kept listener
+		 * accepts nothing while nobody wants it.  It does not stop
+		 * listening either (usrsctp_listen() with a backlog of 0):
+		 * listening again then fails now and then with EADDRINUSE,
+		 * or the next INIT is refused.
 		 */
 		if (s->parked)
 			return;

@@ -696,41 +696,6 @@ START_TEST(test_close_listener_busy)
 }
 END_TEST
 
-/*
- * A kept listener (closed, see test_close_listener_busy) no longer
- * listens: an association to its port is refused at once (an ABORT to
- * the INIT, as a RST to a SYN), not left up with nobody to answer it.
- * Listening on the port again takes it back, and it accepts again.
- */
-START_TEST(test_kept_listener_refuses)
-{
-	struct sctp_sock *old;
-
-	start(SCTP_ADAPT_WAIT_MS);
-	old = lsock;
-	sctp_stack_close(lsock, false);
-	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
-				   port, &side_cb, &cli);
-	/* refused at once, or reported down */
-	if (cli.s) {
-		ck_assert(run_until(&cli.down));
-		ck_assert_int_eq(cli.up, 0);
-		sctp_stack_close(cli.s, true);
-		memset(&cli, 0, sizeof(cli));
-	}
-	ck_assert_ptr_null(srv.s);
-	lsock = sctp_stack_listen((struct sockaddr *)&laddr, sizeof(laddr),
-				  &listen_cb, NULL);
-	ck_assert_ptr_eq(lsock, old);
-	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
-				   port, &side_cb, &cli);
-	ck_assert_ptr_nonnull(cli.s);
-	ck_assert(run_until(&cli.up));
-	ck_assert(run_until(&srv.up));
-	stop();
-}
-END_TEST
-
 /* Nobody listens: the association fails and is reported down. */
 START_TEST(test_refused)
 {
@@ -773,7 +738,6 @@ static Suite *sctp_stack_suite(void)
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);
 	add_tcase(s, "close_listener_busy", test_close_listener_busy);
-	add_tcase(s, "kept_listener_refuses", test_kept_listener_refuses);
 	return s;
 }
 
