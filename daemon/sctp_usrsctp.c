@@ -239,10 +239,11 @@ static void us_service(struct sctp_sock *s)
 		 * the queued socket's listener twice, unlocked (upstream
 		 * issue #697); an accept that clears it in between sends
 		 * the thread to a NULL mutex.  An accept at once on this
-		 * wakeup lands in that window (the fuzz campaign: about one
-		 * input in 500 that connect to their own listener); after
-		 * US_ACCEPT_DEFER_US the thread is long past it.  A kept
-		 * listener's queue waits (see us_close()).
+		 * wakeup aims at that window; after US_ACCEPT_DEFER_US the
+		 * thread is long past it.  The same two reads happen for
+		 * each later packet of a queued association, so the race
+		 * is narrowed, not gone: the fix is usrsctp's (#698).  A
+		 * kept listener's queue waits (see us_close()).
 		 */
 		if ((ev & SCTP_EVENT_READ) && !s->parked &&
 		    !evtimer_pending(s->accept_timer, NULL)) {
