@@ -488,4 +488,26 @@ static inline struct socket *hostile_session(uint16_t port, int L,
 	return so;
 }
 
+/* L's end e of so's session closes: the daemon's Terminate reaches so,
+ * which answers it (RFC 5043 §6.1). */
+static inline void hostile_session_close(struct socket *so, struct est *e)
+{
+	static const uint8_t term[] = { 0, 1, 0, 4 };
+	uint16_t stream;
+
+	close(e->fd);
+	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
+	hostile_send(so, stream, 17, term, sizeof(term));
+}
+
+/* so's association ends within hostile_recv_fc()'s 5 s. */
+static inline void hostile_assoc_ends(struct socket *so)
+{
+	uint16_t stream;
+	int fc = hostile_recv_fc(so, &stream);
+
+	ck_assert_msg(fc == -1, "association still up (%d)\n%s", fc,
+		      harness_log(&H));
+}
+
 #endif
