@@ -47,32 +47,6 @@ struct sctp_listener *sctp_listen_find(uint64_t id)
 	return NULL;
 }
 
-/* Whether a listener's address a takes an association to the same
- * family's address b: its own, or any (the wildcard). */
-static bool sl_takes(const struct sockaddr_storage *a, const struct sockaddr *b,
-		     socklen_t len)
-{
-	if (a->ss_family != b->sa_family)
-		return false;
-	if (b->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *x = (const struct sockaddr_in *)a;
-		const struct sockaddr_in *y = (const struct sockaddr_in *)b;
-
-		return x->sin_port == y->sin_port &&
-		       (x->sin_addr.s_addr == htonl(INADDR_ANY) ||
-			x->sin_addr.s_addr == y->sin_addr.s_addr);
-	}
-	if (b->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)a;
-		const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)b;
-
-		return x->sin6_port == y->sin6_port &&
-		       (IN6_IS_ADDR_UNSPECIFIED(&x->sin6_addr) ||
-			IN6_ARE_ADDR_EQUAL(&x->sin6_addr, &y->sin6_addr));
-	}
-	return false;
-}
-
 /* An association outlives the listener that accepted it (its sessions
  * go on, as TCP connections outlive theirs).  A listen on the same port
  * since then serves its new Initiates: on usrsctp it is the very socket,
@@ -83,7 +57,7 @@ struct sctp_listener *sctp_listen_find_local(const struct sockaddr *local,
 	struct sctp_listener *l;
 
 	TAILQ_FOREACH (l, &sl_list, entry)
-		if (sl_takes(&l->bound, local, len))
+		if (sctp_addr_match(&l->bound, local, len, true))
 			return l;
 	return NULL;
 }

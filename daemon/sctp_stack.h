@@ -71,6 +71,13 @@ struct sctp_assoc_info {
 int sctp_up_check(struct sctp_assoc_info *info, uint32_t peer_adapt, char *why,
 		  size_t len);
 
+/* Whether a, an endpoint's local address, names b (len octets): the
+ * same family, port and address (and IPv6 scope); with wildcard, a's
+ * unspecified address names every address of its family
+ * (sctp_addr.c). */
+bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
+		     socklen_t len, bool wildcard);
+
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback
  * may close any socket, its own included.

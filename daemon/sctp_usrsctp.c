@@ -439,7 +439,7 @@ static struct socket *us_socket(int family)
 static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_sock *s = us_parked_take(sa, cb, arg);
+	struct sctp_sock *s = us_parked_take(sa, len, cb, arg);
 	struct socket *so;
 	socklen_t bl = sizeof(s->bound);
 	int e;

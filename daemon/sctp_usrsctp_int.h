@@ -109,9 +109,12 @@ void us_abort(struct sctp_sock *s, const char *why);
  * s may be freed). */
 bool us_linger_check(struct sctp_sock *s);
 void us_close(struct sctp_sock *s, bool abort);
-/* A kept listener bound to sa (not for port 0), taken back for cb; NULL
- * when there is none. */
-struct sctp_sock *us_parked_take(const struct sockaddr *sa,
+/* A kept listener bound to sa (len octets), taken back for cb; NULL when
+ * there is none.  Only the same address and port: never for port 0 (a
+ * new port keeps a peer's old association to the last owner's port from
+ * carrying the new owner's sessions, as iwcmd reuses its association to
+ * a peer's address) nor for the wildcard. */
+struct sctp_sock *us_parked_take(const struct sockaddr *sa, socklen_t len,
 				 const struct sctp_cb *cb, void *arg);
 
 #endif

@@ -329,41 +329,13 @@ static void us_park(struct sctp_sock *l)
 	us_release(old);
 }
 
-/* Whether a kept listener bound to a serves a listen on b: the same
- * address and port.  Never for port 0: a new port keeps a peer's old
- * association to the last owner's port from carrying the new owner's
- * sessions (iwcmd reuses its association to a peer's address). */
-static bool us_same_addr(const struct sockaddr_storage *a,
-			 const struct sockaddr *b)
-{
-	if (a->ss_family != b->sa_family)
-		return false;
-	if (b->sa_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a,
-					 *y = (const void *)b;
-
-		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-		       x->sin_port == y->sin_port;
-	}
-	if (b->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a,
-					  *y = (const void *)b;
-
-		return !memcmp(&x->sin6_addr, &y->sin6_addr,
-			       sizeof(x->sin6_addr)) &&
-		       x->sin6_scope_id == y->sin6_scope_id &&
-		       x->sin6_port == y->sin6_port;
-	}
-	return false;
-}
-
-struct sctp_sock *us_parked_take(const struct sockaddr *sa,
+struct sctp_sock *us_parked_take(const struct sockaddr *sa, socklen_t len,
 				 const struct sctp_cb *cb, void *arg)
 {
 	struct sctp_sock *l;
 
 	TAILQ_FOREACH_REVERSE (l, &us.parked, us_parked_head, park_entry)
-		if (!l->dead && us_same_addr(&l->bound, sa))
+		if (!l->dead && sctp_addr_match(&l->bound, sa, len, false))
 			break;
 	if (!l)
 		return NULL;

@@ -719,11 +719,79 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* sctp_addr_match(): the listener's and the kept socket's comparison. */
+START_TEST(test_addr_match)
+{
+	struct sockaddr_storage a;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&a, b4;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a, b6;
+
+	memset(&a, 0, sizeof(a));
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons(5000);
+	a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memset(&b4, 0, sizeof(b4));
+	b4 = *a4;
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), false));
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+	/* short, another port, another address, another family */
+	ck_assert(!sctp_addr_match(&a, (struct sockaddr *)&b4, 8, true));
+	b4.sin_port = htons(5001);
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+	b4.sin_port = htons(5000);
+	b4.sin_addr.s_addr = htonl(0x7f000002);
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+	/* the wildcard takes it, only when asked */
+	a4->sin_addr.s_addr = htonl(INADDR_ANY);
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+	ck_assert(!sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4),
+				   false));
+	/* ... and not another port */
+	b4.sin_port = htons(5001);
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+
+	memset(&a, 0, sizeof(a));
+	a6->sin6_family = AF_INET6;
+	a6->sin6_port = htons(5000);
+	a6->sin6_addr = in6addr_loopback;
+	b6 = *a6;
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), true));
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b6), false));
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b4), true));
+	/* a link-local address names one interface */
+	a6->sin6_addr.s6_addr[0] = 0xfe;
+	a6->sin6_addr.s6_addr[1] = 0x80;
+	a6->sin6_scope_id = 2;
+	b6 = *a6;
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b6), true));
+	b6.sin6_scope_id = 3;
+	ck_assert(
+		!sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b6), true));
+	a6->sin6_addr = in6addr_any;
+	a6->sin6_scope_id = 0;
+	ck_assert(
+		sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b6), true));
+	ck_assert(!sctp_addr_match(&a, (struct sockaddr *)&b6, sizeof(b6),
+				   false));
+}
+END_TEST
+
 static Suite *sctp_stack_suite(void)
 {
 	Suite *s = suite_create("sctp_stack");
 	TCase *tc;
 
+	add_tcase(s, "addr_match", test_addr_match);
 	add_tcase(s, "port_taken", test_port_taken);
 	add_tcase(s, "assoc", test_assoc);
 	tc = tcase_create("no_indication");

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Which SCTP endpoint an address names: a listen that reuses a kept
+ * listening socket (sctp_usrsctp_sock.c) and an association that finds
+ * the listener on its local address (sctp_listen.c) compare addresses
+ * the same way, here.
+ */
+#include "config.h"
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include "sctp_stack.h"
+
+bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
+		     socklen_t len, bool wildcard)
+{
+	if (a->ss_family != b->sa_family)
+		return false;
+	if (b->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *x = (const void *)a;
+		const struct sockaddr_in *y = (const void *)b;
+
+		return x->sin_port == y->sin_port &&
+		       ((wildcard && x->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+			x->sin_addr.s_addr == y->sin_addr.s_addr);
+	}
+	if (b->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *x = (const void *)a;
+		const struct sockaddr_in6 *y = (const void *)b;
+
+		if (x->sin6_port != y->sin6_port)
+			return false;
+		if (wildcard && IN6_IS_ADDR_UNSPECIFIED(&x->sin6_addr))
+			return true;
+		return IN6_ARE_ADDR_EQUAL(&x->sin6_addr, &y->sin6_addr) &&
+		       x->sin6_scope_id == y->sin6_scope_id;
+	}
+	return false;
+}
