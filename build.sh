@@ -75,7 +75,9 @@ build() {
 run_check() {
 	dir=$1
 	say "make check ($dir)"
-	if ! make -C "$dir" -j"$jobs" check; then
+	# VERBOSE=yes: automake prints the log of every failed test under
+	# its summary, where a CI log excerpt that ends there shows it
+	if ! make -C "$dir" -j"$jobs" check VERBOSE=yes; then
 		for log in $(find "$dir/tests" -name '*.log' ! -name test-suite.log); do
 			if grep -q -E '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null; then
 				echo "---- $log"
