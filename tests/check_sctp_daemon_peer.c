@@ -33,9 +33,7 @@ START_TEST(test_hostile)
 	uint64_t id;
 	int L;
 
-	start();
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener(NULL, &port);
 	so = hostile_connect(port, true);
 	hostile_send(so, 1, 17, unknown_fc, sizeof(unknown_fc));
 	ck_assert_int_eq(hostile_recv_fc(so, &stream), SCTP_SS_TERMINATE);
@@ -92,9 +90,7 @@ START_TEST(test_halfopen_timeout)
 	uint64_t id;
 	int L;
 
-	start_with("request_timeout_ms = 400\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("request_timeout_ms = 400\n", &port);
 	/* no Initiate at all: ABORTed after 400 ms, not before */
 	t0 = harness_ms();
 	idle = hostile_connect(port, true);
@@ -130,9 +126,7 @@ START_TEST(test_halfopen_shed)
 	uint16_t port, stream;
 	int L, i;
 
-	start_with("halfopen_per_source = 2\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("halfopen_per_source = 2\n", &port);
 	for (i = 0; i < 3; i++) {
 		so[i] = hostile_connect(port, true);
 		hostile_up(so[i]);
@@ -169,9 +163,7 @@ START_TEST(test_uid_pending)
 	uint64_t id;
 	int L;
 
-	start_with("max_pending_per_uid = 1\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("max_pending_per_uid = 1\n", &port);
 	a = hostile_connect(port, true);
 	b = hostile_connect(port, true);
 	hostile_up(a);
@@ -209,9 +201,7 @@ START_TEST(test_accept_twice)
 	uint64_t id;
 	int L;
 
-	start_with("max_pending_per_uid = 1\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("max_pending_per_uid = 1\n", &port);
 	so = hostile_session(port, L, &e, &id);
 	ck_assert_int_ne(decide(L, id, true, NULL), IWCM__RESULT__RES_OK);
 	hostile_initiate(so, 2, L);
@@ -228,9 +218,7 @@ START_TEST(test_no_indication)
 	uint16_t port, stream;
 	int L;
 
-	start();
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener(NULL, &port);
 	so = hostile_connect(port, false);
 	ck_assert_int_eq(hostile_recv_fc(so, &stream), -1);
 	usrsctp_close(so);
@@ -255,9 +243,7 @@ START_TEST(test_listener_closed)
 	uint64_t id;
 	int L;
 
-	start_with("request_timeout_ms = 60000\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("request_timeout_ms = 60000\n", &port);
 	idle = hostile_connect(port, true);
 	hostile_up(idle);
 	so = hostile_session(port, L, &e, &id);
@@ -293,9 +279,7 @@ START_TEST(test_listener_closed_peer_first)
 	uint64_t id;
 	int L;
 
-	start_with("request_timeout_ms = 60000\n");
-	L = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	L = start_listener("request_timeout_ms = 60000\n", &port);
 	so = hostile_session(port, L, &e, &id);
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
 	hostile_session_close(so, &e);

@@ -76,6 +76,18 @@ static inline uint16_t listen_sctp(int fd)
 	return port;
 }
 
+/* iwcmd with more of iwcmd.conf (or none), and a client listening for
+ * SCTP sessions on 127.0.0.1: the client's socket; the port in *port. */
+static inline int start_listener(const char *more, uint16_t *port)
+{
+	int fd;
+
+	start_with(more);
+	fd = ipc_open_hello(H.sock);
+	*port = listen_sctp(fd);
+	return fd;
+}
+
 /* Connect over SCTP; mpa_rev 1: a plain Initiate, 2: enhanced. */
 static inline uint64_t connect_sctp(int fd, uint16_t port, const char *pd,
 				    uint32_t rev)
