@@ -31,6 +31,7 @@
 #include "pcapw.h"
 #include "rdmap.h"
 #include "sample.h"
+#include "wbuf.h"
 #include "wire_err.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -397,16 +398,6 @@ static void fill_payload(uint8_t *p, size_t len, uint32_t seed)
 		p[i] = (uint8_t)(0x21 + (i + seed) % 94);
 }
 
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
 /*
  * Emit one RDMAP message as one or more DDP segments (RFC 5041 §5.2: a
  * tagged message advances the TO, an untagged one the MO under one MSN;
@@ -467,7 +458,7 @@ static int emit_msg(struct sample *s, const struct sample_msg *e)
 		break;
 	case RDMAP_IMM_DATA:
 	case RDMAP_IMM_DATA_SE:
-		put_be64(m.u.imm, e->data);
+		wire_put_be64(m.u.imm, e->data);
 		break;
 	case RDMAP_ATOMIC_REQ:
 		m.u.atomic_req.aopcode = e->aop;

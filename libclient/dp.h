@@ -429,23 +429,6 @@ static inline bool dp_op_is_atomic(int op)
 	       op == IWCM_WR_ATOMIC_SWAP;
 }
 
-static inline uint64_t dp_be64_get(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static inline void dp_be64_put(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
 static inline struct dp_stag_table *qp_stags(const struct iwcm_qp *qp)
 {
 	return &qp->ctx->dp->stags;

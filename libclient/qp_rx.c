@@ -20,6 +20,7 @@
 
 #include "dp.h"
 #include "framing.h"
+#include "wbuf.h"
 
 /* ---- receive ---- */
 
@@ -503,7 +504,7 @@ static void rx_deliver_imm(struct iwcm_qp *qp)
 	wc.wc_flags = IWCM_WC_WITH_IMM;
 	if (qp->msg.opcode == RDMAP_IMM_DATA_SE)
 		wc.wc_flags |= IWCM_WC_SOLICITED;
-	wc.imm_data = dp_be64_get(qp->msg.u.imm);
+	wc.imm_data = wire_be64(qp->msg.u.imm);
 	qp->cur_recv = false;
 	qp->rx_msn[DDP_QN_SEND]++;
 	qp_recv_complete(qp, &wc);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "dp.h"
+#include "wbuf.h"
 
 /* A local error on a send work request (RFC 5040 §7.1 case 1). */
 void qp_sq_local_error(struct iwcm_qp *qp, struct sq_wqe *w, int status)
@@ -194,7 +195,7 @@ static int tx_sq_segment(struct iwcm_qp *qp, struct sq_wqe *w,
 imm:
 		/* RFC 7306 §6.3: untagged, QN 0, exactly 8 octets. */
 		m.opcode = w->solicited ? RDMAP_IMM_DATA_SE : RDMAP_IMM_DATA;
-		dp_be64_put(m.u.imm, w->imm);
+		wire_put_be64(m.u.imm, w->imm);
 		m.ddp.qn = DDP_QN_SEND;
 		m.ddp.msn = qp->tx_msn[DDP_QN_SEND];
 		m.ddp.last = true;

@@ -63,6 +63,27 @@ START_TEST(test_put_bounds)
 }
 END_TEST
 
+/* The fixed-position helpers: network byte order, every octet. */
+START_TEST(test_be_fixed)
+{
+	static const uint8_t want[8] = { 0x01, 0x23, 0x45, 0x67,
+					 0x89, 0xab, 0xcd, 0xef };
+	uint8_t b[10];
+
+	memset(b, 0xee, sizeof(b));
+	wire_put_be64(b + 1, 0x0123456789abcdefull);
+	ck_assert_mem_eq(b + 1, want, 8);
+	ck_assert_uint_eq(b[0], 0xee);
+	ck_assert_uint_eq(b[9], 0xee);
+	ck_assert_uint_eq(wire_be64(want), 0x0123456789abcdefull);
+	ck_assert_uint_eq(wire_be32(want + 4), 0x89abcdefu);
+	ck_assert_uint_eq(wire_be16(want + 6), 0xcdefu);
+	wire_put_be32(b, 0xfedcba98u);
+	wire_put_be16(b + 4, 0x7654);
+	ck_assert_uint_eq(wire_be64(b) >> 16, 0xfedcba987654ull);
+}
+END_TEST
+
 START_TEST(test_errnames)
 {
 	int e;
@@ -84,6 +105,7 @@ static Suite *wbuf_suite(void)
 
 	add_tcase(s, "get_bounds", test_get_bounds);
 	add_tcase(s, "put_bounds", test_put_bounds);
+	add_tcase(s, "be_fixed", test_be_fixed);
 	add_tcase(s, "errnames", test_errnames);
 	return s;
 }

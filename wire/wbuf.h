@@ -194,4 +194,15 @@ static inline void wire_put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+static inline uint64_t wire_be64(const uint8_t *p)
+{
+	return (uint64_t)wire_be32(p) << 32 | wire_be32(p + 4);
+}
+
+static inline void wire_put_be64(uint8_t *p, uint64_t v)
+{
+	wire_put_be32(p, (uint32_t)(v >> 32));
+	wire_put_be32(p + 4, (uint32_t)v);
+}
+
 #endif

@@ -73,6 +73,7 @@
 #include "ddp.h"
 #include "mpa.h"
 #include "rdmap.h"
+#include "wbuf.h"
 
 #define CHECK(c)                 \
 	do {                     \
@@ -279,31 +280,6 @@ static void regions_check(void)
 			CHECK(r->p[k] == fill_at(r, k) ||
 			      (i == R_LOCAL && H.local_ok[k]));
 	}
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
 }
 
 /* ---- the library's objects ---- */
@@ -672,15 +648,15 @@ static void emit(const uint8_t *p, size_t n)
  * relative to the region. */
 static void fix_stag(uint8_t *stag, uint8_t *to)
 {
-	uint32_t s = get32(stag);
+	uint32_t s = wire_be32(stag);
 	const struct region *r;
 
 	if (s < 1 || s > R_N)
 		return;
 	r = &R[s - 1];
-	put32(stag, r->stag);
+	wire_put_be32(stag, r->stag);
 	if (to)
-		put64(to, get64(to) + (uintptr_t)r->p);
+		wire_put_be64(to, wire_be64(to) + (uintptr_t)r->p);
 }
 
 static void fixup(uint8_t *u, size_t len)
@@ -700,10 +676,11 @@ static void fixup(uint8_t *u, size_t len)
 		return;
 	/* RFC 5041 §4.3: QN at 6, MSN at 10; the L bit ends a message. */
 	{
-		uint32_t qn = get32(u + 6);
+		uint32_t qn = wire_be32(u + 6);
 
 		if (qn < 4) {
-			put32(u + 10, get32(u + 10) + H.next_msn[qn]);
+			wire_put_be32(u + 10,
+				      wire_be32(u + 10) + H.next_msn[qn]);
 			if (u[0] & DDP_FLAG_L)
 				H.next_msn[qn]++;
 		}
@@ -729,8 +706,9 @@ static void fixup(uint8_t *u, size_t len)
 	case RDMAP_ATOMIC_RESP:
 		/* RFC 7306 §5.2.2: the Original Request Identifier. */
 		if (len >= DDP_UNTAGGED_HDR_LEN + 4)
-			put32(u + DDP_UNTAGGED_HDR_LEN,
-			      get32(u + DDP_UNTAGGED_HDR_LEN) ^ H.lib_req_id);
+			wire_put_be32(u + DDP_UNTAGGED_HDR_LEN,
+				      wire_be32(u + DDP_UNTAGGED_HDR_LEN) ^
+					      H.lib_req_id);
 		break;
 	default:
 		break;
