@@ -14,7 +14,8 @@
  * endpoint one connection and, once established, its QP.
  *
  * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
- * {rma, atomic} -> msg -> {eq, cq, mr} -> attr -> progress.
+ * {rma, atomic} -> msg -> {eq, cq, mr} -> attr -> progress; nosys only
+ * fills the tables.
  */
 #ifndef IWFI_H
 #define IWFI_H
@@ -338,5 +339,16 @@ int iwfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 /* iwfi_fabric.c */
 int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		     void *context);
+
+/* iwfi_nosys.c: what the tables do not support, -FI_ENOSYS */
+int iwfi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int iwfi_no_control(struct fid *fid, int command, void *arg);
+int iwfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		     void **ops, void *context);
+int iwfi_no_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		   struct fid_ep **tx_ep, void *context);
+int iwfi_no_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+		   struct fid_ep **rx_ep, void *context);
+ssize_t iwfi_no_size_left(struct fid_ep *ep);
 
 #endif

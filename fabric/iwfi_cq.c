@@ -528,23 +528,12 @@ static int cq_close(struct fid *fid)
 	return 0;
 }
 
-static int cq_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int cq_ops_open(struct fid *fid, const char *name, uint64_t flags,
-		       void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops cq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = cq_close,
-	.bind = cq_bind,
+	.bind = iwfi_no_bind,
 	.control = cq_control,
-	.ops_open = cq_ops_open,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_cq cq_ops = {

@@ -27,22 +27,6 @@ static int dom_close(struct fid *fid)
 	return 0;
 }
 
-static int dom_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int dom_control(struct fid *fid, int command, void *arg)
-{
-	return -FI_ENOSYS;
-}
-
-static int dom_ops_open(struct fid *fid, const char *name, uint64_t flags,
-			void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static int dom_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		       struct fid_av **av, void *context)
 {
@@ -97,9 +81,9 @@ static int dom_endpoint2(struct fid_domain *domain, struct fi_info *info,
 static struct fi_ops dom_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = dom_close,
-	.bind = dom_bind,
-	.control = dom_control,
-	.ops_open = dom_ops_open,
+	.bind = iwfi_no_bind,
+	.control = iwfi_no_control,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_domain dom_ops = {

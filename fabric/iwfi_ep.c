@@ -191,12 +191,6 @@ static int ep_control(struct fid *fid, int command, void *arg)
 	}
 }
 
-static int ep_ops_open(struct fid *fid, const char *name, uint64_t flags,
-		       void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static ssize_t ep_cancel(fid_t fid, void *context)
 {
 	return iwfi_msg_cancel(ep_of(fid), context);
@@ -243,29 +237,12 @@ static int ep_setopt(fid_t fid, int level, int optname, const void *optval,
 	}
 }
 
-static int ep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
-		     struct fid_ep **tx_ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
-		     struct fid_ep **rx_ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t ep_size_left(struct fid_ep *ep)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops ep_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = ep_close,
 	.bind = ep_bind,
 	.control = ep_control,
-	.ops_open = ep_ops_open,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_ep ep_ops = {
@@ -273,10 +250,10 @@ static struct fi_ops_ep ep_ops = {
 	.cancel = ep_cancel,
 	.getopt = ep_getopt,
 	.setopt = ep_setopt,
-	.tx_ctx = ep_tx_ctx,
-	.rx_ctx = ep_rx_ctx,
-	.rx_size_left = ep_size_left,
-	.tx_size_left = ep_size_left,
+	.tx_ctx = iwfi_no_tx_ctx,
+	.rx_ctx = iwfi_no_rx_ctx,
+	.rx_size_left = iwfi_no_size_left,
+	.tx_size_left = iwfi_no_size_left,
 };
 
 /* fi_endpoint(): an FI_EP_MSG endpoint, for fi_connect() or, with the

@@ -310,23 +310,12 @@ static int eq_close(struct fid *fid)
 	return 0;
 }
 
-static int eq_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int eq_ops_open(struct fid *fid, const char *name, uint64_t flags,
-		       void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops eq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = eq_close,
-	.bind = eq_bind,
+	.bind = iwfi_no_bind,
 	.control = eq_control,
-	.ops_open = eq_ops_open,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_eq eq_ops = {

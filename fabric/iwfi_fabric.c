@@ -28,22 +28,6 @@ static int fab_close(struct fid *fid)
 	return 0;
 }
 
-static int fab_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int fab_control(struct fid *fid, int command, void *arg)
-{
-	return -FI_ENOSYS;
-}
-
-static int fab_ops_open(struct fid *fid, const char *name, uint64_t flags,
-			void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static int fab_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 			 struct fid_wait **waitset)
 {
@@ -85,9 +69,9 @@ static int fab_domain2(struct fid_fabric *fabric, struct fi_info *info,
 static struct fi_ops fab_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = fab_close,
-	.bind = fab_bind,
-	.control = fab_control,
-	.ops_open = fab_ops_open,
+	.bind = iwfi_no_bind,
+	.control = iwfi_no_control,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_fabric fab_ops = {

@@ -32,28 +32,12 @@ static int mr_close(struct fid *fid)
 	return 0;
 }
 
-static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int mr_control(struct fid *fid, int command, void *arg)
-{
-	return -FI_ENOSYS;
-}
-
-static int mr_ops_open(struct fid *fid, const char *name, uint64_t flags,
-		       void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops mr_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = mr_close,
-	.bind = mr_bind,
-	.control = mr_control,
-	.ops_open = mr_ops_open,
+	.bind = iwfi_no_bind,
+	.control = iwfi_no_control,
+	.ops_open = iwfi_no_ops_open,
 };
 
 /* RFC 5042 §5: iwcm access rights from libfabric's.  Local writes are

@@ -42,17 +42,6 @@ static int pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return 0;
 }
 
-static int pep_control(struct fid *fid, int command, void *arg)
-{
-	return -FI_ENOSYS;
-}
-
-static int pep_ops_open(struct fid *fid, const char *name, uint64_t flags,
-			void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
 static ssize_t pep_cancel(fid_t fid, void *context)
 {
 	return -FI_ENOENT;
@@ -76,29 +65,12 @@ static int pep_setopt(fid_t fid, int level, int optname, const void *optval,
 	return -FI_ENOPROTOOPT;
 }
 
-static int pep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
-		      struct fid_ep **ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int pep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
-		      struct fid_ep **ep, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t pep_size_left(struct fid_ep *ep)
-{
-	return -FI_ENOSYS;
-}
-
 static struct fi_ops pep_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = pep_close,
 	.bind = pep_bind,
-	.control = pep_control,
-	.ops_open = pep_ops_open,
+	.control = iwfi_no_control,
+	.ops_open = iwfi_no_ops_open,
 };
 
 static struct fi_ops_ep pep_ops = {
@@ -106,10 +78,10 @@ static struct fi_ops_ep pep_ops = {
 	.cancel = pep_cancel,
 	.getopt = pep_getopt,
 	.setopt = pep_setopt,
-	.tx_ctx = pep_tx_ctx,
-	.rx_ctx = pep_rx_ctx,
-	.rx_size_left = pep_size_left,
-	.tx_size_left = pep_size_left,
+	.tx_ctx = iwfi_no_tx_ctx,
+	.rx_ctx = iwfi_no_rx_ctx,
+	.rx_size_left = iwfi_no_size_left,
+	.tx_size_left = iwfi_no_size_left,
 };
 
 /* fi_passive_ep(): listens at info->src_addr (any address, port 0 when

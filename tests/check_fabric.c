@@ -734,6 +734,48 @@ START_TEST(credit_wait)
 }
 END_TEST
 
+/* What the provider does not support says -FI_ENOSYS, object by object
+ * (fi_iwcm(7)). */
+START_TEST(unsupported)
+{
+	struct net n;
+	struct fid_ep *ctx_ep = NULL;
+	void *ops = NULL;
+	int w;
+
+	net_open(&n);
+	net_connect(&n, false);
+	ck_assert_int_eq(fi_control(&n.fabric->fid, FI_GETWAIT, &w),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_open_ops(&n.fabric->fid, "x", 0, &ops, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_control(&n.domain->fid, FI_GETWAIT, &w),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_domain_bind(n.domain, &n.s.eq->fid, 0), -FI_ENOSYS);
+	ck_assert_int_eq(fi_open_ops(&n.domain->fid, "x", 0, &ops, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_mr_bind(n.s.mr, &n.s.cq->fid, 0), -FI_ENOSYS);
+	ck_assert_int_eq(fi_control(&n.s.mr->fid, FI_GETWAIT, &w), -FI_ENOSYS);
+	ck_assert_int_eq(fi_open_ops(&n.s.cq->fid, "x", 0, &ops, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_open_ops(&n.s.eq->fid, "x", 0, &ops, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_open_ops(&n.c.ep->fid, "x", 0, &ops, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_tx_context(n.c.ep, 0, NULL, &ctx_ep, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_rx_context(n.c.ep, 0, NULL, &ctx_ep, NULL),
+			 -FI_ENOSYS);
+	ck_assert_int_eq(fi_control(&n.pep->fid, FI_GETWAIT, &w), -FI_ENOSYS);
+	ck_assert_int_eq(fi_tx_context((struct fid_ep *)n.pep, 0, NULL, &ctx_ep,
+				       NULL),
+			 -FI_ENOSYS);
+	ck_assert_ptr_null(ctx_ep);
+	ck_assert_ptr_null(ops);
+	net_close(&n);
+}
+END_TEST
+
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -749,6 +791,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "selective_names_v6", selective_names_v6);
 	add_tcase(s, "receive_credits", receive_credits);
 	add_tcase(s, "credit_wait", credit_wait);
+	add_tcase(s, "unsupported", unsupported);
 	return s;
 }
 
