@@ -117,9 +117,10 @@ static ssize_t rma_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
 		       ep_of(ep)->tx_op_flags, true);
 }
 
-static ssize_t rma_readv(struct fid_ep *ep, const struct iovec *iov,
-			 void **desc, size_t count, fi_addr_t src_addr,
-			 uint64_t addr, uint64_t key, void *context)
+/* An iovec list to one remote range (fi_readv, fi_writev). */
+static ssize_t rma_vec(struct fid_ep *ep, const struct iovec *iov, void **desc,
+		       size_t count, uint64_t addr, uint64_t key, void *context,
+		       bool read)
 {
 	size_t len = 0, i;
 
@@ -135,7 +136,14 @@ static ssize_t rma_readv(struct fid_ep *ep, const struct iovec *iov,
 		.context = context,
 	};
 
-	return rma_post(ep, &msg, ep_of(ep)->tx_op_flags, true);
+	return rma_post(ep, &msg, ep_of(ep)->tx_op_flags, read);
+}
+
+static ssize_t rma_readv(struct fid_ep *ep, const struct iovec *iov,
+			 void **desc, size_t count, fi_addr_t src_addr,
+			 uint64_t addr, uint64_t key, void *context)
+{
+	return rma_vec(ep, iov, desc, count, addr, key, context, true);
 }
 
 static ssize_t rma_write(struct fid_ep *ep, const void *buf, size_t len,
@@ -150,21 +158,7 @@ static ssize_t rma_writev(struct fid_ep *ep, const struct iovec *iov,
 			  void **desc, size_t count, fi_addr_t dest_addr,
 			  uint64_t addr, uint64_t key, void *context)
 {
-	size_t len = 0, i;
-
-	for (i = 0; i < count; i++)
-		len += iov[i].iov_len;
-	struct fi_rma_iov rma = { .addr = addr, .len = len, .key = key };
-	struct fi_msg_rma msg = {
-		.msg_iov = iov,
-		.desc = desc,
-		.iov_count = count,
-		.rma_iov = &rma,
-		.rma_iov_count = 1,
-		.context = context,
-	};
-
-	return rma_post(ep, &msg, ep_of(ep)->tx_op_flags, false);
+	return rma_vec(ep, iov, desc, count, addr, key, context, false);
 }
 
 static ssize_t rma_inject(struct fid_ep *ep, const void *buf, size_t len,
