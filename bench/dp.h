@@ -176,6 +176,7 @@ void dp_side_span(struct dp_side *s, const struct dp_mark *a,
 void dp_side_verify(struct dp_side *s, const char *what, const uint8_t *p,
 		    size_t n);
 uint8_t *dp_side_alloc(struct dp_side *s, size_t n, bool pattern);
+int dp_side_bufs(struct dp_run *r, size_t slack, uint8_t **buf, uint8_t **src);
 
 /* dp_ctl.c */
 void dp_ctl_port(struct dp_run *r, int port);

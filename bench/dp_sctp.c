@@ -237,30 +237,6 @@ static void dp_sctp_drive(struct dp_run *r, struct socket *so, uint8_t *buf,
 	dp_side_span(&r->side, &a, &b);
 }
 
-/* The buffers: buf receives, src sends (a stream only one of them). */
-static int dp_sctp_bufs(struct dp_run *r, uint8_t **buf, uint8_t **src)
-{
-	bool rd = r->t != BENCH_DP_ATOMIC_LAT, wr = rd;
-
-	if (r->t == BENCH_DP_WRITE_BW) {
-		rd = r->server;
-		wr = !r->server;
-	} else if (r->t == BENCH_DP_READ_BW) {
-		rd = !r->server;
-		wr = r->server;
-	}
-	/* a stream's receiving end: room for a message across SIZE */
-	if (rd && dp_is_bw(r->t))
-		*buf = dp_side_alloc(&r->side, r->o->size + DP_SCTP_SLACK,
-				     false);
-	else if (rd)
-		*buf = dp_side_alloc(&r->side, r->o->size, false);
-	else
-		*buf = NULL;
-	*src = wr ? dp_side_alloc(&r->side, r->o->size, true) : NULL;
-	return r->side.ok ? 0 : -1;
-}
-
 /* This process's usrsctp, started on first use; -1 (failed) if not. */
 static int dp_sctp_start(struct dp_run *r)
 {
@@ -302,7 +278,8 @@ void dp_sctp_server(struct dp_run *r)
 	struct socket *l = NULL, *so = NULL;
 	uint16_t port = 0;
 
-	if (dp_sctp_bufs(r, &buf, &src) < 0 || dp_sctp_start(r) < 0) {
+	if (dp_side_bufs(r, DP_SCTP_SLACK, &buf, &src) < 0 ||
+	    dp_sctp_start(r) < 0) {
 		dp_ctl_port(r, 0);
 		goto out;
 	}
@@ -341,7 +318,8 @@ void dp_sctp_client(struct dp_run *r)
 
 	if (!udp_port)
 		return;
-	if (dp_sctp_bufs(r, &buf, &src) < 0 || dp_sctp_start(r) < 0)
+	if (dp_side_bufs(r, DP_SCTP_SLACK, &buf, &src) < 0 ||
+	    dp_sctp_start(r) < 0)
 		goto fin;
 	so = sraw_socket();
 	if (!so || sraw_connect(so, udp_port, (uint16_t)r->ctl_aux) < 0) {

@@ -116,3 +116,27 @@ uint8_t *dp_side_alloc(struct dp_side *s, size_t n, bool pattern)
 		memset(p, 0, n);
 	return p;
 }
+
+/*
+ * The buffers of a baseline run: *buf receives, *src sends.  A stream
+ * (write_bw, read_bw) reads on one end only and writes on the other,
+ * its reading end with slack octets more; a ping-pong does both; the
+ * atomic test neither (its word is its own).  0, or -1 (said).
+ */
+int dp_side_bufs(struct dp_run *r, size_t slack, uint8_t **buf, uint8_t **src)
+{
+	bool rd = r->t != BENCH_DP_ATOMIC_LAT, wr = rd;
+
+	if (r->t == BENCH_DP_WRITE_BW) {
+		rd = r->server;
+		wr = !r->server;
+	} else if (r->t == BENCH_DP_READ_BW) {
+		rd = !r->server;
+		wr = r->server;
+	}
+	if (!dp_is_bw(r->t))
+		slack = 0;
+	*buf = rd ? dp_side_alloc(&r->side, r->o->size + slack, false) : NULL;
+	*src = wr ? dp_side_alloc(&r->side, r->o->size, true) : NULL;
+	return r->side.ok ? 0 : -1;
+}

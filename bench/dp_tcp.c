@@ -327,24 +327,6 @@ static void dp_tcp_drive(struct dp_run *r, int fd, uint8_t *buf, uint8_t *src)
 	dp_side_span(&r->side, &a, &b);
 }
 
-/* The buffers of the TCP baseline: buf receives, src sends. */
-static int dp_tcp_bufs(struct dp_run *r, uint8_t **buf, uint8_t **src)
-{
-	bool rd = r->t != BENCH_DP_ATOMIC_LAT, wr = rd;
-
-	/* A stream only reads on one end and only writes on the other. */
-	if (r->t == BENCH_DP_WRITE_BW) {
-		rd = r->server;
-		wr = !r->server;
-	} else if (r->t == BENCH_DP_READ_BW) {
-		rd = !r->server;
-		wr = r->server;
-	}
-	*buf = rd ? dp_side_alloc(&r->side, r->o->size, false) : NULL;
-	*src = wr ? dp_side_alloc(&r->side, r->o->size, true) : NULL;
-	return r->side.ok ? 0 : -1;
-}
-
 /* ---- the TCP baseline of -q N: N streams, one thread ---- */
 
 /* Where one of the N streams is in its current message. */
@@ -551,7 +533,7 @@ void dp_tcp_server(struct dp_run *r)
 	int lfd, fd = -1, k = 0, fds[BENCH_QPS_MAX];
 	unsigned int nfd = 0;
 
-	if (dp_tcp_bufs(r, &buf, &src) < 0) {
+	if (dp_side_bufs(r, 0, &buf, &src) < 0) {
 		dp_ctl_port(r, 0);
 		goto out;
 	}
@@ -607,7 +589,7 @@ void dp_tcp_client(struct dp_run *r)
 
 	if (!port)
 		return;
-	if (dp_tcp_bufs(r, &buf, &src) == 0) {
+	if (dp_side_bufs(r, 0, &buf, &src) == 0) {
 		bench_sin_loopback(&sin, port);
 		while (nfd < r->o->qps) {
 			fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
