@@ -730,7 +730,6 @@ START_TEST(test_addr_match)
 	a4->sin_family = AF_INET;
 	a4->sin_port = htons(5000);
 	a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	memset(&b4, 0, sizeof(b4));
 	b4 = *a4;
 	ck_assert(
 		sctp_addr_match(&a, (struct sockaddr *)&b4, sizeof(b4), false));
