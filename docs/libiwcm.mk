@@ -66,6 +66,7 @@ dist_man3_MANS = \
 	iwcm_progress.3 \
 	iwcm_qp_disconnect.3 \
 	iwcm_qp_get_context.3 \
+	iwcm_qp_send_room.3 \
 	iwcm_query_qp.3 \
 	iwcm_reg_mr.3 \
 	iwcm_reject.3 \

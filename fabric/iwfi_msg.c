@@ -53,13 +53,21 @@ static uint64_t iwfi_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Post one send work request (its wr_id a request) on ep's QP. */
+/*
+ * Post a send work request on ep's QP, or a list of them that makes one
+ * operation (a Read into several buffers, iwfi_rma.c): all or none, the
+ * request (wr_id) on one of them, the others with none.
+ */
 int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 {
+	struct iwfi_req *req = NULL;
+	const struct iwcm_send_wr *w;
 	uint64_t until = 0;
-	int ret;
+	int ret, n = 0;
 
-	struct iwfi_req *req = (void *)(uintptr_t)wr->wr_id;
+	for (w = wr; w; w = w->next, n++)
+		if (w->wr_id)
+			req = (void *)(uintptr_t)w->wr_id;
 
 	for (int tries = 0;; tries++) {
 		pthread_mutex_lock(&ep->lock);
@@ -95,7 +103,11 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 	}
 	if (req)
 		iwfi_req_link(req);
-	ret = iwcm_post_send(ep->qp, wr, NULL);
+	/* ep->lock orders every post on the QP: the room only grows
+	 * until iwcm_post_send(3) takes it. */
+	ret = n > 1 && iwcm_qp_send_room(ep->qp) < n ?
+		      ENOMEM :
+		      iwcm_post_send(ep->qp, wr, NULL);
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)

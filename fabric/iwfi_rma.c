@@ -4,7 +4,9 @@
  * RMA: RDMA Read and RDMA Write (RFC 5040 §4.4, §4.3), and writedata as
  * an RDMA Write followed by an Immediate Data message (RFC 7306 §6),
  * which consumes a receive at the target (FI_RX_CQ_DATA).  The remote
- * address is the Tagged Offset, the key the STag.
+ * address is the Tagged Offset, the key the STag.  A Read Request names
+ * one Data Sink (RFC 5040 §4.4), so a read into several local buffers is
+ * a Read Request per buffer, each for the next part of the remote range.
  */
 #include "config.h"
 
@@ -15,16 +17,47 @@ static struct iwfi_ep *ep_of(struct fid_ep *ep_fid)
 	return iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
 }
 
+/*
+ * The Read Requests of a read into sge[0..count): one per non-empty
+ * buffer (one without any if all are), in order over the remote range
+ * from raddr, linked (rma_post() puts FENCE on the first and the request
+ * on the last).  Returns how many.
+ */
+static int rma_read_parts(struct iwcm_send_wr *wr, struct iwcm_sge *sge,
+			  size_t count, uint64_t raddr, uint32_t rkey)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		if (!sge[i].length)
+			continue;
+		wr[n] = (struct iwcm_send_wr){ .sg_list = &sge[i],
+					       .num_sge = 1 };
+		wr[n].wr.rdma.remote_addr = raddr;
+		raddr += sge[i].length;
+		n++;
+	}
+	if (!n)
+		wr[n++] = (struct iwcm_send_wr){ .wr.rdma.remote_addr = raddr };
+	for (int i = 0; i < n; i++) {
+		wr[i].opcode = IWCM_WR_RDMA_READ;
+		wr[i].wr.rdma.rkey = rkey;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	return n;
+}
+
 static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 			uint64_t flags, bool read)
 {
 	struct iwfi_ep *ep = ep_of(ep_fid);
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
-	struct iwcm_send_wr wr = { 0 };
+	struct iwcm_send_wr parts[IWFI_IOV_LIMIT];
+	struct iwcm_send_wr wr = { 0 }, *last = &wr;
 	bool inject = flags & FI_INJECT, copy;
 	struct iwfi_req *req;
 	size_t len, i;
-	int ret;
+	int ret, n = 1;
 
 	if (msg->rma_iov_count != 1)
 		return -FI_EINVAL;
@@ -37,10 +70,18 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	for (i = 0; msg->desc && i < msg->iov_count; i++)
 		if (!msg->desc[i])
 			copy = true;
-	/* RFC 5040 §4.4: a Read Request names one Data Sink, so the local
-	 * side of a read is one registered buffer. */
-	if (read && (copy || msg->iov_count > 1))
+	/* A read lands in registered memory only; its parts must all fit
+	 * the send queue and the remote address space. */
+	if (read && (copy || msg->rma_iov[0].addr > UINT64_MAX - len))
 		return -FI_EINVAL;
+	if (read) {
+		n = rma_read_parts(parts, sge, msg->iov_count,
+				   msg->rma_iov[0].addr,
+				   (uint32_t)msg->rma_iov[0].key);
+		if ((size_t)n > ep->info->tx_attr->size)
+			return -FI_EINVAL;
+		last = &parts[n - 1];
+	}
 	if (copy && len > IWFI_INJECT_SIZE)
 		return -FI_EINVAL;
 	req = iwfi_req_new(
@@ -49,30 +90,33 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	if (!req)
 		return -FI_ENOMEM;
 	req->len = len;
-	wr.wr_id = (uintptr_t)req;
-	wr.sg_list = sge;
-	wr.num_sge = (int)msg->iov_count;
-	wr.opcode = read ? IWCM_WR_RDMA_READ : IWCM_WR_RDMA_WRITE;
-	wr.send_flags = IWCM_SEND_SIGNALED;
-	if (copy)
-		wr.send_flags |= IWCM_SEND_INLINE;
-	if (flags & FI_FENCE)
-		wr.send_flags |= IWCM_SEND_FENCE;
-	if (!read && (flags & FI_REMOTE_CQ_DATA)) {
-		wr.opcode = IWCM_WR_RDMA_WRITE_WITH_IMM;
-		wr.imm_data = msg->data;
+	if (!read) {
+		wr.sg_list = sge;
+		wr.num_sge = (int)msg->iov_count;
+		wr.opcode = IWCM_WR_RDMA_WRITE;
+		if (copy)
+			wr.send_flags |= IWCM_SEND_INLINE;
+		if (flags & FI_REMOTE_CQ_DATA) {
+			wr.opcode = IWCM_WR_RDMA_WRITE_WITH_IMM;
+			wr.imm_data = msg->data;
+		}
+		wr.wr.rdma.remote_addr = msg->rma_iov[0].addr;
+		wr.wr.rdma.rkey = (uint32_t)msg->rma_iov[0].key;
 	}
-	wr.wr.rdma.remote_addr = msg->rma_iov[0].addr;
-	wr.wr.rdma.rkey = (uint32_t)msg->rma_iov[0].key;
-	if (!req->report) {
-		/* Nothing to report: unsignaled, an error completes with
-		 * no request (iwcm_post_send(3)). */
+	if (flags & FI_FENCE)
+		(read ? parts : &wr)->send_flags |= IWCM_SEND_FENCE;
+	/* Nothing to report: unsignaled, an error completes with no
+	 * request (iwcm_post_send(3)).  Parts before the last report
+	 * nothing either: Read Responses come in order (RFC 5040 §5.5),
+	 * so the last one's completion says the whole read is done. */
+	if (req->report) {
+		last->wr_id = (uintptr_t)req;
+		last->send_flags |= IWCM_SEND_SIGNALED;
+	} else {
 		iwfi_req_free(req);
 		req = NULL;
-		wr.wr_id = 0;
-		wr.send_flags &= ~IWCM_SEND_SIGNALED;
 	}
-	ret = iwfi_post_send(ep, &wr);
+	ret = iwfi_post_send(ep, read ? parts : &wr);
 	if (ret)
 		iwfi_req_free(req);
 	return ret;

@@ -490,6 +490,20 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 	return e;
 }
 
+/* Free send queue entries: a completed request gives its entry back
+ * (qp_sq_reap()), read from the CQ or not. */
+IWCM_EXPORT int iwcm_qp_send_room(struct iwcm_qp *qp)
+{
+	uint32_t used;
+
+	if (!qp)
+		return ERR(EINVAL);
+	pthread_mutex_lock(&qp->lock);
+	used = qp->sq_pi - qp->sq_ci;
+	pthread_mutex_unlock(&qp->lock);
+	return (int)(qp->sq_size - used);
+}
+
 /* Post a list of receive work requests; returns as iwcm_post_send(). */
 IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 			       struct iwcm_recv_wr **bad_wr)

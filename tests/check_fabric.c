@@ -735,15 +735,17 @@ START_TEST(credit_wait)
 END_TEST
 
 /* fi_writev() gathers two pieces into one remote range; fi_readv()
- * reads it back into one buffer, and refuses two: a Read Request names
- * one Data Sink (RFC 5040 §4.4, fi_iwcm(7)). */
+ * scatters it back into two, and into three with an empty one between:
+ * a Read Request per non-empty iovec (a Read Request names one Data
+ * Sink, RFC 5040 §4.4), one completion (fi_iwcm(7)). */
 START_TEST(rma_vectors)
 {
 	struct net n;
-	struct iovec iov[2];
-	void *desc[2];
+	struct iovec iov[3];
+	void *desc[3];
 	uint64_t raddr, key;
 	uint8_t *out;
+	struct fi_cq_data_entry e;
 
 	net_open(&n);
 	net_connect(&n, false);
@@ -752,26 +754,92 @@ START_TEST(rma_vectors)
 	pattern(n.c.buf, 5000, 4);
 	iov[0] = (struct iovec){ n.c.buf, 1000 };
 	iov[1] = (struct iovec){ n.c.buf + 3000, 2000 };
-	desc[0] = desc[1] = fi_mr_desc(n.c.mr);
+	desc[0] = desc[1] = desc[2] = fi_mr_desc(n.c.mr);
 	ck_assert_int_eq(
 		fi_writev(n.c.ep, iov, desc, 2, 0, raddr, key, (void *)1), 0);
 	cq_ok(n.c.cq, (void *)1, FI_WRITE | FI_RMA, NULL);
 	out = n.c.buf + BUF_SIZE / 2;
+	memset(out, 0, 8000);
+	/* the Write completed once sent; the Reads behind it return what
+	 * was placed (RFC 5040 §5.5) */
 	iov[0] = (struct iovec){ out, 2500 };
 	iov[1] = (struct iovec){ out + 3000, 500 };
-	ck_assert_int_eq(fi_readv(n.c.ep, iov, desc, 2, 0, raddr, key,
-				  (void *)2),
-			 -FI_EINVAL);
-	/* the Write completed once sent; the Read behind it returns what
-	 * was placed (RFC 5040 §5.5) */
-	memset(out, 0, 4000);
 	ck_assert_int_eq(
-		fi_readv(n.c.ep, iov, desc, 1, 0, raddr, key, (void *)3), 0);
-	cq_ok(n.c.cq, (void *)3, FI_READ | FI_RMA, NULL);
+		fi_readv(n.c.ep, iov, desc, 2, 0, raddr, key, (void *)2), 0);
+	cq_ok(n.c.cq, (void *)2, FI_READ | FI_RMA, NULL);
 	ck_assert_int_eq(memcmp(n.s.buf + 100, n.c.buf, 1000), 0);
 	ck_assert_int_eq(memcmp(n.s.buf + 1100, n.c.buf + 3000, 2000), 0);
 	ck_assert_int_eq(memcmp(out, n.s.buf + 100, 2500), 0);
 	ck_assert_uint_eq(out[2500], 0);
+	ck_assert_int_eq(memcmp(out + 3000, n.s.buf + 2600, 500), 0);
+	ck_assert_uint_eq(out[3500], 0);
+	iov[0] = (struct iovec){ out + 4000, 10 };
+	iov[1] = (struct iovec){ out + 5000, 0 };
+	iov[2] = (struct iovec){ out + 6000, 2990 };
+	ck_assert_int_eq(
+		fi_readv(n.c.ep, iov, desc, 3, 0, raddr, key, (void *)3), 0);
+	cq_ok(n.c.cq, (void *)3, FI_READ | FI_RMA, &e);
+	ck_assert_uint_eq(e.len, 3000);
+	ck_assert_int_eq(memcmp(out + 4000, n.s.buf + 100, 10), 0);
+	ck_assert_uint_eq(out[5000], 0);
+	ck_assert_int_eq(memcmp(out + 6000, n.s.buf + 110, 2990), 0);
+	ck_assert_uint_eq(out[8990], 0);
+	/* one completion for each: nothing else comes */
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	net_close(&n);
+}
+END_TEST
+
+/* FI_IWCM_PROGRESS=manual, so that Reads stay outstanding until the test
+ * reads a CQ: a read whose Read Requests do not all fit the send queue
+ * says -FI_EAGAIN and posts none of them; one that could never fit says
+ * -FI_EINVAL. */
+START_TEST(rma_read_room)
+{
+	struct net n;
+	struct iovec iov[5];
+	void *desc[5];
+	uint64_t raddr, key;
+	int i;
+
+	setenv("FI_IWCM_PROGRESS", "manual", 1);
+	net_open(&n);
+	n.info->tx_attr->size = 4;
+	net_connect(&n, false);
+	raddr = (uintptr_t)n.s.buf;
+	key = fi_mr_key(n.s.mr);
+	pattern(n.s.buf, 8192, 7);
+	for (i = 0; i < 5; i++) {
+		iov[i] = (struct iovec){ n.c.buf + i * 1000, 100 };
+		desc[i] = fi_mr_desc(n.c.mr);
+	}
+	ck_assert_int_eq(fi_readv(n.c.ep, iov, desc, 5, 0, raddr, key,
+				  (void *)9),
+			 -FI_EINVAL);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192 + i * 100, 100,
+					 desc[0], 0, raddr, key,
+					 (void *)(uintptr_t)(i + 1)),
+				 0);
+	/* three of four entries taken: two Read Requests do not fit */
+	ck_assert_int_eq(fi_readv(n.c.ep, iov, desc, 2, 0, raddr + 4000, key,
+				  (void *)8),
+			 -FI_EAGAIN);
+	for (i = 0; i < 3; i++)
+		cq_ok(n.c.cq, (void *)(uintptr_t)(i + 1), FI_READ | FI_RMA,
+		      NULL);
+	ck_assert_uint_eq(n.c.buf[0], 0);
+	ck_assert_int_eq(fi_readv(n.c.ep, iov, desc, 4, 0, raddr + 4000, key,
+				  (void *)4),
+			 0);
+	cq_ok(n.c.cq, (void *)4, FI_READ | FI_RMA, NULL);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(memcmp(n.c.buf + i * 1000,
+					n.s.buf + 4000 + i * 100, 100),
+				 0);
+	ck_assert_int_eq(memcmp(n.c.buf + 8192, n.s.buf, 100), 0);
+	ck_assert_uint_eq(n.c.buf[4000], 0);
+	unsetenv("FI_IWCM_PROGRESS");
 	net_close(&n);
 }
 END_TEST
@@ -834,6 +902,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "receive_credits", receive_credits);
 	add_tcase(s, "credit_wait", credit_wait);
 	add_tcase(s, "rma_vectors", rma_vectors);
+	add_tcase(s, "rma_read_room", rma_read_room);
 	add_tcase(s, "unsupported", unsupported);
 	return s;
 }

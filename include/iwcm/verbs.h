@@ -856,6 +856,24 @@ int iwcm_query_qp(const struct iwcm_qp *qp, struct iwcm_qp_attr *attr);
 void *iwcm_qp_get_context(const struct iwcm_qp *qp);
 
 /**
+ * iwcm_qp_send_room() - Free entries of a queue pair's send queue.
+ * @qp: the queue pair.
+ *
+ * A send work request takes an entry from iwcm_post_send() until it has
+ * completed, signaled or not, whether or not its completion has been
+ * read from the CQ.  The count only grows between calls unless something
+ * posts in between: a caller that serializes its own posts can post that
+ * many requests as one list and know that all or none of it is posted
+ * (a libfabric provider splitting one operation into several requests,
+ * as fi_iwcm(7) does for a Read into several buffers).
+ *
+ * Context: Thread-safe.
+ * Return: the free entries (0 to max_send_wr), or -1 with errno EINVAL
+ * (@qp NULL).
+ */
+int iwcm_qp_send_room(struct iwcm_qp *qp);
+
+/**
  * iwcm_post_send() - Post send work requests.
  * @qp: the queue pair.
  * @wr: a list of send work requests (next-linked).
