@@ -18,6 +18,14 @@ check_fabric_cm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_cm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_cm_LDADD = $(check_fabric_LDADD)
 EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
+# RDM endpoints of ofi_rxm over the provider: rendezvous reads into the
+# iovecs of a receive (fi_readv)
+check_PROGRAMS += check_fabric_rxm
+TESTS += check_fabric_rxm
+check_fabric_rxm_SOURCES = check_fabric_rxm.c fabric_harness.h
+check_fabric_rxm_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_rxm_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_rxm_LDADD = $(check_fabric_LDADD)
 
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
 # 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
