@@ -909,13 +909,5 @@ static Suite *fabric_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fabric_suite());
-	int failed;
-
-	daemon_start("");
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	daemon_stop();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fabric_run(fabric_suite(), "");
 }

@@ -78,13 +78,5 @@ static Suite *fabric_cm_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fabric_cm_suite());
-	int failed;
-
-	daemon_start("max_pending_per_uid = 1\n");
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	daemon_stop();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fabric_run(fabric_cm_suite(), "max_pending_per_uid = 1\n");
 }

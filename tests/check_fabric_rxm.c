@@ -215,15 +215,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("fabric_rxm");
-	SRunner *sr;
-	int failed;
 
 	add_tcase(s, "rendezvous_iovecs", rendezvous_iovecs);
-	sr = srunner_create(s);
-	daemon_start("");
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	daemon_stop();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fabric_run(s, "");
 }

@@ -89,6 +89,21 @@ static inline void daemon_stop(void)
 	}
 }
 
+/* Run suite s against an iwcmd started with the configuration lines
+ * extra: main() of each provider test. */
+static inline int fabric_run(Suite *s, const char *extra)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	daemon_start(extra);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	daemon_stop();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 /* ---- helpers ---- */
 
 /*
