@@ -115,7 +115,8 @@ EXTRA_DIST += integ/iwcmctl_admin.sh integ/systemd_verify.sh integ/metrics.sh \
 FUZZ_DAEMON_LDADD = $(DAEMON_LIB) $(top_builddir)/proto/libipc.la \
 	$(WIRE_LIB) $(PROTOBUF_C_LIBS) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(SYSTEMD_LIBS)
-FUZZ_DAEMON_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(LIBEVENT_CFLAGS)
+FUZZ_DAEMON_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) $(LIBEVENT_CFLAGS) \
+	$(USRSCTP_CFLAGS)
 EXTRA_DIST += fuzz/fuzz_util.h fuzz/engine_driver.h
 FUZZ_HARNESSES += fuzz_engine_resp fuzz_engine_init
 fuzz_engine_resp_SOURCES = fuzz/fuzz_engine_resp.c fuzz/engine_driver.c \
