@@ -384,7 +384,8 @@ void us_close(struct sctp_sock *s, bool abort)
 		s->cb = &us_nocb;
 		s->arg = NULL;
 		us_park(s);
-		if (!evtimer_pending(s->accept_timer, NULL)) {
+		if ((usrsctp_get_events(s->so) & SCTP_EVENT_READ) &&
+		    !evtimer_pending(s->accept_timer, NULL)) {
 			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
 
 			evtimer_add(s->accept_timer, &tv);
