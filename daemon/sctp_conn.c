@@ -465,7 +465,7 @@ static int sc_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 	return sctp_relay_to_owner(k->relay, SCTP_PPID_DDP_SEGMENT, seg, len);
 }
 
-static void sc_ended(void *arg, struct sctp_session *s, bool error)
+static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 {
 	struct sc_conn *k = sc_conn_of(s);
 
@@ -480,8 +480,16 @@ static void sc_ended(void *arg, struct sctp_session *s, bool error)
 		k->relay = NULL;
 		return;
 	}
-	sc_conn_error(k, error ? CONN_RES_EPROTO : CONN_RES_ECONNRESET,
-		      "session terminated", false);
+	/* an association that ends is a reset, not the peer's error (a
+	 * closed listener's port aborts what reaches it) */
+	if (how == SESS_END_DOWN)
+		sc_conn_error(k, CONN_RES_ECONNRESET, "association ended",
+			      false);
+	else
+		sc_conn_error(k,
+			      how == SESS_END_ERROR ? CONN_RES_EPROTO :
+						      CONN_RES_ECONNRESET,
+			      "session terminated", false);
 	k->owner = NULL; /* established too: nothing more to tell */
 }
 

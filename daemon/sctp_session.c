@@ -342,7 +342,7 @@ static int act_peer_term(void *arg, enum sess_event ev)
 
 	(void)ev;
 	if (s->a->ulp->ended)
-		s->a->ulp->ended(s->a->ulp_arg, s, false);
+		s->a->ulp->ended(s->a->ulp_arg, s, SESS_END_TERMINATED);
 	/* RFC 5043 §6.2: our direction ends too */
 	return sess_send_term(s);
 }
@@ -361,7 +361,7 @@ static int act_term_error(void *arg, enum sess_event ev)
 	(void)ev;
 	rc = sess_send_term(s);
 	if (s->a->ulp->ended)
-		s->a->ulp->ended(s->a->ulp_arg, s, true);
+		s->a->ulp->ended(s->a->ulp_arg, s, SESS_END_ERROR);
 	return rc;
 }
 
@@ -371,7 +371,7 @@ static int act_error(void *arg, enum sess_event ev)
 
 	(void)ev;
 	if (s->a->ulp->ended)
-		s->a->ulp->ended(s->a->ulp_arg, s, true);
+		s->a->ulp->ended(s->a->ulp_arg, s, SESS_END_DOWN);
 	return 0;
 }
 

@@ -3,6 +3,12 @@
 #ifndef IWCM_SCTP_SESSION_H
 #define IWCM_SCTP_SESSION_H
 
+/* How a session ended under its owner. */
+enum sess_end {
+	SESS_END_TERMINATED, /* the peer's orderly Terminate (RFC 5043 §6.2) */
+	SESS_END_ERROR, /* a failed negotiation, a timeout, our Terminate */
+	SESS_END_DOWN,	/* its association ended (an ABORT, the peer gone) */
+};
 /*
  * DDP Stream Sessions on one SCTP association (RFC 5043 §5.2, §6, RFC
  * 6581 §7): the phase that owns the session-control I/O and feeds the
@@ -52,9 +58,8 @@ struct sctp_session_ulp {
 	/* one DDP Segment (without its DDP-SSN) for the owner; 0 or -1 */
 	int (*segment)(void *arg, struct sctp_session *s, const uint8_t *seg,
 		       size_t len);
-	/* the session ended under the owner (error: not by the peer's
-	 * orderly Terminate) */
-	void (*ended)(void *arg, struct sctp_session *s, bool error);
+	/* the session ended under the owner, how (enum sess_end) */
+	void (*ended)(void *arg, struct sctp_session *s, enum sess_end how);
 	/* the session is freed: forget it */
 	void (*release)(void *arg, struct sctp_session *s);
 };

@@ -47,7 +47,8 @@ static const struct sctp_assoc_io io = { .send = io_send };
 
 static bool listening = true;
 static struct sctp_session *req[8];
-static int n_req, n_est, n_rej, n_ended, n_ended_err, n_rel, n_seg;
+static int n_req, n_est, n_rej, n_ended, n_ended_err, n_ended_down, n_rel,
+	n_seg;
 static uint8_t seg_buf[256];
 static size_t seg_len;
 static char seg_order[64]; /* first octet of each segment relayed */
@@ -95,12 +96,13 @@ static int ulp_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 	return 0;
 }
 
-static void ulp_ended(void *arg, struct sctp_session *s, bool error)
+static void ulp_ended(void *arg, struct sctp_session *s, enum sess_end how)
 {
 	(void)arg;
 	(void)s;
 	n_ended++;
-	n_ended_err += error;
+	n_ended_err += how != SESS_END_TERMINATED;
+	n_ended_down += how == SESS_END_DOWN;
 }
 
 static void ulp_release(void *arg, struct sctp_session *s)
@@ -128,7 +130,8 @@ static void setup(void)
 {
 	log_init(LOG_TO_STDERR, false, "check_sctp_assoc");
 	n_sent = send_fail = 0;
-	n_req = n_est = n_rej = n_ended = n_ended_err = n_rel = n_seg = 0;
+	n_req = n_est = n_rej = n_ended = n_ended_err = n_ended_down = n_rel =
+		n_seg = 0;
 	memset(seg_order, 0, sizeof(seg_order));
 	listening = true;
 	base = event_base_new();
@@ -352,6 +355,7 @@ START_TEST(test_active)
 	/* a plain Accept to an Enhanced Initiate: no legal pattern */
 	peer_ctl(3, 0, SCTP_SS_ACCEPT, NULL, 0, 0);
 	ck_assert_int_eq(n_ended_err, 1);
+	ck_assert_int_eq(n_ended_down, 0);
 	m = sent_ctl(4, 3);
 	ck_assert_uint_eq(m.fc, SCTP_SS_TERMINATE);
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 1);
@@ -502,6 +506,7 @@ START_TEST(test_timeouts)
 	/* no answer: Terminate, the owner told, then TERM_SENT expires */
 	event_base_dispatch(base);
 	ck_assert_int_eq(n_ended_err, 1);
+	ck_assert_int_eq(n_ended_down, 0);
 	ck_assert_uint_eq(sent_ctl(1, 0).fc, SCTP_SS_TERMINATE);
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
 	send_fail = ENOBUFS;
@@ -520,7 +525,9 @@ START_TEST(test_assoc_down)
 	ck_assert_ptr_nonnull(sctp_session_connect(a, 1, NULL, NULL, 0, NULL));
 	sctp_assoc_free(a);
 	a = NULL;
+	/* both owners told, as an association that ended (a reset) */
 	ck_assert_int_eq(n_ended_err, 2);
+	ck_assert_int_eq(n_ended_down, 2);
 	ck_assert_int_eq(n_rel, 2);
 	event_base_free(base);
 }

@@ -330,6 +330,21 @@ START_TEST(test_listener_closed_refuses)
 		ck_assert_msg(ms < 1000, "refused after %ld ms", ms);
 	}
 	ck_assert_uint_eq(admin_sctp_conns(NULL, 1), 0);
+	/* iwcmd's own connect there: a reset, at once (it used to wait
+	 * for the Reply and then say EPROTO) */
+	{
+		Iwcm__ConnError *ce;
+		long long t0 = harness_ms();
+		uint64_t id = connect_sctp(L, port, NULL, 2);
+
+		ce = (Iwcm__ConnError *)event(L, IPC_EVENT_ERROR,
+					      &iwcm__conn_error__descriptor);
+		ck_assert_uint_eq(ce->conn_id, id);
+		ck_assert_int_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
+		ck_assert_msg(harness_ms() - t0 < 1000, "reset after %lld ms",
+			      harness_ms() - t0);
+		protobuf_c_message_free_unpacked(&ce->base, NULL);
+	}
 	close(L);
 }
 END_TEST
