@@ -391,6 +391,9 @@ static bool guard_pending_full(void *arg)
 }
 
 static void sess_log(void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sess_log(void *arg, const char *fmt, ...)
 {
 	struct sctp_session *s = arg;
 	char msg[256];
