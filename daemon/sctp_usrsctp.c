@@ -168,12 +168,9 @@ static void us_accept_deferred(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (l->dead)
+	if (l->dead || l->parked)
 		return;
-	if (l->parked)
-		us_listen_drain(l);
-	else
-		us_accept_all(l);
+	us_accept_all(l);
 	us_rewake();
 }
 
@@ -246,9 +243,9 @@ static void us_service(struct sctp_sock *s)
 		 * thread is long past it.  The same two reads happen for
 		 * each later packet of a queued association, so the race
 		 * is narrowed, not gone: the fix is usrsctp's (#698).  A
-		 * kept listener aborts what it accepts (see us_close()).
+		 * kept listener's queue waits (see us_close()).
 		 */
-		if ((ev & SCTP_EVENT_READ) &&
+		if ((ev & SCTP_EVENT_READ) && !s->parked &&
 		    !evtimer_pending(s->accept_timer, NULL)) {
 			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
 
