@@ -63,9 +63,6 @@ struct sctp_sock {
 #define US_LINGER_SETUP_MS 100
 #define US_LINGER_SHUTDOWN_MS 5000
 #define US_LINGER_MAX_MS 10000
-/* The Adaptation Code Point of a kept listener: not DDP's (0x1), so a
- * DDP peer does not use the association (RFC 5043 §7.1). */
-#define US_ADAPT_IND_CLOSED 0x00000000u
 /* Closed listeners kept for reuse, at most (see us_close()). */
 #define US_PARKED_MAX 32
 /* A listener's queue of associations set up, not yet accepted. */
@@ -112,6 +109,8 @@ void us_abort(struct sctp_sock *s, const char *why);
  * s may be freed). */
 bool us_linger_check(struct sctp_sock *s);
 void us_close(struct sctp_sock *s, bool abort);
+/* Accept what listener l holds and abort it (a kept listener's). */
+void us_listen_drain(struct sctp_sock *l);
 /* A kept listener bound to sa (len octets), taken back for cb; NULL when
  * there is none.  Only the same address and port: never for port 0 (a
  * new port keeps a peer's old association to the last owner's port from

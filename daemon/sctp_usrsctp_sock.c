@@ -297,30 +297,12 @@ struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
 }
 
 /* A kept listener's queue: taken and aborted. */
-static void us_listen_drain(struct sctp_sock *l)
+void us_listen_drain(struct sctp_sock *l)
 {
 	struct sctp_sock *a;
 
 	while (!l->dead && (a = us_accept_next(l, &us_nocb, NULL)))
 		us_close(a, true);
-}
-
-/*
- * The Adaptation Code Point a listener's INIT ACKs carry (RFC 5043 §5.1,
- * RFC 5061 §4.2.7): DDP's while it serves, none of DDP's while it is
- * kept, so that a peer's association comes up with a code point it must
- * not run DDP on (RFC 5043 §7.1): iwcmd's connect then ends at once as
- * refused, instead of an association that no session ever answers.
- * usrsctp takes the value for each INIT ACK from the listening socket.
- */
-static void us_listen_adapt(struct sctp_sock *l, bool serve)
-{
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 serve ? SCTP_ADAPT_IND_DDP :
-							 US_ADAPT_IND_CLOSED };
-
-	(void)us_setopt(l->so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad,
-			sizeof(ad), "SCTP_ADAPTATION_LAYER");
 }
 
 static void us_unpark(struct sctp_sock *l)
@@ -336,8 +318,6 @@ static void us_park(struct sctp_sock *l)
 {
 	struct sctp_sock *old;
 
-	evtimer_del(l->accept_timer);
-	us_listen_adapt(l, false);
 	l->parked = true;
 	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
 	if (++us.n_parked <= US_PARKED_MAX)
@@ -358,10 +338,8 @@ struct sctp_sock *us_parked_take(const struct sockaddr *sa, socklen_t len,
 			break;
 	if (!l)
 		return NULL;
-	/* what came meanwhile was for the last owner, or refused (its
-	 * peers aborted it) */
+	/* what came meanwhile was for the last owner */
 	us_listen_drain(l);
-	us_listen_adapt(l, true);
 	us_unpark(l);
 	l->cb = cb;
 	l->arg = arg;
@@ -391,26 +369,27 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * the next listen on its address; past US_PARKED_MAX kept,
 		 * the one kept longest goes.
 		 *
-		 * Meanwhile its INIT ACKs carry a code point that is not
-		 * DDP's (us_listen_adapt()): a DDP peer aborts the
-		 * association at once, which waits in the queue (16 at
-		 * most, then usrsctp refuses the INIT) until the listener is
-		 * taken back or goes.  usrsctp 0.9.5 also races its receive
-		 * thread on each accept (upstream issue #697: it reads the
-		 * queued socket's listener twice, unlocked, and follows a
-		 * NULL when the accept clears it in between), so a kept
-		 * listener accepts nothing while nobody wants it; accepting
-		 * and aborting what reaches it was tried, and the fuzzer met
-		 * the race within minutes.  It does not stop
-		 * listening either (usrsctp_listen() with a backlog of 0):
-		 * listening again then fails now and then with EADDRINUSE,
-		 * or the next INIT is refused.
+		 * Meanwhile what reaches it is accepted and aborted, as a
+		 * closed TCP port resets, so that a peer fails at once
+		 * instead of waiting for a session Reply nobody sends: after
+		 * the same delay as any accept (us_service()), for usrsctp
+		 * 0.9.5 races its receive thread on each accept (upstream
+		 * issue #697).  What was queued for the last owner goes the
+		 * same way.  It does not stop listening (usrsctp_listen()
+		 * with a backlog of 0): listening again then fails now and
+		 * then with EADDRINUSE, or the next INIT is refused.
 		 */
 		if (s->parked)
 			return;
 		s->cb = &us_nocb;
 		s->arg = NULL;
 		us_park(s);
+		if ((usrsctp_get_events(s->so) & SCTP_EVENT_READ) &&
+		    !evtimer_pending(s->accept_timer, NULL)) {
+			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
+
+			evtimer_add(s->accept_timer, &tv);
+		}
 		return;
 	}
 	s->closing = true;

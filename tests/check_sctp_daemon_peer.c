@@ -296,47 +296,54 @@ END_TEST
 
 /*
  * A peer that reaches a port whose listener went is refused at once, as
- * a closed TCP port resets: the kept listener's INIT ACK carries an
- * Adaptation Code Point that is not DDP's (sctp_usrsctp_sock.c), so a
- * DDP peer does not use the association (RFC 5043 §7.1).  It used to
- * get DDP's, and an association no session ever answered: iwcmd's own
- * connect waited for a Reply until its timer, then said EPROTO.
+ * a closed TCP port resets: the kept listener (sctp_usrsctp_sock.c)
+ * accepts its association and aborts it.  It used to wait in that
+ * listener's queue until the peer gave up on its session's Reply (10 s
+ * for iwcm-rping).
  */
 START_TEST(test_listener_closed_refuses)
 {
-	Iwcm__ConnError *ce;
-	long long t0;
 	uint16_t port;
-	uint64_t id;
 	int L, i;
 
 	L = start_listener("", &port);
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
-	/* a raw peer on the wire sees the code point */
-	for (i = 0; i < 2; i++) {
-		struct socket *so = hostile_connect(port, true);
+	for (i = 0; i < 3; i++) {
+		struct timespec t0, t1;
+		struct socket *so;
+		long ms;
 
-		ck_assert_int_eq(hostile_peer_adapt(so), 0);
-		usrsctp_close(so);
+		/* the ABORT ends the connect, or the association just up */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		so = hostile_try_connect(port, true);
+		if (so) {
+			hostile_assoc_ends(so);
+			usrsctp_close(so);
+		} else {
+			ck_assert_msg(errno == ECONNRESET ||
+					      errno == ECONNREFUSED,
+				      "connect: %s", strerror(errno));
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		ck_assert_msg(ms < 1000, "refused after %ld ms", ms);
 	}
-	/* iwcmd's own connect there: refused, at once */
-	t0 = harness_ms();
-	id = connect_sctp(L, port, NULL, 2);
-	/* as a TCP port that refuses: UNREACHABLE, ECONNREFUSED */
-	ce = (Iwcm__ConnError *)event(L, IPC_EVENT_UNREACHABLE,
-				      &iwcm__conn_error__descriptor);
-	ck_assert_uint_eq(ce->conn_id, id);
-	ck_assert_int_eq(ce->result, IWCM__RESULT__RES_ECONNREFUSED);
-	ck_assert_msg(harness_ms() - t0 < 1000, "refused after %lld ms",
-		      harness_ms() - t0);
-	protobuf_c_message_free_unpacked(&ce->base, NULL);
-	/* listening there again serves: the code point is DDP's again */
-	ck_assert_uint_eq(listen_sctp_port(L, port), port);
+	ck_assert_uint_eq(admin_sctp_conns(NULL, 1), 0);
+	/* iwcmd's own connect there: a reset, at once (it used to wait
+	 * for the Reply and then say EPROTO) */
 	{
-		struct socket *so = hostile_connect(port, true);
+		Iwcm__ConnError *ce;
+		long long t0 = harness_ms();
+		uint64_t id = connect_sctp(L, port, NULL, 2);
 
-		ck_assert_int_eq(hostile_peer_adapt(so), SCTP_ADAPT_IND_DDP);
-		usrsctp_close(so);
+		ce = (Iwcm__ConnError *)event(L, IPC_EVENT_ERROR,
+					      &iwcm__conn_error__descriptor);
+		ck_assert_uint_eq(ce->conn_id, id);
+		ck_assert_int_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
+		ck_assert_msg(harness_ms() - t0 < 1000, "reset after %lld ms",
+			      harness_ms() - t0);
+		protobuf_c_message_free_unpacked(&ce->base, NULL);
 	}
 	close(L);
 }

@@ -44,8 +44,8 @@ static inline void start(void)
 
 static uint64_t last_listener;
 
-/* Listen for SCTP sessions on 127.0.0.1:port (0: any); the bound port. */
-static inline uint16_t listen_sctp_port(int fd, uint16_t port)
+/* Listen for SCTP sessions on 127.0.0.1; the bound port. */
+static inline uint16_t listen_sctp(int fd)
 {
 	Iwcm__Listen l = IWCM__LISTEN__INIT;
 	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
@@ -53,10 +53,10 @@ static inline uint16_t listen_sctp_port(int fd, uint16_t port)
 	Iwcm__ListenReply *r;
 	uint8_t ip[4] = { 127, 0, 0, 1 };
 	uint32_t reqid;
+	uint16_t port;
 
 	a.addr.data = ip;
 	a.addr.len = 4;
-	a.port = port;
 	l.addr = &a;
 	p.has_transport = 1;
 	p.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
@@ -74,11 +74,6 @@ static inline uint16_t listen_sctp_port(int fd, uint16_t port)
 	ck_assert_uint_ne(port, 0);
 	protobuf_c_message_free_unpacked(&r->base, NULL);
 	return port;
-}
-
-static inline uint16_t listen_sctp(int fd)
-{
-	return listen_sctp_port(fd, 0);
 }
 
 /* iwcmd with more of iwcmd.conf (or none), and a client listening for
@@ -392,17 +387,6 @@ static inline struct socket *hostile_try_connect(uint16_t port, bool adapt)
 	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO,
 					    &on, sizeof(on)),
 			 0);
-	/* the daemon's code point reaches hostile_peer_adapt() */
-	{
-		struct sctp_event ev = { .se_assoc_id = SCTP_FUTURE_ASSOC,
-					 .se_type = SCTP_ADAPTATION_INDICATION,
-					 .se_on = 1 };
-
-		ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
-						    SCTP_EVENT, &ev,
-						    sizeof(ev)),
-				 0);
-	}
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_port = htons(udp_port);
 	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
@@ -492,36 +476,6 @@ static inline int hostile_recv_fc(struct socket *so, uint16_t *stream)
 			continue;
 		*stream = rcv.rcv_sid;
 		return buf[2] << 8 | buf[3];
-	}
-	return -2;
-}
-
-/* The Adaptation Code Point the daemon's INIT ACK gave so's association
- * (RFC 5043 §5.1), -1 when it ended first, -2 when none came in 5 s. */
-static inline long long hostile_peer_adapt(struct socket *so)
-{
-	long long end = harness_ms() + 5000;
-
-	while (harness_ms() < end) {
-		uint8_t buf[1024];
-		int flags = 0;
-		ssize_t n = usrsctp_recvv(so, buf, sizeof(buf), NULL, NULL,
-					  NULL, NULL, NULL, &flags);
-		const union sctp_notification *sn = (const void *)buf;
-
-		if (n < 0 && errno == EWOULDBLOCK) {
-			usleep(5000);
-			continue;
-		}
-		if (n <= 0)
-			return -1;
-		if (!(flags & MSG_NOTIFICATION))
-			continue;
-		if (sn->sn_header.sn_type == SCTP_ADAPTATION_INDICATION)
-			return sn->sn_adaptation_event.sai_adaptation_ind;
-		if (sn->sn_header.sn_type == SCTP_ASSOC_CHANGE &&
-		    sn->sn_assoc_change.sac_state != SCTP_COMM_UP)
-			return -1;
 	}
 	return -2;
 }
