@@ -11,8 +11,7 @@
 # prints it, and the client's -d line must show what was negotiated.
 # Then a server -C against a client that pings forever, a persistent
 # server with two clients at once, a size the server cannot take, an
-# unreachable port (TCP, and SCTP after a server exited), no daemon,
-# usage errors, and iwcmd stopping cleanly.
+# unreachable port, no daemon, usage errors, and iwcmd stopping cleanly.
 set -u
 iwcmd="$top_builddir/daemon/iwcmd"
 ctl="$top_builddir/cli/iwcmctl"
@@ -266,24 +265,6 @@ server -C 1 && {
 	rc=$?
 	[ "$rc" -eq 1 ] && ok || fail "unreachable: exited $rc"
 	has "$(cat "$dir/c.err")" "UNREACHABLE" unreachable
-}
-
-# The same over SCTP: the port of a server that exited refuses at once
-# (iwcmd keeps its listener and aborts what reaches it) instead of
-# leaving the client waiting for a Reply until its timeout.
-server -C 1 --transport sctp && {
-	closed=$port
-	client -C 1 --transport sctp
-	server_wait
-	t0=$(date +%s%N)
-	bounded "$rping" -c -a 127.0.0.1 -p "$closed" -C 1 --transport sctp \
-		>"$dir/c.out" 2>"$dir/c.err"
-	rc=$?
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	[ "$rc" -eq 1 ] && ok || fail "sctp closed: exited $rc"
-	[ "$ms" -lt 2000 ] && ok || fail "sctp closed: refused after $ms ms"
-	has "$(cat "$dir/c.err")" "CONNECT_ERROR, error 9: association ended" \
-		sctp-closed
 }
 
 # No daemon there.
