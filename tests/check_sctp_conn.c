@@ -77,11 +77,13 @@ static void on_rejected(struct client *cl, const struct sctp_conn_info *i)
 	told(cl);
 }
 
+static enum conn_result last_err; /* the last error's result */
+
 static void on_error(struct client *cl, const struct sctp_conn_info *i,
 		     bool unreachable)
 {
-	(void)i;
 	(void)unreachable;
+	last_err = i->result;
 	n_err++;
 	n_end++;
 	told(cl);
@@ -238,6 +240,22 @@ START_TEST(error_closes_client)
 }
 END_TEST
 
+/* The association ends under a session waiting for its Reply: the
+ * connector hears of a reset (ECONNRESET), not of the peer's protocol
+ * error (EPROTO, as it did). */
+START_TEST(assoc_down_is_reset)
+{
+	setup();
+	listen_and_connect();
+	sctp_conn_abort_all();
+	ck_assert(run_until(&n_err, 1));
+	ck_assert_int_eq(last_err, CONN_RES_ECONNRESET);
+	sctp_conn_client_gone(&L);
+	sctp_conn_client_gone(&C);
+	teardown();
+}
+END_TEST
+
 /* The request closes the listener's owner: the session is refused, and
  * the connector hears of it. */
 START_TEST(request_closes_listener)
@@ -387,6 +405,7 @@ static Suite *sctp_conn_suite(void)
 	Suite *s = suite_create("sctp_conn");
 
 	add_tcase(s, "error_closes_client", error_closes_client);
+	add_tcase(s, "assoc_down_is_reset", assoc_down_is_reset);
 	add_tcase(s, "request_closes_listener", request_closes_listener);
 	add_loop_tcase(s, "established_closes", established_closes, 2);
 	add_tcase(s, "rejected_closes", rejected_closes);

@@ -294,61 +294,6 @@ START_TEST(test_listener_closed_peer_first)
 }
 END_TEST
 
-/*
- * A peer that reaches a port whose listener went is refused at once, as
- * a closed TCP port resets: the kept listener (sctp_usrsctp_sock.c)
- * accepts its association and aborts it.  It used to wait in that
- * listener's queue until the peer gave up on its session's Reply (10 s
- * for iwcm-rping).
- */
-START_TEST(test_listener_closed_refuses)
-{
-	uint16_t port;
-	int L, i;
-
-	L = start_listener("", &port);
-	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
-	for (i = 0; i < 3; i++) {
-		struct timespec t0, t1;
-		struct socket *so;
-		long ms;
-
-		/* the ABORT ends the connect, or the association just up */
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		so = hostile_try_connect(port, true);
-		if (so) {
-			hostile_assoc_ends(so);
-			usrsctp_close(so);
-		} else {
-			ck_assert_msg(errno == ECONNRESET ||
-					      errno == ECONNREFUSED,
-				      "connect: %s", strerror(errno));
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
-		     (t1.tv_nsec - t0.tv_nsec) / 1000000;
-		ck_assert_msg(ms < 1000, "refused after %ld ms", ms);
-	}
-	ck_assert_uint_eq(admin_sctp_conns(NULL, 1), 0);
-	/* iwcmd's own connect there: a reset, at once (it used to wait
-	 * for the Reply and then say EPROTO) */
-	{
-		Iwcm__ConnError *ce;
-		long long t0 = harness_ms();
-		uint64_t id = connect_sctp(L, port, NULL, 2);
-
-		ce = (Iwcm__ConnError *)event(L, IPC_EVENT_ERROR,
-					      &iwcm__conn_error__descriptor);
-		ck_assert_uint_eq(ce->conn_id, id);
-		ck_assert_int_eq(ce->result, IWCM__RESULT__RES_ECONNRESET);
-		ck_assert_msg(harness_ms() - t0 < 1000, "reset after %lld ms",
-			      harness_ms() - t0);
-		protobuf_c_message_free_unpacked(&ce->base, NULL);
-	}
-	close(L);
-}
-END_TEST
-
 static Suite *sctp_daemon_peer_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon_peer");
@@ -362,8 +307,6 @@ static Suite *sctp_daemon_peer_suite(void)
 	daemon_add_test(s, "listener_closed", test_listener_closed);
 	daemon_add_test(s, "listener_closed_peer_first",
 			test_listener_closed_peer_first);
-	daemon_add_test(s, "listener_closed_refuses",
-			test_listener_closed_refuses);
 	return s;
 }
 
