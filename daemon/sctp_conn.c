@@ -480,8 +480,8 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 		k->relay = NULL;
 		return;
 	}
-	/* an association that ends is a reset, not the peer's error (a
-	 * closed listener's port aborts what reaches it) */
+	/* an association that ends (an ABORT, the peer gone) is a reset,
+	 * not the peer's protocol error */
 	if (how == SESS_END_DOWN)
 		sc_conn_error(k, CONN_RES_ECONNRESET, "association ended",
 			      false);

@@ -109,8 +109,6 @@ void us_abort(struct sctp_sock *s, const char *why);
  * s may be freed). */
 bool us_linger_check(struct sctp_sock *s);
 void us_close(struct sctp_sock *s, bool abort);
-/* Accept what listener l holds and abort it (a kept listener's). */
-void us_listen_drain(struct sctp_sock *l);
 /* A kept listener bound to sa (len octets), taken back for cb; NULL when
  * there is none.  Only the same address and port: never for port 0 (a
  * new port keeps a peer's old association to the last owner's port from

@@ -297,7 +297,7 @@ struct sctp_sock *us_accept_next(struct sctp_sock *l, const struct sctp_cb *cb,
 }
 
 /* A kept listener's queue: taken and aborted. */
-void us_listen_drain(struct sctp_sock *l)
+static void us_listen_drain(struct sctp_sock *l)
 {
 	struct sctp_sock *a;
 
@@ -318,6 +318,7 @@ static void us_park(struct sctp_sock *l)
 {
 	struct sctp_sock *old;
 
+	evtimer_del(l->accept_timer);
 	l->parked = true;
 	TAILQ_INSERT_TAIL(&us.parked, l, park_entry);
 	if (++us.n_parked <= US_PARKED_MAX)
@@ -369,27 +370,27 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * the next listen on its address; past US_PARKED_MAX kept,
 		 * the one kept longest goes.
 		 *
-		 * Meanwhile what reaches it is accepted and aborted, as a
-		 * closed TCP port resets, so that a peer fails at once
-		 * instead of waiting for a session Reply nobody sends: after
-		 * the same delay as any accept (us_service()), for usrsctp
-		 * 0.9.5 races its receive thread on each accept (upstream
-		 * issue #697).  What was queued for the last owner goes the
-		 * same way.  It does not stop listening (usrsctp_listen()
-		 * with a backlog of 0): listening again then fails now and
-		 * then with EADDRINUSE, or the next INIT is refused.
+		 * Meanwhile what reaches it waits in its queue (16 at most,
+		 * then usrsctp refuses), and is aborted when it is taken
+		 * back or goes: usrsctp 0.9.5 also races its receive thread
+		 * on each accept (upstream issue #697: it reads the queued
+		 * socket's listener twice, unlocked, and follows a NULL when
+		 * the accept clears it in between), so a kept listener
+		 * accepts nothing while nobody wants it.  Nor may anything
+		 * end what waits in its queue (an abort after an accept, or
+		 * a peer's own abort on an INIT ACK without DDP's code
+		 * point): usrsctp frees such a queued socket from its timer
+		 * thread, into the same race (docs/sctp.md).  It does not
+		 * stop
+		 * listening either (usrsctp_listen() with a backlog of 0):
+		 * listening again then fails now and then with EADDRINUSE,
+		 * or the next INIT is refused.
 		 */
 		if (s->parked)
 			return;
 		s->cb = &us_nocb;
 		s->arg = NULL;
 		us_park(s);
-		if ((usrsctp_get_events(s->so) & SCTP_EVENT_READ) &&
-		    !evtimer_pending(s->accept_timer, NULL)) {
-			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
-
-			evtimer_add(s->accept_timer, &tv);
-		}
 		return;
 	}
 	s->closing = true;
