@@ -381,10 +381,9 @@ void us_close(struct sctp_sock *s, bool abort)
 		 * a peer's own abort on an INIT ACK without DDP's code
 		 * point): usrsctp frees such a queued socket from its timer
 		 * thread, into the same race (docs/sctp.md).  It does not
-		 * stop
-		 * listening either (usrsctp_listen() with a backlog of 0):
-		 * listening again then fails now and then with EADDRINUSE,
-		 * or the next INIT is refused.
+		 * stop listening either (usrsctp_listen() with a backlog of
+		 * 0): listening again then fails now and then with
+		 * EADDRINUSE, or the next INIT is refused.
 		 */
 		if (s->parked)
 			return;
