@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,11 +150,35 @@ static pid_t socket_peer_pid(const char *path)
 	return pid;
 }
 
+/* The UDP port of our daemon's SCTP: IWCM_BENCH_SCTP_UDP_PORT the first
+ * time (1 to 65535; iwcm-bench(1)), else a free one. */
+static uint16_t daemon_udp_port(void)
+{
+	static bool asked;
+	const char *v = getenv("IWCM_BENCH_SCTP_UDP_PORT");
+	char *end;
+	long n;
+
+	if (!asked && v && *v) {
+		asked = true;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!errno && !*end && n >= 1 && n <= 65535)
+			return (uint16_t)n;
+		fprintf(stderr,
+			"iwcm-bench: IWCM_BENCH_SCTP_UDP_PORT '%s' is not a "
+			"port: a free one\n",
+			v);
+	}
+	asked = true;
+	return sraw_udp_port_pick();
+}
+
 /*
  * Start iwcmd -d on a private socket and wait until it serves (its
  * client socket accepts a context, at most 5 s).
  */
-int daemon_start(const struct bench_opts *o)
+static int daemon_spawn(const struct bench_opts *o)
 {
 	const char *tmp = getenv("TMPDIR");
 	pid_t parent = getpid();
@@ -161,20 +186,6 @@ int daemon_start(const struct bench_opts *o)
 	FILE *fp;
 	int i, st = 0;
 
-	if (o->socket) {
-		D.path = o->socket;
-		ctx = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
-		if (!ctx) {
-			fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
-				strerror(errno));
-			return -1;
-		}
-		iwcm_ctx_close(ctx);
-		D.peer_pid = socket_peer_pid(o->socket);
-		return 0;
-	}
-	if (daemon_find(o) < 0)
-		return -1;
 	if (!tmp || !*tmp || strlen(tmp) > 40)
 		tmp = "/tmp";
 	snprintf(D.dir, sizeof(D.dir), "%s/iwcm-bench.XXXXXX", tmp);
@@ -188,9 +199,10 @@ int daemon_start(const struct bench_opts *o)
 	snprintf(D.admin, sizeof(D.admin), "%s/iwcmd.admin.sock", D.dir);
 	snprintf(D.conf, sizeof(D.conf), "%s/iwcmd.conf", D.dir);
 	snprintf(D.log, sizeof(D.log), "%s/iwcmd.log", D.dir);
-	/* SCTP: a UDP port of its own (RFC 6951), not the shared 9899 */
+	/* SCTP: a UDP port of its own (RFC 6951), not the shared 9899;
+	 * IWCM_BENCH_SCTP_UDP_PORT for the first daemon */
 	if (o->sctp)
-		D.sctp_udp_port = sraw_udp_port_pick();
+		D.sctp_udp_port = daemon_udp_port();
 	fp = fopen(D.conf, "w");
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
 	    (o->busy_poll_us &&
@@ -275,6 +287,81 @@ int daemon_start(const struct bench_opts *o)
 	}
 	iwcm_ctx_close(ctx);
 	return 0;
+}
+
+/*
+ * iwcmd binds its sctp_udp_port at its first SCTP request, and the port
+ * was only free when it was picked: the baselines' usrsctp stacks take
+ * free UDP ports too, and could take that one first (the iwcm row then
+ * fails, "iwcm_listen 127.0.0.1: Address already in use").  A listen
+ * over SCTP, closed again, makes iwcmd bind it now; -1 with errno.
+ */
+static int daemon_sctp_bind(void)
+{
+	struct iwcm_ctx *ctx = iwcm_ctx_open_path(D.sock, 0);
+	struct iwcm_conn_param *p = iwcm_conn_param_new();
+	struct iwcm_listener *l = NULL;
+	struct sockaddr_in sin;
+	int e = ENOMEM;
+
+	if (ctx && p &&
+	    iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP) == 0) {
+		bench_sin_loopback(&sin, 0);
+		l = iwcm_listen(ctx, (struct sockaddr *)&sin, NULL, p, 1);
+		e = errno;
+	} else if (!ctx) {
+		e = errno;
+	}
+	if (l)
+		iwcm_listener_close(l);
+	iwcm_conn_param_free(p);
+	if (ctx)
+		iwcm_ctx_close(ctx);
+	errno = e;
+	return l ? 0 : -1;
+}
+
+/* The daemon of the run: the one --socket names, or our own. */
+int daemon_start(const struct bench_opts *o)
+{
+	struct iwcm_ctx *ctx;
+	int tries;
+
+	if (o->socket) {
+		D.path = o->socket;
+		ctx = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+		if (!ctx) {
+			fprintf(stderr, "iwcm-bench: iwcmd at %s: %s\n", D.path,
+				strerror(errno));
+			return -1;
+		}
+		iwcm_ctx_close(ctx);
+		D.peer_pid = socket_peer_pid(o->socket);
+		return 0;
+	}
+	if (daemon_find(o) < 0)
+		return -1;
+	for (tries = 1;; tries++) {
+		if (daemon_spawn(o) < 0)
+			return -1;
+		if (!D.sctp_udp_port || daemon_sctp_bind() == 0)
+			return 0;
+		if (errno != EADDRINUSE || tries == 3) {
+			fprintf(stderr,
+				"iwcm-bench: iwcmd's SCTP on UDP port %u: %s\n",
+				D.sctp_udp_port, strerror(errno));
+			daemon_print_log();
+			daemon_stop();
+			return -1;
+		}
+		/* taken meanwhile: another port, another daemon */
+		fprintf(stderr,
+			"iwcm-bench: iwcmd's SCTP UDP port %u was taken; "
+			"another\n",
+			D.sctp_udp_port);
+		if (daemon_stop() < 0)
+			return -1;
+	}
 }
 
 /* SIGTERM our daemon; -1 when it does not exit cleanly. */

@@ -222,6 +222,30 @@ expect 0 "$bench" cm --transport sctp -j -n 40 -w 2 -s 16 -d 1,16 &&
 expect 0 "$bench" cm --transport sctp -n 10 -w 0 && has "$dir/out" "sctp-enh" &&
 	has "$dir/out" "raw usrsctp association setup"
 cm_sctp=0
+# The daemon's SCTP UDP port taken before its first SCTP request (it was
+# only free when picked; a baseline's usrsctp stack took one such port
+# in a CI run): iwcm-bench starts a daemon on another port and the row
+# runs.  A port held by another process stands for it.
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 0))
+print(s.getsockname()[1], flush=True)
+time.sleep(60)' >"$dir/udp" &
+	holder=$!
+	i=0
+	while [ ! -s "$dir/udp" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	IWCM_BENCH_SCTP_UDP_PORT=$(cat "$dir/udp") \
+		expect 0 "$bench" cm --transport sctp -n 10 -w 0 -d 1 &&
+		has "$dir/err" "SCTP UDP port $(cat "$dir/udp") was taken; another"
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+else
+	echo "SKIP: a taken SCTP UDP port: no python3 to hold one"
+fi
 
 # ---- the datapath tests, tiny ----
 # dp_json FILE TEST SIZE ITERS DEPTHS OPTIONS...: the object's fields,
