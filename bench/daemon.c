@@ -159,18 +159,19 @@ static uint16_t daemon_udp_port(void)
 	char *end;
 	long n;
 
-	if (!asked && v && *v) {
+	if (asked || !v || !*v) {
 		asked = true;
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (!errno && !*end && n >= 1 && n <= 65535)
-			return (uint16_t)n;
-		fprintf(stderr,
-			"iwcm-bench: IWCM_BENCH_SCTP_UDP_PORT '%s' is not a "
-			"port: a free one\n",
-			v);
+		return sraw_udp_port_pick();
 	}
 	asked = true;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!errno && !*end && n >= 1 && n <= 65535)
+		return (uint16_t)n;
+	fprintf(stderr,
+		"iwcm-bench: IWCM_BENCH_SCTP_UDP_PORT '%s' is not a port: a "
+		"free one\n",
+		v);
 	return sraw_udp_port_pick();
 }
 

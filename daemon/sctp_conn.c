@@ -480,16 +480,21 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 		k->relay = NULL;
 		return;
 	}
-	/* an association that ends (an ABORT, the peer gone) is a reset,
-	 * not the peer's protocol error */
-	if (how == SESS_END_DOWN)
+	switch (how) {
+	case SESS_END_ERROR:
+		sc_conn_error(k, CONN_RES_EPROTO, "session terminated", false);
+		break;
+	case SESS_END_DOWN:
+		/* an association that ends (an ABORT, the peer gone) is a
+		 * reset, not the peer's protocol error */
 		sc_conn_error(k, CONN_RES_ECONNRESET, "association ended",
 			      false);
-	else
-		sc_conn_error(k,
-			      how == SESS_END_ERROR ? CONN_RES_EPROTO :
-						      CONN_RES_ECONNRESET,
-			      "session terminated", false);
+		break;
+	case SESS_END_TERMINATED:
+		sc_conn_error(k, CONN_RES_ECONNRESET, "session terminated",
+			      false);
+		break;
+	}
 	k->owner = NULL; /* established too: nothing more to tell */
 }
 

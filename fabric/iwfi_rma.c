@@ -57,7 +57,7 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	bool inject = flags & FI_INJECT, copy;
 	struct iwfi_req *req;
 	size_t len, i;
-	int ret, n = 1;
+	int ret;
 
 	if (msg->rma_iov_count != 1)
 		return -FI_EINVAL;
@@ -75,9 +75,10 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	if (read && (copy || msg->rma_iov[0].addr > UINT64_MAX - len))
 		return -FI_EINVAL;
 	if (read) {
-		n = rma_read_parts(parts, sge, msg->iov_count,
-				   msg->rma_iov[0].addr,
-				   (uint32_t)msg->rma_iov[0].key);
+		int n = rma_read_parts(parts, sge, msg->iov_count,
+				       msg->rma_iov[0].addr,
+				       (uint32_t)msg->rma_iov[0].key);
+
 		if ((size_t)n > ep->info->tx_attr->size)
 			return -FI_EINVAL;
 		last = &parts[n - 1];
