@@ -76,6 +76,8 @@ static const struct conf_key conf_global_keys[] = {
 	  NULL },
 	{ "busy_poll_us", CT_UINT, GOFF(busy_poll_us), 0, CONF_BUSY_POLL_MAX,
 	  NULL },
+	{ "adaptive_poll_us", CT_UINT, GOFF(adaptive_poll_us), 0,
+	  CONF_BUSY_POLL_MAX, NULL },
 	{ "allow_privileged", CT_ALLOW, 0, 0, 0, NULL },
 	{ "sctp_stack", CT_ENUM, GOFF(sctp_stack), 0, 0, sctp_stack_kinds },
 	{ "sctp_udp_port", CT_UINT, GOFF(sctp_udp_port), 0, 65535, NULL },
@@ -147,11 +149,12 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->halfopen_per_source = 256;
 	c->conn_reserve = 0; /* max_conns / 8 */
 	conf_limits(c, 0, 0);
-	c->pd_send_max = 256;	 /* siw and cxgb4 accept no more */
-	c->busy_poll_us = 0;	 /* sleep when idle */
-	c->sctp_stack = 0;	 /* usrsctp */
-	c->sctp_udp_port = 9899; /* SCTP_DEFAULT_UDP_PORT */
-	c->sctp_encap_port = 0;	 /* the same as sctp_udp_port */
+	c->pd_send_max = 256;	   /* siw and cxgb4 accept no more */
+	c->busy_poll_us = 0;	   /* sleep when idle ... */
+	c->adaptive_poll_us = 200; /* ... unless clients answer fast */
+	c->sctp_stack = 0;	   /* usrsctp */
+	c->sctp_udp_port = 9899;   /* SCTP_DEFAULT_UDP_PORT */
+	c->sctp_encap_port = 0;	   /* the same as sctp_udp_port */
 	c->sctp_streams = 16;
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;

@@ -60,7 +60,8 @@ struct conf_priv_allow {
 /* The longest an initiator holds its first FPDU (first_fpdu_delay_ms). */
 #define CONF_FIRST_FPDU_DELAY_MAX 10000u /* IWCM_FIRST_FPDU_DELAY_MAX */
 
-/* The longest iwcmd polls before it sleeps (busy_poll_us). */
+/* The longest iwcmd polls before it sleeps (busy_poll_us,
+ * adaptive_poll_us). */
 #define CONF_BUSY_POLL_MAX 100000u
 
 /* max_conns when the descriptor limit allows more (or has none). */
@@ -86,8 +87,9 @@ struct iwcmd_conf {
 		unsigned int halfopen_max;
 		unsigned int conn_reserve;
 	} lim;
-	unsigned int pd_send_max;  /* private data we send */
-	unsigned int busy_poll_us; /* awake after a client's message */
+	unsigned int pd_send_max;      /* private data we send */
+	unsigned int busy_poll_us;     /* awake after a client's message */
+	unsigned int adaptive_poll_us; /* the same, adaptive, up to this */
 	/* DDP over SCTP (RFC 5043): the stack and its UDP encapsulation
 	 * port (RFC 6951; 0: none), struct sctp_stack_conf's source */
 	unsigned int sctp_stack; /* enum sctp_stack_kind */

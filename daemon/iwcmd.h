@@ -220,12 +220,19 @@ int control_send(struct client *c, uint16_t type, uint32_t reqid,
 /* The daemon's event loop, with IWCMD_PRIORITIES. */
 struct event_base *control_base_new(void);
 
-/* loop.c: run base until loop_stop(), busy-polling busy_poll_us after
- * each exchange with a client (iwcmd.conf(5)); -1 on failure. */
+/* loop.c: run base until loop_stop(), polling without sleeping after
+ * each exchange with a client for busy_poll_us or an adaptive window
+ * (adaptive_poll_us, iwcmd.conf(5)); -1 on failure. */
 int loop_run(struct event_base *base);
 void loop_stop(void);
 /* A message came from or went to a client: stay awake. */
 void loop_note_work(void);
+/* The adaptive window after the loop slept gap_us since the last
+ * exchange, with window win and limit max (all in us). */
+#define LOOP_ADAPT_START_US 25
+unsigned int loop_adapt(unsigned int win, uint64_t gap_us, unsigned int max);
+/* The adaptive window now, us. */
+unsigned int loop_window_us(void);
 /* How long a busy loop holds messages (1 ms; tests change it). */
 extern unsigned int control_flush_late_us;
 struct client *control_find(uint64_t id);

@@ -292,6 +292,15 @@ START_TEST(test_conn_limits)
 	ck_assert_uint_eq(conf.busy_poll_us, 0);
 	ck_assert_int_eq(parse("busy_poll_us = 100000\n"), 0);
 	ck_assert_uint_eq(conf.busy_poll_us, CONF_BUSY_POLL_MAX);
+	/* adaptive polling: on, up to 200 us, 0 turns it off */
+	ck_assert_int_eq(parse(""), 0);
+	ck_assert_uint_eq(conf.adaptive_poll_us, 200);
+	ck_assert_int_eq(parse("adaptive_poll_us = 0\n"), 0);
+	ck_assert_uint_eq(conf.adaptive_poll_us, 0);
+	ck_assert_int_eq(parse("adaptive_poll_us = 100000\n"), 0);
+	ck_assert_uint_eq(conf.adaptive_poll_us, CONF_BUSY_POLL_MAX);
+	ck_assert_int_eq(parse("adaptive_poll_us = 100001\n"), -1);
+	ck_assert_int_eq(parse("adaptive_poll_us = -1\n"), -1);
 	ck_assert_int_eq(parse("conn_reserve = 1048577\n"), -1);
 }
 END_TEST

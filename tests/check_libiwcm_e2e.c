@@ -196,7 +196,8 @@ static void e2e_pipe(int from, int to, const char *msg)
  * Variants: 0 MPA v2 peer-to-peer, 1 MPA v2 client-server, 2 MPA v1,
  * 3 the responder rejects; 4-7 the same with IWCM_CTX_ASYNC_CM; 8-11 those
  * again against a daemon that busy-polls (busy_poll_us, loop.c), which
- * must still exit cleanly on SIGTERM.
+ * must still exit cleanly on SIGTERM.  0-3 and 8-11 run with the daemon's
+ * adaptive polling (its default), 4-7 without (adaptive_poll_us = 0).
  */
 START_TEST(test_e2e)
 {
@@ -213,7 +214,10 @@ START_TEST(test_e2e)
 	size_t len;
 	int fds = open_fds();
 
-	srv = e2e_start(_i >= 8 ? "busy_poll_us = 2000\n" : "", flags);
+	srv = e2e_start(_i >= 8 ? "busy_poll_us = 2000\n" :
+			_i >= 4 ? "adaptive_poll_us = 0\n" :
+				  "",
+			flags);
 	cli = iwcm_ctx_open_path(E.sock, IWCM_CTX_NONBLOCK | flags);
 	ck_assert_ptr_nonnull(cli);
 	sin4(&sin, "127.0.0.1", 0);

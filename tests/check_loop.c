@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * loop.c, the daemon's event loop (busy_poll_us in iwcmd.conf(5)).
- * Whether the loop slept shows in the voluntary context switches of this
- * process (getrusage): blocking in epoll_wait with nothing ready is one,
- * polling without sleeping is none.  A message "from a client" is a byte
- * on a pipe whose callback calls loop_note_work(), as control.c does.
+ * loop.c, the daemon's event loop (busy_poll_us and adaptive_poll_us in
+ * iwcmd.conf(5)).  Whether the loop slept shows in the voluntary context
+ * switches of its thread (getrusage): blocking in epoll_wait with nothing
+ * ready is one, polling without sleeping is none.  A message "from a
+ * client" is a byte on a pipe whose callback calls loop_note_work(), as
+ * control.c does.
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -32,7 +35,7 @@ static long nvcsw(void)
 {
 	struct rusage ru;
 
-	ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &ru), 0);
 	return ru.ru_nvcsw;
 }
 
@@ -71,6 +74,7 @@ static void setup(unsigned int busy_poll_us)
 {
 	conf_defaults(&conf);
 	conf.busy_poll_us = busy_poll_us;
+	conf.adaptive_poll_us = 0;
 	iwcmd_conf = &conf;
 	iwcmd_base = control_base_new();
 	ck_assert_ptr_nonnull(iwcmd_base);
@@ -157,6 +161,183 @@ START_TEST(test_stop)
 }
 END_TEST
 
+/*
+ * The adaptive window after a sleep (loop_adapt()): each row is the
+ * window, the time from the last exchange to the next event, the limit
+ * and the window that follows.
+ */
+START_TEST(test_adapt_table)
+{
+	static const struct {
+		unsigned int win;
+		uint64_t gap;
+		unsigned int max, next;
+	} t[] = {
+		/* soon enough: grow from the start, doubling, to the limit */
+		{ 0, 10, 200, LOOP_ADAPT_START_US },
+		{ 0, 200, 200, LOOP_ADAPT_START_US },
+		{ 25, 150, 200, 50 },
+		{ 50, 150, 200, 100 },
+		{ 100, 150, 200, 200 },
+		{ 120, 150, 200, 200 },
+		{ 200, 150, 200, 200 },
+		{ 300, 150, 200, 200 }, /* the limit was lowered (SIGHUP) */
+		{ 0, 5, 10, 10 },	/* a limit below the start */
+		/* too late: halve, to 0 below the start */
+		{ 200, 201, 200, 100 },
+		{ 100, 5000, 200, 50 },
+		{ 50, 5000, 200, 25 },
+		{ 25, 5000, 200, 0 },
+		{ 40, 5000, 200, 0 },
+		{ 0, 5000, 200, 0 },
+		{ 0, UINT64_MAX, 200, 0 },
+		/* off */
+		{ 0, 0, 0, 0 },
+		{ 100, 0, 0, 0 },
+		{ 100, 1, 0, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		ck_assert_msg(loop_adapt(t[i].win, t[i].gap, t[i].max) ==
+				      t[i].next,
+			      "row %zu: %u", i,
+			      loop_adapt(t[i].win, t[i].gap, t[i].max));
+}
+END_TEST
+
+/*
+ * A client on another thread answers each message of the loop after
+ * A.gap_us (the loop writes a byte on A.ack; the client sleeps, then
+ * writes the next message), A.fast rounds, then A.slow rounds after
+ * 20 ms.  Counted: the fast rounds after which the loop slept.
+ */
+static struct {
+	int ack[2];
+	unsigned int fast, slow, round, slept_fast;
+	long nvcsw;
+	unsigned int window_after_fast;
+} A;
+
+static void *adapt_client(void *arg)
+{
+	unsigned int i;
+	char b;
+
+	(void)arg;
+	for (i = 0; i < A.fast + A.slow; i++) {
+		if (read(A.ack[0], &b, 1) != 1)
+			break;
+		usleep(i < A.fast ? 200 : 20000);
+		if (write(pfd[1], "m", 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void on_adapt_msg(evutil_socket_t fd, short what, void *arg)
+{
+	long now = nvcsw();
+	char b;
+
+	(void)what;
+	(void)arg;
+	ck_assert_int_eq(read(fd, &b, 1), 1);
+	loop_note_work();
+	if (A.round > 0 && A.round <= A.fast && now > A.nvcsw)
+		A.slept_fast++;
+	if (A.round == A.fast)
+		A.window_after_fast = loop_window_us();
+	if (A.round++ == A.fast + A.slow) {
+		loop_stop();
+		return;
+	}
+	ck_assert_int_eq(write(A.ack[1], "a", 1), 1);
+	A.nvcsw = nvcsw();
+}
+
+/* Run the rounds with adaptive_poll_us limit, on one CPU if one_cpu. */
+static void adapt_run(unsigned int limit, bool one_cpu)
+{
+	pthread_t th;
+
+	setup(0);
+	conf.adaptive_poll_us = limit;
+	if (one_cpu) {
+		cpu_set_t cpus;
+
+		ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &cpus)) {
+				CPU_ZERO(&cpus);
+				CPU_SET(c, &cpus);
+				break;
+			}
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
+	}
+	event_free(ev_msg);
+	ev_msg = event_new(iwcmd_base, pfd[0], EV_READ | EV_PERSIST,
+			   on_adapt_msg, NULL);
+	ck_assert_int_eq(event_add(ev_msg, NULL), 0);
+	memset(&A, 0, sizeof(A));
+	A.fast = 60;
+	A.slow = 10;
+	ck_assert_int_eq(pipe(A.ack), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, adapt_client, NULL), 0);
+	ck_assert_int_eq(write(pfd[1], "m", 1), 1);
+	ck_assert_int_eq(loop_run(iwcmd_base), 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	close(A.ack[0]);
+	close(A.ack[1]);
+	ck_assert_uint_eq(A.round, A.fast + A.slow + 1);
+	teardown();
+}
+
+static int cpu_count(void)
+{
+	cpu_set_t cpus;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+	return CPU_COUNT(&cpus);
+}
+
+/*
+ * A client that answers within the limit (200 us, and its wake-up) keeps
+ * the adaptive loop awake after a few rounds: it slept after at most
+ * half of them (a loaded machine delays some answers past the 5 ms
+ * limit, which halves the window).  Ten answers 20 ms late bring the
+ * window back to 0.  With one CPU the loop never polls.
+ */
+START_TEST(test_adaptive)
+{
+	if (cpu_count() < 2) {
+		printf("check_loop adaptive: one CPU here, the window stays "
+		       "0\n");
+		adapt_run(5000, false);
+		ck_assert_uint_eq(A.window_after_fast, 0);
+		ck_assert_uint_ge(A.slept_fast, A.fast - 5);
+		return;
+	}
+	adapt_run(5000, false);
+	printf("check_loop adaptive: slept after %u of %u fast rounds, "
+	       "window %u us\n",
+	       A.slept_fast, A.fast, A.window_after_fast);
+	ck_assert_uint_le(A.slept_fast, A.fast / 2);
+	ck_assert_uint_gt(A.window_after_fast, 0);
+	ck_assert_uint_eq(loop_window_us(), 0);
+}
+END_TEST
+
+/* Without the adaptive window (0), or with one CPU, the loop sleeps
+ * after every round. */
+START_TEST(test_adaptive_off)
+{
+	adapt_run(_i ? 5000 : 0, _i != 0);
+	ck_assert_uint_ge(A.slept_fast, A.fast - 5);
+	ck_assert_uint_eq(A.window_after_fast, 0);
+}
+END_TEST
+
 static Suite *loop_suite(void)
 {
 	Suite *s = suite_create("loop");
@@ -164,6 +345,9 @@ static Suite *loop_suite(void)
 	add_loop_tcase(s, "awake_after_work", test_awake_after_work, 2);
 	add_tcase(s, "sleeps_when_quiet", test_sleeps_when_quiet);
 	add_loop_tcase(s, "stop", test_stop, 2);
+	add_tcase(s, "adapt_table", test_adapt_table);
+	add_tcase(s, "adaptive", test_adaptive);
+	add_loop_tcase(s, "adaptive_off", test_adaptive_off, 2);
 	return s;
 }
 
