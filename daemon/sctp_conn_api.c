@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "sctp_conn_int.h"
 #include "sctp_listen.h"
 #include "sctp_relay.h"
@@ -97,6 +98,13 @@ enum conn_result sctp_conn_connect(struct client *c,
 		s = sctp_stack_connect((const struct sockaddr *)&t->dst,
 				       t->dst_len, rport, &sc_assoc_cb, as);
 		if (!s) {
+			/* refused before the stack's connect returned (the
+			 * peer's ABORT outran this thread) is an answer;
+			 * anything else is ours */
+			if (errno == ECONNREFUSED)
+				log_debug("sctp: association refused at once");
+			else
+				log_warn("sctp: association to the peer");
 			TAILQ_REMOVE(&sc_assocs, as, entry);
 			free(as);
 			return CONN_RES_ECONNREFUSED;
