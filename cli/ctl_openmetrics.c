@@ -4,7 +4,8 @@
  * iwcmctl stats -o openmetrics: iwcmd's metric families (ctl.proto
  * MetricFamily) in the OpenMetrics 1.0 text format, which Prometheus
  * scrapes (Content-Type application/openmetrics-text; version=1.0.0):
- * per family '# TYPE' and '# HELP', then its samples, a counter's named
+ * per family '# TYPE', '# UNIT' when it has one, and '# HELP', then its
+ * samples (with a unit, in it: millionths from iwcmd), a counter's named
  * NAME_total, label values escaped, and '# EOF' last.
  */
 #include "config.h"
@@ -37,6 +38,8 @@ void ctl_openmetrics(FILE *fp, const Iwcm__Ctl__Stats *s)
 
 		fprintf(fp, "# TYPE %s %s\n", f->name,
 			f->gauge ? "gauge" : "counter");
+		if (f->unit)
+			fprintf(fp, "# UNIT %s %s\n", f->name, f->unit);
 		fprintf(fp, "# HELP %s ", f->name);
 		om_escaped(fp, f->help, false);
 		fputc('\n', fp);
@@ -50,8 +53,14 @@ void ctl_openmetrics(FILE *fp, const Iwcm__Ctl__Stats *s)
 				om_escaped(fp, m->labels[k]->value, true);
 				fputc('"', fp);
 			}
-			fprintf(fp, "%s %" PRIu64 "\n", m->n_labels ? "}" : "",
-				m->value);
+			fputs(m->n_labels ? "} " : " ", fp);
+			/* with a unit, millionths of it, exactly */
+			if (f->unit)
+				fprintf(fp, "%" PRIu64 ".%06" PRIu64 "\n",
+					m->value / 1000000u,
+					m->value % 1000000u);
+			else
+				fprintf(fp, "%" PRIu64 "\n", m->value);
 		}
 	}
 	fputs("# EOF\n", fp);

@@ -278,6 +278,7 @@ static void admin_metrics(Iwcm__Ctl__Stats *st)
 		f->name = (char *)d->name;
 		f->gauge = d->type == METRIC_GAUGE;
 		f->help = (char *)d->help;
+		f->unit = (char *)d->unit;
 		am.fam[i] = f;
 	}
 	metrics_collect(admin_metric_one, &am);
@@ -349,6 +350,7 @@ static void admin_stats(struct client *c, uint32_t reqid,
 		{ "refused", s->refused },
 		{ "sctp_established", admin_sctp_ended(true) },
 		{ "sctp_failed", admin_sctp_ended(false) },
+		{ "loop_poll_us", s->loop_poll_us },
 	};
 	enum { N = sizeof(ctr) / sizeof(ctr[0]) + 8 };
 	Iwcm__Ctl__Stats__CountersEntry e[N], *ep[N];

@@ -127,6 +127,7 @@ struct iwcmd_stats {
 	uint64_t ended_sctp[2][CONN_RES_MAX]; /* DDP stream sessions, the same */
 	uint64_t timeouts_in[IWCMD_STATS_STATES]; /* by conn_state */
 	uint64_t handoff_failed;
+	uint64_t loop_poll_us; /* polled without sleeping (loop.c) */
 	struct iwcmd_stats_term {
 		bool rcvd; /* received, else sent */
 		uint8_t layer, etype, ecode;

@@ -83,21 +83,26 @@ static unsigned int loop_adapt_max(void)
 static int loop_spin(struct event_base *base, unsigned int win_us,
 		     uint64_t *last)
 {
-	uint64_t now;
+	uint64_t start = loop_now_us(), now;
+	int rc = 0;
 
-	*last = loop_now_us();
+	*last = start;
 	for (;;) {
 		loop_worked = false;
-		if (event_base_loop(base, EVLOOP_NONBLOCK) < 0)
-			return -1;
+		if (event_base_loop(base, EVLOOP_NONBLOCK) < 0) {
+			rc = -1;
+			break;
+		}
 		if (loop_stopping)
-			return 0;
+			break;
 		now = loop_now_us();
 		if (loop_worked)
 			*last = now;
 		else if (now - *last >= win_us)
-			return 0;
+			break;
 	}
+	iwcmd_stats.loop_poll_us += loop_now_us() - start;
+	return rc;
 }
 
 int loop_run(struct event_base *base)

@@ -5,7 +5,8 @@
  * iwcmctl(8)): handshakes by transport, role, outcome and reason,
  * Terminates by direction, layer, type and code, timeouts by phase,
  * shed and refused connections, handoffs, and gauges of connections by
- * state, half-open connections, clients and listeners.  It reads
+ * state, half-open connections, clients and listeners, and the time the
+ * loop polled (loop.c).  It reads
  * iwcmd_stats and walks the live objects; admin.c puts the samples into
  * ctl.proto.  No protobuf here.
  */
@@ -63,6 +64,11 @@ static const struct metrics_family metrics_families[] = {
 			     "Clients on the client socket." },
 	[METRIC_LISTENERS] = { "iwcm_listeners", METRIC_GAUGE,
 			       "Listening sockets." },
+	[METRIC_LOOP_POLL] = { "iwcm_loop_poll_seconds", METRIC_COUNTER,
+			       "Time the event loop polled without sleeping "
+			       "after exchanges with clients (busy_poll_us, "
+			       "adaptive_poll_us).",
+			       "seconds" },
 };
 
 /* The label value of each conn_result. */
@@ -276,4 +282,5 @@ void metrics_collect(void (*emit)(const struct metric_sample *s, void *arg),
 	metrics_emit(&o, METRIC_PROTOCOL_ERRORS, st->protocol_errors, NULL);
 	metrics_emit(&o, METRIC_FALLBACKS, st->fallbacks, NULL);
 	metrics_gauges(&o);
+	metrics_emit(&o, METRIC_LOOP_POLL, st->loop_poll_us, NULL);
 }

@@ -31,6 +31,7 @@ enum metric_id {
 	METRIC_HALFOPEN,
 	METRIC_CLIENTS,
 	METRIC_LISTENERS,
+	METRIC_LOOP_POLL,
 	METRIC_MAX
 };
 
@@ -38,6 +39,7 @@ struct metrics_family {
 	const char *name; /* without the _total of a counter's samples */
 	enum metric_type type;
 	const char *help;
+	const char *unit; /* values in millionths of it, or NULL */
 };
 
 #define METRIC_LABELS_MAX 4

@@ -100,8 +100,9 @@ int us_send_abort(struct socket *so)
 /* ABORT the association, report it down. */
 void us_abort(struct sctp_sock *s, const char *why)
 {
-	(void)us_send_abort(s->so);
+	/* logged first: the peer may act on the ABORT at once */
 	log_info("sctp: association aborted: %s", why);
+	(void)us_send_abort(s->so);
 	us_down(s, why);
 }
 

@@ -324,6 +324,8 @@ START_TEST(test_adaptive)
 	       A.slept_fast, A.fast, A.window_after_fast);
 	ck_assert_uint_le(A.slept_fast, A.fast / 2);
 	ck_assert_uint_gt(A.window_after_fast, 0);
+	/* the polling is counted (iwcm_loop_poll_seconds) */
+	ck_assert_uint_gt(iwcmd_stats.loop_poll_us, 0);
 	ck_assert_uint_eq(loop_window_us(), 0);
 }
 END_TEST
@@ -335,6 +337,7 @@ START_TEST(test_adaptive_off)
 	adapt_run(_i ? 5000 : 0, _i != 0);
 	ck_assert_uint_ge(A.slept_fast, A.fast - 5);
 	ck_assert_uint_eq(A.window_after_fast, 0);
+	ck_assert_uint_eq(iwcmd_stats.loop_poll_us, 0);
 }
 END_TEST
 

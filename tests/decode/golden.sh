@@ -202,6 +202,8 @@ if [ -x "$iwcmd" ]; then
 	cat >"$dir/iwcmd.conf" <<EOC
 # golden output configuration
 request_timeout_ms = 500
+# no polling: its time (loop_poll_us) stays 0
+adaptive_poll_us = 0
 [listener svc]
 address = 127.0.0.1:0
 pending_max = 4

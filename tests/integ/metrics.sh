@@ -8,8 +8,9 @@
 # one DDP stream session over SCTP (RFC 5043) handed off both ways.
 # The output must be well-formed OpenMetrics text (every sample under a
 # '# TYPE' and '# HELP' of its family, counters' samples named _total,
-# label values quoted, integer values, no series twice, '# EOF' last)
-# and the counts must be those of the traffic.  Then bad arguments.
+# label values quoted, integer values, or decimals in the '# UNIT' of a
+# family that has one, no series twice, '# EOF' last) and the counts must
+# be those of the traffic.  Then bad arguments.
 set -u
 . "$srcdir/integ/daemon.sh"
 rping="$top_builddir/examples/iwcm-rping"
@@ -21,8 +22,10 @@ fail() {
 }
 
 daemon_dir metrics
-# SCTP on a UDP encapsulation port of this run's own
-daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))"
+# SCTP on a UDP encapsulation port of this run's own; a fixed busy
+# poll, whose time iwcm_loop_poll_seconds counts
+daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))
+busy_poll_us = 1000"
 
 # rserver "ARGS": an iwcm-rping server in the background (spid), its
 # port in port (empty when it did not listen)
@@ -81,7 +84,13 @@ function bad(m) { print "line " NR ": " m ": " $0; err = 1 }
 /^# TYPE / {
 	if (NF != 4 || ($4 != "counter" && $4 != "gauge")) bad("TYPE")
 	if (seen[$3]++) bad("family twice")
-	fam = $3; type = $4; help = 0; next
+	fam = $3; type = $4; help = 0; unit = ""; next
+}
+/^# UNIT / {
+	if (NF != 4 || $3 != fam || help) bad("UNIT")
+	if (substr(fam, length(fam) - length($4)) != "_" $4)
+		bad("family not named for its unit")
+	unit = $4; next
 }
 /^# HELP / { if ($3 != fam) bad("HELP of another family"); help = 1; next }
 /^# EOF$/ { eof = NR; next }
@@ -95,7 +104,9 @@ function bad(m) { print "line " NR ": " m ": " $0; err = 1 }
 	if (name !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*$/) bad("name")
 	if ($1 ~ /\{/ && $1 !~ /^[^{]*\{([a-z_]+="[^"\\]*",)*[a-z_]+="[^"\\]*"\}$/)
 		bad("labels")
-	if (NF != 2 || $2 !~ /^[0-9]+$/) bad("value")
+	if (NF != 2 || (unit == "" && $2 !~ /^[0-9]+$/) ||
+	    (unit != "" && $2 !~ /^[0-9]+\.[0-9]+$/))
+		bad("value")
 	if (series[$1]++) bad("series twice")
 	n++
 }
@@ -131,6 +142,12 @@ want 'iwcm_halfopen' 0
 want 'iwcm_connections{transport="tcp",state="wait_request"}' 0
 want 'iwcm_connections{transport="sctp",state="wait_ulp"}' 0
 want 'iwcm_timeouts_total{phase="request"}' 0
+# every exchange with a client was followed by 1 ms of polling
+grep -q '^# UNIT iwcm_loop_poll_seconds seconds$' "$dir/om" ||
+	fail "no UNIT line for iwcm_loop_poll_seconds"
+got=$(value iwcm_loop_poll_seconds_total)
+awk -v v="$got" 'BEGIN { exit !(v >= 0.01) }' ||
+	fail "iwcm_loop_poll_seconds_total is '$got', not 0.01 or more"
 
 # A scrape over HTTP as iwcm-metrics.socket serves it: a real socket
 # activation with Accept=yes (systemd-socket-activate --inetd) and curl.
@@ -192,6 +209,9 @@ done
 	fail "stats -o json: $("$ctl" stats -o json)"
 "$ctl" stats -o text | grep -q '^accepted  *3$' ||
 	fail "stats -o text: $("$ctl" stats -o text)"
+# the loop's polling, in microseconds
+"$ctl" stats -o text | grep -q '^loop_poll_us  *[1-9][0-9]*$' ||
+	fail "stats -o text, loop_poll_us: $("$ctl" stats -o text)"
 # The SCTP session's two ends, in the text totals too.
 "$ctl" stats -o text | grep -q '^sctp_established  *2$' ||
 	fail "stats -o text, SCTP: $("$ctl" stats -o text)"
