@@ -41,8 +41,7 @@
 
 #define SAMPLE_ADDR_I 0xc0000201u /* 192.0.2.1 (RFC 5737) */
 #define SAMPLE_ADDR_R 0xc0000202u /* 192.0.2.2 */
-#define SAMPLE_PORT_I 49152
-#define SAMPLE_PORT_R 7174 /* the rdma_cm examples' port */
+#define SAMPLE_PORT_R 7174	  /* the rdma_cm examples' port */
 #define SAMPLE_ISN_I 1000000000u
 #define SAMPLE_ISN_R 2000000000u
 #define SAMPLE_T0 1767225600u /* 2026-01-01 00:00:00 UTC */
@@ -758,6 +757,7 @@ static int write_pcap(const struct sample *s, FILE *fp)
 	int rc;
 
 	conf.mss = (uint16_t)s->o->mss;
+	conf.host[0].port = s->o->port_i;
 	w = pcapw_new(fp, &conf);
 	if (!w)
 		return -1;

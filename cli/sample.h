@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #define SAMPLE_MSS_DEFAULT 1448
-#define SAMPLE_MSS_MIN 128 /* RFC 5044 §4.5: MULPDU >= 128 */
+#define SAMPLE_PORT_I 49152 /* the initiator's TCP port by default */
+#define SAMPLE_MSS_MIN 128  /* RFC 5044 §4.5: MULPDU >= 128 */
 
 struct sample_opts {
 	const char *out;
@@ -28,8 +29,9 @@ struct sample_opts {
 	bool no_ddp_seg;
 	bool verbose;
 	unsigned int mss;
-	long corrupt; /* -1: none; SCTP: a packet, TCP: an FPDU */
-	bool sctp;    /* --transport sctp */
+	uint16_t port_i; /* the initiator's TCP port */
+	long corrupt;	 /* -1: none; SCTP: a packet, TCP: an FPDU */
+	bool sctp;	 /* --transport sctp */
 };
 
 /*

@@ -27,6 +27,7 @@ static void usage(FILE *fp)
 		"                      [--rtr-frame] [--markers | --markers-i2r |\n"
 		"                      --markers-r2i] [--no-crc] [--swap] [--terminate]\n"
 		"                      [--mss N] [--no-ddp-seg] [--corrupt N]\n"
+		"                      [--initiator-port N]\n"
 		"       iwcmctl sample --transport sctp [-v] [-o FILE] [--corrupt N]\n"
 		"\n"
 		"Write a synthetic iWARP session (TCP handshake, MPA Request and Reply,\n"
@@ -59,9 +60,13 @@ static void usage(FILE *fp)
 		"      --corrupt N      flip the last ULPDU octet of FPDU N (counted from\n"
 		"                       0 over both directions) after its CRC was computed;\n"
 		"                       with SCTP the last octet of packet N (from 0)\n"
+		"      --initiator-port N\n"
+		"                       the initiator's TCP port (1-65535 but not the\n"
+		"                       responder's 7174, default %d)\n"
 		"      --transport T    tcp (default) or sctp: DDP over SCTP over UDP\n"
 		"                       port 9899 (RFC 5043, RFC 6581 enhanced session)\n",
-		SAMPLE_MSS_MIN, PCAPW_MSS_MAX, SAMPLE_MSS_DEFAULT);
+		SAMPLE_MSS_MIN, PCAPW_MSS_MAX, SAMPLE_MSS_DEFAULT,
+		SAMPLE_PORT_I);
 }
 
 static int usage_error(const char *fmt, ...)
@@ -110,6 +115,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		OPT_NO_DDP_SEG,
 		OPT_CORRUPT,
 		OPT_TRANSPORT,
+		OPT_PORT_I,
 	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -131,6 +137,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		{ "no-ddp-seg", no_argument, NULL, OPT_NO_DDP_SEG },
 		{ "corrupt", required_argument, NULL, OPT_CORRUPT },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "initiator-port", required_argument, NULL, OPT_PORT_I },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tcp_only = NULL; /* an option only TCP has */
@@ -141,6 +148,7 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->rev = -1;
 	o->mss = SAMPLE_MSS_DEFAULT;
+	o->port_i = SAMPLE_PORT_I;
 	o->corrupt = -1;
 	optind = 0; /* reinitialise getopt after main's parse */
 	opterr = 0;
@@ -219,6 +227,16 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 			    v < SAMPLE_MSS_MIN)
 				return usage_error("bad --mss '%s'", optarg);
 			o->mss = (unsigned int)v;
+			break;
+		case OPT_PORT_I:
+			tcp_only = argv[optind - 1];
+			if (!parse_ulong(optarg, 65535, &v) || v == 0 ||
+			    v == 7174)
+				return usage_error("bad --initiator-port '%s' "
+						   "(1-65535, not the "
+						   "responder's 7174)",
+						   optarg);
+			o->port_i = (uint16_t)v;
 			break;
 		case OPT_NO_DDP_SEG:
 			tcp_only = argv[optind - 1];

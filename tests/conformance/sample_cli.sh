@@ -34,7 +34,9 @@ for args in "--bogus" "-x" "--rev 3" "--rev" "--rev x" "--rtr foo" \
 	"--corrupt x" "stray" "--rtr read --rev 1" \
 	"--rtr write --client-server" "--rtr-frame --rev 2" \
 	"--rtr-frame --rtr send" "--rev0 --no-crc" "--rev0 --swap" \
-	"--rev 1 --rev0" "-o"; do
+	"--rev 1 --rev0" "-o" "--initiator-port 0" "--initiator-port 65536" \
+	"--initiator-port 7174" "--initiator-port x" \
+	"--transport sctp --initiator-port 48898"; do
 	# shellcheck disable=SC2086
 	if status 2 "sample $args" -o "$tmp/x.pcap" $args; then
 		check "sample $args: usage on stderr" \
@@ -72,7 +74,7 @@ fi
 
 # Deterministic, and '-o -' is standard output.
 for opts in "" "--markers --terminate --swap" "--rev0 --mss 536" \
-	"--rtr-frame --corrupt 3"; do
+	"--rtr-frame --corrupt 3" "--initiator-port 48898"; do
 	# shellcheck disable=SC2086
 	"$IWCMCTL" sample -o "$tmp/a.pcap" $opts
 	# shellcheck disable=SC2086

@@ -74,6 +74,7 @@ if [ "$ver" != "4.0" ]; then
 fi
 
 . "$srcdir/conformance/lib.sh"
+. "$srcdir/tshark_opts.sh"
 conf_init
 
 # tshark with a private, empty profile so user preferences cannot matter.
@@ -81,7 +82,7 @@ mkdir -p "$tmp/ws"
 WIRESHARK_CONFIG_DIR=$tmp/ws
 export WIRESHARK_CONFIG_DIR
 
-INIT_PORT=49152		# the sample's initiator port (cli/sample.c)
+INIT_PORT=49152		# the sample's initiator port (cli/sample.h), or port=
 
 RES='warn IWARP_MPA Res field is NOT set to zero as required by RFC 5044'
 REV='warn IWARP_MPA Rev field is NOT set to one as required by RFC 5044'
@@ -98,8 +99,10 @@ ts_run() {
 	fi
 	_f=$1
 	shift
+	# shellcheck disable=SC2086  # options, split (tshark_opts.sh)
 	"$TSHARK" -n -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE \
-		"$@" -r "$_f" -T pdml -z expert,warn 2>"$_f.tserr"
+		$TSHARK_MPA_OPTS "$@" -r "$_f" -T pdml -z expert,warn \
+		2>"$_f.tserr"
 }
 
 # ts_parse FILE: split ts_run's output into FILE.ts (frames and FPDUs,
@@ -254,12 +257,18 @@ sample_frames() {
 #   misframed=DIR tshark 4.0 misframes DIR: not compared at all
 #   bogus=DIR:LEN one FPDU of ULPDU_Length LEN in DIR is tshark's invention
 #   heur          keep tshark's RPC-over-RDMA and SMB Direct heuristics
+#   port=N        the initiator on TCP port N (--initiator-port)
 tcase() {
 	_n=$1 _o=$2 _k=$3
 	shift 3
 	_skip=- _misframed=- _bogus=- _heur=
+	INIT_PORT=49152
 	for _w; do
 		case $_w in
+		port=*)
+			INIT_PORT=${_w#port=}
+			_o="$_o --initiator-port $INIT_PORT"
+			;;
 		skip=*) _skip=${_w#skip=} ;;
 		misframed=*) _misframed=${_w#misframed=} ;;
 		bogus=*) _bogus=${_w#bogus=} ;;
@@ -389,5 +398,8 @@ tcase swap-terminate "--swap --terminate --mss 300 --markers" "RES REV"
 tcase corrupt-first "--corrupt 0" "RES REV"
 tcase corrupt-markers "--corrupt 5 --markers" "RES REV"
 tcase corrupt-last "--rev 1 --corrupt 15 --mss 300 --markers" ""
+# the initiator on 48898, AMS's registered port: tshark must still find
+# MPA (TSHARK_MPA_OPTS, tests/tshark_opts.sh)
+tcase ams-port "" "RES REV" port=48898
 
 conf_done

@@ -127,10 +127,10 @@ grep 'operations verified' "$tmp/traffic.log"
 mkdir -p "$tmp/ws"
 WIRESHARK_CONFIG_DIR=$tmp/ws
 export WIRESHARK_CONFIG_DIR
-# heuristics first: MPA has no port, and the client's ephemeral port
-# may be another protocol's (48898 is AMS's)
-"$TSHARK" -n -o tcp.desegment_tcp_streams:TRUE \
-	-o tcp.analyze_sequence_numbers:TRUE -o tcp.try_heuristic_first:TRUE \
+. "$srcdir/tshark_opts.sh"
+# shellcheck disable=SC2086  # options, split
+"$TSHARK" -n -o tcp.desegment_tcp_streams:TRUE $TSHARK_MPA_OPTS \
+	-o tcp.analyze_sequence_numbers:TRUE \
 	--disable-heuristic rpcrdma_iwarp --disable-heuristic smb_direct_iwarp \
 	-r "$tmp/dp.pcap" -T pdml -z expert,error >"$tmp/ts.pdml" \
 	2>"$tmp/ts.err" || fail "tshark exit status"

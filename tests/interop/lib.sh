@@ -570,10 +570,8 @@ capture_check() {
 	fi
 	CAP_NOTE="$nd FPDUs"
 	[ -n "$TSHARK" ] || return 0
-	# heuristics first: MPA has no port, and an ephemeral port may be
-	# another protocol's (48898 is AMS's: tshark dissected no FPDU)
-	WIRESHARK_CONFIG_DIR=$R/.wireshark "$TSHARK" -n \
-		-o tcp.try_heuristic_first:TRUE \
+	# shellcheck disable=SC2086  # options, split (tshark_opts.sh)
+	WIRESHARK_CONFIG_DIR=$R/.wireshark "$TSHARK" -n $TSHARK_MPA_OPTS \
 		--disable-heuristic rpcrdma_iwarp \
 		--disable-heuristic smb_direct_iwarp \
 		-r "$C/case.pcap" -T pdml >"$C/tshark.pdml" 2>"$C/tshark.err" ||

@@ -61,6 +61,8 @@ N_FAIL=0
 
 # shellcheck source=lib.sh
 . "$HERE/lib.sh"
+# shellcheck source=../tshark_opts.sh
+. "$HERE/../tshark_opts.sh"
 # shellcheck source=sctp.sh
 . "$HERE/sctp.sh"
 
