@@ -41,7 +41,6 @@
 
 #define SAMPLE_ADDR_I 0xc0000201u /* 192.0.2.1 (RFC 5737) */
 #define SAMPLE_ADDR_R 0xc0000202u /* 192.0.2.2 */
-#define SAMPLE_PORT_R 7174	  /* the rdma_cm examples' port */
 #define SAMPLE_ISN_I 1000000000u
 #define SAMPLE_ISN_R 2000000000u
 #define SAMPLE_T0 1767225600u /* 2026-01-01 00:00:00 UTC */

@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #define SAMPLE_MSS_DEFAULT 1448
-#define SAMPLE_PORT_I 49152 /* the initiator's TCP port by default */
+#define SAMPLE_PORT_I 49152 /* the initiator's port by default */
+#define SAMPLE_PORT_R 7174  /* the responder's: the rdma_cm examples' */
 #define SAMPLE_MSS_MIN 128  /* RFC 5044 §4.5: MULPDU >= 128 */
 
 struct sample_opts {

@@ -62,11 +62,11 @@ static void usage(FILE *fp)
 		"                       with SCTP the last octet of packet N (from 0)\n"
 		"      --initiator-port N\n"
 		"                       the initiator's TCP port (1-65535 but not the\n"
-		"                       responder's 7174, default %d)\n"
+		"                       responder's %d, default %d)\n"
 		"      --transport T    tcp (default) or sctp: DDP over SCTP over UDP\n"
 		"                       port 9899 (RFC 5043, RFC 6581 enhanced session)\n",
 		SAMPLE_MSS_MIN, PCAPW_MSS_MAX, SAMPLE_MSS_DEFAULT,
-		SAMPLE_PORT_I);
+		SAMPLE_PORT_R, SAMPLE_PORT_I);
 }
 
 static int usage_error(const char *fmt, ...)
@@ -231,11 +231,11 @@ int sample_opts_parse(int argc, char **argv, struct sample_opts *o)
 		case OPT_PORT_I:
 			tcp_only = argv[optind - 1];
 			if (!parse_ulong(optarg, 65535, &v) || v == 0 ||
-			    v == 7174)
+			    v == SAMPLE_PORT_R)
 				return usage_error("bad --initiator-port '%s' "
 						   "(1-65535, not the "
-						   "responder's 7174)",
-						   optarg);
+						   "responder's %d)",
+						   optarg, SAMPLE_PORT_R);
 			o->port_i = (uint16_t)v;
 			break;
 		case OPT_NO_DDP_SEG:

@@ -39,8 +39,6 @@
 #define I2R 0
 #define R2I 1
 
-#define SCTP_PORT_I 49152
-#define SCTP_PORT_R 7174
 #define UDP_PORT 9899 /* RFC 6951 §5.1 */
 #define TAG_I 0x1a2b3c4du
 #define TAG_R 0x5e6f7081u
@@ -101,8 +99,8 @@ static void put32(uint8_t *p, uint32_t v)
 static void pkt_start(struct ssample *s, int from, uint32_t vtag)
 {
 	s->from = from;
-	put16(s->pkt, from == I2R ? SCTP_PORT_I : SCTP_PORT_R);
-	put16(s->pkt + 2, from == I2R ? SCTP_PORT_R : SCTP_PORT_I);
+	put16(s->pkt, from == I2R ? SAMPLE_PORT_I : SAMPLE_PORT_R);
+	put16(s->pkt + 2, from == I2R ? SAMPLE_PORT_R : SAMPLE_PORT_I);
 	put32(s->pkt + 4, vtag);
 	put32(s->pkt + 8, 0);
 	s->len = 12;

@@ -107,8 +107,8 @@ static int loop_spin(struct event_base *base, unsigned int win_us,
 
 int loop_run(struct event_base *base)
 {
-	uint64_t last = 0; /* the last exchange before a sleep */
-	bool slept = false;
+	uint64_t last = 0;	 /* the last exchange before a sleep */
+	bool adapt_next = false; /* adapt the window at the next wake */
 	cpu_set_t cpus;
 	int rc;
 
@@ -126,10 +126,10 @@ int loop_run(struct event_base *base)
 			return rc < 0 ? -1 :
 					0; /* 1: nothing left to wait for */
 		max = loop_adapt_max();
-		if (slept)
+		if (adapt_next)
 			loop_win =
 				loop_adapt(loop_win, loop_now_us() - last, max);
-		slept = false;
+		adapt_next = false;
 		if (loop_stopping || !loop_worked)
 			continue;
 		win = iwcmd_conf->busy_poll_us;
@@ -139,7 +139,7 @@ int loop_run(struct event_base *base)
 			last = loop_now_us();
 		else if (loop_spin(base, win, &last) < 0)
 			return -1;
-		slept = max != 0;
+		adapt_next = max != 0;
 	}
 	return 0;
 }
