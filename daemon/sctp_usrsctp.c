@@ -3,11 +3,11 @@
 /*
  * The usrsctp stack (SCTP over UDP encapsulation, RFC 6951) in iwcmd's
  * libevent loop.  usrsctp runs its own timer and receive threads; their
- * upcalls only wake the loop through an eventfd, and every accept, recv,
- * send and close happens here on the loop thread, which polls each
- * socket's readiness (usrsctp_get_events) on a wake-up.  The upcall
- * carries no pointer, so a socket closed by the loop can never be touched
- * by a late upcall.
+ * upcalls only queue the socket's token and wake the loop through an
+ * eventfd, and every accept, recv, send and close happens here on the
+ * loop thread, which polls the readiness (usrsctp_get_events) of each
+ * socket named on a wake-up.  The upcall carries a token, not a pointer,
+ * so a socket closed by the loop can never be touched by a late upcall.
  *
  * The sockets themselves, their options and how they are closed are in
  * sctp_usrsctp_sock.c.
@@ -170,8 +170,8 @@ static void us_accept_deferred(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (l->dead || l->parked)
 		return;
-	us_accept_all(l);
-	us_rewake();
+	us_accept_all(l); /* each accepted is served next (us_sock_new()) */
+	us_rewake(l);
 }
 
 static void us_recv_all(struct sctp_sock *s)
@@ -221,7 +221,7 @@ static void us_recv_all(struct sctp_sock *s)
 				   us.rxbuf, (size_t)n);
 	}
 	if (i == US_BATCH)
-		us_rewake(); /* more may be queued: come back after others */
+		us_rewake(s); /* more may be queued: come back after others */
 }
 
 static void us_service(struct sctp_sock *s)
@@ -264,28 +264,46 @@ static void us_service(struct sctp_sock *s)
 	}
 }
 
+static void us_serve(struct sctp_sock *s)
+{
+	if (s->pass == us.pass_no)
+		return;
+	s->pass = us.pass_no;
+	us_service(s);
+}
+
 static void us_wake(evutil_socket_t fd, short what, void *arg)
 {
-	struct sctp_sock *s, *next;
+	const uint64_t *ready;
+	struct sctp_sock *s;
+	unsigned int i, n;
 	uint64_t cnt;
-	ssize_t n;
+	ssize_t rd;
+	bool all;
 
 	(void)what;
 	(void)arg;
-	n = read(fd, &cnt, sizeof(cnt));
-	(void)n;
-	/* Upcalls from here on wake the loop again; those before are
-	 * served by this pass, which reads every socket after it. */
+	rd = read(fd, &cnt, sizeof(cnt));
+	(void)rd;
+	/* Upcalls from here on wake the loop again; those before are in
+	 * what this pass takes. */
 	__atomic_store_n(&us.wake_pending, false, __ATOMIC_RELEASE);
+	ready = us_ready_take(&n, &all);
 	us.in_pass++;
-	/* sockets accepted during the pass join the tail and are served */
-	TAILQ_FOREACH (s, &us.socks, entry)
-		us_service(s);
+	us.pass_no++;
+	if (all) {
+		/* sockets accepted during the pass join the tail */
+		TAILQ_FOREACH (s, &us.socks, entry)
+			us_serve(s);
+	} else {
+		for (i = 0; i < n; i++)
+			if ((s = us_by_token(ready[i])))
+				us_serve(s);
+	}
 	us.in_pass--;
-	for (s = TAILQ_FIRST(&us.socks); s; s = next) {
-		next = TAILQ_NEXT(s, entry);
-		if (s->dead)
-			us_free(s);
+	while ((s = TAILQ_FIRST(&us.dead))) {
+		TAILQ_REMOVE(&us.dead, s, dead_entry);
+		us_free(s);
 	}
 }
 
@@ -338,6 +356,7 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 	us.base = base;
 	us.conf = *c;
 	TAILQ_INIT(&us.socks);
+	TAILQ_INIT(&us.dead);
 	if (c->udp_port && us_udp_probe(c->udp_port) < 0) {
 		snprintf(err, errlen,
 			 "sctp_udp_port %u: %s (is another iwcmd or SCTP "
@@ -407,6 +426,8 @@ static void us_fini(void)
 	}
 	TAILQ_INIT(&us.parked);
 	us.n_parked = 0;
+	TAILQ_INIT(&us.dead);
+	us_slots_free();
 	/* usrsctp_finish fails while associations still wind down */
 	for (i = 0; i < 50 && usrsctp_finish() != 0; i++)
 		usleep(20000);
@@ -497,10 +518,10 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	if (usrsctp_connect(so, (struct sockaddr *)sa, len) < 0 &&
 	    errno != EINPROGRESS)
 		goto fail;
+	/* served on the next pass: a refusal may already be queued */
 	s = us_sock_new(so, US_CONNECTING, cb, arg);
 	if (!s)
 		goto fail;
-	us_rewake(); /* a refusal may already be queued */
 	return s;
 fail:
 	e = errno;
@@ -631,7 +652,7 @@ static void us_pause(struct sctp_sock *s, bool pause)
 {
 	s->paused = pause;
 	if (!pause)
-		us_rewake(); /* what waits is read on the next pass */
+		us_rewake(s); /* what waits is read on the next pass */
 }
 
 const struct sctp_stack_ops sctp_stack_usrsctp = {

@@ -8,6 +8,7 @@
  * sctp_usrsctp_sock.c (the sockets: options, errors, closing) share.
  * Includes usrsctp's <usrsctp.h>: for those two files only.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
@@ -27,7 +28,10 @@ enum us_state {
 
 struct sctp_sock {
 	TAILQ_ENTRY(sctp_sock) entry;
+	TAILQ_ENTRY(sctp_sock) dead_entry; /* released during a pass */
 	struct socket *so;
+	uint64_t token;	   /* its upcall's argument (us_token()) */
+	uint64_t pass;	   /* the last pass that served it */
 	enum us_state state;
 	const struct sctp_cb *cb;
 	void *arg;
@@ -70,6 +74,22 @@ struct sctp_sock {
 /* How long after a listener's wakeup its queue is accepted (us_service()). */
 #define US_ACCEPT_DEFER_US 2000
 
+/*
+ * The sockets an upcall named since the last pass, by token: a pass
+ * serves those, not every socket, so that a packet costs the same
+ * beside thousands of idle associations as beside none.  Past
+ * US_READY_MAX, or for an upcall without a token, the pass serves
+ * them all.
+ */
+#define US_READY_MAX 4096
+
+/* A socket's token: its slot in us.slot and the slot's generation. */
+struct us_slot {
+	struct sctp_sock *s;
+	uint32_t gen;
+	uint32_t next_free; /* while free: the next free slot + 1, or 0 */
+};
+
 /* The stack (sctp_usrsctp_sock.c). */
 struct us_stack {
 	struct event_base *base;
@@ -78,7 +98,18 @@ struct us_stack {
 	bool wake_pending; /* the eventfd was written, the pass not begun */
 	struct event *wake_ev;
 	TAILQ_HEAD(, sctp_sock) socks;
+	TAILQ_HEAD(, sctp_sock) dead; /* freed at the end of the pass */
 	unsigned int n_socks;
+	/* upcalls to the loop: ready[cur] fills, the other is served */
+	pthread_mutex_t ready_mtx;
+	uint64_t ready[2][US_READY_MAX];
+	unsigned int n_ready;
+	unsigned int cur;
+	bool ready_all;
+	uint64_t pass_no;
+	struct us_slot *slot; /* the loop's only */
+	uint32_t n_slot;
+	uint32_t free_slot; /* the first free slot + 1, or 0 */
 	TAILQ_HEAD(us_parked_head, sctp_sock) parked; /* oldest first */
 	unsigned int n_parked;
 	int in_pass;
@@ -88,9 +119,17 @@ extern struct us_stack us;
 
 /* ---- sctp_usrsctp_sock.c ---- */
 
-/* usrsctp's upcall (wakes the loop), and the same from the loop. */
+/* usrsctp's upcall: s's token to the loop, and the loop woken. */
 void us_upcall(struct socket *so, void *arg, int flags);
-void us_rewake(void);
+/* The same from the loop: s served on the next pass. */
+void us_rewake(struct sctp_sock *s);
+/* The tokens named since the last pass (*all: serve every socket);
+ * what it returns is valid until the next call. */
+const uint64_t *us_ready_take(unsigned int *n, bool *all);
+/* The socket a token names, or NULL when it is gone. */
+struct sctp_sock *us_by_token(uint64_t token);
+/* Release what us_sock_new() took for the tokens (us_fini()). */
+void us_slots_free(void);
 /* A socket of ours for so, in state st; NULL (errno) on failure. */
 struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
 			      const struct sctp_cb *cb, void *arg);

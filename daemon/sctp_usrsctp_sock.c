@@ -25,36 +25,133 @@
 #include "sctp_usrsctp_int.h"
 
 struct us_stack us = { .wake_fd = -1,
-		       .parked = TAILQ_HEAD_INITIALIZER(us.parked) };
+		       .parked = TAILQ_HEAD_INITIALIZER(us.parked),
+		       .ready_mtx = PTHREAD_MUTEX_INITIALIZER };
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
 
-/* usrsctp's threads: wake the loop, touch nothing else.  One write per
- * pass of the loop: upcalls until the pass begins are served by it. */
-void us_upcall(struct socket *so, void *arg, int flags)
+/*
+ * usrsctp's threads: name the socket to the loop, touch nothing else.
+ * The argument is the socket's token, not a pointer: a late upcall for
+ * a socket the loop has freed names a slot whose generation has moved
+ * on (us_by_token()).  One eventfd write per pass of the loop: what is
+ * queued until the pass begins is served by it.
+ */
+static void us_ready_push(uint64_t token)
 {
 	uint64_t one = 1;
 	ssize_t n;
 
-	(void)so;
-	(void)arg;
-	(void)flags;
+	pthread_mutex_lock(&us.ready_mtx);
+	if (!token || us.n_ready == US_READY_MAX)
+		us.ready_all = true;
+	else if (!us.n_ready || us.ready[us.cur][us.n_ready - 1] != token)
+		us.ready[us.cur][us.n_ready++] = token;
+	pthread_mutex_unlock(&us.ready_mtx);
 	if (__atomic_exchange_n(&us.wake_pending, true, __ATOMIC_ACQ_REL))
 		return;
 	n = write(us.wake_fd, &one, sizeof(one));
 	(void)n; /* a full counter still wakes the loop */
 }
 
-void us_rewake(void)
+void us_upcall(struct socket *so, void *arg, int flags)
 {
-	us_upcall(NULL, NULL, 0);
+	(void)so;
+	(void)flags;
+	us_ready_push((uint64_t)(uintptr_t)arg);
+}
+
+void us_rewake(struct sctp_sock *s)
+{
+	us_ready_push(s ? s->token : 0);
+}
+
+const uint64_t *us_ready_take(unsigned int *n, bool *all)
+{
+	const uint64_t *r;
+
+	pthread_mutex_lock(&us.ready_mtx);
+	r = us.ready[us.cur];
+	*n = us.n_ready;
+	*all = us.ready_all;
+	us.cur ^= 1;
+	us.n_ready = 0;
+	us.ready_all = false;
+	pthread_mutex_unlock(&us.ready_mtx);
+	return r;
+}
+
+/* Tokens: slot + 1 in the low half (0 is no token), generation above. */
+static uint64_t us_token(uint32_t idx)
+{
+	return ((uint64_t)us.slot[idx].gen << 32) | (idx + 1);
+}
+
+struct sctp_sock *us_by_token(uint64_t token)
+{
+	uint32_t idx = (uint32_t)token;
+
+	if (!idx || idx > us.n_slot)
+		return NULL;
+	idx--;
+	if (us.slot[idx].gen != (uint32_t)(token >> 32))
+		return NULL;
+	return us.slot[idx].s;
+}
+
+/* A slot for s: its token; 0 when memory is short. */
+static uint64_t us_slot_take(struct sctp_sock *s)
+{
+	uint32_t idx, i, n;
+	struct us_slot *t;
+
+	if (!us.free_slot) {
+		n = us.n_slot ? us.n_slot * 2 : 64;
+		if (n < us.n_slot ||
+		    !(t = reallocarray(us.slot, n, sizeof(*t))))
+			return 0;
+		for (i = us.n_slot; i < n; i++) {
+			t[i].s = NULL;
+			t[i].gen = 0;
+			t[i].next_free = i + 1 < n ? i + 2 : 0;
+		}
+		us.slot = t;
+		us.free_slot = us.n_slot + 1;
+		us.n_slot = n;
+	}
+	idx = us.free_slot - 1;
+	us.free_slot = us.slot[idx].next_free;
+	us.slot[idx].s = s;
+	return us_token(idx);
+}
+
+/* The slot back: its generation moves on, so its tokens name nothing. */
+static void us_slot_give(uint64_t token)
+{
+	uint32_t idx = (uint32_t)token - 1;
+
+	us.slot[idx].s = NULL;
+	us.slot[idx].gen++;
+	us.slot[idx].next_free = us.free_slot;
+	us.free_slot = idx + 1;
+}
+
+void us_slots_free(void)
+{
+	free(us.slot);
+	us.slot = NULL;
+	us.n_slot = 0;
+	us.free_slot = 0;
+	us.n_ready = 0;
+	us.ready_all = false;
 }
 
 void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
 	us.n_socks--;
+	us_slot_give(s->token);
 	if (s->adapt_timer)
 		event_free(s->adapt_timer);
 	if (s->accept_timer)
@@ -128,6 +225,8 @@ static void us_release(struct sctp_sock *s)
 	s->so = NULL;
 	if (!us.in_pass)
 		us_free(s);
+	else
+		TAILQ_INSERT_TAIL(&us.dead, s, dead_entry);
 }
 
 /* A closing socket whose association is gone is released; true then
@@ -207,9 +306,9 @@ int us_sockopts(struct socket *so)
 	const uint32_t on = 1;
 	size_t i;
 
-	if (usrsctp_set_non_blocking(so, 1) < 0 ||
-	    usrsctp_set_upcall(so, us_upcall, NULL) < 0) {
-		log_warn("sctp: non-blocking/upcall");
+	/* its upcall once it has a token (us_sock_new()) */
+	if (usrsctp_set_non_blocking(so, 1) < 0) {
+		log_warn("sctp: non-blocking");
 		return -1;
 	}
 	if (us_setopt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
@@ -269,12 +368,23 @@ struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->token = us_slot_take(s);
+	if (!s->token) {
+		event_free(s->adapt_timer);
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
 	s->so = so;
 	s->state = st;
 	s->cb = cb;
 	s->arg = arg;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
 	us.n_socks++;
+	/* what reached it before its upcall did is served on the next
+	 * pass (an accepted socket has none of its own until now) */
+	usrsctp_set_upcall(so, us_upcall, (void *)(uintptr_t)s->token);
+	us_rewake(s);
 	return s;
 }
 

@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "sctp_stack.h"
+#include "sctp_usrsctp_int.h"
 
 struct side {
 	struct sctp_sock *s;
@@ -67,6 +68,18 @@ int __wrap_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
 	st->sstat_state = SCTP_SHUTDOWN_ACK_SENT;
 	*len = sizeof(*st);
 	return 0;
+}
+
+/* Linked with -Wl,--wrap=usrsctp_get_events: how often the loop asks
+ * a socket's readiness (test_idle_assocs). */
+int __real_usrsctp_get_events(struct socket *so);
+int __wrap_usrsctp_get_events(struct socket *so);
+static unsigned long get_events_calls;
+
+int __wrap_usrsctp_get_events(struct socket *so)
+{
+	get_events_calls++;
+	return __real_usrsctp_get_events(so);
 }
 
 /* SCTP_STATUS lags for ms from now (see above). */
@@ -719,6 +732,182 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/*
+ * The queue from usrsctp's upcalls to the loop: consecutive upcalls for
+ * one socket take one entry; an upcall without a token, or one past
+ * US_READY_MAX, makes the pass serve every socket; a freed socket's
+ * token names nothing, and a late upcall with it is harmless.
+ */
+START_TEST(test_ready_queue)
+{
+	const uint64_t *r;
+	unsigned int n, i;
+	uint64_t tok;
+	bool all;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	both_up();
+	(void)us_ready_take(&n, &all); /* what setting up left */
+	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
+	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
+	us_upcall(NULL, (void *)(uintptr_t)srv.s->token, 0);
+	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
+	r = us_ready_take(&n, &all);
+	ck_assert(!all);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(r[0], cli.s->token);
+	ck_assert_uint_eq(r[1], srv.s->token);
+	ck_assert_uint_eq(r[2], cli.s->token);
+	ck_assert_ptr_eq(us_by_token(r[0]), cli.s);
+	ck_assert_ptr_eq(us_by_token(r[1]), srv.s);
+	(void)us_ready_take(&n, &all);
+	ck_assert_uint_eq(n, 0);
+	ck_assert(!all);
+
+	us_upcall(NULL, NULL, 0);
+	(void)us_ready_take(&n, &all);
+	ck_assert(all);
+	for (i = 0; i <= US_READY_MAX; i++)
+		us_upcall(NULL, (void *)(uintptr_t)(i % 2 ? cli.s->token :
+							    srv.s->token),
+			  0);
+	(void)us_ready_take(&n, &all);
+	ck_assert_uint_eq(n, US_READY_MAX);
+	ck_assert(all);
+
+	/* a pass over every socket still serves what waits */
+	ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, "x", 1), 0);
+	us_upcall(NULL, NULL, 0);
+	ck_assert(run_until(&srv.msgs));
+
+	tok = cli.s->token;
+	ck_assert_uint_ne(tok, 0);
+	ck_assert_ptr_null(us_by_token(0));
+	ck_assert_ptr_null(us_by_token(us.n_slot + 1)); /* past the table */
+	ck_assert_ptr_null(us_by_token(tok + (1ull << 32))); /* generation */
+	sctp_stack_close(cli.s, true);
+	cli.s = NULL;
+	ck_assert(run_until_sockets(2));
+	ck_assert_ptr_null(us_by_token(tok));
+	/* its slot's next socket has a token of its own */
+	both_up();
+	ck_assert_uint_ne(cli.s->token, tok);
+	ck_assert_ptr_null(us_by_token(tok));
+	us_upcall(NULL, (void *)(uintptr_t)tok, 0);
+	ck_assert_int_eq(sctp_stack_send(srv.s, 0, 16, "y", 1), 0);
+	ck_assert(run_until(&cli.msgs));
+	stop();
+}
+END_TEST
+
+/*
+ * A packet costs the loop the sockets it names, not every socket the
+ * stack holds: beside 100 idle associations (200 sockets), a message
+ * each way asks few sockets' readiness.  Serving every socket on each
+ * wake-up asked each of the 200 for every packet (over 20,000 calls
+ * for these 50 round trips).
+ */
+#define IDLE_ASSOCS 100
+#define IDLE_BATCH 8
+#define IDLE_ROUNDS 50
+
+static int idle_up, idle_down;
+
+static void idle_cb_up(void *arg, struct sctp_sock *s,
+		       const struct sctp_assoc_info *info)
+{
+	(void)arg;
+	(void)s;
+	(void)info;
+	idle_up++;
+}
+
+static void idle_cb_down(void *arg, struct sctp_sock *s, const char *why)
+{
+	(void)arg;
+	(void)s;
+	(void)why;
+	idle_down++;
+}
+
+static const struct sctp_cb idle_cb = { .up = idle_cb_up,
+					.down = idle_cb_down };
+
+static void idle_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
+{
+	(void)arg;
+	(void)l;
+	sctp_stack_set_cb(s, &idle_cb, NULL);
+}
+
+static const struct sctp_cb idle_listen_cb = { .accept = idle_accept };
+
+/* Run the loop until idle_up reaches n or 5 s pass. */
+static bool run_until_idle_up(int n)
+{
+	int i;
+
+	for (i = 0; i < 500 && idle_up < n; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	return idle_up >= n;
+}
+
+START_TEST(test_idle_assocs)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct sockaddr_in ia = laddr;
+	struct sctp_sock *il;
+	unsigned long calls;
+	uint8_t b = 0;
+	int i;
+
+	start(SCTP_ADAPT_WAIT_MS);
+	ia = laddr;
+	ia.sin_port = 0;
+	il = sctp_stack_listen((struct sockaddr *)&ia, sizeof(ia),
+			       &idle_listen_cb, NULL);
+	ck_assert_ptr_nonnull(il);
+	ck_assert_int_eq(sctp_stack_local_addr(il, &ss, &sl), 0);
+	ia.sin_port = ((struct sockaddr_in *)&ss)->sin_port;
+	/* in batches, under the listener's backlog */
+	for (i = 0; i < IDLE_ASSOCS; i++) {
+		ck_assert_ptr_nonnull(sctp_stack_connect((struct sockaddr *)&ia,
+							 sizeof(ia), port,
+							 &idle_cb, NULL));
+		if ((i + 1) % IDLE_BATCH == 0 || i + 1 == IDLE_ASSOCS)
+			ck_assert_msg(run_until_idle_up(2 * (i + 1)),
+				      "%d of %d ends up", idle_up,
+				      2 * (i + 1));
+	}
+	both_up();
+	ck_assert_uint_eq(sctp_stack_sockets(), 2 * IDLE_ASSOCS + 4);
+
+	get_events_calls = 0;
+	for (i = 0; i < IDLE_ROUNDS; i++) {
+		srv.msgs = cli.msgs = 0;
+		ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, &b, 1), 0);
+		ck_assert(run_until(&srv.msgs));
+		ck_assert_int_eq(sctp_stack_send(srv.s, 0, 16, &b, 1), 0);
+		ck_assert(run_until(&cli.msgs));
+	}
+	calls = get_events_calls;
+	printf("idle_assocs: %lu readiness checks for %d round trips\n", calls,
+	       IDLE_ROUNDS);
+	ck_assert_msg(calls <= 10 * IDLE_ROUNDS,
+		      "%lu readiness checks for %d round trips beside %d "
+		      "idle associations",
+		      calls, IDLE_ROUNDS, IDLE_ASSOCS);
+	ck_assert_int_eq(idle_down, 0);
+	ck_assert_int_eq(cli.down + srv.down, 0);
+	stop();
+}
+END_TEST
+
 /* sctp_addr_match(): the listener's and the kept socket's comparison. */
 START_TEST(test_addr_match)
 {
@@ -805,6 +994,11 @@ static Suite *sctp_stack_suite(void)
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);
 	add_tcase(s, "close_listener_busy", test_close_listener_busy);
+	add_tcase(s, "ready_queue", test_ready_queue);
+	tc = tcase_create("idle_assocs");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_idle_assocs);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
