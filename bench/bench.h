@@ -9,7 +9,8 @@
  * preamble in bench.c; the daemon in daemon.c).  Each test is a file:
  * cm.c (its parts in cm_*.c, declared in cm.h), and dp.c for the
  * datapath tests with their baselines (its parts in dp_*.c, declared in
- * dp.h); sctp_raw.c is raw usrsctp for the SCTP baselines.
+ * dp.h); sctp_raw.c is raw usrsctp for the SCTP baselines, and
+ * sctp_idle.c holds the associations of --idle over SCTP.
  */
 #include <limits.h>
 #include <netinet/in.h>
@@ -34,8 +35,11 @@
 #define BENCH_STALL_MS 10000
 /* --busy-poll at most (iwcmd.conf's busy_poll_us too). */
 #define BENCH_BUSY_POLL_MAX 100000u
-/* cm --idle at most: connections held open beside the rows. */
+/* --idle at most: connections (SCTP: associations) held beside the rows. */
 #define BENCH_IDLE_MAX 100000u
+/* --idle over SCTP: iwcmd's halfopen caps above N, for the rows' own
+ * associations, half-open until their first session. */
+#define BENCH_IDLE_SLACK 64u
 /* Failures described on stderr per row; the rest are only counted. */
 #define BENCH_FAIL_PRINT 5
 #define NS_PER_S 1000000000ULL
@@ -68,7 +72,8 @@ struct bench_opts {
 	/* cm: poll this long before sleeping, here and in the iwcmd we start
 	 * (its busy_poll_us) */
 	unsigned long busy_poll_us;
-	/* cm: connections held open to iwcmd, never sending (cm_idle.c) */
+	/* cm: connections held open to iwcmd, never sending (cm_idle.c);
+	 * --transport sctp, any test: associations (sctp_idle.c) */
 	unsigned long idle;
 	/* the datapath tests */
 	unsigned int mpa_rev;
@@ -130,5 +135,10 @@ int cm_bench(const struct bench_opts *o);
 
 /* dp.c */
 int dp_bench(const struct bench_opts *o);
+
+/* sctp_idle.c */
+int sctp_idle_open(const struct bench_opts *o);
+unsigned long sctp_idle_close(void);
+void sctp_idle_drop(void);
 
 #endif

@@ -647,7 +647,11 @@ static void print_text(const struct bench_opts *o, const struct cm_result *res,
 	       o->sctp ? "raw usrsctp association setup (connect, accept,\n"
 			 "COMM_UP; UDP encapsulation on loopback)" :
 			 "raw TCP connect/accept");
-	if (o->idle)
+	if (o->idle && o->sctp)
+		printf("beside %lu SCTP associations to iwcmd that never carry "
+		       "a session (%lu still up\nat the end)\n\n",
+		       o->idle, cm_idle_end);
+	else if (o->idle)
 		printf("beside %lu connections to iwcmd that never send a byte "
 		       "(%lu still open at the end)\n\n",
 		       o->idle, cm_idle_end);
@@ -732,7 +736,8 @@ static void print_json(const struct bench_opts *o, const struct cm_result *res,
 }
 
 /* Enough descriptors for the deepest row (both ends of each handshake)
- * and the connections --idle holds. */
+ * and the connections --idle holds (not its SCTP associations: another
+ * process holds them, and usrsctp's sockets are no descriptors). */
 static int raise_nofile(const struct bench_opts *o)
 {
 	unsigned int i, depth = 1;
@@ -742,7 +747,7 @@ static int raise_nofile(const struct bench_opts *o)
 	for (i = 0; i < o->ndepths; i++)
 		if (o->depths[i] > depth)
 			depth = o->depths[i];
-	need = (rlim_t)depth * 2 + 64 + o->idle;
+	need = (rlim_t)depth * 2 + 64 + (o->sctp ? 0 : o->idle);
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
 		return 0;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need * 4 ?
@@ -752,7 +757,7 @@ static int raise_nofile(const struct bench_opts *o)
 		fprintf(stderr,
 			"iwcm-bench: depth %u%s needs %lu descriptors; "
 			"raise the limit (ulimit -n)\n",
-			depth, o->idle ? " with --idle" : "",
+			depth, o->idle && !o->sctp ? " with --idle" : "",
 			(unsigned long)need);
 		return -1;
 	}
@@ -776,7 +781,7 @@ int cm_bench(const struct bench_opts *o)
 		free(res);
 		return 1;
 	}
-	if (cm_idle_open(o) < 0) {
+	if ((o->sctp ? sctp_idle_open(o) : cm_idle_open(o)) < 0) {
 		cm_idle_close();
 		daemon_stop();
 		free(res);
@@ -803,7 +808,7 @@ int cm_bench(const struct bench_opts *o)
 
 		res[i].ratio = b > 0.0 ? res_rate(&res[i]) / b : 0.0;
 	}
-	cm_idle_end = cm_idle_left();
+	cm_idle_end = o->sctp ? sctp_idle_close() : cm_idle_left();
 	cm_idle_close();
 	if (daemon_stop() < 0)
 		rc = 1;

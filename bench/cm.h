@@ -11,7 +11,8 @@
  *   cm_tcp.c   the raw TCP baseline: connect and accept pairs
  *   cm_sctp.c  the raw usrsctp baseline of --transport sctp
  *   cm_run.c   the counters of a row's run
- *   cm_idle.c  --idle: the connections held open beside the rows
+ *   cm_idle.c  --idle: the connections held open beside the rows (TCP;
+ *              the SCTP associations are sctp_idle.c's, bench.h)
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -210,6 +210,13 @@ static int daemon_spawn(const struct bench_opts *o)
 	     fprintf(fp, "busy_poll_us = %lu\n", o->busy_poll_us) < 0) ||
 	    /* --idle: iwcmd keeps them for the whole run */
 	    (o->idle && fputs("request_timeout_ms = 600000\n", fp) < 0) ||
+	    /* over SCTP all come from 127.0.0.1, past the default 256 per
+	     * source, and the default halfopen_max (max_conns / 4, from
+	     * the descriptor limit) may be lower too */
+	    (o->idle && o->sctp &&
+	     fprintf(fp, "halfopen_per_source = %lu\nhalfopen_max = %lu\n",
+		     o->idle + BENCH_IDLE_SLACK,
+		     o->idle + BENCH_IDLE_SLACK) < 0) ||
 	    (D.sctp_udp_port &&
 	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
 		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||

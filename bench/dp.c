@@ -33,6 +33,11 @@
  * size of iwcmd's SCTP messages; iwcmd's CPU time over the timed part
  * is the relay's cost (dp_side_mark()).
  *
+ * --idle N (--transport sctp only): N SCTP associations to iwcmd that
+ * never carry a session, held by a process of their own through every
+ * row (sctp_idle.c), to see whether the relay's cost per message grows
+ * with the associations iwcmd holds.
+ *
  * Progress is manual by default (iwcm_progress() busy-polled while
  * waiting, as perftest busy-polls ibv_poll_cq()); --event uses the
  * context's progress thread and waits on a completion channel.
@@ -153,6 +158,7 @@ int dp_bench(const struct bench_opts *o)
 {
 	unsigned int n = dp_nrows(o), i;
 	struct dp_row *rows = calloc(n, sizeof(*rows));
+	unsigned long idle_left;
 	pid_t parent = getpid(), pid;
 	int sv[2], st = 0, rc = 0;
 	struct sigaction sa;
@@ -177,8 +183,14 @@ int dp_bench(const struct bench_opts *o)
 		rc = 1;
 		goto out;
 	}
+	if (sctp_idle_open(o) < 0) {
+		daemon_stop();
+		rc = 1;
+		goto out;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		perror("iwcm-bench: socketpair");
+		sctp_idle_close();
 		daemon_stop();
 		rc = 1;
 		goto out;
@@ -189,6 +201,7 @@ int dp_bench(const struct bench_opts *o)
 		perror("iwcm-bench: fork");
 		close(sv[0]);
 		close(sv[1]);
+		sctp_idle_close();
 		daemon_stop();
 		rc = 1;
 		goto out;
@@ -204,6 +217,7 @@ int dp_bench(const struct bench_opts *o)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 		D.pid = 0;
+		sctp_idle_drop();
 		close(sv[0]);
 		_exit(dp_server_main(o, sv[1]));
 	}
@@ -221,6 +235,8 @@ int dp_bench(const struct bench_opts *o)
 			st);
 		rc = 1;
 	}
+	/* before iwcmd goes, which would end them */
+	idle_left = sctp_idle_close();
 	if (daemon_stop() < 0)
 		rc = 1;
 	dp_report_figures(o, rows, n);
@@ -229,9 +245,9 @@ int dp_bench(const struct bench_opts *o)
 			rc = 1;
 	}
 	if (o->json)
-		dp_report_json(o, rows, n);
+		dp_report_json(o, rows, n, idle_left);
 	else
-		dp_report_text(o, rows, n);
+		dp_report_text(o, rows, n, idle_left);
 out:
 	for (i = 0; i < n; i++) {
 		free(rows[i].tcp_lat);

@@ -222,8 +222,8 @@ void dp_iw_client(struct dp_run *r);
 void dp_report_figures(const struct bench_opts *o, struct dp_row *rows,
 		       unsigned int n);
 void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
-		    unsigned int n);
+		    unsigned int n, unsigned long idle_left);
 void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
-		    unsigned int n);
+		    unsigned int n, unsigned long idle_left);
 
 #endif

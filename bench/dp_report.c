@@ -172,9 +172,10 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 	       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
 }
 
-/* The rows as a table, with what was measured and how. */
+/* The rows as a table, with what was measured and how; idle_left of
+ * --idle's associations were still up at the end. */
 void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
-		    unsigned int n)
+		    unsigned int n, unsigned long idle_left)
 {
 	enum bench_dp t = o->test->dp;
 	bool bw = dp_is_bw(t);
@@ -218,6 +219,10 @@ table:
 	printf("%lu iterations of %zu octets per row after %lu warm-up; one "
 	       "process per side;\n",
 	       o->iters, o->size, o->warmup);
+	if (o->idle)
+		printf("beside %lu SCTP associations to iwcmd that never carry "
+		       "a session (%lu still up\nat the end);\n",
+		       o->idle, idle_left);
 	if (bw)
 		printf("ratio = iwcm/%s %sbandwidth (higher is better)\n\n", bl,
 		       o->qps > 1 ? "aggregate " : "");
@@ -346,7 +351,7 @@ static void dp_report_json_side(const struct bench_opts *o,
 
 /* The rows as one JSON object. */
 void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
-		    unsigned int n)
+		    unsigned int n, unsigned long idle_left)
 {
 	bool bw = dp_is_bw(o->test->dp);
 	unsigned int i;
@@ -358,12 +363,13 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 		printf("%s%u", i ? "," : "", rows[i].depth);
 	printf("],");
 	bench_json_host(o);
-	printf(",\"baseline\":\"%s\",\"transport\":\"%s\",\"qps\":%u,\"tcp_io\":\"%s\","
-	       "\"tcp_gaps\":%s,"
+	printf(",\"baseline\":\"%s\",\"transport\":\"%s\",\"idle\":%lu,"
+	       "\"idle_left\":%lu,\"qps\":%u,\"tcp_io\":\"%s\",\"tcp_gaps\":%s,"
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
-	       o->sctp ? "usrsctp" : "tcp", o->sctp ? "sctp" : "tcp", o->qps,
+	       o->sctp ? "usrsctp" : "tcp", o->sctp ? "sctp" : "tcp", o->idle,
+	       idle_left, o->qps,
 	       o->tcp_poll ? "poll" :
 	       o->qps > 1  ? "multiplexed" :
 			     "blocking",

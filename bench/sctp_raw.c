@@ -307,17 +307,33 @@ int sraw_connect(struct socket *so, uint16_t udp_port, uint16_t sctp_port)
 	return 0;
 }
 
-/* True once the association of a socket is up (COMM_UP, RFC 4960
- * ESTABLISHED). */
-bool sraw_connected(struct socket *so)
+/*
+ * Where the association of a socket is: 1 up (COMM_UP, RFC 4960
+ * ESTABLISHED), 0 being set up (COOKIE-WAIT, COOKIE-ECHOED), -1 gone
+ * (refused or aborted, shutting down or closed; usrsctp then reports no
+ * association at all) or never started.
+ */
+int sraw_state(struct socket *so)
 {
 	struct sctp_status st;
 	socklen_t len = sizeof(st);
 
 	memset(&st, 0, sizeof(st));
-	return usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) ==
-		       0 &&
-	       st.sstat_state == SCTP_ESTABLISHED;
+	if (usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0)
+		return -1;
+	if (st.sstat_state == SCTP_ESTABLISHED)
+		return 1;
+	if (st.sstat_state == SCTP_COOKIE_WAIT ||
+	    st.sstat_state == SCTP_COOKIE_ECHOED)
+		return 0;
+	return -1;
+}
+
+/* True once the association of a socket is up (COMM_UP, RFC 4960
+ * ESTABLISHED). */
+bool sraw_connected(struct socket *so)
+{
+	return sraw_state(so) > 0;
 }
 
 /* Wait for the next upcall, at most ms; 1 when one came, 0 if not. */

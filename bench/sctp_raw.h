@@ -6,8 +6,9 @@
 /*
  * Raw usrsctp for the SCTP baselines (sctp_raw.c): one stack per
  * process on a UDP port of its own, one-to-one non-blocking sockets
- * woken through one eventfd.  Only the baselines include it; libusrsctp
- * is linked into iwcm-bench alone.
+ * woken through one eventfd.  Only the baselines and the holder of
+ * --idle's associations (sctp_idle.c) include it; libusrsctp is linked
+ * into iwcm-bench alone.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ struct socket *sraw_socket(void);
 struct socket *sraw_listen(uint16_t *port);
 struct socket *sraw_accept(struct socket *l);
 int sraw_connect(struct socket *so, uint16_t udp_port, uint16_t sctp_port);
+int sraw_state(struct socket *so);
 bool sraw_connected(struct socket *so);
 uint16_t sraw_port(struct socket *so, bool peer);
 int sraw_wait(unsigned int ms);
