@@ -218,8 +218,13 @@ static void state_text(const struct iwcm_conn *c)
 	rx = a.rx_offset;
 	unread = a.unread_len;
 	printf("  handoff: tx offset %" PRIu64 ", rx offset %" PRIu64
-	       ", unread %zu, wait for first FPDU %s, next MSN",
+	       ", unread %zu, wait for first FPDU %s",
 	       tx, rx, unread, a.wait_first_fpdu ? "yes" : "no");
+	if (a.rtr_read_due)
+		printf(", Read Response due (STag 0x%08" PRIx32 ", TO %" PRIu64
+		       ")",
+		       a.rtr_read_stag, a.rtr_read_to);
+	printf(", next MSN");
 	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)
 		printf("%s%" PRIu32, i ? "," : " ", a.next_msn[i]);
@@ -255,6 +260,7 @@ static void state_json(const struct iwcm_conn *c)
 	jnum("rx_offset", (long long)rx);
 	jnum("unread", (long long)unread);
 	jbool("wait_first_fpdu", a.wait_first_fpdu);
+	jbool("rtr_read_due", a.rtr_read_due);
 	json_open(&cli_w, "next_msn", '[');
 	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)

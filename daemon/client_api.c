@@ -131,6 +131,8 @@ int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out)
 	out->ulp_timeout_ms = pb->ulp_timeout_ms;
 	out->has_first_fpdu_delay_ms = pb->has_first_fpdu_delay_ms;
 	out->first_fpdu_delay_ms = pb->first_fpdu_delay_ms;
+	out->has_qp_takes_read_resp = pb->has_qp_takes_read_resp;
+	out->qp_takes_read_resp = pb->qp_takes_read_resp;
 	out->has_rtr_frame = pb->has_rtr_frame;
 	out->rtr_frame = pb->rtr_frame;
 	out->has_transport = pb->has_transport;
@@ -173,6 +175,8 @@ void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out)
 	out->ulp_timeout_ms = p->ulp_timeout_ms;
 	out->has_first_fpdu_delay_ms = p->has_first_fpdu_delay_ms;
 	out->first_fpdu_delay_ms = p->first_fpdu_delay_ms;
+	out->has_qp_takes_read_resp = p->has_qp_takes_read_resp;
+	out->qp_takes_read_resp = p->qp_takes_read_resp;
 	out->has_rtr_frame = p->has_rtr_frame;
 	out->rtr_frame = p->rtr_frame;
 	out->has_transport = p->has_transport;
@@ -516,6 +520,14 @@ void client_api_established_fill(const struct conn *c,
 	e->wait_first_fpdu = c->role == NEG_RESPONDER && c->res.wait_first_fpdu;
 	e->has_rtr_frame = 1;
 	e->rtr_frame = c->res.rtr_frame;
+	/* RFC 6581 §9.2: the Read RTR's Response, for the client's QP */
+	if (c->read_resp_due) {
+		e->has_rtr_read_due = e->rtr_read_due = 1;
+		e->has_rtr_read_stag = 1;
+		e->rtr_read_stag = c->read_rtr.sink_stag;
+		e->has_rtr_read_to = 1;
+		e->rtr_read_to = c->read_rtr.sink_to;
+	}
 }
 
 /* CONNECT_REQUEST for a client of the listener; -1 when not sent. */

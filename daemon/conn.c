@@ -635,6 +635,7 @@ static enum conn_result conn_initiate(struct client *cl,
 		c->reply_timeout_ms = params->reply_timeout_ms;
 	if (params && params->has_first_fpdu_delay_ms)
 		c->hold_ms = params->first_fpdu_delay_ms;
+	c->qp_takes_read_resp = params && params->qp_takes_read_resp;
 	c->owner = cl;
 	c->owner_uid = cl->uid;
 	c->owner_pid = cl->pid;

@@ -117,7 +117,9 @@ struct conn {
 	struct neg_policy pol;
 	struct neg_policy retry_pol; /* RFC 6581 §10 retry */
 	unsigned int reply_timeout_ms;
-	unsigned int hold_ms; /* first_fpdu_delay_ms (initiator) */
+	unsigned int hold_ms;	 /* first_fpdu_delay_ms (initiator) */
+	bool qp_takes_read_resp; /* initiator: the client's QP takes the
+				  * Read RTR's Response (iwcm.proto) */
 	unsigned int ulp_timeout_ms;
 
 	/* the startup frames, parsed in place in b's req_raw/rep_raw */
@@ -134,6 +136,7 @@ struct conn {
 	uint32_t next_msn[CONN_NQN];
 	uint8_t rtr_type;		/* RTR sent or received, MPA_RTR_* */
 	struct rdmap_read_req read_rtr; /* Read RTR sent or received */
+	bool read_resp_due; /* initiator: handed off before its Response */
 
 	/* outcome */
 	enum conn_result err;

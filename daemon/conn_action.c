@@ -322,6 +322,18 @@ static int conn_act_handoff(void *arg, enum conn_event ev)
 	return 0;
 }
 
+/* The Reply chose a zero-length Read RTR (RFC 6581 §9.2). */
+static bool conn_rtr_read(const struct conn *c)
+{
+	return c->res.p2p && !c->res.rtr_frame && c->res.rtr == MPA_RTR_READ;
+}
+
+/*
+ * The RTR, then the handoff.  After a Read RTR the Read Response is
+ * still due: the client's QP takes it, as an RNIC's QP takes the
+ * Response to the Read it posted as the RTR (RFC 6581 §9.2 asks only
+ * that nothing precede the RTR).
+ */
 static int conn_act_rtr_handoff(void *arg, enum conn_event ev)
 {
 	struct conn *c = arg;
@@ -331,6 +343,7 @@ static int conn_act_rtr_handoff(void *arg, enum conn_event ev)
 	conn_read_enable(c, false);
 	if (rtr_fence_send(c) < 0)
 		return -1;
+	c->read_resp_due = conn_rtr_read(c);
 	handoff_start(c);
 	return 0;
 }
@@ -521,12 +534,13 @@ static bool conn_guard_hold(void *arg)
 	return c->hold_ms > 0;
 }
 
-/* The Reply chose a zero-length Read RTR (RFC 6581 §9.2). */
+/* A Read RTR whose Response iwcmd waits for before the handoff: the
+ * client did not say its QP takes it (iwcm.proto qp_takes_read_resp). */
 static bool conn_guard_rtr_read(void *arg)
 {
 	const struct conn *c = arg;
 
-	return c->res.p2p && !c->res.rtr_frame && c->res.rtr == MPA_RTR_READ;
+	return conn_rtr_read(c) && !c->qp_takes_read_resp;
 }
 
 /* An RTR to send: a zero-length Send or Write, or the seed-003 frame. */

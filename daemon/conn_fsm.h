@@ -115,7 +115,8 @@ enum conn_guard {
 	CONN_G_NO_CLIENT,    /* no client of the listener to route to */
 	CONN_G_UID_LIMIT,    /* that client's uid has max_pending_per_uid */
 	CONN_G_HOLD,	     /* first_fpdu_delay_ms is set */
-	CONN_G_RTR_READ,     /* the RTR to send is a zero-length Read */
+	CONN_G_RTR_READ,     /* the RTR to send is a zero-length Read whose
+			      * Response iwcmd awaits (not the client's QP) */
 	CONN_G_RTR,	     /* an RTR (Send, Write, RtR frame) to send */
 	CONN_G_MAX
 };

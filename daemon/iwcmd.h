@@ -66,7 +66,7 @@ struct conn_params {
 	bool has_mpa_rev, has_markers, has_crc, has_rev0;
 	bool has_enhanced_fallback, has_reply_timeout_ms;
 	bool has_ulp_timeout_ms, has_rtr_frame, has_transport;
-	bool has_first_fpdu_delay_ms;
+	bool has_first_fpdu_delay_ms, has_qp_takes_read_resp;
 	uint32_t ird, ord; /* RFC 6581 §9.1: 14-bit fields */
 	bool p2p;
 	uint32_t rtr_types; /* MPA_RTR_* bits */
@@ -79,6 +79,7 @@ struct conn_params {
 	uint32_t ulp_timeout_ms;
 	uint32_t first_fpdu_delay_ms; /* initiator: hold the first FPDU */
 	bool rtr_frame;		      /* seed-003 legacy RtR frame */
+	bool qp_takes_read_resp;      /* initiator: hand off after a Read RTR */
 	bool sctp;		      /* TRANSPORT_SCTP, else TCP */
 	bool has_sctp_udp_port;
 	uint16_t sctp_udp_port; /* the peer's UDP encapsulation port */

@@ -448,10 +448,15 @@ IWCM_EXPORT struct iwcm_conn *iwcm_connect(struct iwcm_ctx *ctx,
 	enhanced = !(param && param->pb.has_mpa_rev && param->pb.mpa_rev == 1);
 	if (cm_param_check_pd(param, enhanced) < 0)
 		return NULL;
-	if (param) {
+	if (param)
 		params = param->pb;
-		req.params = &params;
-	}
+	else
+		iwcm__conn_params__init(&params);
+	/* our QP takes a Read RTR's Response (qp_rx.c), so iwcmd hands
+	 * the connection off right after the RTR */
+	params.has_qp_takes_read_resp = 1;
+	params.qp_takes_read_resp = 1;
+	req.params = &params;
 	if (ctx->async_cm) {
 		c = cm_connect_pipelined(ctx, &req);
 		if (!c)

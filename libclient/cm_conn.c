@@ -251,6 +251,16 @@ IWCM_EXPORT int iwcm_conn_query(const struct iwcm_conn *conn,
 			known |= IWCM_CONN_ATTR_SCTP;
 		}
 	}
+	if (want & IWCM_CONN_ATTR_RTR_READ) {
+		ATTR_ZERO(attr, rtr_read_due, rtr_read_to);
+		if (conn->state == CONN_ESTABLISHED &&
+		    conn->transport == IWCM_TRANSPORT_TCP) {
+			attr->rtr_read_due = conn->rtr_read_due;
+			attr->rtr_read_stag = conn->rtr_read_stag;
+			attr->rtr_read_to = conn->rtr_read_to;
+			known |= IWCM_CONN_ATTR_RTR_READ;
+		}
+	}
 	attr->comp_mask = known;
 	return 0;
 }

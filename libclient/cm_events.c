@@ -180,6 +180,14 @@ static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
 	c->tx_offset = e->tx_offset;
 	c->rx_offset = e->rx_offset;
 	c->wait_first_fpdu = e->wait_first_fpdu;
+	/* RFC 6581 §9.2: only an initiator's Read RTR has a Response due */
+	c->rtr_read_due = e->has_rtr_read_due && e->rtr_read_due;
+	if (c->rtr_read_due &&
+	    (!c->initiator || e->rtr_type != IWCM__RTR_TYPE__RTR_READ ||
+	     e->transport != IWCM__TRANSPORT__TRANSPORT_TCP))
+		return ERR(EPROTO);
+	c->rtr_read_stag = e->rtr_read_stag;
+	c->rtr_read_to = e->rtr_read_to;
 	return 0;
 }
 

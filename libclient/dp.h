@@ -318,6 +318,11 @@ struct iwcm_qp {
 	uint32_t sq_pi, sq_ci, sq_tx; /* produced, completed, next to start */
 	uint32_t *orq;		      /* SQ counters of requests sent */
 	uint32_t orq_head, orq_count; /* awaiting a response */
+	/* initiator: the Read RTR iwcmd sent awaits its zero-length
+	 * Response, to this sink (RFC 6581 §9.2); one of our ORD */
+	bool rtr_read_due;
+	uint32_t rtr_read_stag;
+	uint64_t rtr_read_to;
 	uint32_t next_req_id;
 
 	struct rq rq;

@@ -124,6 +124,10 @@ struct iwcm_conn {
 	uint32_t *next_msn;
 	size_t n_msn;
 	bool wait_first_fpdu;
+	/* initiator: the Read RTR's Response still due, to this sink */
+	bool rtr_read_due;
+	uint32_t rtr_read_stag;
+	uint64_t rtr_read_to;
 	/* Datapath capabilities set by iwcm_conn_synth() (synth.h);
 	 * otherwise atomics and Immediate Data follow rdmap_version. */
 	bool dp_caps, dp_atomics, dp_imm_data;

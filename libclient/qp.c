@@ -95,6 +95,10 @@ int qp_engine_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 		qp->tx_msn[i] = qp->initiator ? m : 1;
 		qp->rx_msn[i] = qp->initiator ? 1 : m;
 	}
+	/* RFC 6581 §9.2: the Read RTR's Response is ours to take */
+	qp->rtr_read_due = conn->rtr_read_due;
+	qp->rtr_read_stag = conn->rtr_read_stag;
+	qp->rtr_read_to = conn->rtr_read_to;
 
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
 	qp->sq_sges = calloc((size_t)qp->sq_size * qp->max_send_sge,
@@ -543,7 +547,7 @@ void qp_close_check(struct iwcm_qp *qp)
 {
 	if (qp->fsm_state == QP_S_CLOSING) {
 		if (qp->sq_tx != qp->sq_pi || qp->tx_cur || qp->tx_count ||
-		    qp->orq_count || qp->irq_count)
+		    qp->orq_count || qp->rtr_read_due || qp->irq_count)
 			return;
 	} else if (qp->fsm_state != QP_S_TERMINATE || qp->tx_count) {
 		return;

@@ -192,6 +192,15 @@ static void rx_setup_read_resp(struct iwcm_qp *qp, uint32_t plen)
 	struct sq_wqe *w = orq_head(qp);
 	uint64_t base;
 
+	/* RFC 6581 §9.2: the Read RTR went first, so the first Response
+	 * is its own: zero-length, one segment, to its sink (RFC 5040
+	 * §4.5), as iwcmd checks when it waits for it itself. */
+	if (qp->rtr_read_due) {
+		if (plen || !d->last || d->stag != qp->rtr_read_stag ||
+		    d->to != qp->rtr_read_to)
+			rx_fail_op(qp, RDMAP_ECODE_CATASTROPHIC_STREAM);
+		return;
+	}
 	/* RFC 5040 §5.2.2: a response answers the oldest request, once
 	 * that request is out. */
 	if (!w || w->opcode != IWCM_WR_RDMA_READ || w->state != WQE_WAIT) {
@@ -671,7 +680,11 @@ static void rx_end(void *arg, const struct framing_err *err)
 		}
 		break;
 	case RDMAP_READ_RESP:
-		if (m->ddp.last) {
+		if (qp->rtr_read_due) {
+			/* the Read RTR's: no work request of the ULP's; a
+			 * Read or FENCE that waited goes below */
+			qp->rtr_read_due = false;
+		} else if (m->ddp.last) {
 			struct sq_wqe *w = orq_head(qp);
 
 			/* RFC 5040 §5.5 rule 19: complete at delivery. */

@@ -399,13 +399,14 @@ void qp_tx_term(struct iwcm_qp *qp)
 /* May the next send work request start (ORD, FENCE)? */
 static bool sq_may_start(const struct iwcm_qp *qp, const struct sq_wqe *w)
 {
-	/* FENCE: after every earlier Read and atomic has completed. */
-	if (w->fence && qp->orq_count)
+	/* FENCE: after every earlier Read and atomic has completed (the
+	 * Read RTR's too). */
+	if (w->fence && (qp->orq_count || qp->rtr_read_due))
 		return false;
-	/* RFC 5040 §6.1: never more than ORD outstanding; the rest
-	 * waits, and everything behind it (rule 13). */
+	/* RFC 5040 §6.1: never more than ORD outstanding, the Read RTR
+	 * counted; the rest waits, and everything behind it (rule 13). */
 	if ((w->opcode == IWCM_WR_RDMA_READ || dp_op_is_atomic(w->opcode)) &&
-	    qp->orq_count >= qp->ord)
+	    qp->orq_count + qp->rtr_read_due >= qp->ord)
 		return false;
 	return true;
 }

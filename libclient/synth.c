@@ -60,6 +60,8 @@ static int synth_check(const struct iwcm_synth *st)
 	    st->version > 1 || st->ird > IWCM_IRD_ORD_MAX ||
 	    st->ord > IWCM_IRD_ORD_MAX || (st->unread_len && !st->unread))
 		return ERR(EINVAL);
+	if (st->rtr_read_due && (!st->initiator || st->sctp))
+		return ERR(EINVAL);
 	/* RFC 5043 §4: no MPA under DDP over SCTP */
 	if (st->sctp &&
 	    (st->markers_tx || st->markers_rx || st->crc || st->unread_len ||
@@ -123,6 +125,9 @@ struct iwcm_conn *iwcm_conn_synth(struct iwcm_ctx *ctx, int fd,
 	c->next_msn = msn;
 	c->n_msn = 4;
 	c->wait_first_fpdu = st->wait_first_fpdu;
+	c->rtr_read_due = st->rtr_read_due;
+	c->rtr_read_stag = st->rtr_read_stag;
+	c->rtr_read_to = st->rtr_read_to;
 	c->dp_caps = true;
 	c->dp_atomics = st->atomics;
 	c->dp_imm_data = st->imm_data;

@@ -35,7 +35,12 @@ struct iwcm_synth {
 				 * starts at 1 */
 	const void *unread; /* octets read past the handshake (copied) */
 	size_t unread_len;
-	int wait_first_fpdu;   /* MPA v1 responder fencing */
+	int wait_first_fpdu; /* MPA v1 responder fencing */
+	/* initiator: a Read RTR's zero-length Response still due, to
+	 * this sink (RFC 6581 §9.2) */
+	int rtr_read_due;
+	uint32_t rtr_read_stag;
+	uint64_t rtr_read_to;
 	int atomics, imm_data; /* RFC 7306 extensions (version 1 only) */
 	/* DDP over SCTP (RFC 5043): fd is a SEQPACKET relay fd of the
 	 * session on sctp_stream, segments up to sctp_max_segment octets;

@@ -612,6 +612,71 @@ START_TEST(t_term_linger)
 }
 END_TEST
 
+/*
+ * RFC 6581 §9.2: iwcmd hands an initiator's connection off right after
+ * its Read RTR, and the QP takes the zero-length Read Response.  Until
+ * then the RTR holds one of the ORD: with ORD 1 the ULP's first Read
+ * waits for it (_i 0), then goes, and only the ULP's Read completes.  A
+ * first Response that is not the RTR's (_i 1: octets; 2: another STag;
+ * 3: another TO) is a Terminate and the QP's end.
+ */
+#define RTR_STAG 0x5a5a5a00u
+#define RTR_TO 0x40ull
+
+START_TEST(t_rtr_read)
+{
+	struct rdmap_read_req rq;
+	struct iwcm_async_event ev;
+	struct iwcm_synth st;
+	struct iwcm_send_wr wr;
+	struct iwcm_sge sg;
+	struct rdmap_msg m;
+	struct dp_msg *got;
+	struct reg *dst;
+	uint8_t seg[128], data[32];
+	size_t n;
+
+	synth_default(&st, 0);
+	st.ord = 1;
+	st.rtr_read_due = 1;
+	st.rtr_read_stag = RTR_STAG;
+	st.rtr_read_to = RTR_TO;
+	peer_open(&st, 0);
+	dst = reg_new(&A, sizeof(data), IWCM_ACCESS_LOCAL_WRITE);
+	dp_wr(&wr, &sg, IWCM_WR_RDMA_READ, 9, dst->mr, dst->p, sizeof(data));
+	wr.wr.rdma.remote_addr = 0x10000;
+	wr.wr.rdma.rkey = 0x1234;
+	dp_post_send(A.qp, &wr);
+	/* the RTR holds the ORD of 1 */
+	dp_peer_silent(P, 100);
+	dp_peer_tagged(P, &m, RDMAP_READ_RESP,
+		       _i == 2 ? RTR_STAG + 0x100 : RTR_STAG,
+		       _i == 3 ? RTR_TO + 8 : RTR_TO);
+	n = dp_msg_build(&m, "x", _i == 1 ? 1 : 0, seg, sizeof(seg));
+	dp_peer_send_ulpdu(P, seg, n);
+	if (_i) {
+		dp_peer_expect_term(P, RDMAP_TERM_LAYER_RDMAP,
+				    RDMAP_ETYPE_REMOTE_OP,
+				    RDMAP_ECODE_CATASTROPHIC_STREAM, seg, n);
+		ck_assert(dp_async(A.ctx, &ev, DP_TIMEOUT_MS));
+		ck_assert_int_eq(dp_qp_state(A.qp), IWCM_QPS_ERROR);
+		peer_close();
+		return;
+	}
+	got = dp_peer_expect(P, RDMAP_READ_REQ);
+	rq = got->m.u.read_req;
+	ck_assert_uint_eq(rq.size, sizeof(data));
+	ck_assert_uint_eq(rq.src_to, 0x10000);
+	memset(data, 0x5c, sizeof(data));
+	dp_peer_read_resp(P, &rq, data, sizeof(data));
+	send_ok(&A, 9, IWCM_WC_RDMA_READ, sizeof(data));
+	ck_assert_mem_eq(dst->p, data, sizeof(data));
+	dp_no_wc(A.scq, 50); /* the RTR's Read has no completion */
+	ck_assert_int_eq(dp_qp_state(A.qp), IWCM_QPS_RTS);
+	peer_close();
+}
+END_TEST
+
 static Suite *dp_raw_suite(void)
 {
 	Suite *s = suite_create("dp_raw");
@@ -624,6 +689,7 @@ static Suite *dp_raw_suite(void)
 	add_tcase(s, "progress_manual", t_progress_manual);
 	add_loop_tcase(s, "destroy", t_destroy, 3);
 	add_loop_tcase(s, "term_linger", t_term_linger, 4);
+	add_loop_tcase(s, "rtr_read", t_rtr_read, 4);
 	return s;
 }
 

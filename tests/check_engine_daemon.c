@@ -15,6 +15,7 @@
 
 #include "mpa.h"
 #include "rdmap.h"
+#include "wbuf.h"
 
 static struct harness H;
 static struct ipc_msg M;
@@ -318,8 +319,12 @@ START_TEST(e2e_reject)
 }
 END_TEST
 
-/* A client connects peer-to-peer; the Read RTR and its Read Response
- * come before the fd. */
+/*
+ * A client connects peer-to-peer with a Read RTR.  Without
+ * qp_takes_read_resp (_i 0) the RTR and its Read Response come before
+ * the fd; with it (_i 1, as libiwcm asks) the fd comes right after the
+ * RTR, with the Response due to the RTR's sink (RFC 6581 §9.2).
+ */
 START_TEST(e2e_initiator)
 {
 	struct mpa_frame req, rep = enh(MPA_FRAME_REP, MPA_RTR_READ, "");
@@ -328,6 +333,8 @@ START_TEST(e2e_initiator)
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 	Iwcm__Established *e;
 	uint8_t raw[MPA_FRAME_MAX], lo[4] = { 127, 0, 0, 1 }, fp[128];
+	uint32_t sink_stag;
+	uint64_t sink_to;
 	uint16_t port;
 	int fd, lfd, peer;
 
@@ -339,6 +346,8 @@ START_TEST(e2e_initiator)
 	dst.port = port;
 	c.dst = &dst;
 	p.has_p2p = p.p2p = 1;
+	p.has_qp_takes_read_resp = _i;
+	p.qp_takes_read_resp = _i;
 	c.params = &p;
 	ck_assert_int_eq(ipc_send(fd, IPC_CLIENT_CONNECT, 9, &c.base, -1), 0);
 	ack_ok(fd, 9);
@@ -349,12 +358,23 @@ START_TEST(e2e_initiator)
 	raw_send_frame(peer, &rep);
 	raw_read(peer, raw, 52); /* the Read RTR */
 	ck_assert_int_eq(raw[3], 0x40 | RDMAP_READ_REQ);
-	raw_send(peer, fp, raw_fpdu(RDMAP_READ_RESP, 1, fp));
+	/* RFC 5040 §4.4: Data Sink STag and Tagged Offset */
+	sink_stag = wire_be32(raw + 20);
+	sink_to = (uint64_t)wire_be32(raw + 24) << 32 | wire_be32(raw + 28);
+	if (!_i)
+		raw_send(peer, fp, raw_fpdu(RDMAP_READ_RESP, 1, fp));
 	e = client_established(fd, peer);
 	ck_assert(e->initiator);
 	ck_assert_uint_eq(e->rtr_type, MPA_RTR_READ);
 	ck_assert_uint_eq(e->tx_offset, 52);
-	ck_assert_uint_eq(e->rx_offset, 20);
+	ck_assert_uint_eq(e->rx_offset, _i ? 0 : 20);
+	ck_assert_int_eq(e->has_rtr_read_due, _i);
+	if (_i) {
+		ck_assert(e->rtr_read_due);
+		ck_assert(e->has_rtr_read_stag && e->has_rtr_read_to);
+		ck_assert_uint_eq(e->rtr_read_stag, sink_stag);
+		ck_assert_uint_eq(e->rtr_read_to, sink_to);
+	}
 	protobuf_c_message_free_unpacked(&e->base, NULL);
 	close(peer);
 	close(lfd);
@@ -439,7 +459,7 @@ static Suite *engine_daemon_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, e2e_responder);
 	tcase_add_test(tc, e2e_reject);
-	tcase_add_test(tc, e2e_initiator);
+	tcase_add_loop_test(tc, e2e_initiator, 0, 2);
 	tcase_add_test(tc, e2e_force);
 	tcase_add_test(tc, e2e_request_timeout);
 	suite_add_tcase(s, tc);

@@ -215,6 +215,9 @@ struct mx_side {
 	int initiator, mpa_rev, ddp_version, rdmap_version;
 	int markers_tx, markers_rx, crc, enhanced, p2p, rtr_type, rtr_frame;
 	int ird, ord, wait_first;
+	int rtr_read_due; /* RFC 6581 §9.2: its Response still to come */
+	uint32_t rtr_read_stag;
+	uint64_t rtr_read_to;
 	int peer_rev, peer_flags, peer_enh, peer_p2p, peer_rtr, peer_ird,
 		peer_ord;
 	uint8_t peer_pd[64];
@@ -316,8 +319,12 @@ static void side_fill(struct mx_side *s, struct iwcm_conn *c)
 		       a.peer_private_data_len);
 	if (s->event != IWCM_CM_EVENT_ESTABLISHED)
 		return;
-	if (!(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED))
+	if (!(a.comp_mask & IWCM_CONN_ATTR_NEGOTIATED) ||
+	    !(a.comp_mask & IWCM_CONN_ATTR_RTR_READ))
 		side_err(s, "ESTABLISHED without the negotiated state");
+	s->rtr_read_due = a.rtr_read_due;
+	s->rtr_read_stag = a.rtr_read_stag;
+	s->rtr_read_to = a.rtr_read_to;
 	s->mpa_rev = (int)a.mpa_rev;
 	s->ddp_version = a.ddp_version;
 	s->rdmap_version = a.rdmap_version;
@@ -408,7 +415,34 @@ static void mx_datapath(struct mx_side *s, int fd, const uint8_t *unread,
 	uint32_t out_msn = s->initiator ? s->msn[0] : 1;
 	uint32_t in_msn = s->initiator ? 1 : s->msn[0];
 	bool first = s->initiator || !s->wait_first;
+	uint32_t rx_off = (uint32_t)s->rx_off;
 
+	/*
+	 * RFC 6581 §9.2: an initiator handed off after its Read RTR reads
+	 * the zero-length Read Response first, to the RTR's sink (what
+	 * iwcm_create_qp()'s QP takes); the daemon read nothing past the
+	 * Reply then.
+	 */
+	if (s->rtr_read_due) {
+		if (unread_len) {
+			side_err(s,
+				 "%zu unread octets before the Read "
+				 "Response",
+				 unread_len);
+			return;
+		}
+		integ_fpdu_recv(fd, NULL, 0, s->markers_rx == 1, s->crc == 1,
+				rx_off, ver, 0, 0, &s->rx);
+		if (s->rx.err[0] || s->rx.opcode != RDMAP_READ_RESP ||
+		    !s->rx.tagged || !s->rx.payload_ok ||
+		    s->rx.stag != s->rtr_read_stag ||
+		    s->rx.to != s->rtr_read_to) {
+			side_err(s, "not the Read RTR's Response: %s op %d",
+				 s->rx.err, s->rx.opcode);
+			return;
+		}
+		rx_off = s->rx.off_end;
+	}
 	if (first) {
 		if (integ_fpdu_send(fd, &tx, ver, out_msn, MX_PAYLOAD,
 				    mx_seed(row, s->initiator)) < 0) {
@@ -418,8 +452,8 @@ static void mx_datapath(struct mx_side *s, int fd, const uint8_t *unread,
 		s->sent = 1;
 	}
 	integ_fpdu_recv(fd, unread, unread_len, s->markers_rx == 1, s->crc == 1,
-			(uint32_t)s->rx_off, ver, MX_PAYLOAD,
-			mx_seed(row, !s->initiator), &s->rx);
+			rx_off, ver, MX_PAYLOAD, mx_seed(row, !s->initiator),
+			&s->rx);
 	if (s->rx.err[0])
 		side_err(s, "reading the FPDU: %s", s->rx.err);
 	else if (s->rx.msn != in_msn || s->rx.qn != DDP_QN_SEND)
@@ -810,7 +844,7 @@ static void mx_check_established(const struct mx_row *r,
 				 const struct mx_side *s)
 {
 	const struct mx_expect *x = &r->x;
-	int q;
+	int q, due;
 
 	ck_assert_int_eq(i->initiator, 1);
 	ck_assert_int_eq(s->initiator, 0);
@@ -834,7 +868,12 @@ static void mx_check_established(const struct mx_row *r,
 	ck_assert_uint_eq(i->tx_off, x->off_ir);
 	ck_assert_uint_eq(s->rx_off, x->off_ir);
 	ck_assert_uint_eq(s->tx_off, x->off_ri);
-	ck_assert_uint_eq(i->rx_off, x->off_ri);
+	/* a Read RTR's Response is for the initiator's QP: iwcm_connect()
+	 * hands off right after the RTR (iwcmctl connect waits for it) */
+	due = r->kind == MX_CLIENT && x->p2p && x->rtr == IWCM_RTR_READ;
+	ck_assert_int_eq(i->rtr_read_due, due);
+	ck_assert_int_eq(s->rtr_read_due, 0);
+	ck_assert_uint_eq(i->rx_off, due ? 0 : x->off_ri);
 	/* RFC 5044 §7.1.2 rule 4: only a responder without an RTR waits */
 	ck_assert_int_eq(i->wait_first, 0);
 	ck_assert_int_eq(s->wait_first, !x->p2p);

@@ -286,6 +286,8 @@ static void script_connect(struct fake *f)
 	FAKE_REQUIRE(f, p->has_rtr_frame && !p->rtr_frame);
 	FAKE_REQUIRE(f, p->has_transport &&
 				p->transport == IWCM__TRANSPORT__TRANSPORT_TCP);
+	/* our QP takes a Read RTR's Response (RFC 6581 §9.2) */
+	FAKE_REQUIRE(f, p->has_qp_takes_read_resp && p->qp_takes_read_resp);
 	FAKE_REQUIRE(f, fake_ack(f, f->reqid, IWCM__RESULT__RES_OK, 42));
 	if (!fake_wait_go(f))
 		return;

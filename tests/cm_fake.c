@@ -457,7 +457,9 @@ void check_established(struct iwcm_conn *c, bool initiator)
 
 	ck_assert_uint_eq(a.comp_mask, IWCM_CONN_ATTR_LOCAL_ADDR |
 					       IWCM_CONN_ATTR_NEGOTIATED |
-					       IWCM_CONN_ATTR_PEER);
+					       IWCM_CONN_ATTR_PEER |
+					       IWCM_CONN_ATTR_RTR_READ);
+	ck_assert(!a.rtr_read_due);
 	ck_assert_int_eq(qa(c).transport, IWCM_TRANSPORT_TCP);
 	check_addr4(qa_addr(c, true), F.lib_port);
 	check_addr4(qa_addr(c, false), F.peer_port);

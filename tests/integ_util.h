@@ -366,6 +366,10 @@ struct integ_rx {
 	uint32_t qn, msn;
 	int payload_ok; /* length and octets as sent */
 	int extra;	/* octets after the FPDU (must be 0) */
+	int tagged;
+	uint32_t stag; /* tagged: STag and TO */
+	uint64_t to;
+	uint32_t off_end; /* the stream offset after the FPDU */
 	char err[96];
 };
 
@@ -444,6 +448,7 @@ static inline void integ_fpdu_recv(int fd, const uint8_t *unread,
 		}
 	}
 	out->extra = (int)have;
+	out->off_end = rx.dir.off;
 	if (rdmap_msg_parse(ulpdu, ulen, &m) != WIRE_OK) {
 		snprintf(out->err, sizeof(out->err),
 			 "the ULPDU (%zu octets) is not RDMAP", ulen);
@@ -454,6 +459,9 @@ static inline void integ_fpdu_recv(int fd, const uint8_t *unread,
 	out->version_ok = m.rv == ver && m.ddp.dv == ver;
 	out->qn = m.ddp.qn;
 	out->msn = m.ddp.msn;
+	out->tagged = m.ddp.tagged;
+	out->stag = m.ddp.stag;
+	out->to = m.ddp.to;
 	integ_pattern(expect, len, seed);
 	out->payload_ok = m.payload_len == len &&
 			  memcmp(m.payload, expect, len) == 0;

@@ -222,6 +222,9 @@ enum iwcm_mpa_flags {
  *	initiator.
  * @IWCM_CONN_ATTR_SCTP: sctp_stream and sctp_max_segment; known from
  *	IWCM_CM_EVENT_ESTABLISHED on a connection of IWCM_TRANSPORT_SCTP.
+ * @IWCM_CONN_ATTR_RTR_READ: rtr_read_due, rtr_read_stag and
+ *	rtr_read_to; known from IWCM_CM_EVENT_ESTABLISHED on a connection
+ *	of IWCM_TRANSPORT_TCP.
  * @IWCM_CONN_ATTR_ALL: every group of this version of the header.
  */
 enum iwcm_conn_attr_mask {
@@ -230,7 +233,8 @@ enum iwcm_conn_attr_mask {
 	IWCM_CONN_ATTR_NEGOTIATED = 1 << 2,
 	IWCM_CONN_ATTR_PEER = 1 << 3,
 	IWCM_CONN_ATTR_SCTP = 1 << 4,
-	IWCM_CONN_ATTR_ALL = (1 << 5) - 1,
+	IWCM_CONN_ATTR_RTR_READ = 1 << 5,
+	IWCM_CONN_ATTR_ALL = (1 << 6) - 1,
 };
 
 /**
@@ -298,6 +302,17 @@ enum iwcm_conn_attr_mask {
  *	32-bit big-endian fields) and one DDP Segment.
  * @sctp_max_segment: the largest DDP Segment either side sends, in
  *	octets (RFC 5043 §9).
+ * @rtr_read_due: the initiator of a peer-to-peer connection whose RTR
+ *	is a zero-length RDMA Read (RFC 6581 §9.2): iwcmd sent the Read
+ *	Request and handed the connection off without waiting for its
+ *	Read Response, which the socket delivers before anything else of
+ *	the peer and which holds one of the ORD (if any) until then
+ *	(IWCM_CONN_ATTR_RTR_READ, as the fields down to @rtr_read_to).  A
+ *	QP of iwcm_create_qp() takes it; a program that takes the socket
+ *	must.
+ * @rtr_read_stag: the Read Request's Data Sink STag, which the Response
+ *	names.
+ * @rtr_read_to: its Data Sink Tagged Offset.
  *
  * The structure grows only at its end, each new field behind a new
  * enum iwcm_conn_attr_mask bit; the library writes no field whose bit
@@ -347,6 +362,9 @@ struct iwcm_conn_attr {
 	size_t peer_private_data_len;
 	uint16_t sctp_stream;
 	uint32_t sctp_max_segment;
+	bool rtr_read_due;
+	uint32_t rtr_read_stag;
+	uint64_t rtr_read_to;
 };
 
 /* ---- contexts ---- */
@@ -800,7 +818,8 @@ int iwcm_conn_query(const struct iwcm_conn *conn, struct iwcm_conn_attr *attr);
  *
  * The socket stays owned by @conn and is closed by iwcm_conn_free().
  * Data the daemon read past the handshake is in the unread field of
- * iwcm_conn_query(), not in the socket.
+ * iwcm_conn_query(), not in the socket; the Read Response to a Read RTR
+ * may still be due in it (IWCM_CONN_ATTR_RTR_READ).
  *
  * Context: Safe to call from any thread while @conn is not freed; the
  * descriptor is then only useful if no other thread takes it.

@@ -116,8 +116,19 @@ agree() {
 	is "$1" "$l" markers_rx "$(jget "$c" markers_tx)"
 	is "$1" "$l" local "$(jget "$c" peer)"
 	is "$1" "$l" peer "$(jget "$c" local)"
-	is "$1" "$l" tx_offset "$(jget "$c" rx_offset)"
 	is "$1" "$l" rx_offset "$(jget "$c" tx_offset)"
+	is "$1" "$l" rtr_read_due false
+	# RFC 6581 §9.2: after a Read RTR the initiator is handed off
+	# before the responder's zero-length Read Response (20 octets)
+	if [ "$(jget "$c" rtr_type)" = read ] &&
+		[ "$(jget "$c" p2p)" = true ]; then
+		is "$1" "$c" rtr_read_due true
+		is "$1" "$c" rx_offset 0
+		is "$1" "$l" tx_offset 20
+	else
+		is "$1" "$c" rtr_read_due false
+		is "$1" "$l" tx_offset "$(jget "$c" rx_offset)"
+	fi
 }
 # pair NAME "LISTEN ARGS" CONNECT ARGS...: one established connection
 pair() {
