@@ -30,8 +30,8 @@ struct sctp_sock {
 	TAILQ_ENTRY(sctp_sock) entry;
 	TAILQ_ENTRY(sctp_sock) dead_entry; /* released during a pass */
 	struct socket *so;
-	uint64_t token;	   /* its upcall's argument (us_token()) */
-	uint64_t pass;	   /* the last pass that served it */
+	uint64_t token; /* its upcall's argument (us_token()) */
+	uint64_t pass;	/* the last pass that served it */
 	enum us_state state;
 	const struct sctp_cb *cb;
 	void *arg;

@@ -768,8 +768,9 @@ START_TEST(test_ready_queue)
 	(void)us_ready_take(&n, &all);
 	ck_assert(all);
 	for (i = 0; i <= US_READY_MAX; i++)
-		us_upcall(NULL, (void *)(uintptr_t)(i % 2 ? cli.s->token :
-							    srv.s->token),
+		us_upcall(NULL,
+			  (void *)(uintptr_t)(i % 2 ? cli.s->token :
+						      srv.s->token),
 			  0);
 	(void)us_ready_take(&n, &all);
 	ck_assert_uint_eq(n, US_READY_MAX);
@@ -881,8 +882,7 @@ START_TEST(test_idle_assocs)
 							 &idle_cb, NULL));
 		if ((i + 1) % IDLE_BATCH == 0 || i + 1 == IDLE_ASSOCS)
 			ck_assert_msg(run_until_idle_up(2 * (i + 1)),
-				      "%d of %d ends up", idle_up,
-				      2 * (i + 1));
+				      "%d of %d ends up", idle_up, 2 * (i + 1));
 	}
 	both_up();
 	ck_assert_uint_eq(sctp_stack_sockets(), 2 * IDLE_ASSOCS + 4);
