@@ -907,6 +907,91 @@ START_TEST(wire_server_terminate)
 }
 END_TEST
 
+/*
+ * iwcm-rping -c peer-to-peer with a Read RTR (RFC 6581 §9.2): iwcmd
+ * hands the connection off right after the RTR, and the program's QP
+ * takes the responder's zero-length Read Response.  Loop index: (a) the
+ * right Response, then the pings as usual; (b) a Response carrying 8
+ * octets, which is no answer to a zero-length Read: the QP sends a
+ * Terminate (RDMAP, remote operation, catastrophic) and closes, and
+ * iwcm-rping fails.
+ */
+static const char *const P2P_READ_REP = "4d50412049442052 6570204672616d65"
+					"10020004 80014001";
+
+START_TEST(wire_client_read_rtr)
+{
+	const char *args[] = { "-c",	"-a",	"127.0.0.1", "-p", NULL,
+			       "-C",	"1",	"-v",	     "-V", "--p2p",
+			       "--rtr", "read", NULL };
+	uint8_t rep[64], buf[MPA_FRAME_MAX], data[PING_SIZE];
+	char port_s[16], line[256], want[256];
+	struct rdmap_msg m;
+	struct mpa_frame f;
+	struct pollfd pf;
+	struct peer p;
+	int out, lfd, port;
+	size_t len;
+
+	harness_start(&H, "");
+	lfd = tcp_listen(&port);
+	snprintf(port_s, sizeof(port_s), "%d", port);
+	args[4] = port_s;
+	rping_start(args, &out);
+	pf.fd = lfd;
+	pf.events = POLLIN;
+	ck_assert_msg(poll(&pf, 1, HARNESS_TIMEOUT_MS) == 1,
+		      "no connection: %s", rping_stderr());
+	p.fd = accept(lfd, NULL, NULL);
+	ck_assert_int_ge(p.fd, 0);
+	frame_read(p.fd, buf, &f);
+	ck_assert_int_eq(f.type, MPA_FRAME_REQ);
+	ck_assert(f.enhanced && f.enh.p2p);
+	ck_assert(f.enh.rtr & MPA_RTR_READ);
+	/* IRD 1 with A (peer-to-peer), ORD 1 with D (the Read RTR) */
+	len = unhex(P2P_READ_REP, rep, sizeof(rep));
+	raw_send(p.fd, rep, len);
+	peer_init(&p, p.fd, (f.flags & MPA_FLAG_C) != 0, false, false);
+
+	/* the RTR: a zero-length Read, QN 1 MSN 1 */
+	peer_read_msg(&p, &m);
+	ck_assert_uint_eq(m.opcode, RDMAP_READ_REQ);
+	ck_assert_uint_eq(m.ddp.qn, DDP_QN_READ_REQ);
+	ck_assert_uint_eq(m.ddp.msn, 1);
+	ck_assert_uint_eq(m.u.read_req.size, 0);
+	memset(data, 0x33, sizeof(data));
+	if (_i) {
+		uint8_t info[INFO_LEN];
+
+		/* the ULP's first Send may go before the Response */
+		peer_expect_send(&p, info);
+		peer_send_tagged(&p, RDMAP_READ_RESP, m.u.read_req.sink_stag,
+				 m.u.read_req.sink_to, data, 8);
+		peer_expect_term(&p, RDMAP_TERM_LAYER_RDMAP,
+				 RDMAP_ETYPE_REMOTE_OP,
+				 RDMAP_ECODE_CATASTROPHIC_STREAM);
+		close(p.fd);
+		close(lfd);
+		ck_assert_int_eq(rping_exit(), 1);
+		close(out);
+		return;
+	}
+	peer_send_tagged(&p, RDMAP_READ_RESP, m.u.read_req.sink_stag,
+			 m.u.read_req.sink_to, data, 0);
+	server_ping(&p, 0, NULL);
+	rping_line(out, line, sizeof(line));
+	ping_data(data, sizeof(data), 0);
+	snprintf(want, sizeof(want), "ping data: %s", (const char *)data);
+	ck_assert_str_eq(line, want);
+	ck_assert_msg(raw_wait_closed(p.fd), "client did not close: %s",
+		      rping_stderr());
+	close(p.fd);
+	close(lfd);
+	ck_assert_msg(rping_exit() == 0, "iwcm-rping -c: %s", rping_stderr());
+	close(out);
+}
+END_TEST
+
 static Suite *rping_wire_suite(void)
 {
 	Suite *s = suite_create("rping_wire");
@@ -919,6 +1004,7 @@ static Suite *rping_wire_suite(void)
 	tcase_add_loop_test(tc, wire_server_bogus, 0, 2);
 	tcase_add_test(tc, wire_client);
 	tcase_add_test(tc, wire_client_mismatch);
+	tcase_add_loop_test(tc, wire_client_read_rtr, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("terminate");
 	tcase_set_timeout(tc, 30);
