@@ -29,6 +29,7 @@
 #include "sctp_stack.h"
 
 struct sc_assoc_list sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
+struct sc_assoc_list sc_out_assocs = TAILQ_HEAD_INITIALIZER(sc_out_assocs);
 /* Peers' sessions told to their owner, not decided yet: what they count
  * against max_pending_per_uid (with TCP's, conn_uid_pending()). */
 static TAILQ_HEAD(, sc_conn) sc_await = TAILQ_HEAD_INITIALIZER(sc_await);
@@ -540,7 +541,7 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 
 	as->freeing = true;
 	admission_remove(&as->adm);
-	TAILQ_REMOVE(&sc_assocs, as, entry);
+	sc_assoc_unlink(as);
 	/* sessions end under their owners (ASSOC_DOWN) */
 	if (as->sa)
 		sctp_assoc_free(as->sa);
@@ -564,7 +565,7 @@ static void sc_assoc_shutdown(struct sc_assoc *as, const char *why)
 {
 	log_info("sctp assoc %llu: %s, shutting down",
 		 (unsigned long long)as->id, why);
-	TAILQ_REMOVE(&sc_assocs, as, entry);
+	sc_assoc_unlink(as);
 	if (as->sa)
 		sctp_assoc_free(as->sa);
 	if (as->sock)
@@ -580,7 +581,7 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	TAILQ_FOREACH (as, &sc_assocs, entry)
+	TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 		if (as->id == id)
 			break;
 	if (!as || !TAILQ_EMPTY(&as->conns))
@@ -784,7 +785,16 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&sc_assocs, as, entry);
+	if (initiator)
+		TAILQ_INSERT_TAIL(&sc_out_assocs, as, oentry);
 	return as;
+}
+
+void sc_assoc_unlink(struct sc_assoc *as)
+{
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	if (as->initiator)
+		TAILQ_REMOVE(&sc_out_assocs, as, oentry);
 }
 
 /* A peer's association: half-open (admission.h) until its first session

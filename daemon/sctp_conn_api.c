@@ -81,8 +81,8 @@ enum conn_result sctp_conn_connect(struct client *c,
 	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
-	TAILQ_FOREACH (as, &sc_assocs, entry)
-		if (as->initiator && as->remote_udp_port == rport &&
+	TAILQ_FOREACH (as, &sc_out_assocs, oentry)
+		if (as->remote_udp_port == rport &&
 		    as->peer_len == t->dst_len &&
 		    !memcmp(&as->peer, &t->dst, t->dst_len))
 			break;
@@ -105,7 +105,7 @@ enum conn_result sctp_conn_connect(struct client *c,
 				log_debug("sctp: association refused at once");
 			else
 				log_warn("sctp: association to the peer");
-			TAILQ_REMOVE(&sc_assocs, as, entry);
+			sc_assoc_unlink(as);
 			free(as);
 			return CONN_RES_ECONNREFUSED;
 		}

@@ -23,6 +23,7 @@
 
 struct sc_assoc {
 	TAILQ_ENTRY(sc_assoc) entry;
+	TAILQ_ENTRY(sc_assoc) oentry; /* initiator: on sc_out_assocs */
 	uint64_t id;
 	uint64_t listener_id; /* passive: where it came in */
 	struct sctp_sock *sock;
@@ -69,6 +70,11 @@ struct sc_conn {
 TAILQ_HEAD(sc_assoc_list, sc_assoc);
 TAILQ_HEAD(sc_conn_list, sc_conn);
 extern struct sc_assoc_list sc_assocs;
+/* Ours only (initiator), as a connect looks for one to its peer: the
+ * peers' associations, half-open ones too, are not walked for it. */
+extern struct sc_assoc_list sc_out_assocs;
+/* Off both lists. */
+void sc_assoc_unlink(struct sc_assoc *as);
 extern struct sc_conn_list sc_conns;
 /* The stack's callbacks of an association (up, messages, down). */
 extern const struct sctp_cb sc_assoc_cb;
