@@ -9,8 +9,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -128,4 +130,19 @@ void bench_json_host(const struct bench_opts *o)
 				'?');
 	}
 	printf("\",\"daemon\":\"%s\"", o->socket ? "external" : "spawned");
+}
+
+void bench_child_init(pid_t parent)
+{
+	struct sigaction sa;
+
+	/* never outlive the benchmark */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }

@@ -124,6 +124,10 @@ void bench_sin_loopback(struct sockaddr_in *sin, uint16_t port);
 void bench_tcp_nodelay(int fd);
 int bench_tcp_listen(struct sockaddr_in *addr);
 void bench_json_host(const struct bench_opts *o);
+/* In a child of the benchmark: killed when the parent dies, default
+ * actions for SIGINT, SIGTERM and SIGHUP; exits at once (1) when the
+ * parent is already gone. */
+void bench_child_init(pid_t parent);
 
 /* daemon.c */
 void daemon_signal(int sig);

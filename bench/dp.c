@@ -66,11 +66,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,7 +159,6 @@ int dp_bench(const struct bench_opts *o)
 	unsigned long idle_left;
 	pid_t parent = getpid(), pid;
 	int sv[2], st = 0, rc = 0;
-	struct sigaction sa;
 
 	if (!rows) {
 		fprintf(stderr, "iwcm-bench: out of memory\n");
@@ -208,14 +205,7 @@ int dp_bench(const struct bench_opts *o)
 	}
 	if (pid == 0) {
 		/* The server: the daemon is the parent's to stop. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		bench_child_init(parent);
 		D.pid = 0;
 		sctp_idle_drop();
 		close(sv[0]);

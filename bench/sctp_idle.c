@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -296,17 +295,8 @@ int sctp_idle_open(const struct bench_opts *o)
 	fflush(NULL);
 	S.pid = fork();
 	if (S.pid == 0) {
-		struct sigaction sa;
-
-		/* Never outlive the benchmark; the daemon is not ours. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
+		/* the daemon is not ours to stop */
+		bench_child_init(parent);
 		D.pid = 0;
 		close(up[0]);
 		close(down[1]);

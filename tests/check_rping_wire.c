@@ -699,30 +699,41 @@ static void server_ping(struct peer *p, int n, const uint8_t *echo)
 	peer_send_send(p, zero, sizeof(zero));
 }
 
+/* iwcm-rping -c printed ping n's data (-v). */
+static void client_line_ok(int out, int n)
+{
+	uint8_t data[PING_SIZE];
+	char line[256], want[256];
+
+	rping_line(out, line, sizeof(line));
+	ping_data(data, sizeof(data), n);
+	snprintf(want, sizeof(want), "ping data: %s", (const char *)data);
+	ck_assert_str_eq(line, want);
+}
+
+/* After its -C pings iwcm-rping -c closes and exits 0. */
+static void client_end_ok(struct peer *p, int lfd, int out)
+{
+	ck_assert_msg(raw_wait_closed(p->fd), "client did not close: %s",
+		      rping_stderr());
+	close(p->fd);
+	close(lfd);
+	ck_assert_msg(rping_exit() == 0, "iwcm-rping -c: %s", rping_stderr());
+	close(out);
+}
+
 START_TEST(wire_client)
 {
 	const char *extra[] = { "-C", "3", "-v", "-V", NULL };
-	uint8_t data[PING_SIZE];
-	char line[256], want[256];
 	struct peer p;
 	int out, lfd, n;
 
 	client_start(&p, extra, &out, &lfd);
 	for (n = 0; n < 3; n++) {
 		server_ping(&p, n, NULL);
-		rping_line(out, line, sizeof(line));
-		ping_data(data, sizeof(data), n);
-		snprintf(want, sizeof(want), "ping data: %s",
-			 (const char *)data);
-		ck_assert_str_eq(line, want);
+		client_line_ok(out, n);
 	}
-	/* After -C pings the client closes. */
-	ck_assert_msg(raw_wait_closed(p.fd), "client did not close: %s",
-		      rping_stderr());
-	close(p.fd);
-	close(lfd);
-	ck_assert_msg(rping_exit() == 0, "iwcm-rping -c: %s", rping_stderr());
-	close(out);
+	client_end_ok(&p, lfd, out);
 }
 END_TEST
 
@@ -925,7 +936,7 @@ START_TEST(wire_client_read_rtr)
 			       "-C",	"1",	"-v",	     "-V", "--p2p",
 			       "--rtr", "read", NULL };
 	uint8_t rep[64], buf[MPA_FRAME_MAX], data[PING_SIZE];
-	char port_s[16], line[256], want[256];
+	char port_s[16];
 	struct rdmap_msg m;
 	struct mpa_frame f;
 	struct pollfd pf;
@@ -979,16 +990,8 @@ START_TEST(wire_client_read_rtr)
 	peer_send_tagged(&p, RDMAP_READ_RESP, m.u.read_req.sink_stag,
 			 m.u.read_req.sink_to, data, 0);
 	server_ping(&p, 0, NULL);
-	rping_line(out, line, sizeof(line));
-	ping_data(data, sizeof(data), 0);
-	snprintf(want, sizeof(want), "ping data: %s", (const char *)data);
-	ck_assert_str_eq(line, want);
-	ck_assert_msg(raw_wait_closed(p.fd), "client did not close: %s",
-		      rping_stderr());
-	close(p.fd);
-	close(lfd);
-	ck_assert_msg(rping_exit() == 0, "iwcm-rping -c: %s", rping_stderr());
-	close(out);
+	client_line_ok(out, 0);
+	client_end_ok(&p, lfd, out);
 }
 END_TEST
 
