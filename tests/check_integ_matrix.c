@@ -22,192 +22,12 @@
 #include "common.h"
 #include "integ_util.h"
 #include <iwcm/iwcm.h>
+#include "integ_matrix.h"
 #include "negotiate.h"
 
 /* The payload of each FPDU: long enough for markers inside it. */
 #define MX_PAYLOAD 1300
 #define MX_WAIT_MS 10000
-
-/* A parameter that is set: V(x); 0 leaves it unset. */
-#define V(x) ((x) + 1)
-
-enum mx_kind {
-	MX_CLIENT = 0, /* iwcm_connect() */
-	MX_FORCE,      /* admin CTL_CONNECT (iwcmctl connect) */
-	MX_RDMAC,      /* a raw Rev 0 (RDMA Consortium) initiator */
-};
-
-struct mx_params {
-	int rev, p2p, rtr, markers, crc_off, ird, ord, fallback;
-	const char *pd;
-};
-
-/* An event type that means: the request came and was rejected. */
-#define MX_REQUEST_ONLY IWCM_CM_EVENT_CONNECT_REQUEST
-
-struct mx_expect {
-	int ev_i, ev_r; /* last event of each side, 0: none */
-	int st_i, st_r; /* reason of iwcm_conn_query() */
-	int rev, ver, enh, p2p, rtr, crc;
-	int m_ir, m_ri;		 /* markers initiator->responder and back */
-	uint64_t off_ir, off_ri; /* RTR-phase octets each way */
-	int rtr_qn;		 /* V(QN) whose next MSN the RTR moved to 2 */
-	bool irdord;		 /* check the values below */
-	int ird_i, ord_i, ird_r, ord_r;
-	int rej_ord; /* ORD the reject asks for, 0: not checked */
-};
-
-struct mx_row {
-	const char *name;
-	const char *service; /* [listener NAME], NULL: 127.0.0.1:0 */
-	enum mx_kind kind;
-	struct mx_params ip; /* connect */
-	struct mx_params ap; /* accept (or the reject's private data) */
-	bool reject;
-	struct mx_expect x;
-	const char *stat; /* a counter that grows, or NULL */
-	int delta;	  /* by this much (1 when 0) */
-};
-
-#define EST(r, v, e)                                                          \
-	.ev_i = IWCM_CM_EVENT_ESTABLISHED, .ev_r = IWCM_CM_EVENT_ESTABLISHED, \
-	.rev = (r), .ver = (v), .enh = (e)
-
-static const struct mx_row rows[] = {
-	{ .name = "v1",
-	  .ip = { .rev = V(1), .pd = "v1 request" },
-	  .ap = { .pd = "v1 reply", .ird = V(3), .ord = V(5) },
-	  .x = { EST(1, 1, 0), .crc = 1, .irdord = true, .ird_i = 16,
-		 .ord_i = 16, .ird_r = 3, .ord_r = 5 },
-	  .stat = "established",
-	  .delta = 2 },
-	{ .name = "v1, markers both ways, CRC off",
-	  .ip = { .rev = V(1), .markers = V(1), .crc_off = V(1) },
-	  .ap = { .markers = V(1), .crc_off = V(1) },
-	  .x = { EST(1, 1, 0), .m_ir = 1, .m_ri = 1 } },
-	{ .name = "v2 client-server",
-	  .ip = { .pd = "cs request" },
-	  .ap = { .pd = "cs reply" },
-	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 16,
-		 .ord_i = 16, .ird_r = 16, .ord_r = 16 } },
-	{ .name = "v2 p2p, Send RTR",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_SEND), .pd = "p2p" },
-	  .ap = { .pd = "send" },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_SEND, .crc = 1,
-		 .off_ir = 24, .rtr_qn = V(DDP_QN_SEND) } },
-	{ .name = "v2 p2p, Write RTR",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_WRITE) },
-	  .ap = { .pd = "write" },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_WRITE, .crc = 1,
-		 .off_ir = 20 } },
-	{ .name = "v2 p2p, Read RTR",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_READ) },
-	  .ap = { .pd = "read" },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
-		 .off_ir = 52, .off_ri = 20, .rtr_qn = V(DDP_QN_READ_REQ) } },
-	{ .name = "v2 p2p, the responder takes Read only",
-	  .ip = { .p2p = V(1) },
-	  .ap = { .rtr = V(IWCM_RTR_READ) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
-		 .off_ir = 52, .off_ri = 20, .rtr_qn = V(DDP_QN_READ_REQ) } },
-	{ .name = "markers toward the initiator, Write RTR",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_WRITE), .markers = V(1) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_WRITE, .crc = 1,
-		 .m_ri = 1, .off_ir = 20 } },
-	{ .name = "markers toward the responder, Read RTR",
-	  .ip = { .p2p = V(1), .rtr = V(IWCM_RTR_READ) },
-	  .ap = { .markers = V(1) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
-		 .m_ir = 1, .off_ir = 56, .off_ri = 20,
-		 .rtr_qn = V(DDP_QN_READ_REQ) } },
-	{ .name = "markers both ways, Send RTR, CRC off",
-	  .ip = { .p2p = V(1),
-		  .rtr = V(IWCM_RTR_SEND),
-		  .markers = V(1),
-		  .crc_off = V(1) },
-	  .ap = { .markers = V(1), .crc_off = V(1) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_SEND, .m_ir = 1,
-		 .m_ri = 1, .off_ir = 28, .rtr_qn = V(DDP_QN_SEND) } },
-	{ .name = "CRC off both",
-	  .ip = { .crc_off = V(1) },
-	  .ap = { .crc_off = V(1) },
-	  .x = { EST(2, 1, 1), .crc = 0 } },
-	{ .name = "CRC asked for by the responder only",
-	  .ip = { .crc_off = V(1) },
-	  .x = { EST(2, 1, 1), .crc = 1 } },
-	{ .name = "IRD/ORD 4/2 against 2/4",
-	  .ip = { .ird = V(4), .ord = V(2), .p2p = V(1) },
-	  .ap = { .ird = V(2), .ord = V(4) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_WRITE, .crc = 1,
-		 .off_ir = 20, .irdord = true, .ird_i = 4, .ord_i = 2,
-		 .ird_r = 2, .ord_r = 4 } },
-	{ .name = "initiator ORD above the responder IRD",
-	  .ip = { .ird = V(2), .ord = V(8) },
-	  .ap = { .ird = V(2), .ord = V(1) },
-	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 2, .ord_i = 8,
-		 .ird_r = 8, .ord_r = 1 } },
-	{ .name = "IRD/ORD 0 with a Read RTR",
-	  .ip = { .ird = V(0),
-		  .ord = V(0),
-		  .p2p = V(1),
-		  .rtr = V(IWCM_RTR_READ) },
-	  .ap = { .ird = V(0), .ord = V(0) },
-	  .x = { EST(2, 1, 1), .p2p = 1, .rtr = IWCM_RTR_READ, .crc = 1,
-		 .off_ir = 52, .off_ri = 20, .rtr_qn = V(DDP_QN_READ_REQ),
-		 .irdord = true, .ird_i = 0, .ord_i = 0, .ird_r = 1,
-		 .ord_r = 0 } },
-	{ .name = "IRD/ORD 0x3FFF (no automatic negotiation)",
-	  .ip = { .ird = V(0x3FFF), .ord = V(0x3FFF) },
-	  .ap = { .ird = V(3), .ord = V(5) },
-	  .x = { EST(2, 1, 1), .crc = 1, .irdord = true, .ird_i = 0x3FFF,
-		 .ord_i = 0x3FFF, .ird_r = 3, .ord_r = 5 } },
-	{ .name = "insufficient IRD, strict responder",
-	  .service = "strict",
-	  .ip = { .ird = V(2), .ord = V(2) },
-	  .ap = { .ord = V(8) },
-	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED,
-		 .st_i = IWCM_STATUS_REJECTED,
-		 .ev_r = IWCM_CM_EVENT_CONNECT_ERROR,
-		 .st_r = IWCM_STATUS_REJECTED,
-		 .rej_ord = 8 },
-	  .stat = "rejected_local" },
-	{ .name = "reject with private data",
-	  .ip = { .pd = "may I" },
-	  .ap = { .pd = "not today" },
-	  .reject = true,
-	  .x = { .ev_i = IWCM_CM_EVENT_REJECTED,
-		 .st_i = IWCM_STATUS_REJECTED,
-		 .ev_r = MX_REQUEST_ONLY },
-	  .stat = "rejected_peer" },
-	{ .name = "Rev 0 permissive (iwcmctl connect --rev 0)",
-	  .service = "rev0p",
-	  .kind = MX_FORCE,
-	  .ip = { .rev = V(0) },
-	  .x = { EST(0, 0, 0), .crc = 1, .m_ir = 1, .m_ri = 1 } },
-	{ .name = "Rev 0 permissive (an RDMA Consortium RNIC)",
-	  .service = "rev0p",
-	  .kind = MX_RDMAC,
-	  .ip = { .pd = "rdmac" },
-	  .ap = { .pd = "v0" },
-	  .x = { EST(0, 0, 0), .crc = 1, .m_ir = 1, .m_ri = 1 } },
-	{ .name = "Rev 0 strict",
-	  .service = "rev0s",
-	  .kind = MX_FORCE,
-	  .ip = { .rev = V(0) },
-	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
-		 .st_i = IWCM_STATUS_RESET },
-	  .stat = "bad_frames" },
-	{ .name = "enhanced to an unenhanced responder, fallback",
-	  .service = "v1only",
-	  .ip = { .p2p = V(1), .fallback = V(1), .pd = "fb" },
-	  .x = { EST(1, 1, 0), .crc = 1 },
-	  .stat = "fallbacks" },
-	{ .name = "enhanced to an unenhanced responder, no fallback",
-	  .service = "v1only",
-	  .x = { .ev_i = IWCM_CM_EVENT_CONNECT_ERROR,
-		 .st_i = IWCM_STATUS_RESET },
-	  .stat = "bad_frames" },
-};
 
 /* What one side reports over its pipe. */
 struct mx_side {
@@ -933,7 +753,7 @@ static void mx_check_established(const struct mx_row *r,
 
 START_TEST(matrix)
 {
-	const struct mx_row *r = &rows[_i];
+	const struct mx_row *r = &mx_rows[_i];
 	struct mx_side si, sr;
 	long long before = 0, after;
 	int rfd, ifd, stop[2];
@@ -1021,7 +841,7 @@ static Suite *integ_matrix_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_unchecked_fixture(tc, mx_setup, mx_teardown);
-	tcase_add_loop_test(tc, matrix, 0, (int)ARRAY_SIZE(rows));
+	tcase_add_loop_test(tc, matrix, 0, (int)mx_n_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

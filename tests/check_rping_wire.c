@@ -619,8 +619,14 @@ END_TEST
 
 /* ---- rping's server against iwcm-rping -c ---- */
 
+/*
+ * Start "iwcm-rping -c extra..." against a listener of ours; take its MPA
+ * Request (client-server as rping asks, IRD 1 and ORD 1 as in the
+ * capture; with p2p_read peer-to-peer offering a Read RTR) and answer
+ * with the Reply rep_hex, which has C=0 and M=0.
+ */
 static void client_start(struct peer *p, const char *const *extra, int *out,
-			 int *lfd)
+			 int *lfd, const char *rep_hex, bool p2p_read)
 {
 	const char *args[16] = { "-c", "-a", "127.0.0.1", "-p" };
 	uint8_t rep[64], buf[MPA_FRAME_MAX];
@@ -646,17 +652,19 @@ static void client_start(struct peer *p, const char *const *extra, int *out,
 	p->fd = accept(*lfd, NULL, NULL);
 	ck_assert_int_ge(p->fd, 0);
 	frame_read(p->fd, buf, &f);
-	/* rping asks for IRD 1 and ORD 1, client-server (capture). */
 	ck_assert_int_eq(f.type, MPA_FRAME_REQ);
 	ck_assert_uint_eq(f.rev, 2);
 	ck_assert(f.enhanced);
-	ck_assert(!f.enh.p2p);
-	ck_assert_uint_eq(f.enh.ird, 1);
-	ck_assert_uint_eq(f.enh.ord, 1);
+	ck_assert_int_eq(f.enh.p2p, p2p_read);
+	if (p2p_read) {
+		ck_assert(f.enh.rtr & MPA_RTR_READ);
+	} else {
+		ck_assert_uint_eq(f.enh.ird, 1);
+		ck_assert_uint_eq(f.enh.ord, 1);
+	}
 	ck_assert_uint_eq(f.ulp_pd_len, 0);
-	len = unhex(CAP_REP, rep, sizeof(rep));
+	len = unhex(rep_hex, rep, sizeof(rep));
 	raw_send(p->fd, rep, len);
-	/* The capture's Reply has C=0 and M=0. */
 	peer_init(p, p->fd, (f.flags & MPA_FLAG_C) != 0, false, false);
 	ck_assert_uint_eq(f.flags & MPA_FLAG_M, 0);
 }
@@ -728,7 +736,7 @@ START_TEST(wire_client)
 	struct peer p;
 	int out, lfd, n;
 
-	client_start(&p, extra, &out, &lfd);
+	client_start(&p, extra, &out, &lfd, CAP_REP, false);
 	for (n = 0; n < 3; n++) {
 		server_ping(&p, n, NULL);
 		client_line_ok(out, n);
@@ -745,7 +753,7 @@ START_TEST(wire_client_mismatch)
 	struct peer p;
 	int out, lfd;
 
-	client_start(&p, extra, &out, &lfd);
+	client_start(&p, extra, &out, &lfd, CAP_REP, false);
 	ping_data(echo, sizeof(echo), 0);
 	echo[PING_SIZE - 2] ^= 1;
 	server_ping(&p, 0, echo);
@@ -919,79 +927,51 @@ START_TEST(wire_server_terminate)
 END_TEST
 
 /*
- * iwcm-rping -c peer-to-peer with a Read RTR (RFC 6581 §9.2): iwcmd
- * hands the connection off right after the RTR, and the program's QP
- * takes the responder's zero-length Read Response.  Loop index: (a) the
- * right Response, then the pings as usual; (b) a Response carrying 8
- * octets, which is no answer to a zero-length Read: the QP sends a
- * Terminate (RDMAP, remote operation, catastrophic) and closes, and
- * iwcm-rping fails.
+ * iwcm-rping -c peer-to-peer with a Read RTR (RFC 6581 §9.2): iwcmd hands
+ * the connection off right after the RTR, the program's QP takes the
+ * zero-length Read Response.  (a) The right Response, then a ping; (b) 8
+ * octets instead: the QP's Terminate (RDMAP, remote operation,
+ * catastrophic) before its FIN, and iwcm-rping fails.
  */
 static const char *const P2P_READ_REP = "4d50412049442052 6570204672616d65"
 					"10020004 80014001";
 
 START_TEST(wire_client_read_rtr)
 {
-	const char *args[] = { "-c",	"-a",	"127.0.0.1", "-p", NULL,
-			       "-C",	"1",	"-v",	     "-V", "--p2p",
-			       "--rtr", "read", NULL };
-	uint8_t rep[64], buf[MPA_FRAME_MAX], data[PING_SIZE];
-	char port_s[16];
+	const char *extra[] = { "-C",	 "1",	  "-v",	  "-V",
+				"--p2p", "--rtr", "read", NULL };
+	static const uint8_t octets[8] = "octets!";
+	uint8_t info[INFO_LEN];
 	struct rdmap_msg m;
-	struct mpa_frame f;
-	struct pollfd pf;
 	struct peer p;
-	int out, lfd, port;
-	size_t len;
+	int out, lfd;
 
-	harness_start(&H, "");
-	lfd = tcp_listen(&port);
-	snprintf(port_s, sizeof(port_s), "%d", port);
-	args[4] = port_s;
-	rping_start(args, &out);
-	pf.fd = lfd;
-	pf.events = POLLIN;
-	ck_assert_msg(poll(&pf, 1, HARNESS_TIMEOUT_MS) == 1,
-		      "no connection: %s", rping_stderr());
-	p.fd = accept(lfd, NULL, NULL);
-	ck_assert_int_ge(p.fd, 0);
-	frame_read(p.fd, buf, &f);
-	ck_assert_int_eq(f.type, MPA_FRAME_REQ);
-	ck_assert(f.enhanced && f.enh.p2p);
-	ck_assert(f.enh.rtr & MPA_RTR_READ);
 	/* IRD 1 with A (peer-to-peer), ORD 1 with D (the Read RTR) */
-	len = unhex(P2P_READ_REP, rep, sizeof(rep));
-	raw_send(p.fd, rep, len);
-	peer_init(&p, p.fd, (f.flags & MPA_FLAG_C) != 0, false, false);
-
+	client_start(&p, extra, &out, &lfd, P2P_READ_REP, true);
 	/* the RTR: a zero-length Read, QN 1 MSN 1 */
 	peer_read_msg(&p, &m);
 	ck_assert_uint_eq(m.opcode, RDMAP_READ_REQ);
 	ck_assert_uint_eq(m.ddp.qn, DDP_QN_READ_REQ);
 	ck_assert_uint_eq(m.ddp.msn, 1);
 	ck_assert_uint_eq(m.u.read_req.size, 0);
-	memset(data, 0x33, sizeof(data));
-	if (_i) {
-		uint8_t info[INFO_LEN];
-
-		/* the ULP's first Send may go before the Response */
-		peer_expect_send(&p, info);
+	if (!_i) {
 		peer_send_tagged(&p, RDMAP_READ_RESP, m.u.read_req.sink_stag,
-				 m.u.read_req.sink_to, data, 8);
-		peer_expect_term(&p, RDMAP_TERM_LAYER_RDMAP,
-				 RDMAP_ETYPE_REMOTE_OP,
-				 RDMAP_ECODE_CATASTROPHIC_STREAM);
-		close(p.fd);
-		close(lfd);
-		ck_assert_int_eq(rping_exit(), 1);
-		close(out);
+				 m.u.read_req.sink_to, NULL, 0);
+		server_ping(&p, 0, NULL);
+		client_line_ok(out, 0);
+		client_end_ok(&p, lfd, out);
 		return;
 	}
+	/* the ULP's first Send may go before the Response */
+	peer_expect_send(&p, info);
 	peer_send_tagged(&p, RDMAP_READ_RESP, m.u.read_req.sink_stag,
-			 m.u.read_req.sink_to, data, 0);
-	server_ping(&p, 0, NULL);
-	client_line_ok(out, 0);
-	client_end_ok(&p, lfd, out);
+			 m.u.read_req.sink_to, octets, sizeof(octets));
+	peer_expect_term(&p, RDMAP_TERM_LAYER_RDMAP, RDMAP_ETYPE_REMOTE_OP,
+			 RDMAP_ECODE_CATASTROPHIC_STREAM);
+	close(p.fd);
+	close(lfd);
+	ck_assert_int_eq(rping_exit(), 1);
+	close(out);
 }
 END_TEST
 

@@ -812,49 +812,30 @@ END_TEST
 #define IDLE_BATCH 8
 #define IDLE_ROUNDS 50
 
-static int idle_up, idle_down;
-
-static void idle_cb_up(void *arg, struct sctp_sock *s,
-		       const struct sctp_assoc_info *info)
-{
-	(void)arg;
-	(void)s;
-	(void)info;
-	idle_up++;
-}
-
-static void idle_cb_down(void *arg, struct sctp_sock *s, const char *why)
-{
-	(void)arg;
-	(void)s;
-	(void)why;
-	idle_down++;
-}
-
-static const struct sctp_cb idle_cb = { .up = idle_cb_up,
-					.down = idle_cb_down };
+/* Both ends of every idle association count here. */
+static struct side idle;
 
 static void idle_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 {
 	(void)arg;
 	(void)l;
-	sctp_stack_set_cb(s, &idle_cb, NULL);
+	sctp_stack_set_cb(s, &side_cb, &idle);
 }
 
 static const struct sctp_cb idle_listen_cb = { .accept = idle_accept };
 
-/* Run the loop until idle_up reaches n or 5 s pass. */
+/* Run the loop until idle.up reaches n or 5 s pass. */
 static bool run_until_idle_up(int n)
 {
 	int i;
 
-	for (i = 0; i < 500 && idle_up < n; i++) {
+	for (i = 0; i < 500 && idle.up < n; i++) {
 		struct timeval tv = { 0, 10000 };
 
 		event_base_loopexit(base, &tv);
 		event_base_dispatch(base);
 	}
-	return idle_up >= n;
+	return idle.up >= n;
 }
 
 START_TEST(test_idle_assocs)
@@ -879,10 +860,10 @@ START_TEST(test_idle_assocs)
 	for (i = 0; i < IDLE_ASSOCS; i++) {
 		ck_assert_ptr_nonnull(sctp_stack_connect((struct sockaddr *)&ia,
 							 sizeof(ia), port,
-							 &idle_cb, NULL));
+							 &side_cb, &idle));
 		if ((i + 1) % IDLE_BATCH == 0 || i + 1 == IDLE_ASSOCS)
 			ck_assert_msg(run_until_idle_up(2 * (i + 1)),
-				      "%d of %d ends up", idle_up, 2 * (i + 1));
+				      "%d of %d ends up", idle.up, 2 * (i + 1));
 	}
 	both_up();
 	ck_assert_uint_eq(sctp_stack_sockets(), 2 * IDLE_ASSOCS + 4);
@@ -902,7 +883,7 @@ START_TEST(test_idle_assocs)
 		      "%lu readiness checks for %d round trips beside %d "
 		      "idle associations",
 		      calls, IDLE_ROUNDS, IDLE_ASSOCS);
-	ck_assert_int_eq(idle_down, 0);
+	ck_assert_int_eq(idle.down, 0);
 	ck_assert_int_eq(cli.down + srv.down, 0);
 	stop();
 }

@@ -7,8 +7,8 @@ INTEG_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS)
 EXTRA_DIST += integ_util.h
 check_PROGRAMS += check_integ_matrix
 TESTS += check_integ_matrix
-check_integ_matrix_SOURCES = check_integ_matrix.c integ_util.h \
-	daemon_harness.h
+check_integ_matrix_SOURCES = check_integ_matrix.c integ_matrix.h \
+	integ_matrix_rows.c integ_util.h daemon_harness.h
 check_integ_matrix_CPPFLAGS = $(INTEG_CPPFLAGS)
 check_integ_matrix_CFLAGS = $(INTEG_CFLAGS)
 check_integ_matrix_LDADD = $(top_builddir)/libclient/libiwcm.la \
