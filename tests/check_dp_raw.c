@@ -616,9 +616,10 @@ END_TEST
  * RFC 6581 §9.2: iwcmd hands an initiator's connection off right after
  * its Read RTR, and the QP takes the zero-length Read Response.  Until
  * then the RTR holds one of the ORD: with ORD 1 the ULP's first Read
- * waits for it (_i 0), then goes, and only the ULP's Read completes.  A
- * first Response that is not the RTR's (_i 1: octets; 2: another STag;
- * 3: another TO) is a Terminate and the QP's end.
+ * waits for it (_i % 4 == 0), then goes, and only the ULP's Read
+ * completes.  A first Response that is not the RTR's (1: octets; 2:
+ * another STag; 3: another TO) is a Terminate and the QP's end.  _i / 4:
+ * with MPA markers both ways.
  */
 #define RTR_STAG 0x5a5a5a00u
 #define RTR_TO 0x40ull
@@ -634,9 +635,10 @@ START_TEST(t_rtr_read)
 	struct dp_msg *got;
 	struct reg *dst;
 	uint8_t seg[128], data[32];
+	const int c = _i % 4;
 	size_t n;
 
-	synth_default(&st, 0);
+	synth_default(&st, _i / 4);
 	st.ord = 1;
 	st.rtr_read_due = 1;
 	st.rtr_read_stag = RTR_STAG;
@@ -650,11 +652,11 @@ START_TEST(t_rtr_read)
 	/* the RTR holds the ORD of 1 */
 	dp_peer_silent(P, 100);
 	dp_peer_tagged(P, &m, RDMAP_READ_RESP,
-		       _i == 2 ? RTR_STAG + 0x100 : RTR_STAG,
-		       _i == 3 ? RTR_TO + 8 : RTR_TO);
-	n = dp_msg_build(&m, "x", _i == 1 ? 1 : 0, seg, sizeof(seg));
+		       c == 2 ? RTR_STAG + 0x100 : RTR_STAG,
+		       c == 3 ? RTR_TO + 8 : RTR_TO);
+	n = dp_msg_build(&m, "x", c == 1 ? 1 : 0, seg, sizeof(seg));
 	dp_peer_send_ulpdu(P, seg, n);
-	if (_i) {
+	if (c) {
 		dp_peer_expect_term(P, RDMAP_TERM_LAYER_RDMAP,
 				    RDMAP_ETYPE_REMOTE_OP,
 				    RDMAP_ECODE_CATASTROPHIC_STREAM, seg, n);
@@ -689,7 +691,7 @@ static Suite *dp_raw_suite(void)
 	add_tcase(s, "progress_manual", t_progress_manual);
 	add_loop_tcase(s, "destroy", t_destroy, 3);
 	add_loop_tcase(s, "term_linger", t_term_linger, 4);
-	add_loop_tcase(s, "rtr_read", t_rtr_read, 4);
+	add_loop_tcase(s, "rtr_read", t_rtr_read, 8);
 	return s;
 }
 
