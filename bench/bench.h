@@ -72,6 +72,8 @@ struct bench_opts {
 	/* cm: poll this long before sleeping, here and in the iwcmd we start
 	 * (its busy_poll_us) */
 	unsigned long busy_poll_us;
+	/* cm: never poll libiwcm's adaptive window (IWCM_POLL_US=0) */
+	bool no_client_poll;
 	/* cm: connections held open to iwcmd, never sending (cm_idle.c);
 	 * --transport sctp, any test: associations (sctp_idle.c) */
 	unsigned long idle;

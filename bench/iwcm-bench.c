@@ -64,7 +64,8 @@ static void usage(FILE *fp)
 		"[--crc | --no-crc] [--tcp-poll]\n"
 		"                  [--tcp-gaps] [--transport tcp|sctp] "
 		"[--wait-cm]\n"
-		"                  [--busy-poll US] [--idle N]\n"
+		"                  [--busy-poll US] [--no-client-poll] "
+		"[--idle N]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
@@ -114,6 +115,11 @@ static void usage(FILE *fp)
 		"and in the\n"
 		"                     iwcmd started (its busy_poll_us; "
 		"0 to %u, default 0)\n"
+		"      --no-client-poll cm: this program sleeps as soon as "
+		"its contexts are\n"
+		"                     drained (IWCM_POLL_US=0) instead of "
+		"polling for their\n"
+		"                     adaptive window (iwcm_ctx_poll_us(3))\n"
 		"      --idle N       cm: hold N connections to iwcmd that "
 		"never send a byte\n"
 		"                     (half-open, as a flood leaves them) "
@@ -264,10 +270,13 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			BENCH_SCTP_DEPTH_MAX);
 		return -1;
 	}
-	if (t->dp && (o->wait_cm || o->busy_poll_us)) {
+	if (t->dp && (o->wait_cm || o->busy_poll_us || o->no_client_poll)) {
 		fprintf(stderr,
 			"iwcm-bench: %s: %s applies to the cm test only\n",
-			t->name, o->wait_cm ? "--wait-cm" : "--busy-poll");
+			t->name,
+			o->wait_cm	? "--wait-cm" :
+			o->busy_poll_us ? "--busy-poll" :
+					  "--no-client-poll");
 		return -1;
 	}
 	/* over TCP the connections are the cm test's (cm_idle.c); SCTP
@@ -305,6 +314,7 @@ int main(int argc, char **argv)
 		OPT_TRANSPORT,
 		OPT_WAIT_CM,
 		OPT_BUSY_POLL,
+		OPT_NO_CLIENT_POLL,
 		OPT_IDLE,
 	};
 	static const struct option longopts[] = {
@@ -324,6 +334,7 @@ int main(int argc, char **argv)
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
 		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
+		{ "no-client-poll", no_argument, NULL, OPT_NO_CLIENT_POLL },
 		{ "idle", required_argument, NULL, OPT_IDLE },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
@@ -415,6 +426,9 @@ int main(int argc, char **argv)
 					&o.busy_poll_us) < 0)
 				goto bad;
 			break;
+		case OPT_NO_CLIENT_POLL:
+			o.no_client_poll = true;
+			break;
 		case OPT_IDLE:
 			if (parse_ulong(optarg, 0, BENCH_IDLE_MAX, &o.idle) < 0)
 				goto bad;
@@ -458,9 +472,22 @@ int main(int argc, char **argv)
 	if (check_test_opts(&o, size_set, depth_set, qps_set, crc_set, dp_opt) <
 	    0)
 		return 2;
+	/* libiwcm reads it when the contexts open (iwcm_ctx_open(3)) */
+	if (o.no_client_poll && setenv("IWCM_POLL_US", "0", 1) < 0) {
+		perror("iwcm-bench: setenv");
+		return 1;
+	}
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "
 				"each other\n");
+		return 2;
+	}
+	/* libiwcm refuses to open a context with a bad one: say so here */
+	env = getenv("IWCM_POLL_US");
+	if (env && parse_ulong(env, 0, 100000, &v) < 0) {
+		fprintf(stderr,
+			"iwcm-bench: bad IWCM_POLL_US '%s' (0 to 100000)\n",
+			env);
 		return 2;
 	}
 	env = getenv("IWCM_BENCH_STALL_MS");

@@ -229,10 +229,6 @@ int loop_run(struct event_base *base);
 void loop_stop(void);
 /* A message came from or went to a client: stay awake. */
 void loop_note_work(void);
-/* The adaptive window after the loop slept gap_us since the last
- * exchange, with window win and limit max (all in us). */
-#define LOOP_ADAPT_START_US 25
-unsigned int loop_adapt(unsigned int win, uint64_t gap_us, unsigned int max);
 /* The adaptive window now, us. */
 unsigned int loop_window_us(void);
 /* How long a busy loop holds messages (1 ms; tests change it). */

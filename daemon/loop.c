@@ -18,7 +18,7 @@
  * governor does for an idle virtual CPU: the window starts at 0; when the
  * loop slept and the next event came within adaptive_poll_us of the last
  * exchange (a longer window would have caught it), the window doubles
- * from LOOP_ADAPT_START_US up to adaptive_poll_us; when it came later,
+ * from POLL_ADAPT_START_US up to adaptive_poll_us; when it came later,
  * the window halves, down to 0.  A client that answers at once keeps the
  * loop awake; one that answers slowly, or not at all, costs at most a
  * few windows.  With one CPU to run on (sched_getaffinity(2) at start),
@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "iwcmd.h"
+#include "poll_adapt.h"
 
 static bool loop_stopping;
 static bool loop_worked;
@@ -56,18 +57,6 @@ static uint64_t loop_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
-}
-
-unsigned int loop_adapt(unsigned int win, uint64_t gap_us, unsigned int max)
-{
-	if (!max) /* off */
-		return 0;
-	if (gap_us > max) /* no window allowed would have caught it */
-		return win / 2 >= LOOP_ADAPT_START_US ? win / 2 : 0;
-	if (win >= max / 2)
-		return max;
-	return win ? win * 2 :
-		     (max < LOOP_ADAPT_START_US ? max : LOOP_ADAPT_START_US);
 }
 
 /* The adaptive window's limit now: 0 when it is off. */
@@ -128,7 +117,7 @@ int loop_run(struct event_base *base)
 		max = loop_adapt_max();
 		if (adapt_next)
 			loop_win =
-				loop_adapt(loop_win, loop_now_us() - last, max);
+				poll_adapt(loop_win, loop_now_us() - last, max);
 		adapt_next = false;
 		if (loop_stopping || !loop_worked)
 			continue;

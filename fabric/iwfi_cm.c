@@ -391,6 +391,29 @@ static void cm_drain(struct iwfi_fabric *fab)
 	pthread_mutex_unlock(&fab->cm_lock);
 }
 
+/*
+ * Wait up to CM_POLL_MS for the context, the async events or a wake;
+ * first poll without sleeping for what is left of the context's adaptive
+ * window (iwcm_ctx_poll_us(3)), which keeps a handshake's next exchange
+ * with iwcmd from waiting for this thread to wake.
+ */
+static int cm_wait(struct iwfi_fabric *fab, struct pollfd *p, nfds_t n)
+{
+	for (;;) {
+		unsigned int us;
+		int k;
+
+		pthread_mutex_lock(&fab->cm_lock);
+		us = iwcm_ctx_poll_us(fab->ctx);
+		pthread_mutex_unlock(&fab->cm_lock);
+		if (!us)
+			return poll(p, n, CM_POLL_MS);
+		k = poll(p, n, 0);
+		if (k != 0)
+			return k;
+	}
+}
+
 static void *cm_thread(void *arg)
 {
 	struct iwfi_fabric *fab = arg;
@@ -403,7 +426,7 @@ static void *cm_thread(void *arg)
 	for (int i = 0; i < 3; i++)
 		p[i].events = POLLIN;
 	while (!__atomic_load_n(&fab->stop, __ATOMIC_ACQUIRE)) {
-		if (poll(p, 3, CM_POLL_MS) > 0 && (p[2].revents & POLLIN) &&
+		if (cm_wait(fab, p, 3) > 0 && (p[2].revents & POLLIN) &&
 		    read(fab->wake_fd, &v, sizeof(v)) < 0) {
 			/* Drained by another wake. */
 		}

@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <time.h>
 
 #include "internal.h"
@@ -79,6 +78,7 @@ static int chan_send(struct iwcm_ctx *ctx, uint16_t type, uint32_t reqid,
 			errno = ECONNRESET;
 		return -1;
 	}
+	ctx_poll_sent(ctx, ctx_poll_now());
 	return 0;
 }
 
@@ -95,10 +95,14 @@ static int chan_read(struct iwcm_ctx *ctx)
 	if (ctx->dead)
 		return ERR(ECONNRESET);
 	r = ipc_recv(ctx->sock, &ctx->msg, true);
-	if (r > 0)
+	if (r > 0) {
+		ctx_poll_received(ctx, ctx_poll_now());
 		return 1;
-	if (r < 0 && errno == EAGAIN)
+	}
+	if (r < 0 && errno == EAGAIN) {
+		ctx_poll_empty(ctx);
 		return 0;
+	}
 	if (r < 0 && errno != ECONNRESET)
 		return -1;
 	ctx->dead = true;
@@ -130,10 +134,8 @@ int chan_recv_one(struct iwcm_ctx *ctx)
 
 static int chan_wait(struct iwcm_ctx *ctx, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = ctx->sock, .events = POLLIN };
-	int r;
+	int r = ctx_poll_sock(ctx, timeout_ms);
 
-	r = poll(&pfd, 1, timeout_ms);
 	if (r < 0)
 		return -1;
 	if (r == 0)

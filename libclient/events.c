@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -118,13 +117,8 @@ static int events_next(struct iwcm_ctx *ctx, struct iwcm_event **event)
 		}
 		if (ctx->nonblock)
 			return ERR(EAGAIN);
-		{
-			struct pollfd pfd = { .fd = ctx->sock,
-					      .events = POLLIN };
-
-			if (poll(&pfd, 1, -1) < 0)
-				return -1;
-		}
+		if (ctx_poll_sock(ctx, -1) < 0)
+			return -1;
 	}
 }
 

@@ -167,7 +167,36 @@ struct iwcm_ctx {
 	/* Upcalls of the channel (chan.c), set by iwcm_ctx_open_path(). */
 	void (*on_event)(struct iwcm_ctx *ctx, struct ipc_msg *m);
 	void (*on_gone)(struct iwcm_ctx *ctx);
+	/* The adaptive polling window (ctx_poll.c), us. */
+	unsigned int poll_max; /* IWCM_POLL_US; 0: off */
+	unsigned int poll_win;
+	uint64_t poll_last; /* the last exchange with iwcmd */
+	bool poll_idle;	    /* the channel was found empty since */
 };
+
+/* ---- ctx_poll.c ---- */
+
+/* IWCM_POLL_US: the default and the largest value. */
+#define IWCM_POLL_US_DEFAULT 200
+#define IWCM_POLL_US_MAX 100000
+/* CLOCK_MONOTONIC in us. */
+uint64_t ctx_poll_now(void);
+/* Parse a value of IWCM_POLL_US into *limit; -1 with EINVAL if bad. */
+int ctx_poll_parse(const char *s, unsigned int *limit);
+/* Set the window's limit from IWCM_POLL_US and the CPUs the calling
+ * thread may use; -1 with EINVAL when IWCM_POLL_US is bad. */
+int ctx_poll_init(struct iwcm_ctx *ctx);
+/* A message went to the daemon at now. */
+void ctx_poll_sent(struct iwcm_ctx *ctx, uint64_t now);
+/* The channel had no message. */
+void ctx_poll_empty(struct iwcm_ctx *ctx);
+/* A message came from the daemon at now: adapt the window. */
+void ctx_poll_received(struct iwcm_ctx *ctx, uint64_t now);
+/* The us left of the window at now (0: sleep). */
+unsigned int ctx_poll_left(const struct iwcm_ctx *ctx, uint64_t now);
+/* poll(2) the daemon's socket for timeout_ms, polling without sleeping
+ * for what is left of the window first; poll(2)'s result. */
+int ctx_poll_sock(struct iwcm_ctx *ctx, int timeout_ms);
 
 /* ---- chan.c ---- */
 

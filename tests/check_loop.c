@@ -162,51 +162,6 @@ START_TEST(test_stop)
 END_TEST
 
 /*
- * The adaptive window after a sleep (loop_adapt()): each row is the
- * window, the time from the last exchange to the next event, the limit
- * and the window that follows.
- */
-START_TEST(test_adapt_table)
-{
-	static const struct {
-		unsigned int win;
-		uint64_t gap;
-		unsigned int max, next;
-	} t[] = {
-		/* soon enough: grow from the start, doubling, to the limit */
-		{ 0, 10, 200, LOOP_ADAPT_START_US },
-		{ 0, 200, 200, LOOP_ADAPT_START_US },
-		{ 25, 150, 200, 50 },
-		{ 50, 150, 200, 100 },
-		{ 100, 150, 200, 200 },
-		{ 120, 150, 200, 200 },
-		{ 200, 150, 200, 200 },
-		{ 300, 150, 200, 200 }, /* the limit was lowered (SIGHUP) */
-		{ 0, 5, 10, 10 },	/* a limit below the start */
-		/* too late: halve, to 0 below the start */
-		{ 200, 201, 200, 100 },
-		{ 100, 5000, 200, 50 },
-		{ 50, 5000, 200, 25 },
-		{ 25, 5000, 200, 0 },
-		{ 40, 5000, 200, 0 },
-		{ 0, 5000, 200, 0 },
-		{ 0, UINT64_MAX, 200, 0 },
-		/* off */
-		{ 0, 0, 0, 0 },
-		{ 100, 0, 0, 0 },
-		{ 100, 1, 0, 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(t); i++)
-		ck_assert_msg(loop_adapt(t[i].win, t[i].gap, t[i].max) ==
-				      t[i].next,
-			      "row %zu: %u", i,
-			      loop_adapt(t[i].win, t[i].gap, t[i].max));
-}
-END_TEST
-
-/*
  * A client on another thread answers each message of the loop after
  * A.gap_us (the loop writes a byte on A.ack; the client sleeps, then
  * writes the next message), A.fast rounds, then A.slow rounds after
@@ -348,7 +303,6 @@ static Suite *loop_suite(void)
 	add_loop_tcase(s, "awake_after_work", test_awake_after_work, 2);
 	add_tcase(s, "sleeps_when_quiet", test_sleeps_when_quiet);
 	add_loop_tcase(s, "stop", test_stop, 2);
-	add_tcase(s, "adapt_table", test_adapt_table);
 	add_tcase(s, "adaptive", test_adaptive);
 	add_loop_tcase(s, "adaptive_off", test_adaptive_off, 2);
 	return s;

@@ -49,3 +49,14 @@ check_conn_fd_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -pthread
 check_conn_fd_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
 	$(CHECK_LIBS) -lpthread
 AM_TESTS_ENVIRONMENT += CC='$(CC)'; export CC;
+
+# Adaptive polling: the window rule shared with iwcmd (proto/poll_adapt.c)
+# and a context's window (libclient/ctx_poll.c), on libiwcm's objects,
+# against the fake daemon too.
+check_PROGRAMS += check_libiwcm_cm_poll
+TESTS += check_libiwcm_cm_poll
+check_libiwcm_cm_poll_SOURCES = check_libiwcm_cm_poll.c cm_fake.c cm_fake.h
+check_libiwcm_cm_poll_CPPFLAGS = $(LIBIWCM_CM_CPPFLAGS)
+check_libiwcm_cm_poll_CFLAGS = $(LIBIWCM_CM_CFLAGS)
+check_libiwcm_cm_poll_LDADD = $(top_builddir)/libclient/libiwcm_core.la \
+	$(top_builddir)/proto/libipc.la $(WIRE_LIB) $(CHECK_LIBS) -lpthread

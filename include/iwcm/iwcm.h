@@ -380,13 +380,16 @@ struct iwcm_conn_attr {
  * Opens the daemon's client socket, found through the IWCM_SOCKET
  * environment variable or else at /run/iwcm/iwcmd.sock, and performs the
  * version handshake.  The context is the event channel of every listener
- * and connection made from it.
+ * and connection made from it.  IWCM_POLL_US sets the limit of its
+ * adaptive polling window (iwcm_ctx_poll_us()): microseconds, 0 to
+ * 100000, 0 turns polling off; 200 without it.
  *
  * Context: Thread-safe.
  * Return: A new context, or NULL with errno set: ECONNREFUSED when no
  * daemon listens there, EPROTO when the daemon speaks another protocol
- * version, EINVAL for unknown flags or an unusable path, ENOMEM, or the
- * errno of socket(2) and connect(2).
+ * version, EINVAL for unknown flags, an unusable path or an IWCM_POLL_US
+ * that is not a decimal number from 0 to 100000, ENOMEM, or the errno of
+ * socket(2) and connect(2).
  */
 struct iwcm_ctx *iwcm_ctx_open(unsigned int flags);
 
@@ -432,6 +435,33 @@ void iwcm_ctx_close(struct iwcm_ctx *ctx);
  * Return: The descriptor, or -1 with errno EINVAL if @ctx is NULL.
  */
 int iwcm_ctx_get_fd(const struct iwcm_ctx *ctx);
+
+/**
+ * iwcm_ctx_poll_us() - How long to poll the event channel before sleeping.
+ * @ctx: the context.
+ *
+ * A handshake through iwcmd is a chain of short exchanges between the
+ * daemon and its clients; a client that sleeps after each of its messages
+ * pays for waking an idle CPU before it takes the next, on a virtual
+ * machine more than the exchange costs.  So each context keeps an
+ * adaptive window after its last exchange with the daemon, as iwcmd does
+ * (adaptive_poll_us in iwcmd.conf(5)): when a message came that the
+ * window missed, it doubles (from 25 us) if a window within the limit
+ * would have caught it, and halves (to 0) if none would.  The limit is
+ * the IWCM_POLL_US environment variable at iwcm_ctx_open() (default 200,
+ * 0 turns polling off), and 0 when the opening thread may run on one CPU
+ * only.  iwcm_get_event() and the calls that wait for the daemon poll
+ * for what is left of the window before they sleep; a caller's own loop
+ * that has drained the context with iwcm_get_event() may poll its
+ * descriptor (iwcm_ctx_get_fd()) with a zero timeout while this returns
+ * more than 0, and sleep after.  A context that exchanges nothing never
+ * polls.
+ *
+ * Context: As iwcm_get_event(): not concurrently with other calls on @ctx.
+ * Return: The microseconds left of the window now; 0 to sleep at once,
+ * also with errno EINVAL if @ctx is NULL.
+ */
+unsigned int iwcm_ctx_poll_us(const struct iwcm_ctx *ctx);
 
 /* ---- connection parameters ---- */
 

@@ -106,13 +106,17 @@ expect 2 "$bench" write_bw --wait-cm && has "$dir/err" "cm test only"
 expect 2 "$bench" send_lat --busy-poll 10 && has "$dir/err" "--busy-poll applies"
 expect 2 "$bench" cm --busy-poll 100001 && has "$dir/err" "for --busy-poll"
 expect 2 "$bench" cm --busy-poll 1x
+expect 2 "$bench" write_lat --no-client-poll &&
+	has "$dir/err" "--no-client-poll applies to the cm test only"
+expect 2 "$bench" cm --no-client-poll=1
 expect 2 "$bench" cm --idle 100001 && has "$dir/err" "for --idle"
 expect 2 "$bench" cm --idle -1 && has "$dir/err" "for --idle"
 expect 2 "$bench" write_lat --idle 10 && has "$dir/err" "--idle applies"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
 	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm" &&
-	has "$dir/out" "--busy-poll US" && has "$dir/out" "--idle N"
+	has "$dir/out" "--busy-poll US" && has "$dir/out" "--idle N" &&
+	has "$dir/out" "--no-client-poll"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
@@ -194,9 +198,20 @@ EOF
 		fail "python3 rejects $(cat "$file")"
 	fi
 }
-expect 0 "$bench" cm --iters 50 --json && check_json "$dir/out" 50 1 16 &&
+expect 0 env -u IWCM_POLL_US "$bench" cm --iters 50 --json &&
+	check_json "$dir/out" 50 1 16 &&
 	has "$dir/out" '"daemon":"spawned"' && has "$dir/out" '"busy_poll_us":0,' &&
+	has "$dir/out" '"client_poll_us":"default",' &&
 	has "$dir/out" '"idle":0,"idle_left":0,'
+# the client sleeps at once: the option, or the variable libiwcm reads
+expect 0 "$bench" cm --iters 20 --depth 1 --no-client-poll --json &&
+	check_json "$dir/out" 20 1 && has "$dir/out" '"client_poll_us":"0",'
+expect 0 env IWCM_POLL_US=50 "$bench" cm --iters 20 --depth 2 &&
+	has "$dir/out" "adaptive window (IWCM_POLL_US 50)"
+for v in x -1 100001 ""; do
+	expect 2 env IWCM_POLL_US="$v" "$bench" cm --iters 20 --depth 1 &&
+		has "$dir/err" "bad IWCM_POLL_US '$v' (0 to 100000)"
+done
 # beside connections that never send, which the daemon it starts keeps
 # (from two source addresses: 200 each)
 expect 0 "$bench" cm -j -n 20 -w 0 -d 1,4 --idle 300 &&
