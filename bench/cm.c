@@ -31,6 +31,7 @@
 
 #include "bench.h"
 #include "cm.h"
+#include "poll_adapt.h"
 #include "sctp_raw.h"
 
 /* ---- the cm test: rows and their results ---- */
@@ -512,7 +513,8 @@ static int cm_loop_init(struct cm_loop *lp, struct run *r)
  * poll(2) both contexts: with --busy-poll, without sleeping for that long
  * first (as iwcmd does with busy_poll_us); otherwise for as long as
  * either context's adaptive window lasts (iwcm_ctx_poll_us(3), which
- * --no-client-poll turns off), as a client's own loop would.
+ * --no-client-poll turns off), paced as libiwcm paces its own
+ * (poll_adapt.h), as a client's own loop would.
  */
 static int cm_poll(const struct cm_loop *lp, struct pollfd pfd[2],
 		   unsigned long spin_us)
@@ -529,6 +531,7 @@ static int cm_poll(const struct cm_loop *lp, struct pollfd pfd[2],
 		k = poll(pfd, 2, 0);
 		if (k != 0)
 			return k;
+		poll_adapt_pace();
 	}
 	return poll(pfd, 2, BENCH_STALL_MS);
 }

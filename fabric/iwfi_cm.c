@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "iwfi.h"
@@ -391,6 +392,24 @@ static void cm_drain(struct iwfi_fabric *fab)
 	pthread_mutex_unlock(&fab->cm_lock);
 }
 
+/* Between two polls of a spin, about 3 us without a system call, as
+ * libiwcm paces its own (iwcm_ctx_poll_us(3)): polling back to back takes
+ * the locks of the sockets iwcmd is writing to. */
+static void cm_pace(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+			 (t.tv_nsec - t0.tv_nsec) <
+		 3000);
+}
+
 /*
  * Wait up to CM_POLL_MS for the context, the async events or a wake;
  * first poll without sleeping for what is left of the context's adaptive
@@ -411,6 +430,7 @@ static int cm_wait(struct iwfi_fabric *fab, struct pollfd *p, nfds_t n)
 		k = poll(p, n, 0);
 		if (k != 0)
 			return k;
+		cm_pace();
 	}
 }
 

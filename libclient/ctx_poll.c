@@ -119,6 +119,7 @@ int ctx_poll_sock(struct iwcm_ctx *ctx, int timeout_ms)
 		r = poll(&pfd, 1, 0);
 		if (r != 0)
 			return r;
+		poll_adapt_pace();
 	}
 	return poll(&pfd, 1, timeout_ms);
 }

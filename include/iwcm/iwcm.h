@@ -454,8 +454,10 @@ int iwcm_ctx_get_fd(const struct iwcm_ctx *ctx);
  * for what is left of the window before they sleep; a caller's own loop
  * that has drained the context with iwcm_get_event() may poll its
  * descriptor (iwcm_ctx_get_fd()) with a zero timeout while this returns
- * more than 0, and sleep after.  A context that exchanges nothing never
- * polls.
+ * more than 0, and sleep after.  libiwcm polls every 3 us or so and
+ * waits in between without a system call: polling back to back takes
+ * the locks of the socket the daemon is writing to and slows a busy
+ * daemon down.  A context that exchanges nothing never polls.
  *
  * Context: As iwcm_get_event(): not concurrently with other calls on @ctx.
  * Return: The microseconds left of the window now; 0 to sleep at once,
