@@ -369,6 +369,13 @@ struct iwcm_ctx *cli_open(const char *who)
 		ctx = iwcm_ctx_open_path(path, IWCM_CTX_NONBLOCK);
 	else
 		ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
+	if (!ctx && errno == EINVAL && getenv("IWCM_POLL_US")) {
+		/* iwcm_ctx_open(3): libiwcm refuses a bad one */
+		fprintf(stderr,
+			"iwcmctl: %s: bad IWCM_POLL_US '%s' (0 to 100000)\n",
+			who, getenv("IWCM_POLL_US"));
+		return NULL;
+	}
 	if (!ctx) {
 		if (!path)
 			path = getenv("IWCM_SOCKET");

@@ -105,7 +105,13 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 				 (fab->manual ? IWCM_CTX_MANUAL_PROGRESS : 0));
 	if (!fab->ctx) {
 		ret = errno;
-		IWFI_WARN(FI_LOG_FABRIC, "no iwcmd: %s\n", strerror(ret));
+		if (ret == EINVAL && getenv("IWCM_POLL_US"))
+			IWFI_WARN(FI_LOG_FABRIC,
+				  "bad IWCM_POLL_US '%s' (0 to 100000)\n",
+				  getenv("IWCM_POLL_US"));
+		else
+			IWFI_WARN(FI_LOG_FABRIC, "no iwcmd: %s\n",
+				  strerror(ret));
 		free(fab);
 		return -iwfi_errno(ret);
 	}

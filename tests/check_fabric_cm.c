@@ -5,7 +5,7 @@
  * opens its context with IWCM_CTX_ASYNC_CM): fi_connect() returns once
  * the request is sent, and what the daemon refuses reaches the endpoint's
  * EQ as an error entry (fi_cm(3)), here over a real iwcmd -d with
- * max_pending_per_uid = 1.
+ * max_pending_per_uid = 1; and a bad IWCM_POLL_US fails fi_fabric().
  */
 #include "config.h"
 
@@ -68,11 +68,57 @@ START_TEST(refused_through_eq)
 }
 END_TEST
 
+/*
+ * A bad IWCM_POLL_US: libiwcm refuses the fabric's context
+ * (iwcm_ctx_open(3)), so fi_fabric() fails with -FI_EINVAL; a good one,
+ * and 0 (no polling), open it, and its connections complete.
+ */
+START_TEST(poll_us_env)
+{
+	static const char *const bad[] = { "x", "100001", "-1", "" };
+	struct fi_info *h = hints_new();
+	struct fi_info *info = getinfo_at(h, "127.0.0.1");
+	struct fid_fabric *fab;
+	struct cm_buf cb;
+	struct net n;
+	uint32_t ev;
+	size_t i;
+
+	fi_freeinfo(h);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ck_assert_int_eq(setenv("IWCM_POLL_US", bad[i], 1), 0);
+		ck_assert_int_eq(fi_fabric(info->fabric_attr, &fab, NULL),
+				 -FI_EINVAL);
+	}
+	ck_assert_int_eq(setenv("IWCM_POLL_US", "100000", 1), 0);
+	ck_assert_int_eq(fi_fabric(info->fabric_attr, &fab, NULL), 0);
+	ck_assert_int_eq(fi_close(&fab->fid), 0);
+	fi_freeinfo(info);
+	/* no polling: the CM thread sleeps at once, and still connects */
+	ck_assert_int_eq(setenv("IWCM_POLL_US", "0", 1), 0);
+	net_open(&n);
+	ep_setup(&n, &n.c, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ep_setup(&n, &n.s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	ck_assert_int_ge(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	ck_assert_int_ge(eq_wait(n.c.eq, &ev, &cb, sizeof(cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	net_close(&n);
+	unsetenv("IWCM_POLL_US");
+}
+END_TEST
+
 static Suite *fabric_cm_suite(void)
 {
 	Suite *s = suite_create("fabric_cm");
 
 	add_tcase(s, "refused_through_eq", refused_through_eq);
+	add_tcase(s, "poll_us_env", poll_us_env);
 	return s;
 }
 

@@ -139,6 +139,8 @@ int main(int argc, char **argv)
 	flags = counter + 1;
 
 	ctx = iwcm_ctx_open(0);
+	if (!ctx && errno == EINVAL && getenv("IWCM_POLL_US"))
+		die("iwcm_ctx_open (IWCM_POLL_US: 0 to 100000)");
 	if (!ctx)
 		die("iwcm_ctx_open (is iwcmd running, IWCM_SOCKET set?)");
 	pd = iwcm_alloc_pd(ctx);

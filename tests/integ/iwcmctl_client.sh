@@ -364,6 +364,13 @@ done
 "$ctl" -s "$dir/nothere.sock" connect 127.0.0.1:1 >/dev/null 2>"$dir/err"
 [ $? -eq 2 ] && ok || fail "no daemon: not exit 2"
 has "$(cat "$dir/err")" "nothere.sock" "no daemon"
+# libiwcm refuses a bad IWCM_POLL_US (iwcm_ctx_open(3)); the daemon is up
+for v in x 100001 -5 ""; do
+	IWCM_POLL_US="$v" "$ctl" connect 127.0.0.1:1 >/dev/null 2>"$dir/err"
+	[ $? -eq 2 ] && ok || fail "IWCM_POLL_US='$v': not exit 2"
+	has "$(cat "$dir/err")" "iwcmctl: connect: bad IWCM_POLL_US '$v' (0 to 100000)" \
+		"IWCM_POLL_US='$v'"
+done
 "$ctl" connect --help | grep -q -- "--rev0 strict|permissive" && ok ||
 	fail "connect --help"
 "$ctl" listen --help | grep -q -- "--reject" && ok || fail "listen --help"

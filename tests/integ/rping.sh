@@ -274,6 +274,12 @@ rc=$?
 [ "$rc" -eq 1 ] && ok || fail "no daemon: exited $rc"
 has "$(cat "$dir/c.err")" "cannot reach iwcmd at $dir/none.sock" no-daemon
 
+# A bad IWCM_POLL_US: libiwcm refuses to open a context (iwcm_ctx_open(3)).
+IWCM_POLL_US=1e3 "$rping" -c -a 127.0.0.1 -C 1 >"$dir/c.out" 2>"$dir/c.err"
+rc=$?
+[ "$rc" -eq 1 ] && ok || fail "bad IWCM_POLL_US: exited $rc"
+has "$(cat "$dir/c.err")" "bad IWCM_POLL_US '1e3' (0 to 100000)" bad-poll-us
+
 # Usage errors: exit 2 and a message naming the problem.
 usage() {
 	want=$1
