@@ -25,6 +25,20 @@ static void eq_error(struct fid_eq *eq, struct fi_eq_err_entry *err)
 	ck_assert_int_eq(fi_eq_readerr(eq, err, 0), sizeof(*err));
 }
 
+/* Accept the request in cb: both ends are connected. */
+static void accept_request(struct net *n, struct cm_buf *cb)
+{
+	uint32_t ev;
+
+	ep_setup(n, &n->s, cb->e.info);
+	ck_assert_int_eq(fi_accept(n->s.ep, NULL, 0), 0);
+	fi_freeinfo(cb->e.info);
+	ck_assert_int_ge(eq_wait(n->s.eq, &ev, cb, sizeof(*cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	ck_assert_int_ge(eq_wait(n->c.eq, &ev, cb, sizeof(*cb)), 0);
+	ck_assert_int_eq(ev, FI_CONNECTED);
+}
+
 /*
  * A request waits for the listener's decision, so a second connect is
  * over the daemon's limit: fi_connect() still returns 0, and the
@@ -54,13 +68,7 @@ START_TEST(refused_through_eq)
 	ck_assert_int_eq(err.err, FI_EMFILE);
 	ck_assert_int_eq(err.prov_errno, 5); /* IWCM_STATUS_LIMIT */
 
-	ep_setup(&n, &n.s, cb.e.info);
-	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
-	fi_freeinfo(cb.e.info);
-	ck_assert_int_ge(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), 0);
-	ck_assert_int_eq(ev, FI_CONNECTED);
-	ck_assert_int_ge(eq_wait(n.c.eq, &ev, &cb, sizeof(cb)), 0);
-	ck_assert_int_eq(ev, FI_CONNECTED);
+	accept_request(&n, &cb);
 
 	ck_assert_int_eq(fi_close(&c2.ep->fid), 0);
 	side_close(&c2);
@@ -101,13 +109,7 @@ START_TEST(poll_us_env)
 	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
 	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
 	ck_assert_int_eq(ev, FI_CONNREQ);
-	ep_setup(&n, &n.s, cb.e.info);
-	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
-	fi_freeinfo(cb.e.info);
-	ck_assert_int_ge(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), 0);
-	ck_assert_int_eq(ev, FI_CONNECTED);
-	ck_assert_int_ge(eq_wait(n.c.eq, &ev, &cb, sizeof(cb)), 0);
-	ck_assert_int_eq(ev, FI_CONNECTED);
+	accept_request(&n, &cb);
 	net_close(&n);
 	unsetenv("IWCM_POLL_US");
 }
