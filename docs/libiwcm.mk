@@ -65,6 +65,7 @@ dist_man3_MANS = \
 	iwcm_post_send.3 \
 	iwcm_post_srq_recv.3 \
 	iwcm_progress.3 \
+	iwcm_qp_progress.3 \
 	iwcm_qp_disconnect.3 \
 	iwcm_qp_get_context.3 \
 	iwcm_qp_send_room.3 \

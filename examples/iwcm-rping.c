@@ -28,6 +28,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -383,6 +384,13 @@ static int rp_run(const struct rping_opts *o)
 	if (!rp.channel) {
 		err("iwcm_create_comp_channel: %s", strerror(errno));
 		goto out;
+	}
+	/* Polled with the others: readable may mean "data to move", after
+	 * which iwcm_get_cq_event() finds no event (EAGAIN). */
+	{
+		int cfd = iwcm_comp_channel_get_fd(rp.channel);
+
+		(void)fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) | O_NONBLOCK);
 	}
 	if ((o->server ? rp_start_server(&rp) : rp_start_client(&rp)) < 0)
 		goto out;

@@ -19,13 +19,10 @@
 
 #include "dp.h"
 
-/* The fields of struct iwcm_wc always written: those up to wc_flags. */
-#define DP_WC_MIN_SIZE \
-	(offsetof(struct iwcm_wc, wc_flags) + sizeof(unsigned int))
-
 /* Free a completion queue (its QPs are gone). */
 void cq_free(struct iwcm_cq *cq)
 {
+	cqw_cq_fini(cq);
 	pthread_mutex_destroy(&cq->lock);
 	free(cq->ring);
 	free(cq);
@@ -37,6 +34,8 @@ void channel_free(struct iwcm_comp_channel *ch)
 	pthread_mutex_destroy(&ch->lock);
 	if (ch->fd >= 0)
 		close(ch->fd);
+	if (ch->efd >= 0)
+		close(ch->efd);
 	free(ch);
 }
 
@@ -55,8 +54,7 @@ iwcm_create_comp_channel(struct iwcm_ctx *ctx)
 	if (!ch)
 		return NULL;
 	ch->ctx = ctx;
-	ch->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
-	if (ch->fd < 0) {
+	if (cqw_channel_init(ch) < 0) {
 		free(ch);
 		return NULL;
 	}
@@ -122,6 +120,16 @@ IWCM_EXPORT struct iwcm_cq *iwcm_create_cq(struct iwcm_ctx *ctx, int cqe,
 	cq->size = (uint32_t)cqe;
 	cq->cq_context = cq_context;
 	cq->channel = channel;
+	if (cqw_cq_init(cq) < 0 ||
+	    (channel && cqw_channel_add(channel, cq) < 0)) {
+		int e = errno;
+
+		if (cq->epfd >= 0)
+			cqw_cq_fini(cq);
+		free(cq->ring);
+		free(cq);
+		return ERR_PTR(e);
+	}
 	pthread_mutex_init(&cq->lock, NULL);
 	pthread_mutex_lock(&dp->lock);
 	if (channel)
@@ -160,13 +168,14 @@ IWCM_EXPORT int iwcm_destroy_cq(struct iwcm_cq *cq)
 		while (cq->ch_events) {
 			uint64_t v;
 
-			if (read(ch->fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+			if (read(ch->efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
 				break;
 			cq->ch_events--;
 		}
 		if (cq->ch_queued)
 			TAILQ_REMOVE(&ch->pending, cq, ch_entry);
 		pthread_mutex_unlock(&ch->lock);
+		cqw_channel_del(ch, cq);
 		ch->refs--;
 	}
 	TAILQ_REMOVE(&dp->cqs, cq, entry);
@@ -205,7 +214,7 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 			TAILQ_INSERT_TAIL(&ch->pending, cq, ch_entry);
 			cq->ch_queued = true;
 		}
-		n = write(ch->fd, &one, sizeof(one));
+		n = write(ch->efd, &one, sizeof(one));
 		(void)n;
 		pthread_mutex_unlock(&ch->lock);
 	}
@@ -248,19 +257,13 @@ static void wc_copy_sized(void *dst, const struct iwcm_wc *src, size_t size)
 	memset((char *)dst + sizeof(w), 0, size - sizeof(w));
 }
 
-/*
- * Take up to num_entries completions into an array of wc_size-octet
- * records: the caller's sizeof(struct iwcm_wc), passed by the inline
- * iwcm_poll_cq(), so that the structure may grow.
- */
-IWCM_EXPORT int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries,
-				struct iwcm_wc *wc, size_t wc_size)
+/* Take up to num_entries completions of wc_size octets each (checked by
+ * iwcm_poll_cq_sz(), cprog.c). */
+int cq_poll_ring(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
+		 size_t wc_size)
 {
 	int n = 0;
 
-	if (!cq || num_entries < 0 || (num_entries && !wc) ||
-	    wc_size < DP_WC_MIN_SIZE)
-		return ERR(EINVAL);
 	/* An empty queue is seen without the lock, so that a caller
 	 * polling in a loop never holds up the progress engine. */
 	if (!__atomic_load_n(&cq->count, __ATOMIC_ACQUIRE))

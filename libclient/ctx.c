@@ -134,7 +134,8 @@ IWCM_EXPORT struct iwcm_ctx *iwcm_ctx_open_path(const char *path,
 	TAILQ_INIT(&ctx->conns);
 	TAILQ_INIT(&ctx->queue);
 	TAILQ_INIT(&ctx->out);
-	if (ctx_poll_init(ctx) < 0 || ctx_connect(ctx, path) < 0) {
+	if (ctx_poll_init(ctx) < 0 || cprog_idle_init(ctx) < 0 ||
+	    ctx_connect(ctx, path) < 0) {
 		e = errno;
 		ctx_free(ctx);
 		return ERR_PTR(e);

@@ -33,6 +33,8 @@ struct dp *dp_get(struct iwcm_ctx *ctx)
 		goto out;
 	dp->ctx = ctx;
 	dp->manual = ctx->flags & IWCM_CTX_MANUAL_PROGRESS;
+	/* Without the thread nobody would take a QP back. */
+	dp->idle_us = dp->manual ? 0 : ctx->progress_idle_us;
 	dp->async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
 	if (dp->async_fd < 0) {
 		free(dp);

@@ -122,7 +122,12 @@ struct iwcm_comp_channel {
 	struct iwcm_ctx *ctx;
 	TAILQ_ENTRY(iwcm_comp_channel) entry;
 	pthread_mutex_t lock;
-	int fd;			       /* eventfd, semaphore: one per event */
+	/* iwcm_comp_channel_get_fd(): an epoll set of efd and of the
+	 * epoll sets of the channel's CQs (their QPs' sockets), readable
+	 * when an event is ready or a socket wants progress (cprog.c) */
+	int fd;
+	int efd;		       /* eventfd, semaphore: one per event */
+	unsigned int waiters;	       /* threads asleep in it (atomic) */
 	TAILQ_HEAD(, iwcm_cq) pending; /* CQs with events not yet taken */
 	unsigned int refs;	       /* CQs */
 };
@@ -150,6 +155,12 @@ struct iwcm_cq {
 	unsigned int ch_events;	 /* queued, not yet taken */
 	unsigned int ch_unacked; /* taken, not yet acknowledged */
 	unsigned int refs;	 /* QPs */
+	/* Caller progress (cprog.c): the QPs that complete here, under
+	 * qlock, and an epoll set of their sockets (data.ptr: the QP). */
+	pthread_rwlock_t qlock;
+	struct iwcm_qp **qps;
+	uint32_t nqps, qcap;
+	int epfd;
 };
 
 /* ---- receive queues ---- */
@@ -377,6 +388,17 @@ struct iwcm_qp {
 	bool last_was_write;
 	uint64_t last_write_len;
 
+	/* Caller progress (cprog.c).  cp_stamp counts the application's
+	 * passes (atomic); cp_seen is the loop's last look at it; bg: the
+	 * loop watches the socket for reading (no application thread did
+	 * for a tick); cp_refs: callers between the CQ's list and the
+	 * lock (atomic); cp_ev, cp_fd: what the CQs' epoll sets watch. */
+	uint32_t cp_stamp, cp_seen;
+	bool bg;
+	unsigned int cp_refs;
+	uint32_t cp_ev;
+	int cp_fd;
+
 	/* Progress engine (loop thread only). */
 	uv_poll_t poll;
 	enum dp_handle poll_state;
@@ -424,6 +446,12 @@ struct dp {
 	unsigned long work;	   /* events handled (atomic) */
 	unsigned int direct_calls; /* iwcm_progress() without the loop */
 	bool direct_idle;	   /* the last direct pass found nothing */
+	/* The fallback's tick (progress.c): while a QP is left to the
+	 * application's threads, the loop looks every idle_us whether
+	 * they still come; 0: the thread always watches every socket. */
+	uv_timer_t tick;
+	enum dp_handle tick_state;
+	unsigned int idle_us;
 };
 
 /* ---- small helpers shared by qp.c, qp_tx.c and qp_rx.c ---- */
@@ -468,6 +496,9 @@ uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
 /* Queue a completion (its QP's lock held); false when the CQ
  * overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* Take up to num_entries completions into wc (iwcm_poll_cq_sz()). */
+int cq_poll_ring(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
+		 size_t wc_size);
 /* True the first time a caller sees the CQ overflowed. */
 bool cq_overflow_first(struct iwcm_cq *cq);
 /* Drop this QP's completions from a CQ (destroy). */
@@ -603,9 +634,57 @@ void progress_stop(struct dp *dp);
 /* Ask the loop to (re)arm this QP's poll; rings the doorbell (qp->lock
  * held). */
 void progress_sync_qp(struct dp *dp, struct iwcm_qp *qp);
+/* What the loop watches the QP's socket for (qp->lock held): what it
+ * needs, less reading while the application's threads progress it. */
+int progress_qp_events(const struct iwcm_qp *qp);
 /* Wait until the loop has closed this QP's handles (dp.lock held, the
  * QP destroyed). */
 void progress_detach_qp(struct dp *dp, struct iwcm_qp *qp);
+
+/* ---- cqwatch.c ---- */
+
+/* A CQ's list and epoll set: set up, freed. */
+int cqw_cq_init(struct iwcm_cq *cq);
+void cqw_cq_fini(struct iwcm_cq *cq);
+/* A QP starts or stops completing on its CQs (dp.lock held, not
+ * qp->lock); detaching waits for the callers that still see it. */
+int cqw_qp_attach(struct iwcm_qp *qp);
+void cqw_qp_detach(struct iwcm_qp *qp);
+/* Bring the CQs' epoll sets in line with what the QP's socket must be
+ * watched for (qp->lock held). */
+void cqw_qp_sync(struct iwcm_qp *qp);
+/* The QP lets go of its socket: unwatch it now (qp->lock held). */
+void cqw_qp_unwatch(struct iwcm_qp *qp);
+/* A channel's descriptors: set up (epoll set + eventfd), a CQ added
+ * or removed. */
+int cqw_channel_init(struct iwcm_comp_channel *ch);
+int cqw_channel_add(struct iwcm_comp_channel *ch, struct iwcm_cq *cq);
+void cqw_channel_del(struct iwcm_comp_channel *ch, struct iwcm_cq *cq);
+
+/* ---- cprog.c ---- */
+
+/* IWCM_PROGRESS_IDLE_US: the default and the largest value. */
+#define CPROG_IDLE_US_DEFAULT 1000
+#define CPROG_IDLE_US_MAX 1000000
+/* With more QPs than this on a CQ, a pass asks its epoll set which
+ * sockets have something instead of reading each. */
+#define CPROG_DIRECT_QPS 4
+/* Parse IWCM_PROGRESS_IDLE_US into *us; -1 with EINVAL if bad. */
+int cprog_idle_parse(const char *s, unsigned int *us);
+/* The application entered the library for this QP. */
+static inline void cprog_touch(struct iwcm_qp *qp)
+{
+	__atomic_add_fetch(&qp->cp_stamp, 1, __ATOMIC_RELAXED);
+}
+/* Progress the QPs of cq in the calling thread; the work done. */
+unsigned int cprog_cq(struct iwcm_cq *cq);
+/* Progress one QP in the calling thread if no other thread does
+ * (trylock); the work done. */
+unsigned int cprog_qp(struct iwcm_qp *qp);
+/* Sleep until the channel's descriptor is readable, for at most
+ * timeout_ms (-1: no limit), then progress the CQs that woke it; -1
+ * with errno. */
+int cprog_channel_wait(struct iwcm_comp_channel *ch, int timeout_ms);
 
 /* ---- atomics.c ---- */
 

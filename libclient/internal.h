@@ -172,6 +172,8 @@ struct iwcm_ctx {
 	unsigned int poll_win;
 	uint64_t poll_last; /* the last exchange with iwcmd */
 	bool poll_idle;	    /* the channel was found empty since */
+	/* IWCM_PROGRESS_IDLE_US (cprog.c): the progress thread's tick. */
+	unsigned int progress_idle_us;
 };
 
 /* ---- ctx_poll.c ---- */
@@ -197,6 +199,12 @@ unsigned int ctx_poll_left(const struct iwcm_ctx *ctx, uint64_t now);
 /* poll(2) the daemon's socket for timeout_ms, polling without sleeping
  * for what is left of the window first; poll(2)'s result. */
 int ctx_poll_sock(struct iwcm_ctx *ctx, int timeout_ms);
+
+/* ---- cprog.c ---- */
+
+/* Set the progress thread's tick from IWCM_PROGRESS_IDLE_US; -1 with
+ * EINVAL when it is bad. */
+int cprog_idle_init(struct iwcm_ctx *ctx);
 
 /* ---- chan.c ---- */
 

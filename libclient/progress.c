@@ -15,6 +15,17 @@
  * The disconnect timer is a uv_timer: the progress thread's uv_run()
  * honours it, and so does iwcm_progress(), whose bounded wait ends when
  * the next timer is due.
+ *
+ * The thread is the fallback of the application's own threads, which
+ * progress their QPs themselves (cprog.c).  It watches a QP's socket for
+ * reading only while the QP is in the background (qp->bg): no thread of
+ * the application entered the library for it during the last tick
+ * (IWCM_PROGRESS_IDLE_US) and none sleeps on its completion channel.
+ * Woken by a background QP that an application thread has touched
+ * since, the thread leaves it to that thread and starts the tick, which
+ * gives the QP back to the background once its callers are gone, so a
+ * one-sided operation waits at most two ticks when nobody calls.  The
+ * tick runs only while some QP is left to the application.
  */
 #include "config.h"
 
@@ -74,7 +85,45 @@ static bool progress_qp_in_sync(const struct iwcm_qp *qp)
 	if (qp->fd < 0)
 		return true;
 	return (qp->poll_state == DP_H_IDLE || qp->poll_state == DP_H_ACTIVE) &&
-	       qp_poll_events(qp) == qp->poll_events;
+	       progress_qp_events(qp) == qp->poll_events;
+}
+
+/* What the loop watches the QP's socket for. */
+int progress_qp_events(const struct iwcm_qp *qp)
+{
+	int ev = qp_poll_events(qp);
+
+	if (!qp->bg)
+		ev &= ~UV_READABLE;
+	return ev;
+}
+
+/* Is an application thread in the library for this QP, or asleep on its
+ * completion channel?  (loop thread, qp->lock held) */
+static bool progress_qp_called(struct iwcm_qp *qp)
+{
+	uint32_t stamp = __atomic_load_n(&qp->cp_stamp, __ATOMIC_RELAXED);
+	bool called = stamp != qp->cp_seen;
+	struct iwcm_comp_channel *s = qp->send_cq->channel;
+	struct iwcm_comp_channel *r = qp->recv_cq->channel;
+
+	qp->cp_seen = stamp;
+	return called ||
+	       (s && __atomic_load_n(&s->waiters, __ATOMIC_RELAXED)) ||
+	       (r && __atomic_load_n(&r->waiters, __ATOMIC_RELAXED));
+}
+
+static void progress_on_tick(uv_timer_t *t);
+
+/* Run the tick while a QP is left to the application (loop thread). */
+static void progress_tick_start(struct dp *dp)
+{
+	uint64_t ms = (dp->idle_us + 999) / 1000;
+
+	if (dp->tick_state != DP_H_IDLE)
+		return;
+	uv_timer_start(&dp->tick, progress_on_tick, ms, ms);
+	dp->tick_state = DP_H_ACTIVE;
 }
 
 /* The disconnect timeout expired (loop thread, no lock held). */
@@ -169,8 +218,50 @@ static void progress_on_poll(uv_poll_t *h, int status, int events)
 	 * takes them. */
 	if ((events & (UV_READABLE | UV_DISCONNECT)) || qp_rx_buffered(qp))
 		qp_rx_progress(qp);
+	/* An application thread progresses this QP now: leave its socket
+	 * to that thread until the tick finds it gone. */
+	if (qp->bg && dp->idle_us && progress_qp_called(qp)) {
+		qp->bg = false;
+		progress_tick_start(dp);
+	}
+	cqw_qp_sync(qp);
 	progress_qp_apply(dp, qp);
 	pthread_mutex_unlock(&qp->lock);
+}
+
+/* Every tick: a QP that no application thread called for since the last
+ * one goes back to the background (loop thread). */
+static void progress_on_tick(uv_timer_t *t)
+{
+	struct dp *dp = t->data;
+	struct iwcm_qp *qp;
+	unsigned int left = 0;
+
+	pthread_mutex_lock(&dp->lock);
+	TAILQ_FOREACH (qp, &dp->qps, entry) {
+		bool called;
+
+		if (pthread_mutex_trylock(&qp->lock)) {
+			left++; /* a caller moves its data right now */
+			continue;
+		}
+		if (qp->fsm_state == QP_S_DESTROYED) {
+			pthread_mutex_unlock(&qp->lock);
+			continue;
+		}
+		called = progress_qp_called(qp);
+		if (qp->bg == called) {
+			qp->bg = !called;
+			progress_qp_apply(dp, qp);
+		}
+		left += !qp->bg;
+		pthread_mutex_unlock(&qp->lock);
+	}
+	if (!left) {
+		uv_timer_stop(&dp->tick);
+		dp->tick_state = DP_H_IDLE;
+	}
+	pthread_mutex_unlock(&dp->lock);
 }
 
 /* Bring a QP's poll and timer in line with its state (loop thread,
@@ -214,15 +305,15 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
 		qp->poll_events = 0;
 		/* The first callback comes at once: it writes what was
 		 * posted and reads the octets the daemon read. */
-		if (qp_poll_events(qp)) {
-			ev = qp_poll_events(qp) | UV_WRITABLE;
+		if (progress_qp_events(qp)) {
+			ev = progress_qp_events(qp) | UV_WRITABLE;
 			uv_poll_start(&qp->poll, ev, progress_on_poll);
 			qp->poll_state = DP_H_ACTIVE;
 			qp->poll_events = ev;
 			return;
 		}
 	}
-	ev = qp_poll_events(qp);
+	ev = progress_qp_events(qp);
 	if (ev == qp->poll_events)
 		return;
 	if (ev)
@@ -292,6 +383,10 @@ int progress_start(struct dp *dp)
 			return ERR(ENOMEM);
 		}
 		dp->doorbell.data = dp;
+		/* uv_timer_init() cannot fail. */
+		uv_timer_init(&dp->loop, &dp->tick);
+		dp->tick.data = dp;
+		dp->tick_state = DP_H_IDLE;
 		dp->loop_init = true;
 	}
 	if (dp->manual || dp->thread_started)

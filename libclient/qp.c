@@ -293,6 +293,8 @@ static void qp_linger_rst(int fd)
 static void qp_abort(struct iwcm_qp *qp)
 {
 	qp_linger_rst(qp->fd);
+	/* The application's threads no longer watch it (cqwatch.c). */
+	cqw_qp_unwatch(qp);
 	qp->abort_fd = qp->fd;
 	qp->fd = -1;
 	qp_tx_drop_all(qp);

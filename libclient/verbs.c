@@ -178,6 +178,10 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 	qp->max_inline = attr->max_inline_data;
 	qp->sq_size = attr->max_send_wr;
 	qp->fsm_state = QP_S_RTS;
+	/* The progress thread takes the first octets (the daemon's, and
+	 * what was posted), until an application thread comes. */
+	qp->bg = true;
+	qp->cp_fd = -1;
 	if (!qp->srq &&
 	    rq_init(&qp->rq, attr->max_recv_wr, qp->max_recv_sge) < 0) {
 		qp_free(qp);
@@ -215,6 +219,13 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 		cm_conn_return_fd(conn);
 		return ERR_PTR(e);
 	}
+	if (cqw_qp_attach(qp) < 0) {
+		e = errno;
+		pthread_mutex_unlock(&dp->lock);
+		qp_free(qp);
+		cm_conn_return_fd(conn);
+		return ERR_PTR(e);
+	}
 	/* The connection keeps its state; the socket is the QP's. */
 	qp->fd = fd;
 	pd->refs++;
@@ -224,6 +235,7 @@ IWCM_EXPORT struct iwcm_qp *iwcm_create_qp(struct iwcm_conn *conn,
 		qp->srq->refs++;
 	TAILQ_INSERT_TAIL(&dp->qps, qp, entry);
 	pthread_mutex_lock(&qp->lock);
+	cqw_qp_sync(qp);
 	progress_sync_qp(dp, qp);
 	pthread_mutex_unlock(&qp->lock);
 	pthread_mutex_unlock(&dp->lock);
@@ -244,6 +256,8 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	qp_linger(qp, &qp->lock);
 	qp_event(qp, QP_EV_DESTROY, NULL);
 	pthread_mutex_unlock(&qp->lock);
+	/* No application thread finds it any more. */
+	cqw_qp_detach(qp);
 	/* No other QP waits while this one writes; now the lists. */
 	pthread_mutex_lock(&dp->lock);
 	progress_detach_qp(dp, qp);
@@ -273,6 +287,7 @@ IWCM_EXPORT int iwcm_qp_disconnect(struct iwcm_qp *qp)
 	if (qp_event(qp, QP_EV_DISCONNECT, NULL) == 0) {
 		qp_tx_progress(qp);
 		qp_close_check(qp);
+		cqw_qp_sync(qp);
 		progress_sync_qp(dp, qp);
 	}
 	pthread_mutex_unlock(&qp->lock);
@@ -479,8 +494,10 @@ IWCM_EXPORT int iwcm_post_send(struct iwcm_qp *qp, struct iwcm_send_wr *wr,
 		qp->sq_pi++;
 		posted = true;
 	}
+	cprog_touch(qp);
 	if (posted) {
 		qp_tx_progress(qp);
+		cqw_qp_sync(qp);
 		progress_sync_qp(dp, qp);
 	}
 	pthread_mutex_unlock(&qp->lock);
@@ -541,6 +558,7 @@ IWCM_EXPORT int iwcm_post_recv(struct iwcm_qp *qp, struct iwcm_recv_wr *wr,
 	/* A segment may have waited for this buffer (it never does: a
 	 * Send without a buffer is a Terminate), nothing else to do. */
 	(void)posted;
+	cprog_touch(qp);
 	pthread_mutex_unlock(&qp->lock);
 	errno = saved;
 	if (e && bad_wr)

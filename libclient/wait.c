@@ -51,30 +51,20 @@ static int wait_readable(struct dp *dp, int fd)
 	}
 }
 
-/* Wait for the next completion event of a channel. */
-IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
-				  struct iwcm_cq **cq, void **cq_context)
+/* Take a completion event the channel holds, without waiting: 0, or -1
+ * with EAGAIN when none is there. */
+static int channel_take(struct iwcm_comp_channel *channel, struct iwcm_cq **cq,
+			void **cq_context)
 {
-	struct dp *dp;
-
-	if (!channel || !cq)
-		return ERR(EINVAL);
-	dp = channel->ctx->dp;
 	for (;;) {
 		struct iwcm_cq *c;
 		uint64_t v;
-		ssize_t n;
-		int fl;
 
-		fl = fcntl(channel->fd, F_GETFL);
-		if (dp->manual && fl >= 0 && !(fl & O_NONBLOCK) &&
-		    wait_readable(dp, channel->fd) < 0)
+		if (read(channel->efd, &v, sizeof(v)) < 0) {
+			if (errno == EINTR)
+				continue;
 			return -1;
-		n = read(channel->fd, &v, sizeof(v));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
+		}
 		pthread_mutex_lock(&channel->lock);
 		c = TAILQ_FIRST(&channel->pending);
 		if (!c) {
@@ -92,6 +82,63 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 		if (cq_context)
 			*cq_context = c->cq_context;
 		return 0;
+	}
+}
+
+/* Progress the QPs of every CQ of the channel (cprog.c). */
+static void channel_progress(struct dp *dp, struct iwcm_comp_channel *channel)
+{
+	struct iwcm_cq *c;
+	struct iwcm_cq *cqs[16];
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&dp->lock);
+	TAILQ_FOREACH (c, &dp->cqs, entry)
+		if (c->channel == channel && n < 16)
+			cqs[n++] = c;
+	pthread_mutex_unlock(&dp->lock);
+	/* A CQ outlives the calls that wait on its channel (as in
+	 * libibverbs): destroying it meanwhile is the caller's error. */
+	for (unsigned int i = 0; i < n; i++)
+		cprog_cq(cqs[i]);
+}
+
+/*
+ * Wait for the next completion event of a channel.  The caller's thread
+ * moves the data of the channel's QPs itself and sleeps on their sockets
+ * and the channel's eventfd (one epoll set): one wake-up per message.
+ * In manual progress mode it drives the whole engine while it waits.
+ */
+IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
+				  struct iwcm_cq **cq, void **cq_context)
+{
+	struct dp *dp;
+	bool progressed = false;
+	int fl;
+
+	if (!channel || !cq)
+		return ERR(EINVAL);
+	dp = channel->ctx->dp;
+	fl = fcntl(channel->fd, F_GETFL);
+	for (;;) {
+		if (channel_take(channel, cq, cq_context) == 0)
+			return 0;
+		if (errno != EAGAIN)
+			return -1;
+		if (!progressed) {
+			/* What the sockets hold may make the event. */
+			channel_progress(dp, channel);
+			progressed = true;
+			continue;
+		}
+		if (fl < 0 || (fl & O_NONBLOCK))
+			return ERR(EAGAIN);
+		if (dp->manual) {
+			if (iwcm_progress(dp->ctx, 100) < 0)
+				return -1;
+		} else if (cprog_channel_wait(channel, -1) < 0) {
+			return -1;
+		}
 	}
 }
 

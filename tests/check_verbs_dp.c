@@ -620,7 +620,9 @@ START_TEST(test_dereg_alias_mid_placement)
 		}
 		ck_assert_int_eq(k, 0);
 	}
-	ck_assert_int_gt(n_alias, 10);
+	/* Polling moves data too (cprog.c): a step places up to a read
+	 * budget, so the 4 MiB take a few steps, not one. */
+	ck_assert_int_gt(n_alias, 2);
 	ck_assert(memcmp(sbuf, dbuf, n) == 0);
 	ck_assert_int_eq(iwcm_dereg_mr(src), 0);
 	ck_assert_int_eq(iwcm_dereg_mr(dst), 0);

@@ -49,11 +49,16 @@
  * plays in rdma-core); wc_flags and comp_mask say which optional fields
  * are valid.
  *
- * Progress: by default each context runs one progress thread that moves
- * data on all its QPs, so one-sided operations (inbound RDMA Writes,
- * Read Requests, atomics) complete without any call from the target
- * application.  With IWCM_CTX_MANUAL_PROGRESS the caller drives it with
- * iwcm_progress().
+ * Progress: a thread that polls a CQ, waits for a completion event or
+ * posts work moves the data of the QPs concerned itself, in the call
+ * (one wake-up per message, as with TCP).  Each context also runs one
+ * progress thread as the fallback: it takes over a QP for which no
+ * application thread entered the library during a tick
+ * (IWCM_PROGRESS_IDLE_US, 1000 us by default, 0 to let it move all data
+ * at once), so one-sided operations (inbound RDMA Writes, Read Requests,
+ * atomics) complete without any call from the target application,
+ * within two ticks.  With IWCM_CTX_MANUAL_PROGRESS there is no thread
+ * and the caller drives the rest with iwcm_progress().
  *
  * Threads: every function of this header may be called from any thread,
  * concurrently with the progress engine and with other calls, except
@@ -558,8 +563,13 @@ int iwcm_destroy_comp_channel(struct iwcm_comp_channel *channel);
  * iwcm_comp_channel_get_fd() - The descriptor of a completion channel.
  * @channel: the channel.
  *
- * Readable while completion events wait for iwcm_get_cq_event().  The
- * caller may set O_NONBLOCK on it; it must not read, write or close it.
+ * Readable while completion events wait for iwcm_get_cq_event(), and
+ * while a socket of a QP completing on the channel's CQs has something
+ * to read (or room to write what waits): the call that follows moves
+ * that data in the caller's thread and may find no event, so a caller
+ * that polls the descriptor sets O_NONBLOCK on it and takes EAGAIN from
+ * iwcm_get_cq_event() as "nothing yet".  It is an epoll descriptor: the
+ * caller must not read, write or close it.
  *
  * Context: Thread-safe.
  * Return: The descriptor, or -1 with errno EINVAL if @channel is NULL.
@@ -1020,6 +1030,23 @@ static inline int iwcm_get_async_event(struct iwcm_ctx *ctx,
  * manual progress mode) or ENOMEM.
  */
 int iwcm_progress(struct iwcm_ctx *ctx, int timeout_ms);
+
+/**
+ * iwcm_qp_progress() - Move the data of one QP in the calling thread.
+ * @qp: the QP.
+ * @timeout_ms: 0 to handle what is ready, a positive number of
+ *	milliseconds to wait at most for its socket when nothing was, -1
+ *	without a limit.
+ *
+ * Reads what arrived, writes what waits, as iwcm_poll_cq() does for the
+ * QPs of its CQ; a caller waiting for the peer's RDMA Write into its
+ * memory (a flag, a credit) polls with it instead of sleeping.
+ *
+ * Context: Thread-safe; when another thread moves this QP's data at the
+ * time the call returns 0 at once.
+ * Return: The work done (0 when none), or -1 with errno EINVAL.
+ */
+int iwcm_qp_progress(struct iwcm_qp *qp, int timeout_ms);
 
 /**
  * iwcm_wc_status_str() - Describe a completion status.

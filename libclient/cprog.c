@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Progress in the caller's thread.  A thread that polls a CQ, waits on a
+ * completion channel or posts work moves the data of the QPs it concerns
+ * itself: non-blocking reads and writes of each QP's socket under that
+ * QP's lock, taken with a trylock so that two callers never wait for each
+ * other (the one holding it is doing the work).  This is what libfabric's
+ * tcp provider does in fi_cq_read() and Open MPI's TCP BTL in
+ * opal_progress(): a message costs the one wake-up of the thread that
+ * wants it, where a progress thread in between costs two.
+ *
+ * Each CQ keeps the QPs that complete on it and an epoll set of their
+ * sockets, watched for reading while the QP reads and for writing while
+ * its socket is full.  A CQ with few QPs is progressed by reading each
+ * (one readv(2) per QP, which takes a message at once); with more, one
+ * epoll_wait(2) says which have something.  A completion channel's
+ * descriptor is an epoll set holding its eventfd and the epoll sets of
+ * its CQs, so a thread asleep on it, in iwcm_get_cq_event() or in its
+ * own loop, is woken by the socket itself and progresses it.
+ *
+ * The context's libuv thread (progress.c) is the fallback: it watches a
+ * QP's socket for reading only while no application thread has entered
+ * the library for that QP during a tick (IWCM_PROGRESS_IDLE_US), so that
+ * one-sided operations (inbound Writes, Read Requests, atomics) complete
+ * without any call from the target.
+ *
+ * Lifetime: a caller finds a QP through its CQ's list under the CQ's
+ * qlock (reader) and holds cp_refs across its pass; cqw_qp_detach()
+ * takes the QP off the list (writer) and waits until no caller holds it.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dp.h"
+
+/* The value of IWCM_PROGRESS_IDLE_US; -1 with EINVAL when it is not a
+ * decimal number from 0 to CPROG_IDLE_US_MAX. */
+int cprog_idle_parse(const char *s, unsigned int *us)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s)
+		return ERR(EINVAL);
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return ERR(EINVAL);
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > CPROG_IDLE_US_MAX)
+			return ERR(EINVAL);
+	}
+	*us = (unsigned int)v;
+	return 0;
+}
+
+int cprog_idle_init(struct iwcm_ctx *ctx)
+{
+	const char *s = secure_getenv("IWCM_PROGRESS_IDLE_US");
+
+	ctx->progress_idle_us = CPROG_IDLE_US_DEFAULT;
+	if (s && cprog_idle_parse(s, &ctx->progress_idle_us) < 0)
+		return -1;
+	return 0;
+}
+
+/* One pass over a QP whose lock we hold: what its socket has, what
+ * waits to be written; the work done. */
+static unsigned int qp_pass(struct iwcm_qp *qp)
+{
+	unsigned int work = 0;
+	struct dp *dp = qp->ctx->dp;
+
+	if (qp->fsm_state == QP_S_DESTROYED || qp->fd < 0)
+		return 0;
+	if (qp->tx_blocked && qp_tx_writes(qp)) {
+		uint32_t before = qp->tx_count;
+
+		qp->tx_blocked = false;
+		qp_tx_progress(qp);
+		work += qp->tx_count != before;
+	}
+	if (qp_rx_progress(qp))
+		work++;
+	if (work) {
+		__atomic_add_fetch(&dp->work, work, __ATOMIC_RELAXED);
+		cqw_qp_sync(qp);
+		progress_sync_qp(dp, qp);
+	}
+	return work;
+}
+
+unsigned int cprog_qp(struct iwcm_qp *qp)
+{
+	unsigned int work;
+
+	cprog_touch(qp);
+	if (pthread_mutex_trylock(&qp->lock))
+		return 0; /* another thread moves its data now */
+	work = qp_pass(qp);
+	pthread_mutex_unlock(&qp->lock);
+	return work;
+}
+
+/* Take a reference on each QP of a pass (qlock held as reader). */
+static unsigned int cq_pick(struct iwcm_cq *cq, struct iwcm_qp **out,
+			    unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (cq->nqps <= CPROG_DIRECT_QPS) {
+		for (uint32_t i = 0; i < cq->nqps && n < max; i++)
+			out[n++] = cq->qps[i];
+	} else {
+		struct epoll_event ev[CPROG_DIRECT_QPS * 4];
+		int k = epoll_wait(cq->epfd, ev, (int)max, 0);
+
+		for (int i = 0; i < k; i++)
+			out[n++] = ev[i].data.ptr;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		__atomic_add_fetch(&out[i]->cp_refs, 1, __ATOMIC_ACQ_REL);
+	return n;
+}
+
+unsigned int cprog_cq(struct iwcm_cq *cq)
+{
+	struct iwcm_qp *qps[CPROG_DIRECT_QPS * 4];
+	unsigned int n, work = 0;
+
+	if (!__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED))
+		return 0;
+	pthread_rwlock_rdlock(&cq->qlock);
+	n = cq_pick(cq, qps, sizeof(qps) / sizeof(qps[0]));
+	pthread_rwlock_unlock(&cq->qlock);
+	for (unsigned int i = 0; i < n; i++) {
+		work += cprog_qp(qps[i]);
+		__atomic_sub_fetch(&qps[i]->cp_refs, 1, __ATOMIC_ACQ_REL);
+	}
+	return work;
+}
+
+/* ---- completion channels ---- */
+
+#define CPROG_WAIT_EVENTS 8
+
+int cprog_channel_wait(struct iwcm_comp_channel *ch, int timeout_ms)
+{
+	struct epoll_event ev[CPROG_WAIT_EVENTS];
+	int k;
+
+	__atomic_add_fetch(&ch->waiters, 1, __ATOMIC_ACQ_REL);
+	do
+		k = epoll_wait(ch->fd, ev, CPROG_WAIT_EVENTS, timeout_ms);
+	while (k < 0 && errno == EINTR && timeout_ms < 0);
+	__atomic_sub_fetch(&ch->waiters, 1, __ATOMIC_ACQ_REL);
+	if (k < 0)
+		return errno == EINTR ? 0 : -1;
+	/* A CQ of the channel whose sockets have something: progress it
+	 * here (the CQ outlives a wait on its channel, as in
+	 * libibverbs). */
+	for (int i = 0; i < k; i++)
+		if (ev[i].data.ptr)
+			cprog_cq(ev[i].data.ptr);
+	return 0;
+}
+
+/* Move the data of one QP in the calling thread. */
+IWCM_EXPORT int iwcm_qp_progress(struct iwcm_qp *qp, int timeout_ms)
+{
+	unsigned int work;
+
+	if (!qp)
+		return ERR(EINVAL);
+	work = cprog_qp(qp);
+	if (!work && timeout_ms != 0) {
+		struct pollfd p = { .fd = -1 };
+
+		pthread_mutex_lock(&qp->lock);
+		if (qp->fsm_state != QP_S_DESTROYED && qp->fd >= 0) {
+			p.fd = qp->fd;
+			p.events = (short)((qp_rx_open(qp) ? POLLIN : 0) |
+					   (qp->tx_blocked ? POLLOUT : 0));
+		}
+		pthread_mutex_unlock(&qp->lock);
+		if (p.fd >= 0 && p.events && poll(&p, 1, timeout_ms) > 0)
+			work = cprog_qp(qp);
+	}
+	return work > INT32_MAX ? INT32_MAX : (int)work;
+}
+
+/* The fields of struct iwcm_wc always written: those up to wc_flags. */
+#define DP_WC_MIN_SIZE \
+	(offsetof(struct iwcm_wc, wc_flags) + sizeof(unsigned int))
+
+/*
+ * Take up to num_entries completions into an array of wc_size-octet
+ * records: the caller's sizeof(struct iwcm_wc), passed by the inline
+ * iwcm_poll_cq(), so that the structure may grow.  An empty queue makes
+ * the caller move the data of the CQ's QPs first.
+ */
+IWCM_EXPORT int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries,
+				struct iwcm_wc *wc, size_t wc_size)
+{
+	int n;
+
+	if (!cq || num_entries < 0 || (num_entries && !wc) ||
+	    wc_size < DP_WC_MIN_SIZE)
+		return ERR(EINVAL);
+	n = cq_poll_ring(cq, num_entries, wc, wc_size);
+	if (n || !num_entries || !cprog_cq(cq))
+		return n;
+	return cq_poll_ring(cq, num_entries, wc, wc_size);
+}
