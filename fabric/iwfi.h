@@ -22,20 +22,22 @@
  *   fab->ctx_lock  one libiwcm CM call on the context at a time (iwcm.h:
  *                  one thread per context): iwcm_connect/accept/reject/
  *                  listen/listener_close/conn_query/conn_free and the CM
- *                  thread's iwcm_get_event/ack_event.  Held around that
- *                  call only, plus cm_lock to publish the connection or
+ *                  thread's iwcm_get_event/ack_event/ctx_poll_us.  Held
+ *                  around that call only, plus cm_lock to publish the
+ *                  connection or
  *                  listener it made before the CM thread can read its
  *                  first event.  Never taken with an endpoint's lock or
  *                  cm_lock held, never across iwcm_destroy_qp().
  *   fab->cm_lock   the lists eps and peps, their keys (ep->conn,
- *                  pep->listener) and ep->cm_refs; nothing that writes to
- *                  iwcmd and no iwcm_destroy_qp() under it.
+ *                  pep->listener) and the CM thread's references to their
+ *                  members (cm_refs, which fi_close() waits out); nothing
+ *                  that writes to iwcmd and no iwcm_destroy_qp() under it.
  *   cq->lock       a CQ (iwfi_cq.c reads completions, then ends their
  *                  requests under the endpoint's lock).
  *   ep->lock       the endpoint's state (iwfi_ep_fsm.c), QP, held and
  *                  posted requests, credits; no request to iwcmd under it.
- *   eq->lock       an event queue; entries are pushed with no lock above
- *                  held.
+ *   eq->lock       an event queue; innermost (FI_SHUTDOWN may be pushed
+ *                  from under a CQ's lock).
  *
  * Where a lock is a rule, the code asserts it (iwfi_held()).
  */
@@ -346,6 +348,8 @@ struct iwfi_pep {
 	struct fi_info *info;
 	/* Set with ctx_lock and cm_lock held, cleared under cm_lock. */
 	struct iwcm_listener *listener;
+	/* The CM thread's dispatches under way (under cm_lock). */
+	int cm_refs;
 	struct sockaddr_storage addr;
 };
 

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -107,7 +108,7 @@ static void link_ep(struct iwfi_fabric *fab, struct iwfi_ep *ep,
 {
 	struct iwfi_ep *e;
 
-	assert(iwfi_held(&fab->ctx_owner));
+	assert(iwfi_held(&fab->ctx_owner) && !iwfi_held(&ep->lock_owner));
 	iwfi_cm_lock(fab);
 	ep->conn = conn;
 	for (e = fab->eps; e && e != ep; e = e->next)
@@ -169,6 +170,8 @@ void iwfi_cm_unlink_ep(struct iwfi_ep *ep)
 	qp = ep->qp;
 	ep->qp = NULL;
 	iwfi_ep_unlock(ep);
+	/* iwcm_destroy_qp() lingers: no lock over it (iwfi.h). */
+	assert(!iwfi_held(&fab->cm_owner) && !iwfi_held(&fab->ctx_owner));
 	if (qp && iwcm_destroy_qp(qp) < 0)
 		IWFI_WARN(FI_LOG_EP_CTRL, "ep %p: iwcm_destroy_qp: %s\n",
 			  (void *)ep, strerror(errno));
@@ -195,6 +198,8 @@ void iwfi_cm_unlink_pep(struct iwfi_pep *pep)
 	}
 	l = pep->listener;
 	pep->listener = NULL;
+	while (pep->cm_refs)
+		iwfi_cond_wait(&fab->cm_cond, &fab->cm_lock, &fab->cm_owner);
 	iwfi_cm_unlock(fab);
 	if (!l)
 		return;
@@ -266,36 +271,38 @@ static void on_request(struct iwfi_fabric *fab, struct iwcm_listener *l,
 		       struct iwcm_conn *conn, const struct iwcm_conn_attr *a)
 {
 	struct fi_info *info = NULL;
-	struct iwfi_eq *eq = NULL;
 	struct iwfi_connreq *cr;
 	struct iwfi_pep *pep;
-	fid_t fid = NULL;
 	size_t hdr;
 
+	/* Held by a reference, as endpoints are: fi_close() waits. */
 	iwfi_cm_lock(fab);
 	for (pep = fab->peps; pep && pep->listener != l; pep = pep->next)
 		;
-	if (pep && pep->eq && a && (info = connreq_info(pep, conn, a))) {
-		/* The EQ outlives the entry even if pep closes now. */
-		eq = pep->eq;
-		__atomic_fetch_add(&eq->refs, 1, __ATOMIC_ACQUIRE);
-		fid = &pep->pep_fid.fid;
-	}
+	if (pep)
+		pep->cm_refs++;
 	iwfi_cm_unlock(fab);
+	if (pep && pep->eq && a)
+		info = connreq_info(pep, conn, a);
 	if (!info) {
 		iwfi_ctx_lock(fab);
 		iwcm_reject(conn, NULL, 0);
 		iwcm_conn_free(conn);
 		iwfi_ctx_unlock(fab);
-		return;
+	} else {
+		cr = iwfi_container_of(info->handle, struct iwfi_connreq, fid);
+		hdr = iwfi_credit_parse(&cr->peer, a->peer_private_data,
+					a->peer_private_data_len);
+		push_cm(pep->eq, FI_CONNREQ, &pep->pep_fid.fid, info,
+			(const uint8_t *)a->peer_private_data + hdr,
+			a->peer_private_data_len - hdr);
 	}
-	cr = iwfi_container_of(info->handle, struct iwfi_connreq, fid);
-	hdr = iwfi_credit_parse(&cr->peer, a->peer_private_data,
-				a->peer_private_data_len);
-	push_cm(eq, FI_CONNREQ, fid, info,
-		(const uint8_t *)a->peer_private_data + hdr,
-		a->peer_private_data_len - hdr);
-	__atomic_fetch_sub(&eq->refs, 1, __ATOMIC_RELEASE);
+	if (!pep)
+		return;
+	iwfi_cm_lock(fab);
+	if (--pep->cm_refs == 0)
+		pthread_cond_broadcast(&fab->cm_cond);
+	iwfi_cm_unlock(fab);
 }
 
 /* The connection is up: create the QP with the held receives queued
@@ -521,8 +528,10 @@ static int cm_wait(struct iwfi_fabric *fab, struct pollfd *p, nfds_t n)
 		unsigned int us;
 		int k;
 
-		/* iwcm_ctx_poll_us(3) is thread-safe. */
+		/* iwcm_ctx_poll_us(3): as iwcm_get_event(). */
+		iwfi_ctx_lock(fab);
 		us = iwcm_ctx_poll_us(fab->ctx);
+		iwfi_ctx_unlock(fab);
 		if (!us)
 			return poll(p, n, CM_POLL_MS);
 		k = poll(p, n, 0);
