@@ -281,6 +281,35 @@ static struct fi_ops_ep ep_ops = {
 	.tx_size_left = iwfi_no_size_left,
 };
 
+/*
+ * fi_endpoint(3): an endpoint opened with a passive endpoint as its
+ * handle takes over the address that one was given (fi_setname()) or
+ * listens at, as its source for fi_connect(); the passive endpoint may
+ * be closed at once.  iwcmd owns the sockets, so nothing is held at that
+ * address until the connection binds it.
+ */
+static int ep_take_name(struct iwfi_ep *ep, fid_t handle)
+{
+	struct iwfi_pep *pep =
+		iwfi_container_of(handle, struct iwfi_pep, pep_fid.fid);
+	const struct sockaddr *sa =
+		pep->listener ? (const struct sockaddr *)&pep->addr :
+				pep->info->src_addr;
+	size_t len = iwfi_sockaddr_len(sa);
+	void *copy = NULL;
+
+	if (len && !(copy = malloc(len)))
+		return -1;
+	if (len)
+		memcpy(copy, sa, len);
+	free(ep->info->src_addr);
+	ep->info->src_addr = copy;
+	ep->info->src_addrlen = len;
+	/* Not a connection request: nothing for fi_accept(). */
+	ep->info->handle = NULL;
+	return 0;
+}
+
 /* fi_endpoint(): an FI_EP_MSG endpoint, for fi_connect() or, with the
  * info of an FI_CONNREQ, fi_accept(). */
 int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
@@ -293,13 +322,20 @@ int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	if (!info || (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
 		      info->ep_attr->type != FI_EP_UNSPEC))
 		return -FI_EINVAL;
-	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ)
+	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ &&
+	    info->handle->fclass != FI_CLASS_PEP)
 		return -FI_EINVAL;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
 	ep->info = fi_dupinfo(info);
 	if (!ep->info) {
+		free(ep);
+		return -FI_ENOMEM;
+	}
+	if (info->handle && info->handle->fclass == FI_CLASS_PEP &&
+	    ep_take_name(ep, info->handle)) {
+		fi_freeinfo(ep->info);
 		free(ep);
 		return -FI_ENOMEM;
 	}
