@@ -14,12 +14,37 @@
  * endpoint one connection and, once established, its QP.
  *
  * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
- * {rma, atomic} -> msg -> {eq, cq, mr} -> attr -> progress; nosys only
- * fills the tables.
+ * {rma, atomic} -> msg -> {eq, cq, mr} -> ep_fsm -> attr -> progress;
+ * nosys only fills the tables.
+ *
+ * Locks, outermost first; a thread holding one never takes one above it:
+ *
+ *   fab->ctx_lock  one libiwcm CM call on the context at a time (iwcm.h:
+ *                  one thread per context): iwcm_connect/accept/reject/
+ *                  listen/listener_close/conn_query/conn_free and the CM
+ *                  thread's iwcm_get_event/ack_event/ctx_poll_us.  Held
+ *                  around that call only, plus cm_lock to publish the
+ *                  connection or
+ *                  listener it made before the CM thread can read its
+ *                  first event.  Never taken with an endpoint's lock or
+ *                  cm_lock held, never across iwcm_destroy_qp().
+ *   fab->cm_lock   the lists eps and peps, their keys (ep->conn,
+ *                  pep->listener) and the CM thread's references to their
+ *                  members (cm_refs, which fi_close() waits out); nothing
+ *                  that writes to iwcmd and no iwcm_destroy_qp() under it.
+ *   cq->lock       a CQ (iwfi_cq.c reads completions, then ends their
+ *                  requests under the endpoint's lock).
+ *   ep->lock       the endpoint's state (iwfi_ep_fsm.c), QP, held and
+ *                  posted requests, credits; no request to iwcmd under it.
+ *   eq->lock       an event queue; innermost (FI_SHUTDOWN may be pushed
+ *                  from under a CQ's lock).
+ *
+ * Where a lock is a rule, the code asserts it (iwfi_held()).
  */
 #ifndef IWFI_H
 #define IWFI_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,6 +63,8 @@
 #include <rdma/providers/fi_prov.h>
 
 #include <iwcm/iwcm.h>
+
+#include "iwfi_ep_fsm.h"
 
 #define IWFI_NAME "iwcm"
 #define IWFI_PROV_VERSION FI_VERSION(1, 0)
@@ -77,12 +104,70 @@ extern struct fi_provider iwfi_prov;
 struct iwfi_ep;
 struct iwfi_pep;
 
+/* Who holds a lock, for assertions (libfabric's ofi_mutex_held()). */
+struct iwfi_owner {
+	pthread_t thread;
+	bool held;
+};
+
+/* Take m and note the owner o. */
+static inline void iwfi_lock(pthread_mutex_t *m, struct iwfi_owner *o)
+{
+	pthread_mutex_lock(m);
+#ifndef NDEBUG
+	o->thread = pthread_self();
+	__atomic_store_n(&o->held, true, __ATOMIC_RELAXED);
+#else
+	(void)o;
+#endif
+}
+
+/* Release m, taken with iwfi_lock(). */
+static inline void iwfi_unlock(pthread_mutex_t *m, struct iwfi_owner *o)
+{
+#ifndef NDEBUG
+	__atomic_store_n(&o->held, false, __ATOMIC_RELAXED);
+#else
+	(void)o;
+#endif
+	pthread_mutex_unlock(m);
+}
+
+/* pthread_cond_wait() on m, taken with iwfi_lock(). */
+static inline void iwfi_cond_wait(pthread_cond_t *c, pthread_mutex_t *m,
+				  struct iwfi_owner *o)
+{
+#ifndef NDEBUG
+	__atomic_store_n(&o->held, false, __ATOMIC_RELAXED);
+#endif
+	pthread_cond_wait(c, m);
+#ifndef NDEBUG
+	o->thread = pthread_self();
+	__atomic_store_n(&o->held, true, __ATOMIC_RELAXED);
+#else
+	(void)o;
+#endif
+}
+
+#ifndef NDEBUG
+/* The calling thread holds the lock o notes (taken with iwfi_lock()). */
+static inline bool iwfi_held(const struct iwfi_owner *o)
+{
+	return __atomic_load_n(&o->held, __ATOMIC_RELAXED) &&
+	       pthread_equal(o->thread, pthread_self());
+}
+#endif
+
 struct iwfi_fabric {
 	struct fid_fabric fabric_fid;
 	struct iwcm_ctx *ctx;
-	/* Serialises every connection manager call on ctx (one thread at a
-	 * time, iwcm.h) and guards the lists below. */
+	/* The lock order is at the top of this file. */
+	pthread_mutex_t ctx_lock;
+	struct iwfi_owner ctx_owner;
 	pthread_mutex_t cm_lock;
+	struct iwfi_owner cm_owner;
+	/* An endpoint's close waits here for the CM thread (ep->cm_refs). */
+	pthread_cond_t cm_cond;
 	struct iwfi_ep *eps;
 	struct iwfi_pep *peps;
 	pthread_t thread;
@@ -94,6 +179,29 @@ struct iwfi_fabric {
 	 * application's calls move the data (iwfi_progress.c). */
 	bool manual;
 };
+
+/* Take the context for one libiwcm CM call (the lock order above). */
+static inline void iwfi_ctx_lock(struct iwfi_fabric *fab)
+{
+	assert(!iwfi_held(&fab->cm_owner));
+	iwfi_lock(&fab->ctx_lock, &fab->ctx_owner);
+}
+
+static inline void iwfi_ctx_unlock(struct iwfi_fabric *fab)
+{
+	iwfi_unlock(&fab->ctx_lock, &fab->ctx_owner);
+}
+
+/* Take the fabric's lists. */
+static inline void iwfi_cm_lock(struct iwfi_fabric *fab)
+{
+	iwfi_lock(&fab->cm_lock, &fab->cm_owner);
+}
+
+static inline void iwfi_cm_unlock(struct iwfi_fabric *fab)
+{
+	iwfi_unlock(&fab->cm_lock, &fab->cm_owner);
+}
 
 struct iwfi_domain {
 	struct fid_domain domain_fid;
@@ -170,15 +278,6 @@ struct iwfi_mr {
 	struct iwcm_mr *mr;
 };
 
-enum iwfi_ep_state {
-	IWFI_EP_IDLE,
-	IWFI_EP_CONNECTING,
-	IWFI_EP_ACCEPTING,
-	IWFI_EP_CONNECTED,
-	IWFI_EP_SHUTDOWN,
-	IWFI_EP_ERROR,
-};
-
 /* What the peer said of its receive credits (iwfi_credit.c). */
 struct iwfi_peer_credit {
 	bool on;
@@ -203,19 +302,20 @@ struct iwfi_ep {
 	bool tx_selective, rx_selective;
 	uint64_t tx_op_flags, rx_op_flags;
 	struct fi_info *info;
+	/* Set with ctx_lock and cm_lock held, cleared once unlinked. */
 	struct iwcm_conn *conn;
+	/* The CM thread's dispatches under way (under cm_lock). */
+	int cm_refs;
 	/* Guards state, qp and the held receives against the CM thread. */
 	pthread_mutex_t lock;
+	struct iwfi_owner lock_owner;
+	/* Changed only by iwfi_ep_fsm() (iwfi_ep_fsm.h). */
 	enum iwfi_ep_state state;
+	/* Set by the CM thread, cleared once unlinked: the CM thread may
+	 * read it under cm_lock. */
 	struct iwcm_qp *qp;
 	struct iwfi_req *held, *held_tail;
 	struct iwfi_req *posted;
-	bool enabled;
-	/* The QP failed or the peer closed: FI_SHUTDOWN is due once every
-	 * posted request has completed and been read (ep->posted empty),
-	 * so that it never overtakes a message already received. */
-	bool peer_closed;
-	bool shutdown_reported;
 	/* The original value of a non-fetching atomic lands here. */
 	uint64_t scratch;
 	struct iwcm_mr *scratch_mr;
@@ -228,13 +328,28 @@ struct iwfi_ep {
 	struct iwfi_peer_credit peer;
 };
 
+/* Take ep->lock, noting the owner for iwfi_ep_fsm()'s assertion. */
+static inline void iwfi_ep_lock(struct iwfi_ep *ep)
+{
+	iwfi_lock(&ep->lock, &ep->lock_owner);
+}
+
+/* Release ep->lock taken with iwfi_ep_lock(). */
+static inline void iwfi_ep_unlock(struct iwfi_ep *ep)
+{
+	iwfi_unlock(&ep->lock, &ep->lock_owner);
+}
+
 struct iwfi_pep {
 	struct fid_pep pep_fid;
 	struct iwfi_pep *next; /* fabric->peps, under cm_lock */
 	struct iwfi_fabric *fabric;
 	struct iwfi_eq *eq;
 	struct fi_info *info;
+	/* Set with ctx_lock and cm_lock held, cleared under cm_lock. */
 	struct iwcm_listener *listener;
+	/* The CM thread's dispatches under way (under cm_lock). */
+	int cm_refs;
 	struct sockaddr_storage addr;
 };
 
@@ -317,7 +432,8 @@ int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 
 /* iwfi_cm.c */
 extern const struct fi_ops_cm iwfi_ep_cm_ops;
-extern const struct fi_ops_cm iwfi_pep_cm_ops;
+struct iwcm_conn_param *iwfi_cm_param(const void *data, size_t len);
+int iwfi_copy_name(const void *sa, size_t len, void *addr, size_t *addrlen);
 int iwfi_cm_start(struct iwfi_fabric *fab);
 void iwfi_cm_stop(struct iwfi_fabric *fab);
 void iwfi_cm_wake(struct iwfi_fabric *fab);

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -34,7 +35,7 @@ void iwfi_cm_wake(struct iwfi_fabric *fab)
 }
 
 /* Parameters of our connections: RFC 6581 enhanced, peer-to-peer. */
-static struct iwcm_conn_param *cm_param(const void *data, size_t len)
+struct iwcm_conn_param *iwfi_cm_param(const void *data, size_t len)
 {
 	struct iwcm_conn_param *p = iwcm_conn_param_new();
 
@@ -61,15 +62,15 @@ static struct iwcm_conn_param *cm_data(struct iwfi_ep *ep, const void *data,
 	uint8_t buf[IWFI_CM_HDR + IWFI_CM_DATA_SIZE];
 	size_t hdr = 0;
 
-	pthread_mutex_lock(&ep->lock);
+	iwfi_ep_lock(ep);
 	if (ep->credit_mr) {
 		iwfi_credit_hdr(ep, buf);
 		hdr = IWFI_CM_HDR;
 	}
-	pthread_mutex_unlock(&ep->lock);
+	iwfi_ep_unlock(ep);
 	if (len)
 		memcpy(buf + hdr, data, len);
-	return cm_param(buf, hdr + len);
+	return iwfi_cm_param(buf, hdr + len);
 }
 
 /* The EQ error of a connection that failed for reason st; with
@@ -100,56 +101,111 @@ static int status_err(enum iwcm_status st, int dflt)
 	}
 }
 
-static void link_ep(struct iwfi_fabric *fab, struct iwfi_ep *ep)
+/* Publish ep under conn, made by the libiwcm call the caller is still
+ * in: the CM thread cannot read conn's first event before it is found. */
+static void link_ep(struct iwfi_fabric *fab, struct iwfi_ep *ep,
+		    struct iwcm_conn *conn)
 {
 	struct iwfi_ep *e;
 
-	for (e = fab->eps; e; e = e->next)
-		if (e == ep)
-			return;
-	ep->next = fab->eps;
-	fab->eps = ep;
+	assert(iwfi_held(&fab->ctx_owner) && !iwfi_held(&ep->lock_owner));
+	iwfi_cm_lock(fab);
+	ep->conn = conn;
+	for (e = fab->eps; e && e != ep; e = e->next)
+		;
+	if (!e) {
+		ep->next = fab->eps;
+		fab->eps = ep;
+	}
+	iwfi_cm_unlock(fab);
 }
 
-/* Forget ep: no event reaches it any more.  Takes cm_lock. */
+/* The endpoint of conn, or of qp, held for the CM thread (ep_put()). */
+static struct iwfi_ep *ep_get(struct iwfi_fabric *fab, struct iwcm_conn *conn,
+			      struct iwcm_qp *qp)
+{
+	struct iwfi_ep *ep;
+
+	iwfi_cm_lock(fab);
+	for (ep = fab->eps; ep; ep = ep->next)
+		if (conn ? ep->conn == conn : ep->qp == qp)
+			break;
+	if (ep)
+		ep->cm_refs++;
+	iwfi_cm_unlock(fab);
+	return ep;
+}
+
+static void ep_put(struct iwfi_fabric *fab, struct iwfi_ep *ep)
+{
+	iwfi_cm_lock(fab);
+	if (--ep->cm_refs == 0)
+		pthread_cond_broadcast(&fab->cm_cond);
+	iwfi_cm_unlock(fab);
+}
+
+/*
+ * Forget ep: no event reaches it any more once the CM thread is done with
+ * it; then destroy its QP and free its connection, with no lock held
+ * across either.
+ */
 void iwfi_cm_unlink_ep(struct iwfi_ep *ep)
 {
 	struct iwfi_fabric *fab = ep->domain->fabric;
 	struct iwfi_ep **pp;
+	struct iwcm_conn *conn;
+	struct iwcm_qp *qp;
 
-	pthread_mutex_lock(&fab->cm_lock);
+	iwfi_cm_lock(fab);
 	for (pp = &fab->eps; *pp; pp = &(*pp)->next) {
 		if (*pp == ep) {
 			*pp = ep->next;
 			break;
 		}
 	}
-	pthread_mutex_lock(&ep->lock);
-	if (ep->qp && iwcm_destroy_qp(ep->qp) == 0)
-		ep->qp = NULL;
-	pthread_mutex_unlock(&ep->lock);
-	iwcm_conn_free(ep->conn);
+	while (ep->cm_refs)
+		iwfi_cond_wait(&fab->cm_cond, &fab->cm_lock, &fab->cm_owner);
+	iwfi_cm_unlock(fab);
+	iwfi_ep_lock(ep);
+	qp = ep->qp;
+	ep->qp = NULL;
+	iwfi_ep_unlock(ep);
+	/* iwcm_destroy_qp() lingers: no lock over it (iwfi.h). */
+	assert(!iwfi_held(&fab->cm_owner) && !iwfi_held(&fab->ctx_owner));
+	if (qp && iwcm_destroy_qp(qp) < 0)
+		IWFI_WARN(FI_LOG_EP_CTRL, "ep %p: iwcm_destroy_qp: %s\n",
+			  (void *)ep, strerror(errno));
+	iwfi_ctx_lock(fab);
+	conn = ep->conn;
 	ep->conn = NULL;
-	pthread_mutex_unlock(&fab->cm_lock);
+	iwcm_conn_free(conn);
+	iwfi_ctx_unlock(fab);
 }
 
-/* Forget pep and close its listener.  Takes cm_lock. */
+/* Forget pep and close its listener. */
 void iwfi_cm_unlink_pep(struct iwfi_pep *pep)
 {
 	struct iwfi_fabric *fab = pep->fabric;
+	struct iwcm_listener *l;
 	struct iwfi_pep **pp;
 
-	pthread_mutex_lock(&fab->cm_lock);
+	iwfi_cm_lock(fab);
 	for (pp = &fab->peps; *pp; pp = &(*pp)->next) {
 		if (*pp == pep) {
 			*pp = pep->next;
 			break;
 		}
 	}
-	if (pep->listener)
-		iwcm_listener_close(pep->listener);
+	l = pep->listener;
 	pep->listener = NULL;
-	pthread_mutex_unlock(&fab->cm_lock);
+	while (pep->cm_refs)
+		iwfi_cond_wait(&fab->cm_cond, &fab->cm_lock, &fab->cm_owner);
+	iwfi_cm_unlock(fab);
+	if (!l)
+		return;
+	iwfi_ctx_lock(fab);
+	iwcm_listener_close(l);
+	iwfi_ctx_unlock(fab);
 }
 
 /* ---- the CM thread ---- */
@@ -209,43 +265,54 @@ static void push_cm(struct iwfi_eq *eq, uint32_t event, fid_t fid,
 	free(e);
 }
 
-static void on_request(struct iwfi_fabric *fab, struct iwcm_event *ev,
-		       struct iwcm_conn *conn)
+/* A connection request for one of our listeners becomes FI_CONNREQ on
+ * its passive endpoint's EQ; one we cannot report is rejected. */
+static void on_request(struct iwfi_fabric *fab, struct iwcm_listener *l,
+		       struct iwcm_conn *conn, const struct iwcm_conn_attr *a)
 {
-	struct iwcm_listener *l = iwcm_event_get_listener(ev);
-	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+	struct fi_info *info = NULL;
+	struct iwfi_connreq *cr;
 	struct iwfi_pep *pep;
-	struct fi_info *info;
+	size_t hdr;
 
+	/* Held by a reference, as endpoints are: fi_close() waits. */
+	iwfi_cm_lock(fab);
 	for (pep = fab->peps; pep && pep->listener != l; pep = pep->next)
 		;
-	if (!pep || !pep->eq || iwcm_conn_query(conn, &a) < 0 ||
-	    !(info = connreq_info(pep, conn, &a))) {
+	if (pep)
+		pep->cm_refs++;
+	iwfi_cm_unlock(fab);
+	if (pep && pep->eq && a)
+		info = connreq_info(pep, conn, a);
+	if (!info) {
+		iwfi_ctx_lock(fab);
 		iwcm_reject(conn, NULL, 0);
 		iwcm_conn_free(conn);
-		return;
-	}
-	{
-		struct iwfi_connreq *cr = iwfi_container_of(
-			info->handle, struct iwfi_connreq, fid);
-		size_t hdr = iwfi_credit_parse(&cr->peer, a.peer_private_data,
-					       a.peer_private_data_len);
-
+		iwfi_ctx_unlock(fab);
+	} else {
+		cr = iwfi_container_of(info->handle, struct iwfi_connreq, fid);
+		hdr = iwfi_credit_parse(&cr->peer, a->peer_private_data,
+					a->peer_private_data_len);
 		push_cm(pep->eq, FI_CONNREQ, &pep->pep_fid.fid, info,
-			(const uint8_t *)a.peer_private_data + hdr,
-			a.peer_private_data_len - hdr);
+			(const uint8_t *)a->peer_private_data + hdr,
+			a->peer_private_data_len - hdr);
 	}
+	if (!pep)
+		return;
+	iwfi_cm_lock(fab);
+	if (--pep->cm_refs == 0)
+		pthread_cond_broadcast(&fab->cm_cond);
+	iwfi_cm_unlock(fab);
 }
 
-/* The connection is up: create the QP and post the held receives. */
-static int ep_established(struct iwfi_ep *ep)
+/* The connection is up: create the QP with the held receives queued
+ * (ep->lock held).  0, or the error that fails the connection. */
+static int ep_create_qp(struct iwfi_ep *ep)
 {
 	struct iwfi_cq *tx = ep->tx_cq ? ep->tx_cq : ep->rx_cq;
 	struct iwfi_cq *rx = ep->rx_cq ? ep->rx_cq : ep->tx_cq;
 	struct iwcm_qp_init_attr qa = { 0 };
 	struct iwcm_recv_wr *chain;
-	struct iwfi_req *failed;
-	int ret = 0;
 
 	if (!tx)
 		return -FI_ENOCQ;
@@ -259,8 +326,9 @@ static int ep_established(struct iwfi_ep *ep)
 	qa.qp_context = ep;
 	qa.comp_mask = IWCM_QP_INIT_ATTR_DISCONNECT_TIMEOUT;
 	qa.disconnect_timeout_ms = IWFI_LINGER_MS;
-	pthread_mutex_lock(&ep->lock);
-	/* The held receives are queued before the QP reads a Send. */
+	/* The held receives are queued before the QP reads a Send.
+	 * iwcm_create_qp() only takes the socket iwcmd handed over: no
+	 * request to iwcmd under the lock. */
 	chain = iwfi_msg_chain_held(ep, qa.max_recv_wr);
 	if (chain) {
 		qa.comp_mask |= IWCM_QP_INIT_ATTR_RECV_WR;
@@ -268,128 +336,166 @@ static int ep_established(struct iwfi_ep *ep)
 	}
 	ep->qp = iwcm_create_qp(ep->conn, ep->domain->pd, &qa);
 	iwfi_msg_chain_done(ep, chain, ep->qp != NULL);
-	if (!ep->qp) {
-		ret = -iwfi_errno(errno);
-		ep->state = IWFI_EP_ERROR;
-		failed = iwfi_msg_take_held(ep);
-	} else {
-		ep->state = IWFI_EP_CONNECTED;
+	return ep->qp ? 0 : -iwfi_errno(errno);
+}
+
+/* The EQ error of a failed connection, what iwcm says of it. */
+static int conn_err(enum iwcm_cm_event_type type,
+		    const struct iwcm_conn_attr *a)
+{
+	switch (type) {
+	case IWCM_CM_EVENT_REJECTED:
+		return FI_ECONNREFUSED;
+	case IWCM_CM_EVENT_UNREACHABLE:
+		return status_err(a->reason, FI_EHOSTUNREACH);
+	default:
+		return status_err(a->reason, FI_ECONNABORTED);
+	}
+}
+
+static enum iwfi_ep_event conn_event(enum iwcm_cm_event_type type)
+{
+	switch (type) {
+	case IWCM_CM_EVENT_ESTABLISHED:
+		return IWFI_EP_EV_ESTABLISHED;
+	case IWCM_CM_EVENT_REJECTED:
+		return IWFI_EP_EV_REJECTED;
+	case IWCM_CM_EVENT_UNREACHABLE:
+		return IWFI_EP_EV_UNREACHABLE;
+	default:
+		return IWFI_EP_EV_ERROR;
+	}
+}
+
+/* The outcome of an endpoint's connection, through its FSM; the QP is
+ * made before ESTABLISHED is fed, so that a failure feeds ERROR instead. */
+static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
+			  struct iwcm_conn *conn,
+			  const struct iwcm_conn_attr *a)
+{
+	enum iwfi_ep_event ev = conn_event(type);
+	const struct iwfi_ep_fsm_row *row;
+	struct iwfi_req *failed = NULL;
+	struct iwfi_ep *ep;
+	size_t hdr = 0;
+	int act, err = a ? conn_err(type, a) : FI_ECONNABORTED;
+
+	ep = ep_get(fab, conn, NULL);
+	if (!ep)
+		return;
+	iwfi_ep_lock(ep);
+	row = iwfi_ep_fsm_lookup(ep->state, ev);
+	if (row && row->action == IWFI_EP_A_CONNECTED) {
+		int ret = a ? 0 : -FI_ECONNABORTED;
+
+		if (!ret && a->initiator)
+			hdr = iwfi_credit_parse(&ep->peer, a->peer_private_data,
+						a->peer_private_data_len);
+		if (!ret)
+			ret = ep_create_qp(ep);
+		if (ret) {
+			IWFI_WARN(FI_LOG_EP_CTRL, "ep %p: iwcm_create_qp: %d\n",
+				  (void *)ep, ret);
+			ev = IWFI_EP_EV_ERROR;
+			err = -ret;
+			failed = iwfi_msg_take_held(ep);
+		}
+	}
+	act = iwfi_ep_fsm(ep, ev);
+	if (act == IWFI_EP_A_CONNECTED) {
 		failed = iwfi_msg_post_held(ep);
 		iwfi_credit_update(ep);
 	}
-	pthread_mutex_unlock(&ep->lock);
+	iwfi_ep_unlock(ep);
 	iwfi_msg_cancel_list(ep, failed);
-	return ret;
-}
-
-static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
-			  struct iwcm_conn *conn)
-{
-	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
-	struct iwfi_ep *ep;
-	size_t hdr = 0;
-	int ret, err;
-
-	for (ep = fab->eps; ep && ep->conn != conn; ep = ep->next)
-		;
-	if (!ep || !ep->eq || iwcm_conn_query(conn, &a) < 0)
-		return;
-	switch (type) {
-	case IWCM_CM_EVENT_ESTABLISHED:
-		if (a.initiator) {
-			pthread_mutex_lock(&ep->lock);
-			hdr = iwfi_credit_parse(&ep->peer, a.peer_private_data,
-						a.peer_private_data_len);
-			pthread_mutex_unlock(&ep->lock);
-		}
-		ret = ep_established(ep);
-		if (ret) {
-			IWFI_WARN(FI_LOG_EP_CTRL, "iwcm_create_qp: %d\n", ret);
-			iwfi_eq_push_err(ep->eq, &ep->ep_fid.fid,
-					 ep->ep_fid.fid.context, -ret, 0, NULL,
-					 0);
-			return;
-		}
+	if (act == IWFI_EP_A_CONNECTED) {
 		/* The initiator gets the responder's private data. */
 		push_cm(ep->eq, FI_CONNECTED, &ep->ep_fid.fid, NULL,
-			a.initiator ?
-				(const uint8_t *)a.peer_private_data + hdr :
+			a->initiator ?
+				(const uint8_t *)a->peer_private_data + hdr :
 				NULL,
-			a.initiator ? a.peer_private_data_len - hdr : 0);
-		return;
-	case IWCM_CM_EVENT_REJECTED:
-		err = FI_ECONNREFUSED;
-		break;
-	case IWCM_CM_EVENT_UNREACHABLE:
-		err = status_err(a.reason, FI_EHOSTUNREACH);
-		break;
-	default:
-		err = status_err(a.reason, FI_ECONNABORTED);
-		break;
+			a->initiator ? a->peer_private_data_len - hdr : 0);
+	} else if (act == IWFI_EP_A_FAIL) {
+		IWFI_INFO(FI_LOG_EP_CTRL, "%s: %s\n", iwcm_cm_event_str(type),
+			  a ? iwcm_status_str(a->reason) : "?");
+		/* fi_eq(3): the peer's reject data are the entry's
+		 * err_data. */
+		iwfi_eq_push_err(ep->eq, &ep->ep_fid.fid,
+				 ep->ep_fid.fid.context, err,
+				 a ? (int)a->reason : 0,
+				 a && type == IWCM_CM_EVENT_REJECTED ?
+					 a->peer_private_data :
+					 NULL,
+				 a && type == IWCM_CM_EVENT_REJECTED ?
+					 a->peer_private_data_len :
+					 0);
 	}
-	pthread_mutex_lock(&ep->lock);
-	ep->state = IWFI_EP_ERROR;
-	pthread_mutex_unlock(&ep->lock);
-	IWFI_INFO(FI_LOG_EP_CTRL, "%s: %s\n", iwcm_cm_event_str(type),
-		  iwcm_status_str(a.reason));
-	/* fi_eq(3): the peer's reject data are the entry's err_data. */
-	iwfi_eq_push_err(
-		ep->eq, &ep->ep_fid.fid, ep->ep_fid.fid.context, err,
-		(int)a.reason,
-		type == IWCM_CM_EVENT_REJECTED ? a.peer_private_data : NULL,
-		type == IWCM_CM_EVENT_REJECTED ? a.peer_private_data_len : 0);
+	ep_put(fab, ep);
 }
 
+/* The QP is in error: every posted request completes (flushed if
+ * nothing else); FI_SHUTDOWN follows the last one read. */
 static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 {
 	struct iwfi_ep *ep;
-	bool report;
+	int act = IWFI_EP_A_NONE;
 
 	if (!ae->qp) {
 		IWFI_WARN(FI_LOG_CQ, "completion queue overflow\n");
 		return;
 	}
-	for (ep = fab->eps; ep && ep->qp != ae->qp; ep = ep->next)
-		;
+	ep = ep_get(fab, NULL, ae->qp);
 	if (!ep)
 		return;
 	if (ae->type == IWCM_EVENT_QP_TERMINATE)
 		IWFI_INFO(FI_LOG_EP_CTRL,
 			  "Terminate: layer %u type %u code %u\n",
 			  ae->term_layer, ae->term_etype, ae->term_ecode);
-	/* The QP is in error: every posted request completes (flushed if
-	 * nothing else); FI_SHUTDOWN follows the last one read. */
-	pthread_mutex_lock(&ep->lock);
-	ep->peer_closed = true;
-	report = !ep->posted && !ep->shutdown_reported && ep->eq;
-	if (report)
-		ep->shutdown_reported = true;
-	if (ep->state == IWFI_EP_CONNECTED)
-		ep->state = IWFI_EP_SHUTDOWN;
-	pthread_mutex_unlock(&ep->lock);
-	if (report)
+	iwfi_ep_lock(ep);
+	if (iwfi_ep_fsm(ep, IWFI_EP_EV_QP_ERROR) >= 0 && !ep->posted)
+		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
+	iwfi_ep_unlock(ep);
+	if (act == IWFI_EP_A_SHUTDOWN)
 		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
+	ep_put(fab, ep);
 }
 
+/* Read the context's events, one at a time under ctx_lock, and hand
+ * each out with none held. */
 static void cm_drain(struct iwfi_fabric *fab)
 {
 	struct iwcm_async_event ae;
-	struct iwcm_event *ev;
 
-	pthread_mutex_lock(&fab->cm_lock);
-	while (iwcm_get_event(fab->ctx, &ev) == 0) {
-		enum iwcm_cm_event_type type = iwcm_event_get_type(ev);
-		struct iwcm_conn *conn = iwcm_event_get_conn(ev);
+	for (;;) {
+		struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_ALL };
+		enum iwcm_cm_event_type type;
+		struct iwcm_listener *l;
+		struct iwcm_conn *conn;
+		struct iwcm_event *ev;
+		bool known;
 
+		iwfi_ctx_lock(fab);
+		if (iwcm_get_event(fab->ctx, &ev) < 0) {
+			iwfi_ctx_unlock(fab);
+			break;
+		}
+		type = iwcm_event_get_type(ev);
+		conn = iwcm_event_get_conn(ev);
+		l = iwcm_event_get_listener(ev);
+		/* What it points to lives as long as conn. */
+		known = iwcm_conn_query(conn, &a) == 0;
+		iwfi_ctx_unlock(fab);
 		if (type == IWCM_CM_EVENT_CONNECT_REQUEST)
-			on_request(fab, ev, conn);
+			on_request(fab, l, conn, known ? &a : NULL);
 		else
-			on_conn_event(fab, type, conn);
+			on_conn_event(fab, type, conn, known ? &a : NULL);
+		iwfi_ctx_lock(fab);
 		iwcm_ack_event(ev);
+		iwfi_ctx_unlock(fab);
 	}
+	/* iwcm_get_async_event(3) is thread-safe. */
 	while (iwcm_get_async_event(fab->ctx, &ae) == 0)
 		on_async(fab, &ae);
-	pthread_mutex_unlock(&fab->cm_lock);
 }
 
 /* Between two polls of a spin, about 3 us without a system call, as
@@ -422,9 +528,10 @@ static int cm_wait(struct iwfi_fabric *fab, struct pollfd *p, nfds_t n)
 		unsigned int us;
 		int k;
 
-		pthread_mutex_lock(&fab->cm_lock);
+		/* iwcm_ctx_poll_us(3): as iwcm_get_event(). */
+		iwfi_ctx_lock(fab);
 		us = iwcm_ctx_poll_us(fab->ctx);
-		pthread_mutex_unlock(&fab->cm_lock);
+		iwfi_ctx_unlock(fab);
 		if (!us)
 			return poll(p, n, CM_POLL_MS);
 		k = poll(p, n, 0);
@@ -461,7 +568,11 @@ int iwfi_cm_start(struct iwfi_fabric *fab)
 	fab->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (fab->wake_fd < 0)
 		return -FI_EOTHER;
+	pthread_mutex_init(&fab->ctx_lock, NULL);
+	pthread_cond_init(&fab->cm_cond, NULL);
 	if (pthread_create(&fab->thread, NULL, cm_thread, fab)) {
+		pthread_cond_destroy(&fab->cm_cond);
+		pthread_mutex_destroy(&fab->ctx_lock);
 		close(fab->wake_fd);
 		return -FI_EOTHER;
 	}
@@ -477,6 +588,8 @@ void iwfi_cm_stop(struct iwfi_fabric *fab)
 	__atomic_store_n(&fab->stop, 1, __ATOMIC_RELEASE);
 	iwfi_cm_wake(fab);
 	pthread_join(fab->thread, NULL);
+	pthread_cond_destroy(&fab->cm_cond);
+	pthread_mutex_destroy(&fab->ctx_lock);
 	close(fab->wake_fd);
 	fab->thread_running = false;
 }
@@ -505,7 +618,8 @@ static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 	return 0;
 }
 
-static int copy_name(const void *sa, size_t len, void *addr, size_t *addrlen)
+/* Copy an address out as fi_getname(3) says. */
+int iwfi_copy_name(const void *sa, size_t len, void *addr, size_t *addrlen)
 {
 	size_t cap = *addrlen;
 
@@ -524,19 +638,18 @@ static int ep_name(fid_t fid, void *addr, size_t *addrlen, bool peer)
 	struct iwfi_fabric *fab = ep->domain->fabric;
 	struct iwcm_conn_attr a = { .comp_mask = IWCM_CONN_ATTR_LOCAL_ADDR };
 	const struct sockaddr *sa = NULL;
-	int ret;
 
-	pthread_mutex_lock(&fab->cm_lock);
+	/* ep->conn changes only under ctx_lock while ep is open. */
+	iwfi_ctx_lock(fab);
 	if (ep->conn && iwcm_conn_query(ep->conn, &a) == 0)
 		sa = (const struct sockaddr *)(peer ? &a.peer_addr :
 						      &a.local_addr);
+	iwfi_ctx_unlock(fab);
 	if (sa && !peer && !(a.comp_mask & IWCM_CONN_ATTR_LOCAL_ADDR))
 		sa = NULL;
 	if (!sa)
 		sa = peer ? ep->info->dest_addr : ep->info->src_addr;
-	ret = copy_name(sa, iwfi_sockaddr_len(sa), addr, addrlen);
-	pthread_mutex_unlock(&fab->cm_lock);
-	return ret;
+	return iwfi_copy_name(sa, iwfi_sockaddr_len(sa), addr, addrlen);
 }
 
 static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
@@ -549,6 +662,32 @@ static int ep_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
 	return ep_name(&ep->fid, addr, addrlen, true);
 }
 
+/* Feed ev to ep under its lock. */
+static int ep_event(struct iwfi_ep *ep, enum iwfi_ep_event ev)
+{
+	int act;
+
+	iwfi_ep_lock(ep);
+	act = iwfi_ep_fsm(ep, ev);
+	iwfi_ep_unlock(ep);
+	return act;
+}
+
+/* Remember where ep connects to, for fi_getpeer() before the connection
+ * knows it. */
+static void ep_set_dest(struct iwfi_ep *ep, const void *addr)
+{
+	size_t len = iwfi_sockaddr_len(addr);
+	void *copy = malloc(len);
+
+	if (!copy)
+		return;
+	memcpy(copy, addr, len);
+	free(ep->info->dest_addr);
+	ep->info->dest_addr = copy;
+	ep->info->dest_addrlen = len;
+}
+
 static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 		      const void *param, size_t paramlen)
 {
@@ -557,7 +696,7 @@ static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 	const struct sockaddr *src = ep->info->src_addr;
 	struct iwcm_conn_param *p;
 	struct iwcm_conn *conn;
-	int e;
+	int act, e;
 
 	if (!addr || !iwfi_sockaddr_len(addr))
 		return -FI_EINVAL;
@@ -565,36 +704,31 @@ static int ep_connect(struct fid_ep *ep_fid, const void *addr,
 		return -FI_EINVAL;
 	if (!ep->eq)
 		return -FI_ENOEQ;
-	if (ep->state != IWFI_EP_IDLE)
-		return -FI_EOPBADSTATE;
 	/* A source of another family cannot be bound. */
 	if (src && src->sa_family != ((const struct sockaddr *)addr)->sa_family)
 		src = NULL;
 	p = cm_data(ep, param, paramlen);
 	if (!p)
 		return -FI_ENOMEM;
-	pthread_mutex_lock(&fab->cm_lock);
+	act = ep_event(ep, IWFI_EP_EV_CONNECT);
+	if (act != IWFI_EP_A_REQUEST) {
+		iwcm_conn_param_free(p);
+		return act < 0 ? act : -FI_EOPBADSTATE;
+	}
+	iwfi_ctx_lock(fab);
 	conn = iwcm_connect(fab->ctx, addr, src, p);
 	e = errno;
-	if (conn) {
-		ep->conn = conn;
-		ep->state = IWFI_EP_CONNECTING;
-		ep->info->dest_addr =
-			realloc(ep->info->dest_addr, iwfi_sockaddr_len(addr));
-		if (ep->info->dest_addr) {
-			ep->info->dest_addrlen = iwfi_sockaddr_len(addr);
-			memcpy(ep->info->dest_addr, addr,
-			       ep->info->dest_addrlen);
-		}
-		link_ep(fab, ep);
-	}
-	pthread_mutex_unlock(&fab->cm_lock);
+	if (conn)
+		link_ep(fab, ep, conn);
+	iwfi_ctx_unlock(fab);
 	iwcm_conn_param_free(p);
-	iwfi_cm_wake(fab);
 	if (!conn) {
+		ep_event(ep, IWFI_EP_EV_REQUEST_FAILED);
 		IWFI_WARN(FI_LOG_EP_CTRL, "iwcm_connect: %s\n", strerror(e));
 		return -iwfi_errno(e);
 	}
+	ep_set_dest(ep, addr);
+	iwfi_cm_wake(fab);
 	return 0;
 }
 
@@ -604,35 +738,37 @@ static int ep_accept(struct fid_ep *ep_fid, const void *param, size_t paramlen)
 	struct iwfi_fabric *fab = ep->domain->fabric;
 	struct iwfi_connreq *cr;
 	struct iwcm_conn_param *p;
-	int ret, e;
+	int ret, act, e;
 
 	if (paramlen > IWFI_CM_DATA_SIZE)
 		return -FI_EINVAL;
 	if (!ep->eq)
 		return -FI_ENOEQ;
-	if (!ep->info->handle || ep->info->handle->fclass != FI_CLASS_CONNREQ ||
-	    ep->state != IWFI_EP_IDLE)
+	if (!ep->info->handle || ep->info->handle->fclass != FI_CLASS_CONNREQ)
 		return -FI_EOPBADSTATE;
 	cr = iwfi_container_of(ep->info->handle, struct iwfi_connreq, fid);
-	pthread_mutex_lock(&ep->lock);
-	ep->peer = cr->peer;
-	pthread_mutex_unlock(&ep->lock);
 	p = cm_data(ep, param, paramlen);
 	if (!p)
 		return -FI_ENOMEM;
-	pthread_mutex_lock(&fab->cm_lock);
-	ep->conn = cr->conn;
-	ep->state = IWFI_EP_ACCEPTING;
-	link_ep(fab, ep);
+	iwfi_ep_lock(ep);
+	act = iwfi_ep_fsm(ep, IWFI_EP_EV_ACCEPT);
+	if (act == IWFI_EP_A_REQUEST)
+		ep->peer = cr->peer;
+	iwfi_ep_unlock(ep);
+	if (act != IWFI_EP_A_REQUEST) {
+		iwcm_conn_param_free(p);
+		return act < 0 ? act : -FI_EOPBADSTATE;
+	}
+	iwfi_ctx_lock(fab);
+	/* The connection now belongs to ep (freed with it). */
+	link_ep(fab, ep, cr->conn);
 	ret = iwcm_accept(cr->conn, p);
 	e = errno;
-	if (ret) {
-		ep->state = IWFI_EP_ERROR;
-	}
-	pthread_mutex_unlock(&fab->cm_lock);
+	iwfi_ctx_unlock(fab);
 	iwcm_conn_param_free(p);
+	if (ret)
+		ep_event(ep, IWFI_EP_EV_REQUEST_FAILED);
 	iwfi_cm_wake(fab);
-	/* The connection now belongs to ep (freed with it). */
 	ep->info->handle = NULL;
 	free(cr);
 	return ret ? -iwfi_errno(e) : 0;
@@ -641,16 +777,19 @@ static int ep_accept(struct fid_ep *ep_fid, const void *param, size_t paramlen)
 static int ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)
 {
 	struct iwfi_ep *ep = ep_of(&ep_fid->fid);
-	int ret = 0;
+	struct iwcm_qp *qp;
+	int act;
 
-	pthread_mutex_lock(&ep->lock);
+	iwfi_ep_lock(ep);
+	act = iwfi_ep_fsm(ep, IWFI_EP_EV_SHUTDOWN);
+	qp = ep->qp;
+	iwfi_ep_unlock(ep);
+	if (act < 0)
+		return act;
 	/* RFC 5040 §6.2: the LLP's graceful close after what is queued. */
-	if (ep->qp && iwcm_qp_disconnect(ep->qp) < 0)
-		ret = -iwfi_errno(errno);
-	if (ep->state == IWFI_EP_CONNECTED)
-		ep->state = IWFI_EP_SHUTDOWN;
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	if (act == IWFI_EP_A_DISCONNECT && iwcm_qp_disconnect(qp) < 0)
+		return -iwfi_errno(errno);
+	return 0;
 }
 
 static int cm_listen_none(struct fid_pep *pep)
@@ -680,138 +819,5 @@ const struct fi_ops_cm iwfi_ep_cm_ops = {
 	.accept = ep_accept,
 	.reject = ep_reject_none,
 	.shutdown = ep_shutdown,
-	.join = cm_join_none,
-};
-
-/* ---- passive endpoints ---- */
-
-static struct iwfi_pep *pep_of(fid_t fid)
-{
-	return iwfi_container_of(fid, struct iwfi_pep, pep_fid.fid);
-}
-
-static int pep_setname(fid_t fid, void *addr, size_t addrlen)
-{
-	struct iwfi_pep *pep = pep_of(fid);
-	void *copy;
-
-	if (pep->listener)
-		return -FI_EOPBADSTATE;
-	if (!iwfi_sockaddr_len(addr) || addrlen < iwfi_sockaddr_len(addr))
-		return -FI_EINVAL;
-	copy = malloc(addrlen);
-	if (!copy)
-		return -FI_ENOMEM;
-	memcpy(copy, addr, addrlen);
-	free(pep->info->src_addr);
-	pep->info->src_addr = copy;
-	pep->info->src_addrlen = addrlen;
-	return 0;
-}
-
-static int pep_getname(fid_t fid, void *addr, size_t *addrlen)
-{
-	struct iwfi_pep *pep = pep_of(fid);
-	const struct sockaddr *sa = pep->info->src_addr;
-
-	if (pep->listener)
-		sa = (const struct sockaddr *)&pep->addr;
-	return copy_name(sa, iwfi_sockaddr_len(sa), addr, addrlen);
-}
-
-static int pep_listen(struct fid_pep *pep_fid)
-{
-	struct iwfi_pep *pep = pep_of(&pep_fid->fid);
-	struct iwfi_fabric *fab = pep->fabric;
-	struct sockaddr_in any = { .sin_family = AF_INET };
-	const struct sockaddr *sa = pep->info->src_addr, *bound;
-	struct iwcm_conn_param *p;
-	int e;
-
-	if (pep->listener)
-		return 0;
-	if (!pep->eq)
-		return -FI_ENOEQ;
-	if (!sa)
-		sa = (const struct sockaddr *)&any;
-	p = cm_param(NULL, 0);
-	if (!p)
-		return -FI_ENOMEM;
-	pthread_mutex_lock(&fab->cm_lock);
-	pep->listener = iwcm_listen(fab->ctx, sa, NULL, p, 0);
-	e = errno;
-	if (pep->listener) {
-		bound = iwcm_listener_get_addr(pep->listener);
-		memcpy(&pep->addr, bound, iwfi_sockaddr_len(bound));
-		pep->next = fab->peps;
-		fab->peps = pep;
-	}
-	pthread_mutex_unlock(&fab->cm_lock);
-	iwcm_conn_param_free(p);
-	iwfi_cm_wake(fab);
-	if (!pep->listener) {
-		IWFI_WARN(FI_LOG_EP_CTRL, "iwcm_listen: %s\n", strerror(e));
-		return -iwfi_errno(e);
-	}
-	return 0;
-}
-
-/* fi_reject(): an MPA Reply with the R bit and the caller's private data
- * (RFC 5044 §7.1.2). */
-static int pep_reject(struct fid_pep *pep_fid, fid_t handle, const void *param,
-		      size_t paramlen)
-{
-	struct iwfi_pep *pep = pep_of(&pep_fid->fid);
-	struct iwfi_fabric *fab = pep->fabric;
-	struct iwfi_connreq *cr;
-	int ret, e;
-
-	if (!handle || handle->fclass != FI_CLASS_CONNREQ)
-		return -FI_EINVAL;
-	if (paramlen > IWFI_CM_DATA_SIZE)
-		return -FI_EINVAL;
-	cr = iwfi_container_of(handle, struct iwfi_connreq, fid);
-	pthread_mutex_lock(&fab->cm_lock);
-	ret = iwcm_reject(cr->conn, param, paramlen);
-	e = errno;
-	iwcm_conn_free(cr->conn);
-	pthread_mutex_unlock(&fab->cm_lock);
-	free(cr);
-	iwfi_cm_wake(fab);
-	return ret ? -iwfi_errno(e) : 0;
-}
-
-static int pep_getpeer_none(struct fid_ep *ep, void *addr, size_t *addrlen)
-{
-	return -FI_EOPNOTSUPP;
-}
-
-static int pep_connect_none(struct fid_ep *ep, const void *addr,
-			    const void *param, size_t paramlen)
-{
-	return -FI_EOPNOTSUPP;
-}
-
-static int pep_accept_none(struct fid_ep *ep, const void *param,
-			   size_t paramlen)
-{
-	return -FI_EOPNOTSUPP;
-}
-
-static int pep_shutdown_none(struct fid_ep *ep, uint64_t flags)
-{
-	return -FI_EOPNOTSUPP;
-}
-
-const struct fi_ops_cm iwfi_pep_cm_ops = {
-	.size = sizeof(struct fi_ops_cm),
-	.setname = pep_setname,
-	.getname = pep_getname,
-	.getpeer = pep_getpeer_none,
-	.connect = pep_connect_none,
-	.listen = pep_listen,
-	.accept = pep_accept_none,
-	.reject = pep_reject,
-	.shutdown = pep_shutdown_none,
 	.join = cm_join_none,
 };

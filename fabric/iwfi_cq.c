@@ -77,16 +77,14 @@ void iwfi_req_unlink(struct iwfi_req *req)
 static void req_done(struct iwfi_req *req)
 {
 	struct iwfi_ep *ep = req->ep;
-	bool report;
+	int act = IWFI_EP_A_NONE;
 
-	pthread_mutex_lock(&ep->lock);
+	iwfi_ep_lock(ep);
 	iwfi_req_unlink(req);
-	report = ep->peer_closed && !ep->posted && !ep->shutdown_reported &&
-		 ep->eq;
-	if (report)
-		ep->shutdown_reported = true;
-	pthread_mutex_unlock(&ep->lock);
-	if (report)
+	if (!ep->posted)
+		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
+	iwfi_ep_unlock(ep);
+	if (act == IWFI_EP_A_SHUTDOWN)
 		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
 }
 

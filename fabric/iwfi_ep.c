@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,15 +29,11 @@ static struct iwfi_ep *ep_of(fid_t fid)
  * reaches IWCM_QPS_ERROR when the peer has closed too, or when the
  * disconnect timeout given at creation runs out.
  */
-static void ep_linger(struct iwfi_ep *ep)
+static void ep_linger(struct iwfi_ep *ep, struct iwcm_qp *qp)
 {
 	struct iwcm_qp_attr a = { 0 };
-	struct iwcm_qp *qp;
 	int i;
 
-	pthread_mutex_lock(&ep->lock);
-	qp = ep->qp;
-	pthread_mutex_unlock(&ep->lock);
 	if (!qp || iwcm_qp_disconnect(qp) < 0)
 		return;
 	for (i = 0; i < IWFI_LINGER_MS + 100; i++) {
@@ -54,8 +51,16 @@ static int ep_close(struct fid *fid)
 {
 	struct iwfi_ep *ep = ep_of(fid);
 	struct iwfi_req *req;
+	struct iwcm_qp *qp;
+	int act;
 
-	ep_linger(ep);
+	/* From here the CM thread reports nothing more of ep. */
+	iwfi_ep_lock(ep);
+	act = iwfi_ep_fsm(ep, IWFI_EP_EV_CLOSE);
+	qp = ep->qp;
+	iwfi_ep_unlock(ep);
+	if (act == IWFI_EP_A_LINGER)
+		ep_linger(ep, qp);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);
@@ -113,8 +118,12 @@ static int bind_cq(struct iwfi_ep *ep, struct iwfi_cq *cq, uint64_t flags)
 static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
 	struct iwfi_ep *ep = ep_of(fid);
+	bool enabled;
 
-	if (ep->enabled && bfid->fclass != FI_CLASS_EQ)
+	iwfi_ep_lock(ep);
+	enabled = iwfi_ep_state_enabled(ep->state);
+	iwfi_ep_unlock(ep);
+	if (enabled && bfid->fclass != FI_CLASS_EQ)
 		return -FI_EOPBADSTATE;
 	switch (bfid->fclass) {
 	case FI_CLASS_EQ:
@@ -134,10 +143,12 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	}
 }
 
-static int ep_enable(struct iwfi_ep *ep)
+/* The MRs of an endpoint: the scratch word of non-fetching atomics and
+ * the credit word the peer writes (ep->lock held). */
+static int ep_reg(struct iwfi_ep *ep)
 {
-	if (ep->enabled)
-		return 0;
+	int e;
+
 	if (!ep->tx_cq && !ep->rx_cq)
 		return -FI_ENOCQ;
 	if (!ep->eq)
@@ -152,14 +163,28 @@ static int ep_enable(struct iwfi_ep *ep)
 		ep->domain->pd, &ep->credit_word, sizeof(ep->credit_word),
 		IWCM_ACCESS_LOCAL_WRITE | IWCM_ACCESS_REMOTE_WRITE);
 	if (!ep->credit_mr) {
-		int e = errno;
-
+		e = errno;
 		iwcm_dereg_mr(ep->scratch_mr);
 		ep->scratch_mr = NULL;
 		return -iwfi_errno(e);
 	}
-	ep->enabled = true;
 	return 0;
+}
+
+static int ep_enable(struct iwfi_ep *ep)
+{
+	const struct iwfi_ep_fsm_row *row;
+	int ret = 0;
+
+	iwfi_ep_lock(ep);
+	/* Registering may fail: only then is the state left as it was. */
+	row = iwfi_ep_fsm_lookup(ep->state, IWFI_EP_EV_ENABLE);
+	if (row && row->action == IWFI_EP_A_ENABLE)
+		ret = ep_reg(ep);
+	if (!ret)
+		ret = iwfi_ep_fsm(ep, IWFI_EP_EV_ENABLE);
+	iwfi_ep_unlock(ep);
+	return ret < 0 ? ret : 0;
 }
 
 static int ep_control(struct fid *fid, int command, void *arg)
@@ -256,6 +281,35 @@ static struct fi_ops_ep ep_ops = {
 	.tx_size_left = iwfi_no_size_left,
 };
 
+/*
+ * fi_endpoint(3): an endpoint opened with a passive endpoint as its
+ * handle takes over the address that one was given (fi_setname()) or
+ * listens at, as its source for fi_connect(); the passive endpoint may
+ * be closed at once.  iwcmd owns the sockets, so nothing is held at that
+ * address until the connection binds it.
+ */
+static int ep_take_name(struct iwfi_ep *ep, fid_t handle)
+{
+	struct iwfi_pep *pep =
+		iwfi_container_of(handle, struct iwfi_pep, pep_fid.fid);
+	const struct sockaddr *sa =
+		pep->listener ? (const struct sockaddr *)&pep->addr :
+				pep->info->src_addr;
+	size_t len = iwfi_sockaddr_len(sa);
+	void *copy = NULL;
+
+	if (len && !(copy = malloc(len)))
+		return -1;
+	if (len)
+		memcpy(copy, sa, len);
+	free(ep->info->src_addr);
+	ep->info->src_addr = copy;
+	ep->info->src_addrlen = len;
+	/* Not a connection request: nothing for fi_accept(). */
+	ep->info->handle = NULL;
+	return 0;
+}
+
 /* fi_endpoint(): an FI_EP_MSG endpoint, for fi_connect() or, with the
  * info of an FI_CONNREQ, fi_accept(). */
 int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
@@ -268,13 +322,20 @@ int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	if (!info || (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
 		      info->ep_attr->type != FI_EP_UNSPEC))
 		return -FI_EINVAL;
-	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ)
+	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ &&
+	    info->handle->fclass != FI_CLASS_PEP)
 		return -FI_EINVAL;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
 	ep->info = fi_dupinfo(info);
 	if (!ep->info) {
+		free(ep);
+		return -FI_ENOMEM;
+	}
+	if (info->handle && info->handle->fclass == FI_CLASS_PEP &&
+	    ep_take_name(ep, info->handle)) {
+		fi_freeinfo(ep->info);
 		free(ep);
 		return -FI_ENOMEM;
 	}
@@ -288,7 +349,7 @@ int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 		ep->info->rx_attr->size = IWFI_MAX_QUEUE;
 	pthread_mutex_init(&ep->lock, NULL);
 	ep->domain = dom;
-	ep->state = IWFI_EP_IDLE;
+	ep->state = IWFI_EP_S_IDLE;
 	ep->cm_data_size = IWFI_CM_DATA_SIZE;
 	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;

@@ -71,7 +71,7 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 
 	for (int tries = 0;; tries++) {
 		pthread_mutex_lock(&ep->lock);
-		if (!ep->qp || ep->state != IWFI_EP_CONNECTED) {
+		if (!ep->qp || ep->state != IWFI_EP_S_CONNECTED) {
 			pthread_mutex_unlock(&ep->lock);
 			return -FI_ENOTCONN;
 		}
@@ -284,7 +284,7 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 		}
 		return 0;
 	}
-	if (ep->state == IWFI_EP_ERROR || ep->state == IWFI_EP_SHUTDOWN) {
+	if (!iwfi_ep_state_holds(ep->state)) {
 		pthread_mutex_unlock(&ep->lock);
 		iwfi_req_free(req);
 		return -FI_ENOTCONN;

@@ -32,3 +32,21 @@ check_fabric_rxm_LDADD = $(check_fabric_LDADD)
 # (examples/mpi-mesh).  Both SKIP without Open MPI.
 TESTS += integ/mpi.sh integ/mpi_mesh.sh
 EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh
+
+# The endpoint's transition table (fabric/iwfi_ep_fsm.c) against its
+# specification, every state x event pair; libfabric only for the log.
+check_PROGRAMS += check_fabric_ep_fsm
+TESTS += check_fabric_ep_fsm
+check_fabric_ep_fsm_SOURCES = check_fabric_ep_fsm.c ../fabric/iwfi_ep_fsm.c
+check_fabric_ep_fsm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/fabric \
+	-I$(top_srcdir)/include
+check_fabric_ep_fsm_CFLAGS = $(AM_CFLAGS) $(LIBFABRIC_CFLAGS) -pthread
+check_fabric_ep_fsm_LDADD = $(LIBFABRIC_LIBS) $(CHECK_LIBS) -lpthread
+# An endpoint takes over the address of the passive endpoint that is its
+# handle (fi_endpoint(3); libfabric's fi_msg_sockets)
+check_PROGRAMS += check_fabric_addr
+TESTS += check_fabric_addr
+check_fabric_addr_SOURCES = check_fabric_addr.c fabric_harness.h
+check_fabric_addr_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_addr_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_addr_LDADD = $(check_fabric_LDADD)
