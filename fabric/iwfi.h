@@ -325,6 +325,9 @@ struct iwfi_ep {
 	uint64_t credit_word;
 	struct iwcm_mr *credit_mr;
 	uint64_t rx_posted, rx_advertised, tx_sent;
+	uint64_t rx_done;      /* receives completed */
+	uint64_t credit_msgs;  /* counts sent */
+	uint64_t credit_rides; /* of which along with an operation */
 	struct iwfi_peer_credit peer;
 };
 
@@ -405,6 +408,11 @@ void iwfi_credit_hdr(struct iwfi_ep *ep, void *buf);
 size_t iwfi_credit_parse(struct iwfi_peer_credit *pc, const void *data,
 			 size_t len);
 void iwfi_credit_update(struct iwfi_ep *ep);
+int iwfi_credit_wr(struct iwfi_ep *ep, struct iwcm_send_wr *wr,
+		   struct iwcm_sge *sge, uint64_t *val);
+void iwfi_credit_sent(struct iwfi_ep *ep, uint64_t val);
+void iwfi_credit_posted(struct iwfi_ep *ep);
+void iwfi_credit_used(struct iwfi_ep *ep);
 int iwfi_credit_take(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 void iwfi_credit_return(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 

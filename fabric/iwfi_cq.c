@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +80,8 @@ static void req_done(struct iwfi_req *req)
 
 	iwfi_ep_lock(ep);
 	iwfi_req_unlink(req);
+	if (req->flags & FI_RECV)
+		iwfi_credit_used(ep);
 	if (!ep->posted)
 		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
 	iwfi_ep_unlock(ep);
@@ -264,16 +265,25 @@ static int refill(struct iwfi_cq *cq)
 	return n;
 }
 
+/*
+ * Read completions.  The iwcm CQ moves the data of its QPs in this call
+ * when it has nothing (iwcm_poll_cq(3)), so a caller polling in a loop
+ * is the one that progresses them, as with libfabric's tcp provider.  A
+ * second thread reading the same CQ meanwhile is told -FI_EAGAIN rather
+ * than kept waiting across that I/O.
+ */
 static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 {
 	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
 	size_t n = 0, sz = entry_size(cq->format);
 	ssize_t ret = 0;
 
-	/* FI_PROGRESS_MANUAL: this call reads the sockets itself. */
+	/* FI_PROGRESS_MANUAL: this call drives the whole context too
+	 * (timers, closes). */
 	if (cq->domain->fabric->manual)
 		iwfi_progress(cq->domain->fabric, 0);
-	pthread_mutex_lock(&cq->lock);
+	if (pthread_mutex_trylock(&cq->lock))
+		return -FI_EAGAIN;
 	while (n < count) {
 		struct iwcm_wc *wc;
 		struct iwfi_req *req;
@@ -312,12 +322,6 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	pthread_mutex_unlock(&cq->lock);
 	if (n)
 		return (ssize_t)n;
-	if (ret == 0)
-		/* Nothing yet: a caller polling in a loop lets the peer
-		 * (often a process on the same cores) or the progress
-		 * thread have the CPU; on a loaded machine a poller that
-		 * never yields waits out whole time slices. */
-		sched_yield();
 	return ret < 0 ? ret : -FI_EAGAIN;
 }
 

@@ -12,6 +12,20 @@
  * the count into a word the peer registered for it (RFC 5040 §4.3; a
  * later Write is placed after an earlier one, so the word only grows).
  * A sender that has used every credit gets -FI_EAGAIN until more come.
+ *
+ * The count costs no message of its own while the peer has credits to
+ * spare.  Receives reposted are told in batches: once a quarter of the
+ * receives outstanding here have been reposted since the last count,
+ * the count rides along with the next operation posted on the endpoint
+ * (iwfi_credit_wr(): one more FPDU in the same writev(2), no system call
+ * of its own).  The peer is never left short: when what it may still
+ * send falls to what is untold, a receive posted sends the count at
+ * once, in a message of its own, and so does a completed receive that
+ * leaves the peer none while some are untold.
+ * So a peer that holds a credit is not delayed by the batching, and one
+ * that posts nothing is never overrun: a Send still needs a credit (RFC
+ * 5040 §5.3, RFC 5041 §7.2).  The endpoint counts what it sent
+ * (credit_msgs, credit_rides), logged at FI_LOG_LEVEL=info on close.
  */
 #include "config.h"
 
@@ -65,28 +79,121 @@ size_t iwfi_credit_parse(struct iwfi_peer_credit *pc, const void *data,
 	return IWFI_CM_HDR;
 }
 
-/* Tell the peer the receives posted since the last time (ep->lock held,
- * QP up).  A full send queue leaves it for the next call. */
+/* The receives posted and not yet told, and those the peer may still
+ * use as far as we know (ep->lock held). */
+static uint64_t credit_untold(const struct iwfi_ep *ep)
+{
+	return ep->rx_posted - ep->rx_advertised;
+}
+
+static uint64_t credit_left(const struct iwfi_ep *ep)
+{
+	return ep->rx_advertised > ep->rx_done ?
+		       ep->rx_advertised - ep->rx_done :
+		       0;
+}
+
+/* The receives outstanding here: the unit of the batches. */
+static uint64_t credit_window(const struct iwfi_ep *ep)
+{
+	return ep->rx_posted - ep->rx_done;
+}
+
+/* Is the count due at once (ep->lock held)?  While the peer may still
+ * send more than is untold it is not short; at or below that the count
+ * goes out.  Since what the peer may send and what is untold add up to
+ * the receives outstanding, a steady exchange tells every half of them,
+ * and a burst of receives posted after the connection is told as it
+ * grows (after the 1st, 2nd, 4th, 8th...). */
+static bool credit_urgent(const struct iwfi_ep *ep)
+{
+	return credit_untold(ep) && credit_left(ep) <= credit_untold(ep);
+}
+
+/* Does the count ride along with the next operation (ep->lock held)?
+ * From a quarter of the receives outstanding on, before it is urgent. */
+static bool credit_batch(const struct iwfi_ep *ep)
+{
+	uint64_t quarter = credit_window(ep) / 4;
+
+	return credit_untold(ep) >= (quarter ? quarter : 1);
+}
+
+/* Fill wr with an RDMA Write of the count into the peer's word; *val
+ * holds the count (copied at post time: IWCM_SEND_INLINE). */
+static void credit_fill(struct iwfi_ep *ep, struct iwcm_send_wr *wr,
+			struct iwcm_sge *sge, uint64_t *val)
+{
+	*val = ep->rx_posted;
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uintptr_t)val;
+	sge->length = sizeof(*val);
+	sge->lkey = 0;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = IWCM_WR_RDMA_WRITE;
+	wr->send_flags = IWCM_SEND_INLINE;
+	wr->wr.rdma.remote_addr = ep->peer.addr;
+	wr->wr.rdma.rkey = ep->peer.stag;
+}
+
+/* Tell the peer every receive posted since the last count, in a message
+ * of its own (ep->lock held, QP up).  A full send queue leaves it for
+ * the next call. */
 void iwfi_credit_update(struct iwfi_ep *ep)
 {
-	struct iwcm_send_wr wr = { 0 };
+	struct iwcm_send_wr wr;
 	struct iwcm_sge sge;
-	uint64_t posted = ep->rx_posted;
+	uint64_t posted;
 
-	if (!ep->peer.on || !ep->qp || ep->rx_posted == ep->rx_advertised)
+	if (!ep->peer.on || !ep->qp || !credit_untold(ep))
 		return;
-	/* Copied at post time (IWCM_SEND_INLINE): no registration. */
-	sge.addr = (uintptr_t)&posted;
-	sge.length = sizeof(posted);
-	sge.lkey = 0;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = IWCM_WR_RDMA_WRITE;
-	wr.send_flags = IWCM_SEND_INLINE;
-	wr.wr.rdma.remote_addr = ep->peer.addr;
-	wr.wr.rdma.rkey = ep->peer.stag;
-	if (iwcm_post_send(ep->qp, &wr, NULL) == 0)
+	credit_fill(ep, &wr, &sge, &posted);
+	if (iwcm_post_send(ep->qp, &wr, NULL) == 0) {
 		ep->rx_advertised = posted;
+		ep->credit_msgs++;
+	}
+}
+
+/*
+ * The count to put in front of the operation about to be posted, if one
+ * is due (ep->lock held, QP up): 1 with wr filled (sge and *val its
+ * storage), 0 if none.  iwfi_credit_sent() once it is posted.
+ */
+int iwfi_credit_wr(struct iwfi_ep *ep, struct iwcm_send_wr *wr,
+		   struct iwcm_sge *sge, uint64_t *val)
+{
+	if (!ep->peer.on || !ep->qp || !credit_batch(ep))
+		return 0;
+	credit_fill(ep, wr, sge, val);
+	return 1;
+}
+
+/* The count of iwfi_credit_wr() is posted (ep->lock held). */
+void iwfi_credit_sent(struct iwfi_ep *ep, uint64_t val)
+{
+	ep->rx_advertised = val;
+	ep->credit_msgs++;
+	ep->credit_rides++;
+}
+
+/* A receive was posted (ep->lock held): the count goes at once if the
+ * peer runs short. */
+void iwfi_credit_posted(struct iwfi_ep *ep)
+{
+	ep->rx_posted++;
+	if (credit_urgent(ep))
+		iwfi_credit_update(ep);
+}
+
+/* A receive completed: the peer used one credit (ep->lock held).  One
+ * that has none left while receives are untold gets the count now: it
+ * may be waiting for it, and no receive may be posted again. */
+void iwfi_credit_used(struct iwfi_ep *ep)
+{
+	ep->rx_done++;
+	if (!credit_left(ep) && credit_untold(ep))
+		iwfi_credit_update(ep);
 }
 
 /* Take a credit for a message that consumes one of the peer's receives

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,13 @@ static int ep_close(struct fid *fid)
 	iwfi_ep_unlock(ep);
 	if (act == IWFI_EP_A_LINGER)
 		ep_linger(ep, qp);
+	/* What the receive credits cost (iwfi_credit.c), for FI_LOG_LEVEL
+	 * info and the tests that count them. */
+	IWFI_INFO(FI_LOG_EP_DATA,
+		  "ep %p: %" PRIu64 " receives completed, %" PRIu64
+		  " credit updates sent (%" PRIu64
+		  " along with an operation)\n",
+		  (void *)ep, ep->rx_done, ep->credit_msgs, ep->credit_rides);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);

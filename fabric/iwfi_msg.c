@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,7 +61,10 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 {
 	struct iwfi_req *req = NULL;
 	const struct iwcm_send_wr *w;
-	uint64_t until = 0;
+	struct iwcm_send_wr cwr, *head, *bad = NULL;
+	struct iwcm_sge csge;
+	struct iwcm_qp *qp;
+	uint64_t until = 0, cval = 0;
 	int ret, n = 0;
 
 	for (w = wr; w; w = w->next, n++)
@@ -75,39 +77,49 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 			pthread_mutex_unlock(&ep->lock);
 			return -FI_ENOTCONN;
 		}
-		iwfi_credit_update(ep);
 		ret = iwfi_credit_take(ep, wr->opcode);
 		if (!ret)
 			break;
+		qp = ep->qp;
 		pthread_mutex_unlock(&ep->lock);
-		if (!ep->domain->fabric->manual) {
-			/*
-			 * The peer's receive for this message is often posted
-			 * already, its credit on the wire: a peer answering
-			 * the last message of an exchange at once (fi_pingpong's
-			 * "fin", which it does not retry) races it.  Wait for
-			 * it a little, as the progress thread places it.
-			 */
-			if (!until)
-				until = iwfi_now_ns() + IWFI_CREDIT_WAIT_NS;
-			else if (iwfi_now_ns() >= until)
+		if (ep->domain->fabric->manual) {
+			/* FI_PROGRESS_MANUAL: the peer's new credits may
+			 * wait in the socket; place them before saying
+			 * -FI_EAGAIN. */
+			if (tries)
 				return ret;
-			sched_yield();
+			iwfi_progress(ep->domain->fabric, 0);
 			continue;
 		}
-		/* FI_PROGRESS_MANUAL: the peer's new credits may wait in
-		 * the socket; place them before saying -FI_EAGAIN. */
-		if (tries)
+		/*
+		 * The peer's receive for this message is often posted
+		 * already, its count on the wire: a peer answering the last
+		 * message of an exchange at once (fi_pingpong's "fin", which
+		 * it does not retry) races it.  Wait for it a little,
+		 * asleep on the socket that brings it.
+		 */
+		if (!until)
+			until = iwfi_now_ns() + IWFI_CREDIT_WAIT_NS;
+		else if (iwfi_now_ns() >= until)
 			return ret;
-		iwfi_progress(ep->domain->fabric, 0);
+		(void)iwcm_qp_progress(qp, 1);
 	}
 	if (req)
 		iwfi_req_link(req);
 	/* ep->lock orders every post on the QP: the room only grows
-	 * until iwcm_post_send(3) takes it. */
+	 * until iwcm_post_send(3) takes it.  A receive count that is due
+	 * rides along when there is room for it (iwfi_credit.c). */
+	head = wr;
+	if (iwfi_credit_wr(ep, &cwr, &csge, &cval) &&
+	    iwcm_qp_send_room(ep->qp) > n) {
+		cwr.next = wr;
+		head = &cwr;
+	}
 	ret = n > 1 && iwcm_qp_send_room(ep->qp) < n ?
 		      ENOMEM :
-		      iwcm_post_send(ep->qp, wr, NULL);
+		      iwcm_post_send(ep->qp, head, &bad);
+	if (head == &cwr && (!ret || bad != &cwr))
+		iwfi_credit_sent(ep, cval);
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)
@@ -271,12 +283,10 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	if (ep->qp) {
 		iwfi_req_link(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
-		if (ret) {
+		if (ret)
 			iwfi_req_unlink(req);
-		} else {
-			ep->rx_posted++;
-			iwfi_credit_update(ep);
-		}
+		else
+			iwfi_credit_posted(ep);
 		pthread_mutex_unlock(&ep->lock);
 		if (ret) {
 			iwfi_req_free(req);

@@ -4,18 +4,21 @@
  * Data progress.  FI_IWCM_PROGRESS chooses, for the fabrics a process
  * opens, who moves the data of the fabric's iwcm context:
  *
- * auto (the default): libiwcm's progress thread, so one-sided operations
+ * auto (the default): the application's own calls move the data of the
+ *   QPs they concern: fi_cq_read() and fi_cq_sread() through
+ *   iwcm_poll_cq(3) and iwcm_get_cq_event(3), posting through
+ *   iwcm_post_send(3), as libfabric's tcp provider does in its calls.
+ *   libiwcm's progress thread takes over a QP for which no call came
+ *   during a tick (IWCM_PROGRESS_IDLE_US), so one-sided operations
  *   complete without any call from the target (FI_PROGRESS_AUTO, which
  *   serves callers asking for FI_PROGRESS_MANUAL as well).
- * manual: the application's calls (IWCM_CTX_MANUAL_PROGRESS):
- *   fi_cq_read() reads the sockets itself (iwcm_progress() with no wait,
- *   one read(2) per QP), so no other thread must get the CPU before a
- *   rank sees its message (FI_PROGRESS_MANUAL only).
+ * manual: no progress thread (IWCM_CTX_MANUAL_PROGRESS): fi_cq_read()
+ *   also runs the context's loop (iwcm_progress() with no wait), and
+ *   nothing moves between the application's calls (FI_PROGRESS_MANUAL
+ *   only).
  *
- * On a machine whose cores are shared by more runnable threads than it
- * has, the thread wins: woken by the socket, it preempts the pollers,
- * where a poller that reads the socket itself waits for its turn (see
- * fi_iwcm(7) for the numbers).
+ * fi_iwcm(7) has the numbers of both, on a quiet machine and on cores
+ * shared with other busy processes.
  */
 #include "config.h"
 
