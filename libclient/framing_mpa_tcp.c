@@ -98,9 +98,12 @@ struct mpa_tcp {
 	 * the first FPDU arrived. */
 	bool wait_first;
 	bool first_rx;
-	/* What the daemon read past the handshake, read first. */
+	/* What the daemon read past the handshake, read first; then what
+	 * a read of the socket took ahead of the decoder (mt_read()). */
 	uint8_t *unread;
-	size_t unread_len, unread_off;
+	size_t unread_len, unread_off, unread_cap;
+	/* The read that filled it emptied the socket. */
+	bool ahead_drained;
 };
 
 static struct mpa_tcp *mt_of(struct framing *fr)
@@ -110,20 +113,41 @@ static struct mpa_tcp *mt_of(struct framing *fr)
 
 /* ---- socket I/O ---- */
 
-/* Up to len octets: the handoff's unread octets first, then the socket.
- * >0, 0 on EOF, -1 with errno (EAGAIN when nothing is there). */
+/* Up to len octets out of the buffered ones (unread). */
+static size_t mt_take(struct mpa_tcp *mt, void *buf, size_t len)
+{
+	size_t k = mt->unread_len - mt->unread_off;
+
+	if (k > len)
+		k = len;
+	memcpy(buf, mt->unread + mt->unread_off, k);
+	mt->unread_off += k;
+	return k;
+}
+
+/*
+ * Up to len octets: the buffered ones first, then the socket.  A small
+ * read of the socket (framing, headers, a small segment) asks for a
+ * whole staging buffer instead and keeps what the decoder did not ask
+ * for: the messages that arrived together cost one read(2), not one or
+ * two each.  >0, 0 on EOF, -1 with errno (EAGAIN when nothing is there).
+ */
 static ssize_t mt_read(struct mpa_tcp *mt, void *buf, size_t len)
 {
 	ssize_t n;
 
-	if (mt->unread_off < mt->unread_len) {
-		size_t k = mt->unread_len - mt->unread_off;
-
-		if (k > len)
-			k = len;
-		memcpy(buf, mt->unread + mt->unread_off, k);
-		mt->unread_off += k;
-		return (ssize_t)k;
+	if (mt->unread_off < mt->unread_len)
+		return (ssize_t)mt_take(mt, buf, len);
+	if (len < mt->unread_cap) {
+		do
+			n = read(mt->fd, mt->unread, mt->unread_cap);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			return n;
+		mt->unread_len = (size_t)n;
+		mt->unread_off = 0;
+		mt->ahead_drained = (size_t)n < mt->unread_cap;
+		return (ssize_t)mt_take(mt, buf, len);
 	}
 	do
 		n = read(mt->fd, buf, len);
@@ -139,17 +163,8 @@ static ssize_t mt_readv(struct mpa_tcp *mt, const struct iovec *iov, int n)
 	if (mt->unread_off < mt->unread_len) {
 		size_t done = 0;
 
-		for (int i = 0; i < n; i++) {
-			size_t k = mt->unread_len - mt->unread_off;
-
-			if (!k)
-				break;
-			if (k > iov[i].iov_len)
-				k = iov[i].iov_len;
-			memcpy(iov[i].iov_base, mt->unread + mt->unread_off, k);
-			mt->unread_off += k;
-			done += k;
-		}
+		for (int i = 0; i < n && mt->unread_off < mt->unread_len; i++)
+			done += mt_take(mt, iov[i].iov_base, iov[i].iov_len);
 		return (ssize_t)done;
 	}
 	do
@@ -632,10 +647,20 @@ static bool mt_rx_progress(struct framing *fr, size_t budget)
 
 	if (mt->ended)
 		return false;
-	while (budget) {
+	mt->ahead_drained = false;
+	/* What was read ahead is decoded whatever the budget: nobody would
+	 * be woken for it, the socket being empty. */
+	while (budget || mt->unread_off < mt->unread_len) {
 		size_t need, room, want;
 		bool sock = mt->unread_off >= mt->unread_len;
 		ssize_t n;
+
+		/* The read that filled the buffer emptied the socket: the
+		 * poll says when more comes, no read to see EAGAIN. */
+		if (sock && mt->ahead_drained) {
+			mt->ahead_drained = false;
+			return true;
+		}
 
 		if (mt->lost || !fr->up->rx_live(fr->arg)) {
 			/* RFC 5041 §7.1: later segments are dropped; a lost
@@ -772,10 +797,12 @@ struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
 		if (!mt->slot[i].out)
 			goto nomem;
 	}
+	mt->unread_cap = conn->unread_len > MT_STAGE_LEN ? conn->unread_len :
+							   MT_STAGE_LEN;
+	mt->unread = malloc(mt->unread_cap);
+	if (!mt->unread)
+		goto nomem;
 	if (conn->unread_len) {
-		mt->unread = malloc(conn->unread_len);
-		if (!mt->unread)
-			goto nomem;
 		memcpy(mt->unread, conn->unread, conn->unread_len);
 		mt->unread_len = conn->unread_len;
 	}
