@@ -41,9 +41,13 @@
  *
  * srq->lock, stags.lock, dp.sync_lock and dp.alock are leaves: nothing
  * else is taken while one is held.  A region's deregistration takes
- * dp.lock, the STag table's writer lock (then releases it), then each
- * QP's lock in turn to detach the region (qp_tx_detach(),
- * qp_rx_detach()): a QP placing into it finishes that read first.  The
+ * dp.lock and the STag table's writer lock (then releases them), holding
+ * each QP by its cp_refs, then each QP's lock in turn to detach the
+ * region (qp_tx_detach(), qp_rx_detach()): a QP placing into it finishes
+ * that read first, and no other QP's post, poll or progress waits for
+ * it.  cq->qlock (cqwatch.c) is taken with qp->lock held or alone, and
+ * a caller's pass over a CQ's QPs takes their locks only with a
+ * trylock.  The
  * libuv handles are touched only by the thread that runs the loop (the
  * progress thread, or an iwcm_progress() caller with dp.loop_busy set);
  * their state enums change under qp->lock.  Sockets are non-blocking,

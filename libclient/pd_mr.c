@@ -102,26 +102,52 @@ IWCM_EXPORT struct iwcm_mr *iwcm_reg_mr(struct iwcm_pd *pd, void *addr,
 IWCM_EXPORT int iwcm_dereg_mr(struct iwcm_mr *mr)
 {
 	struct dp *dp;
-	struct iwcm_qp *qp;
+	struct iwcm_qp *qp, **qps;
+	size_t n = 0, cap = 0;
 
 	if (!mr)
 		return ERR(EINVAL);
 	dp = mr->pd->ctx->dp;
 	pthread_mutex_lock(&dp->lock);
 	dp_stag_free(&dp->stags, mr->stag);
-	/* Zero copy: frames still point into the region, a segment may be
-	 * half placed in it; after this call the caller may free it, so
-	 * copy what is not sent yet and place nothing more there. */
-	TAILQ_FOREACH (qp, &dp->qps, entry) {
-		/* A QP placing into the region finishes its read first. */
-		pthread_mutex_lock(&qp->lock);
-		qp_tx_detach(qp, mr->addr, mr->length);
-		qp_rx_detach(qp, mr->stag);
-		pthread_mutex_unlock(&qp->lock);
-	}
 	mr->pd->refs--;
 	TAILQ_REMOVE(&dp->mrs, mr, entry);
+	TAILQ_FOREACH (qp, &dp->qps, entry)
+		cap++;
+	qps = cap ? malloc(cap * sizeof(*qps)) : NULL;
+	if (cap && !qps) {
+		/* No memory for the list: detach under the context's lock,
+		 * as slow as that is. */
+		TAILQ_FOREACH (qp, &dp->qps, entry) {
+			pthread_mutex_lock(&qp->lock);
+			qp_tx_detach(qp, mr->addr, mr->length);
+			qp_rx_detach(qp, mr->stag);
+			pthread_mutex_unlock(&qp->lock);
+		}
+		pthread_mutex_unlock(&dp->lock);
+		free(mr);
+		return 0;
+	}
+	/* Each QP is held (cp_refs: iwcm_destroy_qp() waits for it), so
+	 * that the context's lock is not held while we wait for the QPs'
+	 * own locks, one after the other. */
+	TAILQ_FOREACH (qp, &dp->qps, entry) {
+		__atomic_add_fetch(&qp->cp_refs, 1, __ATOMIC_ACQ_REL);
+		qps[n++] = qp;
+	}
 	pthread_mutex_unlock(&dp->lock);
+	/* Zero copy: frames still point into the region, a segment may be
+	 * half placed in it; after this call the caller may free it, so
+	 * copy what is not sent yet and place nothing more there.  A QP
+	 * placing into the region finishes its read first. */
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&qps[i]->lock);
+		qp_tx_detach(qps[i], mr->addr, mr->length);
+		qp_rx_detach(qps[i], mr->stag);
+		pthread_mutex_unlock(&qps[i]->lock);
+		__atomic_sub_fetch(&qps[i]->cp_refs, 1, __ATOMIC_ACQ_REL);
+	}
+	free(qps);
 	free(mr);
 	return 0;
 }

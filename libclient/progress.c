@@ -328,22 +328,39 @@ static void progress_qp_apply(struct dp *dp, struct iwcm_qp *qp)
  * here is not freed meanwhile). */
 static void progress_sync_all(struct dp *dp)
 {
+	TAILQ_HEAD(, iwcm_qp) busy = TAILQ_HEAD_INITIALIZER(busy);
 	struct iwcm_qp *qp;
 
 	for (;;) {
 		pthread_mutex_lock(&dp->sync_lock);
 		qp = TAILQ_FIRST(&dp->sync);
-		if (qp) {
+		if (qp)
 			TAILQ_REMOVE(&dp->sync, qp, sync_entry);
-			qp->sync_queued = false;
-		}
 		pthread_mutex_unlock(&dp->sync_lock);
 		if (!qp)
 			break;
-		pthread_mutex_lock(&qp->lock);
+		/* dp.lock is held: no waiting for a QP that a caller moves
+		 * data for (or a deregistration waits for); it stays queued
+		 * and the doorbell rings again. */
+		if (pthread_mutex_trylock(&qp->lock)) {
+			TAILQ_INSERT_TAIL(&busy, qp, sync_entry);
+			continue;
+		}
+		pthread_mutex_lock(&dp->sync_lock);
+		qp->sync_queued = false;
+		pthread_mutex_unlock(&dp->sync_lock);
 		progress_qp_apply(dp, qp);
 		pthread_mutex_unlock(&qp->lock);
 	}
+	if (TAILQ_EMPTY(&busy))
+		return;
+	pthread_mutex_lock(&dp->sync_lock);
+	while ((qp = TAILQ_FIRST(&busy))) {
+		TAILQ_REMOVE(&busy, qp, sync_entry);
+		TAILQ_INSERT_TAIL(&dp->sync, qp, sync_entry);
+	}
+	pthread_mutex_unlock(&dp->sync_lock);
+	uv_async_send(&dp->doorbell);
 }
 
 static void progress_on_doorbell(uv_async_t *h)

@@ -46,7 +46,8 @@ struct iwcm_ctx *iwcm_ctx_new_detached(unsigned int flags)
 	ev.events = EPOLLIN;
 	ev.data.fd = ctx->evfd;
 	if (ctx->evfd < 0 || ctx->epfd < 0 ||
-	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->evfd, &ev) < 0) {
+	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->evfd, &ev) < 0 ||
+	    cprog_idle_init(ctx) < 0) {
 		e = errno;
 		iwcm_ctx_close(ctx);
 		return ERR_PTR(e);

@@ -256,8 +256,6 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	qp_linger(qp, &qp->lock);
 	qp_event(qp, QP_EV_DESTROY, NULL);
 	pthread_mutex_unlock(&qp->lock);
-	/* No application thread finds it any more. */
-	cqw_qp_detach(qp);
 	/* No other QP waits while this one writes; now the lists. */
 	pthread_mutex_lock(&dp->lock);
 	progress_detach_qp(dp, qp);
@@ -271,6 +269,9 @@ IWCM_EXPORT int iwcm_destroy_qp(struct iwcm_qp *qp)
 	if (qp->srq)
 		qp->srq->refs--;
 	pthread_mutex_unlock(&dp->lock);
+	/* Out of its CQs too; then no thread still holds it (a caller's
+	 * pass, a deregistration). */
+	cqw_qp_detach(qp);
 	qp_free(qp);
 	return 0;
 }

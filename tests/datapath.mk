@@ -72,3 +72,10 @@ check_framing_sctp_CPPFLAGS = $(DP_CPPFLAGS) -I$(top_srcdir)/proto \
 	-I$(top_builddir)/proto $(LIBUV_CFLAGS)
 check_framing_sctp_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
 check_framing_sctp_LDADD = $(DP_LDADD)
+# Progress in the caller's thread and the progress thread as fallback.
+check_PROGRAMS += check_cprog
+TESTS += check_cprog
+check_cprog_SOURCES = check_cprog.c $(DP_SOURCES)
+check_cprog_CPPFLAGS = $(VERBS_CPPFLAGS)
+check_cprog_CFLAGS = $(VERBS_CFLAGS)
+check_cprog_LDADD = $(DP_LDADD)
