@@ -18,6 +18,14 @@ check_fabric_cm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_cm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_cm_LDADD = $(check_fabric_LDADD)
 EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
+# fi_getinfo against libfabric's rules for hints: MR modes, orders,
+# contexts, resource management, completion levels, CQ data
+check_PROGRAMS += check_fabric_info
+TESTS += check_fabric_info
+check_fabric_info_SOURCES = check_fabric_info.c fabric_harness.h
+check_fabric_info_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_info_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_info_LDADD = $(check_fabric_LDADD)
 # RDM endpoints of ofi_rxm over the provider: rendezvous reads into the
 # iovecs of a receive (fi_readv)
 check_PROGRAMS += check_fabric_rxm
