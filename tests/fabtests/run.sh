@@ -203,9 +203,12 @@ run_cs() {
 		-s 127.0.0.1 -B "$port" >"$dir/s.out" 2>&1 &
 	spid=$!
 	bg_pids="$bg_pids $spid"
+	# An FI_EP_MSG server listens on PORT once it is ready; an
+	# FI_EP_RDM one (ofi_rxm) shows no such sign: a second at most,
+	# as runfabtests.sh waits.
 	i=0
 	while kill -0 "$spid" 2>/dev/null && ! listening "$port" &&
-		[ $i -lt 100 ]; do
+		[ $i -lt 20 ]; do
 		i=$((i + 1))
 		sleep 0.05
 	done
