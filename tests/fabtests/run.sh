@@ -292,6 +292,14 @@ awk -F'|' '{ printf "%-40s %-8s %-8s %-8s %-8s\n", $1, $2, $3, $4, $5 }' \
 say "($elapsed s)"
 
 status=0
+# A daemon that went away (a signal from outside: the client saw "daemon
+# shutting down") leaves the later iwcm results meaningless.
+if ! kill -0 "$pid" 2>/dev/null; then
+	wait "$pid"
+	say "FAIL: iwcmd exited during the run (status $?); its log:"
+	tail -n 20 "$dir/log"
+	status=1
+fi
 while IFS='|' read -r line iw tcp iwr tcpr; do
 	for pair in "msg $iw $tcp" "rdm $iwr $tcpr"; do
 		# shellcheck disable=SC2086
