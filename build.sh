@@ -9,6 +9,9 @@
 # ./build.sh interop install what is missing, build, run the interop suite
 #                    against Linux siw in a qemu guest (tests/interop/,
 #                    docs/interop.md); SKIP when qemu or a download is missing
+# ./build.sh fabtests install what is missing, build, run libfabric's
+#                    fabtests 1.17.0 against the provider iwcm next to tcp
+#                    (tests/fabtests/run.sh); SKIP when fabtests cannot build
 # ./build.sh build   install what is missing and build only
 # ./build.sh deps    only install (or, without root, print) the packages
 # ./build.sh fuzz [RUNS]   build the libFuzzer harnesses with clang and run
@@ -104,6 +107,14 @@ interop() {
 	build
 	say "make check-interop (build)"
 	make -C build check-interop
+}
+
+# libfabric's own test suite against the provider; SKIP (success) when
+# fabtests cannot be built here, a regression against tcp fails.
+fabtests() {
+	build
+	say "make check-fabtests (build)"
+	make -C build check-fabtests
 }
 
 demo_dir=
@@ -204,10 +215,11 @@ demo) deps; demo ;;
 check) deps; check ;;
 build) deps; build ;;
 interop) deps; interop ;;
+fabtests) deps; fabtests ;;
 deps) deps ;;
 fuzz) deps; shift; fuzz "${1:-}" ;;
 *)
-	sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

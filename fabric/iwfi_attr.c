@@ -133,27 +133,158 @@ static const struct fi_domain_attr iwfi_domain_attr = {
 	.mr_cnt = 1 << 20,
 };
 
-/* The MR modes the hints accept, the pre-1.5 FI_MR_BASIC spelled out. */
-static int hint_mr_mode(const struct fi_info *hints)
+/*
+ * The MR modes of the answer (fi_domain(3), "MR Modes"), or FI_ENODATA.
+ * Every local buffer needs a descriptor, so an application that offers
+ * neither FI_MR_LOCAL nor the older FI_LOCAL_MR mode bit cannot use the
+ * provider.  Tagged Offsets are virtual addresses and STags the
+ * provider's keys (RFC 5040 §4.4), so a peer's RMA needs FI_MR_VIRT_ADDR,
+ * FI_MR_PROV_KEY and FI_MR_ALLOCATED: together FI_MR_BASIC, which before
+ * API 1.5 is the only spelling and after it must stand alone.  Only bits
+ * the application offers are answered, FI_LOCAL_MR in *mode in place of
+ * FI_MR_LOCAL when it offered that.  From 1.5 on, FI_MR_UNSPEC offers
+ * no bit, as libfabric's own providers read it (prov/util).
+ */
+static int hints_mr_mode(uint32_t version, const struct fi_info *hints,
+			 int *mr_mode, uint64_t *mode)
 {
-	int mode;
+	int need = FI_MR_LOCAL, user;
+	bool local;
 
+	/* FI_MR_LOCAL alone does for an application without RMA and
+	 * atomics. */
+	if (!hints->caps ||
+	    hints->caps & (FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE |
+			   FI_REMOTE_READ | FI_REMOTE_WRITE))
+		need = IWFI_MR_MODE;
+	*mr_mode = need;
 	if (!hints->domain_attr)
-		return -1;
-	mode = hints->domain_attr->mr_mode;
-	if (mode == FI_MR_BASIC)
-		mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED;
-	if (hints->mode & FI_LOCAL_MR)
-		mode |= FI_MR_LOCAL;
-	return mode;
+		return 0;
+	user = hints->domain_attr->mr_mode;
+	local = (user & FI_MR_LOCAL) || (hints->mode & FI_LOCAL_MR);
+	if (!local)
+		return -FI_ENODATA;
+	if (FI_VERSION_LT(version, FI_VERSION(1, 5))) {
+		/* Before 1.5 the answer is FI_MR_BASIC or FI_MR_SCALABLE,
+		 * local registration the FI_LOCAL_MR mode. */
+		if (user != FI_MR_UNSPEC && user != FI_MR_BASIC)
+			return -FI_ENODATA;
+		*mr_mode = FI_MR_BASIC;
+		*mode |= FI_LOCAL_MR;
+		return 0;
+	}
+	if (user & (FI_MR_BASIC | FI_MR_SCALABLE)) {
+		if (user != FI_MR_BASIC)
+			return -FI_ENODATA;
+		*mr_mode = FI_MR_BASIC;
+		*mode |= FI_LOCAL_MR;
+		return 0;
+	}
+	if (need & ~FI_MR_LOCAL & ~user)
+		return -FI_ENODATA;
+	if (!(user & FI_MR_LOCAL)) {
+		*mr_mode &= ~FI_MR_LOCAL;
+		*mode |= FI_LOCAL_MR;
+	}
+	return 0;
+}
+
+/* A hint's bits not among the provider's: what fi_getinfo(3) refuses. */
+static bool extra_bits(uint64_t hint, uint64_t prov)
+{
+	return (hint & ~prov) != 0;
+}
+
+/*
+ * The transmit and receive attributes: message and completion orders no
+ * stronger than those iwfi_tx_attr and iwfi_rx_attr state, no
+ * FI_DELIVERY_COMPLETE (a send completes once its data is written to
+ * the socket, fi_iwcm(7)), one context each and none shared.
+ */
+static int hints_queues(const struct fi_info *hints)
+{
+	const struct fi_tx_attr *tx = hints->tx_attr;
+	const struct fi_rx_attr *rx = hints->rx_attr;
+	const struct fi_ep_attr *ep = hints->ep_attr;
+
+	if (tx &&
+	    (extra_bits(tx->msg_order, iwfi_tx_attr.msg_order) ||
+	     extra_bits(tx->comp_order, iwfi_tx_attr.comp_order) ||
+	     (tx->op_flags & FI_DELIVERY_COMPLETE) ||
+	     tx->size > IWFI_MAX_QUEUE || tx->iov_limit > IWFI_IOV_LIMIT ||
+	     tx->rma_iov_limit > iwfi_tx_attr.rma_iov_limit ||
+	     tx->inject_size > IWFI_INJECT_SIZE))
+		return -FI_ENODATA;
+	if (rx && (extra_bits(rx->msg_order, iwfi_rx_attr.msg_order) ||
+		   extra_bits(rx->comp_order, iwfi_rx_attr.comp_order) ||
+		   rx->total_buffered_recv > iwfi_rx_attr.total_buffered_recv ||
+		   rx->size > IWFI_MAX_QUEUE || rx->iov_limit > IWFI_IOV_LIMIT))
+		return -FI_ENODATA;
+	if (!ep)
+		return 0;
+	/* FI_SHARED_CONTEXT is larger than any count: no shared transmit
+	 * or receive contexts, and one context of each per endpoint. */
+	if (ep->tx_ctx_cnt > iwfi_ep_attr.tx_ctx_cnt ||
+	    ep->rx_ctx_cnt > iwfi_ep_attr.rx_ctx_cnt)
+		return -FI_ENODATA;
+	if (ep->max_msg_size > IWFI_MAX_MSG_SIZE)
+		return -FI_ENODATA;
+	if (hints->caps & (FI_RMA | FI_ATOMIC) &&
+	    (ep->max_order_raw_size > iwfi_ep_attr.max_order_raw_size ||
+	     ep->max_order_war_size > iwfi_ep_attr.max_order_war_size ||
+	     ep->max_order_waw_size > iwfi_ep_attr.max_order_waw_size))
+		return -FI_ENODATA;
+	return 0;
+}
+
+/*
+ * The remote CQ data the operations of caps can carry.  It travels only
+ * in RFC 7306 §6 Immediate Data messages: after an RDMA Write
+ * (fi_writedata), or alone (fi_senddata without payload).  A Send with
+ * payload has no room for it, so without RDMA Writes there is none.
+ */
+static size_t cq_data_size(uint64_t caps)
+{
+	uint64_t dir = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+
+	if (!caps)
+		return iwfi_domain_attr.cq_data_size;
+	if (!(caps & FI_RMA))
+		return 0;
+	if ((caps & dir) && !(caps & (FI_WRITE | FI_REMOTE_WRITE)))
+		return 0;
+	return iwfi_domain_attr.cq_data_size;
+}
+
+/* The domain attributes, fi_domain(3): capabilities, limits. */
+static int hints_domain(const struct fi_domain_attr *d, uint64_t caps)
+{
+	if (!d)
+		return 0;
+	if (d->name && strcmp(d->name, IWFI_NAME))
+		return -FI_ENODATA;
+	if (d->av_type != FI_AV_UNSPEC)
+		return -FI_ENODATA;
+	/* FI_SHARED_AV needs an address vector; there is none. */
+	if (extra_bits(d->caps, iwfi_domain_attr.caps))
+		return -FI_ENODATA;
+	if (d->mr_key_size > iwfi_domain_attr.mr_key_size ||
+	    d->cq_data_size > cq_data_size(caps) ||
+	    d->mr_iov_limit > iwfi_domain_attr.mr_iov_limit ||
+	    d->cntr_cnt > iwfi_domain_attr.cntr_cnt ||
+	    d->max_ep_stx_ctx > iwfi_domain_attr.max_ep_stx_ctx ||
+	    d->max_ep_srx_ctx > iwfi_domain_attr.max_ep_srx_ctx ||
+	    d->mr_cnt > iwfi_domain_attr.mr_cnt)
+		return -FI_ENODATA;
+	return 0;
 }
 
 /* Whether the attributes of hints can be met; FI_ENODATA when not. */
-static int check_hints(const struct fi_info *hints, int *mr_mode)
+static int check_hints(uint32_t version, const struct fi_info *hints,
+		       int *mr_mode, uint64_t *mode)
 {
-	const struct fi_domain_attr *d = hints->domain_attr;
 	const struct fi_fabric_attr *f = hints->fabric_attr;
-	int want = FI_MR_LOCAL, accept;
+	int ret;
 
 	if (hints->ep_attr && hints->ep_attr->type != FI_EP_UNSPEC &&
 	    hints->ep_attr->type != FI_EP_MSG)
@@ -174,36 +305,12 @@ static int check_hints(const struct fi_info *hints, int *mr_mode)
 	}
 	if (f && f->name && strcmp(f->name, IWFI_NAME))
 		return -FI_ENODATA;
-	if (d && d->name && strcmp(d->name, IWFI_NAME))
-		return -FI_ENODATA;
-	if (d && d->av_type != FI_AV_UNSPEC)
-		return -FI_ENODATA;
-	/* Tagged Offsets are virtual addresses and STags the provider's
-	 * keys (RFC 5040 §4.4), so a peer's RMA needs both. */
-	if (!hints->caps ||
-	    hints->caps & (FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE |
-			   FI_REMOTE_READ | FI_REMOTE_WRITE))
-		want = IWFI_MR_MODE;
-	accept = hint_mr_mode(hints);
-	if (accept >= 0 && accept != FI_MR_UNSPEC && (want & ~accept))
-		return -FI_ENODATA;
-	*mr_mode = want;
-	if (hints->tx_attr && hints->tx_attr->size > IWFI_MAX_QUEUE)
-		return -FI_ENODATA;
-	if (hints->rx_attr && hints->rx_attr->size > IWFI_MAX_QUEUE)
-		return -FI_ENODATA;
-	if (hints->tx_attr && hints->tx_attr->iov_limit > IWFI_IOV_LIMIT)
-		return -FI_ENODATA;
-	if (hints->rx_attr && hints->rx_attr->iov_limit > IWFI_IOV_LIMIT)
-		return -FI_ENODATA;
-	if (hints->tx_attr && hints->tx_attr->inject_size > IWFI_INJECT_SIZE)
-		return -FI_ENODATA;
-	if (hints->ep_attr && hints->ep_attr->max_msg_size > IWFI_MAX_MSG_SIZE)
-		return -FI_ENODATA;
-	if (d && (d->mr_key_size > sizeof(uint32_t) ||
-		  d->cq_data_size > sizeof(uint64_t)))
-		return -FI_ENODATA;
-	return 0;
+	ret = hints_domain(hints->domain_attr, hints->caps);
+	if (!ret)
+		ret = hints_queues(hints);
+	if (!ret)
+		ret = hints_mr_mode(version, hints, mr_mode, mode);
+	return ret;
 }
 
 static int set_addr(void **dst, size_t *dstlen, const void *src, size_t len)
@@ -266,7 +373,7 @@ enum fi_progress iwfi_progress_default(void)
 
 /* Fill info with the defaults, narrowed by hints (which may be NULL). */
 static int fill_info(struct fi_info *info, const struct fi_info *hints,
-		     int mr_mode)
+		     int mr_mode, uint64_t mode)
 {
 	uint64_t caps = IWFI_CAPS;
 
@@ -282,7 +389,7 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 		return -FI_ENOMEM;
 	info->fabric_attr->prov_version = IWFI_PROV_VERSION;
 	info->fabric_attr->api_version = IWFI_API_VERSION;
-	info->mode = 0;
+	info->mode = mode;
 	info->addr_format = FI_SOCKADDR_IN;
 	if (!hints) {
 		info->caps = caps;
@@ -292,6 +399,7 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 	if (hints->caps)
 		caps = hints->caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
 	info->caps = caps;
+	info->domain_attr->cq_data_size = cq_data_size(hints->caps);
 	info->tx_attr->caps &= caps;
 	info->rx_attr->caps &= caps;
 	/* RFC 7306 §6: Immediate Data consumes a receive; without
@@ -328,8 +436,12 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 			return -FI_ENODATA;
 		if (d->data_progress != FI_PROGRESS_UNSPEC)
 			info->domain_attr->data_progress = d->data_progress;
-		if (d->resource_mgmt == FI_RM_ENABLED)
-			return -FI_ENODATA;
+		/* fi_domain(3), "Resource Management": full queues say
+		 * -FI_EAGAIN, and so does a send the peer has posted no
+		 * receive for (iwfi_credit.c); a full CQ loses completions
+		 * (iwcm_create_cq(3)), see fi_iwcm(7). */
+		if (d->resource_mgmt != FI_RM_UNSPEC)
+			info->domain_attr->resource_mgmt = d->resource_mgmt;
 	}
 	if (hints->addr_format == FI_SOCKADDR_IN6)
 		info->addr_format = FI_SOCKADDR_IN6;
@@ -437,10 +549,11 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 {
 	struct fi_info *fi;
 	int mr_mode = IWFI_MR_MODE, family = AF_UNSPEC, ret;
+	uint64_t mode = 0;
 
 	*info = NULL;
 	if (hints) {
-		ret = check_hints(hints, &mr_mode);
+		ret = check_hints(version, hints, &mr_mode, &mode);
 		if (ret) {
 			IWFI_INFO(FI_LOG_CORE, "hints do not match iwcm\n");
 			return ret;
@@ -453,7 +566,7 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 	fi = fi_allocinfo();
 	if (!fi)
 		return -FI_ENOMEM;
-	ret = fill_info(fi, hints, mr_mode);
+	ret = fill_info(fi, hints, mr_mode, mode);
 	if (!ret && (node || service))
 		ret = resolve(fi, node, service, flags, family);
 	if (!ret && !fi->src_addr)

@@ -18,6 +18,14 @@ check_fabric_cm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_cm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_cm_LDADD = $(check_fabric_LDADD)
 EXTRA_DIST += integ/fi_pingpong.sh integ/fabric_env.sh
+# fi_getinfo against libfabric's rules for hints: MR modes, orders,
+# contexts, resource management, completion levels, CQ data
+check_PROGRAMS += check_fabric_info
+TESTS += check_fabric_info
+check_fabric_info_SOURCES = check_fabric_info.c fabric_harness.h
+check_fabric_info_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_info_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_info_LDADD = $(check_fabric_LDADD)
 # RDM endpoints of ofi_rxm over the provider: rendezvous reads into the
 # iovecs of a receive (fi_readv)
 check_PROGRAMS += check_fabric_rxm
@@ -26,6 +34,19 @@ check_fabric_rxm_SOURCES = check_fabric_rxm.c fabric_harness.h
 check_fabric_rxm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_rxm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_rxm_LDADD = $(check_fabric_LDADD)
+
+# make check-fabtests: libfabric's own test suite, fabtests 1.17.0,
+# against iwcm and iwcm;ofi_rxm next to tcp and tcp;ofi_rxm
+# (fabtests/run.sh; fi_iwcm(7), CONFORMANCE).  Not part of make check:
+# it builds fabtests once and runs for minutes.  A SKIP (exit 77: no
+# fabtests tarball, no fi_info) is success here, a failure is not.
+EXTRA_DIST += fabtests/run.sh
+check-fabtests:
+	@rc=0; top_srcdir='$(abs_top_srcdir)' \
+		top_builddir='$(abs_top_builddir)' builddir='$(abs_builddir)' \
+		$(SHELL) $(srcdir)/fabtests/run.sh || rc=$$?; \
+	test $$rc -eq 77 && rc=0; exit $$rc
+.PHONY: check-fabtests
 
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
 # 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
