@@ -369,11 +369,9 @@ struct iwcm_ctx *cli_open(const char *who)
 		ctx = iwcm_ctx_open_path(path, IWCM_CTX_NONBLOCK);
 	else
 		ctx = iwcm_ctx_open(IWCM_CTX_NONBLOCK);
-	if (!ctx && errno == EINVAL && getenv("IWCM_POLL_US")) {
+	if (!ctx && errno == EINVAL && iwcm_env_error()) {
 		/* iwcm_ctx_open(3): libiwcm refuses a bad one */
-		fprintf(stderr,
-			"iwcmctl: %s: bad IWCM_POLL_US '%s' (0 to 100000)\n",
-			who, getenv("IWCM_POLL_US"));
+		fprintf(stderr, "iwcmctl: %s: bad %s\n", who, iwcm_env_error());
 		return NULL;
 	}
 	if (!ctx) {

@@ -39,6 +39,7 @@ dist_man3_MANS = \
 	iwcm_ctx_get_async_fd.3 \
 	iwcm_ctx_get_fd.3 \
 	iwcm_ctx_poll_us.3 \
+	iwcm_env_error.3 \
 	iwcm_ctx_open.3 \
 	iwcm_ctx_open_path.3 \
 	iwcm_dealloc_pd.3 \

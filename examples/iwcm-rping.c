@@ -356,10 +356,9 @@ static int rp_run(const struct rping_opts *o)
 	rp.o = o;
 	rp.ctx = o->socket ? iwcm_ctx_open_path(o->socket, IWCM_CTX_NONBLOCK) :
 			     iwcm_ctx_open(IWCM_CTX_NONBLOCK);
-	if (!rp.ctx && errno == EINVAL && getenv("IWCM_POLL_US")) {
+	if (!rp.ctx && errno == EINVAL && iwcm_env_error()) {
 		/* iwcm_ctx_open(3): libiwcm refuses a bad one */
-		err("bad IWCM_POLL_US '%s' (0 to 100000)",
-		    getenv("IWCM_POLL_US"));
+		err("bad %s", iwcm_env_error());
 		return -1;
 	}
 	if (!rp.ctx) {

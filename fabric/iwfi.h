@@ -363,7 +363,7 @@ struct fi_provider *fi_prov_ini(void);
 void iwfi_progress(struct iwfi_fabric *fab, int wait_ms);
 
 /* iwfi_attr.c */
-enum fi_progress iwfi_progress_default(void);
+int iwfi_progress_default(void);
 int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
 		 struct fi_info **info);

@@ -355,20 +355,20 @@ static int resolve(struct fi_info *info, const char *node, const char *service,
 	return ret;
 }
 
-/* The data progress FI_IWCM_PROGRESS asks for (iwfi_progress.c). */
-enum fi_progress iwfi_progress_default(void)
+/* The data progress FI_IWCM_PROGRESS asks for (iwfi_progress.c), or
+ * -FI_EINVAL, named, for a value that is neither. */
+int iwfi_progress_default(void)
 {
 	char *want = NULL;
 
 	fi_param_get_str(&iwfi_prov, "progress", &want);
-	if (want && !strcasecmp(want, "manual"))
+	if (!want || !strcasecmp(want, "auto"))
+		return FI_PROGRESS_AUTO;
+	if (!strcasecmp(want, "manual"))
 		return FI_PROGRESS_MANUAL;
-	if (want && strcasecmp(want, "auto"))
-		IWFI_WARN(FI_LOG_CORE,
-			  "FI_IWCM_PROGRESS=%s: neither auto nor manual; "
-			  "auto\n",
-			  want);
-	return FI_PROGRESS_AUTO;
+	IWFI_WARN(FI_LOG_CORE, "bad FI_IWCM_PROGRESS '%s' (auto or manual)\n",
+		  want);
+	return -FI_EINVAL;
 }
 
 /* Fill info with the defaults, narrowed by hints (which may be NULL). */
@@ -376,13 +376,16 @@ static int fill_info(struct fi_info *info, const struct fi_info *hints,
 		     int mr_mode, uint64_t mode)
 {
 	uint64_t caps = IWFI_CAPS;
+	int progress = iwfi_progress_default();
 
+	if (progress < 0)
+		return progress;
 	*info->tx_attr = iwfi_tx_attr;
 	*info->rx_attr = iwfi_rx_attr;
 	*info->ep_attr = iwfi_ep_attr;
 	*info->domain_attr = iwfi_domain_attr;
 	info->domain_attr->mr_mode = mr_mode;
-	info->domain_attr->data_progress = iwfi_progress_default();
+	info->domain_attr->data_progress = (enum fi_progress)progress;
 	info->domain_attr->name = strdup(IWFI_NAME);
 	info->fabric_attr->name = strdup(IWFI_NAME);
 	if (!info->domain_attr->name || !info->fabric_attr->name)
@@ -575,6 +578,11 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		fi_freeinfo(fi);
 		return ret;
 	}
+	/* fi_getinfo(3): a passive endpoint given as the handle of the
+	 * hints comes back in the info, so that the endpoint made from it
+	 * takes over its address (iwfi_ep.c). */
+	if (hints && hints->handle && hints->handle->fclass == FI_CLASS_PEP)
+		fi->handle = hints->handle;
 	*info = fi;
 	return 0;
 }

@@ -97,7 +97,12 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 	if (!fab)
 		return -FI_ENOMEM;
 	/* Who moves the data: FI_IWCM_PROGRESS (iwfi_progress.c). */
-	fab->manual = iwfi_progress_default() == FI_PROGRESS_MANUAL;
+	ret = iwfi_progress_default();
+	if (ret < 0) {
+		free(fab);
+		return ret;
+	}
+	fab->manual = ret == FI_PROGRESS_MANUAL;
 	/* fi_connect() and fi_accept() return once the request is sent,
 	 * and what the daemon refuses comes through the EQ (fi_cm(3)):
 	 * ofi_rxm's connections on demand do not wait for the daemon */
@@ -105,10 +110,8 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 				 (fab->manual ? IWCM_CTX_MANUAL_PROGRESS : 0));
 	if (!fab->ctx) {
 		ret = errno;
-		if (ret == EINVAL && getenv("IWCM_POLL_US"))
-			IWFI_WARN(FI_LOG_FABRIC,
-				  "bad IWCM_POLL_US '%s' (0 to 100000)\n",
-				  getenv("IWCM_POLL_US"));
+		if (ret == EINVAL && iwcm_env_error())
+			IWFI_WARN(FI_LOG_FABRIC, "bad %s\n", iwcm_env_error());
 		else
 			IWFI_WARN(FI_LOG_FABRIC, "no iwcmd: %s\n",
 				  strerror(ret));

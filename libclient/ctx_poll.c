@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -132,4 +133,26 @@ IWCM_EXPORT unsigned int iwcm_ctx_poll_us(const struct iwcm_ctx *ctx)
 		return 0;
 	}
 	return ctx_poll_left(ctx, ctx_poll_now());
+}
+
+/* The environment variable a context refuses, with its value and range. */
+IWCM_EXPORT const char *iwcm_env_error(void)
+{
+	static __thread char text[128];
+	const char *s = getenv("IWCM_POLL_US");
+	unsigned int v;
+
+	if (s && ctx_poll_parse(s, &v) < 0) {
+		snprintf(text, sizeof(text), "IWCM_POLL_US '%.40s' (0 to %u)",
+			 s, IWCM_POLL_US_MAX);
+		return text;
+	}
+	s = getenv("IWCM_PROGRESS_IDLE_US");
+	if (s && cprog_idle_parse(s, &v) < 0) {
+		snprintf(text, sizeof(text),
+			 "IWCM_PROGRESS_IDLE_US '%.40s' (0 to %u)", s,
+			 CPROG_IDLE_US_MAX);
+		return text;
+	}
+	return NULL;
 }

@@ -667,14 +667,9 @@ void cqw_channel_del(struct iwcm_comp_channel *ch, struct iwcm_cq *cq);
 
 /* ---- cprog.c ---- */
 
-/* IWCM_PROGRESS_IDLE_US: the default and the largest value. */
-#define CPROG_IDLE_US_DEFAULT 1000
-#define CPROG_IDLE_US_MAX 1000000
 /* With more QPs than this on a CQ, a pass asks its epoll set which
  * sockets have something instead of reading each. */
 #define CPROG_DIRECT_QPS 4
-/* Parse IWCM_PROGRESS_IDLE_US into *us; -1 with EINVAL if bad. */
-int cprog_idle_parse(const char *s, unsigned int *us);
 /* The application entered the library for this QP. */
 static inline void cprog_touch(struct iwcm_qp *qp)
 {

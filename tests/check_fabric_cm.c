@@ -115,12 +115,54 @@ START_TEST(poll_us_env)
 }
 END_TEST
 
+/* A bad FI_IWCM_PROGRESS or IWCM_PROGRESS_IDLE_US is refused by
+ * fi_fabric() (and fi_getinfo() for the former); the thread's tick at 0
+ * (it moves everything at once) still carries a connection's data. */
+START_TEST(progress_env)
+{
+	static const char *const bad_idle[] = { "x", "1000001", "-1", "" };
+	struct fi_info *h = hints_new();
+	struct fi_info *info = getinfo_at(h, "127.0.0.1"), *none = NULL;
+	struct fid_fabric *fab;
+	struct cm_buf cb;
+	struct net n;
+	uint32_t ev;
+	size_t i;
+
+	ck_assert_int_eq(setenv("FI_IWCM_PROGRESS", "sometimes", 1), 0);
+	ck_assert_int_eq(fi_fabric(info->fabric_attr, &fab, NULL), -FI_EINVAL);
+	ck_assert_int_ne(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, 0, h,
+				    &none),
+			 0);
+	ck_assert_ptr_null(none);
+	unsetenv("FI_IWCM_PROGRESS");
+	fi_freeinfo(h);
+	for (i = 0; i < ARRAY_SIZE(bad_idle); i++) {
+		ck_assert_int_eq(
+			setenv("IWCM_PROGRESS_IDLE_US", bad_idle[i], 1), 0);
+		ck_assert_int_eq(fi_fabric(info->fabric_attr, &fab, NULL),
+				 -FI_EINVAL);
+	}
+	fi_freeinfo(info);
+	ck_assert_int_eq(setenv("IWCM_PROGRESS_IDLE_US", "0", 1), 0);
+	net_open(&n);
+	ep_setup(&n, &n.c, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	accept_request(&n, &cb);
+	net_close(&n);
+	unsetenv("IWCM_PROGRESS_IDLE_US");
+}
+END_TEST
+
 static Suite *fabric_cm_suite(void)
 {
 	Suite *s = suite_create("fabric_cm");
 
 	add_tcase(s, "refused_through_eq", refused_through_eq);
 	add_tcase(s, "poll_us_env", poll_us_env);
+	add_tcase(s, "progress_env", progress_env);
 	return s;
 }
 

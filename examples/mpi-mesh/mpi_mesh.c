@@ -139,8 +139,11 @@ int main(int argc, char **argv)
 	flags = counter + 1;
 
 	ctx = iwcm_ctx_open(0);
-	if (!ctx && errno == EINVAL && getenv("IWCM_POLL_US"))
-		die("iwcm_ctx_open (IWCM_POLL_US: 0 to 100000)");
+	if (!ctx && errno == EINVAL && iwcm_env_error()) {
+		fprintf(stderr, "mpi_mesh: iwcm_ctx_open: bad %s\n",
+			iwcm_env_error());
+		exit(1);
+	}
 	if (!ctx)
 		die("iwcm_ctx_open (is iwcmd running, IWCM_SOCKET set?)");
 	pd = iwcm_alloc_pd(ctx);

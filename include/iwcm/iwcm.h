@@ -382,16 +382,32 @@ struct iwcm_conn_attr {
  * version handshake.  The context is the event channel of every listener
  * and connection made from it.  IWCM_POLL_US sets the limit of its
  * adaptive polling window (iwcm_ctx_poll_us()): microseconds, 0 to
- * 100000, 0 turns polling off; 200 without it.
+ * 100000, 0 turns polling off; 200 without it.  IWCM_PROGRESS_IDLE_US
+ * sets the tick of its progress thread (<iwcm/verbs.h>, Progress):
+ * microseconds, 0 to 1000000; 1000 without it.
  *
  * Context: Thread-safe.
  * Return: A new context, or NULL with errno set: ECONNREFUSED when no
  * daemon listens there, EPROTO when the daemon speaks another protocol
- * version, EINVAL for unknown flags, an unusable path or an IWCM_POLL_US
- * that is not a decimal number from 0 to 100000, ENOMEM, or the errno of
- * socket(2) and connect(2).
+ * version, EINVAL for unknown flags, an unusable path or a bad
+ * IWCM_POLL_US or IWCM_PROGRESS_IDLE_US (iwcm_env_error() names it),
+ * ENOMEM, or the errno of socket(2) and connect(2).
  */
 struct iwcm_ctx *iwcm_ctx_open(unsigned int flags);
+
+/**
+ * iwcm_env_error() - Name the environment variable a context refuses.
+ *
+ * For a program whose iwcm_ctx_open() failed with EINVAL: which of
+ * IWCM_POLL_US and IWCM_PROGRESS_IDLE_US holds a value the library does
+ * not take, with that value and the valid range, as in "IWCM_POLL_US
+ * '1e3' (0 to 100000)".
+ *
+ * Context: Thread-safe; the text is the calling thread's own, valid until
+ * its next call.
+ * Return: The text, or NULL when both variables are unset or good.
+ */
+const char *iwcm_env_error(void);
 
 /**
  * iwcm_ctx_open_path() - Connect to the iwcmd daemon at a given socket.

@@ -100,7 +100,6 @@ NOT_APPLICABLE='
 msg|fi_shared_ctx|no shared contexts: fi_getinfo refuses FI_SHARED_CONTEXT
 msg|fi_multi_recv -I 5|no FI_MULTI_RECV: a Send takes one posted receive (RFC 5040 §5.3)
 msg|fi_cq_data|CQ data rides only RFC 7306 Immediate Data, which a Send with payload cannot carry: cq_data_size is 0 without RDMA Writes
-msg|fi_msg_sockets|known: an endpoint opened from an fi_info whose handle is a passive endpoint does not take over that bound address (fi_getname says port 0), owned elsewhere (fabric/iwfi_ep.c, iwfi_pep.c)
 '
 
 say() { printf '%s\n' "$*"; }

@@ -371,6 +371,14 @@ for v in x 100001 -5 ""; do
 	has "$(cat "$dir/err")" "iwcmctl: connect: bad IWCM_POLL_US '$v' (0 to 100000)" \
 		"IWCM_POLL_US='$v'"
 done
+# ... and a bad IWCM_PROGRESS_IDLE_US, the progress thread's tick
+for v in x 1000001 -5 "" 1e3; do
+	IWCM_PROGRESS_IDLE_US="$v" "$ctl" connect 127.0.0.1:1 >/dev/null 2>"$dir/err"
+	[ $? -eq 2 ] && ok || fail "IWCM_PROGRESS_IDLE_US='$v': not exit 2"
+	has "$(cat "$dir/err")" \
+		"iwcmctl: connect: bad IWCM_PROGRESS_IDLE_US '$v' (0 to 1000000)" \
+		"IWCM_PROGRESS_IDLE_US='$v'"
+done
 "$ctl" connect --help | grep -q -- "--rev0 strict|permissive" && ok ||
 	fail "connect --help"
 "$ctl" listen --help | grep -q -- "--reject" && ok || fail "listen --help"

@@ -279,6 +279,12 @@ IWCM_POLL_US=1e3 "$rping" -c -a 127.0.0.1 -C 1 >"$dir/c.out" 2>"$dir/c.err"
 rc=$?
 [ "$rc" -eq 1 ] && ok || fail "bad IWCM_POLL_US: exited $rc"
 has "$(cat "$dir/c.err")" "bad IWCM_POLL_US '1e3' (0 to 100000)" bad-poll-us
+IWCM_PROGRESS_IDLE_US=2000000 "$rping" -c -a 127.0.0.1 -C 1 >"$dir/c.out" \
+	2>"$dir/c.err"
+rc=$?
+[ "$rc" -eq 1 ] && ok || fail "bad IWCM_PROGRESS_IDLE_US: exited $rc"
+has "$(cat "$dir/c.err")" \
+	"bad IWCM_PROGRESS_IDLE_US '2000000' (0 to 1000000)" bad-idle-us
 
 # Usage errors: exit 2 and a message naming the problem.
 usage() {
