@@ -59,13 +59,16 @@ oob_port() {
 }
 
 # pingpong_once PROV EP SIZE: server and client with data checks; 0 when
-# both ended well with every ping, else the outputs are shown
+# both ended well with every ping, else the outputs are shown.  ITERS
+# pings (20 by default, written as fi_pingpong prints it in SHOWN).
+ITERS=20
+SHOWN=20
 pingpong_once() {
 	tries=0
 	while :; do
 		oob_port >/dev/null
 		port=$oob
-		timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
+		timeout 60 fi_pingpong -p "$1" -e "$2" -c -I $ITERS -S "$3" \
 			-B "$port" >"$dir/s.out" 2>&1 &
 		spid=$!
 		bg_pids="$bg_pids $spid"
@@ -85,7 +88,7 @@ pingpong_once() {
 		fi
 		break
 	done
-	if timeout 60 fi_pingpong -p "$1" -e "$2" -c -I 20 -S "$3" \
+	if timeout 60 fi_pingpong -p "$1" -e "$2" -c -I $ITERS -S "$3" \
 		-P "$port" 127.0.0.1 >"$dir/c.out" 2>&1; then
 		crc=0
 	else
@@ -95,7 +98,7 @@ pingpong_once() {
 	src=$?
 	spid=
 	if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
-		grep -q "^[0-9.]*[kmg]* *20 *=20 " "$dir/c.out"; then
+		grep -q "^[0-9.]*[kmg]* *$SHOWN *=$SHOWN " "$dir/c.out"; then
 		return 0
 	fi
 	echo "fi_pingpong -p '$1' -e $2 -S $3: client $crc, server $src"
@@ -124,6 +127,30 @@ done
 for size in 1 4096 100000 1048576; do
 	pingpong "iwcm;ofi_rxm" rdm $size
 done
+
+# Receive credits cost no message per posted receive (iwfi_credit.c):
+# 1000 ping-pongs over ofi_rxm, each endpoint's counts from its log line
+# at close.  Each side sends a count for every quarter of the receives
+# it keeps posted, along with a Send: a few dozen, never one per ping.
+ITERS=1000
+SHOWN=1k
+export FI_LOG_LEVEL=info FI_LOG_PROV=iwcm
+if pingpong_once "iwcm;ofi_rxm" rdm 64; then
+	for side in c s; do
+		line=$(grep "credit updates sent" "$dir/$side.out" | tail -1)
+		sent=$(echo "$line" | sed -n 's/.*completed, \([0-9]*\) credit updates sent (\([0-9]*\) along.*/\1/p')
+		rides=$(echo "$line" | sed -n 's/.*completed, \([0-9]*\) credit updates sent (\([0-9]*\) along.*/\2/p')
+		echo "credits per 1000 ping-pongs, $side: ${sent:-?} sent, ${rides:-?} along with a Send"
+		if [ -n "$sent" ] && [ "$sent" -gt 0 ] && [ "$sent" -le 100 ]; then
+			ok
+		else
+			fail "$side: credit updates per 1000 ping-pongs: '${sent:-none}' (1 to 100 expected): $line"
+		fi
+	done
+else
+	fail "fi_pingpong iwcm;ofi_rxm 1000 pings with FI_LOG_LEVEL=info"
+fi
+unset FI_LOG_LEVEL FI_LOG_PROV
 
 after=$(handshakes)
 if [ -n "$before" ] && [ -n "$after" ] && [ "$after" -gt "$before" ]; then
