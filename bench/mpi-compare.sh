@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# bench/mpi-compare.sh [-m MAX_SIZE] [-i ITERS]: bench/mpi_latbw between
-# two ranks over three transports, then one table with the ratios:
+# bench/mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]:
+# bench/mpi_latbw between two ranks over three transports, then one table
+# with the ratios:
 #   iwcm     --mca pml cm --mca mtl ofi, "iwcm;ofi_rxm" (libiwcm-fi.so
 #            through a private iwcmd)
 #   tcp-rxm  --mca pml cm --mca mtl ofi, "tcp;ofi_rxm" (libfabric's tcp)
@@ -11,6 +12,10 @@
 # Run from the build tree (it finds daemon/iwcmd, fabric/.libs and
 # bench/mpi_latbw there) or set IWCMD, FI_PROVIDER_PATH and MPI_LATBW.
 # Latency ratio > 1: iwcm is slower; bandwidth ratio > 1: iwcm is faster.
+#   -r RUNS  run each transport RUNS times, alternating, and report the
+#            median of each cell (default 1)
+#   -b BUSY  start BUSY busy loops (nice 0) beside the ranks for the whole
+#            run: cores shared with other busy processes (default 0)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_builddir:-$(cd "$here/.." && pwd)}
@@ -28,7 +33,8 @@ dir=$(mktemp -d /tmp/iwcm-mpibench.XXXXXX)
 IWCM_SOCKET=$dir/iwcmd.sock
 export IWCM_SOCKET
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+busy_pids=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for b in $busy_pids; do kill "$b" 2>/dev/null; done; rm -rf "$dir"' EXIT
 printf '# mpi-compare\n' >"$dir/iwcmd.conf"
 "$IWCMD" -d -f "$dir/iwcmd.conf" -s "$IWCM_SOCKET" 2>"$dir/iwcmd.log" &
 pid=$!
@@ -55,26 +61,62 @@ run() {
 		exit 1
 	fi
 }
-ARGS="$*"
-# the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 4 MiB)
+runs=1
+busy=0
+ARGS=
 max=4194304
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-m) max=$2; shift ;;
+	-r) runs=$2; shift ;;
+	-b) busy=$2; shift ;;
+	-m) max=$2; ARGS="$ARGS -m $2"; shift ;;
+	*) ARGS="$ARGS $1" ;;
 	esac
 	shift
 done
+# the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 4 MiB)
 nsizes=0
 s=1
 while [ "$s" -le "$max" ]; do
 	nsizes=$((nsizes + 1))
 	s=$((s * 4))
 done
-run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
-run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
-run btl-tcp --mca pml ob1 --mca btl self,tcp
+i=0
+while [ "$i" -lt "$busy" ]; do
+	sh -c 'while :; do :; done' &
+	busy_pids="$busy_pids $!"
+	i=$((i + 1))
+done
+# median NAME: the median over the runs of each size's two columns
+median() {
+	sort -k1,1n -k2,2g "$dir/$1".r* | awk -v n="$runs" '
+		NF == 3 { lat[$1] = lat[$1] " " $2; bw[$1] = bw[$1] " " $3; s[$1] = 1 }
+		function med(list,   a, k, i, j, t) {
+			k = split(list, a, " ")
+			for (i = 1; i <= k; i++)
+				for (j = i + 1; j <= k; j++)
+					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return a[int((k + 1) / 2)]
+		}
+		END { for (x in s) print x, med(lat[x]), med(bw[x]) }' |
+		sort -k1,1n >"$dir/$1"
+}
+r=1
+while [ "$r" -le "$runs" ]; do
+	run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
+	mv "$dir/iwcm" "$dir/iwcm.r$r"
+	run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
+	mv "$dir/tcp-rxm" "$dir/tcp-rxm.r$r"
+	run btl-tcp --mca pml ob1 --mca btl self,tcp
+	mv "$dir/btl-tcp" "$dir/btl-tcp.r$r"
+	r=$((r + 1))
+done
+for t in iwcm tcp-rxm btl-tcp; do
+	median "$t"
+done
 
-echo "# latency in us (osu_latency), bandwidth in MB/s (osu_bw), 2 ranks on $(hostname)"
+echo "# latency in us (osu_latency), bandwidth in MB/s (osu_bw), 2 ranks on $(hostname)," \
+	"median of $runs run(s), $busy busy loop(s) beside them"
 printf '%8s %9s %9s %9s %7s %7s | %9s %9s %9s %7s %7s\n' size \
 	lat:iwcm tcp-rxm btl-tcp /rxm /btl bw:iwcm tcp-rxm btl-tcp /rxm /btl
 join "$dir/iwcm" "$dir/tcp-rxm" | join - "$dir/btl-tcp" |
