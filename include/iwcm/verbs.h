@@ -624,6 +624,8 @@ int iwcm_destroy_cq(struct iwcm_cq *cq);
  * wc_flags bit is set only for a field inside them, so a binary built
  * with an older, shorter struct iwcm_wc keeps working when fields are
  * added.  Octets beyond the structure this library knows are zeroed.
+ * An empty queue makes the call move the data of the queue's QPs first,
+ * as iwcm_poll_cq() says.
  *
  * Context: Thread-safe; never waits for the progress engine.
  * Return: The number of completions stored (0 when none), or -1 with
@@ -639,10 +641,16 @@ int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
  * @num_entries: at most this many.
  * @wc: where to store them.
  *
- * Never waits.  Completions of one QP's send queue come in the order the
- * work requests were posted (RFC 5040 §5.5 rule 15), receives in the
- * order the messages arrived.  After an error every outstanding work
- * request completes with IWCM_WC_WR_FLUSH_ERR, signaled or not.
+ * Never waits.  When the queue is empty the call first moves the data of
+ * the QPs that complete on it, in the calling thread: it reads what
+ * their sockets hold and writes what waits (the QP's lock taken with a
+ * trylock: a QP another thread is moving is skipped).  With at most 4
+ * QPs on the queue that is one read(2) per QP; with more, one
+ * epoll_wait(2) says which have something.  Completions of one QP's send
+ * queue come in the order the work requests were posted (RFC 5040 §5.5
+ * rule 15), receives in the order the messages arrived.  After an error
+ * every outstanding work request completes with IWCM_WC_WR_FLUSH_ERR,
+ * signaled or not.
  *
  * An inline function: it calls iwcm_poll_cq_sz() with sizeof(*@wc), so
  * struct iwcm_wc can grow without breaking binaries.
@@ -678,14 +686,18 @@ int iwcm_req_notify_cq(struct iwcm_cq *cq, int solicited_only);
  * @cq: where to store the completion queue the event is about.
  * @cq_context: where to store its cq_context, or NULL.
  *
- * Waits unless the channel's descriptor was set O_NONBLOCK.  With
+ * Moves the data of the QPs of the channel's CQs in the calling thread,
+ * then waits unless the channel's descriptor was set O_NONBLOCK: asleep
+ * on their sockets and the channel's events at once, it moves what
+ * arrives itself, so that a message wakes one thread.  While a thread
+ * waits here the progress thread leaves these QPs to it.  With
  * IWCM_CTX_MANUAL_PROGRESS a waiting call drives the progress engine
  * itself.  Every event returned must be acknowledged with
  * iwcm_ack_cq_events() before iwcm_destroy_cq() can destroy its queue.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EAGAIN (non-blocking, no event), EINVAL
- * or the errno of read(2).
+ * or the errno of read(2) and epoll_wait(2).
  */
 int iwcm_get_cq_event(struct iwcm_comp_channel *channel, struct iwcm_cq **cq,
 		      void **cq_context);
