@@ -82,6 +82,7 @@ struct bench_opts {
 	bool crc;
 	bool markers;
 	bool event;	       /* progress thread + completion channel */
+	bool manual;	       /* busy-polls iwcm_progress() (manual) */
 	bool tcp_poll;	       /* the TCP baseline spins, never blocks */
 	bool tcp_gaps;	       /* *_bw: the TCP stream has Markers' gaps */
 	unsigned int qps;      /* -q: connections (and TCP streams) */

@@ -38,9 +38,12 @@
  * row (sctp_idle.c), to see whether the relay's cost per message grows
  * with the associations iwcmd holds.
  *
- * Progress is manual by default (iwcm_progress() busy-polled while
- * waiting, as perftest busy-polls ibv_poll_cq()); --event uses the
- * context's progress thread and waits on a completion channel.
+ * Progress is the library's default, automatic: waiting busy-polls
+ * iwcm_poll_cq(), which moves the data in the caller's thread (as
+ * perftest busy-polls ibv_poll_cq()), and a wait for memory the peer
+ * writes iwcm_qp_progress(); --event waits on the completion channel
+ * instead (asleep on the sockets), and --manual busy-polls
+ * iwcm_progress() on a context without a progress thread.
  *
  * -q N (write_bw, send_lat): N connections in one context, so one
  * progress engine and one completion queue, against N TCP streams

@@ -105,8 +105,9 @@ struct dp_row {
 /* One end of the iwcm connection. */
 struct dp_ep {
 	struct dp_run *r;
-	bool owner; /* its context, PD, CQ (-q: the first) */
-	bool manual;
+	bool owner;  /* its context, PD, CQ (-q: the first) */
+	bool manual; /* IWCM_CTX_MANUAL_PROGRESS (--manual) */
+	bool busy;   /* busy-polls (no --event) */
 	struct iwcm_ctx *ctx;
 	struct iwcm_pd *pd;
 	struct iwcm_comp_channel *ch;

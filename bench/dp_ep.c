@@ -246,7 +246,8 @@ static int dp_ep_open(struct dp_run *r, struct dp_ep *e,
 	memset(e, 0, sizeof(*e));
 	e->r = r;
 	e->owner = !shared;
-	e->manual = !o->event;
+	e->busy = !o->event;
+	e->manual = e->busy && o->manual;
 	if (e->manual)
 		flags |= IWCM_CTX_MANUAL_PROGRESS;
 	e->sq_depth = dp_is_bw(r->t) ? r->depth + 8 : DP_SQ_LAT;
@@ -265,7 +266,7 @@ static int dp_ep_open(struct dp_run *r, struct dp_ep *e,
 	e->pd = iwcm_alloc_pd(e->ctx);
 	if (!e->pd)
 		goto fail;
-	if (!e->manual) {
+	if (!e->busy) {
 		what = "iwcm_create_comp_channel";
 		e->ch = iwcm_create_comp_channel(e->ctx);
 		if (!e->ch)

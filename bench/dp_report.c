@@ -124,8 +124,10 @@ static double dp_report_daemon_per(const struct bench_opts *o,
 
 static const char *dp_report_progress_str(const struct bench_opts *o)
 {
-	return o->event ? "progress thread, waits on a completion channel" :
-			  "manual, busy-polling iwcm_progress()";
+	if (o->event)
+		return "automatic, waits on a completion channel";
+	return o->manual ? "manual, busy-polling iwcm_progress()" :
+			   "automatic, busy-polling iwcm_poll_cq()";
 }
 
 static const char *const dp_what[] = {
@@ -373,7 +375,10 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 	       o->tcp_poll ? "poll" :
 	       o->qps > 1  ? "multiplexed" :
 			     "blocking",
-	       o->tcp_gaps ? "true" : "false", o->event ? "event" : "manual",
+	       o->tcp_gaps ? "true" : "false",
+	       o->event	 ? "event" :
+	       o->manual ? "manual" :
+			   "busy",
 	       o->mpa_rev, o->crc ? "true" : "false",
 	       o->markers ? "true" : "false", DP_IRD_ORD,
 	       bw	  ? "mib_per_sec" :

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <string.h>
 
 #include <iwcm/iwcm.h>
@@ -52,12 +51,16 @@ static int dp_wait_async_check(struct dp_ep *e)
 }
 
 /*
- * A spin: drive the engine once (manual progress) or yield to its
- * thread, and every so often look at the asynchronous events and the
- * clock: *end is the stall deadline, 0 until the first look and again
- * whenever the engine handled something.  -1 once the run failed.
+ * A spin: drive the engine once (manual progress), or with automatic
+ * progress move the QP's data in this thread when qp says so (a wait on
+ * memory the peer writes; iwcm_poll_cq() did it otherwise), asleep on
+ * its socket for up to a millisecond in event mode; and every so often
+ * look at the asynchronous events and the clock: *end is the stall
+ * deadline, 0 until the first look and again whenever the engine
+ * handled something.  -1 once the run failed.
  */
-static int dp_wait_spin(struct dp_ep *e, unsigned int *spins, uint64_t *end)
+static int dp_wait_spin(struct dp_ep *e, bool qp, unsigned int *spins,
+			uint64_t *end)
 {
 	int k = 0;
 
@@ -68,8 +71,13 @@ static int dp_wait_spin(struct dp_ep *e, unsigned int *spins, uint64_t *end)
 				     strerror(errno));
 			return -1;
 		}
-	} else {
-		sched_yield();
+	} else if (qp && e->qp) {
+		k = iwcm_qp_progress(e->qp, e->busy ? 0 : 1);
+		if (k < 0) {
+			dp_side_fail(&e->r->side, "iwcm_qp_progress: %s",
+				     strerror(errno));
+			return -1;
+		}
 	}
 	if (k > 0)
 		*end = 0;
@@ -180,8 +188,8 @@ int dp_wait_poll(struct dp_ep *e)
 		}
 		if (k > 0)
 			break;
-		if (e->manual ? dp_wait_spin(e, &spins, &end) < 0 :
-				dp_wait_sleep(e) < 0)
+		if (e->busy ? dp_wait_spin(e, false, &spins, &end) < 0 :
+			      dp_wait_sleep(e) < 0)
 			return -1;
 	}
 	for (i = 0; i < k; i++) {
@@ -256,14 +264,15 @@ int dp_wait_sent(struct dp_ep *e, uint64_t id)
 	return 0;
 }
 
-/* Until the octet at p holds tag (placed by the progress engine). */
+/* Until the octet at p holds tag (placed by this thread's calls or the
+ * progress engine). */
 int dp_wait_tag(struct dp_ep *e, const uint8_t *p, uint8_t tag)
 {
 	unsigned int spins = 0;
 	uint64_t end = 0;
 
 	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != tag) {
-		if (dp_wait_spin(e, &spins, &end) < 0)
+		if (dp_wait_spin(e, true, &spins, &end) < 0)
 			return -1;
 	}
 	return 0;

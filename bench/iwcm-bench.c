@@ -87,9 +87,14 @@ static void usage(FILE *fp)
 		"                     progress engine) against N TCP streams "
 		"in one thread\n"
 		"                     (1 to %d, default 1)\n"
-		"  -e, --event        datapath: the progress thread and "
-		"completion channel\n"
-		"                     instead of busy-polling iwcm_progress()\n"
+		"  -e, --event        datapath: wait on the completion channel "
+		"(the\n"
+		"                     default configuration asleep) instead of "
+		"busy-polling\n"
+		"                     iwcm_poll_cq()\n"
+		"      --manual       datapath: IWCM_CTX_MANUAL_PROGRESS, "
+		"busy-polling\n"
+		"                     iwcm_progress() (no progress thread)\n"
 		"      --mpa-rev N    datapath: MPA revision 1 or 2 "
 		"(default 2)\n"
 		"      --markers      datapath: MPA markers both ways\n"
@@ -250,6 +255,13 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			t->name);
 		return -1;
 	}
+	if (o->event && o->manual) {
+		fprintf(stderr,
+			"iwcm-bench: %s: --manual busy-polls "
+			"iwcm_progress(); it takes no --event\n",
+			t->name);
+		return -1;
+	}
 	if (o->sctp && (o->markers || o->tcp_gaps || o->tcp_poll ||
 			o->qps > 1 || crc_set)) {
 		fprintf(stderr,
@@ -310,6 +322,7 @@ int main(int argc, char **argv)
 		OPT_CRC,
 		OPT_NO_CRC,
 		OPT_TCP_POLL,
+		OPT_MANUAL,
 		OPT_TCP_GAPS,
 		OPT_TRANSPORT,
 		OPT_WAIT_CM,
@@ -330,6 +343,7 @@ int main(int argc, char **argv)
 		{ "crc", no_argument, NULL, OPT_CRC },
 		{ "no-crc", no_argument, NULL, OPT_NO_CRC },
 		{ "tcp-poll", no_argument, NULL, OPT_TCP_POLL },
+		{ "manual", no_argument, NULL, OPT_MANUAL },
 		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
 		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
@@ -413,6 +427,10 @@ int main(int argc, char **argv)
 		case OPT_TCP_POLL:
 			o.tcp_poll = true;
 			dp_opt = "--tcp-poll";
+			break;
+		case OPT_MANUAL:
+			o.manual = true;
+			dp_opt = "--manual";
 			break;
 		case OPT_TCP_GAPS:
 			o.tcp_gaps = true;

@@ -104,6 +104,7 @@ expect 2 "$bench" cm -q 2 && has "$dir/err" "write_bw and send_lat only"
 expect 2 "$bench" write_bw -q 2 --tcp-gaps && has "$dir/err" "no --qps"
 expect 2 "$bench" write_bw --wait-cm && has "$dir/err" "cm test only"
 expect 2 "$bench" send_lat --busy-poll 10 && has "$dir/err" "--busy-poll applies"
+expect 2 "$bench" send_lat -e --manual && has "$dir/err" "it takes no --event"
 expect 2 "$bench" cm --busy-poll 100001 && has "$dir/err" "for --busy-poll"
 expect 2 "$bench" cm --busy-poll 1x
 expect 2 "$bench" write_lat --no-client-poll &&
@@ -313,7 +314,8 @@ assert d["test"] == test and d["iters"] == iters and d["size"] == size, d
 assert d["depths"] == depths and d["baseline"] == base, d
 assert d["transport"] == ("sctp" if sctp else "tcp"), d
 assert d["address"] == "127.0.0.1" and d["cpus"] >= 1, d
-assert d["progress"] == ("event" if "-e" in opts else "manual"), d
+assert d["progress"] == ("event" if "-e" in opts else
+                         "manual" if "--manual" in opts else "busy"), d
 assert d["qps"] == q, d
 assert d["tcp_io"] == ("poll" if "--tcp-poll" in opts else
                        "multiplexed" if q > 1 else "blocking"), d
@@ -401,6 +403,8 @@ send_lat 8 50 - --markers --mpa-rev 1
 send_lat 100000 10 - -e --no-crc
 write_lat 100 50 - -e
 write_lat 8 50 - --mpa-rev 1 --tcp-poll
+write_lat 64 50 - --manual
+send_lat 8 50 - --manual --tcp-poll
 atomic_lat 8 50 - -e --markers
 atomic_lat 8 50 -
 write_bw 65536 20 1,8 -q 4
