@@ -26,6 +26,14 @@ check_fabric_info_SOURCES = check_fabric_info.c fabric_harness.h
 check_fabric_info_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_info_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_info_LDADD = $(check_fabric_LDADD)
+# local buffers without descriptors (no FI_MR_LOCAL offered), and RMA
+# to a region the target has closed (RFC 5042 §5: a Terminate)
+check_PROGRAMS += check_fabric_mr
+TESTS += check_fabric_mr
+check_fabric_mr_SOURCES = check_fabric_mr.c fabric_harness.h
+check_fabric_mr_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_mr_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_mr_LDADD = $(check_fabric_LDADD)
 # RDM endpoints of ofi_rxm over the provider: rendezvous reads into the
 # iovecs of a receive (fi_readv)
 check_PROGRAMS += check_fabric_rxm
