@@ -59,8 +59,8 @@ check-fabtests:
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
 # 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
 # (examples/mpi-mesh).  Both SKIP without Open MPI.
-TESTS += integ/mpi.sh integ/mpi_mesh.sh
-EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh
+TESTS += integ/mpi.sh integ/mpi_mesh.sh integ/mpi_osc.sh
+EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh integ/mpi_osc.sh
 
 # The endpoint's transition table (fabric/iwfi_ep_fsm.c) against its
 # specification, every state x event pair; libfabric only for the log.
