@@ -8,8 +8,10 @@
  *   mpirun -n 4 ... --mca osc pt2pt mpi_osc
  *   mpirun -n 4 ... --mca osc rdma  mpi_osc --expect-rdma
  *
- * On a window of MPI_Win_allocate memory: MPI_Put and MPI_Get from 1
- * octet to 1 MiB to the neighbours in fence epochs; MPI_Accumulate
+ * On a window of MPI_Win_create memory (on one host osc rdma copies
+ * through shared memory for MPI_Win_allocate, whatever the network):
+ * MPI_Put and MPI_Get from 1 octet to 1 MiB to the neighbours in fence
+ * epochs; MPI_Accumulate
  * (MPI_SUM) from every rank to one word; MPI_Fetch_and_op (MPI_SUM) as
  * a ticket counter whose tickets must be a permutation; and
  * MPI_Compare_and_swap that exactly one rank wins.
@@ -217,8 +219,10 @@ int main(int argc, char **argv)
 	buf = malloc(BULK);
 	if (!buf)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-			 &win);
+	base = malloc(WIN_BYTES);
+	if (!base)
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	MPI_Win_create(base, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
 	memset(base, 0, WIN_BYTES);
 	MPI_Barrier(MPI_COMM_WORLD);
 	put_get(win, base, buf);
@@ -227,6 +231,7 @@ int main(int argc, char **argv)
 	if (expect_rdma)
 		check(outside, "target outside MPI saw the passive epoch", 0);
 	MPI_Win_free(&win);
+	free(base);
 	free(buf);
 	MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	printf("rank %d of %d: put, get 1 octet to 1 MiB, accumulate, "
