@@ -207,6 +207,9 @@ struct iwfi_domain {
 	struct fid_domain domain_fid;
 	struct iwfi_fabric *fabric;
 	struct iwcm_pd *pd;
+	/* Local access only, all of the address space: the lkey of buffers
+	 * without a descriptor (iwfi_mr.c). */
+	struct iwcm_mr *local_mr;
 	struct fi_info *info;
 	int refs;
 };
@@ -328,6 +331,8 @@ struct iwfi_ep {
 	uint64_t rx_done;      /* receives completed */
 	uint64_t credit_msgs;  /* counts sent */
 	uint64_t credit_rides; /* of which along with an operation */
+	/* Work requests posted, by kind (iwfi_post_send()). */
+	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
 	struct iwfi_peer_credit peer;
 };
 
@@ -401,7 +406,9 @@ int iwfi_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
 		 uint64_t flags, struct fid_mr **mr, void *context);
 int iwfi_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 		    uint64_t flags, struct fid_mr **mr);
-uint32_t iwfi_mr_lkey(void *desc);
+uint32_t iwfi_mr_lkey(struct iwfi_domain *dom, void *desc);
+int iwfi_mr_local_open(struct iwfi_domain *dom);
+void iwfi_mr_local_close(struct iwfi_domain *dom);
 
 /* iwfi_credit.c */
 void iwfi_credit_hdr(struct iwfi_ep *ep, void *buf);
@@ -426,8 +433,8 @@ struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep);
 void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list);
 ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context);
 int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr);
-int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
-	     size_t count, size_t *len);
+int iwfi_sgl(struct iwfi_domain *dom, struct iwcm_sge *sge,
+	     const struct iovec *iov, void **desc, size_t count, size_t *len);
 
 /* iwfi_rma.c */
 extern const struct fi_ops_rma iwfi_rma_ops;

@@ -89,7 +89,9 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 		memcpy(&operand, a->operand, sizeof(operand));
 	if (a->kind == ATOMIC_COMPARE)
 		memcpy(&compare, a->compare, sizeof(compare));
-	if (a->kind != ATOMIC_WRITE && (!a->result || !a->result_desc))
+	/* A result without a descriptor lands through the domain's local
+	 * region (iwfi_mr.c). */
+	if (a->kind != ATOMIC_WRITE && !a->result)
 		return -FI_EINVAL;
 	req = iwfi_req_new(
 		ep, a->context,
@@ -103,7 +105,7 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 		sge.lkey = iwcm_mr_get_stag(ep->scratch_mr);
 	} else {
 		sge.addr = (uintptr_t)a->result;
-		sge.lkey = iwfi_mr_lkey(a->result_desc);
+		sge.lkey = iwfi_mr_lkey(ep->domain, a->result_desc);
 		req->buf = a->result;
 	}
 	sge.length = sizeof(uint64_t);
@@ -250,11 +252,12 @@ static ssize_t at_readwritev(struct fid_ep *ep, const struct fi_ioc *iov,
 			     enum fi_datatype datatype, enum fi_op op,
 			     void *context)
 {
-	if (count != 1 || result_count != 1 || !result_desc)
+	if (count != 1 || result_count != 1)
 		return -FI_EINVAL;
 	return at_readwrite(ep, iov[0].addr, iov[0].count, NULL,
-			    resultv[0].addr, result_desc[0], dest_addr, addr,
-			    key, datatype, op, context);
+			    resultv[0].addr,
+			    result_desc ? result_desc[0] : NULL, dest_addr,
+			    addr, key, datatype, op, context);
 }
 
 static ssize_t at_readwritemsg(struct fid_ep *ep,
@@ -265,13 +268,13 @@ static ssize_t at_readwritemsg(struct fid_ep *ep,
 	struct atomic_args a = { .kind = ATOMIC_FETCH };
 
 	if (msg->iov_count > 1 || msg->rma_iov_count != 1 ||
-	    result_count != 1 || !result_desc || resultv[0].count != 1)
+	    result_count != 1 || resultv[0].count != 1)
 		return -FI_EINVAL;
 	a.dt = msg->datatype;
 	a.op = msg->op;
 	a.operand = msg->iov_count ? msg->msg_iov[0].addr : NULL;
 	a.result = resultv[0].addr;
-	a.result_desc = result_desc[0];
+	a.result_desc = result_desc ? result_desc[0] : NULL;
 	a.addr = msg->rma_iov[0].addr;
 	a.key = msg->rma_iov[0].key;
 	a.context = msg->context;
@@ -314,13 +317,12 @@ static ssize_t at_compwritev(struct fid_ep *ep, const struct fi_ioc *iov,
 			     enum fi_datatype datatype, enum fi_op op,
 			     void *context)
 {
-	if (count != 1 || compare_count != 1 || result_count != 1 ||
-	    !result_desc)
+	if (count != 1 || compare_count != 1 || result_count != 1)
 		return -FI_EINVAL;
 	return at_compwrite(ep, iov[0].addr, iov[0].count, NULL,
 			    comparev[0].addr, NULL, resultv[0].addr,
-			    result_desc[0], dest_addr, addr, key, datatype, op,
-			    context);
+			    result_desc ? result_desc[0] : NULL, dest_addr,
+			    addr, key, datatype, op, context);
 }
 
 static ssize_t at_compwritemsg(struct fid_ep *ep,
@@ -333,14 +335,14 @@ static ssize_t at_compwritemsg(struct fid_ep *ep,
 	struct atomic_args a = { .kind = ATOMIC_COMPARE };
 
 	if (msg->iov_count != 1 || msg->rma_iov_count != 1 ||
-	    compare_count != 1 || result_count != 1 || !result_desc)
+	    compare_count != 1 || result_count != 1)
 		return -FI_EINVAL;
 	a.dt = msg->datatype;
 	a.op = msg->op;
 	a.operand = msg->msg_iov[0].addr;
 	a.compare = comparev[0].addr;
 	a.result = resultv[0].addr;
-	a.result_desc = result_desc[0];
+	a.result_desc = result_desc ? result_desc[0] : NULL;
 	a.addr = msg->rma_iov[0].addr;
 	a.key = msg->rma_iov[0].key;
 	a.context = msg->context;

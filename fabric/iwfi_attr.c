@@ -135,57 +135,57 @@ static const struct fi_domain_attr iwfi_domain_attr = {
 
 /*
  * The MR modes of the answer (fi_domain(3), "MR Modes"), or FI_ENODATA.
- * Every local buffer needs a descriptor, so an application that offers
- * neither FI_MR_LOCAL nor the older FI_LOCAL_MR mode bit cannot use the
- * provider.  Tagged Offsets are virtual addresses and STags the
- * provider's keys (RFC 5040 §4.4), so a peer's RMA needs FI_MR_VIRT_ADDR,
- * FI_MR_PROV_KEY and FI_MR_ALLOCATED: together FI_MR_BASIC, which before
- * API 1.5 is the only spelling and after it must stand alone.  Only bits
- * the application offers are answered, FI_LOCAL_MR in *mode in place of
- * FI_MR_LOCAL when it offered that.  From 1.5 on, FI_MR_UNSPEC offers
- * no bit, as libfabric's own providers read it (prov/util).
+ * Local registration is the application's choice: offered (FI_MR_LOCAL,
+ * or the older FI_LOCAL_MR mode bit), it is answered and descriptors
+ * name the local buffers; not offered, buffers without one go through
+ * the domain's local region (iwfi_mr.c).  Tagged Offsets are virtual
+ * addresses and STags the provider's keys (RFC 5040 §4.4), so a peer's
+ * RMA needs FI_MR_VIRT_ADDR, FI_MR_PROV_KEY and FI_MR_ALLOCATED:
+ * together FI_MR_BASIC, which before API 1.5 is the only spelling and
+ * after it must stand alone.  Only bits the application offers are
+ * answered, FI_LOCAL_MR in *mode in place of FI_MR_LOCAL when it offered
+ * that.  From 1.5 on, FI_MR_UNSPEC offers no bit, as libfabric's own
+ * providers read it (prov/util).
  */
 static int hints_mr_mode(uint32_t version, const struct fi_info *hints,
 			 int *mr_mode, uint64_t *mode)
 {
-	int need = FI_MR_LOCAL, user;
+	int need = 0, user;
 	bool local;
 
-	/* FI_MR_LOCAL alone does for an application without RMA and
-	 * atomics. */
+	/* No remote access, no remote MR mode bits. */
 	if (!hints->caps ||
 	    hints->caps & (FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE |
 			   FI_REMOTE_READ | FI_REMOTE_WRITE))
-		need = IWFI_MR_MODE;
-	*mr_mode = need;
+		need = IWFI_MR_MODE & ~FI_MR_LOCAL;
+	*mr_mode = need | FI_MR_LOCAL;
 	if (!hints->domain_attr)
 		return 0;
 	user = hints->domain_attr->mr_mode;
 	local = (user & FI_MR_LOCAL) || (hints->mode & FI_LOCAL_MR);
-	if (!local)
-		return -FI_ENODATA;
 	if (FI_VERSION_LT(version, FI_VERSION(1, 5))) {
 		/* Before 1.5 the answer is FI_MR_BASIC or FI_MR_SCALABLE,
 		 * local registration the FI_LOCAL_MR mode. */
 		if (user != FI_MR_UNSPEC && user != FI_MR_BASIC)
 			return -FI_ENODATA;
 		*mr_mode = FI_MR_BASIC;
-		*mode |= FI_LOCAL_MR;
+		if (local)
+			*mode |= FI_LOCAL_MR;
 		return 0;
 	}
 	if (user & (FI_MR_BASIC | FI_MR_SCALABLE)) {
 		if (user != FI_MR_BASIC)
 			return -FI_ENODATA;
 		*mr_mode = FI_MR_BASIC;
-		*mode |= FI_LOCAL_MR;
+		if (local)
+			*mode |= FI_LOCAL_MR;
 		return 0;
 	}
-	if (need & ~FI_MR_LOCAL & ~user)
+	if (need & ~user)
 		return -FI_ENODATA;
-	if (!(user & FI_MR_LOCAL)) {
-		*mr_mode &= ~FI_MR_LOCAL;
+	*mr_mode = need | (user & FI_MR_LOCAL);
+	if (local && !(user & FI_MR_LOCAL))
 		*mode |= FI_LOCAL_MR;
-	}
 	return 0;
 }
 

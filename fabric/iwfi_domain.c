@@ -19,6 +19,7 @@ static int dom_close(struct fid *fid)
 
 	if (__atomic_load_n(&dom->refs, __ATOMIC_ACQUIRE))
 		return -FI_EBUSY;
+	iwfi_mr_local_close(dom);
 	if (iwcm_dealloc_pd(dom->pd) < 0)
 		return -iwfi_errno(errno);
 	__atomic_fetch_sub(&dom->fabric->refs, 1, __ATOMIC_RELEASE);
@@ -137,6 +138,13 @@ int iwfi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		fi_freeinfo(dom->info);
 		free(dom);
 		return -iwfi_errno(e);
+	}
+	e = iwfi_mr_local_open(dom);
+	if (e) {
+		iwcm_dealloc_pd(dom->pd);
+		fi_freeinfo(dom->info);
+		free(dom);
+		return e;
 	}
 	dom->fabric = fab;
 	dom->domain_fid.fid.fclass = FI_CLASS_DOMAIN;

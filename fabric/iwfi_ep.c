@@ -69,6 +69,14 @@ static int ep_close(struct fid *fid)
 		  " credit updates sent (%" PRIu64
 		  " along with an operation)\n",
 		  (void *)ep, ep->rx_done, ep->credit_msgs, ep->credit_rides);
+	/* What went as RDMA and what as Sends (iwfi_post_send()), for the
+	 * tests that tell MPI one-sided over RDMA from its emulation. */
+	IWFI_INFO(FI_LOG_EP_DATA,
+		  "ep %p: posted %" PRIu64 " Sends, %" PRIu64
+		  " RDMA Writes, %" PRIu64 " RDMA Read Requests, %" PRIu64
+		  " atomics\n",
+		  (void *)ep, ep->tx_sends, ep->tx_writes, ep->tx_reads,
+		  ep->tx_atomics);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);

@@ -5,6 +5,21 @@
  * domain.  Its STag is the key the peer uses (FI_MR_PROV_KEY) and the
  * lkey of local buffers (FI_MR_LOCAL); Tagged Offsets are virtual
  * addresses (FI_MR_VIRT_ADDR, RFC 5040 §4.4).
+ *
+ * Local buffers without a descriptor (an application that did not offer
+ * FI_MR_LOCAL, fi_domain(3)) use one more region per domain: all of the
+ * address space, with local write access only -- the role of a verbs
+ * device's local DMA lkey.  No registration cache is needed, and none
+ * could go stale: libiwcm's registration pins and translates nothing,
+ * it is an entry of the STag table that the QP checks a virtual address
+ * range against (RFC 5042 §5), and the QP moves data through the same
+ * virtual addresses the application named.  Memory freed and mapped
+ * again at the same address is reached as the new memory, exactly as
+ * the application asks.  Without remote access rights the region's
+ * STag is worthless to a peer: a tagged message or Read Request naming
+ * it fails the access check (RFC 5042 §5.3) and ends in a Terminate.
+ * The rule that stays is the one of registered memory: a buffer is the
+ * application's again once its operation completes.
  */
 #include "config.h"
 
@@ -13,12 +28,38 @@
 
 #include "iwfi.h"
 
-/* The STag of the region behind a descriptor of fi_mr_desc(). */
-uint32_t iwfi_mr_lkey(void *desc)
+/* The lkey of a local buffer: the STag of the region behind a
+ * descriptor of fi_mr_desc(), or without one the domain's local one. */
+uint32_t iwfi_mr_lkey(struct iwfi_domain *dom, void *desc)
 {
 	struct iwfi_mr *mr = desc;
 
-	return mr ? iwcm_mr_get_stag(mr->mr) : 0;
+	if (mr)
+		return iwcm_mr_get_stag(mr->mr);
+	return iwcm_mr_get_stag(dom->local_mr);
+}
+
+/* Register the domain's local region.  Address 0 is never mapped and
+ * iwcm_reg_mr() refuses a region there, so it starts at 1. */
+int iwfi_mr_local_open(struct iwfi_domain *dom)
+{
+	dom->local_mr = iwcm_reg_mr(dom->pd, (void *)(uintptr_t)1,
+				    UINTPTR_MAX - 1, IWCM_ACCESS_LOCAL_WRITE);
+	if (!dom->local_mr) {
+		int e = errno;
+
+		IWFI_WARN(FI_LOG_MR, "local region: iwcm_reg_mr: %d\n", e);
+		return -iwfi_errno(e);
+	}
+	return 0;
+}
+
+/* Deregister the domain's local region (its endpoints are closed). */
+void iwfi_mr_local_close(struct iwfi_domain *dom)
+{
+	if (dom->local_mr)
+		iwcm_dereg_mr(dom->local_mr);
+	dom->local_mr = NULL;
 }
 
 static int mr_close(struct fid *fid)

@@ -18,9 +18,10 @@
 #include "iwfi.h"
 
 /* Scatter/gather entries of count iovecs; their total length in *len.
- * A NULL descriptor is allowed for inline payloads only (lkey 0). */
-int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
-	     size_t count, size_t *len)
+ * A buffer without a descriptor gets the domain's local lkey
+ * (iwfi_mr.c). */
+int iwfi_sgl(struct iwfi_domain *dom, struct iwcm_sge *sge,
+	     const struct iovec *iov, void **desc, size_t count, size_t *len)
 {
 	size_t i, total = 0;
 
@@ -31,7 +32,7 @@ int iwfi_sgl(struct iwcm_sge *sge, const struct iovec *iov, void **desc,
 			return -FI_EINVAL;
 		sge[i].addr = (uintptr_t)iov[i].iov_base;
 		sge[i].length = (uint32_t)iov[i].iov_len;
-		sge[i].lkey = desc ? iwfi_mr_lkey(desc[i]) : 0;
+		sge[i].lkey = iwfi_mr_lkey(dom, desc ? desc[i] : NULL);
 		total += iov[i].iov_len;
 	}
 	if (total > IWFI_MAX_MSG_SIZE)
@@ -50,6 +51,31 @@ static uint64_t iwfi_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Count the work requests of one operation by kind, for the line
+ * ep_close() logs: what went as RDMA and what as Sends. */
+static void count_posted(struct iwfi_ep *ep, const struct iwcm_send_wr *wr)
+{
+	for (; wr; wr = wr->next) {
+		switch (wr->opcode) {
+		case IWCM_WR_RDMA_WRITE:
+		case IWCM_WR_RDMA_WRITE_WITH_IMM:
+			ep->tx_writes++;
+			break;
+		case IWCM_WR_RDMA_READ:
+			ep->tx_reads++;
+			break;
+		case IWCM_WR_ATOMIC_FETCH_ADD:
+		case IWCM_WR_ATOMIC_CMP_SWP:
+		case IWCM_WR_ATOMIC_SWAP:
+			ep->tx_atomics++;
+			break;
+		default:
+			ep->tx_sends++;
+			break;
+		}
+	}
 }
 
 /*
@@ -124,6 +150,8 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		iwfi_req_unlink(req);
 	if (ret)
 		iwfi_credit_return(ep, wr->opcode);
+	else
+		count_posted(ep, wr);
 	pthread_mutex_unlock(&ep->lock);
 	if (ret == ENOMEM)
 		return -FI_EAGAIN;
@@ -269,7 +297,8 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 			   !ep->rx_selective || (flags & FI_COMPLETION));
 	if (!req)
 		return -FI_ENOMEM;
-	ret = iwfi_sgl(req->sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
+	ret = iwfi_sgl(ep->domain, req->sge, msg->msg_iov, msg->desc,
+		       msg->iov_count, &len);
 	if (ret) {
 		iwfi_req_free(req);
 		return ret;
@@ -345,16 +374,18 @@ static ssize_t msg_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	size_t len, i;
 	int ret;
 
-	ret = iwfi_sgl(sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
+	ret = iwfi_sgl(ep->domain, sge, msg->msg_iov, msg->desc, msg->iov_count,
+		       &len);
 	if (ret)
 		return ret;
-	/* Buffers without a descriptor are copied at post time. */
-	copy = inject || !msg->desc;
-
+	/* Small buffers without a descriptor are copied at post time,
+	 * which is cheaper than sending from them; larger ones go from
+	 * the domain's local region (iwfi_mr.c). */
+	copy = inject || (!msg->desc && len <= IWFI_INJECT_SIZE);
 	for (i = 0; msg->desc && i < msg->iov_count; i++)
-		if (!msg->desc[i])
+		if (!msg->desc[i] && len <= IWFI_INJECT_SIZE)
 			copy = true;
-	if (copy && len > IWFI_INJECT_SIZE)
+	if (inject && len > IWFI_INJECT_SIZE)
 		return -FI_EINVAL;
 	req = iwfi_req_new(ep, msg->context, FI_SEND | FI_MSG,
 			   !inject && (!ep->tx_selective ||

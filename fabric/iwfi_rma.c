@@ -61,18 +61,22 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 
 	if (msg->rma_iov_count != 1)
 		return -FI_EINVAL;
-	ret = iwfi_sgl(sge, msg->msg_iov, msg->desc, msg->iov_count, &len);
+	ret = iwfi_sgl(ep->domain, sge, msg->msg_iov, msg->desc, msg->iov_count,
+		       &len);
 	if (ret)
 		return ret;
 	if (len > msg->rma_iov[0].len)
 		return -FI_EINVAL;
-	copy = inject || !msg->desc;
-	for (i = 0; msg->desc && i < msg->iov_count; i++)
-		if (!msg->desc[i])
+	/* A small write without a descriptor is copied at post time; any
+	 * other buffer without one is reached through the domain's local
+	 * region (iwfi_mr.c). */
+	copy = inject || (!read && !msg->desc && len <= IWFI_INJECT_SIZE);
+	for (i = 0; !read && msg->desc && i < msg->iov_count; i++)
+		if (!msg->desc[i] && len <= IWFI_INJECT_SIZE)
 			copy = true;
-	/* A read lands in registered memory only; its parts must all fit
-	 * the send queue and the remote address space. */
-	if (read && (copy || msg->rma_iov[0].addr > UINT64_MAX - len))
+	/* A read cannot be injected; its parts must all fit the send
+	 * queue and the remote address space. */
+	if (read && (inject || msg->rma_iov[0].addr > UINT64_MAX - len))
 		return -FI_EINVAL;
 	if (read) {
 		int n = rma_read_parts(parts, sge, msg->iov_count,

@@ -282,12 +282,16 @@ START_TEST(rma_and_atomics)
 	cq_ok(n.c.cq, (void *)10, FI_ATOMIC | FI_READ, NULL);
 	ck_assert_uint_eq(*res, 77);
 	ck_assert_uint_eq(*word, 0xfeedULL);
-	/* A fetching atomic needs a registered result; unaligned words and
-	 * payload with fi_senddata are refused. */
+	/* A result without a descriptor lands through the domain's local
+	 * region; unaligned words and payload with fi_senddata are
+	 * refused. */
 	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res, NULL, 0,
 					 raddr + 65536, key, FI_UINT64, FI_SUM,
-					 NULL),
-			 -FI_EINVAL);
+					 (void *)11),
+			 0);
+	cq_ok(n.c.cq, (void *)11, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(*res, 0xfeedULL);
+	ck_assert_uint_eq(*word, 2 * 0xfeedULL);
 	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65540, key,
 				   FI_UINT64, FI_SUM, NULL),
 			 -FI_EINVAL);

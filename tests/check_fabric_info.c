@@ -5,7 +5,8 @@
  * (fi_getinfo(3), fi_domain(3)): what it cannot do matches nothing
  * (-FI_ENODATA), and what it answers stays within what was offered.  A
  * table of hints and answers (the cases fabtests' fi_getinfo_test found
- * wrong among them), and every combination of MR mode bits.
+ * wrong among them), and every combination of MR mode bits.  Local
+ * registration (FI_MR_LOCAL) is answered when offered, never required.
  */
 #include "config.h"
 
@@ -47,11 +48,12 @@ static const struct info_case cases[] = {
 	{ "the default", V1_17, CAPS, 0, MR_MODE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	  MR_MODE, 0, 8, FI_RM_DISABLED },
 	/* fi_domain(3): FI_MR_BASIC is VIRT_ADDR|ALLOCATED|PROV_KEY and
-	 * stands alone; FI_MR_LOCAL is then the FI_LOCAL_MR mode. */
+	 * stands alone; FI_MR_LOCAL is then the FI_LOCAL_MR mode, answered
+	 * only when offered. */
 	{ "FI_MR_BASIC", V1_17, CAPS, FI_LOCAL_MR, FI_MR_BASIC, 0, 0, 0, 0, 0,
 	  0, 0, 0, 0, 0, FI_MR_BASIC, FI_LOCAL_MR, 8, FI_RM_DISABLED },
 	{ "FI_MR_BASIC, no local MR", V1_17, CAPS, 0, FI_MR_BASIC, 0, 0, 0, 0,
-	  0, 0, 0, 0, 0, NOMATCH },
+	  0, 0, 0, 0, 0, 0, FI_MR_BASIC, 0, 8, FI_RM_DISABLED },
 	{ "FI_MR_BASIC with other bits", V1_17, CAPS, FI_LOCAL_MR,
 	  FI_MR_BASIC | FI_MR_LOCAL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NOMATCH },
 	{ "FI_MR_SCALABLE", V1_17, CAPS, FI_LOCAL_MR, FI_MR_SCALABLE, 0, 0, 0,
@@ -63,17 +65,26 @@ static const struct info_case cases[] = {
 	{ "FI_MR_BASIC (1.0)", V1_0, CAPS, FI_LOCAL_MR, FI_MR_BASIC, 0, 0, 0, 0,
 	  0, 0, 0, 0, 0, 0, FI_MR_BASIC, FI_LOCAL_MR, 8, FI_RM_DISABLED },
 	{ "FI_MR_BASIC (1.0), no FI_LOCAL_MR", V1_0, CAPS, 0, FI_MR_BASIC, 0, 0,
-	  0, 0, 0, 0, 0, 0, 0, NOMATCH },
+	  0, 0, 0, 0, 0, 0, 0, 0, FI_MR_BASIC, 0, 8, FI_RM_DISABLED },
 	{ "FI_MR_SCALABLE (1.0)", V1_0, CAPS, FI_LOCAL_MR, FI_MR_SCALABLE, 0, 0,
 	  0, 0, 0, 0, 0, 0, 0, NOMATCH },
 	/* FI_LOCAL_MR for FI_MR_LOCAL: the answer adds no FI_MR_LOCAL. */
 	{ "FI_LOCAL_MR for FI_MR_LOCAL", V1_17, CAPS, FI_LOCAL_MR, BASIC_BITS,
 	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BASIC_BITS, FI_LOCAL_MR, 8,
 	  FI_RM_DISABLED },
+	/* Without local registration offered, none is answered: buffers
+	 * without a descriptor go through the domain's local region. */
 	{ "no local MR offered", V1_17, CAPS, 0, BASIC_BITS, 0, 0, 0, 0, 0, 0,
-	  0, 0, 0, NOMATCH },
+	  0, 0, 0, 0, BASIC_BITS, 0, 8, FI_RM_DISABLED },
+	{ "no local MR offered, FI_MR_ENDPOINT", V1_17, CAPS, 0,
+	  BASIC_BITS | FI_MR_ENDPOINT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, BASIC_BITS,
+	  0, 8, FI_RM_DISABLED },
+	{ "remote bits missing", V1_17, CAPS, 0, FI_MR_VIRT_ADDR | FI_MR_LOCAL,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, NOMATCH },
 	{ "messages only: FI_MR_LOCAL", V1_17, FI_MSG, 0, MR_MODE, 0, 0, 0, 0,
 	  0, 0, 0, 0, 0, 0, FI_MR_LOCAL, 0, 0, FI_RM_DISABLED },
+	{ "messages only, nothing offered", V1_17, FI_MSG, 0, FI_MR_UNSPEC, 0,
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, FI_MR_UNSPEC, 0, 0, FI_RM_DISABLED },
 	/* Orders: no bit the provider does not state. */
 	{ "tx FI_ORDER_SAS", V1_17, CAPS, 0, MR_MODE, FI_ORDER_SAS, 0, 0, 0, 0,
 	  0, 0, 0, 0, 0, MR_MODE, 0, 8, FI_RM_DISABLED },
@@ -181,8 +192,9 @@ END_TEST
 /*
  * Every combination of the MR mode bits fi_getinfo_test tries, with and
  * without FI_LOCAL_MR and RMA: an answer never holds a bit that was not
- * offered, and each combination that holds what the provider needs is
- * answered.  Loop index: bit 0 FI_LOCAL_MR, bit 1 RMA.
+ * offered, each combination that holds what the provider needs is
+ * answered, and local registration is answered exactly when offered.
+ * Loop index: bit 0 FI_LOCAL_MR, bit 1 RMA.
  */
 START_TEST(mr_mode_bits)
 {
@@ -191,7 +203,7 @@ START_TEST(mr_mode_bits)
 				    FI_MR_PROV_KEY,  FI_MR_MMU_NOTIFY,
 				    FI_MR_RMA_EVENT, FI_MR_ENDPOINT };
 	bool local_mr = _i & 1, rma = _i & 2;
-	int need = rma ? MR_MODE : FI_MR_LOCAL, answered = 0;
+	int need = rma ? MR_MODE & ~FI_MR_LOCAL : 0, answered = 0;
 
 	for (unsigned int combo = 0; combo < 1u << ARRAY_SIZE(bits); combo++) {
 		struct fi_info *h = hints_new(), *info = NULL;
@@ -206,7 +218,7 @@ START_TEST(mr_mode_bits)
 		h->domain_attr->mr_mode = user;
 		local = local_mr || (user & FI_MR_LOCAL);
 		ret = fi_getinfo(V1_17, NULL, NULL, 0, h, &info);
-		if (!local || (need & ~FI_MR_LOCAL & ~user)) {
+		if (need & ~user) {
 			ck_assert_msg(ret == -FI_ENODATA,
 				      "mr_mode 0x%x: %d, expected -FI_ENODATA",
 				      user, ret);
@@ -215,9 +227,14 @@ START_TEST(mr_mode_bits)
 			ck_assert_msg(!(info->domain_attr->mr_mode & ~user),
 				      "mr_mode 0x%x answered 0x%x", user,
 				      info->domain_attr->mr_mode);
-			/* Local registration is still asked for. */
-			ck_assert(info->domain_attr->mr_mode & FI_MR_LOCAL ||
-				  info->mode & FI_LOCAL_MR);
+			/* Local registration only when offered. */
+			ck_assert_msg(
+				local == ((info->domain_attr->mr_mode &
+					   FI_MR_LOCAL) ||
+					  (info->mode & FI_LOCAL_MR)),
+				"mr_mode 0x%x local %d: answered 0x%x mode 0x%llx",
+				user, local, info->domain_attr->mr_mode,
+				(unsigned long long)info->mode);
 			answered++;
 		}
 		fi_freeinfo(info);

@@ -26,6 +26,14 @@ check_fabric_info_SOURCES = check_fabric_info.c fabric_harness.h
 check_fabric_info_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_info_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_info_LDADD = $(check_fabric_LDADD)
+# local buffers without descriptors (no FI_MR_LOCAL offered), and RMA
+# to a region the target has closed (RFC 5042 §5: a Terminate)
+check_PROGRAMS += check_fabric_mr
+TESTS += check_fabric_mr
+check_fabric_mr_SOURCES = check_fabric_mr.c fabric_harness.h
+check_fabric_mr_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_mr_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_mr_LDADD = $(check_fabric_LDADD)
 # RDM endpoints of ofi_rxm over the provider: rendezvous reads into the
 # iovecs of a receive (fi_readv)
 check_PROGRAMS += check_fabric_rxm
@@ -51,8 +59,8 @@ check-fabtests:
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a
 # 4-rank mesh on <iwcm/iwcm.h> with MPI as the address book
 # (examples/mpi-mesh).  Both SKIP without Open MPI.
-TESTS += integ/mpi.sh integ/mpi_mesh.sh
-EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh
+TESTS += integ/mpi.sh integ/mpi_mesh.sh integ/mpi_osc.sh
+EXTRA_DIST += integ/mpi.sh integ/mpi_mesh.sh integ/mpi_osc.sh
 
 # The endpoint's transition table (fabric/iwfi_ep_fsm.c) against its
 # specification, every state x event pair; libfabric only for the log.

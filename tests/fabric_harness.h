@@ -205,15 +205,15 @@ static inline void ep_setup(struct net *n, struct side *sd,
 	ck_assert_int_eq(fi_enable(sd->ep), 0);
 }
 
-static inline void net_open_at(struct net *n, bool v6)
+/* Open a domain of the answer to hints h at node, two sides and a
+ * listener; consumes h. */
+static inline void net_open_hints(struct net *n, struct fi_info *h,
+				  const char *node)
 {
-	struct fi_info *h = hints_new();
 	size_t len = sizeof(n->addr);
 
 	memset(n, 0, sizeof(*n));
-	if (v6)
-		h->addr_format = FI_SOCKADDR_IN6;
-	n->info = getinfo_at(h, v6 ? "::1" : "127.0.0.1");
+	n->info = getinfo_at(h, node);
 	fi_freeinfo(h);
 	ck_assert_int_eq(fi_fabric(n->info->fabric_attr, &n->fabric, NULL), 0);
 	ck_assert_int_eq(fi_domain(n->fabric, n->info, &n->domain, NULL), 0);
@@ -224,6 +224,15 @@ static inline void net_open_at(struct net *n, bool v6)
 	ck_assert_int_eq(fi_listen(n->pep), 0);
 	ck_assert_int_eq(fi_getname(&n->pep->fid, &n->addr, &len), 0);
 	ck_assert_int_ne(port_of(&n->addr), 0);
+}
+
+static inline void net_open_at(struct net *n, bool v6)
+{
+	struct fi_info *h = hints_new();
+
+	if (v6)
+		h->addr_format = FI_SOCKADDR_IN6;
+	net_open_hints(n, h, v6 ? "::1" : "127.0.0.1");
 }
 
 static inline void net_open(struct net *n)

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * Memory regions of the provider iwcm as applications meet them.  An
+ * application that does not offer FI_MR_LOCAL passes no descriptors:
+ * sends larger than the inject size, receives, RDMA Writes and Reads and
+ * fetching atomics on memory it never registered still work (fabric/
+ * iwfi_mr.c).  And an RMA to a region the target has closed ends in an
+ * error completion at the initiator (RFC 5042 §5.1: the STag is no
+ * longer valid, the target answers with a Terminate), never in a write
+ * to the target's memory.
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "common.h"
+#include "fabric_harness.h"
+
+#define REMOTE_BITS (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
+#define LEN 200000
+
+static void pattern(uint8_t *p, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 13 + seed);
+}
+
+/* A domain answered without FI_MR_LOCAL, connected. */
+static void net_open_nolocal(struct net *n)
+{
+	struct fi_info *h = hints_new();
+
+	h->domain_attr->mr_mode = REMOTE_BITS;
+	net_open_hints(n, h, "127.0.0.1");
+	ck_assert_int_eq(n->info->domain_attr->mr_mode & FI_MR_LOCAL, 0);
+	ck_assert_int_eq(n->info->mode & FI_LOCAL_MR, 0);
+	net_connect(n, false);
+}
+
+/* Loop index 1: FI_IWCM_PROGRESS=manual. */
+START_TEST(no_descriptors)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	/* Never registered: the heap, and the stack for the atomics. */
+	uint8_t *src = malloc(LEN), *dst = malloc(LEN);
+	uint64_t raddr, key, v = 7, res = 0, cmp, swp;
+	uint64_t *word;
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(dst);
+	if (_i)
+		setenv("FI_IWCM_PROGRESS", "manual", 1);
+	net_open_nolocal(&n);
+	raddr = (uintptr_t)n.s.buf;
+	key = fi_mr_key(n.s.mr);
+	/* A send larger than the inject size into a receive, both without
+	 * descriptors. */
+	memset(dst, 0, LEN);
+	ck_assert_int_eq(fi_recv(n.s.ep, dst, LEN, NULL, 0, (void *)1), 0);
+	pattern(src, LEN, 1);
+	ck_assert_int_eq(RETRY(fi_send(n.c.ep, src, LEN, NULL, 0, (void *)2)),
+			 0);
+	cq_ok(n.c.cq, (void *)2, FI_SEND | FI_MSG, NULL);
+	cq_ok(n.s.cq, (void *)1, FI_RECV | FI_MSG, &e);
+	ck_assert_uint_eq(e.len, LEN);
+	ck_assert_int_eq(memcmp(dst, src, LEN), 0);
+	/* A small one is copied at post time. */
+	ck_assert_int_eq(fi_recv(n.s.ep, dst, 64, NULL, 0, (void *)3), 0);
+	ck_assert_int_eq(RETRY(fi_send(n.c.ep, "small", 6, NULL, 0, NULL)), 0);
+	cq_ok(n.c.cq, ANY_CTX, FI_SEND, NULL);
+	cq_ok(n.s.cq, (void *)3, FI_RECV, NULL);
+	ck_assert_str_eq((char *)dst, "small");
+	/* RDMA Write from unregistered memory, Read into it. */
+	pattern(src, LEN, 2);
+	ck_assert_int_eq(RETRY(fi_write(n.c.ep, src, LEN, NULL, 0, raddr, key,
+					(void *)4)),
+			 0);
+	cq_ok(n.c.cq, (void *)4, FI_WRITE | FI_RMA, NULL);
+	memset(dst, 0, LEN);
+	ck_assert_int_eq(RETRY(fi_read(n.c.ep, dst, LEN, NULL, 0, raddr, key,
+				       (void *)5)),
+			 0);
+	cq_ok(n.c.cq, (void *)5, FI_READ | FI_RMA, NULL);
+	ck_assert_int_eq(memcmp(n.s.buf, src, LEN), 0);
+	ck_assert_int_eq(memcmp(dst, src, LEN), 0);
+	/* Fetching atomics into a result on the stack. */
+	word = (uint64_t *)(n.s.buf + 65536);
+	*word = 100;
+	ck_assert_int_eq(RETRY(fi_fetch_atomic(n.c.ep, &v, 1, NULL, &res, NULL,
+					       0, raddr + 65536, key, FI_UINT64,
+					       FI_SUM, (void *)6)),
+			 0);
+	cq_ok(n.c.cq, (void *)6, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_uint_eq(res, 100);
+	ck_assert_uint_eq(*word, 107);
+	cmp = 107;
+	swp = 9;
+	ck_assert_int_eq(RETRY(fi_compare_atomic(n.c.ep, &swp, 1, NULL, &cmp,
+						 NULL, &res, NULL, 0,
+						 raddr + 65536, key, FI_UINT64,
+						 FI_CSWAP, (void *)7)),
+			 0);
+	cq_ok(n.c.cq, (void *)7, FI_ATOMIC, NULL);
+	ck_assert_uint_eq(res, 107);
+	ck_assert_uint_eq(*word, 9);
+	net_close(&n);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/*
+ * The target registers a region, hands out its key and closes it; the
+ * initiator's RMA to it must fail and leave the memory as it was.  An
+ * RDMA Write completes at the initiator once its data has left (RFC
+ * 5040 §5.1), possibly before the target's Terminate arrives, so a Read
+ * of live memory follows it: the target executes it after the Write
+ * (RFC 5040 §5.5), and the Terminate completes it with the error, or
+ * the Write itself if it was still queued.  Loop index: 0 fi_write,
+ * 1 fi_read, 2 fi_atomic, 3 fi_fetch_atomic.
+ */
+START_TEST(dead_region)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_mr *mr;
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t key, v = 5;
+	uintptr_t addr = (uintptr_t)canary;
+	bool failed = false;
+	uint32_t ev;
+	struct fi_eq_cm_entry cm;
+	ssize_t ret = -1;
+
+	ck_assert_ptr_nonnull(canary);
+	pattern(canary, 4096, 3);
+	memcpy(copy, canary, sizeof(copy));
+	net_open(&n);
+	net_connect(&n, false);
+	ck_assert_int_eq(fi_mr_reg(n.domain, canary, 4096,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	pattern(n.c.buf, 4096, 4);
+	switch (_i) {
+	case 0:
+		ret = fi_write(n.c.ep, n.c.buf, 4096, fi_mr_desc(n.c.mr), 0,
+			       addr, key, (void *)1);
+		break;
+	case 1:
+		ret = fi_read(n.c.ep, n.c.buf, 4096, fi_mr_desc(n.c.mr), 0,
+			      addr, key, (void *)1);
+		break;
+	case 2:
+		ret = fi_atomic(n.c.ep, &v, 1, NULL, 0, addr, key, FI_UINT64,
+				FI_SUM, (void *)1);
+		break;
+	default:
+		ret = fi_fetch_atomic(n.c.ep, &v, 1, NULL, n.c.buf,
+				      fi_mr_desc(n.c.mr), 0, addr, key,
+				      FI_UINT64, FI_SUM, (void *)1);
+		break;
+	}
+	ck_assert_int_eq(ret, 0);
+	if (_i == 0)
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					 (void *)2),
+				 0);
+	/* Every completion until the first error; the first error is the
+	 * Terminate's, Invalid STag: for the Write's tagged DDP segment a
+	 * DDP Tagged Buffer Error (RFC 5041 §7.2), for a Read Request or
+	 * an atomic request an RDMAP Remote Protection Error (RFC 5040
+	 * §7.2, RFC 7306 §8). */
+	while (!failed) {
+		ret = cq_wait(n.c.cq, &e, &err);
+		if (ret == -FI_EAVAIL)
+			failed = true;
+		else
+			ck_assert_int_eq(ret, 1);
+		ck_assert_msg(ret == -FI_EAVAIL || _i == 0,
+			      "op %d completed without error", _i);
+	}
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_str_eq(fi_cq_strerror(n.c.cq, err.prov_errno, NULL, NULL, 0),
+			 _i == 0 ? "Terminate: layer 1 (DDP), error type 1, "
+				   "code 0x00" :
+				   "Terminate: layer 0 (RDMAP), error type 1, "
+				   "code 0x00");
+	/* Nothing reached the target's memory. */
+	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
+	/* The rest is flushed, the connection's end reported. */
+	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
+		(void)fi_cq_readerr(n.c.cq, &err, 0);
+	eq_wait(n.c.eq, &ev, &cm, sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	net_close(&n);
+	free(canary);
+}
+END_TEST
+
+static Suite *fabric_mr_suite(void)
+{
+	Suite *s = suite_create("fabric_mr");
+
+	add_loop_tcase(s, "no_descriptors", no_descriptors, 2);
+	add_loop_tcase(s, "dead_region", dead_region, 4);
+	return s;
+}
+
+int main(void)
+{
+	return fabric_run(fabric_mr_suite(), "");
+}
