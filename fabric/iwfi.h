@@ -331,6 +331,10 @@ struct iwfi_ep {
 	uint64_t rx_done;      /* receives completed */
 	uint64_t credit_msgs;  /* counts sent */
 	uint64_t credit_rides; /* of which along with an operation */
+	/* Requests kept for reuse (iwfi_cq.c), under req_lock. */
+	pthread_mutex_t req_lock;
+	struct iwfi_req *req_pool;
+	unsigned int req_pooled;
 	/* Work requests posted, by kind (iwfi_post_send()). */
 	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
 	struct iwfi_peer_credit peer;
@@ -391,6 +395,7 @@ int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
 			      bool report);
 void iwfi_req_free(struct iwfi_req *req);
+void iwfi_req_pool_free(struct iwfi_ep *ep);
 void iwfi_req_link(struct iwfi_req *req);
 void iwfi_req_unlink(struct iwfi_req *req);
 void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);

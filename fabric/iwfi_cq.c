@@ -26,14 +26,29 @@
  * completion another thread's progress queued is seen this late. */
 #define IWFI_SREAD_SLICE_MS 10
 
-/* A request for one operation of ep. */
+/* Requests an endpoint keeps for reuse: the small-message path does not
+ * allocate once the exchange runs. */
+#define IWFI_REQ_POOL 1024
+
+/* A request for one operation of ep, from its pool when it has one. */
 struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
 			      bool report)
 {
-	struct iwfi_req *req = calloc(1, sizeof(*req));
+	struct iwfi_req *req;
 
+	pthread_mutex_lock(&ep->req_lock);
+	req = ep->req_pool;
+	if (req) {
+		ep->req_pool = req->next;
+		ep->req_pooled--;
+	}
+	pthread_mutex_unlock(&ep->req_lock);
+	if (!req)
+		req = malloc(sizeof(*req));
 	if (!req)
 		return NULL;
+	/* The scatter/gather entries are the caller's to fill. */
+	memset(req, 0, offsetof(struct iwfi_req, sge));
 	req->ep = ep;
 	req->context = context;
 	req->flags = flags;
@@ -41,10 +56,36 @@ struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
 	return req;
 }
 
-/* Free a request that was not posted. */
+/* Give a request back to its endpoint's pool (or free it); NULL is
+ * nothing. */
 void iwfi_req_free(struct iwfi_req *req)
 {
+	struct iwfi_ep *ep;
+
+	if (!req)
+		return;
+	ep = req->ep;
+	pthread_mutex_lock(&ep->req_lock);
+	if (ep->req_pooled < IWFI_REQ_POOL) {
+		req->next = ep->req_pool;
+		ep->req_pool = req;
+		ep->req_pooled++;
+		req = NULL;
+	}
+	pthread_mutex_unlock(&ep->req_lock);
 	free(req);
+}
+
+/* Free the requests an endpoint kept (fi_close). */
+void iwfi_req_pool_free(struct iwfi_ep *ep)
+{
+	struct iwfi_req *req;
+
+	while ((req = ep->req_pool)) {
+		ep->req_pool = req->next;
+		free(req);
+	}
+	ep->req_pooled = 0;
 }
 
 /* Put a request on its endpoint's posted list (ep->lock held). */
@@ -173,7 +214,7 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 	}
 	if (req) {
 		req_done(req);
-		free(req);
+		iwfi_req_free(req);
 	}
 }
 
@@ -194,7 +235,7 @@ void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
 	} else {
 		free(e);
 	}
-	free(req);
+	iwfi_req_free(req);
 }
 
 /* Write completion wc of req in the CQ's format at out. */
@@ -315,7 +356,7 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 			n++;
 		}
 		req_done(req);
-		free(req);
+		iwfi_req_free(req);
 	}
 	if (!n && cq->errs)
 		ret = -FI_EAVAIL;

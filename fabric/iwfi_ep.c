@@ -102,6 +102,8 @@ static int ep_close(struct fid *fid)
 	if (ep->eq)
 		__atomic_fetch_sub(&ep->eq->refs, 1, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&ep->domain->refs, 1, __ATOMIC_RELEASE);
+	iwfi_req_pool_free(ep);
+	pthread_mutex_destroy(&ep->req_lock);
 	pthread_mutex_destroy(&ep->lock);
 	fi_freeinfo(ep->info);
 	free(ep);
@@ -364,6 +366,7 @@ int iwfi_endpoint(struct fid_domain *domain, struct fi_info *info,
 	if (ep->info->rx_attr->size > IWFI_MAX_QUEUE)
 		ep->info->rx_attr->size = IWFI_MAX_QUEUE;
 	pthread_mutex_init(&ep->lock, NULL);
+	pthread_mutex_init(&ep->req_lock, NULL);
 	ep->domain = dom;
 	ep->state = IWFI_EP_S_IDLE;
 	ep->cm_data_size = IWFI_CM_DATA_SIZE;
