@@ -178,6 +178,8 @@ struct iwfi_fabric {
 	/* FI_PROGRESS_MANUAL: the context has no progress thread, the
 	 * application's calls move the data (iwfi_progress.c). */
 	bool manual;
+	/* FI_IWCM_CRC=on: connections ask for MPA CRC (iwfi_cm.c). */
+	bool crc;
 };
 
 /* Take the context for one libiwcm CM call (the lock order above). */
@@ -373,6 +375,7 @@ void iwfi_progress(struct iwfi_fabric *fab, int wait_ms);
 
 /* iwfi_attr.c */
 int iwfi_progress_default(void);
+int iwfi_crc_default(void);
 int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
 		 struct fi_info **info);
@@ -452,7 +455,8 @@ int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 
 /* iwfi_cm.c */
 extern const struct fi_ops_cm iwfi_ep_cm_ops;
-struct iwcm_conn_param *iwfi_cm_param(const void *data, size_t len);
+struct iwcm_conn_param *iwfi_cm_param(struct iwfi_fabric *fab, const void *data,
+				      size_t len);
 int iwfi_copy_name(const void *sa, size_t len, void *addr, size_t *addrlen);
 int iwfi_cm_start(struct iwfi_fabric *fab);
 void iwfi_cm_stop(struct iwfi_fabric *fab);

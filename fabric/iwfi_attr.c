@@ -371,15 +371,32 @@ int iwfi_progress_default(void)
 	return -FI_EINVAL;
 }
 
+/* Whether connections ask for MPA CRC (FI_IWCM_CRC, iwfi_cm.c): 1 on,
+ * 0 off (the default), or -FI_EINVAL, named, for another value. */
+int iwfi_crc_default(void)
+{
+	char *want = NULL;
+
+	fi_param_get_str(&iwfi_prov, "crc", &want);
+	if (!want || !strcasecmp(want, "off"))
+		return 0;
+	if (!strcasecmp(want, "on"))
+		return 1;
+	IWFI_WARN(FI_LOG_CORE, "bad FI_IWCM_CRC '%s' (on or off)\n", want);
+	return -FI_EINVAL;
+}
+
 /* Fill info with the defaults, narrowed by hints (which may be NULL). */
 static int fill_info(struct fi_info *info, const struct fi_info *hints,
 		     int mr_mode, uint64_t mode)
 {
 	uint64_t caps = IWFI_CAPS;
-	int progress = iwfi_progress_default();
+	int progress = iwfi_progress_default(), crc = iwfi_crc_default();
 
 	if (progress < 0)
 		return progress;
+	if (crc < 0)
+		return crc;
 	*info->tx_attr = iwfi_tx_attr;
 	*info->rx_attr = iwfi_rx_attr;
 	*info->ep_attr = iwfi_ep_attr;

@@ -34,14 +34,24 @@ void iwfi_cm_wake(struct iwfi_fabric *fab)
 	}
 }
 
-/* Parameters of our connections: RFC 6581 enhanced, peer-to-peer. */
-struct iwcm_conn_param *iwfi_cm_param(const void *data, size_t len)
+/*
+ * Parameters of our connections: RFC 6581 enhanced, peer-to-peer, and
+ * MPA CRC as fab->crc says.  Without FI_IWCM_CRC=on the provider sets
+ * C=0 (RFC 5044 §4.4): two such ends agree to no CRC, and a peer that
+ * sets C=1 (Linux siw with its CRC on) still gets it.  On a checksummed
+ * TCP stream between hosts or over loopback the CRC costs the largest
+ * share of a large transfer: each end's pass over the payload.
+ */
+struct iwcm_conn_param *iwfi_cm_param(struct iwfi_fabric *fab, const void *data,
+				      size_t len)
 {
 	struct iwcm_conn_param *p = iwcm_conn_param_new();
 
 	if (!p)
 		return NULL;
 	if (iwcm_conn_param_set_mpa_rev(p, IWCM_MPA_REV_2) ||
+	    iwcm_conn_param_set_crc(p, fab->crc ? IWCM_CRC_REQUEST :
+						  IWCM_CRC_PREFER_OFF) ||
 	    iwcm_conn_param_set_p2p(p, true) ||
 	    iwcm_conn_param_set_rtr_types(p, IWCM_RTR_SEND | IWCM_RTR_WRITE |
 						     IWCM_RTR_READ) ||
@@ -70,7 +80,7 @@ static struct iwcm_conn_param *cm_data(struct iwfi_ep *ep, const void *data,
 	iwfi_ep_unlock(ep);
 	if (len)
 		memcpy(buf + hdr, data, len);
-	return iwfi_cm_param(buf, hdr + len);
+	return iwfi_cm_param(ep->domain->fabric, buf, hdr + len);
 }
 
 /* The EQ error of a connection that failed for reason st; with
@@ -336,7 +346,22 @@ static int ep_create_qp(struct iwfi_ep *ep)
 	}
 	ep->qp = iwcm_create_qp(ep->conn, ep->domain->pd, &qa);
 	iwfi_msg_chain_done(ep, chain, ep->qp != NULL);
-	return ep->qp ? 0 : -iwfi_errno(errno);
+	if (!ep->qp)
+		return -iwfi_errno(errno);
+	{
+		struct iwcm_qp_attr a = { 0 };
+
+		/* What was negotiated, for FI_LOG_LEVEL=info and tests. */
+		if (iwcm_query_qp(ep->qp, &a) == 0)
+			IWFI_INFO(
+				FI_LOG_EP_CTRL,
+				"ep %p: connected: MPA CRC %s, markers %s/%s, "
+				"IRD %u, ORD %u\n",
+				(void *)ep, a.crc ? "on" : "off",
+				a.markers_tx ? "on" : "off",
+				a.markers_rx ? "on" : "off", a.ird, a.ord);
+	}
+	return 0;
 }
 
 /* The EQ error of a failed connection, what iwcm says of it. */

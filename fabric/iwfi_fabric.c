@@ -103,6 +103,13 @@ int iwfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		return ret;
 	}
 	fab->manual = ret == FI_PROGRESS_MANUAL;
+	/* Whether connections ask for MPA CRC: FI_IWCM_CRC (iwfi_cm.c). */
+	ret = iwfi_crc_default();
+	if (ret < 0) {
+		free(fab);
+		return ret;
+	}
+	fab->crc = ret;
 	/* fi_connect() and fi_accept() return once the request is sent,
 	 * and what the daemon refuses comes through the EQ (fi_cm(3)):
 	 * ofi_rxm's connections on demand do not wait for the daemon */

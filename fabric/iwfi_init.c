@@ -40,10 +40,13 @@ FI_EXT_INI
 			"application names none (default: the first one up "
 			"that is not loopback)");
 	fi_param_define(&iwfi_prov, "progress", FI_PARAM_STRING,
-			"Who moves the data: auto (a progress thread per "
-			"fabric, FI_PROGRESS_AUTO) or manual (the "
-			"application's calls such as fi_cq_read, "
-			"FI_PROGRESS_MANUAL only) (default: auto)");
+			"Who moves the data: auto (the application's calls, "
+			"with a progress thread per fabric as the fallback, "
+			"FI_PROGRESS_AUTO) or manual (the application's calls "
+			"only, FI_PROGRESS_MANUAL) (default: auto)");
+	fi_param_define(&iwfi_prov, "crc", FI_PARAM_STRING,
+			"MPA CRC (RFC 5044): on asks for it, off leaves it to "
+			"the peer (default: off)");
 	iwfi_prov.getinfo = init_getinfo;
 	iwfi_prov.fabric = iwfi_fabric_open;
 	iwfi_prov.cleanup = init_cleanup;

@@ -113,7 +113,7 @@ static int pep_listen(struct fid_pep *pep_fid)
 		return -FI_ENOEQ;
 	if (!sa)
 		sa = (const struct sockaddr *)&any;
-	p = iwfi_cm_param(NULL, 0);
+	p = iwfi_cm_param(fab, NULL, 0);
 	if (!p)
 		return -FI_ENOMEM;
 	iwfi_ctx_lock(fab);

@@ -150,7 +150,27 @@ if pingpong_once "iwcm;ofi_rxm" rdm 64; then
 else
 	fail "fi_pingpong iwcm;ofi_rxm 1000 pings with FI_LOG_LEVEL=info"
 fi
+# MPA CRC: off between two providers unless FI_IWCM_CRC=on asks for it
+# (RFC 5044 §4.4: both ends agree); a bad value is refused, named.
+ITERS=20
+SHOWN=20
+for want in off on; do
+	if [ $want = on ]; then export FI_IWCM_CRC=on; fi
+	if pingpong_once "iwcm;ofi_rxm" rdm 4096 &&
+		grep -q "connected: MPA CRC $want," "$dir/c.out" &&
+		grep -q "connected: MPA CRC $want," "$dir/s.out"; then
+		ok
+	else
+		fail "FI_IWCM_CRC ${FI_IWCM_CRC:-unset}: no 'MPA CRC $want' on both sides"
+	fi
+done
 unset FI_LOG_LEVEL FI_LOG_PROV
+out=$(FI_LOG_LEVEL=warn FI_IWCM_CRC=sometimes fi_info -p iwcm 2>&1)
+case "$out" in
+*"bad FI_IWCM_CRC 'sometimes' (on or off)"*) ok ;;
+*) fail "FI_IWCM_CRC=sometimes: not named: $out" ;;
+esac
+unset FI_IWCM_CRC FI_LOG_LEVEL FI_LOG_PROV
 
 after=$(handshakes)
 if [ -n "$before" ] && [ -n "$after" ] && [ "$after" -gt "$before" ]; then
