@@ -12,9 +12,9 @@
  *
  * Each CQ keeps the QPs that complete on it and an epoll set of their
  * sockets, watched for reading while the QP reads and for writing while
- * its socket is full.  A CQ with few QPs is progressed by reading each
- * (one readv(2) per QP, which takes a message at once); with more, one
- * epoll_wait(2) says which have something.  A completion channel's
+ * its socket is full.  A pass asks the set which sockets have something
+ * (epoll_wait(2) without waiting, which takes no socket's lock), then
+ * reads those: one read(2) per arriving batch.  A completion channel's
  * descriptor is an epoll set holding its eventfd and the epoll sets of
  * its CQs, so a thread asleep on it, in iwcm_get_cq_event() or in its
  * own loop, is woken by the socket itself and progresses it.
@@ -109,22 +109,25 @@ unsigned int cprog_qp(struct iwcm_qp *qp)
 	return work;
 }
 
-/* Take a reference on each QP of a pass (qlock held as reader). */
+/*
+ * Take a reference on each QP of a pass whose socket has something (qlock
+ * held as reader).  The epoll set says which without taking any socket's
+ * lock: a read(2) of an empty TCP socket takes the socket's lock, which
+ * a busy poller then contends for with the peer's delivery into that
+ * socket (tcp_poll() takes none).  libfabric's tcp provider polls the
+ * same way.
+ */
 static unsigned int cq_pick(struct iwcm_cq *cq, struct iwcm_qp **out,
 			    unsigned int max)
 {
+	struct epoll_event ev[CPROG_PICK];
 	unsigned int n = 0;
+	int k;
 
-	if (cq->nqps <= CPROG_DIRECT_QPS) {
-		for (uint32_t i = 0; i < cq->nqps && n < max; i++)
-			out[n++] = cq->qps[i];
-	} else {
-		struct epoll_event ev[CPROG_DIRECT_QPS * 4];
-		int k = epoll_wait(cq->epfd, ev, (int)max, 0);
-
-		for (int i = 0; i < k; i++)
-			out[n++] = ev[i].data.ptr;
-	}
+	k = epoll_wait(cq->epfd, ev, (int)(max < CPROG_PICK ? max : CPROG_PICK),
+		       0);
+	for (int i = 0; i < k; i++)
+		out[n++] = ev[i].data.ptr;
 	for (unsigned int i = 0; i < n; i++)
 		__atomic_add_fetch(&out[i]->cp_refs, 1, __ATOMIC_ACQ_REL);
 	return n;
@@ -132,7 +135,7 @@ static unsigned int cq_pick(struct iwcm_cq *cq, struct iwcm_qp **out,
 
 unsigned int cprog_cq(struct iwcm_cq *cq)
 {
-	struct iwcm_qp *qps[CPROG_DIRECT_QPS * 4];
+	struct iwcm_qp *qps[CPROG_PICK];
 	unsigned int n, work = 0;
 
 	if (!__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED))
@@ -176,23 +179,25 @@ int cprog_channel_wait(struct iwcm_comp_channel *ch, int timeout_ms)
 IWCM_EXPORT int iwcm_qp_progress(struct iwcm_qp *qp, int timeout_ms)
 {
 	unsigned int work;
+	struct pollfd p = { .fd = -1 };
 
 	if (!qp)
 		return ERR(EINVAL);
-	work = cprog_qp(qp);
-	if (!work && timeout_ms != 0) {
-		struct pollfd p = { .fd = -1 };
-
-		pthread_mutex_lock(&qp->lock);
-		if (qp->fsm_state != QP_S_DESTROYED && qp->fd >= 0) {
-			p.fd = qp->fd;
-			p.events = (short)((qp_rx_open(qp) ? POLLIN : 0) |
-					   (qp->tx_blocked ? POLLOUT : 0));
-		}
-		pthread_mutex_unlock(&qp->lock);
-		if (p.fd >= 0 && p.events && poll(&p, 1, timeout_ms) > 0)
-			work = cprog_qp(qp);
+	cprog_touch(qp);
+	/* Whether the socket has something, without its lock (cq_pick()),
+	 * waiting up to timeout_ms; another thread moving this QP's data
+	 * now is not waited for. */
+	if (pthread_mutex_trylock(&qp->lock))
+		return 0;
+	if (qp->fsm_state != QP_S_DESTROYED && qp->fd >= 0) {
+		p.fd = qp->fd;
+		p.events = (short)((qp_rx_open(qp) ? POLLIN : 0) |
+				   (qp->tx_blocked ? POLLOUT : 0));
 	}
+	pthread_mutex_unlock(&qp->lock);
+	if (p.fd < 0 || !p.events || poll(&p, 1, timeout_ms) <= 0)
+		return 0;
+	work = cprog_qp(qp);
 	return work > INT32_MAX ? INT32_MAX : (int)work;
 }
 

@@ -667,9 +667,8 @@ void cqw_channel_del(struct iwcm_comp_channel *ch, struct iwcm_cq *cq);
 
 /* ---- cprog.c ---- */
 
-/* With more QPs than this on a CQ, a pass asks its epoll set which
- * sockets have something instead of reading each. */
-#define CPROG_DIRECT_QPS 4
+/* The QPs one pass over a CQ takes at most. */
+#define CPROG_PICK 16
 /* The application entered the library for this QP. */
 static inline void cprog_touch(struct iwcm_qp *qp)
 {

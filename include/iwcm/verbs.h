@@ -644,9 +644,11 @@ int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
  * Never waits.  When the queue is empty the call first moves the data of
  * the QPs that complete on it, in the calling thread: it reads what
  * their sockets hold and writes what waits (the QP's lock taken with a
- * trylock: a QP another thread is moving is skipped).  With at most 4
- * QPs on the queue that is one read(2) per QP; with more, one
- * epoll_wait(2) says which have something.  Completions of one QP's send
+ * trylock: a QP another thread is moving is skipped).  One
+ * epoll_wait(2) without waiting says which sockets have something (it
+ * takes no socket's lock, which a read of an empty socket would, in
+ * the way of the peer's delivery), then one read(2) per arriving batch.
+ * Completions of one QP's send
  * queue come in the order the work requests were posted (RFC 5040 §5.5
  * rule 15), receives in the order the messages arrived.  After an error
  * every outstanding work request completes with IWCM_WC_WR_FLUSH_ERR,
