@@ -180,6 +180,8 @@ struct iwfi_fabric {
 	bool manual;
 	/* FI_IWCM_CRC=on: connections ask for MPA CRC (iwfi_cm.c). */
 	bool crc;
+	/* Endpoints whose receive count is due (iwfi_credit.c). */
+	unsigned int credit_due;
 };
 
 /* Take the context for one libiwcm CM call (the lock order above). */
@@ -330,7 +332,11 @@ struct iwfi_ep {
 	uint64_t credit_word;
 	struct iwcm_mr *credit_mr;
 	uint64_t rx_posted, rx_advertised, tx_sent;
-	uint64_t rx_done;      /* receives completed */
+	uint64_t rx_done; /* receives completed */
+	uint64_t tx_ops;  /* operations posted */
+	/* tx_ops when a receive was last posted */
+	uint64_t tx_ops_at_recv;
+	bool credit_due;       /* the count goes with the next operation */
 	uint64_t credit_msgs;  /* counts sent */
 	uint64_t credit_rides; /* of which along with an operation */
 	/* Requests kept for reuse (iwfi_cq.c), under req_lock. */
@@ -426,8 +432,9 @@ void iwfi_credit_update(struct iwfi_ep *ep);
 int iwfi_credit_wr(struct iwfi_ep *ep, struct iwcm_send_wr *wr,
 		   struct iwcm_sge *sge, uint64_t *val);
 void iwfi_credit_sent(struct iwfi_ep *ep, uint64_t val);
-void iwfi_credit_posted(struct iwfi_ep *ep);
+bool iwfi_credit_posted(struct iwfi_ep *ep);
 void iwfi_credit_used(struct iwfi_ep *ep);
+void iwfi_credit_flush_all(struct iwfi_fabric *fab);
 int iwfi_credit_take(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 void iwfi_credit_return(struct iwfi_ep *ep, enum iwcm_wr_opcode op);
 

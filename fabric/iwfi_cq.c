@@ -319,6 +319,7 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	size_t n = 0, sz = entry_size(cq->format);
 	ssize_t ret = 0;
 
+	iwfi_credit_flush_all(cq->domain->fabric);
 	/* FI_PROGRESS_MANUAL: this call drives the whole context too
 	 * (timers, closes). */
 	if (cq->domain->fabric->manual)
@@ -409,6 +410,7 @@ int iwfi_cq_trywait(struct iwfi_cq *cq)
 
 	if (!cq->channel)
 		return -FI_EINVAL;
+	iwfi_credit_flush_all(cq->domain->fabric);
 	/* FI_PROGRESS_MANUAL: nothing but a call of ours places what comes
 	 * in, so the descriptor may never wake a caller waiting on it: make
 	 * what progress there is, and tell the caller to poll again. */
@@ -425,6 +427,15 @@ int iwfi_cq_trywait(struct iwfi_cq *cq)
 	pthread_mutex_lock(&cq->lock);
 	busy = cq->errs || refill(cq) != 0;
 	pthread_mutex_unlock(&cq->lock);
+	if (!busy) {
+		/* A socket with something that another thread moves right
+		 * now (the progress thread): the descriptor is readable
+		 * already, so the caller polls again rather than sleeps. */
+		struct pollfd p = { .fd = iwcm_comp_channel_get_fd(cq->channel),
+				    .events = POLLIN };
+
+		busy = poll(&p, 1, 0) > 0;
+	}
 	return busy ? -FI_EAGAIN : 0;
 }
 

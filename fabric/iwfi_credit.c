@@ -19,9 +19,13 @@
  * the count rides along with the next operation posted on the endpoint
  * (iwfi_credit_wr(): one more FPDU in the same writev(2), no system call
  * of its own).  The peer is never left short: when what it may still
- * send falls to what is untold, a receive posted sends the count at
- * once, in a message of its own, and so does a completed receive that
- * leaves the peer none while some are untold.
+ * send falls to what is untold, the count is due: at once, in a message
+ * of its own, on an endpoint that only receives; on one that sent since
+ * its last receive was posted (an exchange, whose answer usually
+ * follows at once) with its next operation, or else at the next
+ * fi_cq_read() or fi_trywait() of its CQs, which a receiver makes
+ * before it waits.  A completed receive that leaves the peer none while
+ * some are untold sends the count at once.
  * So a peer that holds a credit is not delayed by the batching, and one
  * that posts nothing is never overrun: a Send still needs a credit (RFC
  * 5040 §5.3, RFC 5041 §7.2).  The endpoint counts what it sent
@@ -152,6 +156,7 @@ void iwfi_credit_update(struct iwfi_ep *ep)
 	if (iwcm_post_send(ep->qp, &wr, NULL) == 0) {
 		ep->rx_advertised = posted;
 		ep->credit_msgs++;
+		ep->credit_due = false;
 	}
 }
 
@@ -163,7 +168,7 @@ void iwfi_credit_update(struct iwfi_ep *ep)
 int iwfi_credit_wr(struct iwfi_ep *ep, struct iwcm_send_wr *wr,
 		   struct iwcm_sge *sge, uint64_t *val)
 {
-	if (!ep->peer.on || !ep->qp || !credit_batch(ep))
+	if (!ep->peer.on || !ep->qp || !(ep->credit_due || credit_batch(ep)))
 		return 0;
 	credit_fill(ep, wr, sge, val);
 	return 1;
@@ -175,15 +180,55 @@ void iwfi_credit_sent(struct iwfi_ep *ep, uint64_t val)
 	ep->rx_advertised = val;
 	ep->credit_msgs++;
 	ep->credit_rides++;
+	ep->credit_due = false;
 }
 
-/* A receive was posted (ep->lock held): the count goes at once if the
- * peer runs short. */
-void iwfi_credit_posted(struct iwfi_ep *ep)
+/*
+ * A receive was posted (ep->lock held).  When the peer runs short the
+ * count is due: at once if this endpoint only receives, and along with
+ * its next operation if it sent since its last receive was posted (an
+ * exchange: the answer usually follows), in which case true tells the
+ * caller to count it in fab->credit_due, for the next fi_cq_read() or
+ * fi_trywait() to send if no operation took it first
+ * (iwfi_credit_flush_all()).
+ */
+bool iwfi_credit_posted(struct iwfi_ep *ep)
 {
+	bool exchange = ep->tx_ops != ep->tx_ops_at_recv;
+
 	ep->rx_posted++;
-	if (credit_urgent(ep))
+	ep->tx_ops_at_recv = ep->tx_ops;
+	if (ep->credit_due || !credit_urgent(ep))
+		return false;
+	if (!exchange || !ep->peer.on || !ep->qp) {
 		iwfi_credit_update(ep);
+		return false;
+	}
+	ep->credit_due = true;
+	return true;
+}
+
+/*
+ * Send the counts due on the fabric's endpoints that no operation took
+ * along (no lock held).  A receiver reads its CQ, or calls fi_trywait(),
+ * before it waits; a sender short of credits calls it before it waits
+ * for the peer, which may be an endpoint of this process.
+ */
+void iwfi_credit_flush_all(struct iwfi_fabric *fab)
+{
+	struct iwfi_ep *ep;
+
+	if (!__atomic_load_n(&fab->credit_due, __ATOMIC_ACQUIRE) ||
+	    !__atomic_exchange_n(&fab->credit_due, 0, __ATOMIC_ACQ_REL))
+		return;
+	iwfi_cm_lock(fab);
+	for (ep = fab->eps; ep; ep = ep->next) {
+		iwfi_ep_lock(ep);
+		if (ep->credit_due)
+			iwfi_credit_update(ep);
+		iwfi_ep_unlock(ep);
+	}
+	iwfi_cm_unlock(fab);
 }
 
 /* A receive completed: the peer used one credit (ep->lock held).  One

@@ -108,6 +108,8 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 			break;
 		qp = ep->qp;
 		pthread_mutex_unlock(&ep->lock);
+		/* The peer may be an endpoint of ours whose count waits. */
+		iwfi_credit_flush_all(ep->domain->fabric);
 		if (ep->domain->fabric->manual) {
 			/* FI_PROGRESS_MANUAL: the peer's new credits may
 			 * wait in the socket; place them before saying
@@ -146,6 +148,8 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		      iwcm_post_send(ep->qp, head, &bad);
 	if (head == &cwr && (!ret || bad != &cwr))
 		iwfi_credit_sent(ep, cval);
+	if (!ret)
+		ep->tx_ops++;
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)
@@ -310,17 +314,24 @@ static ssize_t msg_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	req->wr.num_sge = (int)msg->iov_count;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->qp) {
+		bool due = false;
+
 		iwfi_req_link(req);
 		ret = iwcm_post_recv(ep->qp, &req->wr, NULL);
 		if (ret)
 			iwfi_req_unlink(req);
 		else
-			iwfi_credit_posted(ep);
+			due = iwfi_credit_posted(ep);
 		pthread_mutex_unlock(&ep->lock);
 		if (ret) {
 			iwfi_req_free(req);
 			return ret == ENOMEM ? -FI_EAGAIN : -iwfi_errno(ret);
 		}
+		/* The count waits for the next operation, or the fabric's
+		 * next CQ read if none came. */
+		if (due)
+			__atomic_add_fetch(&ep->domain->fabric->credit_due, 1,
+					   __ATOMIC_RELEASE);
 		return 0;
 	}
 	if (!iwfi_ep_state_holds(ep->state)) {
