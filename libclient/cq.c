@@ -19,6 +19,28 @@
 
 #include "dp.h"
 
+/* The channel whose events the calling thread is taking, while it moves
+ * the data of its QPs (iwcm_get_cq_event()): its own completions need
+ * no wake-up. */
+__thread struct iwcm_comp_channel *cq_channel_taking;
+
+/*
+ * Keep the channel's eventfd readable exactly while events are queued
+ * (ch->lock held): one write when the queue fills, one read when it
+ * empties, not one of each per event.
+ */
+void channel_signal(struct iwcm_comp_channel *ch)
+{
+	bool want = !TAILQ_EMPTY(&ch->pending);
+	uint64_t v = 1;
+
+	if (want == ch->signaled)
+		return;
+	if (want ? write(ch->efd, &v, sizeof(v)) == (ssize_t)sizeof(v) :
+		   read(ch->efd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		ch->signaled = want;
+}
+
 /* Free a completion queue (its QPs are gone). */
 void cq_free(struct iwcm_cq *cq)
 {
@@ -165,15 +187,11 @@ IWCM_EXPORT int iwcm_destroy_cq(struct iwcm_cq *cq)
 			return ERR(EBUSY);
 		}
 		/* Events of this CQ not yet taken disappear with it. */
-		while (cq->ch_events) {
-			uint64_t v;
-
-			if (read(ch->efd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-				break;
-			cq->ch_events--;
-		}
+		cq->ch_events = 0;
 		if (cq->ch_queued)
 			TAILQ_REMOVE(&ch->pending, cq, ch_entry);
+		cq->ch_queued = false;
+		channel_signal(ch);
 		pthread_mutex_unlock(&ch->lock);
 		cqw_channel_del(ch, cq);
 		ch->refs--;
@@ -203,9 +221,6 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 				       wc->status != IWCM_WC_SUCCESS)))
 		notify = true;
 	if (notify && ch) {
-		uint64_t one = 1;
-		ssize_t n;
-
 		/* One event per request for notification. */
 		cq->arm = CQ_ARM_NONE;
 		pthread_mutex_lock(&ch->lock);
@@ -214,8 +229,10 @@ bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc)
 			TAILQ_INSERT_TAIL(&ch->pending, cq, ch_entry);
 			cq->ch_queued = true;
 		}
-		n = write(ch->efd, &one, sizeof(one));
-		(void)n;
+		/* A thread taking this channel's events moved the data
+		 * itself: it looks at the queue next, no need to wake it. */
+		if (cq_channel_taking != ch)
+			channel_signal(ch);
 		pthread_mutex_unlock(&ch->lock);
 	}
 	pthread_mutex_unlock(&cq->lock);

@@ -191,7 +191,7 @@ int cqw_channel_init(struct iwcm_comp_channel *ch)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = NULL };
 
-	ch->efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE | EFD_NONBLOCK);
+	ch->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (ch->efd < 0)
 		return -1;
 	ch->fd = epoll_create1(EPOLL_CLOEXEC);

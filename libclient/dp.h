@@ -130,7 +130,8 @@ struct iwcm_comp_channel {
 	 * epoll sets of the channel's CQs (their QPs' sockets), readable
 	 * when an event is ready or a socket wants progress (cprog.c) */
 	int fd;
-	int efd;		       /* eventfd, semaphore: one per event */
+	int efd;		       /* eventfd, readable while pending */
+	bool signaled;		       /* efd holds a count (under lock) */
 	unsigned int waiters;	       /* threads asleep in it (atomic) */
 	TAILQ_HEAD(, iwcm_cq) pending; /* CQs with events not yet taken */
 	unsigned int refs;	       /* CQs */
@@ -500,6 +501,11 @@ uint8_t dp_prot_rdmap_ecode(enum dp_prot p);
 /* Queue a completion (its QP's lock held); false when the CQ
  * overflowed. */
 bool dp_cq_push(struct iwcm_cq *cq, const struct iwcm_wc *wc);
+/* The channel whose events this thread takes (wait.c sets it). */
+extern __thread struct iwcm_comp_channel *cq_channel_taking;
+/* Keep the channel's eventfd readable while events are queued (its lock
+ * held). */
+void channel_signal(struct iwcm_comp_channel *ch);
 /* Take up to num_entries completions into wc (iwcm_poll_cq_sz()). */
 int cq_poll_ring(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
 		 size_t wc_size);

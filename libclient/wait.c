@@ -56,33 +56,25 @@ static int wait_readable(struct dp *dp, int fd)
 static int channel_take(struct iwcm_comp_channel *channel, struct iwcm_cq **cq,
 			void **cq_context)
 {
-	for (;;) {
-		struct iwcm_cq *c;
-		uint64_t v;
+	struct iwcm_cq *c;
 
-		if (read(channel->efd, &v, sizeof(v)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		pthread_mutex_lock(&channel->lock);
-		c = TAILQ_FIRST(&channel->pending);
-		if (!c) {
-			/* Its CQ was destroyed meanwhile. */
-			pthread_mutex_unlock(&channel->lock);
-			continue;
-		}
-		if (--c->ch_events == 0) {
-			TAILQ_REMOVE(&channel->pending, c, ch_entry);
-			c->ch_queued = false;
-		}
-		c->ch_unacked++;
+	pthread_mutex_lock(&channel->lock);
+	c = TAILQ_FIRST(&channel->pending);
+	if (!c) {
 		pthread_mutex_unlock(&channel->lock);
-		*cq = c;
-		if (cq_context)
-			*cq_context = c->cq_context;
-		return 0;
+		return ERR(EAGAIN);
 	}
+	if (--c->ch_events == 0) {
+		TAILQ_REMOVE(&channel->pending, c, ch_entry);
+		c->ch_queued = false;
+	}
+	c->ch_unacked++;
+	channel_signal(channel);
+	pthread_mutex_unlock(&channel->lock);
+	*cq = c;
+	if (cq_context)
+		*cq_context = c->cq_context;
+	return 0;
 }
 
 /* Progress the QPs of every CQ of the channel (cprog.c). */
@@ -126,8 +118,11 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 		if (errno != EAGAIN)
 			return -1;
 		if (!progressed) {
-			/* What the sockets hold may make the event. */
+			/* What the sockets hold may make the event; one made
+			 * here wakes nobody (cq.c). */
+			cq_channel_taking = channel;
 			channel_progress(dp, channel);
+			cq_channel_taking = NULL;
 			progressed = true;
 			continue;
 		}
@@ -136,8 +131,14 @@ IWCM_EXPORT int iwcm_get_cq_event(struct iwcm_comp_channel *channel,
 		if (dp->manual) {
 			if (iwcm_progress(dp->ctx, 100) < 0)
 				return -1;
-		} else if (cprog_channel_wait(channel, -1) < 0) {
-			return -1;
+		} else {
+			int r;
+
+			cq_channel_taking = channel;
+			r = cprog_channel_wait(channel, -1);
+			cq_channel_taking = NULL;
+			if (r < 0)
+				return -1;
 		}
 	}
 }
