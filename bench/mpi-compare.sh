@@ -50,8 +50,9 @@ run() {
 	name=$1
 	shift
 	rc=0
+	# shellcheck disable=SC2086
 	mpirun --allow-run-as-root --oversubscribe -n 2 "$@" \
-		-x IWCM_SOCKET -x FI_PROVIDER_PATH "$MPI_LATBW" ${ARGS:-} \
+		-x IWCM_SOCKET -x FI_PROVIDER_PATH $xenv "$MPI_LATBW" ${ARGS:-} \
 		>"$dir/$name.raw" 2>"$dir/$name.err" || rc=$?
 	grep -v '^#' "$dir/$name.raw" >"$dir/$name" || true
 	if [ "$rc" -ne 0 ] || [ "$(wc -l <"$dir/$name")" -ne "$nsizes" ]; then
@@ -61,6 +62,11 @@ run() {
 		exit 1
 	fi
 }
+# the provider's settings, when set, reach the ranks too
+xenv=
+for v in FI_IWCM_PROGRESS FI_IWCM_CRC IWCM_PROGRESS_IDLE_US IWCM_POLL_US; do
+	eval "[ -n \"\${$v+x}\" ]" && xenv="$xenv -x $v"
+done
 runs=1
 busy=0
 ARGS=

@@ -203,7 +203,7 @@ int ctx_poll_sock(struct iwcm_ctx *ctx, int timeout_ms);
 /* ---- cprog.c ---- */
 
 /* IWCM_PROGRESS_IDLE_US: the default and the largest value. */
-#define CPROG_IDLE_US_DEFAULT 1000
+#define CPROG_IDLE_US_DEFAULT 10000
 #define CPROG_IDLE_US_MAX 1000000
 /* Parse IWCM_PROGRESS_IDLE_US into *us; -1 with EINVAL if bad. */
 int cprog_idle_parse(const char *s, unsigned int *us);

@@ -384,7 +384,7 @@ struct iwcm_conn_attr {
  * adaptive polling window (iwcm_ctx_poll_us()): microseconds, 0 to
  * 100000, 0 turns polling off; 200 without it.  IWCM_PROGRESS_IDLE_US
  * sets the tick of its progress thread (<iwcm/verbs.h>, Progress):
- * microseconds, 0 to 1000000; 1000 without it.
+ * microseconds, 0 to 1000000; 10000 without it.
  *
  * Context: Thread-safe.
  * Return: A new context, or NULL with errno set: ECONNREFUSED when no

@@ -54,7 +54,7 @@
  * (one wake-up per message, as with TCP).  Each context also runs one
  * progress thread as the fallback: it takes over a QP for which no
  * application thread entered the library during a tick
- * (IWCM_PROGRESS_IDLE_US, 1000 us by default, 0 to let it move all data
+ * (IWCM_PROGRESS_IDLE_US, 10000 us by default, 0 to let it move all data
  * at once), so one-sided operations (inbound RDMA Writes, Read Requests,
  * atomics) complete without any call from the target application,
  * within two ticks.  With IWCM_CTX_MANUAL_PROGRESS there is no thread
