@@ -382,6 +382,7 @@ void iwfi_progress(struct iwfi_fabric *fab, int wait_ms);
 /* iwfi_attr.c */
 int iwfi_progress_default(void);
 int iwfi_crc_default(void);
+int iwfi_info_set_src(struct fi_info *info, const void *addr, size_t addrlen);
 int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
 		 struct fi_info **info);

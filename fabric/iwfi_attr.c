@@ -371,6 +371,23 @@ int iwfi_progress_default(void)
 	return -FI_EINVAL;
 }
 
+/* fi_setname(): make a copy of addr the source address of info. */
+int iwfi_info_set_src(struct fi_info *info, const void *addr, size_t addrlen)
+{
+	void *copy;
+
+	if (!iwfi_sockaddr_len(addr) || addrlen < iwfi_sockaddr_len(addr))
+		return -FI_EINVAL;
+	copy = malloc(addrlen);
+	if (!copy)
+		return -FI_ENOMEM;
+	memcpy(copy, addr, addrlen);
+	free(info->src_addr);
+	info->src_addr = copy;
+	info->src_addrlen = addrlen;
+	return 0;
+}
+
 /* Whether connections ask for MPA CRC (FI_IWCM_CRC, iwfi_cm.c): 1 on,
  * 0 off (the default), or -FI_EINVAL, named, for another value. */
 int iwfi_crc_default(void)

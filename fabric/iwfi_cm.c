@@ -629,18 +629,8 @@ static struct iwfi_ep *ep_of(fid_t fid)
 static int ep_setname(fid_t fid, void *addr, size_t addrlen)
 {
 	struct iwfi_ep *ep = ep_of(fid);
-	void *copy;
 
-	if (!iwfi_sockaddr_len(addr) || addrlen < iwfi_sockaddr_len(addr))
-		return -FI_EINVAL;
-	copy = malloc(addrlen);
-	if (!copy)
-		return -FI_ENOMEM;
-	memcpy(copy, addr, addrlen);
-	free(ep->info->src_addr);
-	ep->info->src_addr = copy;
-	ep->info->src_addrlen = addrlen;
-	return 0;
+	return iwfi_info_set_src(ep->info, addr, addrlen);
 }
 
 /* Copy an address out as fi_getname(3) says. */

@@ -71,20 +71,10 @@ static int pep_setopt(fid_t fid, int level, int optname, const void *optval,
 static int pep_setname(fid_t fid, void *addr, size_t addrlen)
 {
 	struct iwfi_pep *pep = pep_of(fid);
-	void *copy;
 
 	if (pep->listener)
 		return -FI_EOPBADSTATE;
-	if (!iwfi_sockaddr_len(addr) || addrlen < iwfi_sockaddr_len(addr))
-		return -FI_EINVAL;
-	copy = malloc(addrlen);
-	if (!copy)
-		return -FI_ENOMEM;
-	memcpy(copy, addr, addrlen);
-	free(pep->info->src_addr);
-	pep->info->src_addr = copy;
-	pep->info->src_addrlen = addrlen;
-	return 0;
+	return iwfi_info_set_src(pep->info, addr, addrlen);
 }
 
 static int pep_getname(fid_t fid, void *addr, size_t *addrlen)

@@ -31,7 +31,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stddef.h>
@@ -46,19 +45,7 @@
  * decimal number from 0 to CPROG_IDLE_US_MAX. */
 int cprog_idle_parse(const char *s, unsigned int *us)
 {
-	unsigned long v = 0;
-
-	if (!s || !*s)
-		return ERR(EINVAL);
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return ERR(EINVAL);
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > CPROG_IDLE_US_MAX)
-			return ERR(EINVAL);
-	}
-	*us = (unsigned int)v;
-	return 0;
+	return env_uint_parse(s, CPROG_IDLE_US_MAX, us);
 }
 
 int cprog_idle_init(struct iwcm_ctx *ctx)

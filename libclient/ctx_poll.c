@@ -25,7 +25,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -48,19 +47,7 @@ uint64_t ctx_poll_now(void)
  * not a decimal number from 0 to IWCM_POLL_US_MAX. */
 int ctx_poll_parse(const char *s, unsigned int *limit)
 {
-	unsigned long v = 0;
-
-	if (!s || !*s)
-		return ERR(EINVAL);
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return ERR(EINVAL);
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > IWCM_POLL_US_MAX)
-			return ERR(EINVAL);
-	}
-	*limit = (unsigned int)v;
-	return 0;
+	return env_uint_parse(s, IWCM_POLL_US_MAX, limit);
 }
 
 int ctx_poll_init(struct iwcm_ctx *ctx)

@@ -176,6 +176,26 @@ struct iwcm_ctx {
 	unsigned int progress_idle_us;
 };
 
+/* A decimal number from 0 to max in s into *out: 0, or -1 with EINVAL
+ * (the environment's settings: IWCM_POLL_US, IWCM_PROGRESS_IDLE_US). */
+static inline int env_uint_parse(const char *s, unsigned long max,
+				 unsigned int *out)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s)
+		return ERR(EINVAL);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return ERR(EINVAL);
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > max)
+			return ERR(EINVAL);
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 /* ---- ctx_poll.c ---- */
 
 /* IWCM_POLL_US: the default and the largest value. */

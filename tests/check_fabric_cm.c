@@ -81,15 +81,28 @@ END_TEST
  * (iwcm_ctx_open(3)), so fi_fabric() fails with -FI_EINVAL; a good one,
  * and 0 (no polling), open it, and its connections complete.
  */
+/* A connection made and closed under the environment as it is. */
+static void connect_once(void)
+{
+	struct cm_buf cb;
+	struct net n;
+	uint32_t ev;
+
+	net_open(&n);
+	ep_setup(&n, &n.c, n.info);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	accept_request(&n, &cb);
+	net_close(&n);
+}
+
 START_TEST(poll_us_env)
 {
 	static const char *const bad[] = { "x", "100001", "-1", "" };
 	struct fi_info *h = hints_new();
 	struct fi_info *info = getinfo_at(h, "127.0.0.1");
 	struct fid_fabric *fab;
-	struct cm_buf cb;
-	struct net n;
-	uint32_t ev;
 	size_t i;
 
 	fi_freeinfo(h);
@@ -104,13 +117,7 @@ START_TEST(poll_us_env)
 	fi_freeinfo(info);
 	/* no polling: the CM thread sleeps at once, and still connects */
 	ck_assert_int_eq(setenv("IWCM_POLL_US", "0", 1), 0);
-	net_open(&n);
-	ep_setup(&n, &n.c, n.info);
-	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
-	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
-	ck_assert_int_eq(ev, FI_CONNREQ);
-	accept_request(&n, &cb);
-	net_close(&n);
+	connect_once();
 	unsetenv("IWCM_POLL_US");
 }
 END_TEST
@@ -124,9 +131,6 @@ START_TEST(progress_env)
 	struct fi_info *h = hints_new();
 	struct fi_info *info = getinfo_at(h, "127.0.0.1"), *none = NULL;
 	struct fid_fabric *fab;
-	struct cm_buf cb;
-	struct net n;
-	uint32_t ev;
 	size_t i;
 
 	ck_assert_int_eq(setenv("FI_IWCM_PROGRESS", "sometimes", 1), 0);
@@ -145,13 +149,7 @@ START_TEST(progress_env)
 	}
 	fi_freeinfo(info);
 	ck_assert_int_eq(setenv("IWCM_PROGRESS_IDLE_US", "0", 1), 0);
-	net_open(&n);
-	ep_setup(&n, &n.c, n.info);
-	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
-	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cb, sizeof(cb)), sizeof(cb.e));
-	ck_assert_int_eq(ev, FI_CONNREQ);
-	accept_request(&n, &cb);
-	net_close(&n);
+	connect_once();
 	unsetenv("IWCM_PROGRESS_IDLE_US");
 }
 END_TEST
