@@ -41,6 +41,12 @@
 #define MT_HBUF_LEN 256
 /* Staging buffer: framing, headers, small payloads, dropped octets. */
 #define MT_STAGE_LEN 4096
+/* A read of the socket for framing or headers asks for this much and
+ * keeps what the decoder did not ask for (mt_read()): a message of up to
+ * about 8 KiB with its headers, and the messages that arrived with it,
+ * cost one read(2); the price is one copy of what was read ahead of a
+ * larger segment's payload. */
+#define MT_AHEAD_LEN (9u * 1024u)
 /* Payloads of segments up to this size are read with their headers and
  * copied; larger ones are read straight into their target. */
 #define MT_RX_INLINE 128
@@ -127,10 +133,10 @@ static size_t mt_take(struct mpa_tcp *mt, void *buf, size_t len)
 
 /*
  * Up to len octets: the buffered ones first, then the socket.  A small
- * read of the socket (framing, headers, a small segment) asks for a
- * whole staging buffer instead and keeps what the decoder did not ask
- * for: the messages that arrived together cost one read(2), not one or
- * two each.  >0, 0 on EOF, -1 with errno (EAGAIN when nothing is there).
+ * read of the socket (framing, headers, a small segment) asks for the
+ * whole read-ahead buffer (MT_AHEAD_LEN) instead and keeps what the
+ * decoder did not ask for: the messages that arrived together cost one
+ * read(2), not one or two each.  >0, 0 on EOF, -1 with errno (EAGAIN when nothing is there).
  */
 static ssize_t mt_read(struct mpa_tcp *mt, void *buf, size_t len)
 {
@@ -797,8 +803,8 @@ struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
 		if (!mt->slot[i].out)
 			goto nomem;
 	}
-	mt->unread_cap = conn->unread_len > MT_STAGE_LEN ? conn->unread_len :
-							   MT_STAGE_LEN;
+	mt->unread_cap = conn->unread_len > MT_AHEAD_LEN ? conn->unread_len :
+							   MT_AHEAD_LEN;
 	mt->unread = malloc(mt->unread_cap);
 	if (!mt->unread)
 		goto nomem;

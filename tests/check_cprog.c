@@ -15,7 +15,9 @@
  * - one-sided operations (Write, Read, FetchAdd) complete with no call
  *   from the target once its callers are gone;
  * - iwcm_dereg_mr() waiting for a busy QP holds no lock of the context;
- * - a QP destroyed while another thread polls its CQ.
+ * - a QP destroyed while another thread polls its CQ;
+ * - system calls: an 8 KiB Send costs its receiver one read(2) (counted
+ *   in /proc/self/io), its headers and payload read ahead together.
  */
 #include "config.h"
 
@@ -392,6 +394,60 @@ START_TEST(destroy_while_polling)
 }
 END_TEST
 
+/* Read system calls of this process so far (syscr of proc(5)). */
+static unsigned long long syscr(void)
+{
+	char line[128];
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/self/io", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "syscr: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* An 8 KiB Send arrives whole in the receiver's socket (loopback); the
+ * receiver's poll takes it with one read(2), headers and payload (two
+ * before the read-ahead covered such a message). */
+START_TEST(one_read_per_message)
+{
+	enum { N = 32, LEN = 8192 };
+	static uint8_t src[LEN], dst[N][LEN];
+	struct iwcm_mr *smr, *dmr;
+	unsigned long long before, reads;
+
+	pair_up("1000000");
+	b_to_foreground();
+	smr = dp_reg(&a, src, sizeof(src), IWCM_ACCESS_LOCAL_WRITE);
+	dmr = dp_reg(&b, dst, sizeof(dst), IWCM_ACCESS_LOCAL_WRITE);
+	for (int i = 0; i < N; i++)
+		dp_post_recv(b.qp, 1000 + i, dmr, dst[i], LEN);
+	before = syscr();
+	for (int i = 0; i < N; i++) {
+		struct iwcm_send_wr wr;
+		struct iwcm_sge sge;
+
+		memset(src, 0x40 + i, LEN);
+		dp_wr(&wr, &sge, IWCM_WR_SEND, 1000 + i, smr, src, LEN);
+		dp_post_send(a.qp, &wr);
+		dp_wc_ok(a.scq, 1000 + i, IWCM_WC_SEND);
+		ck_assert_uint_eq(dp_wc_ok(b.rcq, 1000 + i, IWCM_WC_RECV), LEN);
+	}
+	reads = syscr() - before;
+	for (int i = 0; i < N; i++) {
+		memset(src, 0x40 + i, LEN);
+		ck_assert_int_eq(memcmp(src, dst[i], LEN), 0);
+	}
+	ck_assert_msg(reads <= N + 2, "%llu reads for %d messages", reads, N);
+	ck_assert_int_eq(iwcm_dereg_mr(smr), 0);
+	ck_assert_int_eq(iwcm_dereg_mr(dmr), 0);
+	pair_down();
+}
+END_TEST
+
 static Suite *cprog_suite(void)
 {
 	Suite *s = suite_create("cprog");
@@ -404,6 +460,7 @@ static Suite *cprog_suite(void)
 	add_tcase(s, "one_sided_fallback", one_sided_fallback);
 	add_tcase(s, "dereg_waits_alone", dereg_waits_alone);
 	add_tcase(s, "destroy_while_polling", destroy_while_polling);
+	add_tcase(s, "one_read_per_message", one_read_per_message);
 	return s;
 }
 
