@@ -8,8 +8,9 @@
 #
 # top_builddir (default ./build) is the build tree.  Each case prints
 # PASS or FAIL and its figures (FIGURE lines, gathered again at the
-# end); the last line is "hosts: N passed, N failed".  SKIP (exit 77)
-# where namespaces cannot be made or Open MPI is missing.
+# end); XFAIL lines are parts known not to work yet (README.md); the
+# last line is "hosts: N passed, N failed".  SKIP (exit 77) where
+# namespaces cannot be made or Open MPI is missing.
 set -u
 srcdir=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(pwd)/build}
@@ -22,6 +23,7 @@ top_builddir=$(cd "$top_builddir" && pwd)
 all="bad_input mpi_check mpi_mesh mixed flap linkdown loss kill restart scale"
 passes=0
 fails=0
+xfails=0
 cur=
 
 pass() {
@@ -31,6 +33,12 @@ pass() {
 fail() {
 	echo "FAIL: $cur: $*"
 	fails=$((fails + 1))
+}
+# xfail WHAT: a part of a case that is known not to work yet, listed
+# with the figures; the case still passes or fails on the rest
+xfail() {
+	echo "XFAIL $cur: $*" | tee -a "$hdir/figures"
+	xfails=$((xfails + 1))
 }
 figure() {
 	echo "FIGURE $cur: $*" | tee -a "$hdir/figures"
@@ -68,5 +76,6 @@ done
 echo "== figures"
 cat "$hdir/figures" 2>/dev/null
 echo "== all cases: $(( ($(ms) - t_all) / 1000 )) s"
+[ $xfails -eq 0 ] || echo "== $xfails known failures (XFAIL above)"
 echo "hosts: $passes passed, $fails failed"
 [ $fails -eq 0 ]
