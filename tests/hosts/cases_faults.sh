@@ -112,7 +112,7 @@ case_flap() {
 		fail "client exit $rc_c ($got pings), server exit $rc_s ($sgot): $(cat "$hdir/flap.c.err" "$hdir/flap.s.err")"
 		return
 	fi
-	figure "h2's link down 2 s at ping $at of $n (1 KiB, verified): $during pings during the outage, resumed $t_res ms after the link came back, $n of $n pings verified once at each end, both QPs up to the end"
+	figure "h2's link down 2 s at ping $at of $n (1 KiB, verified): $during pings completed between its down and up commands, resumed $t_res ms after the link came back, $n of $n pings verified once at each end, both QPs up to the end"
 	pass
 }
 
