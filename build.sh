@@ -12,6 +12,11 @@
 # ./build.sh fabtests install what is missing, build, run libfabric's
 #                    fabtests 1.17.0 against the provider iwcm next to tcp
 #                    (tests/fabtests/run.sh); SKIP when fabtests cannot build
+# ./build.sh hosts   install what is missing, build, run the multi-host
+#                    cases (tests/hosts/): MPI across network namespaces
+#                    each with its own iwcmd, links that drop or lose
+#                    packets, daemons killed; SKIP where namespaces
+#                    cannot be made
 # ./build.sh build   install what is missing and build only
 # ./build.sh deps    only install (or, without root, print) the packages
 # ./build.sh fuzz [RUNS]   build the libFuzzer harnesses with clang and run
@@ -29,7 +34,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config \
 libisal-dev libpcap-dev check tshark \
 libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev \
 libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump \
-clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev"
+clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev \
+nftables"
 
 say() { printf '%s\n' "== $*"; }
 
@@ -115,6 +121,17 @@ fabtests() {
 	build
 	say "make check-fabtests (build)"
 	make -C build check-fabtests
+}
+
+# The multi-host cases: SKIP (exit 77, success here) where network
+# namespaces cannot be made, a failed case fails.
+hosts() {
+	build
+	say "multi-host cases (tests/hosts/run.sh)"
+	rc=0
+	top_builddir="$top/build" sh tests/hosts/run.sh || rc=$?
+	[ $rc -eq 77 ] && return 0
+	return $rc
 }
 
 demo_dir=
@@ -216,10 +233,11 @@ check) deps; check ;;
 build) deps; build ;;
 interop) deps; interop ;;
 fabtests) deps; fabtests ;;
+hosts) deps; hosts ;;
 deps) deps ;;
 fuzz) deps; shift; fuzz "${1:-}" ;;
 *)
-	sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

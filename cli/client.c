@@ -15,10 +15,12 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "cmopt.h"
@@ -261,6 +263,15 @@ static void state_json(const struct iwcm_conn *c)
 	jnum("unread", (long long)unread);
 	jbool("wait_first_fpdu", a.wait_first_fpdu);
 	jbool("rtr_read_due", a.rtr_read_due);
+	if (a.transport == IWCM_TRANSPORT_TCP) {
+		unsigned int uto = 0;
+		socklen_t ul = sizeof(uto);
+
+		/* what iwcmd set before the handoff (tcp_user_timeout_ms) */
+		if (getsockopt(iwcm_conn_get_fd(c), IPPROTO_TCP,
+			       TCP_USER_TIMEOUT, &uto, &ul) == 0)
+			jnum("tcp_user_timeout_ms", uto);
+	}
 	json_open(&cli_w, "next_msn", '[');
 	n = (int)a.num_next_msn;
 	for (i = 0; i < n; i++)

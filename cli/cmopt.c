@@ -197,6 +197,13 @@ static int set_transport(struct cmopt *o, const char *v)
 	return 0;
 }
 
+static int set_tcp_user_timeout(struct cmopt *o, const char *v)
+{
+	o->has_tcp_user_timeout = true;
+	return parse_uint(v, IWCM_TCP_USER_TIMEOUT_MAX,
+			  &o->tcp_user_timeout_ms);
+}
+
 static int set_daemon(struct cmopt *o, const char *v)
 {
 	o->daemon = true;
@@ -232,6 +239,9 @@ static const struct cmopt_def cmopt_defs[] = {
 	  "listen: the wait for every connection" },
 	{ "first-fpdu-delay", "MS", CMOPT_INIT, set_hold,
 	  "hold the first FPDU after the Reply (0 to 10000)" },
+	{ "tcp-user-timeout", "MS", CMOPT_ALL, set_tcp_user_timeout,
+	  "end the connection when the peer is unreachable this long "
+	  "(TCP_USER_TIMEOUT, keepalive; 0: the kernel's)" },
 	{ "count", "N", CMOPT_LISTEN, set_count,
 	  "handle N connection requests, then exit (default 1)" },
 	{ "reject", NULL, CMOPT_LISTEN, set_reject,
@@ -400,6 +410,9 @@ struct iwcm_conn_param *cmopt_param(const struct cmopt *o, bool responder)
 		rc |= iwcm_conn_param_set_rtr_frame(p, true);
 	if (o->sctp)
 		rc |= iwcm_conn_param_set_transport(p, IWCM_TRANSPORT_SCTP);
+	if (o->has_tcp_user_timeout)
+		rc |= iwcm_conn_param_set_tcp_user_timeout(
+			p, o->tcp_user_timeout_ms);
 	if (o->has_private_data && !o->reject)
 		rc |= iwcm_conn_param_set_private_data(p, o->private_data,
 						       o->private_data_len);
@@ -483,6 +496,10 @@ void cmopt_to_pb(const struct cmopt *o, Iwcm__ConnParams *p)
 	if (o->has_hold) {
 		p->has_first_fpdu_delay_ms = 1;
 		p->first_fpdu_delay_ms = o->hold_ms;
+	}
+	if (o->has_tcp_user_timeout) {
+		p->has_tcp_user_timeout_ms = 1;
+		p->tcp_user_timeout_ms = o->tcp_user_timeout_ms;
 	}
 }
 

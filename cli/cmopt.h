@@ -29,7 +29,7 @@ struct cmopt {
 	/* what was given; everything else is the daemon's default */
 	bool has_rev, has_markers, has_crc, has_rtr, has_ird, has_ord;
 	bool has_private_data, has_rev0, has_timeout, has_count;
-	bool has_hold;
+	bool has_hold, has_tcp_user_timeout;
 	unsigned int rev; /* 0, 1 or 2 */
 	bool markers;
 	bool crc;
@@ -49,6 +49,9 @@ struct cmopt {
 	bool daemon;	      /* connect: the admin variant */
 	bool sctp;	      /* DDP over SCTP (RFC 5043), not MPA/TCP */
 	bool json;	      /* -j anywhere */
+
+	/* --tcp-user-timeout */
+	unsigned int tcp_user_timeout_ms;
 };
 
 /*

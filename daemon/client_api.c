@@ -69,6 +69,9 @@ static bool client_api_params_ok(const Iwcm__ConnParams *p, bool forced)
 	if (p->has_first_fpdu_delay_ms &&
 	    p->first_fpdu_delay_ms > CONF_FIRST_FPDU_DELAY_MAX)
 		return false;
+	if (p->has_tcp_user_timeout_ms &&
+	    p->tcp_user_timeout_ms > CONF_TCP_USER_TIMEOUT_MAX)
+		return false;
 	return true;
 }
 
@@ -133,6 +136,8 @@ int client_api_params_from(const Iwcm__ConnParams *pb, struct conn_params *out)
 	out->first_fpdu_delay_ms = pb->first_fpdu_delay_ms;
 	out->has_qp_takes_read_resp = pb->has_qp_takes_read_resp;
 	out->qp_takes_read_resp = pb->qp_takes_read_resp;
+	out->has_tcp_user_timeout_ms = pb->has_tcp_user_timeout_ms;
+	out->tcp_user_timeout_ms = pb->tcp_user_timeout_ms;
 	out->has_rtr_frame = pb->has_rtr_frame;
 	out->rtr_frame = pb->rtr_frame;
 	out->has_transport = pb->has_transport;
@@ -177,6 +182,8 @@ void client_api_params_to(const struct conn_params *p, Iwcm__ConnParams *out)
 	out->first_fpdu_delay_ms = p->first_fpdu_delay_ms;
 	out->has_qp_takes_read_resp = p->has_qp_takes_read_resp;
 	out->qp_takes_read_resp = p->qp_takes_read_resp;
+	out->has_tcp_user_timeout_ms = p->has_tcp_user_timeout_ms;
+	out->tcp_user_timeout_ms = p->tcp_user_timeout_ms;
 	out->has_rtr_frame = p->has_rtr_frame;
 	out->rtr_frame = p->rtr_frame;
 	out->has_transport = p->has_transport;

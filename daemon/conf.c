@@ -63,6 +63,8 @@ static const struct conf_key conf_global_keys[] = {
 	{ "rtr_timeout_ms", CT_UINT, GOFF(rtr_timeout_ms), 100, 600000, NULL },
 	{ "first_fpdu_delay_ms", CT_UINT, GOFF(first_fpdu_delay_ms), 0,
 	  CONF_FIRST_FPDU_DELAY_MAX, NULL },
+	{ "tcp_user_timeout_ms", CT_UINT, GOFF(tcp_user_timeout_ms), 0,
+	  CONF_TCP_USER_TIMEOUT_MAX, NULL },
 	{ "max_listeners_per_uid", CT_UINT, GOFF(max_listeners_per_uid), 1,
 	  65536, NULL },
 	{ "max_pending_per_uid", CT_UINT, GOFF(max_pending_per_uid), 1, 1048576,

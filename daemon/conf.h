@@ -60,6 +60,9 @@ struct conf_priv_allow {
 /* The longest an initiator holds its first FPDU (first_fpdu_delay_ms). */
 #define CONF_FIRST_FPDU_DELAY_MAX 10000u /* IWCM_FIRST_FPDU_DELAY_MAX */
 
+/* The longest tcp_user_timeout_ms (an hour). */
+#define CONF_TCP_USER_TIMEOUT_MAX 3600000u
+
 /* The longest iwcmd polls before it sleeps (busy_poll_us,
  * adaptive_poll_us). */
 #define CONF_BUSY_POLL_MAX 100000u
@@ -75,6 +78,7 @@ struct iwcmd_conf {
 	unsigned int ulp_timeout_ms;	  /* ULP decision, not the peer's */
 	unsigned int rtr_timeout_ms;	  /* 5 s: waiting for the RTR */
 	unsigned int first_fpdu_delay_ms; /* initiator: hold the first FPDU */
+	unsigned int tcp_user_timeout_ms; /* handed-over sockets, 0: none */
 	unsigned int max_listeners_per_uid;
 	unsigned int max_pending_per_uid;
 	/* as configured (0: derived, see conf_limits()) */

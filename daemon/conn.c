@@ -319,6 +319,7 @@ static struct conn *conn_new(enum neg_role role)
 	c->reply_timeout_ms = iwcmd_conf->reply_timeout_ms;
 	c->hold_ms = iwcmd_conf->first_fpdu_delay_ms;
 	c->ulp_timeout_ms = iwcmd_conf->ulp_timeout_ms;
+	c->tcp_user_timeout_ms = iwcmd_conf->tcp_user_timeout_ms;
 	c->ev_timer = evtimer_new(iwcmd_base, conn_timer_cb, c);
 	c->ev_post = event_new(iwcmd_base, -1, 0, conn_post_cb, c);
 	if (!c->ev_timer || !c->ev_post)
@@ -595,6 +596,8 @@ void conn_accepted_from(struct listener *l, int fd,
 	if (c->lparams && c->lparams->has_ulp_timeout_ms &&
 	    c->lparams->ulp_timeout_ms)
 		c->ulp_timeout_ms = c->lparams->ulp_timeout_ms;
+	if (c->lparams && c->lparams->has_tcp_user_timeout_ms)
+		c->tcp_user_timeout_ms = c->lparams->tcp_user_timeout_ms;
 	if (conn_policy(&c->pol, NEG_RESPONDER, &c->cpol, c->lparams, NULL) <
 	    0) {
 		log_warnx("conn %llu: listener %llu: inconsistent policy",
@@ -635,6 +638,8 @@ static enum conn_result conn_initiate(struct client *cl,
 		c->reply_timeout_ms = params->reply_timeout_ms;
 	if (params && params->has_first_fpdu_delay_ms)
 		c->hold_ms = params->first_fpdu_delay_ms;
+	if (params && params->has_tcp_user_timeout_ms)
+		c->tcp_user_timeout_ms = params->tcp_user_timeout_ms;
 	c->qp_takes_read_resp = params && params->qp_takes_read_resp;
 	c->owner = cl;
 	c->owner_uid = cl->uid;
@@ -710,6 +715,8 @@ enum conn_result conn_ulp_accept(struct client *cl, uint64_t conn_id,
 	if (conn_pd_set(c, pd, pd_len, c->req.enhanced) < 0)
 		return CONN_RES_EINVAL;
 	c->pol = p;
+	if (params && params->has_tcp_user_timeout_ms)
+		c->tcp_user_timeout_ms = params->tcp_user_timeout_ms;
 	conn_event(c, CONN_EV_DECIDE_ACCEPT); /* to DECIDED: c stays */
 	return CONN_RES_OK;
 }

@@ -121,6 +121,7 @@ struct conn {
 	bool qp_takes_read_resp; /* initiator: the client's QP takes the
 				  * Read RTR's Response (iwcm.proto) */
 	unsigned int ulp_timeout_ms;
+	unsigned int tcp_user_timeout_ms; /* set at the handoff, 0: none */
 
 	/* the startup frames, parsed in place in b's req_raw/rep_raw */
 	struct mpa_frame req;

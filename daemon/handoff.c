@@ -9,8 +9,39 @@
  */
 #include "config.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include "conn.h"
 #include "log.h"
+
+/*
+ * tcp_user_timeout_ms (iwcmd.conf(5), ConnParams): the socket ends with
+ * ETIMEDOUT once data stays unacknowledged that long (TCP_USER_TIMEOUT,
+ * RFC 5482's local UTO), and keepalive probes every third of it after
+ * a third of it idle let an idle end see an unreachable peer as well;
+ * with TCP_USER_TIMEOUT set the kernel ends the connection at the user
+ * timeout rather than after TCP_KEEPCNT probes.  Set before the handoff,
+ * so the client's QP ends with that error.  Returns 0 or -1 (errno).
+ */
+static int handoff_user_timeout(struct conn *c)
+{
+	unsigned int ms = c->tcp_user_timeout_ms;
+	int on = 1, s = (int)(ms / 3000);
+
+	if (!ms)
+		return 0;
+	if (s < 1)
+		s = 1;
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms)) <
+		    0 ||
+	    setsockopt(c->fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)) < 0 ||
+	    setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPIDLE, &s, sizeof(s)) < 0 ||
+	    setsockopt(c->fd, IPPROTO_TCP, TCP_KEEPINTVL, &s, sizeof(s)) < 0)
+		return -1;
+	return 0;
+}
 
 /* iwcmctl connect: send the NegotiationReport (and the RESULT), once. */
 void handoff_report(struct conn *c, enum conn_result r)
@@ -41,6 +72,9 @@ void handoff_start(struct conn *c)
 		conn_post(c, CONN_EV_HANDOFF_FAILED);
 		return;
 	}
+	if (handoff_user_timeout(c) < 0)
+		log_warn("conn %llu: tcp_user_timeout_ms %u",
+			 (unsigned long long)c->id, c->tcp_user_timeout_ms);
 	if (conn_notify()->established(c) < 0) {
 		log_info("conn %llu: handoff to its owner failed",
 			 (unsigned long long)c->id);

@@ -67,6 +67,7 @@ struct conn_params {
 	bool has_enhanced_fallback, has_reply_timeout_ms;
 	bool has_ulp_timeout_ms, has_rtr_frame, has_transport;
 	bool has_first_fpdu_delay_ms, has_qp_takes_read_resp;
+	bool has_tcp_user_timeout_ms;
 	uint32_t ird, ord; /* RFC 6581 §9.1: 14-bit fields */
 	bool p2p;
 	uint32_t rtr_types; /* MPA_RTR_* bits */
@@ -78,6 +79,7 @@ struct conn_params {
 	uint32_t reply_timeout_ms;
 	uint32_t ulp_timeout_ms;
 	uint32_t first_fpdu_delay_ms; /* initiator: hold the first FPDU */
+	uint32_t tcp_user_timeout_ms; /* TCP_USER_TIMEOUT, 0: none */
 	bool rtr_frame;		      /* seed-003 legacy RtR frame */
 	bool qp_takes_read_resp;      /* initiator: hand off after a Read RTR */
 	bool sctp;		      /* TRANSPORT_SCTP, else TCP */

@@ -26,6 +26,7 @@ dist_man3_MANS = \
 	iwcm_conn_param_set_rev0.3 \
 	iwcm_conn_param_set_rtr_frame.3 \
 	iwcm_conn_param_set_rtr_types.3 \
+	iwcm_conn_param_set_tcp_user_timeout.3 \
 	iwcm_conn_param_set_transport.3 \
 	iwcm_conn_param_set_ulp_timeout.3 \
 	iwcm_conn_query.3 \

@@ -223,6 +223,18 @@ IWCM_EXPORT int iwcm_conn_param_set_ulp_timeout(struct iwcm_conn_param *param,
 	return 0;
 }
 
+/* Set TCP_USER_TIMEOUT and keepalive on the handed-over socket. */
+IWCM_EXPORT int
+iwcm_conn_param_set_tcp_user_timeout(struct iwcm_conn_param *param,
+				     unsigned int ms)
+{
+	if (!param || ms > IWCM_TCP_USER_TIMEOUT_MAX)
+		return ERR(EINVAL);
+	param->pb.has_tcp_user_timeout_ms = 1;
+	param->pb.tcp_user_timeout_ms = ms;
+	return 0;
+}
+
 /* Use the legacy RtR frame or not. */
 IWCM_EXPORT int iwcm_conn_param_set_rtr_frame(struct iwcm_conn_param *param,
 					      bool rtr_frame)

@@ -27,6 +27,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(conf.request_timeout_ms, 5000);
 	ck_assert_uint_eq(conf.reply_timeout_ms, 10000);
 	ck_assert_uint_eq(conf.rtr_timeout_ms, 5000);
+	ck_assert_uint_eq(conf.tcp_user_timeout_ms, 0); /* the kernel's */
 	ck_assert_uint_eq(conf.pd_send_max, 256);
 	ck_assert_int_eq(conf.policy.rev0, CONF_REV0_STRICT);
 	ck_assert_int_eq(conf.policy.irdord, CONF_IRDORD_RELAXED);
@@ -74,6 +75,7 @@ START_TEST(test_full_file)
 				   "  request_timeout_ms=2500  \n"
 				   "reply_timeout_ms = 12000\n"
 				   "ulp_timeout_ms = 60000\n"
+				   "tcp_user_timeout_ms = 3000\n"
 				   "rtr_timeout_ms = 4000\n"
 				   "max_listeners_per_uid = 8\n"
 				   "max_pending_per_uid = 100\n"
@@ -107,6 +109,7 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(conf.request_timeout_ms, 2500);
 	ck_assert_uint_eq(conf.reply_timeout_ms, 12000);
 	ck_assert_uint_eq(conf.ulp_timeout_ms, 60000);
+	ck_assert_uint_eq(conf.tcp_user_timeout_ms, 3000);
 	ck_assert_uint_eq(conf.rtr_timeout_ms, 4000);
 	ck_assert_uint_eq(conf.max_listeners_per_uid, 8);
 	ck_assert_uint_eq(conf.max_pending_per_uid, 100);
@@ -168,6 +171,9 @@ static const struct {
 	  "test.conf:1: reply_timeout_ms: expected" },
 	{ "reply_timeout_ms = 99999999999999999999\n",
 	  "test.conf:1: reply_timeout_ms: expected" },
+	{ "tcp_user_timeout_ms = 3600001\n",
+	  "test.conf:1: tcp_user_timeout_ms: expected a number from 0 to "
+	  "3600000" },
 	{ "markers = maybe\n", "test.conf:1: markers: expected yes or no" },
 	{ "rev0 = lax\n", "test.conf:1: rev0: unknown value 'lax'" },
 	{ "[listener a]\naddress = *:1\ntransport = udp\n",

@@ -30,3 +30,10 @@ check_integ_flood_LDADD = $(check_integ_matrix_LDADD)
 # Two daemons in two network namespaces (root and iproute2, else SKIP).
 TESTS += integ/netns_pair.sh
 EXTRA_DIST += integ/netns_pair.sh
+# tcp_user_timeout_ms from iwcmd.conf, the listener and the connect.
+TESTS += integ/tcp_user_timeout.sh
+EXTRA_DIST += integ/tcp_user_timeout.sh
+# The multi-host cases (./build.sh hosts, not make check: hosts/README.md).
+EXTRA_DIST += hosts/README.md hosts/lib.sh hosts/agent.sh hosts/run.sh \
+	hosts/cases_mpi.sh hosts/cases_faults.sh hosts/cases_loss.sh \
+	hosts/mpi_wireup.c hosts/tcp_echo.c

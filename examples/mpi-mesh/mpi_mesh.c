@@ -144,8 +144,17 @@ int main(int argc, char **argv)
 			iwcm_env_error());
 		exit(1);
 	}
-	if (!ctx)
-		die("iwcm_ctx_open (is iwcmd running, IWCM_SOCKET set?)");
+	if (!ctx) {
+		const char *sock = getenv("IWCM_SOCKET");
+
+		/* The rank's host is in the message: name its socket. */
+		fprintf(stderr,
+			"rank %d: iwcm_ctx_open: no iwcmd answers on "
+			"%s: %s\n",
+			rank, sock && *sock ? sock : "/run/iwcm/iwcmd.sock",
+			strerror(errno));
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 	pd = iwcm_alloc_pd(ctx);
 	cq = iwcm_create_cq(ctx, 4 * nranks + 16, NULL, NULL);
 	mr = pd ? iwcm_reg_mr(

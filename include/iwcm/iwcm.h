@@ -672,6 +672,29 @@ int iwcm_conn_param_set_first_fpdu_delay(struct iwcm_conn_param *param,
 int iwcm_conn_param_set_ulp_timeout(struct iwcm_conn_param *param,
 				    unsigned int ms);
 
+/* The longest iwcm_conn_param_set_tcp_user_timeout() takes, in ms. */
+#define IWCM_TCP_USER_TIMEOUT_MAX 3600000u
+
+/**
+ * iwcm_conn_param_set_tcp_user_timeout() - End an unreachable connection.
+ * @param: the parameters of iwcm_connect(), iwcm_listen() or
+ *	iwcm_accept().
+ * @ms: 1 to IWCM_TCP_USER_TIMEOUT_MAX: iwcmd sets TCP_USER_TIMEOUT to
+ *	@ms and keepalive on the connection's socket before it hands it
+ *	over, so that the connection ends, and its queue pair moves to
+ *	the error state (flushed work requests, an asynchronous event),
+ *	once data or a keepalive probe stays unacknowledged for @ms; 0:
+ *	the kernel's defaults (minutes).
+ *	Without it, iwcmd.conf's tcp_user_timeout_ms (default 0) holds.
+ *	MPA over TCP only.
+ *
+ * Context: Thread-safe for distinct parameters.
+ * Return: 0, or -1 with errno EINVAL if @param is NULL or @ms is out of
+ * range.
+ */
+int iwcm_conn_param_set_tcp_user_timeout(struct iwcm_conn_param *param,
+					 unsigned int ms);
+
 /**
  * iwcm_conn_param_set_rtr_frame() - Use the legacy "MPA ID RtR Frame".
  * @param: the parameters.
