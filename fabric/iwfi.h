@@ -90,6 +90,10 @@
 	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |   \
 	 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_LOCAL_COMM | \
 	 FI_REMOTE_COMM)
+/* What an FI_EP_RDM endpoint offers (iwfi_rdm.h): one-sided only. */
+#define IWFI_RDM_CAPS                                               \
+	(FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+	 FI_REMOTE_WRITE | FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define IWFI_MR_MODE \
 	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
 
@@ -345,6 +349,8 @@ struct iwfi_ep {
 	unsigned int req_pooled;
 	/* Work requests posted, by kind (iwfi_post_send()). */
 	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
+	/* zero-length Read Requests (FI_DELIVERY_COMPLETE, iwfi_rma.c) */
+	uint64_t tx_zreads;
 	struct iwfi_peer_credit peer;
 };
 
@@ -410,6 +416,7 @@ void iwfi_req_link(struct iwfi_req *req);
 void iwfi_req_unlink(struct iwfi_req *req);
 void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
+void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
 
 /* iwfi_mr.c */

@@ -238,6 +238,23 @@ void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
 	iwfi_req_free(req);
 }
 
+/* The error err of an operation that never reached a QP (an RDM
+ * endpoint's operation whose connection failed, iwfi_rdm_peer.c). */
+void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err)
+{
+	struct iwfi_cq_err *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return;
+	e->entry.op_context = context;
+	e->entry.flags = flags;
+	e->entry.err = err;
+	e->entry.prov_errno = IWFI_PROV_STATUS | IWCM_WC_WR_FLUSH_ERR;
+	pthread_mutex_lock(&cq->lock);
+	push_err(cq, e);
+	pthread_mutex_unlock(&cq->lock);
+}
+
 /* Write completion wc of req in the CQ's format at out. */
 static void fill(struct iwfi_cq *cq, void *out, const struct iwcm_wc *wc,
 		 const struct iwfi_req *req)

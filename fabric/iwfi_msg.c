@@ -64,7 +64,11 @@ static void count_posted(struct iwfi_ep *ep, const struct iwcm_send_wr *wr)
 			ep->tx_writes++;
 			break;
 		case IWCM_WR_RDMA_READ:
-			ep->tx_reads++;
+			/* One that moves nothing only orders (iwfi_rma.c). */
+			if (wr->num_sge)
+				ep->tx_reads++;
+			else
+				ep->tx_zreads++;
 			break;
 		case IWCM_WR_ATOMIC_FETCH_ADD:
 		case IWCM_WR_ATOMIC_CMP_SWP:
