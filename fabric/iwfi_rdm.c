@@ -36,8 +36,17 @@ static bool rdm_event(struct iwfi_rdm *rdm)
 
 	n = fi_eq_sread(rdm->eq, &event, &u, sizeof(u), RDM_EQ_WAIT_MS, 0);
 	if (n == -FI_EAVAIL) {
-		if (fi_eq_readerr(rdm->eq, &err, 0) > 0 && err.fid)
-			iwfi_rdm_on_event(rdm, err.fid, IWFI_RDM_EV_REFUSED);
+		if (fi_eq_readerr(rdm->eq, &err, 0) <= 0 || !err.fid)
+			return true;
+		iwfi_rdm_on_event(
+			rdm, err.fid,
+			err.err == FI_ECONNREFUSED &&
+					err.err_data_size ==
+						sizeof(IWFI_RDM_YIELD) &&
+					!memcmp(err.err_data, IWFI_RDM_YIELD,
+						sizeof(IWFI_RDM_YIELD)) ?
+				IWFI_RDM_EV_YIELD :
+				IWFI_RDM_EV_REFUSED);
 		return true;
 	}
 	if (n < 0)

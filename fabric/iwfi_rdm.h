@@ -24,6 +24,9 @@
 
 /* How many peers an address vector holds at most. */
 #define IWFI_AV_MAX (1u << 20)
+/* The private data of a reject that says "my request to you is on the
+ * way" (iwfi_rdm_fsm.h). */
+#define IWFI_RDM_YIELD "iwcm-rdm-yield"
 /* How many operations wait for one peer's connection at most. */
 #define IWFI_RDM_QUEUE_MAX 4096
 

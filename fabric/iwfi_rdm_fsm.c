@@ -24,6 +24,7 @@ const char *const iwfi_rdm_state_names[IWFI_RDM_S_MAX] = {
 	[IWFI_RDM_S_ACCEPTING] = "ACCEPTING",
 	[IWFI_RDM_S_CONNECTED] = "CONNECTED",
 	[IWFI_RDM_S_FAILED] = "FAILED",
+	[IWFI_RDM_S_YIELDED] = "YIELDED",
 };
 
 const char *const iwfi_rdm_event_names[IWFI_RDM_EV_MAX] = {
@@ -33,6 +34,7 @@ const char *const iwfi_rdm_event_names[IWFI_RDM_EV_MAX] = {
 	[IWFI_RDM_EV_CONNECTED] = "CONNECTED",
 	[IWFI_RDM_EV_REFUSED] = "REFUSED",
 	[IWFI_RDM_EV_DOWN] = "DOWN",
+	[IWFI_RDM_EV_YIELD] = "YIELD",
 };
 
 const char *const iwfi_rdm_action_names[IWFI_RDM_A_MAX] = {
@@ -47,7 +49,7 @@ static const struct iwfi_rdm_fsm_row rdm_fsm_tab[] = {
 	/* connections on demand: the first operation for a peer opens
 	 * one, a failed one is opened again by the next operation */
 	{ S_NONE, EV(POST), A(CONNECT), N(CONNECTING) },
-	{ S_SETUP, EV(POST), A(QUEUE), KEEP },
+	{ S_SETUP | S(YIELDED), EV(POST), A(QUEUE), KEEP },
 	{ S(CONNECTED), EV(POST), A(POST), KEEP },
 
 	/* the passive side accepts by itself */
@@ -57,7 +59,16 @@ static const struct iwfi_rdm_fsm_row rdm_fsm_tab[] = {
 	 * (iwfi_rdm_fsm.h); the peer rejects ours */
 	{ S(CONNECTING), EV(REQ_LOW), A(ACCEPT), N(ACCEPTING) },
 	{ S(CONNECTING), EV(REQ_HIGH), A(REJECT), KEEP },
-	/* one connection per peer */
+	/* our request lost: the peer's, whichever way it compares, is
+	 * the connection */
+	{ S(CONNECTING), EV(YIELD), A(NONE), N(YIELDED) },
+	{ S(YIELDED), EV(REQ_LOW), A(ACCEPT), N(ACCEPTING) },
+	{ S(YIELDED), EV(REQ_HIGH), A(ACCEPT), N(ACCEPTING) },
+	{ S(YIELDED) | S_NONE, EV(YIELD), A(NONE), KEEP },
+	{ S(YIELDED), EV(REFUSED), A(NONE), KEEP },
+	{ S(YIELDED), EV(DOWN), A(NONE), KEEP },
+	/* one connection per peer (one found dead is DOWN first,
+	 * iwfi_rdm_on_request()) */
 	{ S(ACCEPTING) | S(CONNECTED), EV(REQ_LOW), A(REJECT), KEEP },
 	{ S(ACCEPTING) | S(CONNECTED), EV(REQ_HIGH), A(REJECT), KEEP },
 

@@ -14,9 +14,13 @@
  * Simultaneous connects: both peers may ask at once.  The connection
  * initiated by the lower address (iwfi_rdm_addr_cmp()) is the one kept:
  * a peer that is connecting itself accepts a request from a lower
- * address (its own request will be rejected there) and rejects one from
- * a higher address.  Operations queued meanwhile go to whichever
- * connection is established.
+ * address and rejects one from a higher address, saying in the reject's
+ * private data that its own request is on the way (IWFI_RDM_YIELD).
+ * The higher peer, told so, keeps its queued operations until that
+ * request arrives (YIELDED) instead of failing them; the two messages
+ * travel through different sockets of iwcmd and may come in either
+ * order.  Operations queued meanwhile go to whichever connection is
+ * established.
  */
 enum iwfi_rdm_state {
 	IWFI_RDM_S_IDLE,       /* no connection yet */
@@ -24,6 +28,8 @@ enum iwfi_rdm_state {
 	IWFI_RDM_S_ACCEPTING,  /* we accepted the peer's: operations queue */
 	IWFI_RDM_S_CONNECTED,  /* operations go to the connection */
 	IWFI_RDM_S_FAILED,     /* the connection failed or went down */
+	IWFI_RDM_S_YIELDED,    /* our request lost a simultaneous connect:
+				* the peer's is coming, operations queue */
 	IWFI_RDM_S_MAX
 };
 
@@ -34,6 +40,8 @@ enum iwfi_rdm_event {
 	IWFI_RDM_EV_CONNECTED, /* FI_CONNECTED of the peer's connection */
 	IWFI_RDM_EV_REFUSED,   /* connecting or accepting failed */
 	IWFI_RDM_EV_DOWN,      /* FI_SHUTDOWN or an error of the connection */
+	IWFI_RDM_EV_YIELD,     /* the peer rejected our request for its
+				* own (IWFI_RDM_YIELD) */
 	IWFI_RDM_EV_MAX
 };
 

@@ -222,6 +222,21 @@ static void peer_fail(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p, int err)
 	p->qlen = 0;
 }
 
+/* Whether a connection still moves data: its QP is up (a Terminate
+ * moves it to error before the CM thread says so). */
+static bool conn_alive(struct fid_ep *ep_fid)
+{
+	struct iwfi_ep *ep = iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
+	struct iwcm_qp_attr a = { 0 };
+	bool up;
+
+	iwfi_ep_lock(ep);
+	up = ep->state == IWFI_EP_S_CONNECTED && ep->qp &&
+	     !iwcm_query_qp(ep->qp, &a) && a.state == IWCM_QPS_RTS;
+	iwfi_ep_unlock(ep);
+	return up;
+}
+
 /*
  * An operation for dest: posted on the peer's connection, queued until
  * it is established (opening it if there is none), or -FI_EINVAL for an
@@ -232,9 +247,11 @@ ssize_t iwfi_rdm_submit(struct iwfi_rdm *rdm, fi_addr_t dest,
 {
 	struct iwfi_rdm_peer *p;
 	struct fid_ep *ep;
+	bool retried = false;
 	ssize_t ret = 0;
 	int act;
 
+again:
 	pthread_mutex_lock(&rdm->lock);
 	if (!rdm->enabled) {
 		pthread_mutex_unlock(&rdm->lock);
@@ -268,7 +285,16 @@ ssize_t iwfi_rdm_submit(struct iwfi_rdm *rdm, fi_addr_t dest,
 		}
 		ep = p->ep;
 		pthread_mutex_unlock(&rdm->lock);
-		return iwfi_rdm_op_post(ep, op);
+		/* A QP a Terminate failed takes posts and flushes them
+		 * (iwcm_post_send(3)): a new connection takes them instead. */
+		ret = conn_alive(ep) ? iwfi_rdm_op_post(ep, op) : -FI_ENOTCONN;
+		if (ret != -FI_ENOTCONN || retried)
+			return ret;
+		/* The connection is down and its FI_SHUTDOWN not read yet:
+		 * say so now, and open a new one. */
+		iwfi_rdm_on_event(rdm, &ep->fid, IWFI_RDM_EV_DOWN);
+		retried = true;
+		goto again;
 	default:
 		ret = -FI_EOPBADSTATE;
 		break;
@@ -308,6 +334,9 @@ void iwfi_rdm_on_request(struct iwfi_rdm *rdm, struct fi_info *info,
 		if (iwfi_rdm_addr_len(&ss) == len)
 			p = peer_find(rdm, &ss);
 	}
+	/* A peer asking again found our connection dead before we did. */
+	if (p && p->state == IWFI_RDM_S_CONNECTED && !conn_alive(p->ep))
+		iwfi_rdm_fsm_step(&p->state, IWFI_RDM_EV_DOWN, p);
 	if (p)
 		act = iwfi_rdm_fsm_step(&p->state,
 					iwfi_rdm_addr_cmp(&ss, &rdm->name) < 0 ?
@@ -325,6 +354,10 @@ void iwfi_rdm_on_request(struct iwfi_rdm *rdm, struct fi_info *info,
 			peer_fail(rdm, p, FI_ECONNREFUSED);
 			p->ep = NULL;
 		}
+	} else if (p && p->state == IWFI_RDM_S_CONNECTING) {
+		/* A simultaneous connect we win: ours is on its way. */
+		fi_reject(rdm->pep, info->handle, IWFI_RDM_YIELD,
+			  sizeof(IWFI_RDM_YIELD));
 	} else {
 		fi_reject(rdm->pep, info->handle, NULL, 0);
 	}
