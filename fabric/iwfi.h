@@ -15,7 +15,10 @@
  *
  * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
  * {rma, atomic} -> msg -> {eq, cq, mr} -> ep_fsm -> attr -> progress;
- * nosys only fills the tables.
+ * nosys only fills the tables.  FI_EP_RDM endpoints (iwfi_rdm.h) are
+ * built on FI_EP_MSG ones through libfabric's calls: domain -> {rdm,
+ * av}, rdm -> rdm_ops -> rdm_peer -> {rdm_op, rdm_fsm, av, cq}; their
+ * rdm->lock is outermost, above ctx_lock.
  *
  * Locks, outermost first; a thread holding one never takes one above it:
  *
