@@ -259,6 +259,13 @@ struct iwfi_req {
 	void *buf;
 	size_t len;
 	bool report;
+	/* FI_DELIVERY_COMPLETE writes (iwfi_cq.c): the write's completion
+	 * waits for a later zero-length Read's (dc_hold), which covers
+	 * the writes up to seq (dc_confirm); the range to read. */
+	bool dc_hold, dc_confirm;
+	uint64_t seq;
+	uint64_t raddr;
+	uint32_t rkey;
 	/* Held receives: the request to post once the QP exists. */
 	struct iwcm_recv_wr wr;
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
@@ -283,6 +290,9 @@ struct iwfi_cq {
 	struct iwcm_wc stash[IWFI_CQ_STASH];
 	int stash_head, stash_len;
 	struct iwfi_cq_err *errs, *errs_tail;
+	/* Writes whose placement a Read confirmed, to report (under the
+	 * lock; iwfi_cq.c). */
+	struct iwfi_req *ready, *ready_tail;
 	int refs;
 };
 
@@ -352,8 +362,13 @@ struct iwfi_ep {
 	unsigned int req_pooled;
 	/* Work requests posted, by kind (iwfi_post_send()). */
 	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
-	/* zero-length Read Requests (FI_DELIVERY_COMPLETE, iwfi_rma.c) */
+	/* zero-length Read Requests (FI_DELIVERY_COMPLETE, iwfi_cq.c) */
 	uint64_t tx_zreads;
+	/* FI_DELIVERY_COMPLETE writes, under ep->lock: the last one's
+	 * seq, the last one a Read was posted for and the last one a Read
+	 * confirmed; those completed but not confirmed yet, in order. */
+	uint64_t dc_seq, dc_cover, dc_confirmed;
+	struct iwfi_req *dc_held, *dc_held_tail;
 	struct iwfi_peer_credit peer;
 };
 

@@ -154,6 +154,9 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		iwfi_credit_sent(ep, cval);
 	if (!ret)
 		ep->tx_ops++;
+	/* In posting order: what a later Read covers (iwfi_cq.c). */
+	if (!ret && req && req->dc_hold)
+		req->seq = ++ep->dc_seq;
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)

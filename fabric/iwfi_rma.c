@@ -9,8 +9,8 @@
  * a Read Request per buffer, each for the next part of the remote range.
  *
  * A write with FI_DELIVERY_COMPLETE (what RDM endpoints offer, for
- * Open MPI's btl ofi) is followed by a zero-length Read Request of the
- * same range, which carries the write's completion: the Read Response
+ * Open MPI's btl ofi) reports its completion only once a later
+ * zero-length Read Request has completed (iwfi_cq.c): the Read Response
  * is not placed here until the Write's payload is placed at the peer
  * (RFC 5040 §5.5 and Appendix B, RDMA Write then RDMA Read), so the
  * completion means the data is in the target's memory.
@@ -60,7 +60,7 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	struct iwfi_ep *ep = ep_of(ep_fid);
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
 	struct iwcm_send_wr parts[IWFI_IOV_LIMIT];
-	struct iwcm_send_wr wr = { 0 }, zread = { 0 }, *last = &wr;
+	struct iwcm_send_wr wr = { 0 }, *last = &wr;
 	bool inject = flags & FI_INJECT, copy;
 	struct iwfi_req *req;
 	size_t len, i;
@@ -118,11 +118,9 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	if (flags & FI_FENCE)
 		(read ? parts : &wr)->send_flags |= IWCM_SEND_FENCE;
 	if (!read && (flags & FI_DELIVERY_COMPLETE) && req->report) {
-		zread.opcode = IWCM_WR_RDMA_READ;
-		zread.wr.rdma.remote_addr = msg->rma_iov[0].addr;
-		zread.wr.rdma.rkey = (uint32_t)msg->rma_iov[0].key;
-		wr.next = &zread;
-		last = &zread;
+		req->dc_hold = true;
+		req->raddr = msg->rma_iov[0].addr;
+		req->rkey = (uint32_t)msg->rma_iov[0].key;
 	}
 	/* Nothing to report: unsignaled, an error completes with no
 	 * request (iwcm_post_send(3)).  Parts before the last report

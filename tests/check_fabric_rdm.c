@@ -300,6 +300,50 @@ START_TEST(rma_on_demand)
 END_TEST
 
 /*
+ * A window of delivery-complete writes, then their completions: each
+ * one's data is in B's memory when its completion is read, whether a
+ * zero-length Read of its own or a later one confirmed it (iwfi_cq.c).
+ * Loop index: the window, 1 to 128 (beyond the ORD of 32 Reads).
+ */
+START_TEST(dc_window)
+{
+	static const int windows[] = { 1, 8, 64, 128 };
+	int w = windows[_i], got = 0;
+	struct pair p;
+	uint8_t seen[128] = { 0 };
+
+	pair_open(&p);
+	pattern(p.a.buf, (size_t)w * 512, 6);
+	for (int i = 0; i < w; i++) {
+		ssize_t ret;
+
+		do {
+			ret = fi_write(p.a.ep, p.a.buf + i * 512, 512,
+				       fi_mr_desc(p.a.mr), p.a.peer,
+				       (uintptr_t)p.b.buf + (size_t)i * 512,
+				       fi_mr_key(p.b.mr),
+				       (void *)(uintptr_t)(i + 1));
+		} while (ret == -FI_EAGAIN);
+		ck_assert_int_eq(ret, 0);
+	}
+	while (got < w) {
+		struct fi_cq_data_entry e;
+		uintptr_t i;
+
+		cq_ok(p.a.cq, ANY_CTX, FI_RMA | FI_WRITE, &e);
+		i = (uintptr_t)e.op_context - 1;
+		ck_assert_uint_lt(i, (uintptr_t)w);
+		ck_assert_int_eq(seen[i], 0);
+		seen[i] = 1;
+		ck_assert_int_eq(
+			memcmp(p.b.buf + i * 512, p.a.buf + i * 512, 512), 0);
+		got++;
+	}
+	pair_close(&p);
+}
+END_TEST
+
+/*
  * Both peers write to each other before either has a connection: one
  * connection is kept (the lower address's, iwfi_rdm_fsm.h), the other
  * side's queued write goes over it.  Loop: a few rounds, each with new
@@ -521,6 +565,7 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, info_btl_ofi);
 	tcase_add_test(tc, av_entries);
 	tcase_add_test(tc, rma_on_demand);
+	tcase_add_loop_test(tc, dc_window, 0, 4);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
 	tcase_add_test(tc, bad_addr);
