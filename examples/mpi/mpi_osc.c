@@ -12,9 +12,10 @@
  * through shared memory for MPI_Win_allocate, whatever the network):
  * MPI_Put and MPI_Get from 1 octet to 1 MiB to the neighbours in fence
  * epochs; MPI_Accumulate
- * (MPI_SUM) from every rank to one word; MPI_Fetch_and_op (MPI_SUM) as
- * a ticket counter whose tickets must be a permutation; and
- * MPI_Compare_and_swap that exactly one rank wins.
+ * (MPI_SUM) from every rank to one word of rank 0; MPI_Fetch_and_op
+ * (MPI_SUM) as a ticket counter whose tickets must be a permutation; and
+ * MPI_Compare_and_swap that exactly one rank wins.  With --expect-rdma
+ * rank 0 leaves its own window's atomics out (self_atomics below).
  *
  * Then a passive-target epoch during which the target makes no MPI call:
  * rank 0 locks the last rank's window, puts a block, flushes, puts a
