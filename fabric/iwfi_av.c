@@ -179,6 +179,7 @@ static int av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr, size_t count,
 		else
 			av->used[fi_addr[i]] = false;
 	}
+	__atomic_fetch_add(&av->gen, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&av->lock);
 	return ret;
 }

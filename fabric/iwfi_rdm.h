@@ -38,6 +38,9 @@ struct iwfi_av {
 	struct sockaddr_storage *addrs;
 	bool *used;
 	size_t count, cap;
+	/* Changes at every fi_av_remove(): lookups cached by an endpoint
+	 * are stale (iwfi_rdm_peer.c). */
+	uint64_t gen;
 	int refs;
 };
 
@@ -105,6 +108,7 @@ struct iwfi_rdm {
 	/* peers by fi_addr_t of the address vector */
 	struct iwfi_rdm_peer **by_addr;
 	size_t nby_addr;
+	uint64_t by_addr_gen; /* av->gen by_addr was filled under */
 	struct iwfi_rdm_conn *conns;
 	pthread_t thread;
 	bool running;

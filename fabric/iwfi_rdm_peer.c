@@ -47,9 +47,18 @@ static struct iwfi_rdm_peer *peer_of(struct iwfi_rdm *rdm, fi_addr_t dest)
 {
 	struct sockaddr_storage ss;
 	struct iwfi_rdm_peer *p;
+	uint64_t gen;
 
 	if (!rdm->av || dest == FI_ADDR_UNSPEC || dest == FI_ADDR_NOTAVAIL)
 		return NULL;
+	/* An address removed since: forget what was looked up. */
+	gen = __atomic_load_n(&rdm->av->gen, __ATOMIC_ACQUIRE);
+	if (gen != rdm->by_addr_gen) {
+		if (rdm->by_addr)
+			memset(rdm->by_addr, 0,
+			       rdm->nby_addr * sizeof(*rdm->by_addr));
+		rdm->by_addr_gen = gen;
+	}
 	if (dest < rdm->nby_addr && rdm->by_addr[dest])
 		return rdm->by_addr[dest];
 	if (iwfi_av_addr(rdm->av, dest, &ss))

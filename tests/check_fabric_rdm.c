@@ -465,6 +465,9 @@ START_TEST(bad_addr)
 				 FI_ADDR_UNSPEC, (uintptr_t)p.b.buf,
 				 fi_mr_key(p.b.mr), NULL),
 			 -FI_EINVAL);
+	/* a peer used, then removed from the vector, is no address */
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
+	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
 	ck_assert_int_eq(fi_av_remove(p.a.av, &p.a.peer, 1, 0), 0);
 	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, NULL), -FI_EINVAL);
 	/* one buffer per operation */
