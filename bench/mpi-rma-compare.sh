@@ -91,6 +91,7 @@ native() {
 }
 rdma() {
 	run "$1-rdma" --mca pml ob1 --mca btl self,tcp,ofi \
+		--mca btl_tcp_if_include 127.0.0.0/8 \
 		--mca btl_ofi_provider_include "$1" --mca osc rdma
 }
 if native iwcm; then
