@@ -5,9 +5,10 @@
 # bench/mpi-rma-compare.sh [-m MAX_SIZE] [-i ITERS]: bench/mpi_rma (MPI
 # one-sided latency and bandwidth, osu_put_latency, osu_get_latency,
 # osu_put_bw and osu_get_bw shapes) between two ranks over:
-#   iwcm-rdma   --mca pml ob1 --mca btl self,ofi --mca btl_ofi_mode 2
-#               --mca osc rdma, provider "iwcm": only when the provider
-#               has an FI_EP_RDM endpoint of its own; Open MPI's btl ofi
+#   iwcm-rdma   --mca pml ob1 --mca btl self,tcp,ofi --mca osc rdma,
+#               provider "iwcm": btl ofi over the provider's own
+#               FI_EP_RDM endpoint (one-sided: RMA and atomics; the
+#               pml's messages over the TCP BTL).  Open MPI's btl ofi
 #               refuses every provider layered on ofi_rxm (validate_info()
 #               in opal/mca/btl/ofi/btl_ofi_component.c)
 #   iwcm-pt2pt  --mca pml cm --mca mtl ofi, "iwcm;ofi_rxm", --mca osc
@@ -89,14 +90,16 @@ native() {
 	fi_info -p "$1" -t FI_EP_RDM 2>/dev/null | grep -q "^provider: $1\$"
 }
 rdma() {
-	run "$1-rdma" --mca pml ob1 --mca btl self,ofi --mca btl_ofi_mode 2 \
+	run "$1-rdma" --mca pml ob1 --mca btl self,tcp,ofi \
+		--mca btl_tcp_if_include 127.0.0.0/8 \
 		--mca btl_ofi_provider_include "$1" --mca osc rdma
 }
 if native iwcm; then
 	rdma iwcm
 else
-	echo "# iwcm-rdma not run: no FI_EP_RDM of the provider's own;" \
-		"btl ofi refuses iwcm;ofi_rxm"
+	echo "iwcm-rdma not run: fi_info lists no FI_EP_RDM of the" \
+		"provider iwcm" >&2
+	exit 1
 fi
 run iwcm-pt2pt --mca pml cm --mca mtl ofi \
 	--mca mtl_ofi_provider_include "iwcm;ofi_rxm" --mca btl self \

@@ -15,7 +15,10 @@
  *
  * The files call one way: init -> fabric -> domain -> {pep, ep} -> cm ->
  * {rma, atomic} -> msg -> {eq, cq, mr} -> ep_fsm -> attr -> progress;
- * nosys only fills the tables.
+ * nosys only fills the tables.  FI_EP_RDM endpoints (iwfi_rdm.h) are
+ * built on FI_EP_MSG ones through libfabric's calls: domain -> {rdm,
+ * av}, rdm -> rdm_ops -> rdm_peer -> {rdm_op, rdm_fsm, av, cq}; their
+ * rdm->lock is outermost, above ctx_lock.
  *
  * Locks, outermost first; a thread holding one never takes one above it:
  *
@@ -90,6 +93,10 @@
 	(FI_MSG | FI_RMA | FI_ATOMIC | FI_SEND | FI_RECV | FI_READ |   \
 	 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_LOCAL_COMM | \
 	 FI_REMOTE_COMM)
+/* What an FI_EP_RDM endpoint offers (iwfi_rdm.h): one-sided only. */
+#define IWFI_RDM_CAPS                                               \
+	(FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+	 FI_REMOTE_WRITE | FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define IWFI_MR_MODE \
 	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
 
@@ -252,6 +259,13 @@ struct iwfi_req {
 	void *buf;
 	size_t len;
 	bool report;
+	/* FI_DELIVERY_COMPLETE writes (iwfi_cq.c): the write's completion
+	 * waits for a later zero-length Read's (dc_hold), which covers
+	 * the writes up to seq (dc_confirm); the range to read. */
+	bool dc_hold, dc_confirm;
+	uint64_t seq;
+	uint64_t raddr;
+	uint32_t rkey;
 	/* Held receives: the request to post once the QP exists. */
 	struct iwcm_recv_wr wr;
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
@@ -276,6 +290,9 @@ struct iwfi_cq {
 	struct iwcm_wc stash[IWFI_CQ_STASH];
 	int stash_head, stash_len;
 	struct iwfi_cq_err *errs, *errs_tail;
+	/* Writes whose placement a Read confirmed, to report (under the
+	 * lock; iwfi_cq.c). */
+	struct iwfi_req *ready, *ready_tail;
 	int refs;
 };
 
@@ -345,6 +362,13 @@ struct iwfi_ep {
 	unsigned int req_pooled;
 	/* Work requests posted, by kind (iwfi_post_send()). */
 	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
+	/* zero-length Read Requests (FI_DELIVERY_COMPLETE, iwfi_cq.c) */
+	uint64_t tx_zreads;
+	/* FI_DELIVERY_COMPLETE writes, under ep->lock: the last one's
+	 * seq, the last one a Read was posted for and the last one a Read
+	 * confirmed; those completed but not confirmed yet, in order. */
+	uint64_t dc_seq, dc_cover, dc_confirmed;
+	struct iwfi_req *dc_held, *dc_held_tail;
 	struct iwfi_peer_credit peer;
 };
 
@@ -410,6 +434,7 @@ void iwfi_req_link(struct iwfi_req *req);
 void iwfi_req_unlink(struct iwfi_req *req);
 void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
+void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
 
 /* iwfi_mr.c */

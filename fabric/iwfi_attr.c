@@ -198,27 +198,30 @@ static bool extra_bits(uint64_t hint, uint64_t prov)
 /*
  * The transmit and receive attributes: message and completion orders no
  * stronger than those iwfi_tx_attr and iwfi_rx_attr state, no
- * FI_DELIVERY_COMPLETE (a send completes once its data is written to
- * the socket, fi_iwcm(7)), one context each and none shared.
+ * FI_DELIVERY_COMPLETE on MSG endpoints (a send completes once its data
+ * is written to the socket, fi_iwcm(7)) but on RDM ones, whose writes
+ * are then followed by a zero-length Read (iwfi_rma.c), one context each
+ * and none shared.
  */
-static int hints_queues(const struct fi_info *hints)
+static int hints_queues(const struct fi_info *hints, bool rdm)
 {
 	const struct fi_tx_attr *tx = hints->tx_attr;
 	const struct fi_rx_attr *rx = hints->rx_attr;
 	const struct fi_ep_attr *ep = hints->ep_attr;
 
-	if (tx &&
-	    (extra_bits(tx->msg_order, iwfi_tx_attr.msg_order) ||
-	     extra_bits(tx->comp_order, iwfi_tx_attr.comp_order) ||
-	     (tx->op_flags & FI_DELIVERY_COMPLETE) ||
-	     tx->size > IWFI_MAX_QUEUE || tx->iov_limit > IWFI_IOV_LIMIT ||
-	     tx->rma_iov_limit > iwfi_tx_attr.rma_iov_limit ||
-	     tx->inject_size > IWFI_INJECT_SIZE))
+	if (tx && (extra_bits(tx->msg_order, iwfi_tx_attr.msg_order) ||
+		   extra_bits(tx->comp_order, iwfi_tx_attr.comp_order) ||
+		   ((tx->op_flags & FI_DELIVERY_COMPLETE) && !rdm) ||
+		   tx->size > IWFI_MAX_QUEUE ||
+		   tx->iov_limit > (rdm ? 1 : IWFI_IOV_LIMIT) ||
+		   tx->rma_iov_limit > iwfi_tx_attr.rma_iov_limit ||
+		   tx->inject_size > IWFI_INJECT_SIZE))
 		return -FI_ENODATA;
 	if (rx && (extra_bits(rx->msg_order, iwfi_rx_attr.msg_order) ||
 		   extra_bits(rx->comp_order, iwfi_rx_attr.comp_order) ||
 		   rx->total_buffered_recv > iwfi_rx_attr.total_buffered_recv ||
-		   rx->size > IWFI_MAX_QUEUE || rx->iov_limit > IWFI_IOV_LIMIT))
+		   rx->size > IWFI_MAX_QUEUE ||
+		   rx->iov_limit > (rdm ? 1 : IWFI_IOV_LIMIT)))
 		return -FI_ENODATA;
 	if (!ep)
 		return 0;
@@ -257,19 +260,21 @@ static size_t cq_data_size(uint64_t caps)
 }
 
 /* The domain attributes, fi_domain(3): capabilities, limits. */
-static int hints_domain(const struct fi_domain_attr *d, uint64_t caps)
+static int hints_domain(const struct fi_domain_attr *d, uint64_t caps, bool rdm)
 {
 	if (!d)
 		return 0;
 	if (d->name && strcmp(d->name, IWFI_NAME))
 		return -FI_ENODATA;
-	if (d->av_type != FI_AV_UNSPEC)
+	/* Address vectors are for RDM endpoints (iwfi_av.c). */
+	if (d->av_type != FI_AV_UNSPEC &&
+	    (!rdm || (d->av_type != FI_AV_MAP && d->av_type != FI_AV_TABLE)))
 		return -FI_ENODATA;
-	/* FI_SHARED_AV needs an address vector; there is none. */
+	/* FI_SHARED_AV: address vectors are not shared. */
 	if (extra_bits(d->caps, iwfi_domain_attr.caps))
 		return -FI_ENODATA;
 	if (d->mr_key_size > iwfi_domain_attr.mr_key_size ||
-	    d->cq_data_size > cq_data_size(caps) ||
+	    d->cq_data_size > (rdm ? 0 : cq_data_size(caps)) ||
 	    d->mr_iov_limit > iwfi_domain_attr.mr_iov_limit ||
 	    d->cntr_cnt > iwfi_domain_attr.cntr_cnt ||
 	    d->max_ep_stx_ctx > iwfi_domain_attr.max_ep_stx_ctx ||
@@ -280,19 +285,20 @@ static int hints_domain(const struct fi_domain_attr *d, uint64_t caps)
 }
 
 /* Whether the attributes of hints can be met; FI_ENODATA when not. */
-static int check_hints(uint32_t version, const struct fi_info *hints,
+static int check_hints(uint32_t version, const struct fi_info *hints, bool rdm,
 		       int *mr_mode, uint64_t *mode)
 {
 	const struct fi_fabric_attr *f = hints->fabric_attr;
+	enum fi_ep_type type = rdm ? FI_EP_RDM : FI_EP_MSG;
 	int ret;
 
 	if (hints->ep_attr && hints->ep_attr->type != FI_EP_UNSPEC &&
-	    hints->ep_attr->type != FI_EP_MSG)
+	    hints->ep_attr->type != type)
 		return -FI_ENODATA;
 	if (hints->ep_attr && hints->ep_attr->protocol != FI_PROTO_UNSPEC &&
 	    hints->ep_attr->protocol != FI_PROTO_IWARP)
 		return -FI_ENODATA;
-	if (hints->caps & ~IWFI_CAPS)
+	if (hints->caps & ~(rdm ? IWFI_RDM_CAPS : IWFI_CAPS))
 		return -FI_ENODATA;
 	switch (hints->addr_format) {
 	case FI_FORMAT_UNSPEC:
@@ -305,9 +311,9 @@ static int check_hints(uint32_t version, const struct fi_info *hints,
 	}
 	if (f && f->name && strcmp(f->name, IWFI_NAME))
 		return -FI_ENODATA;
-	ret = hints_domain(hints->domain_attr, hints->caps);
+	ret = hints_domain(hints->domain_attr, hints->caps, rdm);
 	if (!ret)
-		ret = hints_queues(hints);
+		ret = hints_queues(hints, rdm);
 	if (!ret)
 		ret = hints_mr_mode(version, hints, mr_mode, mode);
 	return ret;
@@ -579,22 +585,53 @@ static int default_src(struct fi_info *info, int family)
 	return 0;
 }
 
-/* fi_getinfo() of the provider: one FI_EP_MSG entry when the hints fit. */
-int iwfi_getinfo(uint32_t version, const char *node, const char *service,
-		 uint64_t flags, const struct fi_info *hints,
-		 struct fi_info **info)
+/*
+ * What an RDM endpoint (iwfi_rdm.h) changes in an info fill_info() made:
+ * one-sided operations only, one buffer per operation, writes that may
+ * ask FI_DELIVERY_COMPLETE, an address vector of either type, no remote
+ * CQ data.
+ */
+static void fill_rdm(struct fi_info *info, const struct fi_info *hints)
+{
+	uint64_t caps = IWFI_RDM_CAPS;
+
+	if (hints && hints->caps)
+		caps = hints->caps | FI_LOCAL_COMM | FI_REMOTE_COMM;
+	info->caps = caps;
+	info->ep_attr->type = FI_EP_RDM;
+	info->tx_attr->caps &= caps;
+	info->rx_attr->caps &= caps;
+	info->tx_attr->iov_limit = 1;
+	info->rx_attr->iov_limit = 1;
+	info->rx_attr->mode = 0;
+	info->domain_attr->cq_data_size = 0;
+	info->domain_attr->av_type = FI_AV_MAP;
+	if (hints && hints->domain_attr &&
+	    hints->domain_attr->av_type != FI_AV_UNSPEC)
+		info->domain_attr->av_type = hints->domain_attr->av_type;
+}
+
+/* One entry of fi_getinfo(): FI_EP_MSG, or FI_EP_RDM when rdm. */
+static int getinfo_one(uint32_t version, const char *node, const char *service,
+		       uint64_t flags, const struct fi_info *hints, bool rdm,
+		       struct fi_info **info)
 {
 	struct fi_info *fi;
 	int mr_mode = IWFI_MR_MODE, family = AF_UNSPEC, ret;
 	uint64_t mode = 0;
 
 	*info = NULL;
+	if (rdm)
+		mr_mode &= ~FI_MR_LOCAL;
 	if (hints) {
-		ret = check_hints(version, hints, &mr_mode, &mode);
-		if (ret) {
-			IWFI_INFO(FI_LOG_CORE, "hints do not match iwcm\n");
+		ret = check_hints(version, hints, rdm, &mr_mode, &mode);
+		if (ret)
 			return ret;
-		}
+		/* RDM endpoints take descriptors or none: never required. */
+		if (rdm && mr_mode != FI_MR_BASIC)
+			mr_mode &= ~FI_MR_LOCAL;
+		if (rdm)
+			mode &= ~FI_LOCAL_MR;
 		if (hints->addr_format == FI_SOCKADDR_IN)
 			family = AF_INET;
 		else if (hints->addr_format == FI_SOCKADDR_IN6)
@@ -604,6 +641,8 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 	if (!fi)
 		return -FI_ENOMEM;
 	ret = fill_info(fi, hints, mr_mode, mode);
+	if (!ret && rdm)
+		fill_rdm(fi, hints);
 	if (!ret && (node || service))
 		ret = resolve(fi, node, service, flags, family);
 	if (!ret && !fi->src_addr)
@@ -619,6 +658,30 @@ int iwfi_getinfo(uint32_t version, const char *node, const char *service,
 		fi->handle = hints->handle;
 	*info = fi;
 	return 0;
+}
+
+/* fi_getinfo() of the provider: an FI_EP_MSG entry, then an FI_EP_RDM
+ * one, those the hints fit. */
+int iwfi_getinfo(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *hints,
+		 struct fi_info **info)
+{
+	struct fi_info *msg = NULL, *rdm = NULL;
+	int ret_msg, ret_rdm;
+
+	ret_msg =
+		getinfo_one(version, node, service, flags, hints, false, &msg);
+	ret_rdm = getinfo_one(version, node, service, flags, hints, true, &rdm);
+	if (msg) {
+		msg->next = rdm;
+		*info = msg;
+		return 0;
+	}
+	*info = rdm;
+	if (rdm)
+		return 0;
+	IWFI_INFO(FI_LOG_CORE, "hints do not match iwcm\n");
+	return ret_msg != -FI_ENODATA ? ret_msg : ret_rdm;
 }
 
 /* The provider; iwfi_init.c fills in its functions when loaded. */

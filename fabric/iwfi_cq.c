@@ -153,6 +153,20 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep)
 	}
 	cq->stash_head = 0;
 	cq->stash_len = keep;
+	/* Confirmed writes of ep: still on its posted list, freed there. */
+	{
+		struct iwfi_req **pp = &cq->ready;
+
+		cq->ready_tail = NULL;
+		while (*pp) {
+			if ((*pp)->ep == ep) {
+				*pp = (*pp)->next;
+				continue;
+			}
+			cq->ready_tail = *pp;
+			pp = &(*pp)->next;
+		}
+	}
 	pthread_mutex_unlock(&cq->lock);
 }
 
@@ -218,6 +232,26 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 	}
 }
 
+static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
+		    struct iwfi_req *c)
+{
+	struct iwfi_ep *ep = c->ep;
+	struct iwfi_req *held, *w;
+
+	iwfi_ep_lock(ep);
+	held = ep->dc_held;
+	ep->dc_held = ep->dc_held_tail = NULL;
+	/* Later writes wait for a Read that will not come either. */
+	ep->dc_cover = ep->dc_confirmed = UINT64_MAX;
+	iwfi_ep_unlock(ep);
+	while ((w = held)) {
+		held = w->next;
+		wc_to_err(cq, wc, w);
+	}
+	req_done(c);
+	iwfi_req_free(c);
+}
+
 /* Cancel a receive that was never posted: FI_ECANCELED; frees req. */
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
 {
@@ -236,6 +270,131 @@ void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
 		free(e);
 	}
 	iwfi_req_free(req);
+}
+
+/*
+ * FI_DELIVERY_COMPLETE writes (iwfi_rma.c).  A write's completion says
+ * its data left; it is held until a zero-length RDMA Read Request posted
+ * after it completes, since that Read's Response is not placed before
+ * the Write's payload is placed at the peer (RFC 5040 §5.5, Appendix B).
+ * One Read covers every such write posted before it: the first held
+ * write whose seq no Read covers yet posts one for all up to the
+ * endpoint's last (ep->dc_seq), so a window of writes costs one round
+ * trip.  Confirmed writes wait on cq->ready for the next fi_cq_read().
+ */
+
+/* Append req to the confirmed writes (cq->lock held). */
+static void ready_push(struct iwfi_cq *cq, struct iwfi_req *req)
+{
+	req->next = NULL;
+	if (cq->ready_tail)
+		cq->ready_tail->next = req;
+	else
+		cq->ready = req;
+	cq->ready_tail = req;
+}
+
+/* Post the zero-length Read that confirms ep's writes up to ep->dc_seq,
+ * as the held write w names the range (ep->lock held); false if it
+ * could not be posted. */
+static bool dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
+{
+	struct iwcm_send_wr wr = { 0 }, *bad = NULL;
+	struct iwfi_req *c;
+
+	if (!ep->qp || ep->state != IWFI_EP_S_CONNECTED)
+		return false;
+	c = iwfi_req_new(ep, NULL, FI_RMA | FI_READ, false);
+	if (!c)
+		return false;
+	c->dc_confirm = true;
+	c->seq = ep->dc_seq;
+	wr.wr_id = (uintptr_t)c;
+	wr.opcode = IWCM_WR_RDMA_READ;
+	wr.send_flags = IWCM_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = w->raddr;
+	wr.wr.rdma.rkey = w->rkey;
+	iwfi_req_link(c);
+	if (iwcm_post_send(ep->qp, &wr, &bad)) {
+		iwfi_req_unlink(c);
+		iwfi_req_free(c);
+		return false;
+	}
+	ep->tx_zreads++;
+	ep->dc_cover = c->seq;
+	return true;
+}
+
+/* Move ep's held writes up to seq to the confirmed ones (both locks). */
+static void dc_release(struct iwfi_cq *cq, struct iwfi_ep *ep, uint64_t seq)
+{
+	struct iwfi_req *w;
+
+	while ((w = ep->dc_held) && w->seq <= seq) {
+		ep->dc_held = w->next;
+		if (!ep->dc_held)
+			ep->dc_held_tail = NULL;
+		ready_push(cq, w);
+	}
+}
+
+/*
+ * The successful completion of a held write or of a confirming Read
+ * (cq->lock held): true when it was taken care of here, false when the
+ * write is to be reported now (already confirmed, or no Read could be
+ * posted: then its completion says what the Write's alone says).
+ */
+static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
+{
+	struct iwfi_ep *ep = req->ep;
+	bool held = true;
+
+	iwfi_ep_lock(ep);
+	if (req->dc_confirm) {
+		if (req->seq > ep->dc_confirmed)
+			ep->dc_confirmed = req->seq;
+		dc_release(cq, ep, req->seq);
+		iwfi_ep_unlock(ep);
+		return false;
+	}
+	if (req->seq <= ep->dc_confirmed) {
+		held = false;
+	} else if (req->seq > ep->dc_cover && !dc_post_confirm(ep, req)) {
+		/* Nothing will confirm it: report it and what waits. */
+		dc_release(cq, ep, UINT64_MAX);
+		held = false;
+	} else {
+		req->next = NULL;
+		if (ep->dc_held_tail)
+			ep->dc_held_tail->next = req;
+		else
+			ep->dc_held = req;
+		ep->dc_held_tail = req;
+	}
+	iwfi_ep_unlock(ep);
+	return held;
+}
+
+/* A confirming Read failed (cq->lock held): the writes it covered are
+ * not known placed; they complete with its error.  Frees nothing. */
+static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
+		    struct iwfi_req *c);
+
+/* The error err of an operation that never reached a QP (an RDM
+ * endpoint's operation whose connection failed, iwfi_rdm_peer.c). */
+void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err)
+{
+	struct iwfi_cq_err *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return;
+	e->entry.op_context = context;
+	e->entry.flags = flags;
+	e->entry.err = err;
+	e->entry.prov_errno = IWFI_PROV_STATUS | IWCM_WC_WR_FLUSH_ERR;
+	pthread_mutex_lock(&cq->lock);
+	push_err(cq, e);
+	pthread_mutex_unlock(&cq->lock);
 }
 
 /* Write completion wc of req in the CQ's format at out. */
@@ -332,6 +491,19 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 
 		if (cq->errs)
 			break;
+		if ((req = cq->ready)) {
+			/* A write a Read confirmed placed. */
+			struct iwcm_wc done = { .status = IWCM_WC_SUCCESS };
+
+			cq->ready = req->next;
+			if (!cq->ready)
+				cq->ready_tail = NULL;
+			fill(cq, (char *)buf + n * sz, &done, req);
+			n++;
+			req_done(req);
+			iwfi_req_free(req);
+			continue;
+		}
 		ret = refill(cq);
 		if (ret <= 0)
 			break;
@@ -349,9 +521,14 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 			continue;
 		}
 		if (wc->status != IWCM_WC_SUCCESS) {
-			wc_to_err(cq, wc, req);
+			if (req->dc_confirm)
+				dc_fail(cq, wc, req);
+			else
+				wc_to_err(cq, wc, req);
 			break;
 		}
+		if ((req->dc_hold || req->dc_confirm) && dc_done(cq, req))
+			continue;
 		if (req->report) {
 			fill(cq, (char *)buf + n * sz, wc, req);
 			n++;
@@ -425,7 +602,7 @@ int iwfi_cq_trywait(struct iwfi_cq *cq)
 	if (iwcm_req_notify_cq(cq->cq, 0) < 0)
 		return -iwfi_errno(errno);
 	pthread_mutex_lock(&cq->lock);
-	busy = cq->errs || refill(cq) != 0;
+	busy = cq->errs || cq->ready || refill(cq) != 0;
 	pthread_mutex_unlock(&cq->lock);
 	if (!busy) {
 		/* A socket with something that another thread moves right

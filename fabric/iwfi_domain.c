@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iwfi.h"
+#include "iwfi_rdm.h"
 
 static int dom_close(struct fid *fid)
 {
@@ -26,12 +26,6 @@ static int dom_close(struct fid *fid)
 	fi_freeinfo(dom->info);
 	free(dom);
 	return 0;
-}
-
-static int dom_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
-		       struct fid_av **av, void *context)
-{
-	return -FI_ENOSYS;
 }
 
 static int dom_scalable_ep(struct fid_domain *domain, struct fi_info *info,
@@ -71,12 +65,22 @@ static int dom_query_collective(struct fid_domain *domain,
 	return -FI_ENOSYS;
 }
 
+/* fi_endpoint(): an FI_EP_RDM endpoint (iwfi_rdm.c) or an FI_EP_MSG
+ * one (iwfi_ep.c). */
+static int dom_endpoint(struct fid_domain *domain, struct fi_info *info,
+			struct fid_ep **ep, void *context)
+{
+	if (info && info->ep_attr && info->ep_attr->type == FI_EP_RDM)
+		return iwfi_rdm_endpoint(domain, info, ep, context);
+	return iwfi_endpoint(domain, info, ep, context);
+}
+
 static int dom_endpoint2(struct fid_domain *domain, struct fi_info *info,
 			 struct fid_ep **ep, uint64_t flags, void *context)
 {
 	if (flags)
 		return -FI_EBADFLAGS;
-	return iwfi_endpoint(domain, info, ep, context);
+	return dom_endpoint(domain, info, ep, context);
 }
 
 static struct fi_ops dom_fi_ops = {
@@ -89,9 +93,9 @@ static struct fi_ops dom_fi_ops = {
 
 static struct fi_ops_domain dom_ops = {
 	.size = sizeof(struct fi_ops_domain),
-	.av_open = dom_av_open,
+	.av_open = iwfi_av_open,
 	.cq_open = iwfi_cq_open,
-	.endpoint = iwfi_endpoint,
+	.endpoint = dom_endpoint,
 	.scalable_ep = dom_scalable_ep,
 	.cntr_open = dom_cntr_open,
 	.poll_open = dom_poll_open,

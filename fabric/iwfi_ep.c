@@ -74,9 +74,9 @@ static int ep_close(struct fid *fid)
 	IWFI_INFO(FI_LOG_EP_DATA,
 		  "ep %p: posted %" PRIu64 " Sends, %" PRIu64
 		  " RDMA Writes, %" PRIu64 " RDMA Read Requests, %" PRIu64
-		  " atomics\n",
+		  " atomics, %" PRIu64 " zero-length Read Requests\n",
 		  (void *)ep, ep->tx_sends, ep->tx_writes, ep->tx_reads,
-		  ep->tx_atomics);
+		  ep->tx_atomics, ep->tx_zreads);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);

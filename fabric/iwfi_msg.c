@@ -64,7 +64,11 @@ static void count_posted(struct iwfi_ep *ep, const struct iwcm_send_wr *wr)
 			ep->tx_writes++;
 			break;
 		case IWCM_WR_RDMA_READ:
-			ep->tx_reads++;
+			/* One that moves nothing only orders (iwfi_rma.c). */
+			if (wr->num_sge)
+				ep->tx_reads++;
+			else
+				ep->tx_zreads++;
 			break;
 		case IWCM_WR_ATOMIC_FETCH_ADD:
 		case IWCM_WR_ATOMIC_CMP_SWP:
@@ -150,6 +154,9 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 		iwfi_credit_sent(ep, cval);
 	if (!ret)
 		ep->tx_ops++;
+	/* In posting order: what a later Read covers (iwfi_cq.c). */
+	if (!ret && req && req->dc_hold)
+		req->seq = ++ep->dc_seq;
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)

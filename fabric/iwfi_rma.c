@@ -7,6 +7,13 @@
  * address is the Tagged Offset, the key the STag.  A Read Request names
  * one Data Sink (RFC 5040 §4.4), so a read into several local buffers is
  * a Read Request per buffer, each for the next part of the remote range.
+ *
+ * A write with FI_DELIVERY_COMPLETE (what RDM endpoints offer, for
+ * Open MPI's btl ofi) reports its completion only once a later
+ * zero-length Read Request has completed (iwfi_cq.c): the Read Response
+ * is not placed here until the Write's payload is placed at the peer
+ * (RFC 5040 §5.5 and Appendix B, RDMA Write then RDMA Read), so the
+ * completion means the data is in the target's memory.
  */
 #include "config.h"
 
@@ -110,6 +117,11 @@ static ssize_t rma_post(struct fid_ep *ep_fid, const struct fi_msg_rma *msg,
 	}
 	if (flags & FI_FENCE)
 		(read ? parts : &wr)->send_flags |= IWCM_SEND_FENCE;
+	if (!read && (flags & FI_DELIVERY_COMPLETE) && req->report) {
+		req->dc_hold = true;
+		req->raddr = msg->rma_iov[0].addr;
+		req->rkey = (uint32_t)msg->rma_iov[0].key;
+	}
 	/* Nothing to report: unsignaled, an error completes with no
 	 * request (iwcm_post_send(3)).  Parts before the last report
 	 * nothing either: Read Responses come in order (RFC 5040 §5.5),

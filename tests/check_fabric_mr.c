@@ -177,12 +177,14 @@ START_TEST(dead_region)
 		break;
 	}
 	ck_assert_int_eq(ret, 0);
-	if (_i == 0)
-		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
-					 fi_mr_desc(n.c.mr), 0,
-					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
-					 (void *)2),
-				 0);
+	/* The Terminate may be back already (the progress thread placed
+	 * it): then the connection refuses the Read. */
+	if (_i == 0) {
+		ret = fi_read(n.c.ep, n.c.buf + 8192, 64, fi_mr_desc(n.c.mr), 0,
+			      (uintptr_t)n.s.buf, fi_mr_key(n.s.mr), (void *)2);
+		ck_assert_msg(ret == 0 || ret == -FI_ENOTCONN, "fi_read: %zd",
+			      ret);
+	}
 	/* Every completion until the first error; the first error is the
 	 * Terminate's, Invalid STag: for the Write's tagged DDP segment a
 	 * DDP Tagged Buffer Error (RFC 5041 §7.2), for a Read Request or

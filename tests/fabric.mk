@@ -79,3 +79,20 @@ check_fabric_addr_SOURCES = check_fabric_addr.c fabric_harness.h
 check_fabric_addr_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_addr_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_addr_LDADD = $(check_fabric_LDADD)
+# The RDM endpoint's connection table (fabric/iwfi_rdm_fsm.c), every
+# state x event pair
+check_PROGRAMS += check_fabric_rdm_fsm
+TESTS += check_fabric_rdm_fsm
+check_fabric_rdm_fsm_SOURCES = check_fabric_rdm_fsm.c ../fabric/iwfi_rdm_fsm.c
+check_fabric_rdm_fsm_CPPFLAGS = $(check_fabric_ep_fsm_CPPFLAGS)
+check_fabric_rdm_fsm_CFLAGS = $(check_fabric_ep_fsm_CFLAGS)
+check_fabric_rdm_fsm_LDADD = $(check_fabric_ep_fsm_LDADD)
+# The provider's FI_EP_RDM endpoints: fi_getinfo for btl ofi's hints,
+# address vectors, on-demand and simultaneous connects, RMA, atomics,
+# a bad fi_addr, RMA to a closed region
+check_PROGRAMS += check_fabric_rdm
+TESTS += check_fabric_rdm
+check_fabric_rdm_SOURCES = check_fabric_rdm.c fabric_harness.h
+check_fabric_rdm_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_rdm_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_rdm_LDADD = $(check_fabric_LDADD)

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The provider's FI_EP_RDM endpoints (fabric/iwfi_rdm*.c, fi_iwcm(7))
+ * through libfabric over a real iwcmd: what fi_getinfo() answers to the
+ * hints of Open MPI's btl ofi, address vectors, connections made on
+ * demand by the first operation with the target making no call, two
+ * peers connecting to each other at once, RDMA Write and Read, RFC 7306
+ * atomics, and the errors: an address not in the vector, and RMA to a
+ * region the target has closed (a Terminate: FI_EACCES at the
+ * initiator, the target's memory untouched, the next operation
+ * connecting again).
+ */
+#include <arpa/inet.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_rma.h>
+
+#include "fabric_harness.h"
+
+#define RDM_BUF (256 * 1024)
+
+struct rdm {
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	uint8_t *buf;
+	struct sockaddr_storage name;
+	fi_addr_t peer;
+};
+
+struct pair {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct rdm a, b;
+};
+
+/* What Open MPI 4.1's btl ofi asks (btl_ofi_component.c). */
+static struct fi_info *rdm_hints(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	ck_assert_ptr_nonnull(h);
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_RMA | FI_ATOMIC;
+	h->mode = FI_CONTEXT | FI_CONTEXT2;
+	h->domain_attr->mr_mode = FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+				  FI_MR_VIRT_ADDR;
+	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+	h->tx_attr->iov_limit = 1;
+	h->rx_attr->iov_limit = 1;
+	h->addr_format = FI_SOCKADDR_IN;
+	h->fabric_attr->prov_name = strdup("iwcm");
+	return h;
+}
+
+/* The provider's own RDM entry of a list (ofi_rxm offers one over it
+ * too, "iwcm;ofi_rxm"); the rest of the list is freed. */
+static struct fi_info *native(struct fi_info *list)
+{
+	struct fi_info *i, *pick = NULL;
+
+	for (i = list; i && !pick; i = i->next)
+		if (i->ep_attr->type == FI_EP_RDM &&
+		    !strcmp(i->fabric_attr->prov_name, "iwcm"))
+			pick = fi_dupinfo(i);
+	fi_freeinfo(list);
+	ck_assert_msg(pick != NULL, "no FI_EP_RDM entry of iwcm itself");
+	return pick;
+}
+
+static void rdm_open(struct pair *p, struct rdm *r)
+{
+	struct fi_av_attr aa = { .type = FI_AV_MAP };
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA,
+				 .wait_obj = FI_WAIT_FD,
+				 .size = 1024 };
+	size_t len = sizeof(r->name);
+
+	ck_assert_int_eq(fi_av_open(p->domain, &aa, &r->av, NULL), 0);
+	ck_assert_int_eq(fi_cq_open(p->domain, &ca, &r->cq, NULL), 0);
+	ck_assert_int_eq(fi_endpoint(p->domain, p->info, &r->ep, NULL), 0);
+	ck_assert_int_eq(fi_ep_bind(r->ep, &r->av->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV),
+			 0);
+	ck_assert_int_eq(fi_enable(r->ep), 0);
+	ck_assert_int_eq(fi_getname(&r->ep->fid, &r->name, &len), 0);
+	ck_assert_uint_eq(len, sizeof(struct sockaddr_in));
+	ck_assert_uint_ne(port_of(&r->name), 0);
+	r->buf = calloc(1, RDM_BUF);
+	ck_assert_ptr_nonnull(r->buf);
+	ck_assert_int_eq(fi_mr_reg(p->domain, r->buf, RDM_BUF,
+				   FI_READ | FI_WRITE | FI_REMOTE_READ |
+					   FI_REMOTE_WRITE,
+				   0, 0, 0, &r->mr, NULL),
+			 0);
+}
+
+static void rdm_close(struct rdm *r)
+{
+	ck_assert_int_eq(fi_close(&r->ep->fid), 0);
+	ck_assert_int_eq(fi_close(&r->mr->fid), 0);
+	ck_assert_int_eq(fi_close(&r->cq->fid), 0);
+	ck_assert_int_eq(fi_close(&r->av->fid), 0);
+	free(r->buf);
+}
+
+/* Two RDM endpoints, each with the other in its address vector. */
+static void pair_open(struct pair *p)
+{
+	struct fi_info *h = rdm_hints();
+
+	memset(p, 0, sizeof(*p));
+	p->info = native(getinfo(h));
+	fi_freeinfo(h);
+	ck_assert_int_eq(p->info->ep_attr->type, FI_EP_RDM);
+	ck_assert_int_eq(fi_fabric(p->info->fabric_attr, &p->fabric, NULL), 0);
+	ck_assert_int_eq(fi_domain(p->fabric, p->info, &p->domain, NULL), 0);
+	rdm_open(p, &p->a);
+	rdm_open(p, &p->b);
+	ck_assert_int_eq(
+		fi_av_insert(p->a.av, &p->b.name, 1, &p->a.peer, 0, NULL), 1);
+	ck_assert_int_eq(
+		fi_av_insert(p->b.av, &p->a.name, 1, &p->b.peer, 0, NULL), 1);
+}
+
+static void pair_close(struct pair *p)
+{
+	rdm_close(&p->a);
+	rdm_close(&p->b);
+	ck_assert_int_eq(fi_close(&p->domain->fid), 0);
+	ck_assert_int_eq(fi_close(&p->fabric->fid), 0);
+	fi_freeinfo(p->info);
+}
+
+static void pattern(uint8_t *b, size_t len, unsigned int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* x writes len octets of its buffer to y's buffer at off. */
+static ssize_t rdm_write(struct rdm *x, struct rdm *y, size_t off, size_t len,
+			 void *ctx)
+{
+	return fi_write(x->ep, x->buf, len, fi_mr_desc(x->mr), x->peer,
+			(uintptr_t)y->buf + off, fi_mr_key(y->mr), ctx);
+}
+
+/* ---- fi_getinfo ---- */
+
+START_TEST(info_btl_ofi)
+{
+	struct fi_info *h = rdm_hints(), *info = NULL, *i;
+	int ret;
+
+	info = native(getinfo(h));
+	/* btl ofi takes no provider that needs FI_MR_LOCAL */
+	ck_assert_int_eq(info->domain_attr->mr_mode & FI_MR_LOCAL, 0);
+	ck_assert_int_eq(info->domain_attr->mr_mode,
+			 FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_VIRT_ADDR);
+	ck_assert(info->tx_attr->op_flags & FI_DELIVERY_COMPLETE);
+	ck_assert(info->caps & FI_RMA);
+	ck_assert(info->caps & FI_ATOMIC);
+	ck_assert_int_eq(info->caps & FI_MSG, 0);
+	ck_assert_uint_eq(info->domain_attr->max_ep_tx_ctx, 1);
+	ck_assert_uint_eq(info->tx_attr->iov_limit, 1);
+	fi_freeinfo(info);
+
+	/* an address vector type the hints name is answered */
+	h->domain_attr->av_type = FI_AV_TABLE;
+	info = native(getinfo(h));
+	ck_assert_int_eq(info->domain_attr->av_type, FI_AV_TABLE);
+	fi_freeinfo(info);
+
+	/* no FI_MSG on RDM endpoints: no entry of iwcm itself */
+	h->caps |= FI_MSG;
+	info = NULL;
+	ret = fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", "0", FI_SOURCE, h,
+			 &info);
+	for (i = ret ? NULL : info; i; i = i->next)
+		ck_assert_str_ne(i->fabric_attr->prov_name, "iwcm");
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+
+	/* without a type: the MSG entry first, then the RDM one */
+	h = hints_new();
+	h->ep_attr->type = FI_EP_UNSPEC;
+	h->caps = FI_RMA;
+	h->rx_attr->mode = 0;
+	info = getinfo(h);
+	for (i = info; i && strcmp(i->fabric_attr->prov_name, "iwcm");
+	     i = i->next)
+		;
+	ck_assert_ptr_nonnull(i);
+	ck_assert_int_eq(i->ep_attr->type, FI_EP_MSG);
+	for (i = i->next; i && (i->ep_attr->type != FI_EP_RDM ||
+				strcmp(i->fabric_attr->prov_name, "iwcm"));
+	     i = i->next)
+		;
+	ck_assert_ptr_nonnull(i);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+}
+END_TEST
+
+/* ---- address vectors ---- */
+
+START_TEST(av_entries)
+{
+	struct pair p;
+	struct sockaddr_in sa[3], out;
+	fi_addr_t fa[3], again;
+	size_t len;
+	char s[64];
+
+	pair_open(&p);
+	for (int i = 0; i < 3; i++) {
+		memset(&sa[i], 0, sizeof(sa[i]));
+		sa[i].sin_family = AF_INET;
+		sa[i].sin_port = htons((uint16_t)(5000 + i));
+		sa[i].sin_addr.s_addr = htonl(0x7f000001);
+	}
+	ck_assert_int_eq(fi_av_insert(p.a.av, sa, 3, fa, 0, NULL), 3);
+	ck_assert_uint_ne(fa[0], fa[1]);
+	ck_assert_uint_ne(fa[1], fa[2]);
+	len = sizeof(out);
+	ck_assert_int_eq(fi_av_lookup(p.a.av, fa[1], &out, &len), 0);
+	ck_assert_uint_eq(len, sizeof(out));
+	ck_assert_int_eq(memcmp(&out, &sa[1], sizeof(out)), 0);
+	len = sizeof(s);
+	fi_av_straddr(p.a.av, &sa[2], s, &len);
+	ck_assert_str_eq(s, "fi_sockaddr_in://127.0.0.1:5002");
+	/* removed: gone, and its index is the next insert's */
+	ck_assert_int_eq(fi_av_remove(p.a.av, &fa[1], 1, 0), 0);
+	len = sizeof(out);
+	ck_assert_int_eq(fi_av_lookup(p.a.av, fa[1], &out, &len), -FI_EINVAL);
+	ck_assert_int_eq(fi_av_remove(p.a.av, &fa[1], 1, 0), -FI_EINVAL);
+	ck_assert_int_eq(fi_av_insert(p.a.av, &sa[1], 1, &again, 0, NULL), 1);
+	ck_assert_uint_eq(again, fa[1]);
+	ck_assert_int_eq(fi_av_insert(p.a.av, &sa[1], 1, &again, 1, NULL),
+			 -FI_EBADFLAGS);
+	/* an AV in use cannot close */
+	ck_assert_int_eq(fi_close(&p.a.av->fid), -FI_EBUSY);
+	pair_close(&p);
+}
+END_TEST
+
+/* ---- connections on demand, RMA ---- */
+
+/*
+ * A's first write to B opens the connection; B makes no call at all
+ * (its thread accepts), yet the data is in B's memory once A's
+ * completion says so (FI_DELIVERY_COMPLETE).  A reads it back; B then
+ * writes to A over the connection B accepted.
+ */
+START_TEST(rma_on_demand)
+{
+	struct pair p;
+	size_t len = 64 * 1024;
+
+	pair_open(&p);
+	pattern(p.a.buf, len, 1);
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, len, (void *)1), 0);
+	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, len), 0);
+
+	memset(p.a.buf + len, 0, len);
+	ck_assert_int_eq(fi_read(p.a.ep, p.a.buf + len, len, fi_mr_desc(p.a.mr),
+				 p.a.peer, (uintptr_t)p.b.buf,
+				 fi_mr_key(p.b.mr), (void *)2),
+			 0);
+	cq_ok(p.a.cq, (void *)2, FI_RMA | FI_READ, NULL);
+	ck_assert_int_eq(memcmp(p.a.buf + len, p.b.buf, len), 0);
+
+	pattern(p.b.buf + 2 * len, len, 9);
+	ck_assert_int_eq(fi_write(p.b.ep, p.b.buf + 2 * len, len,
+				  fi_mr_desc(p.b.mr), p.b.peer,
+				  (uintptr_t)p.a.buf + 2 * len,
+				  fi_mr_key(p.a.mr), (void *)3),
+			 0);
+	cq_ok(p.b.cq, (void *)3, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(memcmp(p.a.buf + 2 * len, p.b.buf + 2 * len, len), 0);
+
+	/* an injected write of a buffer reused at once */
+	memset(p.a.buf, 0x5a, 64);
+	ck_assert_int_eq(fi_inject_write(p.a.ep, p.a.buf, 64, p.a.peer,
+					 (uintptr_t)p.b.buf + 3 * len,
+					 fi_mr_key(p.b.mr)),
+			 0);
+	memset(p.a.buf, 0, 64);
+	/* a delivery-complete write after it says both are placed */
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 3 * len + 64, 8, (void *)4), 0);
+	cq_ok(p.a.cq, (void *)4, FI_RMA | FI_WRITE, NULL);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(p.b.buf[3 * len + (size_t)i], 0x5a);
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * A window of delivery-complete writes, then their completions: each
+ * one's data is in B's memory when its completion is read, whether a
+ * zero-length Read of its own or a later one confirmed it (iwfi_cq.c).
+ * Loop index: the window, 1 to 128 (beyond the ORD of 32 Reads).
+ */
+START_TEST(dc_window)
+{
+	static const int windows[] = { 1, 8, 64, 128 };
+	int w = windows[_i], got = 0;
+	struct pair p;
+	uint8_t seen[128] = { 0 };
+
+	pair_open(&p);
+	pattern(p.a.buf, (size_t)w * 512, 6);
+	for (int i = 0; i < w; i++) {
+		ssize_t ret;
+
+		do {
+			ret = fi_write(p.a.ep, p.a.buf + i * 512, 512,
+				       fi_mr_desc(p.a.mr), p.a.peer,
+				       (uintptr_t)p.b.buf + (size_t)i * 512,
+				       fi_mr_key(p.b.mr),
+				       (void *)(uintptr_t)(i + 1));
+		} while (ret == -FI_EAGAIN);
+		ck_assert_int_eq(ret, 0);
+	}
+	while (got < w) {
+		struct fi_cq_data_entry e;
+		uintptr_t i;
+
+		cq_ok(p.a.cq, ANY_CTX, FI_RMA | FI_WRITE, &e);
+		i = (uintptr_t)e.op_context - 1;
+		ck_assert_uint_lt(i, (uintptr_t)w);
+		ck_assert_int_eq(seen[i], 0);
+		seen[i] = 1;
+		ck_assert_int_eq(
+			memcmp(p.b.buf + i * 512, p.a.buf + i * 512, 512), 0);
+		got++;
+	}
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * Both peers write to each other before either has a connection: one
+ * connection is kept (the lower address's, iwfi_rdm_fsm.h), the other
+ * side's queued write goes over it.  Loop: a few rounds, each with new
+ * endpoints, so that the requests cross in different orders.
+ */
+START_TEST(simultaneous_connect)
+{
+	struct pair p;
+	size_t len = 4096;
+
+	pair_open(&p);
+	pattern(p.a.buf, len, 3);
+	pattern(p.b.buf + len, len, 4);
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 2 * len, len, (void *)1), 0);
+	ck_assert_int_eq(fi_write(p.b.ep, p.b.buf + len, len,
+				  fi_mr_desc(p.b.mr), p.b.peer,
+				  (uintptr_t)p.a.buf + 2 * len,
+				  fi_mr_key(p.a.mr), (void *)2),
+			 0);
+	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	cq_ok(p.b.cq, (void *)2, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(memcmp(p.b.buf + 2 * len, p.a.buf, len), 0);
+	ck_assert_int_eq(memcmp(p.a.buf + 2 * len, p.b.buf + len, len), 0);
+	/* and the connection carries more, both ways */
+	for (int i = 0; i < 16; i++) {
+		ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 64, (void *)3), 0);
+		cq_ok(p.a.cq, (void *)3, FI_RMA | FI_WRITE, NULL);
+		ck_assert_int_eq(rdm_write(&p.b, &p.a, 0, 64, (void *)4), 0);
+		cq_ok(p.b.cq, (void *)4, FI_RMA | FI_WRITE, NULL);
+	}
+	pair_close(&p);
+}
+END_TEST
+
+/* ---- atomics ---- */
+
+static uint64_t fetch(struct pair *p, enum fi_op op, uint64_t operand)
+{
+	uint64_t *res = (uint64_t *)(p->a.buf + 64);
+
+	*res = 0xdead;
+	ck_assert_int_eq(fi_fetch_atomic(p->a.ep, &operand, 1, NULL, res,
+					 fi_mr_desc(p->a.mr), p->a.peer,
+					 (uintptr_t)p->b.buf,
+					 fi_mr_key(p->b.mr), FI_UINT64, op,
+					 (void *)5),
+			 0);
+	cq_ok(p->a.cq, (void *)5, FI_ATOMIC, NULL);
+	return *res;
+}
+
+START_TEST(atomics)
+{
+	struct pair p;
+	uint64_t v = 3, cmp = 8, swap = 42, *res, *word;
+	size_t count = 0;
+
+	pair_open(&p);
+	word = (uint64_t *)p.b.buf;
+	res = (uint64_t *)(p.a.buf + 64);
+	*word = 0;
+	ck_assert_uint_eq(fetch(&p, FI_SUM, 5), 0);
+	ck_assert_int_eq(fi_atomic(p.a.ep, &v, 1, NULL, p.a.peer,
+				   (uintptr_t)p.b.buf, fi_mr_key(p.b.mr),
+				   FI_UINT64, FI_SUM, (void *)6),
+			 0);
+	cq_ok(p.a.cq, (void *)6, FI_ATOMIC, NULL);
+	ck_assert_uint_eq(*word, 8);
+	ck_assert_int_eq(fi_compare_atomic(p.a.ep, &swap, 1, NULL, &cmp, NULL,
+					   res, fi_mr_desc(p.a.mr), p.a.peer,
+					   (uintptr_t)p.b.buf,
+					   fi_mr_key(p.b.mr), FI_UINT64,
+					   FI_CSWAP, (void *)7),
+			 0);
+	cq_ok(p.a.cq, (void *)7, FI_ATOMIC, NULL);
+	ck_assert_uint_eq(*res, 8);
+	ck_assert_uint_eq(*word, 42);
+	/* a compare that fails leaves the word */
+	ck_assert_int_eq(fi_compare_atomic(p.a.ep, &v, 1, NULL, &cmp, NULL, res,
+					   fi_mr_desc(p.a.mr), p.a.peer,
+					   (uintptr_t)p.b.buf,
+					   fi_mr_key(p.b.mr), FI_UINT64,
+					   FI_CSWAP, (void *)7),
+			 0);
+	cq_ok(p.a.cq, (void *)7, FI_ATOMIC, NULL);
+	ck_assert_uint_eq(*res, 42);
+	ck_assert_uint_eq(*word, 42);
+	ck_assert_uint_eq(fetch(&p, FI_ATOMIC_WRITE, 7), 42);
+	ck_assert_uint_eq(fetch(&p, FI_ATOMIC_READ, 0), 7);
+	ck_assert_uint_eq(*word, 7);
+	/* what btl ofi may ask: 64-bit yes, 32-bit not carried */
+	ck_assert_int_eq(
+		fi_fetch_atomicvalid(p.a.ep, FI_UINT64, FI_SUM, &count), 0);
+	ck_assert_uint_eq(count, 1);
+	ck_assert_int_eq(
+		fi_compare_atomicvalid(p.a.ep, FI_UINT64, FI_CSWAP, &count), 0);
+	ck_assert_int_eq(fi_fetch_atomicvalid(p.a.ep, FI_UINT32, FI_SUM,
+					      &count),
+			 -FI_EOPNOTSUPP);
+	ck_assert_int_eq(fi_atomic(p.a.ep, &v, 1, NULL, p.a.peer,
+				   (uintptr_t)p.b.buf, fi_mr_key(p.b.mr),
+				   FI_UINT32, FI_SUM, NULL),
+			 -FI_EOPNOTSUPP);
+	pair_close(&p);
+}
+END_TEST
+
+/* ---- errors ---- */
+
+START_TEST(bad_addr)
+{
+	struct pair p;
+
+	pair_open(&p);
+	ck_assert_int_eq(fi_write(p.a.ep, p.a.buf, 8, fi_mr_desc(p.a.mr), 99,
+				  (uintptr_t)p.b.buf, fi_mr_key(p.b.mr), NULL),
+			 -FI_EINVAL);
+	ck_assert_int_eq(fi_read(p.a.ep, p.a.buf, 8, fi_mr_desc(p.a.mr),
+				 FI_ADDR_UNSPEC, (uintptr_t)p.b.buf,
+				 fi_mr_key(p.b.mr), NULL),
+			 -FI_EINVAL);
+	/* a peer used, then removed from the vector, is no address */
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
+	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(fi_av_remove(p.a.av, &p.a.peer, 1, 0), 0);
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, NULL), -FI_EINVAL);
+	/* one buffer per operation */
+	{
+		struct iovec iov[2] = { { p.a.buf, 8 }, { p.a.buf + 8, 8 } };
+
+		ck_assert_int_eq(fi_writev(p.a.ep, iov, NULL, 2, p.a.peer,
+					   (uintptr_t)p.b.buf,
+					   fi_mr_key(p.b.mr), NULL),
+				 -FI_EINVAL);
+	}
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * RMA to a region B has closed: B's QP answers with a Terminate
+ * (RFC 5042 §5, RFC 5040 §7.2), A's operation completes with FI_EACCES,
+ * nothing lands in B's memory, and A's next operation connects again.
+ * Loop index: 0 fi_write, 1 fi_read, 2 fi_fetch_atomic.
+ */
+START_TEST(dead_key)
+{
+	struct pair p;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_mr *mr;
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t key, v = 5;
+	ssize_t ret;
+	bool failed = false;
+
+	ck_assert_ptr_nonnull(canary);
+	pattern(canary, 4096, 2);
+	memcpy(copy, canary, sizeof(copy));
+	pair_open(&p);
+	/* connected first, so that the error is the Terminate's */
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
+	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(fi_mr_reg(p.domain, canary, 4096,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	pattern(p.a.buf, 4096, 5);
+	switch (_i) {
+	case 0:
+		ret = fi_write(p.a.ep, p.a.buf, 4096, fi_mr_desc(p.a.mr),
+			       p.a.peer, (uintptr_t)canary, key, (void *)2);
+		break;
+	case 1:
+		ret = fi_read(p.a.ep, p.a.buf, 4096, fi_mr_desc(p.a.mr),
+			      p.a.peer, (uintptr_t)canary, key, (void *)2);
+		break;
+	default:
+		ret = fi_fetch_atomic(p.a.ep, &v, 1, NULL, p.a.buf,
+				      fi_mr_desc(p.a.mr), p.a.peer,
+				      (uintptr_t)canary, key, FI_UINT64, FI_SUM,
+				      (void *)2);
+		break;
+	}
+	ck_assert_int_eq(ret, 0);
+	while (!failed) {
+		ret = cq_wait(p.a.cq, &e, &err);
+		ck_assert_msg(ret == -FI_EAVAIL,
+			      "op %d completed without error", _i);
+		failed = true;
+	}
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_ptr_eq(err.op_context, (void *)2);
+	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
+	/* The connection is gone; the next write makes a new one. */
+	do {
+		ret = rdm_write(&p.a, &p.b, 0, 64, (void *)3);
+	} while (ret == -FI_EAGAIN);
+	ck_assert_int_eq(ret, 0);
+	for (;;) {
+		ret = cq_wait(p.a.cq, &e, &err);
+		if (ret == 1)
+			break;
+		/* a flushed leftover of the dead connection */
+		ck_assert_ptr_ne(err.op_context, (void *)3);
+	}
+	ck_assert_ptr_eq(e.op_context, (void *)3);
+	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, 64), 0);
+	pair_close(&p);
+	free(canary);
+}
+END_TEST
+
+static Suite *rdm_suite(void)
+{
+	Suite *s = suite_create("fabric_rdm");
+	TCase *tc = tcase_create("rdm");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, info_btl_ofi);
+	tcase_add_test(tc, av_entries);
+	tcase_add_test(tc, rma_on_demand);
+	tcase_add_loop_test(tc, dc_window, 0, 4);
+	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
+	tcase_add_test(tc, atomics);
+	tcase_add_test(tc, bad_addr);
+	tcase_add_loop_test(tc, dead_key, 0, 3);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fabric_run(rdm_suite(), "");
+}
