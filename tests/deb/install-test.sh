@@ -12,6 +12,7 @@
 #     every ELF file of the packages resolves its libraries;
 #   - the shipped /etc/iwcm/iwcmd.conf, and the same with every default
 #     it documents uncommented, pass iwcmd -n;
+#   - debian/tests/build: a program built with pkg-config iwcm runs;
 #   - debian/tests/smoke: iwcmd runs as iwcmd.service would run it (user
 #     iwcm, its ExecStart=), iwcmctl connect --p2p completes against
 #     iwcmctl listen, fi_info -p iwcm lists the provider;
@@ -76,7 +77,8 @@ if [ "${1:-}" = --inside ]; then
 	mkdir -p "$root/tmp/debs" "$root/tmp/iwcm-test"
 	cp "$debs"/*.deb "$root/tmp/debs/"
 	chmod -R a+rX "$root/tmp/debs"
-	cp "$top/debian/tests/smoke" "$root/tmp/iwcm-test/smoke"
+	cp "$top/debian/tests/smoke" "$top/debian/tests/build" \
+		"$root/tmp/iwcm-test/"
 
 	# What a purge must leave as it was: every path but the volatile
 	# and the package manager's own state and caches.
@@ -148,7 +150,10 @@ if [ "${1:-}" = --inside ]; then
 
 	say "the tools the test uses: fi_info, mpirun ($(elapsed))"
 	apt_get install --no-install-recommends libfabric-bin openmpi-bin \
-		procps
+		procps build-essential pkgconf
+
+	say "autopkgtest build: a program on libiwcm-dev ($(elapsed))"
+	inroot sh /tmp/iwcm-test/build
 
 	say "smoke: iwcmd as its unit runs it ($(elapsed))"
 	smoke() { inroot sh /tmp/iwcm-test/smoke "$@"; }
@@ -238,18 +243,20 @@ if [ "${1:-}" = --inside ]; then
 	say "purge ($(elapsed))"
 	inroot gpasswd -d mpiuser iwcm >/dev/null
 	rm -f "$root/home/mpiuser/mpi_check"
-	apt_get purge --autoremove $ours libfabric-bin openmpi-bin procps
+	apt_get purge --autoremove $ours libfabric-bin openmpi-bin procps \
+		build-essential pkgconf
 	left=$(inroot dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' |
 		awk '$1 != "ii" && $1 != "un" { print }')
 	[ -z "$left" ] || fail "packages not purged: $left"
-	# What apt's autoremove keeps because a base package suggests or
+	# What apt's autoremove keeps because another package suggests or
 	# recommends it (libfido2-1, which openmpi-bin's openssh-client
-	# brought and systemd suggests) is the test tools' doing, not ours.
+	# brought and systemd suggests; build-essential's packages, which
+	# suggest one another) is the test tools' doing, not ours.
 	inroot dpkg-query -W -f='${Package}\n' | sort >"$root/tmp/pkgs.after"
 	kept=$(comm -13 "$root/tmp/pkgs.before" "$root/tmp/pkgs.after")
 	if [ -n "$kept" ]; then
 		echo "note: apt's autoremove kept" $kept "(suggested or" \
-			"recommended by the base); removing them"
+			"recommended by other packages); removing them"
 		apt_get autoremove --purge \
 			-o APT::AutoRemove::SuggestsImportant=false \
 			-o APT::AutoRemove::RecommendsImportant=false
