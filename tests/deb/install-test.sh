@@ -129,6 +129,18 @@ if [ "${1:-}" = --inside ]; then
 	echo "ok: the $n ELF files of the packages resolve every library"
 	[ -f "$root/usr/lib/x86_64-linux-gnu/libfabric/libiwcm-fi.so" ] ||
 		fail "no provider in libfabric's directory"
+	# enabled as debhelper does (deb-systemd-helper works without a
+	# running systemd); the metrics socket is left to the operator
+	wants=$root/etc/systemd/system
+	for u in multi-user.target.wants/iwcmd.service \
+		sockets.target.wants/iwcmd.socket \
+		sockets.target.wants/iwcmd-admin.socket; do
+		[ -L "$wants/$u" ] || fail "$u not enabled"
+	done
+	[ ! -e "$wants/sockets.target.wants/iwcm-metrics.socket" ] ||
+		fail "iwcm-metrics.socket enabled"
+	echo "ok: iwcmd.service, iwcmd.socket, iwcmd-admin.socket enabled;" \
+		"iwcm-metrics.socket not"
 	inroot getent passwd iwcm >/dev/null || fail "no user iwcm"
 	echo "ok: user iwcm: $(inroot getent passwd iwcm)"
 
