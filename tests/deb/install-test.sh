@@ -322,6 +322,14 @@ security=${security:-http://deb.debian.org/debian-security}
 mirror=${mirror%/}
 security=${security%/}
 
+# one run at a time: the cache's tarball and downloads are shared
+mkdir -p "$cache"
+exec 9>"$cache/lock"
+if ! flock -n 9; then
+	say "waiting for another install test ($cache/lock)"
+	flock 9
+fi
+
 work=$(mktemp -d /var/tmp/iwcm-deb-test.XXXXXX)
 cleanup() {
 	# the namespace has exited: its mounts are gone with it
