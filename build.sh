@@ -18,11 +18,17 @@
 #                    packets, daemons killed; SKIP where namespaces
 #                    cannot be made
 # ./build.sh build   install what is missing and build only
+# ./build.sh deb     install what is missing, build the Debian packages into
+#                    build-deb/ (dpkg-buildpackage -b on a copy of the tree,
+#                    without make check unless DEB_BUILD_OPTIONS says
+#                    otherwise), run lintian on them, then the install test
+#                    (tests/deb/install-test.sh: a fresh Debian 12 root)
+# ./build.sh deb-test  the install test alone, on build-deb/*.deb
 # ./build.sh deps    only install (or, without root, print) the packages
 # ./build.sh fuzz [RUNS]   build the libFuzzer harnesses with clang and run
 #                    each for RUNS iterations (default 1000000)
 #
-# Build trees: build/ (plain), build-asan/, build-fuzz/.
+# Build trees: build/ (plain), build-asan/, build-fuzz/, build-deb/.
 set -eu
 
 top=$(cd "$(dirname "$0")" && pwd)
@@ -37,11 +43,16 @@ libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump \
 clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev \
 nftables"
 
+# What ./build.sh deb adds: the packaging tools and mmdebstrap for the
+# install test's Debian 12 root.
+DEB_PACKAGES="debhelper dpkg-dev fakeroot lintian mmdebstrap"
+
 say() { printf '%s\n' "== $*"; }
 
+# deps [EXTRA...]: PACKAGES and EXTRA
 deps() {
 	missing=""
-	for p in $PACKAGES; do
+	for p in $PACKAGES "$@"; do
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed'; then
 			missing="$missing $p"
@@ -53,7 +64,8 @@ deps() {
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -q
 		# shellcheck disable=SC2086
-		apt-get install -y -q --no-install-recommends $missing
+		apt-get install -o DPkg::Lock::Timeout=600 -y -q \
+			--no-install-recommends $missing
 	else
 		echo "missing Debian packages; run as root:" >&2
 		echo "  apt-get install -y$missing" >&2
@@ -130,6 +142,66 @@ hosts() {
 	say "multi-host cases (tests/hosts/run.sh)"
 	rc=0
 	top_builddir="$top/build" sh tests/hosts/run.sh || rc=$?
+	[ $rc -eq 77 ] && return 0
+	return $rc
+}
+
+# The Debian packages, built by dpkg-buildpackage in a copy of the tree
+# (build-deb/src/iwcm-VERSION, whose parent gets the .debs) and moved to
+# build-deb/; lintian must find no error and no warning.
+deb_dir=$top/build-deb
+deb() {
+	tests/deb/check-symbols.sh
+	version=$(sed -n 's/^AC_INIT(\[iwcm\], \[\([^]]*\)\].*/\1/p' configure.ac)
+	debversion=$(dpkg-parsechangelog -l debian/changelog -S Version)
+	if [ "${debversion%-*}" != "$version" ]; then
+		echo "debian/changelog is at $debversion, configure.ac at $version:" >&2
+		echo "  add a changelog entry (dch -v $version-1)" >&2
+		exit 1
+	fi
+	src=$deb_dir/src/iwcm-$version
+	rm -rf "$deb_dir"
+	mkdir -p "$src"
+	say "copying the tree to $src"
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z --cached --others --exclude-standard |
+			tar -cf - --null --no-recursion --ignore-failed-read -T - |
+			tar -xf - -C "$src"
+	else
+		tar -cf - --exclude='./build*' . | tar -xf - -C "$src"
+	fi
+	opts=${DEB_BUILD_OPTIONS-nocheck}
+	case " $opts " in
+	*" parallel="*) ;;
+	*) opts="$opts parallel=$jobs" ;;
+	esac
+	profiles=${DEB_BUILD_PROFILES:-}
+	case " $opts " in
+	*" nocheck "*) profiles="${profiles:+$profiles }nocheck" ;;
+	esac
+	say "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS='$opts')"
+	(cd "$src" && DEB_BUILD_OPTIONS=$opts DEB_BUILD_PROFILES=$profiles \
+		dpkg-buildpackage -us -uc -b) >"$deb_dir/build.log" 2>&1 || {
+		tail -60 "$deb_dir/build.log"
+		echo "dpkg-buildpackage failed: $deb_dir/build.log" >&2
+		exit 1
+	}
+	for f in "$deb_dir"/src/*.deb "$deb_dir"/src/*.changes \
+		"$deb_dir"/src/*.buildinfo; do
+		mv "$f" "$deb_dir"/
+	done
+	rm -rf "$deb_dir/src"
+	say "lintian (no error, no warning; info and pedantic shown)"
+	lintian -I --pedantic --fail-on error,warning "$deb_dir"/*.changes
+	say "packages in $deb_dir:"
+	(cd "$deb_dir" && ls -1 ./*.deb)
+}
+
+# The install test on build-deb/*.deb; it prints SKIP and exits 77 where
+# no Debian 12 root can be built here, which is not a failure.
+deb_test() {
+	rc=0
+	tests/deb/install-test.sh "$deb_dir" || rc=$?
 	[ $rc -eq 77 ] && return 0
 	return $rc
 }
@@ -231,13 +303,15 @@ case "$cmd" in
 demo) deps; demo ;;
 check) deps; check ;;
 build) deps; build ;;
+deb) deps $DEB_PACKAGES; deb; deb_test ;;
+deb-test) deps $DEB_PACKAGES; deb_test ;;
 interop) deps; interop ;;
 fabtests) deps; fabtests ;;
 hosts) deps; hosts ;;
 deps) deps ;;
 fuzz) deps; shift; fuzz "${1:-}" ;;
 *)
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac
