@@ -95,7 +95,8 @@ static void ws_frame(struct out_sink *o, const struct out_frame *f)
 	r->raw_len = f->raw_len;
 	r->u.frame = *f;
 	r->u.frame.f = NULL;
-	r->u.frame.src = r->u.frame.dst = NULL;
+	r->u.frame.src = dup_str(f->src);
+	r->u.frame.dst = dup_str(f->dst);
 	r->u.frame.raw = r->raw;
 	c->frames_len[r->side] = f->off + f->raw_len;
 }
@@ -124,7 +125,8 @@ static void ws_fpdu(struct out_sink *o, const struct out_fpdu *f)
 	r->raw = dup_mem(f->raw, f->raw_len);
 	r->raw_len = f->raw_len;
 	*k = *f;
-	k->src = k->dst = NULL;
+	k->src = dup_str(f->src);
+	k->dst = dup_str(f->dst);
 	k->ddp = NULL;
 	k->msg = NULL;
 	k->raw = r->raw;

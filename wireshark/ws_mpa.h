@@ -28,9 +28,9 @@ struct ws_rec {
 	const uint8_t *raw; /* the PDU as on the wire (frame, FPDU) */
 	size_t raw_len;
 	union {
-		struct out_frame frame; /* f, src, dst: NULL */
+		struct out_frame frame; /* f: NULL */
 		struct out_params params;
-		struct out_fpdu fpdu; /* ddp, msg, src, dst: NULL;
+		struct out_fpdu fpdu; /* ddp, msg: NULL;
 				       * markers, ulpdu: copies */
 		struct out_event ev;
 	} u;

@@ -21,6 +21,9 @@ static int proto_mpa = -1;
 
 static int hf_dir = -1;
 static int hf_offset = -1;
+static int hf_src = -1;
+static int hf_dst = -1;
+static int hf_crc_match = -1;
 static int hf_frame = -1;
 static int hf_key = -1;
 static int hf_length = -1;
@@ -151,18 +154,27 @@ static tvbuff_t *rec_tvb(tvbuff_t *tvb, packet_info *pinfo,
 }
 
 static proto_tree *rec_item(tvbuff_t *t, proto_tree *tree, enum out_dir dir,
-			    uint64_t off, proto_item **pi)
+			    const char *src, const char *dst, uint64_t off,
+			    proto_item **pi)
 {
 	proto_item *ti = proto_tree_add_item(tree, proto_mpa, t, 0, -1, ENC_NA);
 	proto_tree *mt = proto_item_add_subtree(ti, ett_mpa);
 	proto_item *gi;
 
-	gi = proto_tree_add_string(mt, hf_dir, t, 0, 0, out_dir_name(dir));
-	proto_item_set_generated(gi);
-	gi = proto_tree_add_uint64(mt, hf_offset, t, 0, 0, off);
-	proto_item_set_generated(gi);
 	if (pi)
 		*pi = ti;
+	if (dir == OUT_DIR_NONE)
+		return mt; /* not about one direction */
+	gi = proto_tree_add_string(mt, hf_dir, t, 0, 0, out_dir_name(dir));
+	proto_item_set_generated(gi);
+	if (src && dst) {
+		gi = proto_tree_add_string(mt, hf_src, t, 0, 0, src);
+		proto_item_set_generated(gi);
+		gi = proto_tree_add_string(mt, hf_dst, t, 0, 0, dst);
+		proto_item_set_generated(gi);
+	}
+	gi = proto_tree_add_uint64(mt, hf_offset, t, 0, 0, off);
+	proto_item_set_generated(gi);
 	return mt;
 }
 
@@ -196,7 +208,8 @@ static void frame_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	enum wire_err e;
 	size_t used;
 
-	mt = rec_item(t, tree, r->u.frame.dir, r->u.frame.off, &top);
+	mt = rec_item(t, tree, r->u.frame.dir, r->u.frame.src, r->u.frame.dst,
+		      r->u.frame.off, &top);
 	e = mpa_frame_parse(r->raw, r->raw_len, &f, &used);
 	if (e != WIRE_OK) {
 		expert_add_info_format(pinfo, top, &ei_frame_bad,
@@ -278,7 +291,7 @@ static void params_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 			const struct out_params *p)
 {
 	proto_item *ti, *top;
-	proto_tree *mt = rec_item(tvb, tree, OUT_DIR_NONE, 0, &top);
+	proto_tree *mt = rec_item(tvb, tree, OUT_DIR_NONE, NULL, NULL, 0, &top);
 	proto_tree *nt;
 
 	ti = proto_tree_add_item(mt, hf_neg, tvb, 0, 0, ENC_NA);
@@ -379,7 +392,7 @@ static void fpdu_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	gint ho = (gint)(f->hdr_off - f->off);
 	gint co = (gint)f->wire_len - MPA_CRC_LEN;
 
-	mt = rec_item(t, tree, f->dir, f->off, &top);
+	mt = rec_item(t, tree, f->dir, f->src, f->dst, f->off, &top);
 	proto_item_append_text(top, ", FPDU %lu", f->index);
 	proto_tree_add_uint(mt, hf_fpdu_index, t, 0, 0, (guint32)f->index);
 	add_gen_uint(mt, hf_hdr_offset, t, (uint32_t)f->hdr_off);
@@ -395,6 +408,8 @@ static void fpdu_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	proto_item_set_generated(ti);
 	if (f->crc == OUT_CRC_BAD || f->crc == OUT_CRC_UNKNOWN)
 		add_gen_uint(mt, hf_crc_calc, t, f->crc_calc);
+	if (f->crc == OUT_CRC_UNKNOWN)
+		add_gen_bool(mt, hf_crc_match, t, f->crc_match);
 	if (f->crc == OUT_CRC_BAD)
 		expert_add_info_format(
 			pinfo, ti, &ei_crc_bad,
@@ -438,7 +453,7 @@ static void event_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		       const struct out_event *e)
 {
 	proto_item *ti, *top;
-	proto_tree *mt = rec_item(tvb, tree, e->dir, e->off, &top);
+	proto_tree *mt = rec_item(tvb, tree, e->dir, NULL, NULL, e->off, &top);
 
 	proto_item_append_text(top, ", %s",
 			       val_to_str_const(e->kind, vs_ev, "event"));
@@ -497,6 +512,9 @@ void ws_mpa_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 static hf_register_info hf[] = {
 	{ &hf_dir, { "Direction", "iwarp_mpa.dir", FT_STRING, BASE_NONE, NULL, 0x0, "i2r, r2i (by the frames), a2b, b2a (roles unknown)", HFILL } },
 	{ &hf_offset, { "Stream offset", "iwarp_mpa.offset", FT_UINT64, BASE_DEC, NULL, 0x0, "Frames: octets of startup frames before; FPDUs: from the start of full operation (RFC 5044 §4.3)", HFILL } },
+	{ &hf_src, { "Sender", "iwarp_mpa.src", FT_STRING, BASE_NONE, NULL, 0x0, "Address:port of the side that sent this PDU", HFILL } },
+	{ &hf_dst, { "Receiver", "iwarp_mpa.dst", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+	{ &hf_crc_match, { "CRC matches", "iwarp_mpa.crc_match", FT_BOOLEAN, BASE_NONE, NULL, 0x0, "No handshake seen, CRC use unknown: whether the field holds the CRC32c", HFILL } },
 	{ &hf_frame, { "Frame", "iwarp_mpa.frame", FT_UINT8, BASE_DEC, VALS(vs_frame), 0x0, NULL, HFILL } },
 	{ &hf_key, { "Key", "iwarp_mpa.key", FT_STRING, BASE_NONE, NULL, 0x0, "RFC 5044 §7.1.1", HFILL } },
 	{ &hf_key_rtr_lower, { "RtR key spelled \"Rtr\"", "iwarp_mpa.key_rtr_lower", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },

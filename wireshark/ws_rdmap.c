@@ -31,6 +31,37 @@ static int hf_ddp_qn = -1;
 static int hf_ddp_msn = -1;
 static int hf_ddp_mo = -1;
 static int hf_ddp_error = -1;
+static int hf_tddp_ctrl = -1;
+static int hf_tddp_t = -1;
+static int hf_tddp_l = -1;
+static int hf_tddp_rsvd = -1;
+static int hf_tddp_dv = -1;
+static int hf_tddp_stag = -1;
+static int hf_tddp_to = -1;
+static int hf_tddp_rsvd_ulp = -1;
+static int hf_tddp_qn = -1;
+static int hf_tddp_msn = -1;
+static int hf_tddp_mo = -1;
+static int hf_trdmap_rv = -1;
+static int hf_trdmap_opcode = -1;
+
+/* The DDP header's fields: a segment's own, or the Terminated DDP Header
+ * a Terminate carries (RFC 5040 §4.8), which has names of its own. */
+struct ddp_hf {
+	int *ctrl, *t, *l, *rsvd, *dv, *stag, *to, *rsvd_ulp, *qn, *msn, *mo;
+};
+
+static const struct ddp_hf ddp_hf_seg = {
+	&hf_ddp_ctrl, &hf_ddp_t,    &hf_ddp_l,	&hf_ddp_rsvd,
+	&hf_ddp_dv,   &hf_ddp_stag, &hf_ddp_to, &hf_ddp_rsvd_ulp,
+	&hf_ddp_qn,   &hf_ddp_msn,  &hf_ddp_mo,
+};
+
+static const struct ddp_hf ddp_hf_term = {
+	&hf_tddp_ctrl, &hf_tddp_t,    &hf_tddp_l,  &hf_tddp_rsvd,
+	&hf_tddp_dv,   &hf_tddp_stag, &hf_tddp_to, &hf_tddp_rsvd_ulp,
+	&hf_tddp_qn,   &hf_tddp_msn,  &hf_tddp_mo,
+};
 
 static int hf_rdmap_ctrl = -1;
 static int hf_rdmap_rv = -1;
@@ -97,39 +128,46 @@ static void vs_fill(value_string *vs, unsigned int n,
 	vs[n].strptr = NULL;
 }
 
-/* RFC 5041 §4.2-4.3: the DDP header as wire/ddp.c decoded it. */
-static void ddp_tree(tvbuff_t *tvb, proto_tree *tree, const struct ddp_hdr *h)
+/* RFC 5041 §4.2-4.3: the DDP header's fields as wire/ddp.c decoded it. */
+static void ddp_fields(tvbuff_t *tvb, proto_tree *t, const struct ddp_hdr *h,
+		       const struct ddp_hf *f)
 {
 	proto_item *ti;
-	proto_tree *t, *ct;
-	uint8_t ctrl;
-	size_t hlen = h->tagged ? DDP_TAGGED_HDR_LEN : DDP_UNTAGGED_HDR_LEN;
-
-	ti = proto_tree_add_item(tree, proto_ddp, tvb, 0, (gint)hlen, ENC_NA);
-	t = proto_item_add_subtree(ti, ett_ddp);
-	proto_item_append_text(ti, ", %s", h->tagged ? "Tagged" : "Untagged");
+	proto_tree *ct;
 	/* the control octet re-encoded from the decoded fields */
-	ctrl = (uint8_t)((h->tagged ? DDP_FLAG_T : 0) |
-			 (h->last ? DDP_FLAG_L : 0) |
-			 ((h->rsvd << 2) & DDP_RSVD_MASK) |
-			 (h->dv & DDP_DV_MASK));
-	ti = proto_tree_add_uint(t, hf_ddp_ctrl, tvb, 0, 1, ctrl);
+	uint8_t ctrl = (uint8_t)((h->tagged ? DDP_FLAG_T : 0) |
+				 (h->last ? DDP_FLAG_L : 0) |
+				 ((h->rsvd << 2) & DDP_RSVD_MASK) |
+				 (h->dv & DDP_DV_MASK));
+
+	ti = proto_tree_add_uint(t, *f->ctrl, tvb, 0, 1, ctrl);
 	ct = proto_item_add_subtree(ti, ett_ddp_ctrl);
-	proto_tree_add_boolean(ct, hf_ddp_t, tvb, 0, 1, ctrl);
-	proto_tree_add_boolean(ct, hf_ddp_l, tvb, 0, 1, ctrl);
-	proto_tree_add_uint(ct, hf_ddp_rsvd, tvb, 0, 1, ctrl);
-	proto_tree_add_uint(ct, hf_ddp_dv, tvb, 0, 1, ctrl);
+	proto_tree_add_boolean(ct, *f->t, tvb, 0, 1, ctrl);
+	proto_tree_add_boolean(ct, *f->l, tvb, 0, 1, ctrl);
+	proto_tree_add_uint(ct, *f->rsvd, tvb, 0, 1, ctrl);
+	proto_tree_add_uint(ct, *f->dv, tvb, 0, 1, ctrl);
 	if (h->tagged) {
 		/* RFC 5041 §4.2 Figure 3 */
-		proto_tree_add_uint(t, hf_ddp_stag, tvb, 2, 4, h->stag);
-		proto_tree_add_uint64(t, hf_ddp_to, tvb, 6, 8, h->to);
+		proto_tree_add_uint(t, *f->stag, tvb, 2, 4, h->stag);
+		proto_tree_add_uint64(t, *f->to, tvb, 6, 8, h->to);
 		return;
 	}
 	/* RFC 5041 §4.3 Figure 4 */
-	proto_tree_add_uint(t, hf_ddp_rsvd_ulp, tvb, 2, 4, h->rsvd_ulp32);
-	proto_tree_add_uint(t, hf_ddp_qn, tvb, 6, 4, h->qn);
-	proto_tree_add_uint(t, hf_ddp_msn, tvb, 10, 4, h->msn);
-	proto_tree_add_uint(t, hf_ddp_mo, tvb, 14, 4, h->mo);
+	proto_tree_add_uint(t, *f->rsvd_ulp, tvb, 2, 4, h->rsvd_ulp32);
+	proto_tree_add_uint(t, *f->qn, tvb, 6, 4, h->qn);
+	proto_tree_add_uint(t, *f->msn, tvb, 10, 4, h->msn);
+	proto_tree_add_uint(t, *f->mo, tvb, 14, 4, h->mo);
+}
+
+/* The DDP protocol item of a segment. */
+static void ddp_tree(tvbuff_t *tvb, proto_tree *tree, const struct ddp_hdr *h)
+{
+	size_t hlen = h->tagged ? DDP_TAGGED_HDR_LEN : DDP_UNTAGGED_HDR_LEN;
+	proto_item *ti = proto_tree_add_item(tree, proto_ddp, tvb, 0,
+					     (gint)hlen, ENC_NA);
+
+	proto_item_append_text(ti, ", %s", h->tagged ? "Tagged" : "Untagged");
+	ddp_fields(tvb, proto_item_add_subtree(ti, ett_ddp), h, &ddp_hf_seg);
 }
 
 /* RFC 5040 §4.1 Figure 3: RV, Rsvd and OpCode in DDP's second octet. */
@@ -230,10 +268,11 @@ static void term_tree(tvbuff_t *tvb, proto_tree *t, int o,
 			proto_tree *dt =
 				proto_item_add_subtree(ti, ett_rdmap_term_ddp);
 
-			ddp_tree(sub, dt, &h);
-			rdmap_ctrl(sub, dt, h.rsvd_ulp8 >> RDMAP_RV_SHIFT,
-				   (h.rsvd_ulp8 & RDMAP_CTRL_RSVD_MASK) >> 4,
-				   h.rsvd_ulp8 & RDMAP_OPCODE_MASK);
+			ddp_fields(sub, dt, &h, &ddp_hf_term);
+			proto_tree_add_uint(dt, hf_trdmap_rv, sub, 1, 1,
+					    h.rsvd_ulp8 >> RDMAP_RV_SHIFT);
+			proto_tree_add_uint(dt, hf_trdmap_opcode, sub, 1, 1,
+					    h.rsvd_ulp8 & RDMAP_OPCODE_MASK);
 		}
 		p += (int)tm->ddp_hdr_len;
 	}
@@ -392,6 +431,19 @@ static hf_register_info hf_ddp[] = {
 	{ &hf_ddp_qn, { "Queue number", "iwarp_ddp.qn", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
 	{ &hf_ddp_msn, { "Message sequence number", "iwarp_ddp.msn", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
 	{ &hf_ddp_mo, { "Message offset", "iwarp_ddp.mo", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_ctrl, { "DDP control", "rdmap.term.ddp.ctrl", FT_UINT8, BASE_HEX, NULL, 0x0, "Of the Terminated DDP Header", HFILL } },
+	{ &hf_tddp_t, { "Tagged flag", "rdmap.term.ddp.tagged_flag", FT_BOOLEAN, 8, NULL, DDP_FLAG_T, NULL, HFILL } },
+	{ &hf_tddp_l, { "Last flag", "rdmap.term.ddp.last_flag", FT_BOOLEAN, 8, NULL, DDP_FLAG_L, NULL, HFILL } },
+	{ &hf_tddp_rsvd, { "Reserved", "rdmap.term.ddp.rsvd", FT_UINT8, BASE_DEC, NULL, DDP_RSVD_MASK, NULL, HFILL } },
+	{ &hf_tddp_dv, { "DDP version", "rdmap.term.ddp.dv", FT_UINT8, BASE_DEC, NULL, DDP_DV_MASK, NULL, HFILL } },
+	{ &hf_tddp_stag, { "(Data Sink) Steering Tag", "rdmap.term.ddp.stag", FT_UINT32, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_to, { "(Data Sink) Tagged offset", "rdmap.term.ddp.tagged_offset", FT_UINT64, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_rsvd_ulp, { "Reserved for the ULP", "rdmap.term.ddp.rsvd_ulp", FT_UINT32, BASE_HEX, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_qn, { "Queue number", "rdmap.term.ddp.qn", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_msn, { "Message sequence number", "rdmap.term.ddp.msn", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+	{ &hf_tddp_mo, { "Message offset", "rdmap.term.ddp.mo", FT_UINT32, BASE_DEC, NULL, 0x0, NULL, HFILL } },
+	{ &hf_trdmap_rv, { "RDMAP version", "rdmap.term.rdmap.rv", FT_UINT8, BASE_DEC, NULL, 0x0, "Of the terminated message", HFILL } },
+	{ &hf_trdmap_opcode, { "RDMAP OpCode", "rdmap.term.rdmap.opcode", FT_UINT8, BASE_DEC, VALS(vs_opcode), 0x0, "Of the terminated message", HFILL } },
 	{ &hf_ddp_error, { "DDP header error", "iwarp_ddp.error", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 };
 
@@ -423,9 +475,9 @@ static hf_register_info hf_rdmap[] = {
 	{ &hf_rdmap_t_etype, { "Terminate Error Type", "rdmap.term.etype", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
 	{ &hf_rdmap_t_ecode, { "Terminate Error Code", "rdmap.term.ecode", FT_UINT8, BASE_HEX, NULL, 0x0, NULL, HFILL } },
 	{ &hf_rdmap_t_hdrct, { "Header control", "rdmap.term.hdrct", FT_UINT8, BASE_HEX, NULL, 0x0, "HdrCt: M, D, R", HFILL } },
-	{ &hf_rdmap_t_hdrct_m, { "DDP Segment Length valid", "rdmap.term.hdrct_m", FT_BOOLEAN, 3, NULL, RDMAP_TERM_HDRCT_M, "M", HFILL } },
-	{ &hf_rdmap_t_hdrct_d, { "DDP header included", "rdmap.term.hdrct_d", FT_BOOLEAN, 3, NULL, RDMAP_TERM_HDRCT_D, "D", HFILL } },
-	{ &hf_rdmap_t_hdrct_r, { "RDMA header included", "rdmap.term.hdrct_r", FT_BOOLEAN, 3, NULL, RDMAP_TERM_HDRCT_R, "R", HFILL } },
+	{ &hf_rdmap_t_hdrct_m, { "DDP Segment Length valid", "rdmap.term.hdrct_m", FT_BOOLEAN, 8, NULL, RDMAP_TERM_HDRCT_M, "M", HFILL } },
+	{ &hf_rdmap_t_hdrct_d, { "DDP header included", "rdmap.term.hdrct_d", FT_BOOLEAN, 8, NULL, RDMAP_TERM_HDRCT_D, "D", HFILL } },
+	{ &hf_rdmap_t_hdrct_r, { "RDMA header included", "rdmap.term.hdrct_r", FT_BOOLEAN, 8, NULL, RDMAP_TERM_HDRCT_R, "R", HFILL } },
 	{ &hf_rdmap_t_seg_len, { "DDP Segment Length", "rdmap.term.ddp_seg_len", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
 	{ &hf_rdmap_t_ddp_hdr, { "Terminated DDP Header", "rdmap.term.ddp_hdr", FT_BYTES, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 	{ &hf_rdmap_t_rdma_hdr, { "Terminated RDMA Header", "rdmap.term.rdma_hdr", FT_BYTES, BASE_NONE, NULL, 0x0, NULL, HFILL } },
