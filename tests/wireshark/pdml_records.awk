@@ -8,6 +8,8 @@
 # rdmap items after it belong to it.  A field seen again in a record
 # (markers, the DDP header inside a Terminate) is FIELD#N, N from 1.
 # Value-string fields also give FIELD.name, the name the plugin shows.
+# DDP over SCTP messages of a packet whose SCTP CRC32c tshark found bad
+# are left out, as decode leaves them out.
 
 function attr(name,   s) {
 	if (!match($0, " " name "=\"[^\"]*\""))
@@ -28,7 +30,12 @@ function flush(   i, out, key) {
 		return
 	open = 0
 	sortkeys(names, n)
-	if (kind == "ddp_sctp") {
+	if (kind == "ddp_sctp" && badsctp) {
+		# RFC 4960 §6.8: a receiver (and iwcmctl decode) discards
+		# a packet whose CRC32c is bad; Wireshark shows it anyway
+		split("", F); split("", SEEN)
+		return
+	} else if (kind == "ddp_sctp") {
 		key = "sctp_message " nsctp++
 	} else if ("iwarp_mpa.neg.initiator" in F) {
 		key = "negotiated " F["iwarp_mpa.neg.initiator"]
@@ -84,7 +91,16 @@ BEGIN {
 	nsctp = 0
 }
 
-/^<packet>/ { flush() }
+/^<packet>/ {
+	flush()
+	badsctp = 0
+}
+
+# with -o sctp.checksum:CRC-32C: 0 is bad
+/<field name="sctp.checksum.status"/ {
+	if (attr("show") == "0")
+		badsctp = 1
+}
 
 /^ *<proto name="/ {
 	p = attr("name")
