@@ -29,7 +29,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config \
 libisal-dev libpcap-dev check tshark \
 libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev \
 libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump \
-clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev"
+clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev \
+wireshark-dev"
 
 say() { printf '%s\n' "== $*"; }
 

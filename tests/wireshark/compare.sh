@@ -21,7 +21,8 @@
 #     record and an unknown decode field each make it fail (self-test);
 #  4. precedence: with the plugin, no built-in iwarp_mpa/iwarp_ddp_rdmap
 #     field appears; with --disable-protocol iwcm_mpa they do;
-#  5. a bad CRC32c is an expert info at error severity on that FPDU.
+#  5. a bad CRC32c is an expert info at error severity on that FPDU;
+#  6. every field and expert info is documented in wireshark-iwcm(7).
 # SKIP (77) without the plugin, tshark, or a tshark of the plugin's
 # Wireshark version.
 set -u
@@ -159,6 +160,20 @@ if [ -z "$want" ] || [ "$got" != "$want" ]; then
 	n_fail=$((n_fail + 1))
 else
 	echo "ok: the corrupted FPDU has the bad CRC expert info, nothing else has"
+fi
+
+# 6. every field and expert info of the plugin is in wireshark-iwcm(7)
+sed -n 's/.*{ &[a-z_0-9]*, { \("[^"]*", \)\{0,1\}"\([a-z_0-9.]*\)", \(FT_\|PI_\).*/\2/p' \
+	"$top_srcdir"/wireshark/ws_*.c | sort -u >"$ws_tmp/fields"
+sed -n 's/^\.B[R]\{0,1\} \([a-z_0-9.]*\).*/\1/p' \
+	"$top_srcdir/wireshark/wireshark-iwcm.7" | sort -u >"$ws_tmp/doc"
+missing=$(comm -23 "$ws_tmp/fields" "$ws_tmp/doc")
+n=$((n + 1))
+if [ "$(wc -l <"$ws_tmp/fields")" -lt 100 ] || [ -n "$missing" ]; then
+	echo "FAIL: fields not in wireshark-iwcm.7 ($(wc -l <"$ws_tmp/fields") found):" $missing
+	n_fail=$((n_fail + 1))
+else
+	echo "ok: wireshark-iwcm.7 documents all $(wc -l <"$ws_tmp/fields") fields and expert infos"
 fi
 
 echo "$n checks, $n_fail failed"
