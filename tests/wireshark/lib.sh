@@ -59,7 +59,7 @@ ws_init() {
 		for rt in libasan.so libubsan.so; do
 			p=$(${CC:-cc} -print-file-name=$rt 2>/dev/null)
 			case $p in
-			/*) ws_pre="$ws_pre${ws_pre:+ }$(readlink -f "$p")" ;;
+			/*) ws_pre="$ws_pre${ws_pre:+:}$(readlink -f "$p")" ;;
 			*)
 				ws_skip="the plugin is built with sanitizers and $rt is not found to preload into tshark"
 				return 1
