@@ -26,3 +26,4 @@ fuzz-wireshark:
 # The fuzz run's mutator (a test tool, not installed).
 check_PROGRAMS += pcap_mutate
 pcap_mutate_SOURCES = wireshark/pcap_mutate.c
+pcap_mutate_LDADD = $(WIRE_LIB)

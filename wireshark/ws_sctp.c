@@ -12,7 +12,9 @@
 
 #include <string.h>
 
+#include <epan/conversation.h>
 #include <epan/expert.h>
+#include <epan/proto_data.h>
 
 #include "iwcm_ws.h"
 #include "mpa.h"
@@ -40,12 +42,34 @@ static int hf_ulp_pd = -1;
 static int hf_error = -1;
 static int hf_version_problem = -1;
 static int hf_bad = -1;
+static int hf_stream = -1;
+static int hf_seq_problem = -1;
 
 static gint ett_ddp_sctp = -1;
 static gint ett_enh = -1;
 
 static expert_field ei_malformed = EI_INIT;
 static expert_field ei_version = EI_INIT;
+static expert_field ei_sequence = EI_INIT;
+
+/* One DDP stream session per SCTP stream (RFC 5043 §6.1). */
+struct ws_stream {
+	bool checking;	 /* its Initiate was seen: sequence checked */
+	int active_side; /* side that sent the Initiate */
+	struct sctp_ss_seq seq;
+};
+
+/* An association's streams; side 0 sent the first message seen. */
+struct ws_assoc {
+	address addr0;
+	guint32 port0;
+	wmem_map_t *streams;
+};
+
+/* The first pass's verdict on one message, kept for later passes. */
+struct ws_seq {
+	const char *problem;
+};
 
 static value_string vs_fc[9];
 
@@ -71,6 +95,113 @@ static void enh_tree(tvbuff_t *tvb, proto_tree *t, int o,
 	proto_tree_add_uint(et, hf_enh_ord, tvb, o, 4, w);
 }
 
+/*
+ * The SCTP stream of the message in tvb, read from the DATA chunk header
+ * in front of its user data (RFC 4960 §3.3.1: stream identifier at 8,
+ * PPID at 12, user data at 16), which Wireshark 4.0 does not hand to a
+ * PPID dissector.  -1 when tvb is not the whole user data of one DATA
+ * chunk of the packet (a message reassembled from fragments).
+ */
+static int msg_stream(tvbuff_t *tvb, guint32 ppid)
+{
+	tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+	gint o = tvb_raw_offset(tvb);
+
+	if (!ds || ds == tvb || o < 16 || !tvb_bytes_exist(ds, o - 16, 16))
+		return -1;
+	if (tvb_get_guint8(ds, o - 16) != 0 ||
+	    tvb_get_ntohs(ds, o - 14) != tvb_reported_length(tvb) + 16 ||
+	    tvb_get_ntohl(ds, o - 4) != ppid)
+		return -1;
+	return tvb_get_ntohs(ds, o - 8);
+}
+
+/*
+ * RFC 5043 §6.1: follow the stream's session in DDP-SSN order through
+ * wire/sctp_ss.c's table, as iwcmctl decode does: a session is checked
+ * from its Initiate on; a DDP-SSN out of order (unordered delivery, or
+ * a message missing from the capture) ends the checking until the next
+ * Initiate.  First pass only; the text of a violation, else NULL.
+ */
+static const char *seq_step(packet_info *pinfo, int stream, uint32_t msg,
+			    uint16_t ssn)
+{
+	conversation_t *cv = find_or_create_conversation(pinfo);
+	struct ws_assoc *a = conversation_get_proto_data(cv, proto_ddp_sctp);
+	struct ws_stream *s;
+	enum sctp_ss_verdict v;
+	bool initiate = msg == SCTP_SS_INITIATE || msg == SCTP_SS_ENH_INITIATE;
+	int side;
+
+	if (!a) {
+		a = wmem_new0(wmem_file_scope(), struct ws_assoc);
+		copy_address_wmem(wmem_file_scope(), &a->addr0, &pinfo->src);
+		a->port0 = pinfo->srcport;
+		a->streams = wmem_map_new(wmem_file_scope(), g_direct_hash,
+					  g_direct_equal);
+		conversation_add_proto_data(cv, proto_ddp_sctp, a);
+	}
+	side = addresses_equal(&pinfo->src, &a->addr0) &&
+			       pinfo->srcport == a->port0 ?
+		       0 :
+		       1;
+	s = wmem_map_lookup(a->streams, GUINT_TO_POINTER(stream + 1));
+	if (!s) {
+		s = wmem_new0(wmem_file_scope(), struct ws_stream);
+		wmem_map_insert(a->streams, GUINT_TO_POINTER(stream + 1), s);
+	}
+	if (initiate && (!s->checking || sctp_ss_seq_done(&s->seq))) {
+		s->checking = true;
+		s->active_side = side;
+		sctp_ss_seq_init(&s->seq, SCTP_SS_ACTIVE);
+	}
+	if (!s->checking)
+		return NULL;
+	v = sctp_ss_seq_step(&s->seq, side == s->active_side, msg, ssn);
+	if (v == SCTP_SS_OK)
+		return NULL;
+	if (v == SCTP_SS_BAD_SSN) {
+		s->checking = false;
+		return NULL;
+	}
+	return wmem_strdup_printf(
+		wmem_file_scope(),
+		"no legal sequence allows this message here (RFC 5043 "
+		"§6.1): %s after %s / %s",
+		msg == SCTP_SS_SEGMENT ? "DDP Segment" :
+					 sctp_ss_fc_name((uint16_t)msg),
+		sctp_ss_dstate_name(s->seq.d[0]),
+		sctp_ss_dstate_name(s->seq.d[1]));
+}
+
+/* The sequence verdict of this message: computed on the first pass. */
+static bool seq_check(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t,
+		      guint32 ppid, uint32_t msg, uint16_t ssn)
+{
+	int stream = msg_stream(tvb, ppid);
+	guint32 key = (guint32)tvb_raw_offset(tvb);
+	struct ws_seq *q;
+	proto_item *ti;
+
+	if (stream < 0)
+		return true;
+	q = p_get_proto_data(wmem_file_scope(), pinfo, proto_ddp_sctp, key);
+	if (!q) {
+		if (PINFO_FD_VISITED(pinfo))
+			return true;
+		q = wmem_new0(wmem_file_scope(), struct ws_seq);
+		q->problem = seq_step(pinfo, stream, msg, ssn);
+		p_add_proto_data(wmem_file_scope(), pinfo, proto_ddp_sctp, key,
+				 q);
+	}
+	if (!q->problem)
+		return true;
+	ti = proto_tree_add_string(t, hf_seq_problem, tvb, 0, 0, q->problem);
+	proto_item_set_generated(ti);
+	expert_add_info_format(pinfo, ti, &ei_sequence, "%s", q->problem);
+	return false;
+}
+
 /* RFC 5043 §5.2.3 Figure 3: DDP-SSN, Function Code, Private Data. */
 static bool session_ctl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t,
 			proto_item *top, const uint8_t *p, guint len)
@@ -79,6 +210,7 @@ static bool session_ctl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t,
 	enum wire_err e;
 	proto_item *ti;
 	size_t used;
+	bool ok;
 
 	e = p ? sctp_ss_parse(p, len, &m, &used) : WIRE_ESHORT;
 	if (len >= 2)
@@ -93,6 +225,7 @@ static bool session_ctl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t,
 		return false;
 	}
 	proto_tree_add_uint(t, hf_fc, tvb, 2, 2, m.fc);
+	ok = seq_check(tvb, pinfo, t, SCTP_PPID_DDP_SESSION_CTL, m.fc, m.ssn);
 	proto_item_append_text(top, ", %s", sctp_ss_fc_name(m.fc));
 	col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", sctp_ss_fc_name(m.fc));
 	proto_item_set_generated(
@@ -108,7 +241,7 @@ static bool session_ctl(tvbuff_t *tvb, packet_info *pinfo, proto_tree *t,
 		col_append_fstr(pinfo->cinfo, COL_INFO, " IRD %u ORD %u",
 				m.enh.ird, m.enh.ord);
 	}
-	return true;
+	return ok;
 }
 
 /* RFC 5043 §5.2.2 Figure 2: DDP-SSN, then one DDP segment. */
@@ -118,6 +251,7 @@ static bool segment(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	struct ws_rdmap_res res;
 	proto_item *ti;
 	char why[96] = "";
+	bool seq_ok;
 
 	if (len < 2) {
 		ti = proto_tree_add_string(t, hf_error, tvb, 0, -1,
@@ -127,6 +261,8 @@ static bool segment(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		return false;
 	}
 	proto_tree_add_uint(t, hf_ssn, tvb, 0, 2, wire_be16(p));
+	seq_ok = seq_check(tvb, pinfo, t, SCTP_PPID_DDP_SEGMENT,
+			   SCTP_SS_SEGMENT, wire_be16(p));
 	ws_rdmap_dissect(tvb_new_subset_remaining(tvb, 2), pinfo, tree, &res);
 	col_append_sep_str(pinfo->cinfo, COL_INFO, ", ", ws_rdmap_info(&res));
 	/* RFC 5043 runs DDP and RDMAP version 1 (RFC 5041 §7.2) */
@@ -142,7 +278,7 @@ static bool segment(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		proto_item_set_generated(ti);
 		expert_add_info_format(pinfo, ti, &ei_version, "%s", why);
 	}
-	return res.rdmap_ok && !why[0];
+	return res.rdmap_ok && !why[0] && seq_ok;
 }
 
 static int dissect_ddp_sctp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
@@ -153,6 +289,7 @@ static int dissect_ddp_sctp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	const uint8_t *p = len ? tvb_get_ptr(tvb, 0, len) : NULL;
 	proto_item *ti;
 	proto_tree *t;
+	int stream;
 	bool ok;
 
 	col_set_str(pinfo->cinfo, COL_PROTOCOL, "DDP/SCTP");
@@ -164,6 +301,10 @@ static int dissect_ddp_sctp(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 		proto_tree_add_uint(t, hf_ppid, tvb, 0, 0, ppid));
 	proto_item_set_generated(proto_tree_add_uint(t, hf_length, tvb, 0, 0,
 						     tvb_reported_length(tvb)));
+	stream = msg_stream(tvb, ppid);
+	if (stream >= 0)
+		proto_item_set_generated(proto_tree_add_uint(
+			t, hf_stream, tvb, 0, 0, (guint32)stream));
 	if (len < tvb_reported_length(tvb))
 		/* cut by the snapshot length: decode what is there */
 		len = tvb_captured_length(tvb);
@@ -195,11 +336,14 @@ static hf_register_info hf[] = {
 	{ &hf_ulp_pd, { "ULP private data", "ddp_sctp.ulp_privatedata", FT_BYTES, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 	{ &hf_error, { "Error", "ddp_sctp.error", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 	{ &hf_version_problem, { "Version problem", "ddp_sctp.version_problem", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
+	{ &hf_stream, { "SCTP stream", "ddp_sctp.stream", FT_UINT16, BASE_DEC, NULL, 0x0, "The stream of the DDP stream session (RFC 5043 §6), from the DATA chunk", HFILL } },
+	{ &hf_seq_problem, { "Sequence problem", "ddp_sctp.sequence_problem", FT_STRING, BASE_NONE, NULL, 0x0, "The message breaks the legal sequences of RFC 5043 §6", HFILL } },
 	{ &hf_bad, { "Bad", "ddp_sctp.bad", FT_BOOLEAN, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 };
 
 static ei_register_info ei[] = {
 	{ &ei_malformed, { "ddp_sctp.malformed", PI_MALFORMED, PI_ERROR, "Malformed DDP over SCTP message", EXPFILL } },
+	{ &ei_sequence, { "ddp_sctp.sequence.bad", PI_SEQUENCE, PI_WARN, "Message out of the legal sequences of RFC 5043 §6", EXPFILL } },
 	{ &ei_version, { "ddp_sctp.version.bad", PI_PROTOCOL, PI_WARN, "DDP/RDMAP version over SCTP", EXPFILL } },
 };
 /* clang-format on */

@@ -14,7 +14,8 @@
 #  2. `iwcmctl sample` over TCP (markers, CRC, RTR types, Rev 0 and 1,
 #     client-server, the seed-003 RtR frame, Swap, Terminate, small
 #     segments, FPDUs across segments, a corrupted FPDU) and over SCTP
-#     (clean and with corrupted packets).
+#     (clean, with corrupted packets, and with the function code of
+#     its session control messages set to each of 1-8 and 65535).
 # The captures of integ/dp_capture.sh and integ/sctp_capture.sh are
 # compared by those tests.  Then:
 #  3. the comparison fails when it should: a changed value, a missing
@@ -87,6 +88,15 @@ done <<'EOF'
 --transport sctp --corrupt 4
 --transport sctp --corrupt 11
 EOF
+
+# DDP Stream Session Control with every function code (RFC 5043
+# §5.2.3, RFC 6581 §7), and two that are not defined
+"$IWCMCTL" sample --transport sctp -o "$ws_tmp/s.pcap"
+for fc in 1 2 3 4 5 6 7 8 65535; do
+	"$builddir/pcap_mutate" fc "$fc" "$ws_tmp/s.pcap" "$ws_tmp/fc.pcap" &&
+		check ws_compare "session control, function code $fc" \
+			"$ws_tmp/fc.pcap" -- -d udp.port==9899,sctp
+done
 
 # 3. the comparison can fail
 "$IWCMCTL" sample -o "$ws_tmp/s.pcap"

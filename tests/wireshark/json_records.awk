@@ -26,12 +26,9 @@ function skip_init() {
 	SKIP["fpdu.markers.list"] = 1
 	# SCTP layer of a message: Wireshark's own SCTP dissector shows
 	# them (tests/conformance/tshark_sctp.sh compares them)
-	SKIP["sctp_message.index"] = SKIP["sctp_message.stream"] = 1
+	SKIP["sctp_message.index"] = SKIP["sctp_message.dir"] = 1
 	SKIP["sctp_message.tsn"] = SKIP["sctp_message.fragments"] = 1
-	SKIP["sctp_message.unordered"] = SKIP["sctp_message.dir"] = 1
-	# RFC 5043 §6 sequences need the SCTP stream of each message,
-	# which Wireshark 4.0 does not hand to a PPID dissector
-	SKIP["sctp_message.sequence_problem"] = 1
+	SKIP["sctp_message.unordered"] = 1
 }
 
 function map_init(   a, i, n, kv) {
@@ -147,7 +144,9 @@ function map_init(   a, i, n, kv) {
 	    "session_control.enh.ord=ddp_sctp.ord " \
 	    "session_control.ulp_private_data=ddp_sctp.ulp_privatedata " \
 	    "session_control_error=ddp_sctp.error " \
-	    "version_problem=ddp_sctp.version_problem bad=ddp_sctp.bad", a, " ")
+	    "version_problem=ddp_sctp.version_problem bad=ddp_sctp.bad " \
+	    "stream=ddp_sctp.stream sequence_problem=ddp_sctp.sequence_problem",
+	    a, " ")
 	for (i = 1; i <= n; i++) {
 		split(a[i], kv, "=")
 		M["sctp_message." kv[1]] = kv[2]
@@ -158,6 +157,14 @@ function map_init(   a, i, n, kv) {
 }
 
 # ---- a small JSON reader: the line's values as path=value in P[] ----
+
+function hexval(h,   i, v) {
+	v = 0
+	h = tolower(h)
+	for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v
+}
 
 function jerr(msg) {
 	print "JSONERR " NR ": " msg
@@ -182,7 +189,10 @@ function jstring(   s, c, out) {
 			pos++
 			c = substr(line, pos, 1)
 			if (c == "u") {
-				out = out "\\u" substr(line, pos + 1, 4)
+				# decode escapes each octet >= 0x80 of UTF-8
+				# text as \u00XX: the octet again (under
+				# LC_ALL=C)
+				out = out sprintf("%c", hexval(substr(line, pos + 1, 4)))
 				pos += 5
 				continue
 			}

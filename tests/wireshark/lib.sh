@@ -127,17 +127,17 @@ ws_records() {
 	# shellcheck disable=SC2086  # options, split
 	"$IWCMCTL" decode -j -v $_d "$ws_tmp/in.pcap" >"$ws_tmp/d.json" \
 		2>/dev/null
-	awk -f "$ws_awk/records.awk" -f "$ws_awk/json_records.awk" \
-		"$ws_tmp/d.json" | sort >"$ws_tmp/d.rec"
+	LC_ALL=C awk -f "$ws_awk/records.awk" -f "$ws_awk/json_records.awk" \
+		"$ws_tmp/d.json" | LC_ALL=C sort >"$ws_tmp/d.rec"
 	if ! ws_ts "$ws_tmp/in.pcap" -T pdml "$@" >"$ws_tmp/w.pdml" \
 		2>"$ws_tmp/w.err"; then
 		echo "tshark failed:"
 		sed 's/^/    /' "$ws_tmp/w.err" | head -10
 		return 1
 	fi
-	awk -v keep="$ws_tmp/names" -f "$ws_awk/records.awk" \
+	LC_ALL=C awk -v keep="$ws_tmp/names" -f "$ws_awk/records.awk" \
 		-f "$ws_awk/pdml_records.awk" "$ws_tmp/w.pdml" |
-		sort >"$ws_tmp/w.rec"
+		LC_ALL=C sort >"$ws_tmp/w.rec"
 }
 
 # ws_diff NAME: d.rec and w.rec equal and not empty, else the first

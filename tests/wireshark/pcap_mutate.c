@@ -17,6 +17,10 @@
  *   keys    MPA startup-frame keys written over random payload octets
  *   splice  random octets inserted into or cut out of payloads
  *   chunks  the SCTP chunk headers damaged as well (lengths, types)
+ *   fc      every DDP Stream Session Control message (PPID 17) given
+ *           the function code SEED, the SCTP CRC32c recomputed: the
+ *           codes a capture does not have, valid (1-7, RFC 5043 §5.2.3,
+ *           RFC 6581 §7) or not
  * Ethernet, Linux cooked (SLL) and raw IP links, IPv4 and IPv6 without
  * extension headers.  Deterministic for a given SEED.
  */
@@ -24,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "crc32c.h"
 
 #define SNAP_MAX 262144
 
@@ -171,6 +177,35 @@ static void fix_ip_len(struct pkt *k, const struct where *w)
 	k->len = k->caplen;
 }
 
+/* fc: rewrite the function code of PPID 17 messages, fix the CRC32c. */
+static void set_fc(int link, struct pkt *k, uint16_t fc)
+{
+	struct where w;
+	uint32_t o, clen, done = 0;
+	uint8_t *c;
+
+	if (!locate(link, k, &w) || !w.sctp)
+		return;
+	for (o = w.payload; o + 16 <= k->caplen; o += (clen + 3) & ~3u) {
+		c = k->d + o;
+		clen = (uint32_t)c[2] << 8 | c[3];
+		if (clen < 4 || o + clen > k->caplen)
+			break;
+		/* RFC 4960 §3.3.1: DATA, PPID at 12, user data at 16 */
+		if (c[0] == 0 && clen >= 20 && c[12] == 0 && c[13] == 0 &&
+		    c[14] == 0 && c[15] == 17) {
+			c[18] = (uint8_t)(fc >> 8);
+			c[19] = (uint8_t)fc;
+			done = 1;
+		}
+	}
+	if (!done)
+		return;
+	/* RFC 4960 §6.8: CRC32c over the packet, checksum field zero */
+	memset(k->d + w.l4 + 8, 0, 4);
+	crc32c_put_wire(crc32c(k->d + w.l4, k->caplen - w.l4), k->d + w.l4 + 8);
+}
+
 static const char *const keys[] = {
 	"MPA ID Req Frame",
 	"MPA ID Rep Frame",
@@ -312,7 +347,9 @@ int main(int argc, char **argv)
 		k = next;
 		next = t;
 		have_next = read_pkt(in, &next);
-		if (!strcmp(argv[1], "glue"))
+		if (!strcmp(argv[1], "fc"))
+			set_fc(link, &k, (uint16_t)strtoul(argv[2], NULL, 0));
+		else if (!strcmp(argv[1], "glue"))
 			while (have_next && rnd(2) && glue(link, &k, &next))
 				have_next = read_pkt(in, &next);
 		else
