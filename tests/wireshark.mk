@@ -8,8 +8,7 @@
 WIRESHARK_TESTS = wireshark/compare.sh wireshark/fuzz.sh
 TESTS += $(WIRESHARK_TESTS)
 EXTRA_DIST += $(WIRESHARK_TESTS) wireshark/lib.sh wireshark/records.awk \
-	wireshark/json_records.awk wireshark/pdml_records.awk \
-	wireshark/mutate.awk
+	wireshark/json_records.awk wireshark/pdml_records.awk
 
 if HAVE_WIRESHARK
 WS_PLUGIN_DIR = $(abs_top_builddir)/wireshark/plugins
