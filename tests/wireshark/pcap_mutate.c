@@ -21,6 +21,8 @@
  *           the function code SEED, the SCTP CRC32c recomputed: the
  *           codes a capture does not have, valid (1-7, RFC 5043 §5.2.3,
  *           RFC 6581 §7) or not
+ * Except with fc, the IP addresses of both ends are changed by SEED too,
+ * so that mutants merged into one file stay separate connections.
  * Ethernet, Linux cooked (SLL) and raw IP links, IPv4 and IPv6 without
  * extension headers.  Deterministic for a given SEED.
  */
@@ -206,6 +208,22 @@ static void set_fc(int link, struct pkt *k, uint16_t fc)
 	crc32c_put_wire(crc32c(k->d + w.l4, k->caplen - w.l4), k->d + w.l4 + 8);
 }
 
+/* Move both ends of every connection to other addresses, alike. */
+static void readdress(int link, struct pkt *k, uint8_t x)
+{
+	struct where w;
+
+	if (!locate(link, k, &w))
+		return;
+	if (w.v6) {
+		k->d[w.ip + 8 + 2] ^= x;
+		k->d[w.ip + 24 + 2] ^= x;
+	} else {
+		k->d[w.ip + 12 + 1] ^= x;
+		k->d[w.ip + 16 + 1] ^= x;
+	}
+}
+
 static const char *const keys[] = {
 	"MPA ID Req Frame",
 	"MPA ID Rep Frame",
@@ -354,6 +372,9 @@ int main(int argc, char **argv)
 				have_next = read_pkt(in, &next);
 		else
 			mutate(argv[1], link, &k);
+		if (strcmp(argv[1], "fc"))
+			readdress(link, &k,
+				  (uint8_t)(strtoul(argv[2], NULL, 0) | 1));
 		write_pkt(out, &k);
 	}
 	fclose(in);
