@@ -28,6 +28,8 @@
 
 ws_init() {
 	: "${top_builddir:?run through make check}"
+	# MPA's heuristic before port-based dissectors (tshark_opts.sh)
+	. "$srcdir/tshark_opts.sh"
 	IWCMCTL=${IWCMCTL:-$top_builddir/cli/iwcmctl}
 	ws_skip=
 	if [ -z "${WS_PLUGIN_DIR:-}" ]; then
@@ -104,8 +106,8 @@ ws_ts() {
 	${WS_WRAP:-} $ws_as env $ws_env HOME="$ws_tmp/home" \
 		WIRESHARK_CONFIG_DIR="$ws_tmp/conf" \
 		WIRESHARK_PLUGIN_DIR="$WS_PLUGIN_DIR" \
-		"$TSHARK" -n -o tcp.try_heuristic_first:TRUE \
-		-o sctp.checksum:CRC-32C "$@" -r "$_f"
+		"$TSHARK" -n $TSHARK_MPA_OPTS -o sctp.checksum:CRC-32C "$@" \
+		-r "$_f"
 }
 
 # ws_in FILE: a copy nobody can read.
