@@ -395,7 +395,8 @@ static void fpdu_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
 	mt = rec_item(t, tree, f->dir, f->src, f->dst, f->off, &top);
 	proto_item_append_text(top, ", FPDU %lu", f->index);
 	proto_tree_add_uint(mt, hf_fpdu_index, t, 0, 0, (guint32)f->index);
-	add_gen_uint(mt, hf_hdr_offset, t, (uint32_t)f->hdr_off);
+	proto_item_set_generated(
+		proto_tree_add_uint64(mt, hf_hdr_offset, t, 0, 0, f->hdr_off));
 	add_gen_uint(mt, hf_wire_len, t, (uint32_t)f->wire_len);
 	proto_tree_add_uint(mt, hf_ulpdu_len, t, ho, MPA_HDR_LEN, f->ulpdu_len);
 	add_gen_uint(mt, hf_pad_len, t, f->pad);
@@ -558,7 +559,7 @@ static hf_register_info hf[] = {
 	{ &hf_neg_rtr_allowed, { "RTR types allowed", "iwarp_mpa.neg.rtr_allowed", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 	{ &hf_neg_problem, { "Problem", "iwarp_mpa.neg.problem", FT_STRING, BASE_NONE, NULL, 0x0, NULL, HFILL } },
 	{ &hf_fpdu_index, { "FPDU number", "iwarp_mpa.fpdu.index", FT_UINT32, BASE_DEC, NULL, 0x0, "FPDUs of this direction, from 1", HFILL } },
-	{ &hf_hdr_offset, { "ULPDU_Length offset", "iwarp_mpa.hdr_offset", FT_UINT32, BASE_DEC, NULL, 0x0, "Stream offset of ULPDU_Length (after a leading marker)", HFILL } },
+	{ &hf_hdr_offset, { "ULPDU_Length offset", "iwarp_mpa.hdr_offset", FT_UINT64, BASE_DEC, NULL, 0x0, "Stream offset of ULPDU_Length (after a leading marker)", HFILL } },
 	{ &hf_wire_len, { "FPDU length on the wire", "iwarp_mpa.wire_length", FT_UINT32, BASE_DEC, NULL, 0x0, "Markers, pad and CRC included", HFILL } },
 	{ &hf_ulpdu_len, { "ULPDU length", "iwarp_mpa.ulpdulength", FT_UINT16, BASE_DEC, NULL, 0x0, NULL, HFILL } },
 	{ &hf_pad_len, { "Pad length", "iwarp_mpa.pad_length", FT_UINT8, BASE_DEC, NULL, 0x0, NULL, HFILL } },
