@@ -41,7 +41,7 @@ libisal-dev libpcap-dev check tshark \
 libprotobuf-c-dev protobuf-c-compiler clang libclang-rt-14-dev \
 libevent-dev libuv1-dev libusrsctp-dev libsystemd-dev systemd iproute2 tcpdump \
 clang-format libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev \
-nftables"
+nftables wireshark-dev"
 
 # What ./build.sh deb adds: the packaging tools and mmdebstrap for the
 # install test's Debian 12 root.

@@ -23,7 +23,7 @@ fi
 cd "$top_srcdir"
 bad=0
 n=0
-for d in wire proto daemon libclient fabric cli include bench examples tests; do
+for d in wire proto daemon libclient fabric cli wireshark include bench examples tests; do
 	for f in $(find "$d" \( -name '*.c' -o -name '*.h' \) \
 		! -name '*.pb-c.*' | sort); do
 		n=$((n + 1))

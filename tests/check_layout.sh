@@ -31,6 +31,7 @@ wire wire/.libs libwire_la- -
 proto proto/.libs libipc_la- -
 cli cli/.libs libdissect_la- -
 cli cli iwcmctl- -
+wireshark wireshark/.libs iwcm_la- -
 bench bench iwcm_bench- -
 examples examples iwcm_rping- -
 fabric fabric/.libs libiwcm_fi_la- -

@@ -2,8 +2,8 @@
 # Copyright (c) 2026 The iwcm authors
 #
 # The tshark options of every check that dissects MPA over TCP (sourced,
-# not run: conformance/tshark_sample.sh, integ/dp_capture.sh and the
-# interop suite).
+# not run: conformance/tshark_sample.sh, integ/dp_capture.sh,
+# wireshark/lib.sh and the interop suite).
 #
 # MPA has no TCP port: tshark finds it by its heuristic, and by default
 # tries heuristics only after the dissectors registered for the stream's

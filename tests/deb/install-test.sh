@@ -16,6 +16,7 @@
 #   - debian/tests/smoke: iwcmd runs as iwcmd.service would run it (user
 #     iwcm, its ExecStart=), iwcmctl connect --p2p completes against
 #     iwcmctl listen, fi_info -p iwcm lists the provider;
+#   - tshark loads the plugin of wireshark-iwcm (protocol iwcm_mpa);
 #   - mpirun, as a user of the group iwcm, runs examples/mpi/mpi_check on
 #     4 ranks over "iwcm;ofi_rxm" with MCA flags alone, and iwcmd counts
 #     the connections;
@@ -162,7 +163,16 @@ if [ "${1:-}" = --inside ]; then
 
 	say "the tools the test uses: fi_info, mpirun ($(elapsed))"
 	apt_get install --no-install-recommends libfabric-bin openmpi-bin \
-		procps build-essential pkgconf
+		procps build-essential pkgconf tshark
+
+	say "wireshark-iwcm: tshark loads the plugin ($(elapsed))"
+	out=$(inroot tshark -G plugins 2>&1) || fail "tshark -G plugins: $out"
+	case "$out" in
+	*iwcm.so*) echo "ok: $(echo "$out" | grep iwcm.so)" ;;
+	*) fail "tshark does not load iwcm.so: $out" ;;
+	esac
+	inroot tshark -G protocols 2>/dev/null | grep -q '	iwcm_mpa	' ||
+		fail "tshark has no protocol iwcm_mpa"
 
 	say "autopkgtest build: a program on libiwcm-dev ($(elapsed))"
 	inroot sh /tmp/iwcm-test/build

@@ -18,6 +18,8 @@
 #     FPDUs of both directions and every opcode the traffic used.
 #  2. iwcmctl decode -j exits 0, decodes as many FPDUs as tshark or
 #     more, each with a good CRC, markers that agree, and nothing bad.
+#  3. With the Wireshark plugin built (wireshark/), tshark with it shows
+#     every field of every PDU as iwcmctl decode -j does.
 # Loopback checksums are left to the kernel's offload, so they are not
 # checked.  Needs root for tcpdump (SKIP otherwise), tcpdump and tshark
 # 4.0 (SKIP without them).
@@ -212,6 +214,17 @@ END {
 	exit (n >= tsn && n >= 20 && withmk && !badcrc && !badmk && !bad &&
 	      !err) ? 0 : 1
 }' "$tmp/dec.json" || fail "iwcmctl decode: every FPDU good"
+
+# ---- the Wireshark plugin (wireshark/lib.sh), when it is built ----
+# tshark with iwcm.so shows every field iwcmctl decode -j shows.
+. "$srcdir/wireshark/lib.sh"
+if ws_init; then
+	ws_compare "Wireshark plugin on the capture" "$tmp/dp.pcap" ||
+		fail "the Wireshark plugin and iwcmctl decode differ"
+	ws_cleanup
+else
+	echo "note: Wireshark plugin not compared: $ws_skip"
+fi
 
 if [ "$n_fail" -ne 0 ]; then
 	cp "$tmp/dp.pcap" "${TMPDIR:-/tmp}/iwcm-dp-capture.pcap" 2>/dev/null &&

@@ -14,7 +14,9 @@
 #    DATA chunk (usrsctp does not fragment here), which tshark, when
 #    present, counts the same;
 #  - the Enhanced Initiate and Accept, both Terminates, and every ping's
-#    Send, Read Request and Read Response decoded down to RDMAP.
+#    Send, Read Request and Read Response decoded down to RDMAP;
+#  - with the Wireshark plugin built (wireshark/), tshark with it shows
+#    every field of every message as iwcmctl decode -j does.
 # Needs root for tcpdump (SKIP otherwise) and tcpdump (SKIP without it).
 set -u
 : "${top_builddir:?run through make check}"
@@ -130,6 +132,18 @@ if [ -n "${TSHARK:-}" ]; then
 	[ "$tdata" -eq "$data" ] || fail "tshark: $tdata DATA chunks, decode $data"
 	bad=$(printf '%s\n' "$ts" | cut -f2 | grep -vc '^1$')
 	[ "$bad" -eq 0 ] || fail "tshark: $bad packets without a good CRC32c"
+fi
+
+# the Wireshark plugin (wireshark/lib.sh), when it is built, shows
+# every field of every message as decode does
+. "$srcdir/wireshark/lib.sh"
+if ws_init; then
+	ws_compare "Wireshark plugin on the capture" "$dir/cap.pcap" \
+		--sctp-udp-port "$port" -- -d "udp.port==$port,sctp" ||
+		fail "the Wireshark plugin and iwcmctl decode differ"
+	ws_cleanup
+else
+	echo "note: Wireshark plugin not compared: $ws_skip"
 fi
 
 if [ $fails -ne 0 ]; then
