@@ -171,7 +171,7 @@ if [ "${1:-}" = --inside ]; then
 	*iwcm.so*) echo "ok: $(echo "$out" | grep iwcm.so)" ;;
 	*) fail "tshark does not load iwcm.so: $out" ;;
 	esac
-	inroot tshark -G protocols 2>/dev/null | grep -q '	iwcm_mpa	' ||
+	inroot tshark -G protocols 2>/dev/null | grep -q '	iwcm_mpa$' ||
 		fail "tshark has no protocol iwcm_mpa"
 
 	say "autopkgtest build: a program on libiwcm-dev ($(elapsed))"
