@@ -266,7 +266,7 @@ if [ "${1:-}" = --inside ]; then
 	inroot gpasswd -d mpiuser iwcm >/dev/null
 	rm -f "$root/home/mpiuser/mpi_check"
 	apt_get purge --autoremove $ours libfabric-bin openmpi-bin procps \
-		build-essential pkgconf
+		build-essential pkgconf tshark
 	left=$(inroot dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' |
 		awk '$1 != "ii" && $1 != "un" { print }')
 	[ -z "$left" ] || fail "packages not purged: $left"
