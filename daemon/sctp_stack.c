@@ -156,3 +156,11 @@ void sctp_stack_pause(struct sctp_sock *s, bool pause)
 {
 	sctp_ops->pause(s, pause);
 }
+
+bool sctp_stack_drops(struct sctp_drops *d)
+{
+	if (!sctp_ops || !sctp_ops->drops)
+		return false;
+	sctp_ops->drops(d);
+	return true;
+}

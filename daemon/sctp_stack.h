@@ -57,6 +57,19 @@ struct sctp_stack_conf {
 
 struct sctp_sock;
 
+/*
+ * Datagrams on the UDP encapsulation port (RFC 6951) that were dropped:
+ * what the user-space stack counts (the kernel's SCTP counts its own,
+ * /proc/net/sctp/snmp).
+ */
+struct sctp_drops {
+	uint64_t not_sctp;    /* shorter than an SCTP packet, or truncated */
+	uint64_t bad_crc;     /* CRC32c wrong (RFC 4960 §6.8) */
+	uint64_t bad_vtag;    /* Verification Tag wrong (RFC 4960 §8.5) */
+	uint64_t no_room;     /* a new peer, and the table of peers full */
+	uint64_t send_failed; /* a packet out that the host refused */
+};
+
 /* An association that came up (RFC 5043 §5.1 checks passed). */
 struct sctp_assoc_info {
 	uint16_t streams;    /* usable: min(in, out) */
@@ -120,6 +133,8 @@ struct sctp_stack_ops {
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
 	unsigned int (*sockets)(void);
+	/* NULL where the host's stack counts them itself */
+	void (*drops)(struct sctp_drops *d);
 };
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
@@ -172,13 +187,14 @@ int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
  * closes while its messages wait in the stack (backpressure).
  */
 void sctp_stack_pause(struct sctp_sock *s, bool pause);
-/* Close s (abort: ABORT chunk, else graceful SHUTDOWN); no callback
- * follows, and s is not to be used again (usrsctp keeps it until its
- * association has ended). */
+/* Close s (abort: ABORT chunk, else graceful SHUTDOWN, which the stack
+ * completes on its own); no callback follows, and s is not to be used
+ * again. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
-/* The sockets the stack holds: open ones, and closed ones whose
- * association is still ending.  Closed listeners that usrsctp keeps for
- * the next listen on their address (a bounded few) are not counted. */
+/* The sockets the stack holds for iwcmd: the open ones. */
 unsigned int sctp_stack_sockets(void);
+/* The dropped datagrams; false (d untouched) when the running stack
+ * counts none of its own. */
+bool sctp_stack_drops(struct sctp_drops *d);
 
 #endif
