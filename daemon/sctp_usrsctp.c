@@ -39,6 +39,7 @@
 #define US_LISTEN_BACKLOG 16
 #define US_DATA_HDR 16 /* RFC 4960 §3.3.1 DATA chunk header */
 #define US_PORT_TRIES 64
+#define US_UDP_MAX 65507 /* the largest IPv4 UDP payload */
 
 struct us_stack us = {
 	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
@@ -51,6 +52,7 @@ static const struct sctp_cb us_nocb;
 
 static void us_down(struct sctp_sock *s, const char *why);
 static void us_abort(struct sctp_sock *s, const char *why);
+static void us_run(void);
 
 /*
  * usrsctp's upcall, inside a call of ours into usrsctp (its input, its
@@ -121,13 +123,18 @@ static size_t us_maxseg(struct sctp_sock *s)
 	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
 }
 
-/* The path MTU of the association: the UDP path's (RFC 6951 §5.6 leaves
+/*
+ * The path MTU of an association: the UDP path's (RFC 6951 §5.6 leaves
  * PMTU discovery to the SCTP layer; the route's MTU is where it starts
- * and, as usrsctp cannot see ICMP here, where it stays). */
+ * and, as usrsctp cannot see ICMP here, where it stays).  usrsctp only
+ * lowers an association's MTU, so every socket starts at the largest
+ * (us_sockopts(), peer NULL) and each association is lowered to its
+ * path's.
+ */
 static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 {
 	struct sctp_paddrparams pp;
-	unsigned int mtu = us_peer_mtu(peer);
+	unsigned int mtu = peer ? us_peer_mtu(peer) : US_UDP_MAX;
 
 	memset(&pp, 0, sizeof(pp));
 	pp.spp_assoc_id = id;
@@ -193,6 +200,7 @@ static int us_sockopts(struct socket *so)
 	    us_setopt(so, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on),
 		      "SCTP_NODELAY") < 0)
 		return -1;
+	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
 }
 
@@ -510,7 +518,7 @@ static void us_service(struct sctp_sock *s)
 	}
 }
 
-void us_run(void)
+static void us_run(void)
 {
 	struct sctp_sock *s;
 
@@ -543,7 +551,7 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		snprintf(err, errlen, "sctp: %s", strerror(errno));
 		return -1;
 	}
-	if (us_udp_init(err, errlen) < 0) {
+	if (us_udp_init(base, &us.conf.udp_port, us_run, err, errlen) < 0) {
 		free(us.rxbuf);
 		us.rxbuf = NULL;
 		return -1;
@@ -697,7 +705,6 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	port = us_bind(so, 0);
 	if (!port)
 		goto fail;
-	us_set_mtu(so, peer, SCTP_FUTURE_ASSOC);
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
 	sc.sconn_port = us_port_of(sa);
@@ -705,6 +712,9 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
 	    errno != EINPROGRESS)
 		goto fail;
+	/* on the association now there (usrsctp takes no path MTU for
+	 * one to come on an AF_CONN socket) */
+	us_set_mtu(so, peer, 0);
 	s = us_sock_new(so, US_CONNECTING, cb, arg);
 	if (!s)
 		goto fail;

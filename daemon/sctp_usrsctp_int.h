@@ -63,21 +63,19 @@ struct us_stack {
 };
 extern struct us_stack us;
 
-/* ---- sctp_usrsctp.c ---- */
-
-/* Serve every socket an upcall named, then send what usrsctp queued:
- * called after each call into usrsctp from the loop. */
-void us_run(void);
-
 /* ---- sctp_usrsctp_udp.c ---- */
 
 /*
- * The UDP side of RFC 6951: iwcmd's own socket(s) on conf.udp_port, read
+ * The UDP side of RFC 6951: iwcmd's own socket(s) on *port (0: one the
+ * host picks, written back), read
  * in batches; each peer's UDP endpoint (address, port, and the local
  * address it reached) is one AF_CONN address of usrsctp, a value that
- * names a slot of a bounded table.  -1 with a message in err.
+ * names a slot of a bounded table.  run is called after each call into
+ * usrsctp from the loop (sctp_usrsctp.c serves the sockets its upcalls
+ * named, then flushes).  -1 with a message in err.
  */
-int us_udp_init(char *err, size_t errlen);
+int us_udp_init(struct event_base *base, uint16_t *port, void (*run)(void),
+		char *err, size_t errlen);
 void us_udp_fini(void);
 /* The AF_CONN address for the peer at sa (an IP address, the UDP port
  * being encap_port), taken (us_peer_put()); NULL with errno. */

@@ -60,6 +60,8 @@ union us_ctl {
 
 static struct {
 	int fd[2]; /* IPv4, IPv6 (-1: none) */
+	struct event_base *base;
+	void (*run)(void); /* after each call into usrsctp */
 	struct event *ev[2];
 	struct event *timer;
 	struct event *kick;
@@ -558,7 +560,6 @@ static void us_udp_read(evutil_socket_t fd, short what, void *arg)
 		n = recvmmsg(fd, udp.rmsg, US_RX_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			break;
-		us.in_pass++;
 		for (k = 0; k < n; k++) {
 			struct sockaddr_storage dst;
 			struct msghdr *mh = &udp.rmsg[k].msg_hdr;
@@ -575,8 +576,7 @@ static void us_udp_read(evutil_socket_t fd, short what, void *arg)
 			us_input(udp.riov[k].iov_base, udp.rmsg[k].msg_len,
 				 &udp.rfrom[k], &dst);
 		}
-		us.in_pass--;
-		us_run();
+		udp.run();
 		if (n < US_RX_BATCH)
 			break;
 	}
@@ -592,12 +592,10 @@ static void us_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	if (now > udp.last_ms) {
-		us.in_pass++;
 		usrsctp_handle_timers((uint32_t)(now - udp.last_ms));
-		us.in_pass--;
 		udp.last_ms = now;
 	}
-	us_run();
+	udp.run();
 }
 
 static void us_kicked(evutil_socket_t fd, short what, void *arg)
@@ -606,7 +604,7 @@ static void us_kicked(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	udp.kicked = false;
-	us_run();
+	udp.run();
 }
 
 void us_kick(void)
@@ -672,7 +670,7 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 				      ((struct sockaddr_in *)&ss)->sin_port :
 				      ((struct sockaddr_in6 *)&ss)->sin6_port);
 	udp.fd[i] = fd;
-	udp.ev[i] = event_new(us.base, fd, EV_READ | EV_PERSIST, us_udp_read,
+	udp.ev[i] = event_new(udp.base, fd, EV_READ | EV_PERSIST, us_udp_read,
 			      (void *)(intptr_t)family);
 	if (!udp.ev[i] || event_add(udp.ev[i], NULL) < 0) {
 		snprintf(err, errlen, "sctp: cannot watch the UDP socket");
@@ -681,17 +679,20 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 	return 0;
 }
 
-int us_udp_init(char *err, size_t errlen)
+int us_udp_init(struct event_base *base, uint16_t *port_io, void (*run)(void),
+		char *err, size_t errlen)
 {
 	struct timeval tv = { 0, US_TICK_MS * 1000 };
-	uint16_t port = us.conf.udp_port;
+	uint16_t port = *port_io;
 
+	udp.base = base;
+	udp.run = run;
 	memset(udp.bucket, 0, sizeof(udp.bucket));
 	memset(&udp.drops, 0, sizeof(udp.drops));
 	udp.rbuf = malloc((size_t)US_RX_BATCH * US_PKT_MAX);
 	udp.tbuf = malloc((size_t)US_TX_BATCH * US_PKT_MAX);
-	udp.timer = event_new(us.base, -1, EV_PERSIST, us_tick, NULL);
-	udp.kick = event_new(us.base, -1, 0, us_kicked, NULL);
+	udp.timer = event_new(udp.base, -1, EV_PERSIST, us_tick, NULL);
+	udp.kick = event_new(udp.base, -1, 0, us_kicked, NULL);
 	if (!udp.rbuf || !udp.tbuf || !udp.timer || !udp.kick) {
 		snprintf(err, errlen, "sctp: %s", strerror(ENOMEM));
 		goto fail;
@@ -699,7 +700,7 @@ int us_udp_init(char *err, size_t errlen)
 	if (us_udp_open(AF_INET, &port, err, errlen) < 0 ||
 	    us_udp_open(AF_INET6, &port, err, errlen) < 0)
 		goto fail;
-	us.conf.udp_port = port;
+	*port_io = port;
 	udp.last_ms = us_now_ms();
 	if (event_add(udp.timer, &tv) < 0) {
 		snprintf(err, errlen, "sctp: cannot arm the timer");
