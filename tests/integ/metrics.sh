@@ -5,7 +5,8 @@
 # iwcmctl stats -o openmetrics against a real iwcmd after real traffic:
 # two handshakes handed off (iwcm-rping), one that fails with a Terminate
 # both ways (no common RTR type, RFC 6581 §9.2), one connect refused, and
-# one DDP stream session over SCTP (RFC 5043) handed off both ways.
+# one DDP stream session over SCTP (RFC 5043) handed off both ways,
+# after which iwcmd has no thread but its own and usrsctp's idle one.
 # The output must be well-formed OpenMetrics text (every sample under a
 # '# TYPE' and '# HELP' of its family, counters' samples named _total,
 # label values quoted, integer values, or decimals in the '# UNIT' of a
@@ -72,6 +73,12 @@ rpair "--rtr send" "--p2p --rtr write"
 [ "$crc" != 0 ] || fail "an exchange without a common RTR succeeded"
 rpair "-V --transport sctp" "-V --transport sctp"
 [ "$crc" = 0 ] || fail "the SCTP exchange failed: $(cat "$dir/c.out")"
+# usrsctp without threads (docs/sctp.md): iwcmd's loop and usrsctp's
+# idle iterator, nothing else, after an SCTP session
+threads=$(for t in /proc/"$pid"/task/*/comm; do cat "$t"; done |
+	tr '\n' ' ')
+[ "$threads" = "iwcmd SCTP iterator " ] ||
+	fail "iwcmd's threads after SCTP: $threads"
 # a port nobody listens on
 lfd_port=1
 "$ctl" connect --daemon "127.0.0.1:$lfd_port" >/dev/null 2>&1
