@@ -56,6 +56,7 @@ struct sctp_stack_conf {
 };
 
 struct sctp_sock;
+struct sctp_as;
 
 /*
  * Datagrams on the UDP encapsulation port (RFC 6951) that were dropped:
@@ -78,11 +79,6 @@ struct sctp_assoc_info {
 	uint32_t peer_adapt; /* the peer's Adaptation Code Point */
 	size_t maxseg;	     /* largest message sent unfragmented */
 };
-
-/* For the stacks (sctp_up.c): the checks of an association that came up,
- * RFC 5043 §7.1 and §8; -1 with why when it must be aborted. */
-int sctp_up_check(struct sctp_assoc_info *info, uint32_t peer_adapt, char *why,
-		  size_t len);
 
 /* Whether a, an endpoint's local address, names b (len octets): the
  * same family, port and address (and IPv6 scope); with wildcard, a's
@@ -122,8 +118,8 @@ struct sctp_stack_ops {
 	struct sctp_sock *(*connect)(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg);
-	void (*set_cb)(struct sctp_sock *s, const struct sctp_cb *cb,
-		       void *arg);
+	/* what the stack keeps of s for the table (sctp_assoc.h) */
+	struct sctp_as *(*as)(struct sctp_sock *s);
 	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len);
 	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,

@@ -50,8 +50,6 @@ struct us_stack us = {
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
 
-static void us_down(struct sctp_sock *s, const char *why);
-static void us_abort(struct sctp_sock *s, const char *why);
 static void us_run(void);
 
 /*
@@ -88,16 +86,17 @@ static void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
 	us.n_socks--;
-	if (s->adapt_timer)
-		event_free(s->adapt_timer);
+	if (s->as.adapt_timer)
+		event_free(s->as.adapt_timer);
 	free(s);
 }
 
 /* Largest user message that goes out in one packet (RFC 5043 §9): the
  * path's SCTP packet (usrsctp's MTU for AF_CONN has no IP or UDP header,
  * nor the common header) less the DATA chunk's header. */
-static size_t us_maxseg(struct sctp_sock *s)
+static size_t us_maxseg(struct sctp_as *a)
 {
+	struct sctp_sock *s = a->sock;
 	struct sctp_paddrparams pp;
 	socklen_t len = sizeof(pp);
 	struct sctp_assoc_value av;
@@ -208,32 +207,63 @@ static int us_sockopts(struct socket *so)
 static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct sctp_sock *s = arg;
+	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
 
 	(void)fd;
 	(void)what;
-	us_abort(s, "no Adaptation Layer Indication from the peer "
-		    "(RFC 5043 §5.1)");
+	(void)sctp_as_event(&s->as, &e);
 	us_run();
 }
 
+/* ABORT the association (RFC 4960 §9.1) for the table. */
+static void us_as_abort(struct sctp_as *a)
+{
+	static const char none[1];
+	struct sctp_sndinfo si;
+
+	memset(&si, 0, sizeof(si));
+	si.snd_flags = SCTP_ABORT;
+	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
+	 * ABORT without a cause; the length is what counts */
+	if (usrsctp_sendv(a->sock->so, none, 0, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0) < 0 &&
+	    errno != ENOTCONN)
+		log_debug("sctp: abort: %s", strerror(errno));
+	us_kick();
+}
+
+static void us_as_stop(struct sctp_as *a)
+{
+	(void)a; /* usrsctp's socket stays until closed; nothing to stop */
+}
+
+static const struct sctp_as_ops us_as_ops = {
+	.abort = us_as_abort,
+	.stop = us_as_stop,
+	.maxseg = us_maxseg,
+};
+
 /* A socket of ours for so, in state st; NULL (errno) on failure. */
-static struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
+static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 				     const struct sctp_cb *cb, void *arg)
 {
 	struct sctp_sock *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	s->adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
-	if (!s->adapt_timer) {
+	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
+	if (!s->as.adapt_timer) {
 		free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->so = so;
-	s->state = st;
-	s->cb = cb;
-	s->arg = arg;
+	s->as.sock = s;
+	s->as.ops = &us_as_ops;
+	s->as.state = st;
+	s->as.cb = cb;
+	s->as.arg = arg;
+	s->as.adapt_wait_ms = us.conf.adapt_wait_ms;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
 	us.n_socks++;
 	usrsctp_set_upcall(so, us_upcall, s);
@@ -241,36 +271,6 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum us_state st,
 	 * COMM_UP) is served on the next pass */
 	us_rewake(s);
 	return s;
-}
-
-/* The association: down, reported once. */
-static void us_down(struct sctp_sock *s, const char *why)
-{
-	if (s->state == US_DOWN || s->dead)
-		return;
-	s->state = US_DOWN;
-	evtimer_del(s->adapt_timer);
-	if (s->cb->down)
-		s->cb->down(s->arg, s, why);
-}
-
-/* ABORT the association (RFC 4960 §9.1), report it down. */
-static void us_abort(struct sctp_sock *s, const char *why)
-{
-	static const char none[1];
-	struct sctp_sndinfo si;
-
-	log_info("sctp: association aborted: %s", why);
-	memset(&si, 0, sizeof(si));
-	si.snd_flags = SCTP_ABORT;
-	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
-	 * ABORT without a cause; the length is what counts */
-	if (usrsctp_sendv(s->so, none, 0, NULL, 0, &si, sizeof(si),
-			  SCTP_SENDV_SNDINFO, 0) < 0 &&
-	    errno != ENOTCONN)
-		log_debug("sctp: abort: %s", strerror(errno));
-	us_kick();
-	us_down(s, why);
 }
 
 /* Whether listener l, bound to an address or its family's wildcard,
@@ -297,16 +297,17 @@ static void us_close(struct sctp_sock *s, bool abort)
 	if (s->dead)
 		return;
 	s->dead = true;
-	s->cb = &us_nocb;
-	s->arg = NULL;
-	evtimer_del(s->adapt_timer);
+	s->as.cb = &us_nocb;
+	s->as.arg = NULL;
+	evtimer_del(s->as.adapt_timer);
 	usrsctp_set_upcall(s->so, us_noupcall, NULL);
 	if (s->ready) {
 		TAILQ_REMOVE(&us.ready, s, ready_entry);
 		s->ready = false;
 	}
-	if (s->state != US_LISTEN &&
-	    (abort || (s->state != US_UP && s->state != US_WAIT_ADAPT))) {
+	if (s->as.state != SCTP_AS_LISTEN &&
+	    (abort || (s->as.state != SCTP_AS_UP &&
+		       s->as.state != SCTP_AS_WAIT_ADAPT))) {
 		/* a zero linger: usrsctp's close sends the ABORT */
 		struct linger lg = { 1, 0 };
 
@@ -325,79 +326,9 @@ static void us_close(struct sctp_sock *s, bool abort)
 	us_free(s);
 }
 
-/* COMM_UP and the peer's indication both seen: check it, report up. */
-static void us_check_up(struct sctp_sock *s)
-{
-	char why[128];
-
-	if (s->state != US_WAIT_ADAPT || !s->got_adapt)
-		return;
-	evtimer_del(s->adapt_timer);
-	if (sctp_up_check(&s->info, s->peer_adapt, why, sizeof(why)) < 0) {
-		us_abort(s, why);
-		return;
-	}
-	s->info.maxseg = us_maxseg(s);
-	s->state = US_UP;
-	if (s->cb->up)
-		s->cb->up(s->arg, s, &s->info);
-}
-
-static void us_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
-{
-	union sctp_notification n;
-
-	memset(&n, 0, sizeof(n));
-	memcpy(&n, buf, len < sizeof(n) ? len : sizeof(n));
-	if (len < sizeof(n.sn_header))
-		return;
-	switch (n.sn_header.sn_type) {
-	case SCTP_ASSOC_CHANGE:
-		switch (n.sn_assoc_change.sac_state) {
-		case SCTP_COMM_UP:
-			if (s->state != US_CONNECTING)
-				break;
-			s->info.in_streams =
-				n.sn_assoc_change.sac_inbound_streams;
-			s->info.out_streams =
-				n.sn_assoc_change.sac_outbound_streams;
-			s->state = US_WAIT_ADAPT;
-			/* the peer's indication follows COMM_UP in the same
-			 * packet; a peer may send none (RFC 5043 §7.1) */
-			if (!s->got_adapt) {
-				struct timeval tv = {
-					us.conf.adapt_wait_ms / 1000,
-					(us.conf.adapt_wait_ms % 1000) * 1000
-				};
-				evtimer_add(s->adapt_timer, &tv);
-			}
-			us_check_up(s);
-			break;
-		case SCTP_COMM_LOST:
-			us_down(s, "association lost");
-			break;
-		case SCTP_RESTART:
-			/* the peer's sessions are gone with its state */
-			us_abort(s, "peer restarted the association");
-			break;
-		case SCTP_SHUTDOWN_COMP:
-			us_down(s, "association shut down");
-			break;
-		case SCTP_CANT_STR_ASSOC:
-			us_down(s, "association could not be started");
-			break;
-		}
-		break;
-	case SCTP_ADAPTATION_INDICATION:
-		s->got_adapt = true;
-		s->peer_adapt = n.sn_adaptation_event.sai_adaptation_ind;
-		us_check_up(s);
-		break;
-	case SCTP_SHUTDOWN_EVENT:
-		us_down(s, "peer shut the association down");
-		break;
-	}
-}
+/* usrsctp's notification constants (RFC 6458 §6.1), for the one reader
+ * of both stacks (sctp_assoc.c). */
+static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
 
 static void us_accept_all(struct sctp_sock *l)
 {
@@ -414,7 +345,8 @@ static void us_accept_all(struct sctp_sock *l)
 			return;
 		s = NULL;
 		if (us_sockopts(so) == 0 && us_peer_hold(sc.sconn_addr)) {
-			s = us_sock_new(so, US_CONNECTING, l->cb, l->arg);
+			s = us_sock_new(so, SCTP_AS_CONNECTING, l->as.cb,
+					l->as.arg);
 			if (!s)
 				us_peer_put(sc.sconn_addr);
 		}
@@ -433,8 +365,8 @@ static void us_accept_all(struct sctp_sock *l)
 				us_close(s, true);
 				continue;
 			}
-			if (l->cb->accept)
-				l->cb->accept(l->arg, l, s);
+			if (l->as.cb->accept)
+				l->as.cb->accept(l->as.arg, l, s);
 			continue;
 		}
 		{
@@ -451,7 +383,9 @@ static void us_recv_all(struct sctp_sock *s)
 {
 	int i;
 
-	for (i = 0; i < US_BATCH && !s->dead && s->state != US_DOWN; i++) {
+	for (i = 0; i < US_BATCH && !s->dead && s->as.state != SCTP_AS_DOWN;
+	     i++) {
+		struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
 		struct sctp_rcvinfo rcv;
 		socklen_t infolen = sizeof(rcv);
 		unsigned int infotype = 0;
@@ -464,34 +398,32 @@ static void us_recv_all(struct sctp_sock *s)
 		if (n < 0) {
 			if (errno == EWOULDBLOCK || errno == EAGAIN)
 				return;
-			us_down(s, strerror(errno));
+			sctp_as_down(&s->as, strerror(errno));
 			return;
 		}
 		if (n == 0) {
-			us_down(s, "association closed");
+			sctp_as_down(&s->as, "association closed");
 			return;
 		}
 		if (flags & MSG_NOTIFICATION) {
-			us_notification(s, us.rxbuf, (size_t)n);
+			sctp_as_notification(&s->as, &us_consts, us.rxbuf,
+					     (size_t)n);
 			continue;
 		}
-		if (!(flags & MSG_EOR)) {
-			us_abort(s, "user message over 64 KiB");
+		if (!(flags & MSG_EOR))
+			e.ev = SCTP_AE_TOO_BIG;
+		if (!sctp_as_event(&s->as, &e))
 			return;
-		}
-		if (s->state != US_UP) {
-			us_abort(s, "data before the peer's Adaptation Layer "
-				    "Indication (RFC 5043 §5.1)");
-			return;
-		}
 		if (infotype != SCTP_RECVV_RCVINFO) {
-			us_abort(s, "message without receive information");
+			e.ev = SCTP_AE_NO_RCVINFO;
+			(void)sctp_as_event(&s->as, &e);
 			return;
 		}
-		if (s->cb->msg)
-			s->cb->msg(s->arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
-				   (rcv.rcv_flags & SCTP_UNORDERED) != 0,
-				   us.rxbuf, (size_t)n);
+		if (s->as.cb->msg)
+			s->as.cb->msg(s->as.arg, s, rcv.rcv_sid,
+				      ntohl(rcv.rcv_ppid),
+				      (rcv.rcv_flags & SCTP_UNORDERED) != 0,
+				      us.rxbuf, (size_t)n);
 	}
 	if (i == US_BATCH)
 		us_rewake(s); /* more may be queued: come back after others */
@@ -503,18 +435,18 @@ static void us_service(struct sctp_sock *s)
 
 	if (s->dead)
 		return;
-	if (s->state == US_LISTEN) {
+	if (s->as.state == SCTP_AS_LISTEN) {
 		us_accept_all(s);
 		return;
 	}
 	ev = usrsctp_get_events(s->so);
 	if ((ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR)) && !s->paused)
 		us_recv_all(s);
-	if (!s->dead && s->state == US_UP && s->want_write &&
+	if (!s->dead && s->as.state == SCTP_AS_UP && s->want_write &&
 	    (ev & SCTP_EVENT_WRITE)) {
 		s->want_write = false;
-		if (s->cb->writable)
-			s->cb->writable(s->arg, s);
+		if (s->as.cb->writable)
+			s->as.cb->writable(s->as.arg, s);
 	}
 }
 
@@ -659,7 +591,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	port = us_bind(so, us_port_of(sa));
 	if (!port || usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
 		goto fail;
-	s = us_sock_new(so, US_LISTEN, cb, arg);
+	s = us_sock_new(so, SCTP_AS_LISTEN, cb, arg);
 	if (!s)
 		goto fail;
 	s->port = port;
@@ -715,7 +647,7 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	/* on the association now there (usrsctp takes no path MTU for
 	 * one to come on an AF_CONN socket) */
 	us_set_mtu(so, peer, 0);
-	s = us_sock_new(so, US_CONNECTING, cb, arg);
+	s = us_sock_new(so, SCTP_AS_CONNECTING, cb, arg);
 	if (!s)
 		goto fail;
 	s->peer = peer;
@@ -730,10 +662,9 @@ fail:
 	return NULL;
 }
 
-static void us_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
+static struct sctp_as *us_as(struct sctp_sock *s)
 {
-	s->cb = cb;
-	s->arg = arg;
+	return &s->as;
 }
 
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
@@ -741,16 +672,8 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 {
 	struct sctp_sndinfo si;
 
-	if (s->dead || s->state != US_UP) {
+	if (s->dead) {
 		errno = ENOTCONN;
-		return -1;
-	}
-	if (stream >= s->info.streams) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (len > s->info.maxseg) {
-		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
 		return -1;
 	}
 	memset(&si, 0, sizeof(si));
@@ -772,7 +695,7 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len)
 {
-	if (s->state == US_LISTEN) {
+	if (s->as.state == SCTP_AS_LISTEN) {
 		memcpy(ss, &s->bound, sizeof(*ss));
 		*len = s->bound.ss_family == AF_INET6 ?
 			       sizeof(struct sockaddr_in6) :
@@ -785,7 +708,7 @@ static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 static int us_peer_addr_of(struct sctp_sock *s, struct sockaddr_storage *ss,
 			   socklen_t *len)
 {
-	if (s->state == US_LISTEN) {
+	if (s->as.state == SCTP_AS_LISTEN) {
 		errno = ENOTCONN;
 		return -1;
 	}
@@ -810,7 +733,7 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.fini = us_fini,
 	.listen = us_listen,
 	.connect = us_connect,
-	.set_cb = us_set_cb,
+	.as = us_as,
 	.send = us_send,
 	.local_addr = us_local_addr,
 	.peer_addr = us_peer_addr_of,

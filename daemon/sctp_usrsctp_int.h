@@ -19,35 +19,22 @@
 #include <event2/event.h>
 #include <usrsctp.h>
 
+#include "sctp_assoc.h"
 #include "sctp_stack.h"
-
-enum us_state {
-	US_LISTEN,
-	US_CONNECTING, /* until COMM_UP */
-	US_WAIT_ADAPT, /* COMM_UP seen, the peer's indication not yet */
-	US_UP,
-	US_DOWN,
-};
 
 struct sctp_sock {
 	TAILQ_ENTRY(sctp_sock) entry;
 	TAILQ_ENTRY(sctp_sock) ready_entry; /* an upcall named it */
 	struct socket *so;
-	enum us_state state;
-	const struct sctp_cb *cb;
-	void *arg;
-	bool ready;	 /* on us.ready */
-	bool dead;	 /* closed: freed once the loop is done with it */
-	bool want_write; /* a send got EAGAIN */
-	bool paused;	 /* messages stay in the stack */
-	bool got_adapt;
-	uint32_t peer_adapt;
-	struct event *adapt_timer;
-	void *peer;	/* the remote UDP endpoint (us_peer_*()), or NULL */
-	uint16_t port;	/* the local SCTP port (network order) */
-	uint16_t rport; /* the peer's */
+	struct sctp_as as; /* its state, callbacks, info (sctp_assoc.h) */
+	bool ready;	   /* on us.ready */
+	bool dead;	   /* closed: freed once the loop is done with it */
+	bool want_write;   /* a send got EAGAIN */
+	bool paused;	   /* messages stay in the stack */
+	void *peer;	   /* the remote UDP endpoint (us_peer_*()), or NULL */
+	uint16_t port;	   /* the local SCTP port (network order) */
+	uint16_t rport;	   /* the peer's */
 	struct sockaddr_storage bound; /* a listener's own address */
-	struct sctp_assoc_info info;
 };
 
 /* The stack's sockets (sctp_usrsctp.c). */

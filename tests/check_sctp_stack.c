@@ -21,6 +21,8 @@
 #include "udp_port.h"
 
 #include "log.h"
+#include "sctp_assoc.h"
+#include "sctp_ss.h"
 #include "sctp_stack.h"
 #include "sctp_usrsctp_int.h"
 
@@ -891,6 +893,221 @@ START_TEST(test_idle_assocs)
 }
 END_TEST
 
+/* ---- the association table of both stacks (sctp_assoc.c) ---- */
+
+static int as_aborts, as_stops, as_ups, as_downs, as_maxsegs;
+static char as_why[160];
+
+static void as_abort_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_aborts++;
+}
+
+static void as_stop_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_stops++;
+}
+
+static size_t as_maxseg_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_maxsegs++;
+	return 1400;
+}
+
+static void as_up_rec(void *arg, struct sctp_sock *s,
+		      const struct sctp_assoc_info *info)
+{
+	(void)arg;
+	(void)s;
+	(void)info;
+	as_ups++;
+}
+
+static void as_down_rec(void *arg, struct sctp_sock *s, const char *why)
+{
+	(void)arg;
+	(void)s;
+	as_downs++;
+	snprintf(as_why, sizeof(as_why), "%s", why);
+}
+
+static const struct sctp_as_ops as_rec_ops = { .abort = as_abort_rec,
+					       .stop = as_stop_rec,
+					       .maxseg = as_maxseg_rec };
+static const struct sctp_cb as_rec_cb = { .up = as_up_rec,
+					  .down = as_down_rec };
+
+/* What each (state, event) pair must do, written out apart from the
+ * table: the state after, and whether it delivers, aborts, reports down
+ * or up. */
+enum { X_IGNORE, X_DELIVER, X_DOWN, X_ABORT, X_WAIT, X_NOTE, X_UP };
+
+static int as_expect(enum sctp_as_state st, enum sctp_as_event ev)
+{
+	bool live = st == SCTP_AS_CONNECTING || st == SCTP_AS_WAIT_ADAPT ||
+		    st == SCTP_AS_UP;
+	bool early = st == SCTP_AS_CONNECTING || st == SCTP_AS_WAIT_ADAPT;
+
+	if (!live)
+		return X_IGNORE;
+	switch (ev) {
+	case SCTP_AE_COMM_UP:
+		return st == SCTP_AS_CONNECTING ? X_WAIT : X_IGNORE;
+	case SCTP_AE_ADAPTATION:
+		return st == SCTP_AS_CONNECTING ? X_NOTE :
+		       st == SCTP_AS_WAIT_ADAPT ? X_UP :
+						  X_IGNORE;
+	case SCTP_AE_COMM_LOST:
+	case SCTP_AE_SHUTDOWN_COMP:
+	case SCTP_AE_CANT_STR_ASSOC:
+	case SCTP_AE_SHUTDOWN:
+		return X_DOWN;
+	case SCTP_AE_RESTART:
+	case SCTP_AE_TOO_BIG:
+	case SCTP_AE_NO_RCVINFO:
+		return X_ABORT;
+	case SCTP_AE_ADAPT_TIMEOUT:
+		return early ? X_ABORT : X_IGNORE;
+	case SCTP_AE_DATA:
+		return early ? X_ABORT : X_DELIVER;
+	default:
+		return -1;
+	}
+}
+
+/* Every state x event of the table, with the peer's DDP indication. */
+START_TEST(test_assoc_table)
+{
+	for (int st = 0; st < SCTP_AS_STATES; st++)
+		for (int ev = 0; ev < SCTP_AE_EVENTS; ev++) {
+			struct sctp_as a;
+			struct sctp_as_ev e = { .ev = ev,
+						.in_streams = 8,
+						.out_streams = 6,
+						.adapt = SCTP_ADAPT_IND_DDP };
+			int x = as_expect(st, ev);
+			bool d;
+
+			memset(&a, 0, sizeof(a));
+			a.ops = &as_rec_ops;
+			a.cb = &as_rec_cb;
+			a.state = st;
+			/* WAIT_ADAPT: COMM_UP seen, no indication yet */
+			as_aborts = as_stops = as_ups = as_downs = 0;
+			as_maxsegs = 0;
+			d = sctp_as_event(&a, &e);
+			ck_assert_msg(x >= 0, "%s", sctp_as_event_names[ev]);
+			ck_assert_msg(d == (x == X_DELIVER),
+				      "%s %s: deliver %d",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], d);
+			ck_assert_msg(as_aborts == (x == X_ABORT),
+				      "%s %s: %d aborts",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_aborts);
+			ck_assert_msg(as_downs == (x == X_ABORT || x == X_DOWN),
+				      "%s %s: %d downs",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_downs);
+			ck_assert_int_eq(as_stops, as_downs);
+			ck_assert_msg(as_ups == (x == X_UP), "%s %s: %d ups",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_ups);
+			switch (x) {
+			case X_IGNORE:
+			case X_DELIVER:
+				ck_assert_int_eq(a.state, st);
+				break;
+			case X_DOWN:
+			case X_ABORT:
+				ck_assert_int_eq(a.state, SCTP_AS_DOWN);
+				break;
+			case X_WAIT:
+				ck_assert_int_eq(a.state, SCTP_AS_WAIT_ADAPT);
+				ck_assert_uint_eq(a.info.in_streams, 8);
+				break;
+			case X_NOTE:
+				ck_assert_int_eq(a.state, SCTP_AS_CONNECTING);
+				ck_assert(a.got_adapt);
+				break;
+			case X_UP:
+				ck_assert_int_eq(a.state, SCTP_AS_UP);
+				ck_assert_int_eq(as_maxsegs, 1);
+				ck_assert_uint_eq(a.info.maxseg, 1400);
+				break;
+			}
+		}
+}
+END_TEST
+
+/* The sequences: COMM_UP then the indication (or the indication first),
+ * RFC 5043 §8's stream count, §7.1's refusal, the timer armed by
+ * COMM_UP, and a second down reported once. */
+START_TEST(test_assoc_sequences)
+{
+	struct event_base *b = event_base_new();
+	struct sctp_as a;
+	struct sctp_as_ev up = { .ev = SCTP_AE_COMM_UP,
+				 .in_streams = 8,
+				 .out_streams = 6 };
+	struct sctp_as_ev ind = { .ev = SCTP_AE_ADAPTATION,
+				  .adapt = SCTP_ADAPT_IND_DDP };
+	struct sctp_as_ev lost = { .ev = SCTP_AE_COMM_LOST };
+	struct sctp_as_ev data = { .ev = SCTP_AE_DATA };
+
+	for (int order = 0; order < 2; order++) {
+		memset(&a, 0, sizeof(a));
+		a.ops = &as_rec_ops;
+		a.cb = &as_rec_cb;
+		a.state = SCTP_AS_CONNECTING;
+		a.adapt_wait_ms = 1000;
+		a.adapt_timer = evtimer_new(b, (event_callback_fn)abort, NULL);
+		as_ups = as_downs = as_aborts = 0;
+		(void)sctp_as_event(&a, order ? &ind : &up);
+		if (!order)
+			ck_assert(evtimer_pending(a.adapt_timer, NULL));
+		(void)sctp_as_event(&a, order ? &up : &ind);
+		ck_assert_int_eq(a.state, SCTP_AS_UP);
+		ck_assert(!evtimer_pending(a.adapt_timer, NULL));
+		ck_assert_int_eq(as_ups, 1);
+		ck_assert_uint_eq(a.info.streams, 6); /* min(8, 6) */
+		ck_assert_uint_eq(a.info.peer_adapt, SCTP_ADAPT_IND_DDP);
+		ck_assert(sctp_as_event(&a, &data));
+		ck_assert_int_eq(sctp_as_send_check(&a, 5, 1400), 0);
+		errno = 0;
+		ck_assert_int_eq(sctp_as_send_check(&a, 6, 10), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(sctp_as_send_check(&a, 0, 1401), -1);
+		ck_assert_int_eq(errno, EMSGSIZE);
+		(void)sctp_as_event(&a, &lost);
+		(void)sctp_as_event(&a, &lost);
+		sctp_as_down(&a, "again");
+		ck_assert_int_eq(as_downs, 1);
+		ck_assert_str_eq(as_why, "association lost");
+		ck_assert_int_eq(sctp_as_send_check(&a, 0, 1), -1);
+		ck_assert_int_eq(errno, ENOTCONN);
+		event_free(a.adapt_timer);
+	}
+	/* RFC 5043 §7.1: another code point is aborted */
+	memset(&a, 0, sizeof(a));
+	a.ops = &as_rec_ops;
+	a.cb = &as_rec_cb;
+	a.state = SCTP_AS_CONNECTING;
+	as_ups = as_downs = as_aborts = 0;
+	ind.adapt = 2;
+	(void)sctp_as_event(&a, &up);
+	(void)sctp_as_event(&a, &ind);
+	ck_assert_int_eq(as_aborts, 1);
+	ck_assert_int_eq(as_ups, 0);
+	ck_assert_msg(strstr(as_why, "0x00000002 is not DDP") != NULL, "%s",
+		      as_why);
+	event_base_free(b);
+}
+END_TEST
+
 /* sctp_addr_match(): the listener's and the kept socket's comparison. */
 START_TEST(test_addr_match)
 {
@@ -963,6 +1180,8 @@ static Suite *sctp_stack_suite(void)
 	TCase *tc;
 
 	add_tcase(s, "addr_match", test_addr_match);
+	add_tcase(s, "assoc_table", test_assoc_table);
+	add_tcase(s, "assoc_sequences", test_assoc_sequences);
 	add_tcase(s, "port_taken", test_port_taken);
 	add_tcase(s, "assoc", test_assoc);
 	tc = tcase_create("no_indication");

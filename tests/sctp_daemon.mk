@@ -5,7 +5,7 @@ EXTRA_DIST += udp_port.h
 check_PROGRAMS += check_sctp_stack
 TESTS += check_sctp_stack
 check_sctp_stack_SOURCES = check_sctp_stack.c
-check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
 # a seam: how often the loop asks a socket's readiness (test_idle_assocs)
 check_sctp_stack_LDFLAGS = -Wl,--wrap=usrsctp_get_events
