@@ -57,6 +57,15 @@ fuzz_sctp_session_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 fuzz_sctp_session_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
 fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
 
+# The association table of both stacks (sctp_assoc.c): notifications of
+# either stack's constants and events in any order.
+FUZZ_HARNESSES += fuzz_sctp_assoc
+fuzz_sctp_assoc_SOURCES = fuzz/fuzz_sctp_assoc.c $(FUZZ_MAIN)
+fuzz_sctp_assoc_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+fuzz_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+fuzz_sctp_assoc_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
+fuzz_sctp_assoc_LDFLAGS = $(FUZZ_LINKFLAGS)
+
 # End to end through the real iwcmd over usrsctp on loopback.
 check_PROGRAMS += check_sctp_daemon
 TESTS += check_sctp_daemon
