@@ -20,6 +20,7 @@
 
 #include "fuzz.h"
 #include "fuzz_util.h"
+#include "log.h"
 #include "sctp_assoc.h"
 #include "sctp_ss.h"
 
@@ -94,9 +95,14 @@ static const struct sctp_cb cb = { .up = rec_up, .down = rec_down };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static bool once;
 	struct sctp_as a;
 	size_t off = 0;
 
+	if (!once) {
+		once = true;
+		log_init(LOG_TO_NONE, false, "fuzz_sctp_assoc");
+	}
 	memset(&a, 0, sizeof(a));
 	a.ops = &ops;
 	a.cb = &cb;
