@@ -135,8 +135,13 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 	struct sctp_paddrparams pp;
 	unsigned int mtu = peer ? us_peer_mtu(peer) : US_UDP_MAX;
 
+	struct sockaddr_conn *all = (struct sockaddr_conn *)&pp.spp_address;
+
 	memset(&pp, 0, sizeof(pp));
 	pp.spp_assoc_id = id;
+	/* every path: an AF_CONN address naming none (usrsctp refuses an
+	 * unspecified family) */
+	all->sconn_family = AF_CONN;
 	pp.spp_flags = SPP_PMTUD_DISABLE;
 	/* usrsctp's AF_CONN path MTU excludes the common header */
 	pp.spp_pathmtu = mtu - 12;

@@ -39,6 +39,11 @@
 #define US_PEER_BUCKETS 1024 /* their hash */
 #define US_TICK_MS 10	     /* usrsctp's timers, as its own thread ran them */
 #define US_SCTP_HDR 12	     /* RFC 4960 §3.1 common header */
+/* The IP MTU a path is taken to have at most: Ethernet's, what usrsctp
+ * assumed on its own UDP sockets.  Larger packets (a loopback's 64 KiB)
+ * cost a whole segment per lost datagram and overrun the UDP receive
+ * buffer in bursts. */
+#define US_IP_MTU_MAX 1500
 #define US_CHUNK_HDR 4
 
 struct us_peer {
@@ -255,7 +260,10 @@ static void us_route(const struct sockaddr_storage *remote,
 							       IP_MTU,
 			       &m, &ml) == 0 &&
 		    (unsigned int)m > hdr + 512)
-			*mtu = (unsigned int)m - hdr;
+			*mtu = ((unsigned int)m < US_IP_MTU_MAX ?
+					(unsigned int)m :
+					US_IP_MTU_MAX) -
+			       hdr;
 	}
 	close(fd);
 	if (*mtu > US_PKT_MAX - 29)
@@ -650,8 +658,11 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on,
 				 sizeof(on));
 	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	/* past net.core.rmem_max where iwcmd may (CAP_NET_ADMIN) */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
 		int e = errno;
 
