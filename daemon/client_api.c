@@ -215,15 +215,60 @@ Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 	return IWCM__RESULT__RES_OK;
 }
 
+/* A client's TCP listener (listener.c). */
+static enum conn_result cat_listen(struct client *c,
+				   const struct listener_req *lr, uint64_t *id,
+				   struct sockaddr_storage *bound)
+{
+	struct listener *lst;
+	enum conn_result r = listener_listen(c, lr, &lst);
+
+	if (r == CONN_RES_OK) {
+		*id = lst->id;
+		*bound = lst->addr;
+	}
+	return r;
+}
+
+static const struct client_transport client_transport_tcp = {
+	.name = "tcp",
+	.listen = cat_listen,
+	.unlisten = listener_unlisten,
+	.connect = conn_connect,
+	.accept = conn_ulp_accept,
+	.reject = conn_ulp_reject,
+	.disconnect = conn_disconnect,
+};
+
+/* The transport a request's parameters ask for. */
+static const struct client_transport *
+client_api_transport(const Iwcm__ConnParams *p)
+{
+	return p && p->has_transport &&
+			       p->transport == IWCM__TRANSPORT__TRANSPORT_SCTP ?
+		       &client_transport_sctp :
+		       &client_transport_tcp;
+}
+
+/* The transport of a connection or listener id. */
+static const struct client_transport *client_api_transport_of(uint64_t id)
+{
+	return id & SCTP_CONN_ID_BIT ? &client_transport_sctp :
+				       &client_transport_tcp;
+}
+
 static Iwcm__Result client_api_listen(struct client *c,
 				      const ProtobufCMessage *req,
 				      struct client_reply_buf *r)
 {
 	const Iwcm__Listen *l = (const void *)req;
+	const struct client_transport *tr = client_api_transport(l->params);
+	const struct conf_listener *svc = NULL;
+	struct sockaddr_storage bound;
 	struct listener_req lr;
 	struct conn_params params;
-	struct listener *lst;
 	Iwcm__Result res;
+	uint64_t id = 0;
 
 	/* exactly one of an address and a configured service */
 	if (!l->addr == !l->service)
@@ -236,42 +281,14 @@ static Iwcm__Result client_api_listen(struct client *c,
 	if (!client_api_params_ok(l->params, false) ||
 	    (l->has_backlog && l->backlog > 65535))
 		return IWCM__RESULT__RES_EINVAL;
+	/* a service's transport is iwcmd.conf's (transport = sctp) */
+	if (l->service)
+		svc = conf_listener_find(iwcmd_conf, l->service);
+	if (svc && svc->transport)
+		tr = &client_transport_sctp;
+	else if (l->service && tr == &client_transport_sctp)
+		return IWCM__RESULT__RES_EINVAL; /* SCTP needs an address */
 	memset(&lr, 0, sizeof(lr));
-	/* a service of iwcmd.conf with transport = sctp */
-	if (l->service && conf_listener_find(iwcmd_conf, l->service) &&
-	    conf_listener_find(iwcmd_conf, l->service)->transport) {
-		struct sockaddr_storage bound;
-		uint64_t id = 0;
-
-		res = client_api_result(
-			sctp_conn_attach(c, l->service, &id, &bound));
-		if (res == IWCM__RESULT__RES_OK) {
-			r->lr.has_listener_id = 1;
-			r->lr.listener_id = id;
-			pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
-			r->lr.bound = &r->bound;
-		}
-		return res;
-	}
-	/* DDP over SCTP (RFC 5043): an SCTP endpoint on an address */
-	if (l->params && l->params->has_transport &&
-	    l->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP) {
-		struct sockaddr_storage bound;
-		uint64_t id = 0;
-
-		if (!l->addr ||
-		    pb_sockaddr_to(l->addr, &lr.addr, &lr.addrlen) < 0)
-			return IWCM__RESULT__RES_EINVAL;
-		res = client_api_result(
-			sctp_conn_listen(c, &lr.addr, lr.addrlen, &id, &bound));
-		if (res == IWCM__RESULT__RES_OK) {
-			r->lr.has_listener_id = 1;
-			r->lr.listener_id = id;
-			pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
-			r->lr.bound = &r->bound;
-		}
-		return res;
-	}
 	lr.service = l->service;
 	if (l->addr && pb_sockaddr_to(l->addr, &lr.addr, &lr.addrlen) < 0)
 		return IWCM__RESULT__RES_EINVAL;
@@ -281,11 +298,12 @@ static Iwcm__Result client_api_listen(struct client *c,
 		lr.params = &params;
 	}
 	lr.backlog = l->has_backlog ? l->backlog : 0;
-	res = client_api_result(listener_listen(c, &lr, &lst));
+	memset(&bound, 0, sizeof(bound));
+	res = client_api_result(tr->listen(c, &lr, &id, &bound));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->lr.has_listener_id = 1;
-		r->lr.listener_id = lst->id;
-		pb_sockaddr_from(&lst->addr, &r->bound, r->bound_buf);
+		r->lr.listener_id = id;
+		pb_sockaddr_from(&bound, &r->bound, r->bound_buf);
 		r->lr.bound = &r->bound;
 	}
 	return res;
@@ -297,9 +315,9 @@ static Iwcm__Result client_api_unlisten(struct client *c,
 {
 	const Iwcm__Unlisten *u = (const void *)req;
 
-	if (u->listener_id & SCTP_CONN_ID_BIT)
-		return client_api_result(sctp_conn_unlisten(c, u->listener_id));
-	return client_api_result(listener_unlisten(c, u->listener_id));
+	(void)r;
+	return client_api_result(client_api_transport_of(u->listener_id)
+					 ->unlisten(c, u->listener_id));
 }
 
 static Iwcm__Result client_api_connect(struct client *c,
@@ -323,12 +341,9 @@ static Iwcm__Result client_api_connect(struct client *c,
 	if (client_api_target(cn->dst, cn->src, &t) < 0 ||
 	    (cn->params && client_api_params_from(cn->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	if (cn->params && cn->params->has_transport &&
-	    cn->params->transport == IWCM__TRANSPORT__TRANSPORT_SCTP)
-		res = client_api_result(sctp_conn_connect(c, &t, &params, &id));
-	else
-		res = client_api_result(
-			conn_connect(c, &t, cn->params ? &params : NULL, &id));
+	res = client_api_result(
+		client_api_transport(cn->params)
+			->connect(c, &t, cn->params ? &params : NULL, &id));
 	if (res == IWCM__RESULT__RES_OK) {
 		r->ack.has_conn_id = 1;
 		r->ack.conn_id = id;
@@ -348,11 +363,9 @@ static Iwcm__Result client_api_accept(struct client *c,
 	if (!client_api_params_ok(a->params, false) ||
 	    (a->params && client_api_params_from(a->params, &params) < 0))
 		return IWCM__RESULT__RES_EINVAL;
-	if (a->conn_id & SCTP_CONN_ID_BIT)
-		return client_api_result(sctp_conn_accept(
-			c, a->conn_id, a->params ? &params : NULL));
 	return client_api_result(
-		conn_ulp_accept(c, a->conn_id, a->params ? &params : NULL));
+		client_api_transport_of(a->conn_id)
+			->accept(c, a->conn_id, a->params ? &params : NULL));
 }
 
 static Iwcm__Result client_api_reject(struct client *c,
@@ -368,16 +381,13 @@ static Iwcm__Result client_api_reject(struct client *c,
 	    (rj->private_data.len > MPA_PD_MAX ||
 	     (rj->private_data.len && !rj->private_data.data)))
 		return IWCM__RESULT__RES_EINVAL;
-	if (rj->conn_id & SCTP_CONN_ID_BIT)
-		return client_api_result(sctp_conn_reject(
-			c, rj->conn_id,
-			rj->has_private_data ? rj->private_data.data : NULL,
-			rj->has_private_data ? rj->private_data.len : 0));
-	if (!rj->has_private_data)
-		return client_api_result(
-			conn_ulp_reject(c, rj->conn_id, NULL, 0));
-	return client_api_result(conn_ulp_reject(
-		c, rj->conn_id, rj->private_data.data, rj->private_data.len));
+	return client_api_result(
+		client_api_transport_of(rj->conn_id)
+			->reject(c, rj->conn_id,
+				 rj->has_private_data ? rj->private_data.data :
+							NULL,
+				 rj->has_private_data ? rj->private_data.len :
+							0));
 }
 
 static Iwcm__Result client_api_disconnect(struct client *c,
@@ -388,9 +398,8 @@ static Iwcm__Result client_api_disconnect(struct client *c,
 
 	r->ack.has_conn_id = 1;
 	r->ack.conn_id = d->conn_id;
-	if (d->conn_id & SCTP_CONN_ID_BIT)
-		return client_api_result(sctp_conn_disconnect(c, d->conn_id));
-	return client_api_result(conn_disconnect(c, d->conn_id));
+	return client_api_result(
+		client_api_transport_of(d->conn_id)->disconnect(c, d->conn_id));
 }
 
 static const struct client_handler {

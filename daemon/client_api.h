@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "conn.h"
+#include "iwcmd.h"
 #include "iwcm.pb-c.h"
 #include "pbaddr.h"
 
@@ -35,6 +36,32 @@ Iwcm__Result client_api_check_connect(const Iwcm__SockAddr *dst,
 /* Where a (checked) Connect goes: dst, and src when given. */
 int client_api_target(const Iwcm__SockAddr *dst, const Iwcm__SockAddr *src,
 		      struct conn_target *t);
+
+/*
+ * One transport's side of the clients' requests, chosen once per request
+ * (client_api.c): MPA over TCP (listener.c, conn.c) or DDP stream
+ * sessions over SCTP (sctp_conn.c, RFC 5043).  An id names its
+ * transport (SCTP_CONN_ID_BIT).
+ */
+struct client_transport {
+	const char *name;
+	/* by address, or the service lr->service; *id and *bound set */
+	enum conn_result (*listen)(struct client *c,
+				   const struct listener_req *lr, uint64_t *id,
+				   struct sockaddr_storage *bound);
+	enum conn_result (*unlisten)(struct client *c, uint64_t id);
+	enum conn_result (*connect)(struct client *c,
+				    const struct conn_target *t,
+				    const struct conn_params *p, uint64_t *id);
+	enum conn_result (*accept)(struct client *c, uint64_t id,
+				   const struct conn_params *p);
+	enum conn_result (*reject)(struct client *c, uint64_t id,
+				   const uint8_t *pd, size_t len);
+	enum conn_result (*disconnect)(struct client *c, uint64_t id);
+};
+
+/* client_api_sctp.c */
+extern const struct client_transport client_transport_sctp;
 
 /* An Established and the storage it points into. */
 struct client_api_established {

@@ -120,3 +120,24 @@ const struct sctp_conn_notify client_api_sctp_notify = {
 	.rejected = cas_rejected,
 	.error = cas_error,
 };
+
+/* A client's SCTP endpoint on an address, or its attach to an SCTP
+ * [listener] service of iwcmd.conf. */
+static enum conn_result cas_listen(struct client *c,
+				   const struct listener_req *lr, uint64_t *id,
+				   struct sockaddr_storage *bound)
+{
+	if (lr->service)
+		return sctp_conn_attach(c, lr->service, id, bound);
+	return sctp_conn_listen(c, &lr->addr, lr->addrlen, id, bound);
+}
+
+const struct client_transport client_transport_sctp = {
+	.name = "sctp",
+	.listen = cas_listen,
+	.unlisten = sctp_conn_unlisten,
+	.connect = sctp_conn_connect,
+	.accept = sctp_conn_accept,
+	.reject = sctp_conn_reject,
+	.disconnect = sctp_conn_disconnect,
+};

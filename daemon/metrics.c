@@ -19,6 +19,7 @@
 
 #include "conn.h"
 #include "metrics.h"
+#include "sctp_stack.h"
 
 static const struct metrics_family metrics_families[] = {
 	[METRIC_HANDSHAKES] = { "iwcm_handshakes", METRIC_COUNTER,
@@ -69,6 +70,10 @@ static const struct metrics_family metrics_families[] = {
 			       "after exchanges with clients (busy_poll_us, "
 			       "adaptive_poll_us).",
 			       "seconds" },
+	[METRIC_SCTP_UDP_DROPPED] = { "iwcm_sctp_udp_dropped", METRIC_COUNTER,
+				      "Datagrams on the SCTP UDP encapsulation "
+				      "port (RFC 6951) dropped by the "
+				      "user-space stack, by reason." },
 };
 
 /* The label value of each conn_result. */
@@ -260,6 +265,26 @@ static void metrics_gauges(const struct metrics_out *o)
 	metrics_emit(o, METRIC_LISTENERS, nl, NULL);
 }
 
+/* What usrsctp's UDP port dropped (RFC 4960 §6.8, §8.5); nothing while
+ * no stack runs or the kernel's counts its own. */
+static void metrics_sctp_drops(const struct metrics_out *o)
+{
+	struct sctp_drops d;
+
+	if (!sctp_stack_drops(&d))
+		return;
+	metrics_emit(o, METRIC_SCTP_UDP_DROPPED, d.not_sctp, "reason",
+		     "not_sctp", NULL);
+	metrics_emit(o, METRIC_SCTP_UDP_DROPPED, d.bad_crc, "reason", "bad_crc",
+		     NULL);
+	metrics_emit(o, METRIC_SCTP_UDP_DROPPED, d.bad_vtag, "reason",
+		     "bad_vtag", NULL);
+	metrics_emit(o, METRIC_SCTP_UDP_DROPPED, d.no_room, "reason", "no_room",
+		     NULL);
+	metrics_emit(o, METRIC_SCTP_UDP_DROPPED, d.send_failed, "reason",
+		     "send_failed", NULL);
+}
+
 /* Call emit for every sample, family by family in enum metric_id order. */
 void metrics_collect(void (*emit)(const struct metric_sample *s, void *arg),
 		     void *arg)
@@ -283,4 +308,5 @@ void metrics_collect(void (*emit)(const struct metric_sample *s, void *arg),
 	metrics_emit(&o, METRIC_FALLBACKS, st->fallbacks, NULL);
 	metrics_gauges(&o);
 	metrics_emit(&o, METRIC_LOOP_POLL, st->loop_poll_us, NULL);
+	metrics_sctp_drops(&o);
 }

@@ -28,16 +28,21 @@
 #include "sctp_relay.h"
 #include "sctp_stack.h"
 
-struct sc_assoc_list sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
-struct sc_assoc_list sc_out_assocs = TAILQ_HEAD_INITIALIZER(sc_out_assocs);
+static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
+/* Ours only (initiator), as a connect looks for one to its peer: the
+ * peers' associations, half-open ones too, are not walked for it. */
+static TAILQ_HEAD(, sc_assoc)
+	sc_out_assocs = TAILQ_HEAD_INITIALIZER(sc_out_assocs);
 /* Peers' sessions told to their owner, not decided yet: what they count
  * against max_pending_per_uid (with TCP's, conn_uid_pending()). */
 static TAILQ_HEAD(, sc_conn) sc_await = TAILQ_HEAD_INITIALIZER(sc_await);
-struct sc_conn_list sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
+static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
 /* The same by id (clients name them), and by session. */
 static struct idmap sc_ids = IDMAP_INIT;
 static struct idmap sc_sessions = IDMAP_INIT;
 static const struct sctp_conn_notify *sc_notify;
+
+static void sc_assoc_unlink(struct sc_assoc *as);
 static uint64_t sc_next_id = 1;
 static bool sc_stack_failed;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
@@ -758,7 +763,7 @@ static void sc_down(void *arg, struct sctp_sock *s, const char *why)
 	sc_assoc_free(as, why);
 }
 
-const struct sctp_cb sc_assoc_cb = {
+static const struct sctp_cb sc_assoc_cb = {
 	.up = sc_up,
 	.msg = sc_msg,
 	.writable = sc_writable,
@@ -790,7 +795,7 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	return as;
 }
 
-void sc_assoc_unlink(struct sc_assoc *as)
+static void sc_assoc_unlink(struct sc_assoc *as)
 {
 	TAILQ_REMOVE(&sc_assocs, as, entry);
 	if (as->initiator)
@@ -839,4 +844,52 @@ static void sc_listener_closed(uint64_t id)
 	TAILQ_FOREACH (as, &sc_assocs, entry)
 		if (!as->initiator && as->listener_id == id)
 			sc_assoc_orphan_check(as);
+}
+
+struct sc_conn *sc_conn_next(struct sc_conn *k)
+{
+	return k ? TAILQ_NEXT(k, entry) : TAILQ_FIRST(&sc_conns);
+}
+
+void sc_free_all(void)
+{
+	struct sc_assoc *as;
+	struct sc_conn *k;
+
+	while ((as = TAILQ_FIRST(&sc_assocs)))
+		sc_assoc_free(as, "daemon stopping");
+	while ((k = TAILQ_FIRST(&sc_conns)))
+		sc_conn_free(k);
+}
+
+struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
+			     uint16_t rport)
+{
+	struct sctp_sock *s;
+	struct sc_assoc *as;
+
+	TAILQ_FOREACH (as, &sc_out_assocs, oentry)
+		if (as->remote_udp_port == rport && as->peer_len == len &&
+		    !memcmp(&as->peer, dst, len))
+			return as;
+	as = sc_assoc_new(NULL, true);
+	if (!as) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(&as->peer, dst, sizeof(as->peer));
+	as->peer_len = len;
+	as->remote_udp_port = rport;
+	s = sctp_stack_connect((const struct sockaddr *)dst, len, rport,
+			       &sc_assoc_cb, as);
+	if (!s) {
+		int e = errno;
+
+		sc_assoc_unlink(as);
+		free(as);
+		errno = e;
+		return NULL;
+	}
+	as->sock = s;
+	return as;
 }

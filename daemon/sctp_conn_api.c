@@ -81,35 +81,17 @@ enum conn_result sctp_conn_connect(struct client *c,
 	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
-	TAILQ_FOREACH (as, &sc_out_assocs, oentry)
-		if (as->remote_udp_port == rport &&
-		    as->peer_len == t->dst_len &&
-		    !memcmp(&as->peer, &t->dst, t->dst_len))
-			break;
+	as = sc_assoc_to(&t->dst, t->dst_len, rport);
 	if (!as) {
-		struct sctp_sock *s;
-
-		as = sc_assoc_new(NULL, true);
-		if (!as)
-			return CONN_RES_EINTERNAL;
-		memcpy(&as->peer, &t->dst, sizeof(as->peer));
-		as->peer_len = t->dst_len;
-		as->remote_udp_port = rport;
-		s = sctp_stack_connect((const struct sockaddr *)&t->dst,
-				       t->dst_len, rport, &sc_assoc_cb, as);
-		if (!s) {
-			/* refused before the stack's connect returned (the
-			 * peer's ABORT outran this thread) is an answer;
-			 * anything else is ours */
-			if (errno == ECONNREFUSED)
-				log_debug("sctp: association refused at once");
-			else
-				log_warn("sctp: association to the peer");
-			sc_assoc_unlink(as);
-			free(as);
-			return CONN_RES_ECONNREFUSED;
-		}
-		as->sock = s;
+		/* refused before the stack's connect returned (the peer's
+		 * ABORT outran this thread) is an answer; anything else is
+		 * ours */
+		if (errno == ECONNREFUSED)
+			log_debug("sctp: association refused at once");
+		else
+			log_warn("sctp: association to the peer");
+		return errno == ENOMEM ? CONN_RES_EINTERNAL :
+					 CONN_RES_ECONNREFUSED;
 	}
 	k = sc_conn_new(c, as, true);
 	if (!k)
@@ -215,7 +197,7 @@ void sctp_conn_client_gone(struct client *c)
 	/* each step may free others: start over after each */
 	while (again) {
 		again = false;
-		TAILQ_FOREACH (k, &sc_conns, entry) {
+		for (k = sc_conn_next(NULL); k; k = sc_conn_next(k)) {
 			if (k->owner != c || k->established)
 				continue;
 			sctp_conn_disconnect(c, k->id);
@@ -225,21 +207,15 @@ void sctp_conn_client_gone(struct client *c)
 	}
 	/* its established sessions relay on until it closes their fds, but
 	 * c goes now: nothing may point to it (iwcmctl conns reads it) */
-	TAILQ_FOREACH (k, &sc_conns, entry)
+	for (k = sc_conn_next(NULL); k; k = sc_conn_next(k))
 		if (k->owner == c)
 			k->owner = NULL;
 }
 
 void sctp_conn_abort_all(void)
 {
-	struct sc_assoc *as;
-	struct sc_conn *k;
-
 	sctp_listen_free_all();
-	while ((as = TAILQ_FIRST(&sc_assocs)))
-		sc_assoc_free(as, "daemon stopping");
-	while ((k = TAILQ_FIRST(&sc_conns)))
-		sc_conn_free(k);
+	sc_free_all();
 	sctp_relay_shutdown();
 }
 
@@ -266,10 +242,10 @@ const char *sctp_conn_state_name(unsigned int state)
 
 void sctp_conn_count_states(unsigned int n[SCTP_CONN_STATES])
 {
-	const struct sc_conn *k;
+	struct sc_conn *k;
 
 	memset(n, 0, SCTP_CONN_STATES * sizeof(n[0]));
-	TAILQ_FOREACH (k, &sc_conns, entry)
+	for (k = sc_conn_next(NULL); k; k = sc_conn_next(k))
 		n[sc_state(k)]++;
 }
 
@@ -298,7 +274,7 @@ void sctp_conn_foreach(void (*fn)(const struct sctp_conn_info *, void *),
 	struct sctp_conn_info i;
 	struct sc_conn *k;
 
-	TAILQ_FOREACH (k, &sc_conns, entry) {
+	for (k = sc_conn_next(NULL); k; k = sc_conn_next(k)) {
 		sc_view(k, &i);
 		fn(&i, arg);
 	}

@@ -67,17 +67,14 @@ struct sc_conn {
 	size_t pd_len;
 };
 
-TAILQ_HEAD(sc_assoc_list, sc_assoc);
-TAILQ_HEAD(sc_conn_list, sc_conn);
-extern struct sc_assoc_list sc_assocs;
-/* Ours only (initiator), as a connect looks for one to its peer: the
- * peers' associations, half-open ones too, are not walked for it. */
-extern struct sc_assoc_list sc_out_assocs;
-/* Off both lists. */
-void sc_assoc_unlink(struct sc_assoc *as);
-extern struct sc_conn_list sc_conns;
-/* The stack's callbacks of an association (up, messages, down). */
-extern const struct sctp_cb sc_assoc_cb;
+/* Our association to dst (len octets) over the peer's UDP port rport:
+ * the one there is, or a new one connecting; NULL with errno. */
+struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
+			     uint16_t rport);
+/* The connection after k (NULL: the first); NULL after the last. */
+struct sc_conn *sc_conn_next(struct sc_conn *k);
+/* Every association and connection ends (the daemon stops). */
+void sc_free_all(void);
 
 /* An association on sock (NULL: connecting); NULL when out of memory. */
 struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator);

@@ -28,28 +28,16 @@
 
 #include "log.h"
 #include "sctp_ss.h"
+#include "sctp_assoc.h"
 #include "sctp_stack.h"
-
-enum ks_state {
-	KS_LISTEN,
-	KS_CONNECTING, /* until COMM_UP */
-	KS_WAIT_ADAPT, /* COMM_UP seen, the peer's indication not yet */
-	KS_UP,
-	KS_DOWN,
-};
 
 struct sctp_sock {
 	int fd;
-	struct event *rev, *wev, *adapt_timer;
-	enum ks_state state;
-	const struct sctp_cb *cb;
-	void *arg;
-	int busy;  /* in one of its own callbacks: free deferred */
-	bool dead; /* closed while busy */
+	struct event *rev, *wev;
+	struct sctp_as as; /* its state, callbacks, info (sctp_assoc.h) */
+	int busy;	   /* in one of its own callbacks: free deferred */
+	bool dead;	   /* closed while busy */
 	bool paused;
-	bool got_adapt;
-	uint32_t peer_adapt;
-	struct sctp_assoc_info info;
 };
 
 #define KS_BATCH 64 /* messages per readiness event, then yield */
@@ -69,8 +57,8 @@ static void ks_free(struct sctp_sock *s)
 		event_free(s->rev);
 	if (s->wev)
 		event_free(s->wev);
-	if (s->adapt_timer)
-		event_free(s->adapt_timer);
+	if (s->as.adapt_timer)
+		event_free(s->as.adapt_timer);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s);
@@ -85,30 +73,23 @@ static bool ks_release(struct sctp_sock *s)
 	return false;
 }
 
-static void ks_down(struct sctp_sock *s, const char *why)
+/* The association is down: its socket is no longer watched. */
+static void ks_as_stop(struct sctp_as *a)
 {
-	if (s->state == KS_DOWN || s->dead)
-		return;
-	s->state = KS_DOWN;
-	evtimer_del(s->adapt_timer);
-	event_del(s->wev);
-	event_del(s->rev);
-	if (s->cb->down)
-		s->cb->down(s->arg, s, why);
+	event_del(a->sock->wev);
+	event_del(a->sock->rev);
 }
 
-/* The association is to be ABORTed (RFC 4960 §9.1); report it down. */
-static void ks_abort(struct sctp_sock *s, const char *why)
+/* The association is to be ABORTed (RFC 4960 §9.1). */
+static void ks_as_abort(struct sctp_as *a)
 {
 	/* Linux refuses SCTP_ABORT on a one-to-one socket (EINVAL): the
 	 * ABORT goes when the owner closes it, a zero linger making even a
 	 * graceful close one (RFC 6458 §4.1.7) */
 	struct linger lg = { 1, 0 };
 
-	if (setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
+	if (setsockopt(a->sock->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0)
 		log_warn("sctp: abort: SO_LINGER");
-	log_info("sctp: association aborted: %s", why);
-	ks_down(s, why);
 }
 
 static int ks_setopt(int fd, int name, const void *v, socklen_t len,
@@ -193,16 +174,24 @@ static void ks_writable(evutil_socket_t fd, short what, void *arg);
 static void ks_adapt_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct sctp_sock *s = arg;
+	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
 
 	(void)fd;
 	(void)what;
 	s->busy++;
-	ks_abort(s, "no Adaptation Layer Indication from the peer "
-		    "(RFC 5043 §5.1)");
+	(void)sctp_as_event(&s->as, &e);
 	ks_release(s);
 }
 
-static struct sctp_sock *ks_sock_new(int fd, enum ks_state st,
+static size_t ks_maxseg(struct sctp_as *a);
+
+static const struct sctp_as_ops ks_as_ops = {
+	.abort = ks_as_abort,
+	.stop = ks_as_stop,
+	.maxseg = ks_maxseg,
+};
+
+static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 				     const struct sctp_cb *cb, void *arg)
 {
 	struct sctp_sock *s = calloc(1, sizeof(*s));
@@ -211,13 +200,16 @@ static struct sctp_sock *ks_sock_new(int fd, enum ks_state st,
 		return NULL;
 	ks.n_socks++;
 	s->fd = fd;
-	s->state = st;
-	s->cb = cb;
-	s->arg = arg;
+	s->as.sock = s;
+	s->as.ops = &ks_as_ops;
+	s->as.state = st;
+	s->as.cb = cb;
+	s->as.arg = arg;
+	s->as.adapt_wait_ms = ks.conf.adapt_wait_ms;
 	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
 	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
-	s->adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
-	if (!s->rev || !s->wev || !s->adapt_timer ||
+	s->as.adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
+	if (!s->rev || !s->wev || !s->as.adapt_timer ||
 	    event_add(s->rev, NULL) < 0) {
 		s->fd = -1; /* the caller's */
 		ks_free(s);
@@ -230,8 +222,9 @@ static struct sctp_sock *ks_sock_new(int fd, enum ks_state st,
 /* Largest user message that goes out unfragmented (RFC 5043 §9): the
  * association's fragmentation point, which counts the UDP header when
  * encapsulated. */
-static size_t ks_maxseg(struct sctp_sock *s)
+static size_t ks_maxseg(struct sctp_as *a)
 {
+	struct sctp_sock *s = a->sock;
 	struct sctp_assoc_value av;
 	socklen_t len = sizeof(av);
 	size_t seg = 0;
@@ -246,78 +239,9 @@ static size_t ks_maxseg(struct sctp_sock *s)
 	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
 }
 
-/* COMM_UP and the peer's indication both seen: check it, report up. */
-static void ks_check_up(struct sctp_sock *s)
-{
-	char why[128];
-
-	if (s->state != KS_WAIT_ADAPT || !s->got_adapt)
-		return;
-	evtimer_del(s->adapt_timer);
-	if (sctp_up_check(&s->info, s->peer_adapt, why, sizeof(why)) < 0) {
-		ks_abort(s, why);
-		return;
-	}
-	s->info.maxseg = ks_maxseg(s);
-	s->state = KS_UP;
-	if (s->cb->up)
-		s->cb->up(s->arg, s, &s->info);
-}
-
-static void ks_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
-{
-	union sctp_notification n;
-	struct timeval tv;
-
-	if (len < sizeof(n.sn_header))
-		return;
-	memset(&n, 0, sizeof(n));
-	memcpy(&n, buf, len < sizeof(n) ? len : sizeof(n));
-	switch (n.sn_header.sn_type) {
-	case SCTP_ASSOC_CHANGE:
-		switch (n.sn_assoc_change.sac_state) {
-		case SCTP_COMM_UP:
-			if (s->state != KS_CONNECTING)
-				break;
-			s->info.in_streams =
-				n.sn_assoc_change.sac_inbound_streams;
-			s->info.out_streams =
-				n.sn_assoc_change.sac_outbound_streams;
-			s->state = KS_WAIT_ADAPT;
-			/* the kernel queues the indication right after */
-			if (!s->got_adapt) {
-				tv.tv_sec = ks.conf.adapt_wait_ms / 1000;
-				tv.tv_usec =
-					(ks.conf.adapt_wait_ms % 1000) * 1000;
-				evtimer_add(s->adapt_timer, &tv);
-			}
-			ks_check_up(s);
-			break;
-		case SCTP_COMM_LOST:
-			ks_down(s, "association lost");
-			break;
-		case SCTP_RESTART:
-			/* the peer's sessions are gone with its state */
-			ks_abort(s, "peer restarted the association");
-			break;
-		case SCTP_SHUTDOWN_COMP:
-			ks_down(s, "association shut down");
-			break;
-		case SCTP_CANT_STR_ASSOC:
-			ks_down(s, "association could not be started");
-			break;
-		}
-		break;
-	case SCTP_ADAPTATION_INDICATION:
-		s->got_adapt = true;
-		s->peer_adapt = n.sn_adaptation_event.sai_adaptation_ind;
-		ks_check_up(s);
-		break;
-	case SCTP_SHUTDOWN_EVENT:
-		ks_down(s, "peer shut the association down");
-		break;
-	}
-}
+/* The kernel's notification constants (RFC 6458 §6.1), for the one reader
+ * of both stacks (sctp_assoc.c). */
+static const struct sctp_as_consts ks_consts = SCTP_AS_CONSTS;
 
 static void ks_accept_all(struct sctp_sock *l)
 {
@@ -334,13 +258,13 @@ static void ks_accept_all(struct sctp_sock *l)
 				continue;
 			return;
 		}
-		s = ks_sock_new(fd, KS_CONNECTING, l->cb, l->arg);
+		s = ks_sock_new(fd, SCTP_AS_CONNECTING, l->as.cb, l->as.arg);
 		if (!s) {
 			close(fd);
 			continue;
 		}
-		if (l->cb->accept)
-			l->cb->accept(l->arg, l, s);
+		if (l->as.cb->accept)
+			l->as.cb->accept(l->as.arg, l, s);
 	}
 }
 
@@ -351,6 +275,7 @@ static int ks_recv_one(struct sctp_sock *s)
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
 	} u;
+	struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
 	struct sctp_rcvinfo rcv;
 	bool have_rcv = false;
 	struct cmsghdr *c;
@@ -369,28 +294,23 @@ static int ks_recv_one(struct sctp_sock *s)
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return -1;
-		if (errno == ENOTCONN && s->state == KS_CONNECTING)
+		if (errno == ENOTCONN && s->as.state == SCTP_AS_CONNECTING)
 			return -1; /* the handshake is still going on */
-		ks_down(s, strerror(errno));
+		sctp_as_down(&s->as, strerror(errno));
 		return -1;
 	}
 	if (n == 0) {
-		ks_down(s, "association closed");
+		sctp_as_down(&s->as, "association closed");
 		return -1;
 	}
 	if (m.msg_flags & MSG_NOTIFICATION) {
-		ks_notification(s, ks.rxbuf, (size_t)n);
+		sctp_as_notification(&s->as, &ks_consts, ks.rxbuf, (size_t)n);
 		return 0;
 	}
-	if (!(m.msg_flags & MSG_EOR)) {
-		ks_abort(s, "user message over 64 KiB");
+	if (!(m.msg_flags & MSG_EOR))
+		e.ev = SCTP_AE_TOO_BIG;
+	if (!sctp_as_event(&s->as, &e))
 		return -1;
-	}
-	if (s->state != KS_UP) {
-		ks_abort(s, "data before the peer's Adaptation Layer "
-			    "Indication (RFC 5043 §5.1)");
-		return -1;
-	}
 	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == IPPROTO_SCTP &&
 		    c->cmsg_type == SCTP_RCVINFO &&
@@ -399,13 +319,14 @@ static int ks_recv_one(struct sctp_sock *s)
 			have_rcv = true;
 		}
 	if (!have_rcv) {
-		ks_abort(s, "message without receive information");
+		e.ev = SCTP_AE_NO_RCVINFO;
+		(void)sctp_as_event(&s->as, &e);
 		return -1;
 	}
-	if (s->cb->msg)
-		s->cb->msg(s->arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
-			   (rcv.rcv_flags & SCTP_UNORDERED) != 0, ks.rxbuf,
-			   (size_t)n);
+	if (s->as.cb->msg)
+		s->as.cb->msg(s->as.arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
+			      (rcv.rcv_flags & SCTP_UNORDERED) != 0, ks.rxbuf,
+			      (size_t)n);
 	return 0;
 }
 
@@ -417,13 +338,14 @@ static void ks_readable(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	s->busy++;
-	if (s->state == KS_LISTEN) {
+	if (s->as.state == SCTP_AS_LISTEN) {
 		ks_accept_all(s);
 		ks_release(s);
 		return;
 	}
-	for (i = 0;
-	     i < KS_BATCH && !s->dead && !s->paused && s->state != KS_DOWN; i++)
+	for (i = 0; i < KS_BATCH && !s->dead && !s->paused &&
+		    s->as.state != SCTP_AS_DOWN;
+	     i++)
 		if (ks_recv_one(s) < 0)
 			break;
 	/* more may be queued: the persistent event fires again */
@@ -436,10 +358,10 @@ static void ks_writable(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (s->state != KS_UP || !s->cb->writable)
+	if (s->as.state != SCTP_AS_UP || !s->as.cb->writable)
 		return;
 	s->busy++;
-	s->cb->writable(s->arg, s);
+	s->as.cb->writable(s->as.arg, s);
 	ks_release(s);
 }
 
@@ -576,7 +498,7 @@ static struct sctp_sock *ks_listen(const struct sockaddr *sa, socklen_t len,
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (bind(fd, sa, len) < 0 || listen(fd, 16) < 0)
 		goto fail;
-	s = ks_sock_new(fd, KS_LISTEN, cb, arg);
+	s = ks_sock_new(fd, SCTP_AS_LISTEN, cb, arg);
 	if (!s)
 		goto fail;
 	return s;
@@ -600,7 +522,7 @@ static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
 		return NULL;
 	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS)
 		goto fail;
-	s = ks_sock_new(fd, KS_CONNECTING, cb, arg);
+	s = ks_sock_new(fd, SCTP_AS_CONNECTING, cb, arg);
 	if (!s)
 		goto fail;
 	return s;
@@ -611,10 +533,9 @@ fail:
 	return NULL;
 }
 
-static void ks_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
+static struct sctp_as *ks_as(struct sctp_sock *s)
 {
-	s->cb = cb;
-	s->arg = arg;
+	return &s->as;
 }
 
 static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
@@ -629,16 +550,8 @@ static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	struct msghdr m;
 	struct iovec iov;
 
-	if (s->dead || s->state != KS_UP) {
+	if (s->dead) {
 		errno = ENOTCONN;
-		return -1;
-	}
-	if (stream >= s->info.streams) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (len > s->info.maxseg) {
-		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
 		return -1;
 	}
 	memset(&u, 0, sizeof(u));
@@ -690,7 +603,7 @@ static void ks_close(struct sctp_sock *s, bool abort)
 	if (s->dead)
 		return;
 	s->dead = true;
-	evtimer_del(s->adapt_timer);
+	evtimer_del(s->as.adapt_timer);
 	event_del(s->rev);
 	event_del(s->wev);
 	if (abort) {
@@ -716,7 +629,7 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 	if (s->dead || s->paused == pause)
 		return;
 	s->paused = pause;
-	if (s->state == KS_DOWN)
+	if (s->as.state == SCTP_AS_DOWN)
 		return;
 	if (pause)
 		event_del(s->rev);
@@ -731,7 +644,7 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.fini = ks_fini,
 	.listen = ks_listen,
 	.connect = ks_connect,
-	.set_cb = ks_set_cb,
+	.as = ks_as,
 	.send = ks_send,
 	.local_addr = ks_local_addr,
 	.peer_addr = ks_peer_addr,

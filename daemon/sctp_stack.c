@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "sctp_assoc.h"
 #include "sctp_stack.h"
 
 const char *const sctp_stack_names[SCTP_STACK_MAX] = {
@@ -115,13 +116,18 @@ struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 /* Give s new callbacks (an accepted association). */
 void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 {
-	sctp_ops->set_cb(s, cb, arg);
+	struct sctp_as *a = sctp_ops->as(s);
+
+	a->cb = cb;
+	a->arg = arg;
 }
 
 /* Send one unordered user message on stream with ppid (host order). */
 int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len)
 {
+	if (sctp_as_send_check(sctp_ops->as(s), stream, len) < 0)
+		return -1;
 	return sctp_ops->send(s, stream, ppid, buf, len);
 }
 
@@ -155,4 +161,12 @@ unsigned int sctp_stack_sockets(void)
 void sctp_stack_pause(struct sctp_sock *s, bool pause)
 {
 	sctp_ops->pause(s, pause);
+}
+
+bool sctp_stack_drops(struct sctp_drops *d)
+{
+	if (!sctp_ops || !sctp_ops->drops)
+		return false;
+	sctp_ops->drops(d);
+	return true;
 }

@@ -56,6 +56,20 @@ struct sctp_stack_conf {
 };
 
 struct sctp_sock;
+struct sctp_as;
+
+/*
+ * Datagrams on the UDP encapsulation port (RFC 6951) that were dropped:
+ * what the user-space stack counts (the kernel's SCTP counts its own,
+ * /proc/net/sctp/snmp).
+ */
+struct sctp_drops {
+	uint64_t not_sctp;    /* shorter than an SCTP packet, or truncated */
+	uint64_t bad_crc;     /* CRC32c wrong (RFC 4960 §6.8) */
+	uint64_t bad_vtag;    /* Verification Tag wrong (RFC 4960 §8.5) */
+	uint64_t no_room;     /* a new peer, and the table of peers full */
+	uint64_t send_failed; /* a packet out that the host refused */
+};
 
 /* An association that came up (RFC 5043 §5.1 checks passed). */
 struct sctp_assoc_info {
@@ -65,11 +79,6 @@ struct sctp_assoc_info {
 	uint32_t peer_adapt; /* the peer's Adaptation Code Point */
 	size_t maxseg;	     /* largest message sent unfragmented */
 };
-
-/* For the stacks (sctp_up.c): the checks of an association that came up,
- * RFC 5043 §7.1 and §8; -1 with why when it must be aborted. */
-int sctp_up_check(struct sctp_assoc_info *info, uint32_t peer_adapt, char *why,
-		  size_t len);
 
 /* Whether a, an endpoint's local address, names b (len octets): the
  * same family, port and address (and IPv6 scope); with wildcard, a's
@@ -109,8 +118,8 @@ struct sctp_stack_ops {
 	struct sctp_sock *(*connect)(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg);
-	void (*set_cb)(struct sctp_sock *s, const struct sctp_cb *cb,
-		       void *arg);
+	/* what the stack keeps of s for the table (sctp_assoc.h) */
+	struct sctp_as *(*as)(struct sctp_sock *s);
 	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len);
 	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
@@ -120,6 +129,8 @@ struct sctp_stack_ops {
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
 	unsigned int (*sockets)(void);
+	/* NULL where the host's stack counts them itself */
+	void (*drops)(struct sctp_drops *d);
 };
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
@@ -172,13 +183,14 @@ int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
  * closes while its messages wait in the stack (backpressure).
  */
 void sctp_stack_pause(struct sctp_sock *s, bool pause);
-/* Close s (abort: ABORT chunk, else graceful SHUTDOWN); no callback
- * follows, and s is not to be used again (usrsctp keeps it until its
- * association has ended). */
+/* Close s (abort: ABORT chunk, else graceful SHUTDOWN, which the stack
+ * completes on its own); no callback follows, and s is not to be used
+ * again. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
-/* The sockets the stack holds: open ones, and closed ones whose
- * association is still ending.  Closed listeners that usrsctp keeps for
- * the next listen on their address (a bounded few) are not counted. */
+/* The sockets the stack holds for iwcmd: the open ones. */
 unsigned int sctp_stack_sockets(void);
+/* The dropped datagrams; false (d untouched) when the running stack
+ * counts none of its own. */
+bool sctp_stack_drops(struct sctp_drops *d);
 
 #endif

@@ -2,15 +2,18 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The usrsctp stack (SCTP over UDP encapsulation, RFC 6951) in iwcmd's
- * libevent loop.  usrsctp runs its own timer and receive threads; their
- * upcalls only queue the socket's token and wake the loop through an
- * eventfd, and every accept, recv, send and close happens here on the
- * loop thread, which polls the readiness (usrsctp_get_events) of each
- * socket named on a wake-up.  The upcall carries a token, not a pointer,
- * so a socket closed by the loop can never be touched by a late upcall.
+ * libevent loop, single-threaded: usrsctp_init_nothreads() starts
+ * neither its receive nor its timer threads, packets reach it from the
+ * loop (sctp_usrsctp_udp.c feeds usrsctp_conninput() and runs
+ * usrsctp_handle_timers()), and its upcalls, which now run inside those
+ * calls on the loop thread, only put the socket on a list.  Once usrsctp
+ * has returned, us_run() serves that list: every accept, receive, send
+ * and close happens here, never inside usrsctp.
  *
- * The sockets themselves, their options and how they are closed are in
- * sctp_usrsctp_sock.c.
+ * Sockets are AF_CONN ones: usrsctp's address of a peer is its UDP
+ * endpoint (sctp_usrsctp_udp.c), so usrsctp puts no IP address in its
+ * INIT and INIT ACK and the peer takes the packet's source address
+ * (RFC 4960 §5.1.2), as a kernel peer over UDP encapsulation does.
  *
  * This file includes usrsctp's <usrsctp.h> only: the kernel's SCTP
  * constants differ and live in sctp_kernel.c.
@@ -19,14 +22,11 @@
 
 #include <errno.h>
 #include <event2/event.h>
-#include <linux/capability.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/queue.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <usrsctp.h>
 
@@ -34,23 +34,74 @@
 #include "sctp_ss.h"
 #include "sctp_usrsctp_int.h"
 
-static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			socklen_t *len);
-static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len);
-
 #define US_BATCH 64 /* messages per socket per pass, then yield */
+/* A listener's queue of associations set up, not yet accepted. */
+#define US_LISTEN_BACKLOG 16
+#define US_DATA_HDR 16 /* RFC 4960 §3.3.1 DATA chunk header */
+#define US_PORT_TRIES 64
+#define US_UDP_MAX 65507 /* the largest IPv4 UDP payload */
 
-/* Largest user message that goes out in one packet (RFC 5043 §9). */
-static size_t us_maxseg(struct sctp_sock *s)
+struct us_stack us = {
+	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
+	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
+	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
+};
+
+/* A closed socket's callbacks: none. */
+static const struct sctp_cb us_nocb;
+
+static void us_run(void);
+
+/*
+ * usrsctp's upcall, inside a call of ours into usrsctp (its input, its
+ * timers, a send): the socket is served once usrsctp has returned.
+ */
+static void us_upcall(struct socket *so, void *arg, int flags)
 {
+	struct sctp_sock *s = arg;
+
+	(void)so;
+	(void)flags;
+	if (!s || s->dead || s->ready)
+		return;
+	s->ready = true;
+	TAILQ_INSERT_TAIL(&us.ready, s, ready_entry);
+}
+
+static void us_noupcall(struct socket *so, void *arg, int flags)
+{
+	(void)so;
+	(void)arg;
+	(void)flags;
+}
+
+/* s served on the next pass. */
+static void us_rewake(struct sctp_sock *s)
+{
+	us_upcall(NULL, s, 0);
+	us_kick();
+}
+
+static void us_free(struct sctp_sock *s)
+{
+	TAILQ_REMOVE(&us.socks, s, entry);
+	us.n_socks--;
+	if (s->as.adapt_timer)
+		event_free(s->as.adapt_timer);
+	free(s);
+}
+
+/* Largest user message that goes out in one packet (RFC 5043 §9): the
+ * path's SCTP packet (usrsctp's MTU for AF_CONN has no IP or UDP header,
+ * nor the common header) less the DATA chunk's header. */
+static size_t us_maxseg(struct sctp_as *a)
+{
+	struct sctp_sock *s = a->sock;
 	struct sctp_paddrparams pp;
 	socklen_t len = sizeof(pp);
 	struct sctp_assoc_value av;
 	socklen_t avlen = sizeof(av);
-	size_t seg = 0, hdr;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
+	size_t seg = 0;
 
 	memset(&av, 0, sizeof(av));
 	if (usrsctp_getsockopt(s->so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &avlen) ==
@@ -60,125 +111,286 @@ static size_t us_maxseg(struct sctp_sock *s)
 	memset(&pp, 0, sizeof(pp));
 	if (usrsctp_getsockopt(s->so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp,
 			       &len) == 0 &&
-	    pp.spp_pathmtu > 0) {
-		/* IP + UDP (RFC 6951) + SCTP common header + DATA chunk */
-		hdr = 8 + 12 + 16;
-		if (us_peer_addr(s, &ss, &sl) == 0 && ss.ss_family == AF_INET6)
-			hdr += 40;
-		else
-			hdr += 20;
-		if (pp.spp_pathmtu > hdr &&
-		    (seg == 0 || pp.spp_pathmtu - hdr < seg))
-			seg = pp.spp_pathmtu - hdr;
-	}
+	    pp.spp_pathmtu > US_DATA_HDR &&
+	    (seg == 0 || pp.spp_pathmtu - US_DATA_HDR < seg))
+		seg = pp.spp_pathmtu - US_DATA_HDR;
 	if (seg == 0)
 		seg = 1200;
+	if (seg > SCTP_RX_MAX)
+		seg = SCTP_RX_MAX;
 	/* "or 516 bytes, whichever is larger" */
 	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
 }
 
-/* COMM_UP and the peer's indication both seen: check it, report up. */
-static void us_check_up(struct sctp_sock *s)
+/*
+ * The path MTU of an association: the UDP path's (RFC 6951 §5.6 leaves
+ * PMTU discovery to the SCTP layer; the route's MTU is where it starts
+ * and, as usrsctp cannot see ICMP here, where it stays).  usrsctp only
+ * lowers an association's MTU, so every socket starts at the largest
+ * (us_sockopts(), peer NULL) and each association is lowered to its
+ * path's.
+ */
+static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 {
-	char why[128];
+	struct sctp_paddrparams pp;
+	unsigned int mtu = peer ? us_peer_mtu(peer) : US_UDP_MAX;
 
-	if (s->state != US_WAIT_ADAPT || !s->got_adapt)
-		return;
-	evtimer_del(s->adapt_timer);
-	if (sctp_up_check(&s->info, s->peer_adapt, why, sizeof(why)) < 0) {
-		us_abort(s, why);
-		return;
-	}
-	s->info.maxseg = us_maxseg(s);
-	s->state = US_UP;
-	if (s->cb->up)
-		s->cb->up(s->arg, s, &s->info);
+	struct sockaddr_conn *all = (struct sockaddr_conn *)&pp.spp_address;
+
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = id;
+	/* every path: an AF_CONN address naming none (usrsctp refuses an
+	 * unspecified family) */
+	all->sconn_family = AF_CONN;
+	pp.spp_flags = SPP_PMTUD_DISABLE;
+	/* usrsctp's AF_CONN path MTU excludes the common header */
+	pp.spp_pathmtu = mtu - 12;
+	if (usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp,
+			       sizeof(pp)) < 0)
+		log_debug("sctp: path MTU %u: %s", mtu, strerror(errno));
 }
 
-static void us_notification(struct sctp_sock *s, const uint8_t *buf, size_t len)
+/* The options every DDP-enabled socket carries; -1 on failure. */
+static int us_setopt(struct socket *so, int level, int name, const void *v,
+		     socklen_t len, const char *what)
 {
-	union sctp_notification n;
-
-	memset(&n, 0, sizeof(n));
-	memcpy(&n, buf, len < sizeof(n) ? len : sizeof(n));
-	if (len < sizeof(n.sn_header))
-		return;
-	switch (n.sn_header.sn_type) {
-	case SCTP_ASSOC_CHANGE:
-		switch (n.sn_assoc_change.sac_state) {
-		case SCTP_COMM_UP:
-			if (s->state != US_CONNECTING)
-				break;
-			s->info.in_streams =
-				n.sn_assoc_change.sac_inbound_streams;
-			s->info.out_streams =
-				n.sn_assoc_change.sac_outbound_streams;
-			s->state = US_WAIT_ADAPT;
-			/* usrsctp queues the peer's indication right after
-			 * COMM_UP, but another thread may still be on it */
-			if (!s->got_adapt) {
-				struct timeval tv = {
-					us.conf.adapt_wait_ms / 1000,
-					(us.conf.adapt_wait_ms % 1000) * 1000
-				};
-				evtimer_add(s->adapt_timer, &tv);
-			}
-			us_check_up(s);
-			break;
-		case SCTP_COMM_LOST:
-			us_down(s, "association lost");
-			break;
-		case SCTP_RESTART:
-			/* the peer's sessions are gone with its state */
-			us_abort(s, "peer restarted the association");
-			break;
-		case SCTP_SHUTDOWN_COMP:
-			us_down(s, "association shut down");
-			break;
-		case SCTP_CANT_STR_ASSOC:
-			us_down(s, "association could not be started");
-			break;
-		}
-		break;
-	case SCTP_ADAPTATION_INDICATION:
-		s->got_adapt = true;
-		s->peer_adapt = n.sn_adaptation_event.sai_adaptation_ind;
-		us_check_up(s);
-		break;
-	case SCTP_SHUTDOWN_EVENT:
-		us_down(s, "peer shut the association down");
-		break;
+	if (usrsctp_setsockopt(so, level, name, v, len) < 0) {
+		log_warn("sctp: setsockopt %s", what);
+		return -1;
 	}
+	return 0;
 }
+
+static int us_sockopts(struct socket *so)
+{
+	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
+	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
+						 SCTP_ADAPT_IND_DDP };
+	struct sctp_initmsg init;
+	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
+					SCTP_ADAPTATION_INDICATION,
+					SCTP_SHUTDOWN_EVENT };
+	struct sctp_event ev;
+	const uint32_t on = 1;
+	size_t i;
+
+	if (usrsctp_set_non_blocking(so, 1) < 0) {
+		log_warn("sctp: non-blocking");
+		return -1;
+	}
+	if (us_setopt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
+		      "SCTP_ADAPTATION_LAYER") < 0)
+		return -1;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+		ev.se_type = evs[i];
+		ev.se_on = 1;
+		if (us_setopt(so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev),
+			      "SCTP_EVENT") < 0)
+			return -1;
+	}
+	/* RFC 5043 §8: as many inbound as outbound streams */
+	memset(&init, 0, sizeof(init));
+	init.sinit_num_ostreams = us.conf.streams;
+	init.sinit_max_instreams = us.conf.streams;
+	/* RFC 5043 §9: SCTP never fragments a DDP segment */
+	if (us_setopt(so, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init),
+		      "SCTP_INITMSG") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on),
+		      "SCTP_RECVRCVINFO") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
+		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
+	    us_setopt(so, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on),
+		      "SCTP_NODELAY") < 0)
+		return -1;
+	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
+	return 0;
+}
+
+/* The peer's indication is late (RFC 5043 §5.1). */
+static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_sock *s = arg;
+	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
+
+	(void)fd;
+	(void)what;
+	(void)sctp_as_event(&s->as, &e);
+	us_run();
+}
+
+/* ABORT the association (RFC 4960 §9.1) for the table. */
+static void us_as_abort(struct sctp_as *a)
+{
+	static const char none[1];
+	struct sctp_sndinfo si;
+
+	memset(&si, 0, sizeof(si));
+	si.snd_flags = SCTP_ABORT;
+	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
+	 * ABORT without a cause; the length is what counts */
+	if (usrsctp_sendv(a->sock->so, none, 0, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0) < 0 &&
+	    errno != ENOTCONN)
+		log_debug("sctp: abort: %s", strerror(errno));
+	us_kick();
+}
+
+static void us_as_stop(struct sctp_as *a)
+{
+	(void)a; /* usrsctp's socket stays until closed; nothing to stop */
+}
+
+static const struct sctp_as_ops us_as_ops = {
+	.abort = us_as_abort,
+	.stop = us_as_stop,
+	.maxseg = us_maxseg,
+};
+
+/* A socket of ours for so, in state st; NULL (errno) on failure. */
+static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
+				     const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
+	if (!s->as.adapt_timer) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->so = so;
+	s->as.sock = s;
+	s->as.ops = &us_as_ops;
+	s->as.state = st;
+	s->as.cb = cb;
+	s->as.arg = arg;
+	s->as.adapt_wait_ms = us.conf.adapt_wait_ms;
+	TAILQ_INSERT_TAIL(&us.socks, s, entry);
+	us.n_socks++;
+	usrsctp_set_upcall(so, us_upcall, s);
+	/* what reached it before its upcall did (an accepted socket's
+	 * COMM_UP) is served on the next pass */
+	us_rewake(s);
+	return s;
+}
+
+/* Whether listener l, bound to an address or its family's wildcard,
+ * takes association s (the address its peer's datagrams reached). */
+static bool us_bound_match(const struct sctp_sock *l, const struct sctp_sock *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (us_peer_addr(s->peer, true, l->port, &ss, &len) < 0)
+		return false;
+	return sctp_addr_match(&l->bound, (struct sockaddr *)&ss, len, true);
+}
+
+/*
+ * The owner is done with s: no callback reaches it any more.  usrsctp
+ * ends the association on its own, on this thread: an ABORT, or a
+ * SHUTDOWN (RFC 4960 §9.2) that first delivers what is queued, its
+ * retransmissions run by usrsctp_handle_timers() after the socket is
+ * gone.
+ */
+static void us_close(struct sctp_sock *s, bool abort)
+{
+	if (s->dead)
+		return;
+	s->dead = true;
+	s->as.cb = &us_nocb;
+	s->as.arg = NULL;
+	evtimer_del(s->as.adapt_timer);
+	usrsctp_set_upcall(s->so, us_noupcall, NULL);
+	if (s->ready) {
+		TAILQ_REMOVE(&us.ready, s, ready_entry);
+		s->ready = false;
+	}
+	if (s->as.state != SCTP_AS_LISTEN &&
+	    (abort || (s->as.state != SCTP_AS_UP &&
+		       s->as.state != SCTP_AS_WAIT_ADAPT))) {
+		/* a zero linger: usrsctp's close sends the ABORT */
+		struct linger lg = { 1, 0 };
+
+		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
+				   sizeof(lg));
+	}
+	usrsctp_close(s->so);
+	s->so = NULL;
+	if (s->peer)
+		us_peer_put(s->peer);
+	us_kick();
+	if (us.in_pass) {
+		TAILQ_INSERT_TAIL(&us.dead, s, ready_entry);
+		return;
+	}
+	us_free(s);
+}
+
+/* usrsctp's notification constants (RFC 6458 §6.1), for the one reader
+ * of both stacks (sctp_assoc.c). */
+static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
 
 static void us_accept_all(struct sctp_sock *l)
 {
 	struct sctp_sock *s;
+	struct socket *so;
 
-	while (!l->dead && (s = us_accept_next(l, l->cb, l->arg)))
-		if (l->cb->accept)
-			l->cb->accept(l->arg, l, s);
-}
+	while (!l->dead) {
+		struct sockaddr_conn sc;
+		socklen_t len = sizeof(sc);
 
-/* A listener's deferred accept (us_service()); what the accepted
- * sockets already hold is served on the next pass. */
-static void us_accept_deferred(evutil_socket_t fd, short what, void *arg)
-{
-	struct sctp_sock *l = arg;
+		memset(&sc, 0, sizeof(sc));
+		so = usrsctp_accept(l->so, (struct sockaddr *)&sc, &len);
+		if (!so)
+			return;
+		s = NULL;
+		if (us_sockopts(so) == 0 && us_peer_hold(sc.sconn_addr)) {
+			s = us_sock_new(so, SCTP_AS_CONNECTING, l->as.cb,
+					l->as.arg);
+			if (!s)
+				us_peer_put(sc.sconn_addr);
+		}
+		if (s) {
+			s->peer = sc.sconn_addr;
+			s->port = l->port;
+			s->rport = sc.sconn_port;
+			us_set_mtu(so, s->peer, 0);
+			/* a listener on one address takes no association
+			 * that reached another (a UDP datagram to any of
+			 * the host's addresses reaches usrsctp) */
+			if (!us_bound_match(l, s)) {
+				log_info("sctp: association to another "
+					 "address than its listener's: "
+					 "aborted");
+				us_close(s, true);
+				continue;
+			}
+			if (l->as.cb->accept)
+				l->as.cb->accept(l->as.arg, l, s);
+			continue;
+		}
+		{
+			struct linger lg = { 1, 0 };
 
-	(void)fd;
-	(void)what;
-	if (l->dead || l->parked)
-		return;
-	us_accept_all(l); /* each accepted is served next (us_sock_new()) */
-	us_rewake(l);
+			usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg,
+					   sizeof(lg));
+			usrsctp_close(so);
+		}
+	}
 }
 
 static void us_recv_all(struct sctp_sock *s)
 {
 	int i;
 
-	for (i = 0; i < US_BATCH && !s->dead && s->state != US_DOWN; i++) {
+	for (i = 0; i < US_BATCH && !s->dead && s->as.state != SCTP_AS_DOWN;
+	     i++) {
+		struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
 		struct sctp_rcvinfo rcv;
 		socklen_t infolen = sizeof(rcv);
 		unsigned int infotype = 0;
@@ -191,34 +403,32 @@ static void us_recv_all(struct sctp_sock *s)
 		if (n < 0) {
 			if (errno == EWOULDBLOCK || errno == EAGAIN)
 				return;
-			us_down(s, strerror(errno));
+			sctp_as_down(&s->as, strerror(errno));
 			return;
 		}
 		if (n == 0) {
-			us_down(s, "association closed");
+			sctp_as_down(&s->as, "association closed");
 			return;
 		}
 		if (flags & MSG_NOTIFICATION) {
-			us_notification(s, us.rxbuf, (size_t)n);
+			sctp_as_notification(&s->as, &us_consts, us.rxbuf,
+					     (size_t)n);
 			continue;
 		}
-		if (!(flags & MSG_EOR)) {
-			us_abort(s, "user message over 64 KiB");
+		if (!(flags & MSG_EOR))
+			e.ev = SCTP_AE_TOO_BIG;
+		if (!sctp_as_event(&s->as, &e))
 			return;
-		}
-		if (s->state != US_UP) {
-			us_abort(s, "data before the peer's Adaptation Layer "
-				    "Indication (RFC 5043 §5.1)");
-			return;
-		}
 		if (infotype != SCTP_RECVV_RCVINFO) {
-			us_abort(s, "message without receive information");
+			e.ev = SCTP_AE_NO_RCVINFO;
+			(void)sctp_as_event(&s->as, &e);
 			return;
 		}
-		if (s->cb->msg)
-			s->cb->msg(s->arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
-				   (rcv.rcv_flags & SCTP_UNORDERED) != 0,
-				   us.rxbuf, (size_t)n);
+		if (s->as.cb->msg)
+			s->as.cb->msg(s->as.arg, s, rcv.rcv_sid,
+				      ntohl(rcv.rcv_ppid),
+				      (rcv.rcv_flags & SCTP_UNORDERED) != 0,
+				      us.rxbuf, (size_t)n);
 	}
 	if (i == US_BATCH)
 		us_rewake(s); /* more may be queued: come back after others */
@@ -230,184 +440,72 @@ static void us_service(struct sctp_sock *s)
 
 	if (s->dead)
 		return;
-	ev = usrsctp_get_events(s->so);
-	if (s->state == US_LISTEN) {
-		/*
-		 * Accepted a little later, not at once: usrsctp 0.9.5 wakes
-		 * a listener from its receive thread while it handles the
-		 * COOKIE ECHO that queued the association, and then reads
-		 * the queued socket's listener twice, unlocked (upstream
-		 * issue #697); an accept that clears it in between sends
-		 * the thread to a NULL mutex.  An accept at once on this
-		 * wakeup aims at that window; after US_ACCEPT_DEFER_US the
-		 * thread is long past it.  The same two reads happen for
-		 * each later packet of a queued association, so the race
-		 * is narrowed, not gone: the fix is usrsctp's (#698).  A
-		 * kept listener's queue waits (see us_close()).
-		 */
-		if ((ev & SCTP_EVENT_READ) && !s->parked &&
-		    !evtimer_pending(s->accept_timer, NULL)) {
-			struct timeval tv = { 0, US_ACCEPT_DEFER_US };
-
-			evtimer_add(s->accept_timer, &tv);
-		}
+	if (s->as.state == SCTP_AS_LISTEN) {
+		us_accept_all(s);
 		return;
 	}
+	ev = usrsctp_get_events(s->so);
 	if ((ev & (SCTP_EVENT_READ | SCTP_EVENT_ERROR)) && !s->paused)
 		us_recv_all(s);
-	(void)us_linger_check(s);
-	if (!s->dead && s->state == US_UP && s->want_write &&
+	if (!s->dead && s->as.state == SCTP_AS_UP && s->want_write &&
 	    (ev & SCTP_EVENT_WRITE)) {
 		s->want_write = false;
-		if (s->cb->writable)
-			s->cb->writable(s->arg, s);
+		if (s->as.cb->writable)
+			s->as.cb->writable(s->as.arg, s);
 	}
 }
 
-static void us_serve(struct sctp_sock *s)
+static void us_run(void)
 {
-	if (s->pass == us.pass_no)
-		return;
-	s->pass = us.pass_no;
-	us_service(s);
-}
-
-static void us_wake(evutil_socket_t fd, short what, void *arg)
-{
-	const uint64_t *ready;
 	struct sctp_sock *s;
-	unsigned int i, n;
-	uint64_t cnt;
-	ssize_t rd;
-	bool all;
 
-	(void)what;
-	(void)arg;
-	rd = read(fd, &cnt, sizeof(cnt));
-	(void)rd;
-	/* Upcalls from here on wake the loop again; those before are in
-	 * what this pass takes. */
-	__atomic_store_n(&us.wake_pending, false, __ATOMIC_RELEASE);
-	ready = us_ready_take(&n, &all);
 	us.in_pass++;
-	us.pass_no++;
-	if (all) {
-		/* sockets accepted during the pass join the tail */
-		TAILQ_FOREACH (s, &us.socks, entry)
-			us_serve(s);
-	} else {
-		for (i = 0; i < n; i++)
-			if ((s = us_by_token(ready[i])))
-				us_serve(s);
+	while ((s = TAILQ_FIRST(&us.ready))) {
+		TAILQ_REMOVE(&us.ready, s, ready_entry);
+		s->ready = false;
+		us_service(s);
 	}
 	us.in_pass--;
-	while ((s = TAILQ_FIRST(&us.dead))) {
-		TAILQ_REMOVE(&us.dead, s, dead_entry);
-		us_free(s);
-	}
-}
-
-/* Clear CAP_NET_RAW from the effective set (restore: saved != NULL). */
-static int us_net_raw(bool clear, uint32_t *saved)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	const unsigned int w = CAP_NET_RAW / 32;
-	const uint32_t bit = 1u << (CAP_NET_RAW % 32);
-
-	if (syscall(SYS_capget, &h, d) < 0)
-		return -1;
-	if (clear) {
-		*saved = d[w].effective & bit;
-		if (!*saved)
-			return 0;
-		d[w].effective &= ~bit;
-	} else {
-		if (!*saved)
-			return 0;
-		d[w].effective |= bit;
-	}
-	return (int)syscall(SYS_capset, &h, d);
-}
-
-/* 0 when nobody holds UDP port (IPv4 wildcard), else -1 with errno. */
-static int us_udp_probe(uint16_t port)
-{
-	struct sockaddr_in sin;
-	int fd, rc;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(port);
-	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin));
-	close(fd);
-	return rc;
+	if (!us.in_pass)
+		while ((s = TAILQ_FIRST(&us.dead))) {
+			TAILQ_REMOVE(&us.dead, s, ready_entry);
+			us_free(s);
+		}
+	us_udp_flush();
 }
 
 static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		   char *err, size_t errlen)
 {
-	uint32_t raw = 0;
-
 	us.base = base;
 	us.conf = *c;
 	TAILQ_INIT(&us.socks);
+	TAILQ_INIT(&us.ready);
 	TAILQ_INIT(&us.dead);
-	if (c->udp_port && us_udp_probe(c->udp_port) < 0) {
-		snprintf(err, errlen,
-			 "sctp_udp_port %u: %s (is another iwcmd or SCTP "
-			 "stack using it?)",
-			 c->udp_port, strerror(errno));
+	us.n_socks = 0;
+	us.rxbuf = malloc(SCTP_RX_MAX);
+	if (!us.rxbuf) {
+		snprintf(err, errlen, "sctp: %s", strerror(errno));
 		return -1;
 	}
-	us.rxbuf = malloc(SCTP_RX_MAX);
-	us.wake_pending = false;
-	us.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (!us.rxbuf || us.wake_fd < 0) {
-		snprintf(err, errlen, "sctp: %s", strerror(errno));
-		goto fail;
-	}
-	us.wake_ev = event_new(base, us.wake_fd, EV_READ | EV_PERSIST, us_wake,
-			       NULL);
-	if (!us.wake_ev || event_add(us.wake_ev, NULL) < 0) {
-		snprintf(err, errlen, "sctp: cannot watch the eventfd");
-		goto fail;
+	if (us_udp_init(base, &us.conf.udp_port, us_run, err, errlen) < 0) {
+		free(us.rxbuf);
+		us.rxbuf = NULL;
+		return -1;
 	}
 	/*
-	 * With UDP encapsulation no raw socket is wanted: usrsctp opens
-	 * one whenever it may, so CAP_NET_RAW is off while it starts (its
-	 * threads inherit that).
+	 * No receive thread, no timer thread, no UDP or raw socket of
+	 * usrsctp's own (port 0: its UDP tunneling is not used; the
+	 * datagrams are ours).  Its iterator thread still starts, idle:
+	 * it runs only for address changes and SCTP_SENDALL, neither of
+	 * which iwcmd uses (docs/sctp.md).
 	 */
-	if (c->udp_port && us_net_raw(true, &raw) < 0)
-		log_warn("sctp: cannot drop CAP_NET_RAW");
-	usrsctp_init(c->udp_port, NULL, NULL);
-	if (c->udp_port)
-		us_net_raw(false, &raw);
-	/* usrsctp_init() has no result: the port must be held now */
-	if (c->udp_port && us_udp_probe(c->udp_port) == 0) {
-		snprintf(err, errlen,
-			 "sctp_udp_port %u: usrsctp could not bind it",
-			 c->udp_port);
-		usrsctp_finish();
-		goto fail;
-	}
-	log_info("sctp: usrsctp on UDP port %u, %u streams", c->udp_port,
+	usrsctp_init_nothreads(0, us_conn_output, NULL);
+	/* heartbeats and retransmissions by usrsctp's own timers, which
+	 * usrsctp_handle_timers() runs */
+	log_info("sctp: usrsctp on UDP port %u, %u streams", us.conf.udp_port,
 		 c->streams);
 	return 0;
-fail:
-	if (us.wake_ev)
-		event_free(us.wake_ev);
-	us.wake_ev = NULL;
-	if (us.wake_fd >= 0)
-		close(us.wake_fd);
-	us.wake_fd = -1;
-	free(us.rxbuf);
-	us.rxbuf = NULL;
-	return -1;
 }
 
 static void us_fini(void)
@@ -415,36 +513,51 @@ static void us_fini(void)
 	struct sctp_sock *s;
 	int i;
 
-	while ((s = TAILQ_FIRST(&us.socks))) {
-		if (!s->dead) {
-			/* none survives this: end them on this thread */
-			if (s->state != US_LISTEN)
-				(void)us_send_abort(s->so);
-			usrsctp_close(s->so);
-		}
+	while ((s = TAILQ_FIRST(&us.socks)))
+		us_close(s, true);
+	while ((s = TAILQ_FIRST(&us.dead))) {
+		TAILQ_REMOVE(&us.dead, s, ready_entry);
 		us_free(s);
 	}
-	TAILQ_INIT(&us.parked);
-	us.n_parked = 0;
-	TAILQ_INIT(&us.dead);
-	us_slots_free();
-	/* usrsctp_finish fails while associations still wind down */
-	for (i = 0; i < 50 && usrsctp_finish() != 0; i++)
-		usleep(20000);
-	if (us.wake_ev)
-		event_free(us.wake_ev);
-	us.wake_ev = NULL;
-	/* its threads are gone: nothing writes the eventfd any more */
-	if (us.wake_fd >= 0)
-		close(us.wake_fd);
-	us.wake_fd = -1;
+	/* usrsctp frees closed endpoints from its timers: run them on */
+	for (i = 0; i < 100; i++) {
+		usrsctp_handle_timers(1000);
+		us_udp_flush();
+		if (usrsctp_finish() == 0)
+			break;
+	}
+	us_udp_fini();
 	free(us.rxbuf);
 	us.rxbuf = NULL;
 }
 
-static struct socket *us_socket(int family)
+/* Bind so to port (network order; 0: a free one), all of usrsctp's
+ * AF_CONN addresses; the port bound, or 0 with errno. */
+static uint16_t us_bind(struct socket *so, uint16_t port)
 {
-	struct socket *so = usrsctp_socket(family, SOCK_STREAM, IPPROTO_SCTP,
+	struct sockaddr_conn sc;
+	int i;
+
+	for (i = 0; i < (port ? 1 : US_PORT_TRIES); i++) {
+		memset(&sc, 0, sizeof(sc));
+		sc.sconn_family = AF_CONN;
+		/* usrsctp picks no port it could tell us (its AF_CONN
+		 * endpoints have no address to ask), so one of the
+		 * dynamic ports (RFC 6335 §6) is tried at random */
+		sc.sconn_port =
+			port ? port :
+			       htons((uint16_t)(49152 + random() % 16384));
+		if (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) == 0)
+			return sc.sconn_port;
+		if (errno != EADDRINUSE)
+			return 0;
+	}
+	return 0;
+}
+
+static struct socket *us_socket(void)
+{
+	struct socket *so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP,
 					   NULL, NULL, 0, NULL);
 
 	if (!so)
@@ -457,34 +570,41 @@ static struct socket *us_socket(int family)
 	return so;
 }
 
+static uint16_t us_port_of(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ?
+		       ((const struct sockaddr_in6 *)sa)->sin6_port :
+		       ((const struct sockaddr_in *)sa)->sin_port;
+}
+
 static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_sock *s = us_parked_take(sa, len, cb, arg);
+	struct sctp_sock *s;
 	struct socket *so;
-	socklen_t bl = sizeof(s->bound);
+	uint16_t port;
 	int e;
 
-	if (s)
-		return s;
-	so = us_socket(sa->sa_family);
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    len > sizeof(s->bound)) {
+		errno = EAFNOSUPPORT;
+		return NULL;
+	}
+	so = us_socket();
 	if (!so)
 		return NULL;
-	if (usrsctp_bind(so, (struct sockaddr *)sa, len) < 0 ||
-	    usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
+	port = us_bind(so, us_port_of(sa));
+	if (!port || usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
 		goto fail;
-	s = us_sock_new(so, US_LISTEN, cb, arg);
+	s = us_sock_new(so, SCTP_AS_LISTEN, cb, arg);
 	if (!s)
 		goto fail;
-	s->accept_timer = evtimer_new(us.base, us_accept_deferred, s);
-	if (!s->accept_timer) {
-		us_free(s);
-		errno = ENOMEM;
-		goto fail;
-	}
-	/* what a later listen on this address finds it by (us_close()) */
-	if (us_local_addr(s, &s->bound, &bl) < 0)
-		s->bound.ss_family = AF_UNSPEC;
+	s->port = port;
+	memcpy(&s->bound, sa, len);
+	if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)&s->bound)->sin6_port = port;
+	else
+		((struct sockaddr_in *)&s->bound)->sin_port = port;
 	return s;
 fail:
 	e = errno;
@@ -497,43 +617,59 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 				    uint16_t remote_udp_port,
 				    const struct sctp_cb *cb, void *arg)
 {
-	struct socket *so = us_socket(sa->sa_family);
-	struct sctp_udpencaps ue;
+	struct socket *so;
 	struct sctp_sock *s;
+	struct sockaddr_conn sc;
+	uint16_t port;
+	void *peer;
 	int e;
 
-	if (!so)
-		return NULL;
-	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
-	memset(&ue, 0, sizeof(ue));
-	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
+	(void)len;
+	/* RFC 6951 §5.1: the peer's encapsulation port */
 	if (!remote_udp_port)
 		remote_udp_port = us.conf.encap_port ? us.conf.encap_port :
 						       us.conf.udp_port;
-	ue.sue_port = htons(remote_udp_port);
-	if (ue.sue_port &&
-	    usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT,
-			       &ue, sizeof(ue)) < 0)
+	peer = us_peer_get(sa, remote_udp_port);
+	if (!peer)
+		return NULL;
+	so = us_socket();
+	if (!so) {
+		e = errno;
+		us_peer_put(peer);
+		errno = e;
+		return NULL;
+	}
+	port = us_bind(so, 0);
+	if (!port)
 		goto fail;
-	if (usrsctp_connect(so, (struct sockaddr *)sa, len) < 0 &&
+	memset(&sc, 0, sizeof(sc));
+	sc.sconn_family = AF_CONN;
+	sc.sconn_port = us_port_of(sa);
+	sc.sconn_addr = peer;
+	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
 	    errno != EINPROGRESS)
 		goto fail;
-	/* served on the next pass: a refusal may already be queued */
-	s = us_sock_new(so, US_CONNECTING, cb, arg);
+	/* on the association now there (usrsctp takes no path MTU for
+	 * one to come on an AF_CONN socket) */
+	us_set_mtu(so, peer, 0);
+	s = us_sock_new(so, SCTP_AS_CONNECTING, cb, arg);
 	if (!s)
 		goto fail;
+	s->peer = peer;
+	s->port = port;
+	s->rport = sc.sconn_port;
 	return s;
 fail:
 	e = errno;
 	usrsctp_close(so);
+	us_peer_put(peer);
 	errno = e;
 	return NULL;
 }
 
-static void us_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
+static struct sctp_as *us_as(struct sctp_sock *s)
 {
-	s->cb = cb;
-	s->arg = arg;
+	return &s->as;
 }
 
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
@@ -541,16 +677,8 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 {
 	struct sctp_sndinfo si;
 
-	if (s->dead || s->state != US_UP) {
+	if (s->dead) {
 		errno = ENOTCONN;
-		return -1;
-	}
-	if (stream >= s->info.streams) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (len > s->info.maxseg) {
-		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
 		return -1;
 	}
 	memset(&si, 0, sizeof(si));
@@ -565,87 +693,36 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		}
 		return -1;
 	}
-	return 0;
-}
-
-static bool us_loopback(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)sa)
-				      ->sin_addr.s_addr) >>
-			24) == 127;
-	return sa->sa_family == AF_INET6 &&
-	       IN6_IS_ADDR_LOOPBACK(
-		       &((const struct sockaddr_in6 *)sa)->sin6_addr);
-}
-
-static socklen_t us_salen(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
-}
-
-/*
- * One address of s: the peer's primary, or of the local ones (an
- * unbound endpoint has all of the host's) the one a path to the peer
- * would use: its family, a loopback one for a loopback peer.
- */
-static int us_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-		   socklen_t *len, bool peer)
-{
-	struct sockaddr_storage p;
-	struct sockaddr *addrs = NULL;
-	const struct sockaddr *pick = NULL;
-	bool have_peer = false;
-	const uint8_t *q;
-	int n, i;
-
-	if (!peer && us_addr(s, &p, len, true) == 0)
-		have_peer = true;
-	n = peer ? usrsctp_getpaddrs(s->so, 0, &addrs) :
-		   usrsctp_getladdrs(s->so, 0, &addrs);
-	if (n <= 0 || !addrs) {
-		errno = ENOTCONN;
-		return -1;
-	}
-	q = (const uint8_t *)addrs;
-	for (i = 0; i < n; i++) {
-		const struct sockaddr *sa = (const struct sockaddr *)q;
-
-		if (!pick)
-			pick = sa;
-		if (have_peer && sa->sa_family == p.ss_family &&
-		    us_loopback(sa) == us_loopback((struct sockaddr *)&p)) {
-			pick = sa;
-			break;
-		}
-		q += us_salen(sa);
-	}
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, pick, us_salen(pick));
-	*len = us_salen(pick);
-	if (peer)
-		usrsctp_freepaddrs(addrs);
-	else
-		usrsctp_freeladdrs(addrs);
+	us_kick(); /* the packets go before the loop sleeps */
 	return 0;
 }
 
 static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len)
 {
-	return us_addr(s, ss, len, false);
+	if (s->as.state == SCTP_AS_LISTEN) {
+		memcpy(ss, &s->bound, sizeof(*ss));
+		*len = s->bound.ss_family == AF_INET6 ?
+			       sizeof(struct sockaddr_in6) :
+			       sizeof(struct sockaddr_in);
+		return 0;
+	}
+	return us_peer_addr(s->peer, true, s->port, ss, len);
 }
 
-static int us_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			socklen_t *len)
+static int us_peer_addr_of(struct sctp_sock *s, struct sockaddr_storage *ss,
+			   socklen_t *len)
 {
-	return us_addr(s, ss, len, true);
+	if (s->as.state == SCTP_AS_LISTEN) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	return us_peer_addr(s->peer, false, s->rport, ss, len);
 }
 
 static unsigned int us_sockets(void)
 {
-	return us.n_socks - us.n_parked;
+	return us.n_socks;
 }
 
 static void us_pause(struct sctp_sock *s, bool pause)
@@ -661,11 +738,12 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.fini = us_fini,
 	.listen = us_listen,
 	.connect = us_connect,
-	.set_cb = us_set_cb,
+	.as = us_as,
 	.send = us_send,
 	.local_addr = us_local_addr,
-	.peer_addr = us_peer_addr,
+	.peer_addr = us_peer_addr_of,
 	.close = us_close,
 	.pause = us_pause,
 	.sockets = us_sockets,
+	.drops = us_udp_drops,
 };

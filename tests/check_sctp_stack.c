@@ -3,12 +3,16 @@
 /*
  * daemon/sctp.h over usrsctp on loopback, in one process: the stack
  * connects to its own listener through its own UDP encapsulation port.
- * Check forks each test, so each starts usrsctp afresh.  Peers that
- * break RFC 5043 §5.1 / §7.1 are plain usrsctp sockets made here.
+ * Check forks each test, so each starts usrsctp afresh.  usrsctp runs
+ * without threads (usrsctp_init_nothreads()): everything happens in the
+ * loop this test runs.  Peers that break RFC 5043 §5.1 / §7.1 are plain
+ * usrsctp sockets of the same stack, and a UDP socket of the test's own
+ * relays the stack's packets to inject bad ones (test_drops).
  */
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 #include <usrsctp.h>
@@ -17,6 +21,8 @@
 #include "udp_port.h"
 
 #include "log.h"
+#include "sctp_assoc.h"
+#include "sctp_ss.h"
 #include "sctp_stack.h"
 #include "sctp_usrsctp_int.h"
 
@@ -35,41 +41,6 @@ struct side {
 static struct event_base *base;
 static struct side srv, cli;
 
-/*
- * Linked with -Wl,--wrap=usrsctp_getsockopt.  Until status_stale_until
- * (CLOCK_MONOTONIC), SCTP_STATUS reports an association that is gone as
- * still shutting down: what usrsctp itself shows for a moment after it
- * has queued an association's last notification and before its thread
- * frees the association.
- */
-int __real_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
-			      socklen_t *len);
-int __wrap_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
-			      socklen_t *len);
-static struct timespec status_stale_until;
-
-int __wrap_usrsctp_getsockopt(struct socket *so, int level, int name, void *v,
-			      socklen_t *len)
-{
-	int rc = __real_usrsctp_getsockopt(so, level, name, v, len);
-	struct sctp_status *st = v;
-	struct timespec now;
-
-	if (level != IPPROTO_SCTP || name != SCTP_STATUS)
-		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec > status_stale_until.tv_sec ||
-	    (now.tv_sec == status_stale_until.tv_sec &&
-	     now.tv_nsec >= status_stale_until.tv_nsec))
-		return rc;
-	if (rc == 0 && st->sstat_state != SCTP_CLOSED)
-		return rc;
-	memset(st, 0, sizeof(*st));
-	st->sstat_state = SCTP_SHUTDOWN_ACK_SENT;
-	*len = sizeof(*st);
-	return 0;
-}
-
 /* Linked with -Wl,--wrap=usrsctp_get_events: how often the loop asks
  * a socket's readiness (test_idle_assocs). */
 int __real_usrsctp_get_events(struct socket *so);
@@ -82,15 +53,6 @@ int __wrap_usrsctp_get_events(struct socket *so)
 	return __real_usrsctp_get_events(so);
 }
 
-/* SCTP_STATUS lags for ms from now (see above). */
-static void status_stale_for(unsigned int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, &status_stale_until);
-	status_stale_until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	status_stale_until.tv_sec +=
-		ms / 1000 + status_stale_until.tv_nsec / 1000000000L;
-	status_stale_until.tv_nsec %= 1000000000L;
-}
 static struct sctp_sock *lsock;
 
 static void cb_up(void *arg, struct sctp_sock *s,
@@ -351,15 +313,13 @@ static bool run_until_sockets(unsigned int n)
 }
 
 /*
- * A graceful close keeps the socket until the SHUTDOWN has ended the
- * association: usrsctp must not end an association of a socket already
- * given back to it (see sctp_usrsctp.c).  The peer is paused with the
- * window full, so the SHUTDOWN waits for what is queued (RFC 4960 §9.2);
- * once it reads, every message arrives, then the SHUTDOWN.  The other
- * end's abortive close gives its socket back once the ABORT has ended
- * what was left of the association.
+ * A graceful close gives the socket back at once: usrsctp, on this
+ * thread, completes the SHUTDOWN of an association whose socket is gone.
+ * The peer is paused with the window full, so the SHUTDOWN waits for
+ * what is queued (RFC 4960 §9.2); once it reads, every message arrives,
+ * then the SHUTDOWN.
  */
-START_TEST(test_close_lingers)
+START_TEST(test_close_graceful)
 {
 	static uint8_t seg[1024];
 	int sent = 0, i;
@@ -374,48 +334,21 @@ START_TEST(test_close_lingers)
 	ck_assert_int_eq(errno, EAGAIN);
 	sctp_stack_close(cli.s, false);
 	cli.s = NULL;
+	ck_assert_uint_eq(sctp_stack_sockets(), 2);
 	for (i = 0; i < 20; i++) {
 		struct timeval tv = { 0, 10000 };
 
 		event_base_loopexit(base, &tv);
 		event_base_dispatch(base);
-		ck_assert_uint_eq(sctp_stack_sockets(), 3);
 	}
 	ck_assert_int_eq(srv.down, 0);
 	sctp_stack_pause(srv.s, false);
 	ck_assert(run_until(&srv.down));
 	ck_assert_int_eq(srv.msgs, sent);
 	ck_assert_msg(strstr(srv.why, "shut") != NULL, "%s", srv.why);
-	ck_assert(run_until_sockets(2));
 	sctp_stack_close(srv.s, true);
 	srv.s = NULL;
-	ck_assert(run_until_sockets(1));
-	ck_assert_int_eq(cli.down, 0);
-	stop();
-}
-END_TEST
-
-/*
- * A graceful close whose SHUTDOWN completes while SCTP_STATUS still
- * shows the association (usrsctp frees it just after it queues
- * SHUTDOWN_COMP).  The socket goes once the association has gone, at a
- * later linger tick: the notification's report of the association down
- * must not end those ticks, or the socket stays for good (found by
- * fuzz_ipc_client's corpus replay, about one close in a thousand).
- */
-START_TEST(test_close_status_lags)
-{
-	start(SCTP_ADAPT_WAIT_MS);
-	both_up();
-	status_stale_for(300);
-	sctp_stack_close(cli.s, false);
-	cli.s = NULL;
-	ck_assert(run_until(&srv.down));
-	ck_assert_msg(strstr(srv.why, "shut") != NULL, "%s", srv.why);
-	/* the client's socket: kept while SCTP_STATUS lags, then given
-	 * back (the server's stays: it is open) */
-	ck_assert_uint_eq(sctp_stack_sockets(), 3);
-	ck_assert(run_until_sockets(2));
+	ck_assert_uint_eq(sctp_stack_sockets(), 1);
 	ck_assert_int_eq(cli.down, 0);
 	stop();
 }
@@ -423,11 +356,8 @@ END_TEST
 
 /*
  * A close while the association is still being set up (its INIT goes to
- * a UDP port that never answers): usrsctp takes no ABORT for it.  The
- * socket is not handed back at once (usrsctp's zero-linger close races
- * its receive thread ending the association on a peer's answer, and both
- * free the socket: found by fuzz_ipc_client), but it goes within about a
- * second, not when the linger gives up (10 s).
+ * a UDP port that never answers), gracefully or not: the socket goes at
+ * once, and no callback follows.
  */
 START_TEST(test_close_connecting)
 {
@@ -446,8 +376,13 @@ START_TEST(test_close_connecting)
 	ck_assert_uint_eq(sctp_stack_sockets(), 2);
 	sctp_stack_close(cli.s, _i == 1);
 	cli.s = NULL;
-	ck_assert_uint_eq(sctp_stack_sockets(), 2);
-	ck_assert(run_until_sockets(1));
+	ck_assert_uint_eq(sctp_stack_sockets(), 1);
+	for (int i = 0; i < 20; i++) {
+		struct timeval tv = { 0, 10000 };
+
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
 	ck_assert_int_eq(cli.up + cli.down, 0);
 	close(mute);
 	stop();
@@ -473,10 +408,7 @@ END_TEST
 /*
  * Both ends closed at once, one gracefully and one with an ABORT, again
  * and again in one stack: the SHUTDOWN and the ABORT cross while the
- * sockets close.  usrsctp frees a closed socket twice when an
- * association ends on its receive thread (upstream issues #676, #709);
- * the stack ends associations on the loop thread first.  Under ASan a
- * double free or leak fails the run.
+ * sockets close.  Under ASan a double free or leak fails the run.
  */
 START_TEST(test_close_crossing)
 {
@@ -496,14 +428,41 @@ START_TEST(test_close_crossing)
 }
 END_TEST
 
-/* A plain usrsctp peer; adapt 0: no indication sent. */
+/* The loop for 10 ms. */
+static void run_a_little(void)
+{
+	struct timeval tv = { 0, 10000 };
+
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+/* A raw peer's association state (SCTP_STATUS), SCTP_CLOSED when gone. */
+static int raw_state(struct socket *so)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	if (usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st, &len) < 0)
+		return SCTP_CLOSED;
+	return st.sstat_state;
+}
+
+/*
+ * A plain usrsctp socket of the same stack, an AF_CONN one towards the
+ * listener through the stack's own UDP port; adapt 0: no indication
+ * sent.  Its association comes up while the loop runs.
+ */
 static struct socket *raw_peer(uint32_t adapt, bool send_data)
 {
-	struct socket *so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP,
+	struct socket *so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP,
 					   NULL, NULL, 0, NULL);
-	struct sctp_udpencaps ue;
+	struct sockaddr_conn sc;
+	int i;
 
 	ck_assert_ptr_nonnull(so);
+	ck_assert_int_eq(usrsctp_set_non_blocking(so, 1), 0);
 	if (adapt) {
 		struct sctp_setadaptation ad = { .ssb_adaptation_ind = adapt };
 
@@ -512,52 +471,41 @@ static struct socket *raw_peer(uint32_t adapt, bool send_data)
 						    sizeof(ad)),
 				 0);
 	}
-	memset(&ue, 0, sizeof(ue));
-	ue.sue_port = htons(port);
-	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
-					    SCTP_REMOTE_UDP_ENCAPS_PORT, &ue,
-					    sizeof(ue)),
-			 0);
-	/* blocking: usrsctp's threads do the handshake */
-	ck_assert_int_eq(usrsctp_connect(so, (struct sockaddr *)&laddr,
-					 sizeof(laddr)),
-			 0);
+	memset(&sc, 0, sizeof(sc));
+	sc.sconn_family = AF_CONN;
+	sc.sconn_port = laddr.sin_port;
+	sc.sconn_addr = us_peer_get((struct sockaddr *)&laddr, port);
+	ck_assert_ptr_nonnull(sc.sconn_addr);
+	ck_assert(usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) ==
+			  0 ||
+		  errno == EINPROGRESS);
+	us_kick();
+	for (i = 0; i < 500 && raw_state(so) != SCTP_ESTABLISHED && !srv.down;
+	     i++)
+		run_a_little();
 	if (send_data) {
 		struct sctp_sndinfo si = { .snd_ppid = htonl(16) };
 
+		ck_assert_int_eq(raw_state(so), SCTP_ESTABLISHED);
 		ck_assert_int_ge(usrsctp_sendv(so, "xxxx", 4, NULL, 0, &si,
 					       sizeof(si), SCTP_SENDV_SNDINFO,
 					       0),
 				 0);
+		us_kick();
 	}
 	return so;
 }
 
-/*
- * Wait until the raw peer has taken the stack's ABORT, so that its
- * close sends nothing.  usrsctp races itself when a packet for an
- * association it is tearing down arrives while the application closes
- * that socket (upstream issues #676 and #709); the test keeps clear of
- * that window.
- */
+/* Wait until the raw peer has taken the stack's ABORT. */
 static void wait_aborted(struct socket *so)
 {
-	struct sctp_status st;
-	socklen_t len;
-	int i, rc = 0;
+	int i;
 
-	for (i = 0; i < 500; i++) {
-		memset(&st, 0, sizeof(st));
-		len = sizeof(st);
-		rc = usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_STATUS, &st,
-					&len);
-		if (rc < 0 || st.sstat_state == SCTP_CLOSED)
-			break;
-		usleep(10000);
-	}
-	ck_assert_msg(rc < 0 || st.sstat_state == SCTP_CLOSED,
+	for (i = 0; i < 500 && raw_state(so) != SCTP_CLOSED; i++)
+		run_a_little();
+	ck_assert_msg(raw_state(so) == SCTP_CLOSED,
 		      "the raw peer never saw the ABORT (state %d)",
-		      st.sstat_state);
+		      raw_state(so));
 }
 
 /* RFC 5043 §5.1: a peer without the indication is aborted, by the
@@ -626,14 +574,11 @@ static int busy_live(void)
 }
 
 /*
- * A listener closed while handshakes to it are in flight: usrsctp's
- * receive thread completing one takes a reference to the listener's
- * socket while usrsctp frees it, and both free it (found by
- * fuzz_ipc_client; under ASan a double free fails the run).  So the
- * closed listener is kept (it no longer counts), and the next listen on
- * its address gets it at once: what waited in its queue is aborted,
- * every peer in flight ends down, and what comes then is the new
- * owner's.
+ * A listener closed while handshakes to it are in flight, some done and
+ * accepted, some not: it goes at once, every peer in flight ends down
+ * (an ABORT, or the INIT's retransmissions meeting none), and the same
+ * port can be listened on again at once, its next peers the new
+ * owner's.  Under ASan a double free or leak fails the run.
  */
 START_TEST(test_close_listener_busy)
 {
@@ -661,39 +606,26 @@ START_TEST(test_close_listener_busy)
 						       &side_cb, &busy[i]);
 			ck_assert_ptr_nonnull(busy[i].s);
 		}
-		/* half of the rounds: some handshakes done and accepted
-		 * (accepts wait 2 ms after the listener's wakeup) */
+		/* half of the rounds: some handshakes done and accepted */
 		if (round & 1) {
-			struct timeval tv = { 0, 5000 };
+			struct timeval tv = { 0, 2000 };
 
 			event_base_loopexit(base, &tv);
 			event_base_dispatch(base);
 		}
 		sctp_stack_close(l, false);
-		/* lsock and the peers; the closed listener is kept aside */
 		ck_assert_uint_eq(sctp_stack_sockets(), 1 + BUSY_PEERS);
-		/* handshakes done meanwhile wait in its queue */
-		for (i = 0; i < 2; i++) {
-			struct timeval tv = { 0, 10000 };
-
-			event_base_loopexit(base, &tv);
-			event_base_dispatch(base);
-		}
-		/* its port, at once: what waited in its queue is aborted,
-		 * what comes now is the new owner's */
-		again = sctp_stack_listen((struct sockaddr *)&la, sizeof(la),
-					  &busy_listen_cb, NULL);
-		ck_assert_msg(again == l, "listen again: %s", strerror(errno));
-		for (i = 0; i < 500 && busy_live(); i++) {
-			struct timeval tv = { 0, 10000 };
-
-			event_base_loopexit(base, &tv);
-			event_base_dispatch(base);
-		}
+		for (i = 0; i < 500 && busy_live(); i++)
+			run_a_little();
 		ck_assert_int_eq(busy_live(), 0);
 		for (i = 0; i < BUSY_PEERS; i++)
 			sctp_stack_close(busy[i].s, true);
-		ck_assert(run_until_sockets(2));
+		ck_assert_uint_eq(sctp_stack_sockets(), 1);
+		/* its port, at once */
+		again = sctp_stack_listen((struct sockaddr *)&la, sizeof(la),
+					  &busy_listen_cb, NULL);
+		ck_assert_msg(again != NULL, "listen again: %s",
+			      strerror(errno));
 		busy_accepted = 0;
 		memset(&busy[0], 0, sizeof(busy[0]));
 		busy[0].s = sctp_stack_connect((struct sockaddr *)&la,
@@ -703,7 +635,7 @@ START_TEST(test_close_listener_busy)
 		ck_assert(run_until(&busy_accepted));
 		sctp_stack_close(busy[0].s, true);
 		sctp_stack_close(again, false);
-		ck_assert(run_until_sockets(1));
+		ck_assert_uint_eq(sctp_stack_sockets(), 1);
 	}
 	stop();
 }
@@ -732,71 +664,143 @@ START_TEST(test_refused)
 }
 END_TEST
 
-/*
- * The queue from usrsctp's upcalls to the loop: consecutive upcalls for
- * one socket take one entry; an upcall without a token, or one past
- * US_READY_MAX, makes the pass serve every socket; a freed socket's
- * token names nothing, and a late upcall with it is harmless.
- */
-START_TEST(test_ready_queue)
+/* The threads of this process (/proc/self/task). */
+static int threads(void)
 {
-	const uint64_t *r;
-	unsigned int n, i;
-	uint64_t tok;
-	bool all;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * usrsctp_init_nothreads(): the stack adds one thread to the process,
+ * usrsctp's iterator (idle: it serves address changes and SCTP_SENDALL,
+ * which iwcmd never asks for), whatever associations carry; no receive
+ * or timer thread.
+ */
+START_TEST(test_threads)
+{
+	int before = threads();
 
 	start(SCTP_ADAPT_WAIT_MS);
+	ck_assert_int_eq(threads(), before + 1);
 	both_up();
-	(void)us_ready_take(&n, &all); /* what setting up left */
-	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
-	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
-	us_upcall(NULL, (void *)(uintptr_t)srv.s->token, 0);
-	us_upcall(NULL, (void *)(uintptr_t)cli.s->token, 0);
-	r = us_ready_take(&n, &all);
-	ck_assert(!all);
-	ck_assert_uint_eq(n, 3);
-	ck_assert_uint_eq(r[0], cli.s->token);
-	ck_assert_uint_eq(r[1], srv.s->token);
-	ck_assert_uint_eq(r[2], cli.s->token);
-	ck_assert_ptr_eq(us_by_token(r[0]), cli.s);
-	ck_assert_ptr_eq(us_by_token(r[1]), srv.s);
-	(void)us_ready_take(&n, &all);
-	ck_assert_uint_eq(n, 0);
-	ck_assert(!all);
-
-	us_upcall(NULL, NULL, 0);
-	(void)us_ready_take(&n, &all);
-	ck_assert(all);
-	for (i = 0; i <= US_READY_MAX; i++)
-		us_upcall(NULL,
-			  (void *)(uintptr_t)(i % 2 ? cli.s->token :
-						      srv.s->token),
-			  0);
-	(void)us_ready_take(&n, &all);
-	ck_assert_uint_eq(n, US_READY_MAX);
-	ck_assert(all);
-
-	/* a pass over every socket still serves what waits */
 	ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, "x", 1), 0);
-	us_upcall(NULL, NULL, 0);
 	ck_assert(run_until(&srv.msgs));
+	ck_assert_int_eq(threads(), before + 1);
+	stop();
+	ck_assert_int_eq(threads(), before);
+}
+END_TEST
 
-	tok = cli.s->token;
-	ck_assert_uint_ne(tok, 0);
-	ck_assert_ptr_null(us_by_token(0));
-	ck_assert_ptr_null(us_by_token(us.n_slot + 1)); /* past the table */
-	ck_assert_ptr_null(us_by_token(tok + (1ull << 32))); /* generation */
-	sctp_stack_close(cli.s, true);
-	cli.s = NULL;
-	ck_assert(run_until_sockets(2));
-	ck_assert_ptr_null(us_by_token(tok));
-	/* its slot's next socket has a token of its own */
-	both_up();
-	ck_assert_uint_ne(cli.s->token, tok);
-	ck_assert_ptr_null(us_by_token(tok));
-	us_upcall(NULL, (void *)(uintptr_t)tok, 0);
-	ck_assert_int_eq(sctp_stack_send(srv.s, 0, 16, "y", 1), 0);
+/* The test's relay (test_drops): what reaches it from the stack goes
+ * back to the stack's UDP port; the last SCTP packet is kept. */
+static int relay_fd;
+static uint8_t relay_last[2048];
+static size_t relay_last_len;
+
+static void relay_read(evutil_socket_t fd, short what, void *arg)
+{
+	uint8_t buf[65536];
+	struct sockaddr_in to = laddr;
+	ssize_t n;
+
+	(void)what;
+	(void)arg;
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if ((size_t)n <= sizeof(relay_last)) {
+			memcpy(relay_last, buf, (size_t)n);
+			relay_last_len = (size_t)n;
+		}
+		to.sin_port = htons(port);
+		ck_assert_int_eq(sendto(fd, buf, (size_t)n, 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 n);
+	}
+}
+
+/* Send len octets to the stack's UDP port from fd. */
+static void inject(int fd, const void *buf, size_t len)
+{
+	struct sockaddr_in to = laddr;
+
+	to.sin_port = htons(port);
+	ck_assert_int_eq(sendto(fd, buf, len, 0, (struct sockaddr *)&to,
+				sizeof(to)),
+			 (ssize_t)len);
+}
+
+/*
+ * Datagrams that are not SCTP, with a wrong CRC32c (RFC 4960 §6.8) or a
+ * wrong Verification Tag (§8.5) reach the stack's UDP port, from a peer
+ * it does not know and from one carrying a live association (the test's
+ * relay): each is dropped and counted, and the association goes on.
+ */
+START_TEST(test_drops)
+{
+	struct sockaddr_in ra = { .sin_family = AF_INET };
+	socklen_t rl = sizeof(ra);
+	struct sctp_drops d0, d;
+	struct event *ev;
+	uint8_t pkt[2048];
+	uint32_t crc, vtag;
+	int other = socket(AF_INET, SOCK_DGRAM, 0);
+
+	start(SCTP_ADAPT_WAIT_MS);
+	ck_assert(sctp_stack_drops(&d0));
+	relay_fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	ra.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(relay_fd, (struct sockaddr *)&ra, sizeof(ra)), 0);
+	ck_assert_int_eq(getsockname(relay_fd, (struct sockaddr *)&ra, &rl), 0);
+	ev = event_new(base, relay_fd, EV_READ | EV_PERSIST, relay_read, NULL);
+	event_add(ev, NULL);
+	/* both ends' packets through the relay */
+	cli.s = sctp_stack_connect((struct sockaddr *)&laddr, sizeof(laddr),
+				   ntohs(ra.sin_port), &side_cb, &cli);
+	ck_assert_ptr_nonnull(cli.s);
+	ck_assert(run_until(&cli.up));
+	ck_assert(run_until(&srv.up));
+	ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, "x", 1), 0);
+	ck_assert(run_until(&srv.msgs));
+	ck_assert_uint_ge(relay_last_len, 16);
+
+	/* not SCTP: too short, from the relay and from a stranger */
+	inject(relay_fd, "hello", 5);
+	inject(other, "hi", 2);
+	/* a wrong CRC32c, from both */
+	memset(pkt, 0x5a, 64);
+	inject(relay_fd, pkt, 64);
+	inject(other, pkt, 64);
+	/* a packet of the association with another Verification Tag and a
+	 * right CRC32c */
+	memcpy(pkt, relay_last, relay_last_len);
+	memcpy(&vtag, pkt + 4, 4);
+	vtag ^= 0x01020304;
+	memcpy(pkt + 4, &vtag, 4);
+	memset(pkt + 8, 0, 4);
+	crc = usrsctp_crc32c(pkt, relay_last_len);
+	memcpy(pkt + 8, &crc, 4);
+	inject(relay_fd, pkt, relay_last_len);
+	for (int i = 0; i < 10; i++)
+		run_a_little();
+	ck_assert(sctp_stack_drops(&d));
+	ck_assert_uint_eq(d.not_sctp - d0.not_sctp, 2);
+	ck_assert_uint_eq(d.bad_crc - d0.bad_crc, 2);
+	ck_assert_uint_eq(d.bad_vtag - d0.bad_vtag, 1);
+	/* the association goes on */
+	srv.msgs = cli.msgs = 0;
+	ck_assert_int_eq(sctp_stack_send(srv.s, 2, 16, "y", 1), 0);
 	ck_assert(run_until(&cli.msgs));
+	ck_assert_int_eq(cli.down + srv.down, 0);
+	event_free(ev);
+	close(relay_fd);
+	close(other);
 	stop();
 }
 END_TEST
@@ -889,6 +893,221 @@ START_TEST(test_idle_assocs)
 }
 END_TEST
 
+/* ---- the association table of both stacks (sctp_assoc.c) ---- */
+
+static int as_aborts, as_stops, as_ups, as_downs, as_maxsegs;
+static char as_why[160];
+
+static void as_abort_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_aborts++;
+}
+
+static void as_stop_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_stops++;
+}
+
+static size_t as_maxseg_rec(struct sctp_as *a)
+{
+	(void)a;
+	as_maxsegs++;
+	return 1400;
+}
+
+static void as_up_rec(void *arg, struct sctp_sock *s,
+		      const struct sctp_assoc_info *info)
+{
+	(void)arg;
+	(void)s;
+	(void)info;
+	as_ups++;
+}
+
+static void as_down_rec(void *arg, struct sctp_sock *s, const char *why)
+{
+	(void)arg;
+	(void)s;
+	as_downs++;
+	snprintf(as_why, sizeof(as_why), "%s", why);
+}
+
+static const struct sctp_as_ops as_rec_ops = { .abort = as_abort_rec,
+					       .stop = as_stop_rec,
+					       .maxseg = as_maxseg_rec };
+static const struct sctp_cb as_rec_cb = { .up = as_up_rec,
+					  .down = as_down_rec };
+
+/* What each (state, event) pair must do, written out apart from the
+ * table: the state after, and whether it delivers, aborts, reports down
+ * or up. */
+enum { X_IGNORE, X_DELIVER, X_DOWN, X_ABORT, X_WAIT, X_NOTE, X_UP };
+
+static int as_expect(enum sctp_as_state st, enum sctp_as_event ev)
+{
+	bool live = st == SCTP_AS_CONNECTING || st == SCTP_AS_WAIT_ADAPT ||
+		    st == SCTP_AS_UP;
+	bool early = st == SCTP_AS_CONNECTING || st == SCTP_AS_WAIT_ADAPT;
+
+	if (!live)
+		return X_IGNORE;
+	switch (ev) {
+	case SCTP_AE_COMM_UP:
+		return st == SCTP_AS_CONNECTING ? X_WAIT : X_IGNORE;
+	case SCTP_AE_ADAPTATION:
+		return st == SCTP_AS_CONNECTING ? X_NOTE :
+		       st == SCTP_AS_WAIT_ADAPT ? X_UP :
+						  X_IGNORE;
+	case SCTP_AE_COMM_LOST:
+	case SCTP_AE_SHUTDOWN_COMP:
+	case SCTP_AE_CANT_STR_ASSOC:
+	case SCTP_AE_SHUTDOWN:
+		return X_DOWN;
+	case SCTP_AE_RESTART:
+	case SCTP_AE_TOO_BIG:
+	case SCTP_AE_NO_RCVINFO:
+		return X_ABORT;
+	case SCTP_AE_ADAPT_TIMEOUT:
+		return early ? X_ABORT : X_IGNORE;
+	case SCTP_AE_DATA:
+		return early ? X_ABORT : X_DELIVER;
+	default:
+		return -1;
+	}
+}
+
+/* Every state x event of the table, with the peer's DDP indication. */
+START_TEST(test_assoc_table)
+{
+	for (int st = 0; st < SCTP_AS_STATES; st++)
+		for (int ev = 0; ev < SCTP_AE_EVENTS; ev++) {
+			struct sctp_as a;
+			struct sctp_as_ev e = { .ev = ev,
+						.in_streams = 8,
+						.out_streams = 6,
+						.adapt = SCTP_ADAPT_IND_DDP };
+			int x = as_expect(st, ev);
+			bool d;
+
+			memset(&a, 0, sizeof(a));
+			a.ops = &as_rec_ops;
+			a.cb = &as_rec_cb;
+			a.state = st;
+			/* WAIT_ADAPT: COMM_UP seen, no indication yet */
+			as_aborts = as_stops = as_ups = as_downs = 0;
+			as_maxsegs = 0;
+			d = sctp_as_event(&a, &e);
+			ck_assert_msg(x >= 0, "%s", sctp_as_event_names[ev]);
+			ck_assert_msg(d == (x == X_DELIVER),
+				      "%s %s: deliver %d",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], d);
+			ck_assert_msg(as_aborts == (x == X_ABORT),
+				      "%s %s: %d aborts",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_aborts);
+			ck_assert_msg(as_downs == (x == X_ABORT || x == X_DOWN),
+				      "%s %s: %d downs",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_downs);
+			ck_assert_int_eq(as_stops, as_downs);
+			ck_assert_msg(as_ups == (x == X_UP), "%s %s: %d ups",
+				      sctp_as_state_names[st],
+				      sctp_as_event_names[ev], as_ups);
+			switch (x) {
+			case X_IGNORE:
+			case X_DELIVER:
+				ck_assert_int_eq(a.state, st);
+				break;
+			case X_DOWN:
+			case X_ABORT:
+				ck_assert_int_eq(a.state, SCTP_AS_DOWN);
+				break;
+			case X_WAIT:
+				ck_assert_int_eq(a.state, SCTP_AS_WAIT_ADAPT);
+				ck_assert_uint_eq(a.info.in_streams, 8);
+				break;
+			case X_NOTE:
+				ck_assert_int_eq(a.state, SCTP_AS_CONNECTING);
+				ck_assert(a.got_adapt);
+				break;
+			case X_UP:
+				ck_assert_int_eq(a.state, SCTP_AS_UP);
+				ck_assert_int_eq(as_maxsegs, 1);
+				ck_assert_uint_eq(a.info.maxseg, 1400);
+				break;
+			}
+		}
+}
+END_TEST
+
+/* The sequences: COMM_UP then the indication (or the indication first),
+ * RFC 5043 §8's stream count, §7.1's refusal, the timer armed by
+ * COMM_UP, and a second down reported once. */
+START_TEST(test_assoc_sequences)
+{
+	struct event_base *b = event_base_new();
+	struct sctp_as a;
+	struct sctp_as_ev up = { .ev = SCTP_AE_COMM_UP,
+				 .in_streams = 8,
+				 .out_streams = 6 };
+	struct sctp_as_ev ind = { .ev = SCTP_AE_ADAPTATION,
+				  .adapt = SCTP_ADAPT_IND_DDP };
+	struct sctp_as_ev lost = { .ev = SCTP_AE_COMM_LOST };
+	struct sctp_as_ev data = { .ev = SCTP_AE_DATA };
+
+	for (int order = 0; order < 2; order++) {
+		memset(&a, 0, sizeof(a));
+		a.ops = &as_rec_ops;
+		a.cb = &as_rec_cb;
+		a.state = SCTP_AS_CONNECTING;
+		a.adapt_wait_ms = 1000;
+		a.adapt_timer = evtimer_new(b, (event_callback_fn)abort, NULL);
+		as_ups = as_downs = as_aborts = 0;
+		(void)sctp_as_event(&a, order ? &ind : &up);
+		if (!order)
+			ck_assert(evtimer_pending(a.adapt_timer, NULL));
+		(void)sctp_as_event(&a, order ? &up : &ind);
+		ck_assert_int_eq(a.state, SCTP_AS_UP);
+		ck_assert(!evtimer_pending(a.adapt_timer, NULL));
+		ck_assert_int_eq(as_ups, 1);
+		ck_assert_uint_eq(a.info.streams, 6); /* min(8, 6) */
+		ck_assert_uint_eq(a.info.peer_adapt, SCTP_ADAPT_IND_DDP);
+		ck_assert(sctp_as_event(&a, &data));
+		ck_assert_int_eq(sctp_as_send_check(&a, 5, 1400), 0);
+		errno = 0;
+		ck_assert_int_eq(sctp_as_send_check(&a, 6, 10), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(sctp_as_send_check(&a, 0, 1401), -1);
+		ck_assert_int_eq(errno, EMSGSIZE);
+		(void)sctp_as_event(&a, &lost);
+		(void)sctp_as_event(&a, &lost);
+		sctp_as_down(&a, "again");
+		ck_assert_int_eq(as_downs, 1);
+		ck_assert_str_eq(as_why, "association lost");
+		ck_assert_int_eq(sctp_as_send_check(&a, 0, 1), -1);
+		ck_assert_int_eq(errno, ENOTCONN);
+		event_free(a.adapt_timer);
+	}
+	/* RFC 5043 §7.1: another code point is aborted */
+	memset(&a, 0, sizeof(a));
+	a.ops = &as_rec_ops;
+	a.cb = &as_rec_cb;
+	a.state = SCTP_AS_CONNECTING;
+	as_ups = as_downs = as_aborts = 0;
+	ind.adapt = 2;
+	(void)sctp_as_event(&a, &up);
+	(void)sctp_as_event(&a, &ind);
+	ck_assert_int_eq(as_aborts, 1);
+	ck_assert_int_eq(as_ups, 0);
+	ck_assert_msg(strstr(as_why, "0x00000002 is not DDP") != NULL, "%s",
+		      as_why);
+	event_base_free(b);
+}
+END_TEST
+
 /* sctp_addr_match(): the listener's and the kept socket's comparison. */
 START_TEST(test_addr_match)
 {
@@ -961,6 +1180,8 @@ static Suite *sctp_stack_suite(void)
 	TCase *tc;
 
 	add_tcase(s, "addr_match", test_addr_match);
+	add_tcase(s, "assoc_table", test_assoc_table);
+	add_tcase(s, "assoc_sequences", test_assoc_sequences);
 	add_tcase(s, "port_taken", test_port_taken);
 	add_tcase(s, "assoc", test_assoc);
 	tc = tcase_create("no_indication");
@@ -969,13 +1190,13 @@ static Suite *sctp_stack_suite(void)
 	suite_add_tcase(s, tc);
 	add_tcase(s, "wrong_indication", test_wrong_indication);
 	add_tcase(s, "refused", test_refused);
-	add_tcase(s, "close_lingers", test_close_lingers);
-	add_tcase(s, "close_status_lags", test_close_status_lags);
+	add_tcase(s, "close_graceful", test_close_graceful);
 	add_loop_tcase(s, "close_connecting", test_close_connecting, 2);
 	add_tcase(s, "close_abort", test_close_abort);
 	add_tcase(s, "close_crossing", test_close_crossing);
 	add_tcase(s, "close_listener_busy", test_close_listener_busy);
-	add_tcase(s, "ready_queue", test_ready_queue);
+	add_tcase(s, "threads", test_threads);
+	add_tcase(s, "drops", test_drops);
 	tc = tcase_create("idle_assocs");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_idle_assocs);

@@ -5,11 +5,10 @@ EXTRA_DIST += udp_port.h
 check_PROGRAMS += check_sctp_stack
 TESTS += check_sctp_stack
 check_sctp_stack_SOURCES = check_sctp_stack.c
-check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
-# a seam: SCTP_STATUS made to lag as usrsctp's own can (test_close_status_lags)
-check_sctp_stack_LDFLAGS = -Wl,--wrap=usrsctp_getsockopt \
-	-Wl,--wrap=usrsctp_get_events
+# a seam: how often the loop asks a socket's readiness (test_idle_assocs)
+check_sctp_stack_LDFLAGS = -Wl,--wrap=usrsctp_get_events
 check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
 
@@ -57,6 +56,15 @@ fuzz_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 fuzz_sctp_session_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 fuzz_sctp_session_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
 fuzz_sctp_session_LDFLAGS = $(FUZZ_LINKFLAGS)
+
+# The association table of both stacks (sctp_assoc.c): notifications of
+# either stack's constants and events in any order.
+FUZZ_HARNESSES += fuzz_sctp_assoc
+fuzz_sctp_assoc_SOURCES = fuzz/fuzz_sctp_assoc.c $(FUZZ_MAIN)
+fuzz_sctp_assoc_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
+fuzz_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+fuzz_sctp_assoc_LDADD = $(DAEMON_LIB) $(FUZZ_LIBS) $(LIBEVENT_LIBS)
+fuzz_sctp_assoc_LDFLAGS = $(FUZZ_LINKFLAGS)
 
 # End to end through the real iwcmd over usrsctp on loopback.
 check_PROGRAMS += check_sctp_daemon

@@ -293,9 +293,10 @@ static bool fz_ipc_settling(void)
 	       n[SESS_S_TERM_SENT] || n[SESS_S_WAIT_REPLY] > n[SESS_S_WAIT_ULP];
 }
 
-/* The same, and SCTP, which moves through usrsctp's threads (the
- * handshake, each session message): while a connection waits on SCTP
- * (fz_ipc_settling()), the loop also waits for it,
+/* The same, and SCTP, whose packets cross the kernel's loopback and
+ * whose retransmissions and delayed acknowledgements wait for usrsctp's
+ * timers (run by the loop's 10 ms tick): while a connection waits on
+ * SCTP (fz_ipc_settling()), the loop also waits for it,
  * FZ_IPC_SCTP_WAIT_US at a time, a few times per pump and
  * FZ_IPC_SCTP_WAITS per input, so that an input reaches the sessions'
  * decisions and ends. */
@@ -307,8 +308,8 @@ void fz_ipc_pump(void)
 	for (i = 0; i < 3 && FI.sctp_waits_left && fz_ipc_settling(); i++) {
 		struct timeval tv = { 0, FZ_IPC_SCTP_WAIT_US };
 
-		/* until something happens (usrsctp's upcall wakes the
-		 * loop), FZ_IPC_SCTP_WAIT_US at most */
+		/* until something happens (a datagram, a tick of
+		 * usrsctp's timers), FZ_IPC_SCTP_WAIT_US at most */
 		FI.sctp_waits_left--;
 		FI.sctp_idle = false;
 		evtimer_add(FI.sctp_tick, &tv);
@@ -593,7 +594,7 @@ static const char fz_ipc_conf[] = "[listener fuzz]\n"
 				  "owner = 0\n"
 				  "pending_max = 2\n";
 
-/* The end of a wait for usrsctp's threads. */
+/* The end of a wait for SCTP. */
 static void fz_ipc_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
@@ -725,20 +726,10 @@ void fz_ipc_end(void)
 	}
 	FZ_CHECK(conn_count() == 0);
 	conn_abort_all();
-	/* SCTP associations end through usrsctp's threads, in their own
-	 * time: end them here (the stack runs on) */
+	/* SCTP associations: ended here (the stack runs on); usrsctp
+	 * runs on this thread, so every socket is given back at once */
 	sctp_conn_abort_all();
 	fz_ipc_pump();
-	/* a socket whose ABORT the stack's receive thread still holds
-	 * lingers a little (sctp_usrsctp.c), usually milliseconds; on a
-	 * loaded machine usrsctp's threads wait for a CPU, so the check is
-	 * the stack's promise: every socket given back within its linger
-	 * limit (10 s of ticks, which run late on a loaded machine too:
-	 * 15 s) */
-	for (i = 0; i < 15000 && sctp_stack_sockets() != 0; i++) {
-		usleep(1000);
-		fz_ipc_pump();
-	}
 	FZ_CHECK(sctp_stack_sockets() == 0);
 	FZ_CHECK(event_base_get_num_events(
 			 iwcmd_base, EVENT_BASE_COUNT_ADDED) == FI.ev_base);

@@ -32,7 +32,8 @@
 /* A big flood: past control.c's XOFF mark (256 queued replies) with the
  * socket's own queue on top. */
 #define FZ_IPC_FLOOD_BIG 300
-/* Waits for usrsctp's threads per input, and how long each. */
+/* Waits for SCTP (the loopback, usrsctp's timers) per input, and how
+ * long each. */
 #define FZ_IPC_SCTP_WAITS 60
 #define FZ_IPC_SCTP_WAIT_US 2000
 

@@ -5,7 +5,8 @@
 # iwcmctl stats -o openmetrics against a real iwcmd after real traffic:
 # two handshakes handed off (iwcm-rping), one that fails with a Terminate
 # both ways (no common RTR type, RFC 6581 §9.2), one connect refused, and
-# one DDP stream session over SCTP (RFC 5043) handed off both ways.
+# one DDP stream session over SCTP (RFC 5043) handed off both ways,
+# after which iwcmd has no thread but its own and usrsctp's idle one.
 # The output must be well-formed OpenMetrics text (every sample under a
 # '# TYPE' and '# HELP' of its family, counters' samples named _total,
 # label values quoted, integer values, or decimals in the '# UNIT' of a
@@ -24,7 +25,8 @@ fail() {
 daemon_dir metrics
 # SCTP on a UDP encapsulation port of this run's own; a fixed busy
 # poll, whose time iwcm_loop_poll_seconds counts
-daemon_start log "sctp_udp_port = $((20000 + $$ % 30000))
+sctp_port=$((20000 + $$ % 30000))
+daemon_start log "sctp_udp_port = $sctp_port
 busy_poll_us = 1000"
 
 # rserver "ARGS": an iwcm-rping server in the background (spid), its
@@ -71,9 +73,23 @@ rpair "--rtr send" "--p2p --rtr write"
 [ "$crc" != 0 ] || fail "an exchange without a common RTR succeeded"
 rpair "-V --transport sctp" "-V --transport sctp"
 [ "$crc" = 0 ] || fail "the SCTP exchange failed: $(cat "$dir/c.out")"
+# usrsctp without threads (docs/sctp.md): iwcmd's loop and usrsctp's
+# idle iterator, nothing else, after an SCTP session
+threads=$(for t in /proc/"$pid"/task/*/comm; do cat "$t"; done |
+	tr '\n' ' ')
+[ "$threads" = "iwcmd SCTP iterator " ] ||
+	fail "iwcmd's threads after SCTP: $threads"
 # a port nobody listens on
 lfd_port=1
 "$ctl" connect --daemon "127.0.0.1:$lfd_port" >/dev/null 2>&1
+
+# two datagrams on the SCTP UDP port that are not SCTP packets (too
+# short, RFC 4960 §3), one with a wrong CRC32c (§6.8): dropped, counted
+bash -c "printf x >/dev/udp/127.0.0.1/$sctp_port
+printf yy >/dev/udp/127.0.0.1/$sctp_port
+printf '%064d' 0 >/dev/udp/127.0.0.1/$sctp_port" ||
+	fail "cannot send to UDP port $sctp_port"
+sleep 0.2
 
 "$ctl" stats -o openmetrics >"$dir/om" 2>"$dir/om.err" ||
 	fail "stats -o openmetrics exited $?: $(cat "$dir/om.err")"
@@ -142,6 +158,9 @@ want 'iwcm_halfopen' 0
 want 'iwcm_connections{transport="tcp",state="wait_request"}' 0
 want 'iwcm_connections{transport="sctp",state="wait_ulp"}' 0
 want 'iwcm_timeouts_total{phase="request"}' 0
+want 'iwcm_sctp_udp_dropped_total{reason="not_sctp"}' 2
+want 'iwcm_sctp_udp_dropped_total{reason="bad_crc"}' 1
+want 'iwcm_sctp_udp_dropped_total{reason="bad_vtag"}' 0
 # every exchange with a client was followed by 1 ms of polling
 grep -q '^# UNIT iwcm_loop_poll_seconds seconds$' "$dir/om" ||
 	fail "no UNIT line for iwcm_loop_poll_seconds"

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+/*
+ * The association events of both SCTP stacks, one table (sctp_assoc.h):
+ * {state mask, event, action, why}, the first row that matches the
+ * state and the event acts; a pair no row names is ignored.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "sctp_assoc.h"
+#include "sctp_ss.h"
+
+const char *const sctp_as_state_names[SCTP_AS_STATES] = {
+	[SCTP_AS_LISTEN] = "LISTEN",
+	[SCTP_AS_CONNECTING] = "CONNECTING",
+	[SCTP_AS_WAIT_ADAPT] = "WAIT_ADAPT",
+	[SCTP_AS_UP] = "UP",
+	[SCTP_AS_DOWN] = "DOWN",
+};
+
+const char *const sctp_as_event_names[SCTP_AE_EVENTS] = {
+	[SCTP_AE_COMM_UP] = "COMM_UP",
+	[SCTP_AE_COMM_LOST] = "COMM_LOST",
+	[SCTP_AE_RESTART] = "RESTART",
+	[SCTP_AE_SHUTDOWN_COMP] = "SHUTDOWN_COMP",
+	[SCTP_AE_CANT_STR_ASSOC] = "CANT_STR_ASSOC",
+	[SCTP_AE_ADAPTATION] = "ADAPTATION",
+	[SCTP_AE_SHUTDOWN] = "SHUTDOWN",
+	[SCTP_AE_ADAPT_TIMEOUT] = "ADAPT_TIMEOUT",
+	[SCTP_AE_DATA] = "DATA",
+	[SCTP_AE_TOO_BIG] = "TOO_BIG",
+	[SCTP_AE_NO_RCVINFO] = "NO_RCVINFO",
+};
+
+enum sctp_as_action {
+	AA_COMM_UP, /* streams noted, wait for (or check) the indication */
+	AA_ADAPT,   /* the peer's indication noted, checked once up */
+	AA_DOWN,    /* report down */
+	AA_ABORT,   /* ABORT, report down */
+	AA_DELIVER, /* the message goes to the owner */
+};
+
+#define M(s) (1u << (s))
+#define LIVE (M(SCTP_AS_CONNECTING) | M(SCTP_AS_WAIT_ADAPT) | M(SCTP_AS_UP))
+
+static const struct {
+	unsigned int states;
+	enum sctp_as_event ev;
+	enum sctp_as_action act;
+	const char *why;
+} sctp_as_table[] = {
+	{ M(SCTP_AS_CONNECTING), SCTP_AE_COMM_UP, AA_COMM_UP, NULL },
+	/* usually right after COMM_UP; a stack may give it first */
+	{ M(SCTP_AS_CONNECTING) | M(SCTP_AS_WAIT_ADAPT), SCTP_AE_ADAPTATION,
+	  AA_ADAPT, NULL },
+	{ LIVE, SCTP_AE_COMM_LOST, AA_DOWN, "association lost" },
+	/* the peer's sessions are gone with its state */
+	{ LIVE, SCTP_AE_RESTART, AA_ABORT, "peer restarted the association" },
+	{ LIVE, SCTP_AE_SHUTDOWN_COMP, AA_DOWN, "association shut down" },
+	{ LIVE, SCTP_AE_CANT_STR_ASSOC, AA_DOWN,
+	  "association could not be started" },
+	{ LIVE, SCTP_AE_SHUTDOWN, AA_DOWN, "peer shut the association down" },
+	/* RFC 5043 §5.1: an association is DDP's only with the indication */
+	{ M(SCTP_AS_CONNECTING) | M(SCTP_AS_WAIT_ADAPT), SCTP_AE_ADAPT_TIMEOUT,
+	  AA_ABORT,
+	  "no Adaptation Layer Indication from the peer (RFC 5043 §5.1)" },
+	{ M(SCTP_AS_UP), SCTP_AE_DATA, AA_DELIVER, NULL },
+	{ M(SCTP_AS_CONNECTING) | M(SCTP_AS_WAIT_ADAPT), SCTP_AE_DATA, AA_ABORT,
+	  "data before the peer's Adaptation Layer Indication (RFC 5043 "
+	  "§5.1)" },
+	{ LIVE, SCTP_AE_TOO_BIG, AA_ABORT, "user message over 64 KiB" },
+	{ LIVE, SCTP_AE_NO_RCVINFO, AA_ABORT,
+	  "message without receive information" },
+};
+
+static uint16_t sctp_as_u16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t sctp_as_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * RFC 6458 §6.1: sn_type (16), sn_flags (16), sn_length (32), then for
+ * SCTP_ASSOC_CHANGE (§6.1.1) sac_state, sac_error, sac_outbound_streams,
+ * sac_inbound_streams (16 each), for SCTP_ADAPTATION_INDICATION (§6.1.6)
+ * sai_adaptation_ind (32); the stack's byte order.
+ */
+#define SN_HDR 8
+#define SAC_MIN (SN_HDR + 8)
+#define SAI_MIN (SN_HDR + 4)
+
+void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
+			  const uint8_t *buf, size_t len)
+{
+	struct sctp_as_ev e;
+	uint16_t type, st;
+
+	if (len < SN_HDR)
+		return;
+	memset(&e, 0, sizeof(e));
+	type = sctp_as_u16(buf);
+	if (type == k->assoc_change && len >= SAC_MIN) {
+		st = sctp_as_u16(buf + SN_HDR);
+		if (st == k->comm_up)
+			e.ev = SCTP_AE_COMM_UP;
+		else if (st == k->comm_lost)
+			e.ev = SCTP_AE_COMM_LOST;
+		else if (st == k->restart)
+			e.ev = SCTP_AE_RESTART;
+		else if (st == k->shutdown_comp)
+			e.ev = SCTP_AE_SHUTDOWN_COMP;
+		else if (st == k->cant_str_assoc)
+			e.ev = SCTP_AE_CANT_STR_ASSOC;
+		else
+			return;
+		e.out_streams = sctp_as_u16(buf + SN_HDR + 4);
+		e.in_streams = sctp_as_u16(buf + SN_HDR + 6);
+	} else if (type == k->adaptation && len >= SAI_MIN) {
+		e.ev = SCTP_AE_ADAPTATION;
+		e.adapt = sctp_as_u32(buf + SN_HDR);
+	} else if (type == k->shutdown) {
+		e.ev = SCTP_AE_SHUTDOWN;
+	} else {
+		return;
+	}
+	(void)sctp_as_event(a, &e);
+}
+
+void sctp_as_down(struct sctp_as *a, const char *why)
+{
+	if (a->state == SCTP_AS_DOWN || a->state == SCTP_AS_LISTEN)
+		return;
+	a->state = SCTP_AS_DOWN;
+	if (a->adapt_timer)
+		evtimer_del(a->adapt_timer);
+	a->ops->stop(a);
+	if (a->cb->down)
+		a->cb->down(a->arg, a->sock, why);
+}
+
+static void sctp_as_abort(struct sctp_as *a, const char *why)
+{
+	/* logged first: the peer may act on the ABORT at once */
+	log_info("sctp: association aborted: %s", why);
+	a->ops->abort(a);
+	sctp_as_down(a, why);
+}
+
+/* RFC 5043 §7.1: an association whose peer's Adaptation Code Point is not
+ * DDP's is terminated; §8: the usable streams are min(inbound,
+ * outbound). */
+static void sctp_as_check_up(struct sctp_as *a)
+{
+	struct sctp_assoc_info *info = &a->info;
+	char why[128];
+
+	if (a->state != SCTP_AS_WAIT_ADAPT || !a->got_adapt)
+		return;
+	if (a->adapt_timer)
+		evtimer_del(a->adapt_timer);
+	if (a->peer_adapt != SCTP_ADAPT_IND_DDP) {
+		snprintf(why, sizeof(why),
+			 "peer Adaptation Code Point 0x%08x is not DDP "
+			 "(RFC 5043 §7.1)",
+			 a->peer_adapt);
+		sctp_as_abort(a, why);
+		return;
+	}
+	info->peer_adapt = a->peer_adapt;
+	info->streams = info->in_streams < info->out_streams ?
+				info->in_streams :
+				info->out_streams;
+	if (info->in_streams != info->out_streams)
+		log_info("sctp: peer offers %u inbound / %u outbound streams; "
+			 "using %u (RFC 5043 §8)",
+			 info->out_streams, info->in_streams, info->streams);
+	info->maxseg = a->ops->maxseg(a);
+	a->state = SCTP_AS_UP;
+	if (a->cb->up)
+		a->cb->up(a->arg, a->sock, info);
+}
+
+bool sctp_as_event(struct sctp_as *a, const struct sctp_as_ev *e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sctp_as_table) / sizeof(sctp_as_table[0]); i++)
+		if ((sctp_as_table[i].states & M(a->state)) &&
+		    sctp_as_table[i].ev == e->ev)
+			break;
+	if (i == sizeof(sctp_as_table) / sizeof(sctp_as_table[0]))
+		return false;
+	switch (sctp_as_table[i].act) {
+	case AA_COMM_UP:
+		a->info.in_streams = e->in_streams;
+		a->info.out_streams = e->out_streams;
+		a->state = SCTP_AS_WAIT_ADAPT;
+		if (!a->got_adapt && a->adapt_timer) {
+			struct timeval tv = { a->adapt_wait_ms / 1000,
+					      (a->adapt_wait_ms % 1000) *
+						      1000 };
+
+			evtimer_add(a->adapt_timer, &tv);
+		}
+		sctp_as_check_up(a);
+		return false;
+	case AA_ADAPT:
+		a->got_adapt = true;
+		a->peer_adapt = e->adapt;
+		sctp_as_check_up(a);
+		return false;
+	case AA_DOWN:
+		sctp_as_down(a, sctp_as_table[i].why);
+		return false;
+	case AA_ABORT:
+		sctp_as_abort(a, sctp_as_table[i].why);
+		return false;
+	case AA_DELIVER:
+		return true;
+	}
+	return false;
+}
+
+int sctp_as_send_check(const struct sctp_as *a, uint16_t stream, size_t len)
+{
+	if (a->state != SCTP_AS_UP) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (stream >= a->info.streams) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len > a->info.maxseg) {
+		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
+		return -1;
+	}
+	return 0;
+}

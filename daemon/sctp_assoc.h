@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Copyright (c) 2026 The iwcm authors */
+#ifndef IWCM_SCTP_ASSOC_H
+#define IWCM_SCTP_ASSOC_H
+
+/*
+ * An association as both SCTP stacks see it (sctp_assoc.c): one
+ * stack-neutral event type and one transition table, which
+ * sctp_usrsctp.c and sctp_kernel.c feed from their own notifications
+ * (their constants differ, RFC 6458 §6.1) and from what they receive.
+ * The table does what RFC 5043 asks of an association coming up (§5.1,
+ * §7.1, §8) and reports it to the socket's callbacks (sctp_stack.h);
+ * the stack does what only it can: send an ABORT, stop watching a
+ * socket, size a segment.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "sctp_stack.h"
+
+enum sctp_as_state {
+	SCTP_AS_LISTEN,
+	SCTP_AS_CONNECTING, /* until COMM_UP */
+	SCTP_AS_WAIT_ADAPT, /* COMM_UP seen, the peer's indication not yet */
+	SCTP_AS_UP,
+	SCTP_AS_DOWN,
+	SCTP_AS_STATES
+};
+
+enum sctp_as_event {
+	/* SCTP_ASSOC_CHANGE (RFC 6458 §6.1.1), by sac_state */
+	SCTP_AE_COMM_UP,
+	SCTP_AE_COMM_LOST,
+	SCTP_AE_RESTART,
+	SCTP_AE_SHUTDOWN_COMP,
+	SCTP_AE_CANT_STR_ASSOC,
+	SCTP_AE_ADAPTATION,    /* SCTP_ADAPTATION_INDICATION (§6.1.6) */
+	SCTP_AE_SHUTDOWN,      /* SCTP_SHUTDOWN_EVENT (§6.1.5) */
+	SCTP_AE_ADAPT_TIMEOUT, /* RFC 5043 §5.1: no indication in time */
+	SCTP_AE_DATA,	       /* a whole user message with its rcvinfo */
+	SCTP_AE_TOO_BIG,       /* a user message over SCTP_RX_MAX */
+	SCTP_AE_NO_RCVINFO,    /* a user message without it */
+	SCTP_AE_EVENTS
+};
+
+extern const char *const sctp_as_state_names[SCTP_AS_STATES];
+extern const char *const sctp_as_event_names[SCTP_AE_EVENTS];
+
+struct sctp_as;
+
+/* What a stack does on the table's behalf. */
+struct sctp_as_ops {
+	/* ABORT the association (RFC 4960 §9.1) as the stack can */
+	void (*abort)(struct sctp_as *a);
+	/* the association is down: stop watching its socket */
+	void (*stop)(struct sctp_as *a);
+	/* the largest user message that goes out unfragmented (§9) */
+	size_t (*maxseg)(struct sctp_as *a);
+};
+
+/* One association (or listener) of a stack, inside its socket. */
+struct sctp_as {
+	struct sctp_sock *sock; /* as the callbacks name it */
+	const struct sctp_as_ops *ops;
+	const struct sctp_cb *cb;
+	void *arg;
+	enum sctp_as_state state;
+	bool got_adapt;
+	uint32_t peer_adapt;
+	unsigned int adapt_wait_ms;
+	struct event *adapt_timer; /* the stack's: fires SCTP_AE_ADAPT_TIMEOUT */
+	struct sctp_assoc_info info;
+};
+
+/* An event and what comes with it. */
+struct sctp_as_ev {
+	enum sctp_as_event ev;
+	uint16_t in_streams, out_streams; /* COMM_UP */
+	uint32_t adapt;			  /* ADAPTATION */
+};
+
+/*
+ * A stack's constants for the notifications (RFC 6458 §6.1), whose
+ * layout both stacks share but whose numbers differ: sn_type of
+ * SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, SCTP_SHUTDOWN_EVENT,
+ * and the sac_state of each association change.
+ */
+struct sctp_as_consts {
+	uint16_t assoc_change, adaptation, shutdown;
+	uint16_t comm_up, comm_lost, restart, shutdown_comp, cant_str_assoc;
+};
+
+/* The initializer of a stack's struct sctp_as_consts, expanded where
+ * that stack's own header defines the names. */
+#define SCTP_AS_CONSTS                                                    \
+	{                                                                 \
+		.assoc_change = SCTP_ASSOC_CHANGE,                        \
+		.adaptation = SCTP_ADAPTATION_INDICATION,                 \
+		.shutdown = SCTP_SHUTDOWN_EVENT, .comm_up = SCTP_COMM_UP, \
+		.comm_lost = SCTP_COMM_LOST, .restart = SCTP_RESTART,     \
+		.shutdown_comp = SCTP_SHUTDOWN_COMP,                      \
+		.cant_str_assoc = SCTP_CANT_STR_ASSOC,                    \
+	}
+
+/* A notification of len octets (host order, as the stack gives it),
+ * read within its length and fed to the table as its event; one the
+ * table has no event for is ignored. */
+void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
+			  const uint8_t *buf, size_t len);
+
+/*
+ * One event.  true when a message that came with it (SCTP_AE_DATA) is
+ * to be delivered; every other outcome (reported up, down, aborted,
+ * ignored) is the table's.
+ */
+bool sctp_as_event(struct sctp_as *a, const struct sctp_as_ev *e);
+/* The association is down for a reason of the stack's (a receive error,
+ * end of file), reported once. */
+void sctp_as_down(struct sctp_as *a, const char *why);
+/* Whether a message of len octets may go on stream: 0, or -1 with errno
+ * ENOTCONN, EINVAL (no such stream) or EMSGSIZE (RFC 5043 §9). */
+int sctp_as_send_check(const struct sctp_as *a, uint16_t stream, size_t len);
+
+#endif
