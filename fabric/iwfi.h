@@ -481,7 +481,17 @@ int iwfi_sgl(struct iwfi_domain *dom, struct iwcm_sge *sge,
 extern const struct fi_ops_rma iwfi_rma_ops;
 
 /* iwfi_atomic.c */
+enum iwfi_atomic_kind {
+	IWFI_ATOMIC_WRITE,   /* fi_atomic() */
+	IWFI_ATOMIC_FETCH,   /* fi_fetch_atomic() */
+	IWFI_ATOMIC_COMPARE, /* fi_compare_atomic() */
+};
 extern const struct fi_ops_atomic iwfi_atomic_ops;
+size_t iwfi_atomic_size(enum fi_datatype dt);
+bool iwfi_atomic_valid(enum fi_datatype dt, enum fi_op op,
+		       enum iwfi_atomic_kind kind);
+int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
+		   uint64_t addr, const void *operand, const void *compare);
 int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 		      enum fi_op op, struct fi_atomic_attr *attr,
 		      uint64_t flags);

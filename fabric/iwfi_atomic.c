@@ -1,14 +1,36 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * Atomics on 64-bit integers as native RFC 7306 atomics: FI_SUM is
- * FetchAdd with an Add Mask of 0 (RFC 7306 §5.1.1: carries propagate over
- * all 64 bits), FI_CSWAP is CmpSwap with every compare and swap bit set
- * (§5.1.2), FI_ATOMIC_READ a FetchAdd of 0 and FI_ATOMIC_WRITE a CmpSwap
- * whose compare mask is 0, which always swaps.  The operands travel in
- * the Atomic Request, so their buffers need no registration; a
- * non-fetching atomic's original value lands in the endpoint's scratch
- * word.
+ * Atomics as native RFC 7306 atomics, one Atomic Request each, on the
+ * naturally aligned 8-octet word that holds the operand.  RFC 7306 §5.1
+ * gives both operations masks, which make them act on one field of the
+ * word and leave the rest alone:
+ *
+ *  - FI_SUM is FetchAdd (§5.1.1) of the operand shifted to its field,
+ *    with the Add Mask bit of the field's most significant bit set, so
+ *    that the carry out of the field is dropped (64-bit: Add Mask 0,
+ *    carries propagate over all 64 bits);
+ *  - FI_ATOMIC_WRITE, FI_BOR, FI_BAND and FI_MSWAP are CmpSwap (§5.1.2)
+ *    with a Compare Mask of 0, which always swaps, and a Swap Mask that
+ *    names the bits to change: the field (write), the operand's set bits
+ *    (or, to ones), its clear bits (and, to zeros), the compare operand
+ *    (mswap);
+ *  - FI_CSWAP is CmpSwap with every compare and swap bit set, and
+ *    FI_ATOMIC_READ a FetchAdd of 0.
+ *
+ * The responder runs each on the whole word atomically (§5.3), so
+ * operations on other fields of the same word, and writes to them, are
+ * neither lost nor split.  The original value of the whole word comes
+ * back (§5.2.2): a fetching atomic therefore needs an 8-octet result, so
+ * fetching and compare atomics are 64-bit only, while fi_atomic() takes
+ * 8-, 16-, 32- and 64-bit integers (their original word lands in the
+ * endpoint's scratch word).  The field's place in the word assumes that
+ * initiator and target order bytes alike.  The target checks that the
+ * whole word lies in the region (RFC 5040 §7.2.2 Remote Protection
+ * Error otherwise): an operand in the last 4 octets of a region whose
+ * length is not a multiple of 8 fails with FI_EACCES and touches
+ * nothing.  The operands travel in the Atomic Request, so their buffers
+ * need no registration.
  */
 #include "config.h"
 
@@ -16,48 +38,170 @@
 
 #include "iwfi.h"
 
-enum atomic_kind { ATOMIC_WRITE, ATOMIC_FETCH, ATOMIC_COMPARE };
-
 static struct iwfi_ep *ep_of(struct fid_ep *ep_fid)
 {
 	return iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
 }
 
-static bool op_valid(enum fi_datatype dt, enum fi_op op, enum atomic_kind kind)
+/* Octets of an integer datatype the atomics take, 0 for the others. */
+size_t iwfi_atomic_size(enum fi_datatype dt)
 {
-	if (dt != FI_INT64 && dt != FI_UINT64)
-		return false;
-	switch (kind) {
-	case ATOMIC_WRITE:
-		return op == FI_SUM || op == FI_ATOMIC_WRITE;
-	case ATOMIC_FETCH:
-		return op == FI_SUM || op == FI_ATOMIC_READ ||
-		       op == FI_ATOMIC_WRITE;
+	switch (dt) {
+	case FI_INT8:
+	case FI_UINT8:
+		return 1;
+	case FI_INT16:
+	case FI_UINT16:
+		return 2;
+	case FI_INT32:
+	case FI_UINT32:
+		return 4;
+	case FI_INT64:
+	case FI_UINT64:
+		return 8;
 	default:
-		return op == FI_CSWAP;
+		return 0;
 	}
 }
 
-/* fi_query_atomic() of the domain: count 1 of 8 octets when valid. */
+/* Whether the provider carries an atomic (fi_atomicvalid() and its
+ * kin): the table of the header comment. */
+bool iwfi_atomic_valid(enum fi_datatype dt, enum fi_op op,
+		       enum iwfi_atomic_kind kind)
+{
+	size_t size = iwfi_atomic_size(dt);
+
+	if (!size)
+		return false;
+	switch (kind) {
+	case IWFI_ATOMIC_WRITE:
+		return op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
+		       op == FI_BAND;
+	case IWFI_ATOMIC_FETCH:
+		/* The whole original word comes back. */
+		return size == 8 &&
+		       (op == FI_SUM || op == FI_ATOMIC_READ ||
+			op == FI_ATOMIC_WRITE || op == FI_BOR || op == FI_BAND);
+	default:
+		return size == 8 && (op == FI_CSWAP || op == FI_MSWAP);
+	}
+}
+
+/* An integer operand of size octets, zero-extended. */
+static uint64_t operand_get(const void *p, size_t size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+/* Fill the atomic fields of wr for an operation on the datatype at addr
+ * (naturally aligned, else -FI_EINVAL): the RFC 7306 operation, its
+ * masks, and the address of the word that holds the operand. */
+int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
+		   uint64_t addr, const void *operand, const void *compare)
+{
+	size_t size = iwfi_atomic_size(dt);
+	unsigned int off, shift;
+	uint64_t ones, field, v = 0;
+
+	if (!size || (addr & (size - 1)))
+		return -FI_EINVAL;
+	off = (unsigned int)(addr & 7);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	shift = 8 * (8 - off - (unsigned int)size);
+#else
+	shift = 8 * off;
+#endif
+	ones = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
+	field = ones << shift;
+	if (op != FI_ATOMIC_READ)
+		v = operand_get(operand, size) << shift;
+	/* RFC 7306 §5.1: the target word is 8-octet aligned. */
+	wr->wr.atomic.remote_addr = addr & ~UINT64_C(7);
+	wr->wr.atomic.compare_add = 0;
+	wr->wr.atomic.compare_add_mask = 0;
+	wr->wr.atomic.swap = 0;
+	wr->wr.atomic.swap_mask = 0;
+	switch (op) {
+	case FI_SUM:
+		wr->opcode = IWCM_WR_ATOMIC_FETCH_ADD;
+		wr->wr.atomic.compare_add = v;
+		/* §5.1.1: the carry out of the field's top bit is lost. */
+		if (size < 8)
+			wr->wr.atomic.compare_add_mask =
+				UINT64_C(1) << (shift + 8 * size - 1);
+		return 0;
+	case FI_ATOMIC_READ:
+		wr->opcode = IWCM_WR_ATOMIC_FETCH_ADD;
+		return 0;
+	case FI_ATOMIC_WRITE:
+		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
+		wr->wr.atomic.swap = v;
+		wr->wr.atomic.swap_mask = field;
+		return 0;
+	case FI_BOR:
+		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
+		wr->wr.atomic.swap = UINT64_MAX;
+		wr->wr.atomic.swap_mask = v;
+		return 0;
+	case FI_BAND:
+		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
+		wr->wr.atomic.swap_mask = ~v & field;
+		return 0;
+	case FI_MSWAP:
+		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
+		wr->wr.atomic.swap = v;
+		wr->wr.atomic.swap_mask = operand_get(compare, 8);
+		return 0;
+	case FI_CSWAP:
+		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
+		wr->wr.atomic.compare_add = operand_get(compare, 8);
+		wr->wr.atomic.compare_add_mask = UINT64_MAX;
+		wr->wr.atomic.swap = v;
+		wr->wr.atomic.swap_mask = UINT64_MAX;
+		return 0;
+	default:
+		return -FI_EOPNOTSUPP;
+	}
+}
+
+/* fi_query_atomic() of the domain: count 1 of the datatype when valid. */
 int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
 		      enum fi_op op, struct fi_atomic_attr *attr,
 		      uint64_t flags)
 {
-	enum atomic_kind kind = ATOMIC_WRITE;
+	enum iwfi_atomic_kind kind = IWFI_ATOMIC_WRITE;
 
 	if (flags & FI_COMPARE_ATOMIC)
-		kind = ATOMIC_COMPARE;
+		kind = IWFI_ATOMIC_COMPARE;
 	else if (flags & FI_FETCH_ATOMIC)
-		kind = ATOMIC_FETCH;
-	if (!op_valid(datatype, op, kind))
+		kind = IWFI_ATOMIC_FETCH;
+	if (!iwfi_atomic_valid(datatype, op, kind))
 		return -FI_EOPNOTSUPP;
 	attr->count = 1;
-	attr->size = sizeof(uint64_t);
+	attr->size = iwfi_atomic_size(datatype);
 	return 0;
 }
 
 struct atomic_args {
-	enum atomic_kind kind;
+	enum iwfi_atomic_kind kind;
 	enum fi_datatype dt;
 	enum fi_op op;
 	const void *operand;
@@ -76,31 +220,31 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 	struct iwcm_send_wr wr = { 0 };
 	struct iwcm_sge sge;
 	struct iwfi_req *req;
-	uint64_t operand = 0, compare = 0;
 	bool inject = a->flags & FI_INJECT;
 	int ret;
 
-	if (!op_valid(a->dt, a->op, a->kind))
+	if (!iwfi_atomic_valid(a->dt, a->op, a->kind))
 		return -FI_EOPNOTSUPP;
-	/* RFC 7306 §5.1: the target word is 8-octet aligned. */
-	if (a->addr & 7)
+	if (a->op != FI_ATOMIC_READ && !a->operand)
 		return -FI_EINVAL;
-	if (a->op != FI_ATOMIC_READ)
-		memcpy(&operand, a->operand, sizeof(operand));
-	if (a->kind == ATOMIC_COMPARE)
-		memcpy(&compare, a->compare, sizeof(compare));
+	if (a->kind == IWFI_ATOMIC_COMPARE && !a->compare)
+		return -FI_EINVAL;
 	/* A result without a descriptor lands through the domain's local
 	 * region (iwfi_mr.c). */
-	if (a->kind != ATOMIC_WRITE && !a->result)
+	if (a->kind != IWFI_ATOMIC_WRITE && !a->result)
 		return -FI_EINVAL;
+	ret = iwfi_atomic_wr(&wr, a->dt, a->op, a->addr, a->operand,
+			     a->compare);
+	if (ret)
+		return ret;
 	req = iwfi_req_new(
 		ep, a->context,
-		FI_ATOMIC | (a->kind == ATOMIC_WRITE ? FI_WRITE : FI_READ),
+		FI_ATOMIC | (a->kind == IWFI_ATOMIC_WRITE ? FI_WRITE : FI_READ),
 		!inject && (!ep->tx_selective || (a->flags & FI_COMPLETION)));
 	if (!req)
 		return -FI_ENOMEM;
 	req->len = sizeof(uint64_t);
-	if (a->kind == ATOMIC_WRITE) {
+	if (a->kind == IWFI_ATOMIC_WRITE) {
 		sge.addr = (uintptr_t)&ep->scratch;
 		sge.lkey = iwcm_mr_get_stag(ep->scratch_mr);
 	} else {
@@ -115,29 +259,7 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 	wr.send_flags = IWCM_SEND_SIGNALED;
 	if (a->flags & FI_FENCE)
 		wr.send_flags |= IWCM_SEND_FENCE;
-	wr.wr.atomic.remote_addr = a->addr;
 	wr.wr.atomic.rkey = (uint32_t)a->key;
-	switch (a->op) {
-	case FI_SUM:
-	case FI_ATOMIC_READ:
-		wr.opcode = IWCM_WR_ATOMIC_FETCH_ADD;
-		wr.wr.atomic.compare_add = operand;
-		wr.wr.atomic.compare_add_mask = 0;
-		break;
-	case FI_ATOMIC_WRITE:
-		wr.opcode = IWCM_WR_ATOMIC_CMP_SWP;
-		wr.wr.atomic.compare_add_mask = 0;
-		wr.wr.atomic.swap = operand;
-		wr.wr.atomic.swap_mask = UINT64_MAX;
-		break;
-	default:
-		wr.opcode = IWCM_WR_ATOMIC_CMP_SWP;
-		wr.wr.atomic.compare_add = compare;
-		wr.wr.atomic.compare_add_mask = UINT64_MAX;
-		wr.wr.atomic.swap = operand;
-		wr.wr.atomic.swap_mask = UINT64_MAX;
-		break;
-	}
 	if (!req->report) {
 		/* Nothing to report: unsignaled, an error completes with
 		 * no request (iwcm_post_send(3)). */
@@ -155,7 +277,7 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 static ssize_t at_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,
 			   uint64_t flags)
 {
-	struct atomic_args a = { .kind = ATOMIC_WRITE };
+	struct atomic_args a = { .kind = IWFI_ATOMIC_WRITE };
 
 	if (msg->iov_count != 1 || msg->msg_iov[0].count != 1 ||
 	    msg->rma_iov_count != 1 || msg->rma_iov[0].count != 1)
@@ -176,7 +298,7 @@ static ssize_t at_write(struct fid_ep *ep, const void *buf, size_t count,
 			void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_WRITE,
+		.kind = IWFI_ATOMIC_WRITE,
 		.dt = datatype,
 		.op = op,
 		.operand = buf,
@@ -207,7 +329,7 @@ static ssize_t at_inject(struct fid_ep *ep, const void *buf, size_t count,
 			 enum fi_datatype datatype, enum fi_op op)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_WRITE,
+		.kind = IWFI_ATOMIC_WRITE,
 		.dt = datatype,
 		.op = op,
 		.operand = buf,
@@ -228,7 +350,7 @@ static ssize_t at_readwrite(struct fid_ep *ep, const void *buf, size_t count,
 			    void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_FETCH,
+		.kind = IWFI_ATOMIC_FETCH,
 		.dt = datatype,
 		.op = op,
 		.operand = buf,
@@ -265,7 +387,7 @@ static ssize_t at_readwritemsg(struct fid_ep *ep,
 			       struct fi_ioc *resultv, void **result_desc,
 			       size_t result_count, uint64_t flags)
 {
-	struct atomic_args a = { .kind = ATOMIC_FETCH };
+	struct atomic_args a = { .kind = IWFI_ATOMIC_FETCH };
 
 	if (msg->iov_count > 1 || msg->rma_iov_count != 1 ||
 	    result_count != 1 || resultv[0].count != 1)
@@ -290,7 +412,7 @@ static ssize_t at_compwrite(struct fid_ep *ep, const void *buf, size_t count,
 			    void *context)
 {
 	struct atomic_args a = {
-		.kind = ATOMIC_COMPARE,
+		.kind = IWFI_ATOMIC_COMPARE,
 		.dt = datatype,
 		.op = op,
 		.operand = buf,
@@ -332,7 +454,7 @@ static ssize_t at_compwritemsg(struct fid_ep *ep,
 			       struct fi_ioc *resultv, void **result_desc,
 			       size_t result_count, uint64_t flags)
 {
-	struct atomic_args a = { .kind = ATOMIC_COMPARE };
+	struct atomic_args a = { .kind = IWFI_ATOMIC_COMPARE };
 
 	if (msg->iov_count != 1 || msg->rma_iov_count != 1 ||
 	    compare_count != 1 || result_count != 1)
@@ -350,10 +472,10 @@ static ssize_t at_compwritemsg(struct fid_ep *ep,
 	return atomic_post(ep, &a);
 }
 
-static int valid(enum fi_datatype dt, enum fi_op op, enum atomic_kind kind,
+static int valid(enum fi_datatype dt, enum fi_op op, enum iwfi_atomic_kind kind,
 		 size_t *count)
 {
-	if (!op_valid(dt, op, kind))
+	if (!iwfi_atomic_valid(dt, op, kind))
 		return -FI_EOPNOTSUPP;
 	if (count)
 		*count = 1;
@@ -363,19 +485,19 @@ static int valid(enum fi_datatype dt, enum fi_op op, enum atomic_kind kind,
 static int at_writevalid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
 			 size_t *count)
 {
-	return valid(dt, op, ATOMIC_WRITE, count);
+	return valid(dt, op, IWFI_ATOMIC_WRITE, count);
 }
 
 static int at_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
 			     enum fi_op op, size_t *count)
 {
-	return valid(dt, op, ATOMIC_FETCH, count);
+	return valid(dt, op, IWFI_ATOMIC_FETCH, count);
 }
 
 static int at_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
 			     enum fi_op op, size_t *count)
 {
-	return valid(dt, op, ATOMIC_COMPARE, count);
+	return valid(dt, op, IWFI_ATOMIC_COMPARE, count);
 }
 
 const struct fi_ops_atomic iwfi_atomic_ops = {

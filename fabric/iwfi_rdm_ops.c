@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "iwfi_rdm.h"
@@ -149,20 +150,17 @@ const struct fi_ops_rma iwfi_rdm_rma_ops = {
 	.injectdata = rdm_injectdata,
 };
 
-/* The atomics RFC 7306 carries (iwfi_atomic.c): 64-bit integers. */
+/* The atomics the connection carries (iwfi_atomic.c). */
 static bool at_valid(enum fi_datatype dt, enum fi_op op,
 		     enum iwfi_rdm_kind kind)
 {
-	if (dt != FI_INT64 && dt != FI_UINT64)
-		return false;
 	switch (kind) {
 	case IWFI_RDM_OP_ATOMIC:
-		return op == FI_SUM || op == FI_ATOMIC_WRITE;
+		return iwfi_atomic_valid(dt, op, IWFI_ATOMIC_WRITE);
 	case IWFI_RDM_OP_FETCH:
-		return op == FI_SUM || op == FI_ATOMIC_READ ||
-		       op == FI_ATOMIC_WRITE;
+		return iwfi_atomic_valid(dt, op, IWFI_ATOMIC_FETCH);
 	default:
-		return op == FI_CSWAP;
+		return iwfi_atomic_valid(dt, op, IWFI_ATOMIC_COMPARE);
 	}
 }
 
@@ -186,19 +184,35 @@ static ssize_t rdm_at(struct fid_ep *ep, enum iwfi_rdm_kind kind,
 
 	if (count != 1)
 		return -FI_EINVAL;
-	if (!at_valid(dt, op, kind))
+	if (!at_valid(dt, op, kind)) {
+		char opname[32];
+
+		/* An application that did not ask fi_atomicvalid() (Open
+		 * MPI's btl ofi) learns here what it asked for. */
+		snprintf(opname, sizeof(opname), "%s",
+			 fi_tostr(&op, FI_TYPE_ATOMIC_OP));
+		IWFI_WARN(FI_LOG_EP_DATA,
+			  "rdm %p: %s atomic %s on %s not carried\n",
+			  (void *)ep,
+			  kind == IWFI_RDM_OP_ATOMIC ? "non-fetching" :
+			  kind == IWFI_RDM_OP_FETCH  ? "fetching" :
+						       "compare",
+			  opname, fi_tostr(&dt, FI_TYPE_ATOMIC_TYPE));
 		return -FI_EOPNOTSUPP;
+	}
 	if (kind != IWFI_RDM_OP_ATOMIC && !result)
 		return -FI_EINVAL;
-	/* The operands are taken now: the caller may reuse them. */
+	/* The operands are taken now, as many octets as the datatype has
+	 * (iwfi_atomic.c reads them back from the start): the caller may
+	 * reuse them. */
 	if (op != FI_ATOMIC_READ && buf)
-		memcpy(&o.operand, buf, sizeof(o.operand));
+		memcpy(&o.operand, buf, iwfi_atomic_size(dt));
 	else if (op != FI_ATOMIC_READ)
 		return -FI_EINVAL;
 	if (kind == IWFI_RDM_OP_COMPARE) {
 		if (!compare)
 			return -FI_EINVAL;
-		memcpy(&o.compare, compare, sizeof(o.compare));
+		memcpy(&o.compare, compare, iwfi_atomic_size(dt));
 	}
 	return iwfi_rdm_submit(rdm_of(ep), dest, &o);
 }

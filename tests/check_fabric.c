@@ -298,9 +298,25 @@ START_TEST(rma_and_atomics)
 	ck_assert_int_eq(RETRY(fi_senddata(n.c.ep, n.c.buf, 8,
 					   fi_mr_desc(n.c.mr), 1, 0, NULL)),
 			 -FI_EOPNOTSUPP);
-	/* Unsupported: 32-bit and FI_PROD. */
-	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
-				   FI_UINT32, FI_SUM, NULL),
+	/* A 32-bit add to the upper half of the word: a masked FetchAdd
+	 * (RFC 7306 §5.1.1) that leaves the lower half alone. */
+	{
+		uint32_t one = 1, half[2];
+
+		ck_assert_int_eq(fi_atomic(n.c.ep, &one, 1, NULL, 0,
+					   raddr + 65540, key, FI_UINT32,
+					   FI_SUM, (void *)12),
+				 0);
+		cq_ok(n.c.cq, (void *)12, FI_ATOMIC | FI_WRITE, NULL);
+		memcpy(half, word, sizeof(half));
+		ck_assert_uint_eq(half[0], 2 * 0xfeedU);
+		ck_assert_uint_eq(half[1], 1);
+	}
+	/* Unsupported: a 32-bit fetching atomic (its result would be the
+	 * whole word) and FI_PROD. */
+	ck_assert_int_eq(fi_fetch_atomic(n.c.ep, &v, 1, NULL, res,
+					 fi_mr_desc(n.c.mr), 0, raddr + 65536,
+					 key, FI_UINT32, FI_SUM, NULL),
 			 -FI_EOPNOTSUPP);
 	ck_assert_int_eq(fi_atomic(n.c.ep, &v, 1, NULL, 0, raddr + 65536, key,
 				   FI_UINT64, FI_PROD, NULL),

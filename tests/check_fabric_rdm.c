@@ -6,7 +6,8 @@
  * hints of Open MPI's btl ofi, address vectors, connections made on
  * demand by the first operation with the target making no call, two
  * peers connecting to each other at once, RDMA Write and Read, RFC 7306
- * atomics, and the errors: an address not in the vector, and RMA to a
+ * atomics (on 8- to 64-bit fields of a word, under contention, at a
+ * region's end, and what *valid() answers), and the errors: an address not in the vector, and RMA to a
  * region the target has closed (a Terminate: FI_EACCES at the
  * initiator, the target's memory untouched, the next operation
  * connecting again).
@@ -434,19 +435,389 @@ START_TEST(atomics)
 	ck_assert_uint_eq(fetch(&p, FI_ATOMIC_WRITE, 7), 42);
 	ck_assert_uint_eq(fetch(&p, FI_ATOMIC_READ, 0), 7);
 	ck_assert_uint_eq(*word, 7);
-	/* what btl ofi may ask: 64-bit yes, 32-bit not carried */
+	/* 64-bit bitwise and masked swap, fetching: one CmpSwap each */
+	*word = 0xf0f0000000000f0full;
+	ck_assert_uint_eq(fetch(&p, FI_BOR, 0x0000ffff0000ff00ull),
+			  0xf0f0000000000f0full);
+	ck_assert_uint_eq(*word, 0xf0f0ffff0000ff0full);
+	ck_assert_uint_eq(fetch(&p, FI_BAND, 0xff00ff00ff00ff00ull),
+			  0xf0f0ffff0000ff0full);
+	ck_assert_uint_eq(*word, 0xf000ff000000ff00ull);
+	v = 0x1234567812345678ull;
+	cmp = 0x00000000ffffffffull; /* the bits to change */
+	ck_assert_int_eq(fi_compare_atomic(p.a.ep, &v, 1, NULL, &cmp, NULL, res,
+					   fi_mr_desc(p.a.mr), p.a.peer,
+					   (uintptr_t)p.b.buf,
+					   fi_mr_key(p.b.mr), FI_UINT64,
+					   FI_MSWAP, (void *)7),
+			 0);
+	cq_ok(p.a.cq, (void *)7, FI_ATOMIC, NULL);
+	ck_assert_uint_eq(*res, 0xf000ff000000ff00ull);
+	ck_assert_uint_eq(*word, 0xf000ff0012345678ull);
 	ck_assert_int_eq(
 		fi_fetch_atomicvalid(p.a.ep, FI_UINT64, FI_SUM, &count), 0);
 	ck_assert_uint_eq(count, 1);
 	ck_assert_int_eq(
 		fi_compare_atomicvalid(p.a.ep, FI_UINT64, FI_CSWAP, &count), 0);
-	ck_assert_int_eq(fi_fetch_atomicvalid(p.a.ep, FI_UINT32, FI_SUM,
-					      &count),
-			 -FI_EOPNOTSUPP);
-	ck_assert_int_eq(fi_atomic(p.a.ep, &v, 1, NULL, p.a.peer,
-				   (uintptr_t)p.b.buf, fi_mr_key(p.b.mr),
-				   FI_UINT32, FI_SUM, NULL),
-			 -FI_EOPNOTSUPP);
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * What fi_atomicvalid(), fi_fetch_atomicvalid() and
+ * fi_compare_atomicvalid() answer, for every datatype and operation of
+ * fi_atomic(3), against this table written apart from the provider's:
+ * fi_atomic() takes 8- to 64-bit integers with FI_SUM, FI_ATOMIC_WRITE,
+ * FI_BOR and FI_BAND; the fetching ones only 64-bit integers (the whole
+ * original word comes back), with FI_ATOMIC_READ too; the compare ones
+ * 64-bit FI_CSWAP and FI_MSWAP.  What is refused is refused by the call
+ * as well.
+ */
+static bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
+{
+	bool is64 = dt == FI_INT64 || dt == FI_UINT64;
+	bool integer = is64 || dt == FI_INT8 || dt == FI_UINT8 ||
+		       dt == FI_INT16 || dt == FI_UINT16 || dt == FI_INT32 ||
+		       dt == FI_UINT32;
+
+	if (kind == 0)
+		return integer && (op == FI_SUM || op == FI_ATOMIC_WRITE ||
+				   op == FI_BOR || op == FI_BAND);
+	if (kind == 1)
+		return is64 &&
+		       (op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
+			op == FI_BAND || op == FI_ATOMIC_READ);
+	return is64 && (op == FI_CSWAP || op == FI_MSWAP);
+}
+
+START_TEST(atomic_valid)
+{
+	struct pair p;
+	struct fi_atomic_attr attr;
+	uint64_t v = 1, cmp = 1, res = 0;
+
+	pair_open(&p);
+	for (int dt = FI_INT8; dt < FI_DATATYPE_LAST; dt++) {
+		for (int op = FI_MIN; op <= FI_MSWAP; op++) {
+			for (int kind = 0; kind < 3; kind++) {
+				size_t count = 0;
+				bool want = want_valid(kind, dt, op);
+				int ret, call;
+
+				if ((kind == 2) != (op >= FI_CSWAP))
+					continue;
+				if (kind == 0)
+					ret = fi_atomicvalid(p.a.ep, dt, op,
+							     &count);
+				else if (kind == 1)
+					ret = fi_fetch_atomicvalid(p.a.ep, dt,
+								   op, &count);
+				else
+					ret = fi_compare_atomicvalid(
+						p.a.ep, dt, op, &count);
+				ck_assert_msg(ret == (want ? 0 :
+							     -FI_EOPNOTSUPP),
+					      "kind %d dt %d op %d: %d", kind,
+					      dt, op, ret);
+				if (want)
+					ck_assert_uint_eq(count, 1);
+				ck_assert_int_eq(
+					fi_query_atomic(
+						p.domain, dt, op, &attr,
+						kind == 1 ? FI_FETCH_ATOMIC :
+						kind == 2 ? FI_COMPARE_ATOMIC :
+							    0),
+					ret);
+				if (want)
+					continue;
+				/* refused by the call too, nothing posted */
+				if (kind == 0)
+					call = (int)fi_atomic(
+						p.a.ep, &v, 1, NULL, p.a.peer,
+						(uintptr_t)p.b.buf,
+						fi_mr_key(p.b.mr), dt, op,
+						NULL);
+				else if (kind == 1)
+					call = (int)fi_fetch_atomic(
+						p.a.ep, &v, 1, NULL, &res, NULL,
+						p.a.peer, (uintptr_t)p.b.buf,
+						fi_mr_key(p.b.mr), dt, op,
+						NULL);
+				else
+					call = (int)fi_compare_atomic(
+						p.a.ep, &v, 1, NULL, &cmp, NULL,
+						&res, NULL, p.a.peer,
+						(uintptr_t)p.b.buf,
+						fi_mr_key(p.b.mr), dt, op,
+						NULL);
+				ck_assert_int_eq(call, -FI_EOPNOTSUPP);
+			}
+		}
+	}
+	ck_assert_int_eq(fi_query_atomic(p.domain, FI_UINT16, FI_SUM, &attr, 0),
+			 0);
+	ck_assert_uint_eq(attr.size, 2);
+	ck_assert_uint_eq(attr.count, 1);
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * fi_atomic() on one field of an 8-octet word: the RFC 7306 masked
+ * FetchAdd and CmpSwap change that field and nothing else, a carry out
+ * of the field is lost, signed operands act as their two's complement.
+ * The expected word is computed octet by octet in memory, not with the
+ * provider's shifts.  The word after it must be untouched too.
+ */
+struct narrow {
+	enum fi_datatype dt;
+	enum fi_op op;
+	unsigned int off;
+	uint64_t field; /* what the field holds before */
+	uint64_t operand;
+	uint64_t want; /* what the field holds after */
+};
+
+static const struct narrow narrows[] = {
+	{ FI_UINT8, FI_SUM, 7, 0xff, 0x01, 0x00 },
+	{ FI_INT8, FI_SUM, 3, 0x05, 0xff /* -1 */, 0x04 },
+	{ FI_UINT16, FI_SUM, 6, 0xffff, 0x0002, 0x0001 },
+	{ FI_INT16, FI_ATOMIC_WRITE, 2, 0x1234, 0x8001, 0x8001 },
+	{ FI_UINT32, FI_SUM, 0, 0xffffffff, 0x00000001, 0x00000000 },
+	{ FI_UINT32, FI_SUM, 4, 0xfffffff0, 0x00000020, 0x00000010 },
+	{ FI_INT32, FI_SUM, 4, 0x00000005, 0xfffffffd /* -3 */, 0x00000002 },
+	{ FI_INT32, FI_SUM, 0, 0x7fffffff, 0x00000001, 0x80000000 },
+	{ FI_INT32, FI_ATOMIC_WRITE, 4, 0x01020304, 0xffffffff, 0xffffffff },
+	{ FI_UINT32, FI_ATOMIC_WRITE, 0, 0xa5a5a5a5, 0x00000000, 0x00000000 },
+	{ FI_UINT32, FI_BOR, 0, 0x10000001, 0x0f0f0f0f, 0x1f0f0f0f },
+	{ FI_UINT32, FI_BAND, 4, 0x12345678, 0x00ff00ff, 0x00340078 },
+	{ FI_UINT16, FI_BAND, 0, 0xbeef, 0x0000, 0x0000 },
+	{ FI_UINT8, FI_BOR, 5, 0x80, 0x01, 0x81 },
+	{ FI_UINT64, FI_SUM, 0, 0xffffffffffffffffull, 2, 1 },
+};
+
+/* The field of size octets at p as an integer, octet order of the host. */
+static uint64_t field_get(const uint8_t *p, size_t size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	default:
+		memcpy(&v64, p, 8);
+		return v64;
+	}
+}
+
+static void field_put(uint8_t *p, size_t size, uint64_t v)
+{
+	uint8_t v8 = (uint8_t)v;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	switch (size) {
+	case 1:
+		memcpy(p, &v8, 1);
+		break;
+	case 2:
+		memcpy(p, &v16, 2);
+		break;
+	case 4:
+		memcpy(p, &v32, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
+	}
+}
+
+static size_t size_of(enum fi_datatype dt)
+{
+	return dt <= FI_UINT8  ? 1 :
+	       dt <= FI_UINT16 ? 2 :
+	       dt <= FI_UINT32 ? 4 :
+				 8;
+}
+
+START_TEST(atomic_narrow)
+{
+	const struct narrow *t = &narrows[_i];
+	size_t size = size_of(t->dt);
+	uint8_t *target, want[16], operand[8];
+	struct pair p;
+
+	pair_open(&p);
+	target = p.b.buf + 256;
+	pattern(target, 16, 0x31);
+	field_put(target + t->off, size, t->field);
+	memcpy(want, target, 16);
+	field_put(want + t->off, size, t->want);
+	field_put(operand, size, t->operand);
+	ck_assert_int_eq(fi_atomic(p.a.ep, operand, 1, NULL, p.a.peer,
+				   (uintptr_t)(target + t->off),
+				   fi_mr_key(p.b.mr), t->dt, t->op, (void *)8),
+			 0);
+	cq_ok(p.a.cq, (void *)8, FI_ATOMIC, NULL);
+	ck_assert_msg(!memcmp(target, want, 16),
+		      "%zu-octet op %d at %u: field %#llx, want %#llx", size,
+		      t->op, t->off,
+		      (unsigned long long)field_get(target + t->off, size),
+		      (unsigned long long)t->want);
+	/* A field not naturally aligned is refused, nothing posted. */
+	if (size > 1)
+		ck_assert_int_eq(fi_atomic(p.a.ep, operand, 1, NULL, p.a.peer,
+					   (uintptr_t)(target + 1),
+					   fi_mr_key(p.b.mr), t->dt, t->op,
+					   NULL),
+				 -FI_EINVAL);
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * Two initiators add to the two halves of one word at once, each add a
+ * 32-bit FI_SUM that wraps its half: the low half must end at the
+ * sequential sum modulo 2^32 and no carry may reach the high half,
+ * whose own adds must all be there.
+ */
+#define CONTEND_N 320
+#define CONTEND_BATCH 32
+
+/* Post one 32-bit add of 1 at addr (retrying a full queue). */
+static void add32(struct rdm *x, fi_addr_t peer, uint64_t addr, uint64_t key,
+		  void *ctx)
+{
+	static const uint32_t one = 1;
+	ssize_t ret;
+
+	do {
+		ret = fi_atomic(x->ep, &one, 1, NULL, peer, addr, key,
+				FI_UINT32, FI_SUM, ctx);
+	} while (ret == -FI_EAGAIN);
+	ck_assert_int_eq(ret, 0);
+}
+
+/* Read x's CQ once: 1 for a completion of ctx, 0 for none. */
+static int reap(struct rdm *x, void *ctx)
+{
+	struct fi_cq_data_entry e;
+	ssize_t ret = fi_cq_read(x->cq, &e, 1);
+
+	ck_assert_msg(ret == 1 || ret == -FI_EAGAIN, "fi_cq_read: %zd", ret);
+	if (ret != 1)
+		return 0;
+	ck_assert_ptr_eq(e.op_context, ctx);
+	return 1;
+}
+
+START_TEST(atomic_contend)
+{
+	struct pair p;
+	struct rdm c;
+	fi_addr_t c_peer;
+	uint32_t *half;
+	uint8_t *target;
+	uint64_t key;
+	int done_a = 0, done_c = 0;
+
+	pair_open(&p);
+	rdm_open(&p, &c);
+	ck_assert_int_eq(fi_av_insert(c.av, &p.b.name, 1, &c_peer, 0, NULL), 1);
+	target = p.b.buf + 512;
+	key = fi_mr_key(p.b.mr);
+	/* Both connections up first, on another word. */
+	add32(&p.a, p.a.peer, (uintptr_t)target + 8, key, (void *)9);
+	cq_ok(p.a.cq, (void *)9, FI_ATOMIC, NULL);
+	add32(&c, c_peer, (uintptr_t)target + 8, key, (void *)10);
+	cq_ok(c.cq, (void *)10, FI_ATOMIC, NULL);
+	half = (uint32_t *)target;
+	half[0] = 0xffffff00u;
+	half[1] = 7;
+	/* Batches in flight from both at once, each read to its end. */
+	for (int r = 0; r < CONTEND_N / CONTEND_BATCH; r++) {
+		for (int i = 0; i < CONTEND_BATCH; i++) {
+			add32(&p.a, p.a.peer, (uintptr_t)target, key,
+			      (void *)9);
+			add32(&c, c_peer, (uintptr_t)target, key, (void *)10);
+			add32(&c, c_peer, (uintptr_t)target + 4, key,
+			      (void *)10);
+		}
+		for (int idle = 0; done_a < (r + 1) * CONTEND_BATCH ||
+				   done_c < 2 * (r + 1) * CONTEND_BATCH;) {
+			int got_a = reap(&p.a, (void *)9);
+			int got_c = reap(&c, (void *)10);
+
+			done_a += got_a;
+			done_c += got_c;
+			idle = got_a || got_c ? 0 : idle + 1;
+			if (idle)
+				usleep(100);
+			ck_assert_msg(idle < 10 * WAIT_MS,
+				      "%d and %d of %d and %d adds done",
+				      done_a, done_c, CONTEND_N, 2 * CONTEND_N);
+		}
+	}
+	ck_assert_uint_eq(__atomic_load_n(&half[0], __ATOMIC_ACQUIRE),
+			  (uint32_t)(0xffffff00u + 2 * CONTEND_N));
+	ck_assert_uint_eq(__atomic_load_n(&half[1], __ATOMIC_ACQUIRE),
+			  7 + CONTEND_N);
+	rdm_close(&c);
+	pair_close(&p);
+}
+END_TEST
+
+/*
+ * A 4-octet operand in the last 4 octets of a 12-octet region: the word
+ * that holds it reaches past the region, so the target refuses it (an
+ * RFC 5040 §7.2 Remote Protection Error): FI_EACCES at the initiator,
+ * and nothing changes, in the region or after it.  The operand in the
+ * first word of the same region is carried.
+ */
+START_TEST(atomic_bound)
+{
+	struct pair p;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_mr *mr;
+	uint8_t *region, copy[32];
+	uint32_t one = 1, got;
+
+	pair_open(&p);
+	region = p.b.buf + 1024; /* 8-octet aligned */
+	pattern(region, 32, 9);
+	ck_assert_int_eq(fi_mr_reg(p.domain, region, 12,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	memcpy(&got, region + 4, 4);
+	ck_assert_int_eq(fi_atomic(p.a.ep, &one, 1, NULL, p.a.peer,
+				   (uintptr_t)(region + 4), fi_mr_key(mr),
+				   FI_UINT32, FI_SUM, (void *)11),
+			 0);
+	cq_ok(p.a.cq, (void *)11, FI_ATOMIC, NULL);
+	got++;
+	ck_assert_int_eq(memcmp(region + 4, &got, 4), 0);
+	memcpy(copy, region, sizeof(copy));
+	ck_assert_int_eq(fi_atomic(p.a.ep, &one, 1, NULL, p.a.peer,
+				   (uintptr_t)(region + 8), fi_mr_key(mr),
+				   FI_UINT32, FI_SUM, (void *)12),
+			 0);
+	ck_assert_int_eq(cq_wait(p.a.cq, &e, &err), -FI_EAVAIL);
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_ptr_eq(err.op_context, (void *)12);
+	ck_assert_int_eq(memcmp(region, copy, sizeof(copy)), 0);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
 	pair_close(&p);
 }
 END_TEST
@@ -571,6 +942,11 @@ static Suite *rdm_suite(void)
 	tcase_add_loop_test(tc, dc_window, 0, 4);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
+	tcase_add_test(tc, atomic_valid);
+	tcase_add_loop_test(tc, atomic_narrow, 0,
+			    (int)(sizeof(narrows) / sizeof(narrows[0])));
+	tcase_add_test(tc, atomic_contend);
+	tcase_add_test(tc, atomic_bound);
 	tcase_add_test(tc, bad_addr);
 	tcase_add_loop_test(tc, dead_key, 0, 3);
 	suite_add_tcase(s, tc);

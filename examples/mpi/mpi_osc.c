@@ -14,7 +14,11 @@
  * epochs; MPI_Accumulate
  * (MPI_SUM) from every rank to one word of rank 0; MPI_Fetch_and_op
  * (MPI_SUM) as a ticket counter whose tickets must be a permutation; and
- * MPI_Compare_and_swap that exactly one rank wins.  With --expect-rdma
+ * MPI_Compare_and_swap that exactly one rank wins.  With --narrow, the
+ * same on 32-bit integers, side by side in one 8-octet word (MPI_SUM on
+ * MPI_INT32_T with a negative start, a Fetch_and_op ticket counter and
+ * a Compare_and_swap on the other half), and bitwise MPI_BOR on
+ * MPI_UINT64_T and MPI_BXOR on MPI_UINT32_T.  With --expect-rdma
  * rank 0 leaves its own window's atomics out (self_atomics below).
  *
  * Then a passive-target epoch during which the target makes no MPI call:
@@ -42,6 +46,11 @@
 #define W_TICKET 1
 #define W_CAS 2
 #define W_FLAG 3
+/* --narrow: two 32-bit halves (a sum and a ticket counter), a word of
+ * bits, two 32-bit halves (a compare-and-swap and a guard). */
+#define W_N32 4
+#define W_BITS 5
+#define W_CAS32 6
 #define HDR_WORDS 8
 #define HDR_BYTES (HDR_WORDS * sizeof(uint64_t))
 #define WIN_BYTES (HDR_BYTES + BULK)
@@ -168,6 +177,81 @@ static void atomics(MPI_Win win, uint64_t *words)
 	free(tickets);
 }
 
+/* The --narrow atomics on rank 0's words, by every rank (rank 0 too
+ * when self_atomics). */
+static void narrow(MPI_Win win, uint64_t *words)
+{
+	int32_t add = rank + 1, one = 1, ticket = -1, mine = rank, want = -1;
+	int32_t old = 0, *n32 = (int32_t *)&words[W_N32];
+	int32_t *c32 = (int32_t *)&words[W_CAS32];
+	uint64_t bit = UINT64_C(1) << (32 + rank);
+	uint32_t flip = UINT32_C(1) << rank, mask = 0;
+	int32_t *tickets = calloc((size_t)nranks, sizeof(*tickets));
+	int won, winners = 0, first = self_atomics ? 0 : 1;
+	int takers = nranks - first, takes = rank >= first;
+	MPI_Aint n32_disp = W_N32 * sizeof(uint64_t);
+
+	if (rank == 0) {
+		n32[0] = -1000;
+		n32[1] = 100;
+		words[W_BITS] = 0xffffffffu;
+		c32[0] = -1;
+		c32[1] = 0x5a5a5a5a;
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (takes) {
+		MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+		MPI_Accumulate(&add, 1, MPI_INT32_T, 0, n32_disp, 1,
+			       MPI_INT32_T, MPI_SUM, win);
+		MPI_Fetch_and_op(&one, &ticket, MPI_INT32_T, 0,
+				 n32_disp + sizeof(int32_t), MPI_SUM, win);
+		MPI_Accumulate(&bit, 1, MPI_UINT64_T, 0,
+			       W_BITS * sizeof(uint64_t), 1, MPI_UINT64_T,
+			       MPI_BOR, win);
+		MPI_Accumulate(&flip, 1, MPI_UINT32_T, 0,
+			       W_BITS * sizeof(uint64_t), 1, MPI_UINT32_T,
+			       MPI_BXOR, win);
+		MPI_Compare_and_swap(&mine, &want, &old, MPI_INT32_T, 0,
+				     W_CAS32 * sizeof(uint64_t), win);
+		MPI_Win_unlock(0, win);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	won = takes && old == -1;
+	MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	check(winners == 1, "32-bit compare_and_swap winners", winners);
+	MPI_Allgather(&ticket, 1, MPI_INT32_T, tickets, 1, MPI_INT32_T,
+		      MPI_COMM_WORLD);
+	for (int r = 0; r < takers; r++) {
+		int seen = 0;
+
+		for (int q = 0; q < nranks; q++)
+			seen += tickets[q] == 100 + r;
+		check(seen == 1, "32-bit fetch_and_op tickets", r);
+	}
+	if (rank == 0) {
+		int32_t sum = -1000;
+		uint64_t bits = 0;
+
+		for (int r = first; r < nranks; r++) {
+			sum += r + 1;
+			bits |= UINT64_C(1) << (32 + r);
+			mask |= UINT32_C(1) << r;
+		}
+		MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+		check(n32[0] == sum, "32-bit accumulate", (long)n32[0]);
+		check(n32[1] == 100 + takers, "32-bit fetch_and_op",
+		      (long)n32[1]);
+		check(words[W_BITS] == (bits | (0xffffffffu ^ mask)),
+		      "bor and bxor", (long)words[W_BITS]);
+		check(c32[0] >= first && c32[0] < nranks,
+		      "32-bit compare_and_swap", (long)c32[0]);
+		check(c32[1] == 0x5a5a5a5a,
+		      "32-bit compare_and_swap's neighbour", (long)c32[1]);
+		MPI_Win_unlock(0, win);
+	}
+	free(tickets);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -222,11 +306,14 @@ static int passive(MPI_Win win, uint64_t *words, uint8_t *base, uint8_t *buf)
 
 int main(int argc, char **argv)
 {
-	int expect_rdma = argc > 1 && !strcmp(argv[1], "--expect-rdma");
-	int total = 0, outside;
+	int expect_rdma = 0, with_narrow = 0, total = 0, outside;
 	uint8_t *base, *buf;
 	MPI_Win win;
 
+	for (int i = 1; i < argc; i++) {
+		expect_rdma |= !strcmp(argv[i], "--expect-rdma");
+		with_narrow |= !strcmp(argv[i], "--narrow");
+	}
 	self_atomics = !expect_rdma;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -242,6 +329,8 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	put_get(win, base, buf);
 	atomics(win, (uint64_t *)base);
+	if (with_narrow)
+		narrow(win, (uint64_t *)base);
 	outside = passive(win, (uint64_t *)base, base, buf);
 	if (expect_rdma)
 		check(outside, "target outside MPI saw the passive epoch", 0);
@@ -250,9 +339,10 @@ int main(int argc, char **argv)
 	free(buf);
 	MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	printf("rank %d of %d: put, get 1 octet to 1 MiB, accumulate, "
-	       "fetch_and_op, compare_and_swap, passive target (seen outside "
-	       "MPI: %s): %s\n",
-	       rank, nranks, outside ? "yes" : "no", total ? "FAILED" : "ok");
+	       "fetch_and_op, compare_and_swap%s, passive target (seen "
+	       "outside MPI: %s): %s\n",
+	       rank, nranks, with_narrow ? ", 32-bit and bitwise" : "",
+	       outside ? "yes" : "no", total ? "FAILED" : "ok");
 	MPI_Finalize();
 	return total ? 1 : 0;
 }

@@ -23,6 +23,12 @@
 #    Read Requests and atomics, and the sleeping target must see the
 #    epoch's data (--expect-rdma).  Without that endpoint (fi_info)
 #    the test fails.
+#  - the 32-bit and bitwise atomics (--narrow) over both: over osc rdma
+#    with --mca osc_rdma_acc_use_amo 0, which makes osc rdma run them as
+#    RDMA Reads and 64-bit compare-and-swap loops on the word that holds
+#    the operand (fi_iwcm(7), "MPI one-sided": Open MPI 4.1's btl ofi
+#    hands 32-bit ones to the provider as fetching atomics it cannot
+#    return 4 octets of, and aborts by itself on bitwise ones).
 #
 # SKIP without Open MPI.
 set -u
@@ -83,7 +89,7 @@ run() {
 }
 
 for n in 2 4; do
-	extra=
+	extra=--narrow
 	run "pt2pt-$n" $n --mca pml cm --mca mtl ofi \
 		--mca mtl_ofi_provider_include "iwcm;ofi_rxm" \
 		--mca btl self --mca osc pt2pt
@@ -100,6 +106,13 @@ if fi_info -p iwcm -t FI_EP_RDM 2>/dev/null | grep -q '^provider: iwcm$'; then
 		[ "$writes" -gt 0 ] || fail "rdma-$n: no RDMA Writes"
 		[ "$reads" -gt 0 ] || fail "rdma-$n: no RDMA Read Requests"
 		[ "$atomics" -gt 0 ] || fail "rdma-$n: no atomics"
+		extra="--expect-rdma --narrow"
+		run "rdma-narrow-$n" $n --mca pml ob1 --mca btl self,tcp,ofi \
+			--mca btl_tcp_if_include 127.0.0.0/8 \
+			--mca btl_ofi_provider_include iwcm --mca osc rdma \
+			--mca osc_rdma_acc_use_amo 0
+		[ "$reads" -gt 0 ] || fail "rdma-narrow-$n: no RDMA Read Requests"
+		[ "$atomics" -gt 0 ] || fail "rdma-narrow-$n: no atomics"
 	done
 else
 	fail "osc rdma over iwcm not run: fi_info lists no FI_EP_RDM" \
