@@ -841,6 +841,8 @@ static int ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)
 
 	iwfi_ep_lock(ep);
 	act = iwfi_ep_fsm(ep, IWFI_EP_EV_SHUTDOWN);
+	if (act == IWFI_EP_A_DISCONNECT)
+		ep->app_shutdown = true;
 	qp = ep->qp;
 	iwfi_ep_unlock(ep);
 	if (act < 0)

@@ -181,13 +181,12 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep)
  */
 static int flush_err(struct iwfi_ep *ep)
 {
-	enum iwfi_ep_state s;
+	bool own;
 
 	iwfi_ep_lock(ep);
-	s = ep->state;
+	own = ep->app_shutdown || ep->state == IWFI_EP_S_CLOSED;
 	iwfi_ep_unlock(ep);
-	return s == IWFI_EP_S_SHUTDOWN || s == IWFI_EP_S_CLOSED ? FI_ECANCELED :
-								  FI_ECONNRESET;
+	return own ? FI_ECANCELED : FI_ECONNRESET;
 }
 
 static int wc_err(enum iwcm_wc_status st)
