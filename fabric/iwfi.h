@@ -335,6 +335,10 @@ struct iwfi_ep {
 	struct iwfi_owner lock_owner;
 	/* Changed only by iwfi_ep_fsm() (iwfi_ep_fsm.h). */
 	enum iwfi_ep_state state;
+	/* fi_shutdown() began the QP's close (under lock): what it flushes
+	 * was cancelled by the application, even once the peer's close
+	 * moved the state on to PEER_CLOSED. */
+	bool app_shutdown;
 	/* Set by the CM thread, cleared once unlinked: the CM thread may
 	 * read it under cm_lock. */
 	struct iwcm_qp *qp;

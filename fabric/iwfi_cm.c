@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -458,12 +459,51 @@ static void on_conn_event(struct iwfi_fabric *fab, enum iwcm_cm_event_type type,
 	ep_put(fab, ep);
 }
 
+static int ep_name(fid_t fid, void *addr, size_t *addrlen, bool peer);
+
+/*
+ * Say which peer a connected endpoint lost and why, so that a job that
+ * fails on it names the host (FI_LOG_LEVEL=warn): libiwcm reports a
+ * connection that timed out (TCP_USER_TIMEOUT) or was reset as the
+ * peer's close, so every end the application did not ask for is told.
+ */
+static void log_lost(struct iwfi_ep *ep, enum iwcm_event_type type)
+{
+	struct sockaddr_storage ss = { 0 };
+	size_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (ep_name(&ep->ep_fid.fid, &ss, &len, true) == 0) {
+		const struct sockaddr_in6 *s6 = (const void *)&ss;
+		const struct sockaddr_in *s4 = (const void *)&ss;
+
+		if (ss.ss_family == AF_INET6) {
+			inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+			port = ntohs(s6->sin6_port);
+		} else if (ss.ss_family == AF_INET) {
+			inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+			port = ntohs(s4->sin_port);
+		}
+	}
+	IWFI_WARN(FI_LOG_EP_CTRL,
+		  "ep %p: connection with %s port %u lost (%s); its posted "
+		  "operations complete with FI_ECONNRESET\n",
+		  (void *)ep, host, port,
+		  type == IWCM_EVENT_QP_TERMINATE ?
+			  "the peer sent a Terminate" :
+		  type == IWCM_EVENT_QP_PEER_CLOSED ?
+			  "closed, reset or timed out" :
+			  "a local error");
+}
+
 /* The QP is in error: every posted request completes (flushed if
  * nothing else); FI_SHUTDOWN follows the last one read. */
 static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 {
 	struct iwfi_ep *ep;
 	int act = IWFI_EP_A_NONE;
+	bool lost;
 
 	if (!ae->qp) {
 		IWFI_WARN(FI_LOG_CQ, "completion queue overflow\n");
@@ -477,9 +517,13 @@ static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 			  "Terminate: layer %u type %u code %u\n",
 			  ae->term_layer, ae->term_etype, ae->term_ecode);
 	iwfi_ep_lock(ep);
+	/* Not our own fi_shutdown() or fi_close(). */
+	lost = ep->state == IWFI_EP_S_CONNECTED;
 	if (iwfi_ep_fsm(ep, IWFI_EP_EV_QP_ERROR) >= 0 && !ep->posted)
 		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
 	iwfi_ep_unlock(ep);
+	if (lost)
+		log_lost(ep, ae->type);
 	if (act == IWFI_EP_A_SHUTDOWN)
 		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
 	ep_put(fab, ep);
@@ -797,6 +841,8 @@ static int ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)
 
 	iwfi_ep_lock(ep);
 	act = iwfi_ep_fsm(ep, IWFI_EP_EV_SHUTDOWN);
+	if (act == IWFI_EP_A_DISCONNECT)
+		ep->app_shutdown = true;
 	qp = ep->qp;
 	iwfi_ep_unlock(ep);
 	if (act < 0)

@@ -170,11 +170,30 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep)
 	pthread_mutex_unlock(&cq->lock);
 }
 
+/*
+ * The error of a work request of ep flushed from its QP: FI_ECANCELED
+ * when the application's own fi_shutdown() or fi_close() ended the
+ * queue pair (fi_cq(3): the operation was canceled), FI_ECONNRESET when
+ * the connection ended under it (the peer closed or reset it, the TCP
+ * user timeout expired, a Terminate).  A caller such as Open MPI takes
+ * FI_ECANCELED on a receive for its own MPI_Cancel: the request would
+ * complete without data and without an error.
+ */
+static int flush_err(struct iwfi_ep *ep)
+{
+	bool own;
+
+	iwfi_ep_lock(ep);
+	own = ep->app_shutdown || ep->state == IWFI_EP_S_CLOSED;
+	iwfi_ep_unlock(ep);
+	return own ? FI_ECANCELED : FI_ECONNRESET;
+}
+
 static int wc_err(enum iwcm_wc_status st)
 {
 	switch (st) {
 	case IWCM_WC_WR_FLUSH_ERR:
-		return FI_ECANCELED;
+		return FI_ECONNRESET;
 	case IWCM_WC_LOC_LEN_ERR:
 		return FI_ETRUNC;
 	case IWCM_WC_LOC_PROT_ERR:
@@ -216,7 +235,9 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 		e->entry.flags = req ? req->flags : 0;
 		e->entry.buf = req ? req->buf : NULL;
 		e->entry.len = wc->byte_len;
-		e->entry.err = wc_err(wc->status);
+		e->entry.err = req && wc->status == IWCM_WC_WR_FLUSH_ERR ?
+				       flush_err(req->ep) :
+				       wc_err(wc->status);
 		e->entry.prov_errno = wc->vendor_err ?
 					      IWFI_PROV_TERM | wc->vendor_err :
 					      IWFI_PROV_STATUS | wc->status;

@@ -5,7 +5,8 @@
  * opens its context with IWCM_CTX_ASYNC_CM): fi_connect() returns once
  * the request is sent, and what the daemon refuses reaches the endpoint's
  * EQ as an error entry (fi_cm(3)), here over a real iwcmd -d with
- * max_pending_per_uid = 1; and a bad IWCM_POLL_US fails fi_fabric().
+ * max_pending_per_uid = 1; a bad IWCM_POLL_US fails fi_fabric(); and
+ * the work a connection's end flushes says whose end it was.
  */
 #include "config.h"
 
@@ -154,6 +155,51 @@ START_TEST(progress_env)
 }
 END_TEST
 
+/*
+ * A receive flushed from its queue pair says why (fi_iwcm(7)): the
+ * peer's end of the connection went away, FI_ECONNRESET (Open MPI
+ * fails the request with it, where FI_ECANCELED would complete it as if
+ * MPI_Cancel had), then FI_SHUTDOWN; the application's own
+ * fi_shutdown() ended it, FI_ECANCELED.
+ */
+START_TEST(flush_reason)
+{
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_eq_cm_entry cm;
+	struct net n;
+	uint32_t ev;
+
+	net_open(&n);
+	net_connect(&n, false);
+	ck_assert_int_eq(fi_recv(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
+				 (void *)21),
+			 0);
+	ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf, 64, fi_mr_desc(n.s.mr), 0,
+				 (void *)31),
+			 0);
+	/* c closes its end: for s, the peer is gone. */
+	ck_assert_int_eq(fi_shutdown(n.c.ep, 0), 0);
+	ck_assert_int_eq(cq_wait(n.s.cq, &e, &err), -FI_EAVAIL);
+	ck_assert_int_eq(err.err, FI_ECONNRESET);
+	ck_assert_ptr_eq(err.op_context, (void *)31);
+	ck_assert(err.flags & FI_RECV);
+	ck_assert_int_eq(eq_wait(n.s.eq, &ev, &cm, sizeof(cm)), sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	ck_assert_ptr_eq(cm.fid, &n.s.ep->fid);
+	/* s's close completes c's: c's receive was cancelled by its own
+	 * fi_shutdown(). */
+	ck_assert_int_eq(fi_close(&n.s.ep->fid), 0);
+	n.s.ep = NULL;
+	ck_assert_int_eq(cq_wait(n.c.cq, &e, &err), -FI_EAVAIL);
+	ck_assert_int_eq(err.err, FI_ECANCELED);
+	ck_assert_ptr_eq(err.op_context, (void *)21);
+	ck_assert_int_eq(eq_wait(n.c.eq, &ev, &cm, sizeof(cm)), sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	net_close(&n);
+}
+END_TEST
+
 static Suite *fabric_cm_suite(void)
 {
 	Suite *s = suite_create("fabric_cm");
@@ -161,6 +207,7 @@ static Suite *fabric_cm_suite(void)
 	add_tcase(s, "refused_through_eq", refused_through_eq);
 	add_tcase(s, "poll_us_env", poll_us_env);
 	add_tcase(s, "progress_env", progress_env);
+	add_tcase(s, "flush_reason", flush_reason);
 	return s;
 }
 

@@ -118,10 +118,10 @@ case_flap() {
 
 # The handed-over sockets of h1 and h2 end after tcp_user_timeout_ms
 # (iwcmd.conf(5)) without an answer: a verified transfer whose link
-# stays down ends at both ends with an error within the limit, and so
-# does an MPI job, naming what it lost
+# stays down ends at both ends with an error within the limit, and an
+# MPI job ends, naming the host it lost
 case_linkdown() {
-	local lim=${HOSTS_UTO_MS:-3000} t0 tc ts rc_c rc_s h bad=0 rc t
+	local lim=${HOSTS_UTO_MS:-3000} t0 tc ts rc_c rc_s h bad=0 rc t lost data nerr msg
 	for h in h1 h2; do
 		host_conf "$h" "tcp_user_timeout_ms = $lim"
 		host_daemon_stop "$h"
@@ -169,10 +169,25 @@ case_linkdown() {
 		fi
 	fi
 	# an MPI job: 4 ranks on h1 and h2, h2's link out once they all
-	# talk; the job must end, and not hang
+	# talk.  The job must end, and say which host it lost: h1's ranks
+	# (FI_LOG_LEVEL=warn) name h2's address when their connections
+	# with it end, and an operation that was in flight on one fails
+	# (FI_ECONNRESET: MPI_ERR_INTERN), never completes as cancelled
+	# with no data.  What ofi_rxm keeps to itself (a receive not yet
+	# matched, a rendezvous send waiting for the peer's done) never
+	# fails; the launcher then ends the job when its own TCP gives up
+	# on h2's orted: tcp_retries2 = 3 in its namespace for data in
+	# flight, ORTE's keepalive after lim + 2 s for an idle connection.
 	if [ $bad -eq 0 ]; then
+		for h in h1 h2; do
+			host_env "$h" FI_LOG_LEVEL=warn
+		done
+		ip netns exec "$hosts_ns0" sysctl -q -w net.ipv4.tcp_retries2=3
 		before=$(host_stat h2 established)
-		hosts_mpirun 120 4 h1:2,h2:2 $mca_iwcm "$mpi_check" \
+		hosts_mpirun 120 4 h1:2,h2:2 $mca_iwcm \
+			--mca oob_tcp_keepalive_time $((lim / 1000 + 2)) \
+			--mca oob_tcp_keepalive_intvl 1 \
+			--mca oob_tcp_keepalive_probes 3 "$mpi_check" \
 			>"$hdir/down-mpi.out" 2>&1 &
 		mpid=$!
 		hosts_bg="$hosts_bg $mpid"
@@ -206,18 +221,33 @@ case_linkdown() {
 				wait $mpid
 				rc=$?
 			fi
-			msg=$(grep -i -m3 'error\|abort\|fail\|timed out\|unreach' "$hdir/down-mpi.out" | tr '\n' ' ' | cut -c1-300)
+			lost=$(grep -m1 "connection with $(host_addr h2) port" "$hdir/down-mpi.out" |
+				sed 's/^libfabric:[0-9]*:[0-9]*::iwcm:[a-z_]*:[a-z_]*():[0-9]*<warn> //')
+			data=$(grep -m1 'data failed' "$hdir/down-mpi.out")
+			nerr=$(grep -c 'An error occurred in MPI_' "$hdir/down-mpi.out")
+			msg=$(grep -v '^libfabric' "$hdir/down-mpi.out" |
+				grep -i -m3 'error\|abort\|fail\|timed out\|unreach\|lost' |
+				tr '\n' ' ' | cut -c1-300)
 			if [ $rc -eq 124 ]; then
-				# Known: the provider's endpoints do not hand the
-				# QP's end up to Open MPI as an error (see README)
-				xfail "MPI job (4 ranks, h1+h2), h2's link down for good: still running $t ms later (killed): $msg"
+				fail "MPI job (4 ranks, h1+h2), h2's link down for good: still running $t ms later (killed): $msg"
+				bad=1
 			elif [ $rc -eq 0 ]; then
 				fail "MPI job: exit 0 with h2 gone: $(tail -10 "$hdir/down-mpi.out")"
 				bad=1
+			elif [ -z "$lost" ]; then
+				fail "MPI job: exit $rc after $t ms, h2 ($(host_addr h2)) named nowhere: $msg"
+				bad=1
+			elif [ -n "$data" ]; then
+				fail "MPI job: a receive lost with h2 completed as if it had its data: $data"
+				bad=1
 			else
-				figure "MPI job (4 ranks, h1+h2), h2's link down for good: mpirun exit $rc after $t ms: $msg"
+				figure "MPI job (4 ranks, h1+h2), h2's link down for good: mpirun exit $rc after $t ms; an h1 rank: '$lost'; $nerr rank(s) failed with an MPI error: $msg"
 			fi
 		fi
+		for h in h1 h2; do
+			sed -i '/^FI_LOG_LEVEL=/d' "$hdir/$h.env"
+		done
+		ip netns exec "$hosts_ns0" sysctl -q -w net.ipv4.tcp_retries2=15
 	fi
 	for h in h1 h2; do
 		host_conf "$h" "request_timeout_ms = 5000"

@@ -27,8 +27,8 @@
 #                            slots), ARGS the MCA options and the program
 #
 # Addresses: 198.18.B.0/24 (RFC 2544's benchmark range, 198.18.0.0/15),
-# B from the process id; the bridge (the root namespace, where mpirun
-# runs) is .254, host hK is .K.
+# B from the process id; the launcher (namespace iwh<pid>-0 on the
+# bridge, where mpirun runs) is .254, host hK is .K.
 
 hosts_top_builddir=${top_builddir:-$(pwd)/build}
 hosts_srcdir=${srcdir:-$(cd "$(dirname "$0")" && pwd)}
@@ -39,6 +39,7 @@ hosts_n=0
 hosts_tag=$$
 hosts_br="iwb$hosts_tag"
 hosts_net="198.18.$(($$ % 250)).0"
+hosts_ns0="iwh$hosts_tag-0"
 hosts_pfx=${hosts_net%.0}
 hosts_bg=
 
@@ -53,7 +54,7 @@ hosts_cleanup() {
 	for p in $hosts_bg; do
 		kill -9 "$p" 2>/dev/null
 	done
-	i=1
+	i=0
 	while [ $i -le $hosts_n ]; do
 		if [ -f "$hdir/h$i.pid" ]; then
 			kill -9 "$(cat "$hdir/h$i.pid")" 2>/dev/null
@@ -91,9 +92,10 @@ hosts_up() {
 		hosts_skip "bridge: $(cat "$hdir/err")"
 	fi
 	hosts_n=$n
-	ip addr add "$hosts_pfx.254/24" dev "$hosts_br"
 	ip link set "$hosts_br" up
-	i=1
+	# 0 is the launcher, .254: mpirun's own namespace, so that its TCP
+	# settings (case_linkdown) are its own
+	i=0
 	while [ $i -le "$n" ]; do
 		ns="iwh$hosts_tag-$i"
 		veth="ih$hosts_tag-$i"
@@ -104,11 +106,15 @@ hosts_up() {
 			hosts_skip "veth pair: cannot be made"
 		ip link set "${veth}p" netns "$ns"
 		ip -n "$ns" link set "${veth}p" name eth0
-		ip -n "$ns" addr add "$hosts_pfx.$i/24" dev eth0
+		ip -n "$ns" addr add "$hosts_pfx.$([ $i -eq 0 ] && echo 254 || echo $i)/24" dev eth0
 		ip -n "$ns" link set lo up
 		ip -n "$ns" link set eth0 up
 		ip link set "$veth" master "$hosts_br"
 		ip link set "$veth" up
+		if [ $i -eq 0 ]; then
+			i=1
+			continue
+		fi
 		{
 			echo "IWCM_HOST_NS=$ns"
 			echo "IWCM_HOST_ADDR=$hosts_pfx.$i"
@@ -226,7 +232,7 @@ host_loss_count() {
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
-# hosts_mpirun T NP HOSTS ARGS...: mpirun in the root namespace
+# hosts_mpirun T NP HOSTS ARGS...: mpirun in the launcher's namespace
 # starting NP ranks on HOSTS ("h1:2,h2:2") through agent.sh, killed
 # after T seconds; its out-of-band traffic on the bridge only
 hosts_mpirun() {
@@ -235,7 +241,7 @@ hosts_mpirun() {
 	np=$2
 	hl=$3
 	shift 3
-	timeout -k 5 "$t" mpirun --allow-run-as-root --oversubscribe -n "$np" --host "$hl" \
+	timeout -k 5 "$t" ip netns exec "$hosts_ns0" mpirun --allow-run-as-root --oversubscribe -n "$np" --host "$hl" \
 		--mca plm_rsh_agent "$hosts_srcdir/agent.sh" \
 		--mca oob_tcp_if_include "$hosts_net/24" \
 		--mca btl_tcp_if_include "$hosts_net/24" \
