@@ -17,18 +17,14 @@
 /* How long the thread sleeps on the event queue before it looks whether
  * the endpoint is closing. */
 #define RDM_EQ_WAIT_MS 100
-/* ... and while operations wait for room in a connection's send queue:
- * how long the last of them may wait for it once there is room. */
-#define RDM_QUEUE_WAIT_MS 1
 
 static struct iwfi_rdm *rdm_of(fid_t fid)
 {
 	return iwfi_container_of(fid, struct iwfi_rdm, ep_fid.fid);
 }
 
-/* One entry of the event queue, waiting up to ms for it; false when
- * there was none. */
-static bool rdm_event(struct iwfi_rdm *rdm, int ms)
+/* One entry of the event queue; false when there was none. */
+static bool rdm_event(struct iwfi_rdm *rdm)
 {
 	union {
 		struct fi_eq_cm_entry cm;
@@ -38,7 +34,7 @@ static bool rdm_event(struct iwfi_rdm *rdm, int ms)
 	uint32_t event;
 	ssize_t n;
 
-	n = fi_eq_sread(rdm->eq, &event, &u, sizeof(u), ms, 0);
+	n = fi_eq_sread(rdm->eq, &event, &u, sizeof(u), RDM_EQ_WAIT_MS, 0);
 	if (n == -FI_EAVAIL) {
 		if (fi_eq_readerr(rdm->eq, &err, 0) <= 0 || !err.fid)
 			return true;
@@ -75,13 +71,9 @@ static bool rdm_event(struct iwfi_rdm *rdm, int ms)
 static void *rdm_thread(void *arg)
 {
 	struct iwfi_rdm *rdm = arg;
-	int ms = RDM_EQ_WAIT_MS;
 
-	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE)) {
-		rdm_event(rdm, ms);
-		ms = iwfi_rdm_flush_waiting(rdm) ? RDM_QUEUE_WAIT_MS :
-						   RDM_EQ_WAIT_MS;
-	}
+	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE))
+		rdm_event(rdm);
 	return NULL;
 }
 

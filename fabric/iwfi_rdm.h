@@ -134,7 +134,6 @@ void iwfi_rdm_on_request(struct iwfi_rdm *rdm, struct fi_info *info,
 			 const void *data, size_t len);
 void iwfi_rdm_on_event(struct iwfi_rdm *rdm, fid_t fid, enum iwfi_rdm_event ev);
 void iwfi_rdm_peers_close(struct iwfi_rdm *rdm);
-bool iwfi_rdm_flush_waiting(struct iwfi_rdm *rdm);
 
 /* iwfi_rdm_ops.c */
 extern const struct fi_ops_rma iwfi_rdm_rma_ops;

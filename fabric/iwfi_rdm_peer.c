@@ -217,30 +217,6 @@ static void peer_flush(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p)
 	}
 }
 
-/*
- * Post what still waits for a connected peer: a queue longer than the
- * connection's send queue stops at -FI_EAGAIN (peer_flush()), and an
- * application that posts nothing more only reads its CQ, so the
- * endpoint's thread posts the rest as completions make room.  True when
- * a connected peer still has operations waiting.
- */
-bool iwfi_rdm_flush_waiting(struct iwfi_rdm *rdm)
-{
-	struct iwfi_rdm_peer *p;
-	bool waiting = false;
-
-	pthread_mutex_lock(&rdm->lock);
-	for (p = rdm->peers; p; p = p->next) {
-		if (!p->q || p->state != IWFI_RDM_S_CONNECTED)
-			continue;
-		peer_flush(rdm, p);
-		if (p->q)
-			waiting = true;
-	}
-	pthread_mutex_unlock(&rdm->lock);
-	return waiting;
-}
-
 /* Fail every queued operation of p (rdm->lock held). */
 static void peer_fail(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p, int err)
 {

@@ -930,54 +930,6 @@ START_TEST(dead_key)
 }
 END_TEST
 
-/*
- * Many more operations posted before the connection exists than its send
- * queue holds, then only CQ reads: the endpoint posts what waits as
- * completions make room (iwfi_rdm_flush_waiting()), every write
- * completes and lands.
- */
-#define QUEUED_N 1500
-
-START_TEST(queued_beyond_sq)
-{
-	struct pair p;
-	uint8_t seen[QUEUED_N] = { 0 };
-	int done = 0, idle = 0;
-
-	pair_open(&p);
-	pattern(p.a.buf, QUEUED_N * 8, 4);
-	for (int i = 0; i < QUEUED_N; i++)
-		ck_assert_int_eq(
-			fi_write(p.a.ep, p.a.buf + i * 8, 8, fi_mr_desc(p.a.mr),
-				 p.a.peer, (uintptr_t)p.b.buf + (size_t)i * 8,
-				 fi_mr_key(p.b.mr), (void *)(uintptr_t)(i + 1)),
-			0);
-	while (done < QUEUED_N) {
-		struct fi_cq_data_entry e;
-		ssize_t ret = fi_cq_read(p.a.cq, &e, 1);
-		uintptr_t i;
-
-		ck_assert_msg(ret == 1 || ret == -FI_EAGAIN, "fi_cq_read: %zd",
-			      ret);
-		if (ret != 1) {
-			ck_assert_msg(++idle < 10 * WAIT_MS,
-				      "%d of %d writes completed", done,
-				      QUEUED_N);
-			usleep(100);
-			continue;
-		}
-		idle = 0;
-		i = (uintptr_t)e.op_context - 1;
-		ck_assert_uint_lt(i, QUEUED_N);
-		ck_assert_int_eq(seen[i], 0);
-		seen[i] = 1;
-		done++;
-	}
-	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, QUEUED_N * 8), 0);
-	pair_close(&p);
-}
-END_TEST
-
 static Suite *rdm_suite(void)
 {
 	Suite *s = suite_create("fabric_rdm");
@@ -987,7 +939,6 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, info_btl_ofi);
 	tcase_add_test(tc, av_entries);
 	tcase_add_test(tc, rma_on_demand);
-	tcase_add_test(tc, queued_beyond_sq);
 	tcase_add_loop_test(tc, dc_window, 0, 4);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
