@@ -478,6 +478,8 @@ struct iwfi_req *iwfi_msg_take_held(struct iwfi_ep *ep);
 void iwfi_msg_cancel_list(struct iwfi_ep *ep, struct iwfi_req *list);
 ssize_t iwfi_msg_cancel(struct iwfi_ep *ep, void *context);
 int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr);
+/* iwfi_ep.c: fi_control(3)'s FI_GETOPSFLAG/FI_SETOPSFLAG on tx and rx. */
+int iwfi_opsflag(int command, uint64_t *flags, uint64_t *tx, uint64_t *rx);
 int iwfi_sgl(struct iwfi_domain *dom, struct iwcm_sge *sge,
 	     const struct iovec *iov, void **desc, size_t count, size_t *len);
 

@@ -205,6 +205,28 @@ static int ep_enable(struct iwfi_ep *ep)
 	return ret < 0 ? ret : 0;
 }
 
+/* FI_GETOPSFLAG and FI_SETOPSFLAG of fi_control(3) on an endpoint's
+ * transmit and receive operation flags (FI_EP_MSG and FI_EP_RDM). */
+int iwfi_opsflag(int command, uint64_t *flags, uint64_t *tx, uint64_t *rx)
+{
+	uint64_t *op, which;
+
+	if (*flags & FI_TRANSMIT) {
+		op = tx;
+		which = FI_TRANSMIT;
+	} else if (*flags & FI_RECV) {
+		op = rx;
+		which = FI_RECV;
+	} else {
+		return -FI_EINVAL;
+	}
+	if (command == FI_GETOPSFLAG)
+		*flags = *op;
+	else
+		*op = *flags & ~which;
+	return 0;
+}
+
 static int ep_control(struct fid *fid, int command, void *arg)
 {
 	struct iwfi_ep *ep = ep_of(fid);
@@ -214,21 +236,9 @@ static int ep_control(struct fid *fid, int command, void *arg)
 	case FI_ENABLE:
 		return ep_enable(ep);
 	case FI_GETOPSFLAG:
-		if (*flags & FI_TRANSMIT)
-			*flags = ep->tx_op_flags;
-		else if (*flags & FI_RECV)
-			*flags = ep->rx_op_flags;
-		else
-			return -FI_EINVAL;
-		return 0;
 	case FI_SETOPSFLAG:
-		if (*flags & FI_TRANSMIT)
-			ep->tx_op_flags = *flags & ~FI_TRANSMIT;
-		else if (*flags & FI_RECV)
-			ep->rx_op_flags = *flags & ~FI_RECV;
-		else
-			return -FI_EINVAL;
-		return 0;
+		return iwfi_opsflag(command, flags, &ep->tx_op_flags,
+				    &ep->rx_op_flags);
 	default:
 		return -FI_ENOSYS;
 	}

@@ -206,21 +206,9 @@ static int rdm_control(struct fid *fid, int command, void *arg)
 	case FI_ENABLE:
 		return rdm_enable(rdm);
 	case FI_GETOPSFLAG:
-		if (*flags & FI_TRANSMIT)
-			*flags = rdm->tx_op_flags;
-		else if (*flags & FI_RECV)
-			*flags = rdm->rx_op_flags;
-		else
-			return -FI_EINVAL;
-		return 0;
 	case FI_SETOPSFLAG:
-		if (*flags & FI_TRANSMIT)
-			rdm->tx_op_flags = *flags & ~FI_TRANSMIT;
-		else if (*flags & FI_RECV)
-			rdm->rx_op_flags = *flags & ~FI_RECV;
-		else
-			return -FI_EINVAL;
-		return 0;
+		return iwfi_opsflag(command, flags, &rdm->tx_op_flags,
+				    &rdm->rx_op_flags);
 	default:
 		return -FI_ENOSYS;
 	}
