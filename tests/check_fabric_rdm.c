@@ -930,6 +930,33 @@ START_TEST(dead_key)
 }
 END_TEST
 
+/* fi_control(3) FI_GETOPSFLAG and FI_SETOPSFLAG: each side's own
+ * flags, the selecting bit not kept, neither side -FI_EINVAL. */
+START_TEST(opsflag)
+{
+	struct pair p;
+	uint64_t f;
+
+	pair_open(&p);
+	f = FI_TRANSMIT | FI_INJECT_COMPLETE;
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_SETOPSFLAG, &f), 0);
+	f = FI_RECV | FI_COMPLETION;
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_SETOPSFLAG, &f), 0);
+	f = FI_TRANSMIT;
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_GETOPSFLAG, &f), 0);
+	ck_assert_uint_eq(f, FI_INJECT_COMPLETE);
+	f = FI_RECV;
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_GETOPSFLAG, &f), 0);
+	ck_assert_uint_eq(f, FI_COMPLETION);
+	f = FI_COMPLETION;
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_GETOPSFLAG, &f),
+			 -FI_EINVAL);
+	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_SETOPSFLAG, &f),
+			 -FI_EINVAL);
+	pair_close(&p);
+}
+END_TEST
+
 static Suite *rdm_suite(void)
 {
 	Suite *s = suite_create("fabric_rdm");
@@ -939,6 +966,7 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, info_btl_ofi);
 	tcase_add_test(tc, av_entries);
 	tcase_add_test(tc, rma_on_demand);
+	tcase_add_test(tc, opsflag);
 	tcase_add_loop_test(tc, dc_window, 0, 4);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
