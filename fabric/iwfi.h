@@ -496,6 +496,14 @@ extern const struct fi_ops_atomic iwfi_atomic_ops;
 size_t iwfi_atomic_size(enum fi_datatype dt);
 bool iwfi_atomic_valid(enum fi_datatype dt, enum fi_op op,
 		       enum iwfi_atomic_kind kind);
+/* fi_atomicvalid(3) and its fetch and compare forms: the one table of
+ * iwfi_atomic_valid(), for both endpoint types. */
+int iwfi_atomic_writevalid(struct fid_ep *ep, enum fi_datatype dt,
+			   enum fi_op op, size_t *count);
+int iwfi_atomic_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
+			       enum fi_op op, size_t *count);
+int iwfi_atomic_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
+			       enum fi_op op, size_t *count);
 int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
 		   uint64_t addr, const void *operand, const void *compare);
 int iwfi_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,

@@ -482,20 +482,20 @@ static int valid(enum fi_datatype dt, enum fi_op op, enum iwfi_atomic_kind kind,
 	return 0;
 }
 
-static int at_writevalid(struct fid_ep *ep, enum fi_datatype dt, enum fi_op op,
-			 size_t *count)
+int iwfi_atomic_writevalid(struct fid_ep *ep, enum fi_datatype dt,
+			   enum fi_op op, size_t *count)
 {
 	return valid(dt, op, IWFI_ATOMIC_WRITE, count);
 }
 
-static int at_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
-			     enum fi_op op, size_t *count)
+int iwfi_atomic_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
+			       enum fi_op op, size_t *count)
 {
 	return valid(dt, op, IWFI_ATOMIC_FETCH, count);
 }
 
-static int at_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
-			     enum fi_op op, size_t *count)
+int iwfi_atomic_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
+			       enum fi_op op, size_t *count)
 {
 	return valid(dt, op, IWFI_ATOMIC_COMPARE, count);
 }
@@ -512,7 +512,7 @@ const struct fi_ops_atomic iwfi_atomic_ops = {
 	.compwrite = at_compwrite,
 	.compwritev = at_compwritev,
 	.compwritemsg = at_compwritemsg,
-	.writevalid = at_writevalid,
-	.readwritevalid = at_readwritevalid,
-	.compwritevalid = at_compwritevalid,
+	.writevalid = iwfi_atomic_writevalid,
+	.readwritevalid = iwfi_atomic_readwritevalid,
+	.compwritevalid = iwfi_atomic_compwritevalid,
 };

@@ -342,34 +342,6 @@ static ssize_t rdm_at_compwritemsg(struct fid_ep *ep,
 		      msg->op, msg->context, flags);
 }
 
-static int rdm_valid(enum fi_datatype dt, enum fi_op op,
-		     enum iwfi_rdm_kind kind, size_t *count)
-{
-	if (!at_valid(dt, op, kind))
-		return -FI_EOPNOTSUPP;
-	if (count)
-		*count = 1;
-	return 0;
-}
-
-static int rdm_at_writevalid(struct fid_ep *ep, enum fi_datatype dt,
-			     enum fi_op op, size_t *count)
-{
-	return rdm_valid(dt, op, IWFI_RDM_OP_ATOMIC, count);
-}
-
-static int rdm_at_readwritevalid(struct fid_ep *ep, enum fi_datatype dt,
-				 enum fi_op op, size_t *count)
-{
-	return rdm_valid(dt, op, IWFI_RDM_OP_FETCH, count);
-}
-
-static int rdm_at_compwritevalid(struct fid_ep *ep, enum fi_datatype dt,
-				 enum fi_op op, size_t *count)
-{
-	return rdm_valid(dt, op, IWFI_RDM_OP_COMPARE, count);
-}
-
 const struct fi_ops_atomic iwfi_rdm_atomic_ops = {
 	.size = sizeof(struct fi_ops_atomic),
 	.write = rdm_at_write,
@@ -382,9 +354,9 @@ const struct fi_ops_atomic iwfi_rdm_atomic_ops = {
 	.compwrite = rdm_at_compwrite,
 	.compwritev = rdm_at_compwritev,
 	.compwritemsg = rdm_at_compwritemsg,
-	.writevalid = rdm_at_writevalid,
-	.readwritevalid = rdm_at_readwritevalid,
-	.compwritevalid = rdm_at_compwritevalid,
+	.writevalid = iwfi_atomic_writevalid,
+	.readwritevalid = iwfi_atomic_readwritevalid,
+	.compwritevalid = iwfi_atomic_compwritevalid,
 };
 
 /* No FI_MSG on RDM endpoints: fi_getinfo() does not offer it. */
