@@ -103,7 +103,26 @@ unsigned int cprog_qp(struct iwcm_qp *qp)
  * a busy poller then contends for with the peer's delivery into that
  * socket (tcp_poll() takes none).  libfabric's tcp provider polls the
  * same way.
+ *
+ * A CQ of one QP (a ping-pong; ofi_rxm between two ranks) is the
+ * exception: asking the set first costs a second system call for every
+ * message that comes, so its socket is read directly, one read(2) per
+ * pass whether or not it has something, as a busy-polling TCP program
+ * does.  The delivery that meets our hold of the socket's lock is queued
+ * on its backlog and processed as we let go, in this thread.  A QP whose
+ * socket is full waits for the set to say it has room.
  */
+static unsigned int cq_pick_one(struct iwcm_cq *cq, struct iwcm_qp **out)
+{
+	struct iwcm_qp *qp = cq->qps[0];
+
+	if (__atomic_load_n(&qp->tx_blocked, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_add_fetch(&qp->cp_refs, 1, __ATOMIC_ACQ_REL);
+	out[0] = qp;
+	return 1;
+}
+
 static unsigned int cq_pick(struct iwcm_cq *cq, struct iwcm_qp **out,
 			    unsigned int max)
 {
@@ -128,7 +147,9 @@ unsigned int cprog_cq(struct iwcm_cq *cq)
 	if (!__atomic_load_n(&cq->nqps, __ATOMIC_RELAXED))
 		return 0;
 	pthread_rwlock_rdlock(&cq->qlock);
-	n = cq_pick(cq, qps, sizeof(qps) / sizeof(qps[0]));
+	n = cq->nqps == 1 ? cq_pick_one(cq, qps) : 0;
+	if (!n)
+		n = cq_pick(cq, qps, sizeof(qps) / sizeof(qps[0]));
 	pthread_rwlock_unlock(&cq->qlock);
 	for (unsigned int i = 0; i < n; i++) {
 		work += cprog_qp(qps[i]);
