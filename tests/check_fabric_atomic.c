@@ -13,7 +13,9 @@
  * says (not with the provider's shifts and masks), the octets around it
  * in the target and around the result are untouched, and the result is
  * the field's old value.  A fetching atomic flushed from a failed
- * connection leaves its result as it was.
+ * connection, or refused by the target because its word reaches past
+ * the region, leaves its result as it was.  fi_atomicvalid() and its
+ * kin answer a table written apart from the provider's.
  */
 #include "config.h"
 
@@ -347,8 +349,9 @@ static void run_case(struct at_ep *x, const struct at_case *c,
 	put_field(operand, size, v);
 	put_field(compare, size, cmp);
 	if (c->kind == 1)
-		ret = fi_fetch_atomic(x->ep, operand, 1, NULL, res,
-				      x->local_desc, x->peer,
+		ret = fi_fetch_atomic(x->ep,
+				      c->op == FI_ATOMIC_READ ? NULL : operand,
+				      1, NULL, res, x->local_desc, x->peer,
 				      (uintptr_t)(word + off), x->key, dt,
 				      c->op, ctx);
 	else
@@ -490,6 +493,130 @@ START_TEST(fetch_flushed)
 }
 END_TEST
 
+/*
+ * The word of a narrow fetching or compare atomic must lie in the
+ * region whole (RFC 7306 §5.1 acts on the aligned word; RFC 5040 §7.2
+ * Remote Protection Error): a 32-bit one in the last 4 octets of a
+ * 12-octet region completes with FI_EACCES, changes nothing in the
+ * target and leaves its result as it was; the same in the region's
+ * first word succeeds.
+ */
+START_TEST(fetch_bound)
+{
+	struct at_net t;
+	struct fid_mr *mr;
+	struct fid_domain *dom;
+	uint8_t *region, copy[32], *res;
+	uint32_t one = 1, cmp = 0, got;
+	uint64_t key;
+
+	at_open(&t, _i >= 2);
+	dom = t.rdm ? t.p.domain : t.n.domain;
+	region = t.x.target + 8192; /* 8-octet aligned */
+	for (int i = 0; i < 32; i++)
+		region[i] = (uint8_t)(i * 7 + 1);
+	ck_assert_int_eq(fi_mr_reg(dom, region, 12,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	res = t.x.local + 8192;
+	memcpy(&got, region + 4, 4);
+	ck_assert_int_eq(fi_fetch_atomic(t.x.ep, &one, 1, NULL, res,
+					 t.x.local_desc, t.x.peer,
+					 (uintptr_t)(region + 4), key,
+					 FI_UINT32, FI_SUM, (void *)1),
+			 0);
+	cq_ok(t.x.cq, (void *)1, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_int_eq(memcmp(res, &got, 4), 0);
+	got++;
+	ck_assert_int_eq(memcmp(region + 4, &got, 4), 0);
+	memcpy(copy, region, sizeof(copy));
+	memset(res - 8, 0xee, 24);
+	/* Loop index odd: compare, even: fetch. */
+	if (_i & 1)
+		ck_assert_int_eq(
+			fi_compare_atomic(t.x.ep, &one, 1, NULL, &cmp, NULL,
+					  res, t.x.local_desc, t.x.peer,
+					  (uintptr_t)(region + 8), key,
+					  FI_UINT32, FI_CSWAP, (void *)2),
+			0);
+	else
+		ck_assert_int_eq(fi_fetch_atomic(t.x.ep, &one, 1, NULL, res,
+						 t.x.local_desc, t.x.peer,
+						 (uintptr_t)(region + 8), key,
+						 FI_UINT32, FI_SUM, (void *)2),
+				 0);
+	{
+		struct fi_cq_data_entry e;
+		struct fi_cq_err_entry err;
+
+		ck_assert_int_eq(cq_wait(t.x.cq, &e, &err), -FI_EAVAIL);
+		ck_assert_int_eq(err.err, FI_EACCES);
+		ck_assert_ptr_eq(err.op_context, (void *)2);
+	}
+	ck_assert_int_eq(memcmp(region, copy, sizeof(copy)), 0);
+	for (int i = -8; i < 16; i++)
+		ck_assert_uint_eq(res[i], 0xee);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	at_close(&t);
+}
+END_TEST
+
+/* What the table of fabric/iwfi_atomic.c says, written apart from it:
+ * every integer width, FI_SUM, FI_ATOMIC_WRITE, FI_BOR, FI_BAND and
+ * FI_BXOR (fetching: FI_ATOMIC_READ too), FI_CSWAP and FI_MSWAP. */
+static bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
+{
+	bool integer = dt == FI_INT8 || dt == FI_UINT8 || dt == FI_INT16 ||
+		       dt == FI_UINT16 || dt == FI_INT32 || dt == FI_UINT32 ||
+		       dt == FI_INT64 || dt == FI_UINT64;
+	bool common = op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
+		      op == FI_BAND || op == FI_BXOR;
+
+	if (!integer)
+		return false;
+	if (kind == 0)
+		return common;
+	if (kind == 1)
+		return common || op == FI_ATOMIC_READ;
+	return op == FI_CSWAP || op == FI_MSWAP;
+}
+
+/* fi_atomicvalid() and its kin on the endpoint answer the table, for
+ * every datatype and operation of fi_atomic(3). */
+START_TEST(valid_table)
+{
+	struct at_net t;
+
+	at_open(&t, _i == 1);
+	for (int dt = FI_INT8; dt < FI_DATATYPE_LAST; dt++)
+		for (int op = FI_MIN; op <= FI_MSWAP; op++)
+			for (int kind = 0; kind < 3; kind++) {
+				size_t count = 0;
+				bool want = want_valid(kind, dt, op);
+				int ret;
+
+				if (kind == 0)
+					ret = fi_atomicvalid(t.x.ep, dt, op,
+							     &count);
+				else if (kind == 1)
+					ret = fi_fetch_atomicvalid(t.x.ep, dt,
+								   op, &count);
+				else
+					ret = fi_compare_atomicvalid(
+						t.x.ep, dt, op, &count);
+				ck_assert_msg(ret == (want ? 0 :
+							     -FI_EOPNOTSUPP),
+					      "kind %d dt %d op %d: %d", kind,
+					      dt, op, ret);
+				if (want)
+					ck_assert_uint_eq(count, 1);
+			}
+	at_close(&t);
+}
+END_TEST
+
 static Suite *fabric_atomic_suite(void)
 {
 	Suite *s = suite_create("fabric_atomic");
@@ -497,6 +624,8 @@ static Suite *fabric_atomic_suite(void)
 	add_loop_tcase(s, "fetch_and_compare", fetch_and_compare, 2);
 	add_loop_tcase(s, "xor_no_fetch", xor_no_fetch, 2);
 	add_loop_tcase(s, "fetch_flushed", fetch_flushed, 2);
+	add_loop_tcase(s, "fetch_bound", fetch_bound, 4);
+	add_loop_tcase(s, "valid_table", valid_table, 2);
 	return s;
 }
 
