@@ -617,6 +617,75 @@ START_TEST(valid_table)
 }
 END_TEST
 
+/*
+ * Selective completion: a narrow fetching atomic posted without
+ * FI_COMPLETION reports nothing, yet its result is in place once a
+ * later operation's completion is read (completions come in order, and
+ * reading them runs the earlier one's copy first).
+ */
+START_TEST(fetch_unreported)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	struct cm_buf cb;
+	uint32_t ev;
+	uint16_t one = 1, *res, *field;
+	struct fi_ioc ioc = { .addr = &one, .count = 1 };
+	struct fi_ioc rioc = { .count = 1 };
+	struct fi_rma_ioc rma = { .count = 1 };
+	struct fi_msg_atomic msg = {
+		.msg_iov = &ioc,
+		.iov_count = 1,
+		.rma_iov = &rma,
+		.rma_iov_count = 1,
+		.datatype = FI_UINT16,
+		.op = FI_SUM,
+	};
+	void *rdesc;
+
+	net_open(&n);
+	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
+				    FI_TRANSMIT | FI_RECV |
+					    FI_SELECTIVE_COMPLETION),
+			 0);
+	ck_assert_int_eq(fi_enable(n.c.ep), 0);
+	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ep_setup(&n, &n.s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	field = (uint16_t *)(n.s.buf + 1030);
+	*field = 500;
+	res = (uint16_t *)(n.c.buf + 64);
+	res[0] = res[1] = 0xeeee;
+	rma.addr = (uintptr_t)field;
+	rma.key = fi_mr_key(n.s.mr);
+	rdesc = fi_mr_desc(n.c.mr);
+	rioc.addr = &res[0];
+	msg.context = (void *)1;
+	ck_assert_int_eq(fi_fetch_atomicmsg(n.c.ep, &msg, &rioc, &rdesc, 1, 0),
+			 0);
+	rioc.addr = &res[1];
+	msg.context = (void *)2;
+	ck_assert_int_eq(fi_fetch_atomicmsg(n.c.ep, &msg, &rioc, &rdesc, 1,
+					    FI_COMPLETION),
+			 0);
+	cq_ok(n.c.cq, (void *)2, FI_ATOMIC | FI_READ, NULL);
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	ck_assert_uint_eq(res[0], 500);
+	ck_assert_uint_eq(res[1], 501);
+	ck_assert_uint_eq(*field, 502);
+	net_close(&n);
+}
+END_TEST
+
 static Suite *fabric_atomic_suite(void)
 {
 	Suite *s = suite_create("fabric_atomic");
@@ -626,6 +695,7 @@ static Suite *fabric_atomic_suite(void)
 	add_loop_tcase(s, "fetch_flushed", fetch_flushed, 2);
 	add_loop_tcase(s, "fetch_bound", fetch_bound, 4);
 	add_loop_tcase(s, "valid_table", valid_table, 2);
+	add_loop_tcase(s, "fetch_unreported", fetch_unreported, 1);
 	return s;
 }
 
