@@ -8,7 +8,9 @@
  * iwfi_mr.c).  And an RMA to a region the target has closed ends in an
  * error completion at the initiator (RFC 5042 §5.1: the STag is no
  * longer valid, the target answers with a Terminate), never in a write
- * to the target's memory.
+ * to the target's memory: the operation's own for a Read or an atomic,
+ * the next waiting one's for an RDMA Write, which completed before the
+ * target found the error.
  */
 #include "config.h"
 
