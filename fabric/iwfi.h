@@ -266,6 +266,15 @@ struct iwfi_req {
 	uint64_t seq;
 	uint64_t raddr;
 	uint32_t rkey;
+	/* Run on the request's successful completion, before it is
+	 * reported or not (iwfi_cq.c), never on an error or a flush; NULL
+	 * for most requests. */
+	void (*on_done)(struct iwfi_req *req);
+	/* A fetching atomic narrower than 8 octets (iwfi_atomic.c): the
+	 * original word lands here, on_done copies the field at bit shift
+	 * of size octets to buf. */
+	uint64_t word;
+	unsigned int size, shift;
 	/* Held receives: the request to post once the QP exists. */
 	struct iwcm_recv_wr wr;
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
@@ -368,6 +377,9 @@ struct iwfi_ep {
 	uint64_t tx_sends, tx_writes, tx_reads, tx_atomics;
 	/* zero-length Read Requests (FI_DELIVERY_COMPLETE, iwfi_cq.c) */
 	uint64_t tx_zreads;
+	/* Fetching and compare atomics on fields narrower than 8 octets
+	 * (iwfi_atomic.c), of tx_atomics. */
+	uint64_t tx_narrow_fetch, tx_narrow_compare;
 	/* FI_DELIVERY_COMPLETE writes, under ep->lock: the last one's
 	 * seq, the last one a Read was posted for and the last one a Read
 	 * confirmed; those completed but not confirmed yet, in order. */

@@ -10,27 +10,32 @@
  *    with the Add Mask bit of the field's most significant bit set, so
  *    that the carry out of the field is dropped (64-bit: Add Mask 0,
  *    carries propagate over all 64 bits);
+ *  - FI_BXOR is FetchAdd with every Add Mask bit set: each bit is a
+ *    field of its own, whose sum modulo 2 is the exclusive or;
  *  - FI_ATOMIC_WRITE, FI_BOR, FI_BAND and FI_MSWAP are CmpSwap (§5.1.2)
  *    with a Compare Mask of 0, which always swaps, and a Swap Mask that
  *    names the bits to change: the field (write), the operand's set bits
  *    (or, to ones), its clear bits (and, to zeros), the compare operand
  *    (mswap);
- *  - FI_CSWAP is CmpSwap with every compare and swap bit set, and
- *    FI_ATOMIC_READ a FetchAdd of 0.
+ *  - FI_CSWAP is CmpSwap whose Compare Mask and Swap Mask are the field,
+ *    and FI_ATOMIC_READ a FetchAdd of 0.
  *
  * The responder runs each on the whole word atomically (§5.3), so
  * operations on other fields of the same word, and writes to them, are
  * neither lost nor split.  The original value of the whole word comes
- * back (§5.2.2): a fetching atomic therefore needs an 8-octet result, so
- * fetching and compare atomics are 64-bit only, while fi_atomic() takes
- * 8-, 16-, 32- and 64-bit integers (their original word lands in the
- * endpoint's scratch word).  The field's place in the word assumes that
- * initiator and target order bytes alike.  The target checks that the
- * whole word lies in the region (RFC 5040 §7.2.2 Remote Protection
- * Error otherwise): an operand in the last 4 octets of a region whose
- * length is not a multiple of 8 fails with FI_EACCES and touches
- * nothing.  The operands travel in the Atomic Request, so their buffers
- * need no registration.
+ * back (§5.2.2): a 64-bit fetching atomic has it placed in its result;
+ * a narrower one has it placed in its request (req->word), and the
+ * completion's hook (iwfi_cq.c) copies the field to the result when the
+ * atomic succeeded, and only then.  Every other fi_op (FI_MIN, FI_MAX,
+ * FI_PROD, the logical ones, the other compares) depends on the value
+ * in ways neither mask expresses, and floating point is not carried.
+ * The field's place in the word assumes that initiator and target
+ * order bytes alike (the response is in the initiator's order, §5.1).
+ * The target checks that the whole word lies in the region (RFC 5040
+ * §7.2.2 Remote Protection Error otherwise): an operand in the last 4
+ * octets of a region whose length is not a multiple of 8 fails with
+ * FI_EACCES and touches nothing.  The operands travel in the Atomic
+ * Request, so their buffers need no registration.
  */
 #include "config.h"
 
@@ -65,25 +70,22 @@ size_t iwfi_atomic_size(enum fi_datatype dt)
 }
 
 /* Whether the provider carries an atomic (fi_atomicvalid() and its
- * kin): the table of the header comment. */
+ * kin): the table of the header comment, every integer width alike. */
 bool iwfi_atomic_valid(enum fi_datatype dt, enum fi_op op,
 		       enum iwfi_atomic_kind kind)
 {
-	size_t size = iwfi_atomic_size(dt);
-
-	if (!size)
+	if (!iwfi_atomic_size(dt))
 		return false;
 	switch (kind) {
 	case IWFI_ATOMIC_WRITE:
 		return op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
-		       op == FI_BAND;
+		       op == FI_BAND || op == FI_BXOR;
 	case IWFI_ATOMIC_FETCH:
-		/* The whole original word comes back. */
-		return size == 8 &&
-		       (op == FI_SUM || op == FI_ATOMIC_READ ||
-			op == FI_ATOMIC_WRITE || op == FI_BOR || op == FI_BAND);
+		return op == FI_SUM || op == FI_ATOMIC_READ ||
+		       op == FI_ATOMIC_WRITE || op == FI_BOR || op == FI_BAND ||
+		       op == FI_BXOR;
 	default:
-		return size == 8 && (op == FI_CSWAP || op == FI_MSWAP);
+		return op == FI_CSWAP || op == FI_MSWAP;
 	}
 }
 
@@ -111,6 +113,20 @@ static uint64_t operand_get(const void *p, size_t size)
 	}
 }
 
+/* The bit position of the field of size octets at addr in its word,
+ * for initiator and target of the host's byte order. */
+static unsigned int field_shift(uint64_t addr, size_t size)
+{
+	unsigned int off = (unsigned int)(addr & 7);
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return 8 * (8 - off - (unsigned int)size);
+#else
+	(void)size;
+	return 8 * off;
+#endif
+}
+
 /* Fill the atomic fields of wr for an operation on the datatype at addr
  * (naturally aligned, else -FI_EINVAL): the RFC 7306 operation, its
  * masks, and the address of the word that holds the operand. */
@@ -118,17 +134,12 @@ int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
 		   uint64_t addr, const void *operand, const void *compare)
 {
 	size_t size = iwfi_atomic_size(dt);
-	unsigned int off, shift;
+	unsigned int shift;
 	uint64_t ones, field, v = 0;
 
 	if (!size || (addr & (size - 1)))
 		return -FI_EINVAL;
-	off = (unsigned int)(addr & 7);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	shift = 8 * (8 - off - (unsigned int)size);
-#else
-	shift = 8 * off;
-#endif
+	shift = field_shift(addr, size);
 	ones = size == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
 	field = ones << shift;
 	if (op != FI_ATOMIC_READ)
@@ -148,6 +159,12 @@ int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
 			wr->wr.atomic.compare_add_mask =
 				UINT64_C(1) << (shift + 8 * size - 1);
 		return 0;
+	case FI_BXOR:
+		/* §5.1.1: a field per bit, no carry at all. */
+		wr->opcode = IWCM_WR_ATOMIC_FETCH_ADD;
+		wr->wr.atomic.compare_add = v;
+		wr->wr.atomic.compare_add_mask = UINT64_MAX;
+		return 0;
 	case FI_ATOMIC_READ:
 		wr->opcode = IWCM_WR_ATOMIC_FETCH_ADD;
 		return 0;
@@ -166,19 +183,46 @@ int iwfi_atomic_wr(struct iwcm_send_wr *wr, enum fi_datatype dt, enum fi_op op,
 		wr->wr.atomic.swap_mask = ~v & field;
 		return 0;
 	case FI_MSWAP:
+		/* fi_atomic(3): the compare operand's bits take the
+		 * operand's. */
 		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
 		wr->wr.atomic.swap = v;
-		wr->wr.atomic.swap_mask = operand_get(compare, 8);
+		wr->wr.atomic.swap_mask = operand_get(compare, size) << shift;
 		return 0;
 	case FI_CSWAP:
+		/* §5.1.2: the field is compared and swapped, the rest of the
+		 * word neither. */
 		wr->opcode = IWCM_WR_ATOMIC_CMP_SWP;
-		wr->wr.atomic.compare_add = operand_get(compare, 8);
-		wr->wr.atomic.compare_add_mask = UINT64_MAX;
+		wr->wr.atomic.compare_add = operand_get(compare, size) << shift;
+		wr->wr.atomic.compare_add_mask = field;
 		wr->wr.atomic.swap = v;
-		wr->wr.atomic.swap_mask = UINT64_MAX;
+		wr->wr.atomic.swap_mask = field;
 		return 0;
 	default:
 		return -FI_EOPNOTSUPP;
+	}
+}
+
+/* The completion hook of a narrow fetching atomic: the field of the
+ * original word, at the place it had in the target's word, into the
+ * caller's result. */
+static void narrow_done(struct iwfi_req *req)
+{
+	uint64_t v = req->word >> req->shift;
+	uint8_t v8 = (uint8_t)v;
+	uint16_t v16 = (uint16_t)v;
+	uint32_t v32 = (uint32_t)v;
+
+	switch (req->size) {
+	case 1:
+		memcpy(req->buf, &v8, 1);
+		break;
+	case 2:
+		memcpy(req->buf, &v16, 2);
+		break;
+	default:
+		memcpy(req->buf, &v32, 4);
+		break;
 	}
 }
 
@@ -221,6 +265,8 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 	struct iwcm_sge sge;
 	struct iwfi_req *req;
 	bool inject = a->flags & FI_INJECT;
+	size_t size = iwfi_atomic_size(a->dt);
+	bool narrow = a->kind != IWFI_ATOMIC_WRITE && size < 8;
 	int ret;
 
 	if (!iwfi_atomic_valid(a->dt, a->op, a->kind))
@@ -247,6 +293,16 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 	if (a->kind == IWFI_ATOMIC_WRITE) {
 		sge.addr = (uintptr_t)&ep->scratch;
 		sge.lkey = iwcm_mr_get_stag(ep->scratch_mr);
+	} else if (narrow) {
+		/* The word lands in the request; its field goes to the
+		 * result once the atomic completed. */
+		req->len = size;
+		req->buf = a->result;
+		req->size = (unsigned int)size;
+		req->shift = field_shift(a->addr, size);
+		req->on_done = narrow_done;
+		sge.addr = (uintptr_t)&req->word;
+		sge.lkey = iwfi_mr_lkey(ep->domain, NULL);
 	} else {
 		sge.addr = (uintptr_t)a->result;
 		sge.lkey = iwfi_mr_lkey(ep->domain, a->result_desc);
@@ -260,18 +316,27 @@ static ssize_t atomic_post(struct fid_ep *ep_fid, const struct atomic_args *a)
 	if (a->flags & FI_FENCE)
 		wr.send_flags |= IWCM_SEND_FENCE;
 	wr.wr.atomic.rkey = (uint32_t)a->key;
-	if (!req->report) {
+	if (!req->report && !narrow) {
 		/* Nothing to report: unsignaled, an error completes with
-		 * no request (iwcm_post_send(3)). */
+		 * no request (iwcm_post_send(3)).  A narrow fetching atomic
+		 * keeps its request, which holds the word until its hook
+		 * ran. */
 		iwfi_req_free(req);
 		req = NULL;
 		wr.wr_id = 0;
 		wr.send_flags &= ~IWCM_SEND_SIGNALED;
 	}
 	ret = iwfi_post_send(ep, &wr);
-	if (ret)
+	if (ret) {
 		iwfi_req_free(req);
-	return ret;
+		return ret;
+	}
+	if (narrow)
+		__atomic_fetch_add(a->kind == IWFI_ATOMIC_FETCH ?
+					   &ep->tx_narrow_fetch :
+					   &ep->tx_narrow_compare,
+				   1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 static ssize_t at_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *msg,

@@ -5,7 +5,10 @@
  * descriptor is the wait object (FI_WAIT_FD).  Each work request carries
  * a struct iwfi_req as its wr_id, which says what to report.  An error
  * becomes an fi_cq_err_entry; one caused by a Terminate carries its
- * layer, type and code (RFC 5040 §4.8) in prov_errno.
+ * layer, type and code (RFC 5040 §4.8) in prov_errno.  A request may
+ * carry a hook (req->on_done) that finishes its work once it completes
+ * successfully, before it is reported: an error or a flush skips it, so
+ * the operation's buffers are left as they were.
  */
 #include "config.h"
 
@@ -550,6 +553,8 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 		}
 		if ((req->dc_hold || req->dc_confirm) && dc_done(cq, req))
 			continue;
+		if (req->on_done)
+			req->on_done(req);
 		if (req->report) {
 			fill(cq, (char *)buf + n * sz, wc, req);
 			n++;

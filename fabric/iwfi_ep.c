@@ -77,6 +77,10 @@ static int ep_close(struct fid *fid)
 		  " atomics, %" PRIu64 " zero-length Read Requests\n",
 		  (void *)ep, ep->tx_sends, ep->tx_writes, ep->tx_reads,
 		  ep->tx_atomics, ep->tx_zreads);
+	IWFI_INFO(FI_LOG_EP_DATA,
+		  "ep %p: of the atomics, %" PRIu64 " fetching and %" PRIu64
+		  " compare ones on a field narrower than 8 octets\n",
+		  (void *)ep, ep->tx_narrow_fetch, ep->tx_narrow_compare);
 	/* Destroys the QP and frees the connection; no completion of a
 	 * closed endpoint is reported (fi_endpoint(3)). */
 	iwfi_cm_unlink_ep(ep);

@@ -8,7 +8,9 @@
  * iwfi_mr.c).  And an RMA to a region the target has closed ends in an
  * error completion at the initiator (RFC 5042 §5.1: the STag is no
  * longer valid, the target answers with a Terminate), never in a write
- * to the target's memory.
+ * to the target's memory: the operation's own for a Read or an atomic,
+ * the next waiting one's for an RDMA Write, which completed before the
+ * target found the error.
  */
 #include "config.h"
 
@@ -121,52 +123,85 @@ START_TEST(no_descriptors)
 }
 END_TEST
 
-/*
- * The target registers a region, hands out its key and closes it; the
- * initiator's RMA to it must fail and leave the memory as it was.  An
- * RDMA Write completes at the initiator once its data has left (RFC
- * 5040 §5.1), possibly before the target's Terminate arrives, so a Read
- * of live memory follows it: the target executes it after the Write
- * (RFC 5040 §5.5), and the Terminate completes it with the error, or
- * the Write itself if it was still queued.  Loop index: 0 fi_write,
- * 1 fi_read, 2 fi_atomic, 3 fi_fetch_atomic.
- */
-START_TEST(dead_region)
+/* A key to a region of the target's that is closed already, over the
+ * 4096 octets at *canary (a copy of its pattern in copy). */
+static uint64_t dead_key(struct net *n, uint8_t *canary, uint8_t *copy)
 {
-	struct net n;
-	struct fi_cq_data_entry e;
-	struct fi_cq_err_entry err;
 	struct fid_mr *mr;
-	uint8_t *canary = malloc(4096), copy[4096];
-	uint64_t key, v = 5;
-	uintptr_t addr = (uintptr_t)canary;
-	bool failed = false;
-	uint32_t ev;
-	struct fi_eq_cm_entry cm;
-	ssize_t ret = -1;
+	uint64_t key;
 
-	ck_assert_ptr_nonnull(canary);
 	pattern(canary, 4096, 3);
-	memcpy(copy, canary, sizeof(copy));
-	net_open(&n);
-	net_connect(&n, false);
-	ck_assert_int_eq(fi_mr_reg(n.domain, canary, 4096,
+	memcpy(copy, canary, 4096);
+	ck_assert_int_eq(fi_mr_reg(n->domain, canary, 4096,
 				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
 				   &mr, NULL),
 			 0);
 	key = fi_mr_key(mr);
 	ck_assert_int_eq(fi_close(&mr->fid), 0);
-	pattern(n.c.buf, 4096, 4);
+	return key;
+}
+
+/* The next completion of cq is an error with context ctx, err and the
+ * text of prov_errno text (NULL: any). */
+static void cq_err_is(struct fid_cq *cq, void *ctx, int err_no,
+		      const char *text)
+{
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	ssize_t ret = cq_wait(cq, &e, &err);
+
+	ck_assert_msg(ret == -FI_EAVAIL, "context %p completed without error",
+		      e.op_context);
+	ck_assert_ptr_eq(err.op_context, ctx);
+	ck_assert_msg(err.err == err_no, "context %p: error %d, want %d", ctx,
+		      err.err, err_no);
+	if (text)
+		ck_assert_str_eq(fi_cq_strerror(cq, err.prov_errno, NULL, NULL,
+						0),
+				 text);
+}
+
+/* The connection's end: FI_SHUTDOWN on the endpoint's EQ. */
+static void shutdown_wait(struct side *sd)
+{
+	struct fi_eq_cm_entry cm;
+	uint32_t ev;
+
+	eq_wait(sd->eq, &ev, &cm, sizeof(cm));
+	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	ck_assert_ptr_eq(cm.fid, &sd->ep->fid);
+}
+
+#define TERM_DDP_TAGGED "Terminate: layer 1 (DDP), error type 1, code 0x00"
+#define TERM_RDMAP_PROT "Terminate: layer 0 (RDMAP), error type 1, code 0x00"
+
+/*
+ * The target registers a region, hands out its key and closes it; the
+ * initiator's RMA to it must fail and leave the memory as it was (RFC
+ * 5042 §5: the STag is invalid, the target answers with a Terminate).
+ * A Read Request or an atomic waits for its response, so the Terminate
+ * (an RDMAP Remote Protection Error, RFC 5040 §7.2, RFC 7306 §8) ends
+ * that operation itself with FI_EACCES.  Loop index: 0 fi_read, 1
+ * fi_atomic, 2 fi_fetch_atomic.
+ */
+START_TEST(dead_region)
+{
+	struct net n;
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t key, v = 5;
+	uintptr_t addr = (uintptr_t)canary;
+	ssize_t ret = -1;
+
+	ck_assert_ptr_nonnull(canary);
+	net_open(&n);
+	net_connect(&n, false);
+	key = dead_key(&n, canary, copy);
 	switch (_i) {
 	case 0:
-		ret = fi_write(n.c.ep, n.c.buf, 4096, fi_mr_desc(n.c.mr), 0,
-			       addr, key, (void *)1);
-		break;
-	case 1:
 		ret = fi_read(n.c.ep, n.c.buf, 4096, fi_mr_desc(n.c.mr), 0,
 			      addr, key, (void *)1);
 		break;
-	case 2:
+	case 1:
 		ret = fi_atomic(n.c.ep, &v, 1, NULL, 0, addr, key, FI_UINT64,
 				FI_SUM, (void *)1);
 		break;
@@ -177,41 +212,79 @@ START_TEST(dead_region)
 		break;
 	}
 	ck_assert_int_eq(ret, 0);
-	/* The Terminate may be back already (the progress thread placed
-	 * it): then the connection refuses the Read. */
-	if (_i == 0) {
-		ret = fi_read(n.c.ep, n.c.buf + 8192, 64, fi_mr_desc(n.c.mr), 0,
-			      (uintptr_t)n.s.buf, fi_mr_key(n.s.mr), (void *)2);
-		ck_assert_msg(ret == 0 || ret == -FI_ENOTCONN, "fi_read: %zd",
-			      ret);
-	}
-	/* Every completion until the first error; the first error is the
-	 * Terminate's, Invalid STag: for the Write's tagged DDP segment a
-	 * DDP Tagged Buffer Error (RFC 5041 §7.2), for a Read Request or
-	 * an atomic request an RDMAP Remote Protection Error (RFC 5040
-	 * §7.2, RFC 7306 §8). */
-	while (!failed) {
-		ret = cq_wait(n.c.cq, &e, &err);
-		if (ret == -FI_EAVAIL)
-			failed = true;
-		else
-			ck_assert_int_eq(ret, 1);
-		ck_assert_msg(ret == -FI_EAVAIL || _i == 0,
-			      "op %d completed without error", _i);
-	}
-	ck_assert_int_eq(err.err, FI_EACCES);
-	ck_assert_str_eq(fi_cq_strerror(n.c.cq, err.prov_errno, NULL, NULL, 0),
-			 _i == 0 ? "Terminate: layer 1 (DDP), error type 1, "
-				   "code 0x00" :
-				   "Terminate: layer 0 (RDMAP), error type 1, "
-				   "code 0x00");
-	/* Nothing reached the target's memory. */
+	cq_err_is(n.c.cq, (void *)1, FI_EACCES, TERM_RDMAP_PROT);
 	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
-	/* The rest is flushed, the connection's end reported. */
-	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
-		(void)fi_cq_readerr(n.c.cq, &err, 0);
-	eq_wait(n.c.eq, &ev, &cm, sizeof(cm));
-	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	shutdown_wait(&n.c);
+	net_close(&n);
+	free(canary);
+}
+END_TEST
+
+/*
+ * An RDMA Write to a closed region completes at the initiator once its
+ * data has left (RFC 5040 §5.1): the target finds the invalid STag later
+ * and answers with a Terminate, a DDP Tagged Buffer Error (RFC 5041
+ * §7.2) naming the Write's segment, and stops.  RFC 5040 §7: the error
+ * is detected after the operation completed; it reaches the application
+ * through what still waits, in order (RFC 5040 §5.5), or, when nothing
+ * waits, through the connection's end.  Both orders, made on purpose:
+ *
+ * 0. the Terminate comes back while two Reads of live memory wait (the
+ *    fabric's progress is manual, so nothing at the target moves until
+ *    the initiator reads its CQ): the Write completes, the first Read
+ *    with the Terminate's FI_EACCES, and only then the second Read is
+ *    flushed, FI_ECONNRESET;
+ * 1. the Terminate has failed the connection before the Read is posted
+ *    (FI_SHUTDOWN seen first): the Read is refused with -FI_ENOTCONN and
+ *    completes with nothing.
+ *
+ * Neither writes the target's memory.
+ */
+START_TEST(dead_region_write)
+{
+	struct net n;
+	struct fi_cq_data_entry e;
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t key;
+	uintptr_t addr = (uintptr_t)canary;
+
+	ck_assert_ptr_nonnull(canary);
+	if (_i == 0)
+		setenv("FI_IWCM_PROGRESS", "manual", 1);
+	net_open(&n);
+	net_connect(&n, false);
+	key = dead_key(&n, canary, copy);
+	pattern(n.c.buf, 4096, 4);
+	ck_assert_int_eq(fi_write(n.c.ep, n.c.buf, 4096, fi_mr_desc(n.c.mr), 0,
+				  addr, key, (void *)1),
+			 0);
+	if (_i == 0) {
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					 (void *)2),
+				 0);
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 16384, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					 (void *)3),
+				 0);
+		cq_ok(n.c.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+		cq_err_is(n.c.cq, (void *)2, FI_EACCES, TERM_DDP_TAGGED);
+		cq_err_is(n.c.cq, (void *)3, FI_ECONNRESET, NULL);
+		shutdown_wait(&n.c);
+	} else {
+		cq_ok(n.c.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+		shutdown_wait(&n.c);
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					 (void *)2),
+				 -FI_ENOTCONN);
+	}
+	/* Nothing more: no completion without a posted operation. */
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
 	net_close(&n);
 	free(canary);
 }
@@ -222,7 +295,8 @@ static Suite *fabric_mr_suite(void)
 	Suite *s = suite_create("fabric_mr");
 
 	add_loop_tcase(s, "no_descriptors", no_descriptors, 2);
-	add_loop_tcase(s, "dead_region", dead_region, 4);
+	add_loop_tcase(s, "dead_region", dead_region, 3);
+	add_loop_tcase(s, "dead_region_write", dead_region_write, 2);
 	return s;
 }
 

@@ -468,26 +468,25 @@ END_TEST
  * fi_compare_atomicvalid() answer, for every datatype and operation of
  * fi_atomic(3), against this table written apart from the provider's:
  * fi_atomic() takes 8- to 64-bit integers with FI_SUM, FI_ATOMIC_WRITE,
- * FI_BOR and FI_BAND; the fetching ones only 64-bit integers (the whole
- * original word comes back), with FI_ATOMIC_READ too; the compare ones
- * 64-bit FI_CSWAP and FI_MSWAP.  What is refused is refused by the call
- * as well.
+ * FI_BOR, FI_BAND and FI_BXOR; the fetching ones the same, with
+ * FI_ATOMIC_READ too; the compare ones FI_CSWAP and FI_MSWAP.  What is
+ * refused is refused by the call as well.
  */
 static bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
 {
-	bool is64 = dt == FI_INT64 || dt == FI_UINT64;
-	bool integer = is64 || dt == FI_INT8 || dt == FI_UINT8 ||
-		       dt == FI_INT16 || dt == FI_UINT16 || dt == FI_INT32 ||
-		       dt == FI_UINT32;
+	bool integer = dt == FI_INT64 || dt == FI_UINT64 || dt == FI_INT8 ||
+		       dt == FI_UINT8 || dt == FI_INT16 || dt == FI_UINT16 ||
+		       dt == FI_INT32 || dt == FI_UINT32;
 
 	if (kind == 0)
-		return integer && (op == FI_SUM || op == FI_ATOMIC_WRITE ||
-				   op == FI_BOR || op == FI_BAND);
-	if (kind == 1)
-		return is64 &&
+		return integer &&
 		       (op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
-			op == FI_BAND || op == FI_ATOMIC_READ);
-	return is64 && (op == FI_CSWAP || op == FI_MSWAP);
+			op == FI_BAND || op == FI_BXOR);
+	if (kind == 1)
+		return integer &&
+		       (op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
+			op == FI_BAND || op == FI_BXOR || op == FI_ATOMIC_READ);
+	return integer && (op == FI_CSWAP || op == FI_MSWAP);
 }
 
 START_TEST(atomic_valid)

@@ -96,3 +96,11 @@ check_fabric_rdm_SOURCES = check_fabric_rdm.c fabric_harness.h
 check_fabric_rdm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_rdm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_rdm_LDADD = $(check_fabric_LDADD)
+# Fetching and compare atomics of every integer width on both endpoint
+# types, and a flushed one
+check_PROGRAMS += check_fabric_atomic
+TESTS += check_fabric_atomic
+check_fabric_atomic_SOURCES = check_fabric_atomic.c fabric_harness.h
+check_fabric_atomic_CPPFLAGS = $(check_fabric_CPPFLAGS)
+check_fabric_atomic_CFLAGS = $(check_fabric_CFLAGS)
+check_fabric_atomic_LDADD = $(check_fabric_LDADD)

@@ -23,12 +23,19 @@
 #    Read Requests and atomics, and the sleeping target must see the
 #    epoch's data (--expect-rdma).  Without that endpoint (fi_info)
 #    the test fails.
-#  - the 32-bit and bitwise atomics (--narrow) over both: over osc rdma
-#    with --mca osc_rdma_acc_use_amo 0, which makes osc rdma run them as
-#    RDMA Reads and 64-bit compare-and-swap loops on the word that holds
-#    the operand (fi_iwcm(7), "MPI one-sided": Open MPI 4.1's btl ofi
-#    hands 32-bit ones to the provider as fetching atomics it cannot
-#    return 4 octets of, and aborts by itself on bitwise ones).
+#  - the 32-bit atomics (--narrow) over both, with Open MPI's default
+#    accumulate settings: over osc rdma, btl ofi hands 32-bit
+#    MPI_Accumulate and MPI_Fetch_and_op to the provider as 32-bit
+#    fetching atomics, each one RFC 7306 atomic, which the endpoints'
+#    "of the atomics, F fetching and C compare ones on a field narrower
+#    than 8 octets" lines must show: F is 2 per rank but rank 0.  Open
+#    MPI 4.1's osc rdma never hands it a 32-bit compare-and-swap (it
+#    looks for the 32-bit flag in btl_flags, not btl_atomic_flags:
+#    MPI_Compare_and_swap on MPI_INT32_T goes as a Read and a Write
+#    under its accumulate lock), so C is printed, not required.  The
+#    bitwise ones (--bitwise) run over osc pt2pt only: Open MPI 4.1's
+#    btl ofi aborts on them by itself, whatever the provider
+#    (fi_iwcm(7), "MPI one-sided").
 #
 # SKIP without Open MPI.
 set -u
@@ -58,6 +65,12 @@ posted() {
 		"$1" | awk '{ s += $1 } END { print s + 0 }'
 }
 
+# The sum of one field of the endpoints' "of the atomics, ..." lines.
+narrow() {
+	sed -n "s/.*ep 0x[0-9a-f]*: of the atomics, \([0-9]*\) fetching and \([0-9]*\) compare ones.*/\\$2/p" \
+		"$1" | awk '{ s += $1 } END { print s + 0 }'
+}
+
 # run NAME N ARGS...: mpirun of mpi_osc on N ranks with the MCA flags
 # ARGS; checks that every rank says ok; leaves its output in
 # $dir/NAME.out and the counters in sends, writes, reads, atomics.
@@ -80,16 +93,20 @@ run() {
 		grep -v libfabric "$dir/$name.out" | tail -20
 	}
 	eps=$(grep -c 'RDMA Read Requests' "$dir/$name.out" || true)
+	nfetch=$(narrow "$dir/$name.out" 1)
+	ncompare=$(narrow "$dir/$name.out" 2)
 	sends=$(posted "$dir/$name.out" 1)
 	writes=$(posted "$dir/$name.out" 2)
 	reads=$(posted "$dir/$name.out" 3)
 	atomics=$(posted "$dir/$name.out" 4)
-	echo "$name: $eps endpoints posted $sends Sends, $writes RDMA Writes, $reads RDMA Read Requests, $atomics atomics"
+	echo "$name: $eps endpoints posted $sends Sends, $writes RDMA Writes, $reads RDMA Read Requests, $atomics atomics ($nfetch fetching and $ncompare compare ones narrower than 8 octets)"
+	! grep 'atomic.*not carried' "$dir/$name.out" ||
+		fail "$name: an atomic the provider does not carry"
 	[ "$eps" -gt 0 ] || fail "$name: no endpoint reported its counters"
 }
 
 for n in 2 4; do
-	extra=--narrow
+	extra="--narrow --bitwise"
 	run "pt2pt-$n" $n --mca pml cm --mca mtl ofi \
 		--mca mtl_ofi_provider_include "iwcm;ofi_rxm" \
 		--mca btl self --mca osc pt2pt
@@ -109,10 +126,14 @@ if fi_info -p iwcm -t FI_EP_RDM 2>/dev/null | grep -q '^provider: iwcm$'; then
 		extra="--expect-rdma --narrow"
 		run "rdma-narrow-$n" $n --mca pml ob1 --mca btl self,tcp,ofi \
 			--mca btl_tcp_if_include 127.0.0.0/8 \
-			--mca btl_ofi_provider_include iwcm --mca osc rdma \
-			--mca osc_rdma_acc_use_amo 0
+			--mca btl_ofi_provider_include iwcm --mca osc rdma
 		[ "$reads" -gt 0 ] || fail "rdma-narrow-$n: no RDMA Read Requests"
 		[ "$atomics" -gt 0 ] || fail "rdma-narrow-$n: no atomics"
+		# One 32-bit MPI_Accumulate and one MPI_Fetch_and_op from
+		# each rank but 0 (--expect-rdma), each one atomic.
+		[ "$nfetch" -eq $((2 * (n - 1))) ] ||
+			fail "rdma-narrow-$n: $nfetch 32-bit fetching atomics," \
+				"want $((2 * (n - 1)))"
 	done
 else
 	fail "osc rdma over iwcm not run: fi_info lists no FI_EP_RDM" \
