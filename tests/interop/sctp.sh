@@ -24,8 +24,13 @@
 
 SCTP_GUEST_UDP=9899
 SCTP_CASES="sctp_kernel_check sctp_g2h sctp_g2h_plain sctp_g2h_reject
-sctp_h2g sctp_h2g_plain sctp_h2g_reject"
-SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject"
+sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort sctp_handoff
+sctp_restart"
+# sctp_abort last: it stops iwcmd here
+SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
+# the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
+SCTP_HANDOFF_N=200
+SCTP_RESTART_N=5000
 
 # free_udp: a UDP port nobody holds on the host.
 free_udp() {
@@ -169,8 +174,88 @@ h2g sctp-h2g-plain $((GUEST_DONE_PORT + 1)) "iwcm-rping -s --transport sctp \\
 -a 10.0.2.15 -p $GUEST_PORT -C $N -v -V -d"
 h2g sctp-h2g-reject $((GUEST_DONE_PORT + 2)) "iwcmctl -j listen \\
 10.0.2.15:$GUEST_PORT --transport sctp --reject --count 1"
+h2g sctp-abort $((GUEST_DONE_PORT + 3)) "iwcm-rping -s --transport sctp \\
+-a 10.0.2.15 -p $GUEST_PORT -C 1000000 -v -V -d"
 kill -TERM \$D
 wait \$D
+HN=$SCTP_HANDOFF_N
+RN=$SCTP_RESTART_N
+EOF
+	sctp_guest_local
+}
+
+# The guest's own cases, on a second iwcmd of the kernel's SCTP over UDP
+# 9899 to itself: two iwcm-rping of that iwcmd, each session's
+# association handed to its owner (no relay), then the same with iwcmd
+# killed (SIGKILL) in the middle.
+sctp_guest_local() {
+	cat <<'EOF'
+LS=/tmp/iwcmd-local.sock
+printf 'sctp_stack = kernel\nsctp_udp_port = 9899\nlog_level = debug\n' \
+	>/tmp/iwcmd-local.conf
+mkdir -p /out/sctp-handoff /out/sctp-restart
+iwcmd -d -f /tmp/iwcmd-local.conf -s $LS 2>/out/sctp-handoff/iwcmd.log & L=$!
+for i in $(seq 500); do
+	iwcmctl -s $LS status >/dev/null 2>&1 && break
+	sleep 0.02
+done
+# cpu PID: its user + system clock ticks
+cpu() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+# pings FILE: the pings it printed
+pings() {
+	n=$(grep -c '^\(server \)\{0,1\}ping data: rdma-ping-' $1 2>/dev/null)
+	echo ${n:-0}
+}
+# pair DIR COUNT: a verified server and client of iwcmd L
+pair() {
+	: >$1/s.out
+	IWCM_SOCKET=$LS iwcm-rping -s --transport sctp -a 127.0.0.1 -p 0 \
+		-C $2 -v -V -d >$1/s.out 2>$1/s.err & S=$!
+	port=
+	for i in $(seq 500); do
+		port=$(sed -n 's/^listening on .* port \([0-9][0-9]*\)$/\1/p' \
+			$1/s.out)
+		[ -n "$port" ] && break
+		sleep 0.02
+	done
+	IWCM_SOCKET=$LS iwcm-rping -c --transport sctp -a 127.0.0.1 \
+		-p $port -C $2 -v -V -d >$1/c.out 2>$1/c.err & C=$!
+}
+# sctp-handoff: the data goes over the handed-off sockets
+D1=/out/sctp-handoff
+t0=$(cpu $L)
+pair $D1 $HN
+for i in $(seq 1500); do
+	[ $(pings $D1/c.out) -ge 20 ] && break
+	kill -0 $C 2>/dev/null || break
+	sleep 0.02
+done
+# mid-transfer: iwcmd holds no SCTP session (none relayed)
+pings $D1/c.out >$D1/metrics-at.txt
+iwcmctl -s $LS stats -o openmetrics >$D1/metrics.txt 2>&1
+wait $C; echo $? >$D1/c.rc
+wait $S; echo $? >$D1/s.rc
+echo $(( $(cpu $L) - t0 )) >$D1/iwcmd-ticks.txt
+iwcmctl -s $LS stats -o text >$D1/stats.txt 2>&1
+# sctp-restart: iwcmd killed in the middle; both ends finish
+D2=/out/sctp-restart
+pair $D2 $RN
+for i in $(seq 3000); do
+	[ $(pings $D2/c.out) -ge 100 ] && break
+	kill -0 $C 2>/dev/null || break
+	sleep 0.01
+done
+kill -9 $L
+wait $L 2>/dev/null
+pings $D2/c.out >$D2/killed-at.txt
+for i in $(seq 600); do
+	kill -0 $C 2>/dev/null || kill -0 $S 2>/dev/null || break
+	sleep 0.1
+done
+kill $C $S 2>/dev/null
+wait $C; echo $? >$D2/c.rc
+wait $S; echo $? >$D2/s.rc
+cp /out/sctp-handoff/iwcmd.log $D2/iwcmd.log
 EOF
 }
 
@@ -186,7 +271,32 @@ sctp_h2g_cmd() {
 -p $GUEST_PORT -C $N -v -V -d" ;;
 	sctp_h2g_reject)
 		echo "$CTL -j connect 127.0.0.1:$GUEST_PORT --transport sctp" ;;
+	sctp_abort)
+		echo "$RPING -c --transport sctp -a 127.0.0.1 -p $GUEST_PORT \
+-C 1000000 -v -V -d" ;;
 	esac
+}
+
+# sctp_abort_run DIR CMD: CMD (a client here through iwcmd here) until
+# 50 pings, then iwcmd here stops: usrsctp ABORTs its associations
+# (RFC 4960 §9.1), among them the session's, whose guest end the
+# guest's iwcm-rping owns.
+sctp_abort_run() {
+	local d=$1 cmd=$2 cpid i=0
+	# shellcheck disable=SC2086
+	timeout 60 $cmd >"$d/host.out" 2>"$d/host.err" &
+	cpid=$!
+	while [ "$(grep -c '^ping data: ' "$d/host.out" 2>/dev/null)" -lt 50 ] &&
+		[ $i -lt 1500 ] && kill -0 $cpid 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.02
+	done
+	grep -c '^ping data: ' "$d/host.out" >"$d/host-pings.txt"
+	DPID=$SCTP_DPID
+	daemon_stop
+	SCTP_DPID=
+	wait $cpid
+	echo $? >"$d/host.rc"
 }
 
 # sctp_fcs: the session control messages of the capture, "DIR FC" per
@@ -313,6 +423,9 @@ sctp_json() {
 # enhanced and the plain session; the capture tells them apart.
 SCTP_STATE="MPA rev 0, client-server, CRC off, markers tx off rx off, \
 IRD 1 ORD 1, RDMAP version 1, over SCTP"
+# What the guest's iwcm-rping server says when the peer ABORTs the
+# association under its session (docs/sctp.md): its QP flushed.
+SCTP_ABORT_ERR="flushed"
 # Each owner's close sends its Terminate (RFC 5043 §6.1), the
 # initiator's first, as it ends after its last ping.
 SCTP_TERMS="( (i2r|r2i) 0004)*"
@@ -362,6 +475,74 @@ sctp_check() {
 			sed 's/ $//')"
 }
 
+# sctp_local_check NAME: the guest's own pair (sctp_handoff, sctp_restart)
+# in $C: verified pings both ways, and for sctp_handoff no session in
+# iwcmd mid-transfer, both associations handed to their owners; for
+# sctp_restart iwcmd killed in the middle and both ends finished.
+sctp_local_check() {
+	local n=$SCTP_HANDOFF_N bad
+	[ "$1" = sctp_restart ] && n=$SCTP_RESTART_N
+	expect_rc "client" "$(cat "$C/c.rc" 2>/dev/null)" 0 c.err
+	expect_rc "server" "$(cat "$C/s.rc" 2>/dev/null)" 0 s.err
+	expect_lines "$C/c.out" '^ping data: rdma-ping-' "$n" "client pings"
+	expect_lines "$C/s.out" '^server ping data: rdma-ping-' "$n" \
+		"server pings"
+	if grep -q 'data mismatch' "$C/c.out" "$C/s.out" "$C/c.err" \
+		"$C/s.err" 2>/dev/null; then
+		fail "data mismatch"
+	fi
+	if [ "$1" = sctp_restart ]; then
+		local at
+		at=$(cat "$C/killed-at.txt" 2>/dev/null || echo none)
+		if [ "$at" -lt "$n" ] 2>/dev/null; then
+			ok "iwcmd killed (SIGKILL) after $at of $n pings"
+		else
+			fail "iwcmd killed after $at of $n pings"
+		fi
+		note "iwcmd killed after $at of $n pings; both ends finished"
+		return 0
+	fi
+	# RFC 5043 sessions of one client each: both associations go
+	expect_lines "$C/iwcmd.log" 'handed to its owner with its session' 2 \
+		"associations handed over"
+	expect_text "$C/stats.txt" "sctp_established" "iwcmd's stats"
+	# mid-transfer iwcmd holds no SCTP session: nothing relayed
+	if ! grep -q '^iwcm_connections{transport="sctp"' "$C/metrics.txt"; then
+		fail "no SCTP gauges in iwcmctl stats: $(head -c 300 \
+			"$C/metrics.txt")"
+	else
+		bad=$(awk '$1 ~ /^iwcm_connections\{transport="sctp",/ &&
+			$2 != 0' "$C/metrics.txt")
+		if [ -z "$bad" ]; then
+			ok "after $(cat "$C/metrics-at.txt") pings iwcmd holds" \
+				"no SCTP session"
+		else
+			fail "iwcmd holds SCTP sessions mid-transfer: $bad"
+		fi
+	fi
+	note "iwcmd's CPU over the transfer: $(cat "$C/iwcmd-ticks.txt")" \
+		"clock ticks, setup included"
+}
+
+# sctp_abort_check: iwcmd here stopped (usrsctp ABORTs the association)
+# in the middle; the guest's iwcm-rping, owning its end of the handed-off
+# association, sees the association lost and its QP flushed.
+sctp_abort_check() {
+	local hp
+	GUEST_RC=$(cat "$C/guest.rc" 2>/dev/null || echo none)
+	hp=$(cat "$C/host-pings.txt" 2>/dev/null || echo 0)
+	if [ "$hp" -ge 50 ] 2>/dev/null; then
+		ok "$hp pings before iwcmd here stopped"
+	else
+		fail "$hp pings before iwcmd here stopped, expected 50"
+	fi
+	expect_rc "guest server" "$GUEST_RC" 1 guest.out
+	expect_text "$C/guest.out" "$SCTP_ABORT_ERR" "the guest's error"
+	expect_text "$R/sctp-boot/out/iwcmd-guest.log" \
+		'handed to its owner with its session' "the guest's handoff"
+	note "guest: $(grep -m 1 "$SCTP_ABORT_ERR" "$C/guest.out")"
+}
+
 # sctp_cases: every selected SCTP case in one guest boot.
 sctp_cases() {
 	local c any=0 hu hd bd t0 cmd d CASE_LIMIT=${IWCM_INTEROP_SCTP_LIMIT:-400}
@@ -409,7 +590,8 @@ sctp_cases() {
 		-f "udp:127.0.0.1:$hu-10.0.2.15:$SCTP_GUEST_UDP" \
 		-f "tcp:127.0.0.1:$hd-10.0.2.15:$GUEST_DONE_PORT" \
 		-f "tcp:127.0.0.1:$((hd + 1))-10.0.2.15:$((GUEST_DONE_PORT + 1))" \
-		-f "tcp:127.0.0.1:$((hd + 2))-10.0.2.15:$((GUEST_DONE_PORT + 2))"
+		-f "tcp:127.0.0.1:$((hd + 2))-10.0.2.15:$((GUEST_DONE_PORT + 2))" \
+		-f "tcp:127.0.0.1:$((hd + 3))-10.0.2.15:$((GUEST_DONE_PORT + 3))"
 	# the h2g clients, each when the guest's server is ready
 	local k=0
 	for c in $SCTP_H2G; do
@@ -419,7 +601,11 @@ sctp_cases() {
 			2>/dev/null && kill -0 "$GPID" 2>/dev/null; do
 			sleep 0.1
 		done
-		if grep -q "@@READY ${c//_/-}@@" "$bd/guest.console"; then
+		if grep -q "@@READY ${c//_/-}@@" "$bd/guest.console" &&
+			[ "$c" = sctp_abort ]; then
+			sctp_abort_run "$d" "$(sctp_h2g_cmd "$c")"
+			(exec 3<>"/dev/tcp/127.0.0.1/$((hd + k))") 2>/dev/null
+		elif grep -q "@@READY ${c//_/-}@@" "$bd/guest.console"; then
 			cmd=$(sctp_h2g_cmd "$c")
 			# shellcheck disable=SC2086
 			timeout 40 $cmd >"$d/host.out" 2>"$d/host.err"
@@ -471,6 +657,10 @@ sctp_cases() {
 			GUEST_RC=$(cat "$d/guest.rc" 2>/dev/null || echo none)
 			expect_rc "check_sctp_kernel" "$GUEST_RC" 0 guest.out
 			note "$(grep -m 1 '^100%\|^[0-9]*%: Checks' "$d/guest.out")"
+		elif [ "$c" = sctp_handoff ] || [ "$c" = sctp_restart ]; then
+			sctp_local_check "$c"
+		elif [ "$c" = sctp_abort ]; then
+			sctp_abort_check
 		elif [ "${c#sctp_g2h}" != "$c" ]; then
 			sctp_check "$c" "${SPORT[$c]}"
 		else
