@@ -484,6 +484,10 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg)
 	if (!k || !k->peel || !k->s || !k->as || !k->owner)
 		return;
 	as = k->as;
+	if (!sctp_peel_wanted(k)) {
+		sc_peel_failed(k, "the association carries another session");
+		return;
+	}
 	if ((cfd = sctp_peel_ready(k->peel, k->s, as->sock)) < 0) {
 		sc_peel_failed(k, strerror(errno));
 		return;

@@ -114,9 +114,10 @@ void sctp_peel_free(struct sctp_peel *p)
 /*
  * On the kernel's SCTP a one-to-one socket is the association itself
  * (RFC 6458 §4): it goes to the owner when it carries k's session and
- * nothing else, not even an Initiate awaiting a decision.  A peer that
- * multiplexes sessions over one association (RFC 5043 §5) keeps the
- * relay for it.
+ * nothing else, not even an Initiate awaiting a decision (a session
+ * too, in WAIT_ULP).  A peer that multiplexes sessions over one
+ * association (RFC 5043 §5) keeps the relay for it.  Asked at the
+ * Accept and again at the handoff.
  */
 bool sctp_peel_wanted(const struct sc_conn *k)
 {
@@ -125,8 +126,7 @@ bool sctp_peel_wanted(const struct sc_conn *k)
 
 	return iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL && as && as->sock &&
 	       as->sa && TAILQ_FIRST(&as->conns) == k &&
-	       !TAILQ_NEXT(k, as_entry) && sctp_assoc_sessions(as->sa) == 1 &&
-	       sctp_assoc_pending(as->sa) == 0;
+	       !TAILQ_NEXT(k, as_entry) && sctp_assoc_sessions(as->sa) == 1;
 #else
 	(void)k;
 	return false;

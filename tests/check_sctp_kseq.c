@@ -235,8 +235,7 @@ START_TEST(test_stranger)
 			 SCTP_KSEQ_INITIATE);
 	memset(b + 4, 0, 4);
 	n = ctl(b, 0, SCTP_SS_ENH_INITIATE) + 4;
-	ck_assert_int_eq(in(0, CTL, true, b, n, &seg, &sl),
-			 SCTP_KSEQ_INITIATE);
+	ck_assert_int_eq(in(0, CTL, true, b, n, &seg, &sl), SCTP_KSEQ_INITIATE);
 	n = ctl(b, 0, SCTP_SS_TERMINATE);
 	ck_assert_int_eq(in(0, CTL, true, b, n, &seg, &sl), SCTP_KSEQ_IGNORE);
 	n = msg(b, 1, 8, 0);
@@ -310,22 +309,21 @@ START_TEST(test_notifications)
 	size_t n = note(b, notes[_i].type, notes[_i].state, 0);
 
 	note(b, notes[_i].type, notes[_i].state, (uint32_t)n);
-	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0,
-					 b, n, &k),
+	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0, b,
+					 n, &k),
 			 notes[_i].kind);
 	ck_assert_int_eq(k.kind, notes[_i].kind);
 	if (k.kind == SCTP_KMSG_LOST || k.kind == SCTP_KMSG_SHUTDOWN)
 		ck_assert_ptr_nonnull(k.why);
 	/* a part of one, a length beyond the buffer, a short one */
-	ck_assert_int_eq(
-		sctp_kmsg_parse(MSG_NOTIFICATION, NULL, 0, b, n, &k),
-		SCTP_KMSG_BAD);
-	note(b, notes[_i].type, notes[_i].state, (uint32_t)n + 1);
-	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0,
-					 b, n, &k),
+	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION, NULL, 0, b, n, &k),
 			 SCTP_KMSG_BAD);
-	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0,
-					 b, 7, &k),
+	note(b, notes[_i].type, notes[_i].state, (uint32_t)n + 1);
+	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0, b,
+					 n, &k),
+			 SCTP_KMSG_BAD);
+	ck_assert_int_eq(sctp_kmsg_parse(MSG_NOTIFICATION | MSG_EOR, NULL, 0, b,
+					 7, &k),
 			 SCTP_KMSG_BAD);
 	if (notes[_i].type == SCTP_ASSOC_CHANGE) {
 		note(b, notes[_i].type, notes[_i].state, 9);
@@ -337,8 +335,8 @@ START_TEST(test_notifications)
 END_TEST
 
 /* A control buffer with one cmsg of level/type and len octets of data. */
-static size_t cmsg(void *ctl, size_t cap, int level, int type,
-		   const void *data, size_t len)
+static size_t cmsg(void *ctl, size_t cap, int level, int type, const void *data,
+		   size_t len)
 {
 	struct msghdr m;
 	struct cmsghdr *c;
@@ -395,16 +393,14 @@ START_TEST(test_rcvinfo)
 	ck_assert_int_eq(sctp_kmsg_parse(MSG_EOR, u.b, cl, d, 8, &k),
 			 SCTP_KMSG_BAD);
 	/* another level's cmsg only */
-	cl = cmsg(u.b, sizeof(u.b), SOL_SOCKET, SCTP_RCVINFO, &ri,
-		  sizeof(ri));
+	cl = cmsg(u.b, sizeof(u.b), SOL_SOCKET, SCTP_RCVINFO, &ri, sizeof(ri));
 	ck_assert_int_eq(sctp_kmsg_parse(MSG_EOR, u.b, cl, d, 8, &k),
 			 SCTP_KMSG_BAD);
 	/* the older SCTP_SNDRCV, ordered */
 	memset(&sr, 0, sizeof(sr));
 	sr.sinfo_stream = 2;
 	sr.sinfo_ppid = htonl(17);
-	cl = cmsg(u.b, sizeof(u.b), IPPROTO_SCTP, SCTP_SNDRCV, &sr,
-		  sizeof(sr));
+	cl = cmsg(u.b, sizeof(u.b), IPPROTO_SCTP, SCTP_SNDRCV, &sr, sizeof(sr));
 	ck_assert_int_eq(sctp_kmsg_parse(MSG_EOR, u.b, cl, d, 8, &k),
 			 SCTP_KMSG_DATA);
 	ck_assert_uint_eq(k.stream, 2);
@@ -437,9 +433,8 @@ START_TEST(test_sndinfo)
 	ck_assert_uint_eq(si.snd_sid, 7);
 	ck_assert_uint_eq(si.snd_flags, SCTP_UNORDERED);
 	ck_assert_uint_eq(si.snd_ppid, htonl(16));
-	ck_assert_uint_eq(sctp_kmsg_sndinfo(u.b, CMSG_SPACE(sizeof(si)) - 1, 7,
-					    16),
-			  0);
+	ck_assert_uint_eq(
+		sctp_kmsg_sndinfo(u.b, CMSG_SPACE(sizeof(si)) - 1, 7, 16), 0);
 }
 END_TEST
 #endif

@@ -78,8 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sctp_kseq q;
 	size_t off = 0;
 
-	sctp_kseq_init(&q, size && (data[0] & 1), size && (data[0] & 2), 1,
-		       0, 0);
+	sctp_kseq_init(&q, size && (data[0] & 1), size && (data[0] & 2), 1, 0,
+		       0);
 	if (size)
 		off = 1;
 	while (off + 4 <= size) {

@@ -25,12 +25,16 @@
 SCTP_GUEST_UDP=9899
 SCTP_CASES="sctp_kernel_check sctp_g2h sctp_g2h_plain sctp_g2h_reject
 sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort sctp_handoff
-sctp_restart"
+sctp_restart sctp_bench"
 # sctp_abort last: it stops iwcmd here
 SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
 # the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
 SCTP_HANDOFF_N=200
 SCTP_RESTART_N=5000
+# sctp_bench: iwcm-bench on the kernel's SCTP, the handed-over association
+# against raw kernel SCTP, each test three times (short runs)
+SCTP_BENCH="write_bw:--size 65536 --iters 300:>=0.9
+send_lat:--iters 500:<=1.15"
 
 # free_udp: a UDP port nobody holds on the host.
 free_udp() {
@@ -45,7 +49,7 @@ free_udp() {
 	echo 29899
 }
 
-# sctp_tree DIR: this build's iwcmd, iwcm-rping, iwcmctl and
+# sctp_tree DIR: this build's iwcmd, iwcm-rping, iwcmctl, iwcm-bench and
 # check_sctp_kernel under DIR/usr/bin, every shared object they load
 # (libtool's in-tree ones included) under DIR/usr/lib/iwcm.
 sctp_tree() {
@@ -55,7 +59,7 @@ sctp_tree() {
 	lp=$(find "$BUILD" -path '*/.libs/*.so*' -printf '%h\n' | sort -u |
 		tr '\n' ':')
 	for f in daemon/iwcmd examples/iwcm-rping cli/iwcmctl \
-		tests/check_sctp_kernel; do
+		tests/check_sctp_kernel bench/iwcm-bench; do
 		real=$BUILD/$f
 		[ -f "$real" ] || return 1
 		# a libtool wrapper script: the program is in .libs
@@ -256,6 +260,49 @@ kill $C $S 2>/dev/null
 wait $C; echo $? >$D2/c.rc
 wait $S; echo $? >$D2/s.rc
 cp /out/sctp-handoff/iwcmd.log $D2/iwcmd.log
+EOF
+	# sctp-bench: iwcm-bench's kernel-SCTP rows, three runs a test
+	echo "mkdir -p /out/sctp-bench"
+	printf '%s\n' "$SCTP_BENCH" | while IFS=: read -r t args _; do
+		for r in 1 2 3; do
+			echo "timeout 60 iwcm-bench $t --transport sctp" \
+				"--sctp-stack kernel --iwcmd /usr/bin/iwcmd $args -j" \
+				">/out/sctp-bench/$t-$r.json" \
+				"2>/out/sctp-bench/$t-$r.err"
+		done
+	done
+}
+
+# sctp_bench_check: the medians of the ratios, each run's beside them,
+# and iwcmd's CPU over the timed part (none: it relays nothing).
+sctp_bench_check() {
+	local t args target r all med cpu f
+	while IFS=: read -r t args target; do
+		all=
+		cpu=
+		for r in 1 2 3; do
+			f=$C/$t-$r.json
+			v=$(sed -n 's/.*"ratio":\([0-9.]*\).*/\1/p' "$f" 2>/dev/null |
+				tail -n 1)
+			all="$all ${v:-failed}"
+			cpu="$cpu $(sed -n 's/.*"iwcmd":{"percent":\([0-9.]*\).*/\1/p' \
+				"$f" 2>/dev/null | tail -n 1)"
+		done
+		case $all in
+		*failed*)
+			fail "$t: a run failed:$all ($(head -c 200 \
+				"$C/$t-1.err" 2>/dev/null | tr '\n' ' '))"
+			continue
+			;;
+		esac
+		# shellcheck disable=SC2086 # one ratio a line
+		med=$(printf '%s\n' $all | sort -n | sed -n 2p)
+		ok "$t ratios$all"
+		note "$t x$med of raw kernel SCTP (target $target; runs$all;" \
+			"iwcmd CPU%${cpu})"
+		echo "$t $med $target$all iwcmd_cpu_percent$cpu" >>"$C/ratios.txt"
+	done <<EOF
+$SCTP_BENCH
 EOF
 }
 
@@ -538,8 +585,11 @@ sctp_abort_check() {
 	fi
 	expect_rc "guest server" "$GUEST_RC" 1 guest.out
 	expect_text "$C/guest.out" "$SCTP_ABORT_ERR" "the guest's error"
-	expect_text "$R/sctp-boot/out/iwcmd-guest.log" \
-		'handed to its owner with its session' "the guest's handoff"
+	# every session of the guest's iwcmd: g2h, g2h-plain, h2g,
+	# h2g-plain and this one, initiator's or responder's
+	expect_lines "$R/sctp-boot/out/iwcmd-guest.log" \
+		'handed to its owner with its session' 5 \
+		"associations the guest's iwcmd handed over"
 	note "guest: $(grep -m 1 "$SCTP_ABORT_ERR" "$C/guest.out")"
 }
 
@@ -661,6 +711,8 @@ sctp_cases() {
 			sctp_local_check "$c"
 		elif [ "$c" = sctp_abort ]; then
 			sctp_abort_check
+		elif [ "$c" = sctp_bench ]; then
+			sctp_bench_check
 		elif [ "${c#sctp_g2h}" != "$c" ]; then
 			sctp_check "$c" "${SPORT[$c]}"
 		else
