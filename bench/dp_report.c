@@ -154,8 +154,10 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 {
 	unsigned int i;
 
-	printf("iwcm: DDP over SCTP through iwcmd's relay (RFC 5043), %s "
+	printf("iwcm: DDP over SCTP %s (RFC 5043), %s "
 	       "session, IRD/ORD %d\n      asked; progress: %s\n",
+	       o->sctp_kernel ? "on the association iwcmd handed over" :
+				"through iwcmd's relay",
 	       o->mpa_rev == 2 ? "enhanced (RFC 6581 §7)" : "plain", DP_IRD_ORD,
 	       dp_report_progress_str(o));
 	for (i = 0; i < n; i++) {

@@ -415,6 +415,8 @@ static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
 }
 
 static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
+/* The running stack is the kernel's: associations go to their owners. */
+#define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
 static void sc_assoc_release(struct sc_assoc *as);
 
 /* Start handing k's association over: the socket is read no more (the
@@ -484,7 +486,7 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg)
 	if (!k || !k->peel || !k->s || !k->as || !k->owner)
 		return;
 	as = k->as;
-	if (!sctp_peel_wanted(k)) {
+	if (!sctp_peel_wanted(k, SC_KERNEL)) {
 		sc_peel_failed(k, "the association carries another session");
 		return;
 	}
@@ -526,7 +528,7 @@ static int sc_established(void *arg, struct sctp_session *s)
 	(void)arg;
 	if (!k || !k->owner || !sc_notify)
 		return -1;
-	if (sctp_peel_wanted(k))
+	if (sctp_peel_wanted(k, SC_KERNEL))
 		return sc_peel_begin(k, s);
 	return sc_relay_handoff(k, s);
 }

@@ -119,16 +119,17 @@ void sctp_peel_free(struct sctp_peel *p)
  * association (RFC 5043 §5) keeps the relay for it.  Asked at the
  * Accept and again at the handoff.
  */
-bool sctp_peel_wanted(const struct sc_conn *k)
+bool sctp_peel_wanted(const struct sc_conn *k, bool kernel)
 {
 #ifdef HAVE_KERNEL_SCTP
 	const struct sc_assoc *as = k->as;
 
-	return iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL && as && as->sock &&
-	       as->sa && TAILQ_FIRST(&as->conns) == k &&
-	       !TAILQ_NEXT(k, as_entry) && sctp_assoc_sessions(as->sa) == 1;
+	return kernel && as && as->sock && as->sa &&
+	       TAILQ_FIRST(&as->conns) == k && !TAILQ_NEXT(k, as_entry) &&
+	       sctp_assoc_sessions(as->sa) == 1;
 #else
 	(void)k;
+	(void)kernel;
 	return false;
 #endif
 }

@@ -56,9 +56,10 @@ int sctp_peel_take(struct sctp_peel *p, const struct sctp_session *s);
 void sctp_peel_free(struct sctp_peel *p);
 /*
  * Whether k's association goes to k's owner instead of a relay: on the
- * kernel's SCTP, when it carries k's session and nothing else.
+ * kernel's SCTP (kernel: the running stack), when it carries k's session
+ * and nothing else.
  */
-bool sctp_peel_wanted(const struct sc_conn *k);
+bool sctp_peel_wanted(const struct sc_conn *k, bool kernel);
 /*
  * p made complete from s (sctp_peel_take()), and a copy of the socket of
  * sock, the association, for the owner; -1 with errno (EMSGSIZE: more

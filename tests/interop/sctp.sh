@@ -30,11 +30,11 @@ sctp_restart sctp_bench"
 SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
 # the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
 SCTP_HANDOFF_N=200
-SCTP_RESTART_N=5000
+SCTP_RESTART_N=2000
 # sctp_bench: iwcm-bench on the kernel's SCTP, the handed-over association
 # against raw kernel SCTP, each test three times (short runs)
-SCTP_BENCH="write_bw:--size 65536 --iters 300:>=0.9
-send_lat:--iters 500:<=1.15"
+SCTP_BENCH="write_bw:--size 65536 --iters 100 --warmup 10:>=0.9
+send_lat:--iters 300 --warmup 30:<=1.15"
 
 # free_udp: a UDP port nobody holds on the host.
 free_udp() {
@@ -225,7 +225,18 @@ pair() {
 	IWCM_SOCKET=$LS iwcm-rping -c --transport sctp -a 127.0.0.1 \
 		-p $port -C $2 -v -V -d >$1/c.out 2>$1/c.err & C=$!
 }
+# finish DIR: the pair's exit statuses, stopped after 60 s
+finish() {
+	for i in $(seq 600); do
+		kill -0 $C 2>/dev/null || kill -0 $S 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $C $S 2>/dev/null
+	wait $C; echo $? >$1/c.rc
+	wait $S; echo $? >$1/s.rc
+}
 # sctp-handoff: the data goes over the handed-off sockets
+echo "@@STEP sctp-handoff@@"
 D1=/out/sctp-handoff
 t0=$(cpu $L)
 pair $D1 $HN
@@ -237,11 +248,11 @@ done
 # mid-transfer: iwcmd holds no SCTP session (none relayed)
 pings $D1/c.out >$D1/metrics-at.txt
 iwcmctl -s $LS stats -o openmetrics >$D1/metrics.txt 2>&1
-wait $C; echo $? >$D1/c.rc
-wait $S; echo $? >$D1/s.rc
+finish $D1
 echo $(( $(cpu $L) - t0 )) >$D1/iwcmd-ticks.txt
 iwcmctl -s $LS stats -o text >$D1/stats.txt 2>&1
 # sctp-restart: iwcmd killed in the middle; both ends finish
+echo "@@STEP sctp-restart@@"
 D2=/out/sctp-restart
 pair $D2 $RN
 for i in $(seq 3000); do
@@ -252,20 +263,15 @@ done
 kill -9 $L
 wait $L 2>/dev/null
 pings $D2/c.out >$D2/killed-at.txt
-for i in $(seq 600); do
-	kill -0 $C 2>/dev/null || kill -0 $S 2>/dev/null || break
-	sleep 0.1
-done
-kill $C $S 2>/dev/null
-wait $C; echo $? >$D2/c.rc
-wait $S; echo $? >$D2/s.rc
+finish $D2
 cp /out/sctp-handoff/iwcmd.log $D2/iwcmd.log
 EOF
 	# sctp-bench: iwcm-bench's kernel-SCTP rows, three runs a test
 	echo "mkdir -p /out/sctp-bench"
+	echo "echo @@STEP sctp-bench@@"
 	printf '%s\n' "$SCTP_BENCH" | while IFS=: read -r t args _; do
 		for r in 1 2 3; do
-			echo "timeout 60 iwcm-bench $t --transport sctp" \
+			echo "timeout 40 iwcm-bench $t --transport sctp" \
 				"--sctp-stack kernel --iwcmd /usr/bin/iwcmd $args -j" \
 				">/out/sctp-bench/$t-$r.json" \
 				"2>/out/sctp-bench/$t-$r.err"
