@@ -10,8 +10,8 @@
  * socketpair as its connection's fd.  On the kernel's SCTP an
  * association that carries one session only is handed to its owner
  * instead (sc_peel_run(): the association's own socket, as a TCP
- * connection is), and iwcmd forgets it.  What clients ask is sctp_conn_api.c's, the listening
- * endpoints sctp_listen.c's.
+ * connection is), and iwcmd forgets it.  What clients ask is
+ * sctp_conn_api.c's, the listening endpoints sctp_listen.c's.
  */
 #include "config.h"
 
@@ -419,11 +419,11 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
 #define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
 static void sc_assoc_release(struct sc_assoc *as);
 
+static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
+
 /* Start handing k's association over: the socket is read no more (the
  * owner reads what follows), what the session passes on meanwhile is
  * kept for it (sc_segment()), and on the next turn sc_peel_run(). */
-static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
-
 static int sc_peel_begin(struct sc_conn *k, struct sctp_session *s)
 {
 	k->peel = sctp_peel_new(sctp_session_stream(s));
@@ -1001,7 +1001,7 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 
 	/* on the kernel's SCTP, one association per session: it goes to
 	 * the session's owner once established (sc_peel_run()) */
-	if (iwcmd_conf->sctp_stack != SCTP_STACK_KERNEL)
+	if (!SC_KERNEL)
 		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 			if (as->remote_udp_port == rport &&
 			    as->peer_len == len && !memcmp(&as->peer, dst, len))
