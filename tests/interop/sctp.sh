@@ -30,7 +30,7 @@ sctp_restart sctp_bench"
 SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
 # the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
 SCTP_HANDOFF_N=200
-SCTP_RESTART_N=2000
+SCTP_RESTART_N=1000
 # sctp_bench: iwcm-bench on the kernel's SCTP, the handed-over association
 # against raw kernel SCTP, each test three times (short runs)
 SCTP_BENCH="write_bw:--size 65536 --iters 100 --warmup 10:>=0.9
@@ -198,7 +198,7 @@ LS=/tmp/iwcmd-local.sock
 printf 'sctp_stack = kernel\nsctp_udp_port = 9899\nlog_level = debug\n' \
 	>/tmp/iwcmd-local.conf
 mkdir -p /out/sctp-handoff /out/sctp-restart
-iwcmd -d -f /tmp/iwcmd-local.conf -s $LS 2>/out/sctp-handoff/iwcmd.log & L=$!
+iwcmd -d -f /tmp/iwcmd-local.conf -s $LS 2>/tmp/iwcmd-local.log & L=$!
 for i in $(seq 500); do
 	iwcmctl -s $LS status >/dev/null 2>&1 && break
 	sleep 0.02
@@ -236,7 +236,7 @@ finish() {
 	wait $S; echo $? >$1/s.rc
 }
 # sctp-handoff: the data goes over the handed-off sockets
-echo "@@STEP sctp-handoff@@"
+echo "@@STEP sctp-handoff $(date +%s)@@"
 D1=/out/sctp-handoff
 t0=$(cpu $L)
 pair $D1 $HN
@@ -250,9 +250,10 @@ pings $D1/c.out >$D1/metrics-at.txt
 iwcmctl -s $LS stats -o openmetrics >$D1/metrics.txt 2>&1
 finish $D1
 echo $(( $(cpu $L) - t0 )) >$D1/iwcmd-ticks.txt
+cp /tmp/iwcmd-local.log $D1/iwcmd.log
 iwcmctl -s $LS stats -o text >$D1/stats.txt 2>&1
 # sctp-restart: iwcmd killed in the middle; both ends finish
-echo "@@STEP sctp-restart@@"
+echo "@@STEP sctp-restart $(date +%s)@@"
 D2=/out/sctp-restart
 pair $D2 $RN
 for i in $(seq 3000); do
@@ -264,11 +265,11 @@ kill -9 $L
 wait $L 2>/dev/null
 pings $D2/c.out >$D2/killed-at.txt
 finish $D2
-cp /out/sctp-handoff/iwcmd.log $D2/iwcmd.log
+cp /tmp/iwcmd-local.log $D2/iwcmd.log
 EOF
 	# sctp-bench: iwcm-bench's kernel-SCTP rows, three runs a test
 	echo "mkdir -p /out/sctp-bench"
-	echo "echo @@STEP sctp-bench@@"
+	echo 'echo "@@STEP sctp-bench $(date +%s)@@"'
 	printf '%s\n' "$SCTP_BENCH" | while IFS=: read -r t args _; do
 		for r in 1 2 3; do
 			echo "timeout 40 iwcm-bench $t --transport sctp" \
@@ -277,6 +278,7 @@ EOF
 				"2>/out/sctp-bench/$t-$r.err"
 		done
 	done
+	echo 'echo "@@STEP end $(date +%s)@@"'
 }
 
 # sctp_bench_check: the medians of the ratios, each run's beside them,
@@ -304,6 +306,14 @@ sctp_bench_check() {
 		# shellcheck disable=SC2086 # one ratio a line
 		med=$(printf '%s\n' $all | sort -n | sed -n 2p)
 		ok "$t ratios$all"
+		# a shared machine's noise: the target is told, not enforced
+		if awk -v m="$med" -v t="$target" 'BEGIN {
+			v = substr(t, 3) + 0
+			exit !(substr(t, 1, 2) == ">=" ? m >= v : m <= v) }'; then
+			target="$target, met"
+		else
+			target="$target, NOT met"
+		fi
 		note "$t x$med of raw kernel SCTP (target $target; runs$all;" \
 			"iwcmd CPU%${cpu})"
 		echo "$t $med $target$all iwcmd_cpu_percent$cpu" >>"$C/ratios.txt"
