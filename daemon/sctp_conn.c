@@ -48,7 +48,6 @@ static const struct sctp_conn_notify *sc_notify;
 
 static void sc_assoc_unlink(struct sc_assoc *as);
 static uint64_t sc_next_id = 1;
-static bool sc_stack_failed;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
@@ -94,31 +93,6 @@ unsigned int sctp_conn_uid_pending(uid_t uid)
 		if (k->owner && k->owner->uid == uid)
 			n++;
 	return n;
-}
-
-/* Start the stack on first use, from iwcmd.conf. */
-enum conn_result sctp_conn_stack(void)
-{
-	struct sctp_stack_conf c;
-	char err[256];
-
-	if (sctp_stack_running())
-		return CONN_RES_OK;
-	if (sc_stack_failed)
-		return CONN_RES_EINTERNAL;
-	sctp_stack_defaults(&c);
-	c.kind = (enum sctp_stack_kind)iwcmd_conf->sctp_stack;
-	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
-	c.encap_port = (uint16_t)iwcmd_conf->sctp_encap_port;
-	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
-	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
-		/* usrsctp starts once per process: no retry */
-		log_warnx("sctp: %s", err);
-		sc_stack_failed = true;
-		return errno == EADDRINUSE ? CONN_RES_EADDRINUSE :
-					     CONN_RES_EINTERNAL;
-	}
-	return CONN_RES_OK;
 }
 
 struct sc_conn *sc_conn_find(uint64_t id)
@@ -415,7 +389,6 @@ static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
 }
 
 static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
-/* The running stack is the kernel's: associations go to their owners. */
 #define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
 static void sc_assoc_release(struct sc_assoc *as);
 
@@ -434,12 +407,9 @@ static int sc_peel_begin(struct sc_conn *k, struct sctp_session *s)
 			       (void *)(uintptr_t)k->id, NULL);
 }
 
-/*
- * The association could not go to the owner (too much read ahead for
+/* The association could not go to the owner (too much read ahead for
  * one IPC message, out of descriptors): the session is relayed instead,
- * what was read ahead first; with its owner gone, it ends as a session
- * whose Established did not reach it.
- */
+ * what was read ahead first; with its owner gone, it ends. */
 static void sc_peel_failed(struct sc_conn *k, const char *why)
 {
 	struct sctp_peel *p = k->peel;
@@ -602,8 +572,7 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 	if (!k)
 		return;
 	if (k->peel) {
-		/* ended before its handoff: the owner is told so, and the
-		 * association is read again for its other sessions */
+		/* ended before its handoff: the owner is told (below) */
 		sctp_peel_free(k->peel);
 		k->peel = NULL;
 		if (k->as && k->as->sock)
