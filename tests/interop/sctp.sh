@@ -29,12 +29,12 @@ sctp_restart sctp_bench"
 # sctp_abort last: it stops iwcmd here
 SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
 # the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
-SCTP_HANDOFF_N=200
-SCTP_RESTART_N=1000
+SCTP_HANDOFF_N=100
+SCTP_RESTART_N=600
 # sctp_bench: iwcm-bench on the kernel's SCTP, the handed-over association
 # against raw kernel SCTP, each test three times (short runs)
-SCTP_BENCH="write_bw:--size 65536 --iters 100 --warmup 10:>=0.9
-send_lat:--iters 300 --warmup 30:<=1.15"
+SCTP_BENCH="write_bw:--size 65536 --iters 80 --warmup 8:>=0.9
+send_lat:--iters 200 --warmup 20 -e:<=1.15"
 
 # free_udp: a UDP port nobody holds on the host.
 free_udp() {
