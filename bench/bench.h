@@ -67,7 +67,10 @@ struct bench_opts {
 	bool json;
 	const char *socket;
 	const char *iwcmd;
-	bool sctp;    /* --transport sctp: DDP over SCTP, usrsctp baselines */
+	bool sctp; /* --transport sctp: DDP over SCTP, usrsctp baselines */
+	/* --sctp-stack kernel: iwcmd and the baselines on the kernel's
+	 * SCTP (plain SCTP on loopback); sessions handed to their owners */
+	bool sctp_kernel;
 	bool wait_cm; /* cm: contexts without IWCM_CTX_ASYNC_CM */
 	/* cm: poll this long before sleeping, here and in the iwcmd we start
 	 * (its busy_poll_us) */

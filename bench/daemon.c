@@ -202,7 +202,7 @@ static int daemon_spawn(const struct bench_opts *o)
 	snprintf(D.log, sizeof(D.log), "%s/iwcmd.log", D.dir);
 	/* SCTP: a UDP port of its own (RFC 6951), not the shared 9899;
 	 * IWCM_BENCH_SCTP_UDP_PORT for the first daemon */
-	if (o->sctp)
+	if (o->sctp && !o->sctp_kernel)
 		D.sctp_udp_port = daemon_udp_port();
 	fp = fopen(D.conf, "w");
 	if (!fp || fputs("# iwcm-bench\nlog_level = info\n", fp) < 0 ||
@@ -220,6 +220,12 @@ static int daemon_spawn(const struct bench_opts *o)
 	    (D.sctp_udp_port &&
 	     fprintf(fp, "sctp_udp_port = %u\nsctp_streams = %u\n",
 		     D.sctp_udp_port, SRAW_STREAMS) < 0) ||
+	    /* plain SCTP on loopback, as the kernel baseline's */
+	    (o->sctp_kernel &&
+	     fprintf(fp,
+		     "sctp_stack = kernel\nsctp_udp_port = 0\n"
+		     "sctp_streams = %u\n",
+		     SRAW_STREAMS) < 0) ||
 	    fclose(fp) != 0) {
 		fprintf(stderr, "iwcm-bench: %s: %s\n", D.conf,
 			strerror(errno));

@@ -78,6 +78,7 @@
 
 #include "bench.h"
 #include "dp.h"
+#include "sctp_raw.h"
 
 /* ---- the rows and the two processes ---- */
 
@@ -165,6 +166,13 @@ int dp_bench(const struct bench_opts *o)
 
 	if (!rows) {
 		fprintf(stderr, "iwcm-bench: out of memory\n");
+		return 1;
+	}
+	/* both processes' baselines: the kernel's SCTP or usrsctp */
+	if (sraw_kernel(o->sctp_kernel) < 0) {
+		fprintf(stderr, "iwcm-bench: --sctp-stack kernel: %s\n",
+			strerror(errno));
+		free(rows);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {

@@ -154,8 +154,10 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 {
 	unsigned int i;
 
-	printf("iwcm: DDP over SCTP through iwcmd's relay (RFC 5043), %s "
+	printf("iwcm: DDP over SCTP %s (RFC 5043), %s "
 	       "session, IRD/ORD %d\n      asked; progress: %s\n",
+	       o->sctp_kernel ? "on the association iwcmd handed over" :
+				"through iwcmd's relay",
 	       o->mpa_rev == 2 ? "enhanced (RFC 6581 §7)" : "plain", DP_IRD_ORD,
 	       dp_report_progress_str(o));
 	for (i = 0; i < n; i++) {
@@ -168,10 +170,17 @@ static void dp_report_text_sctp(const struct bench_opts *o,
 		       g->ird, g->ord, g->sctp_seg);
 		break;
 	}
-	printf("sctp: raw usrsctp, one stack per process on its own UDP port "
-	       "(RFC 6951),\n      one-to-one, unordered, PPID 16: %s, in "
-	       "messages of at most %zu octets\n",
-	       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
+	if (o->sctp_kernel)
+		printf("sctp: raw kernel SCTP on loopback, one-to-one, "
+		       "unordered, PPID 16\n      (iwcm: the association "
+		       "handed to the client, no relay): %s,\n      in "
+		       "messages of at most %zu octets\n",
+		       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
+	else
+		printf("sctp: raw usrsctp, one stack per process on its own "
+		       "UDP port (RFC 6951),\n      one-to-one, unordered, "
+		       "PPID 16: %s, in messages of at most %zu octets\n",
+		       dp_tcp_what[o->test->dp], n ? rows[0].base_seg : 0);
 }
 
 /* The rows as a table, with what was measured and how; idle_left of
@@ -370,8 +379,10 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 	       "\"progress\":\"%s\",\"mpa_rev\":%u,\"crc\":%s,"
 	       "\"markers\":%s,\"ird_ord\":%d,\"metric\":\"%s\","
 	       "\"better\":\"%s\",\"results\":[\n",
-	       o->sctp ? "usrsctp" : "tcp", o->sctp ? "sctp" : "tcp", o->idle,
-	       idle_left, o->qps,
+	       o->sctp_kernel ? "kernel_sctp" :
+	       o->sctp	      ? "usrsctp" :
+				"tcp",
+	       o->sctp ? "sctp" : "tcp", o->idle, idle_left, o->qps,
 	       o->tcp_poll ? "poll" :
 	       o->qps > 1  ? "multiplexed" :
 			     "blocking",
@@ -395,7 +406,9 @@ void dp_report_json(const struct bench_opts *o, const struct dp_row *rows,
 		if (!w->failed) {
 			printf(",\"iwcm\":");
 			dp_report_json_side(o, w, true);
-			printf(",\"%s\":", o->sctp ? "usrsctp" : "tcp");
+			printf(",\"%s\":", o->sctp_kernel ? "kernel_sctp" :
+					   o->sctp	  ? "usrsctp" :
+							    "tcp");
 			dp_report_json_side(o, w, false);
 			printf(",\"ratio\":%.4f", w->ratio);
 		}

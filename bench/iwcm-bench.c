@@ -113,6 +113,12 @@ static void usage(FILE *fp)
 		"over SCTP through\n"
 		"                     iwcmd's relay, RFC 5043; the baseline is "
 		"raw usrsctp)\n"
+		"      --sctp-stack S usrsctp (the default) or kernel: "
+		"iwcmd and the\n"
+		"                     baseline on the kernel's SCTP (the "
+		"association handed\n"
+		"                     to the client, no relay; datapath "
+		"tests only)\n"
 		"      --wait-cm      cm: iwcm_connect() and iwcm_accept() "
 		"wait for the\n"
 		"                     daemon's answer (no IWCM_CTX_ASYNC_CM)\n"
@@ -271,6 +277,14 @@ static int check_test_opts(struct bench_opts *o, bool size_set, bool depth_set,
 			t->name);
 		return -1;
 	}
+	if (o->sctp_kernel && (!o->sctp || !t->dp || o->idle)) {
+		fprintf(stderr,
+			"iwcm-bench: %s: --sctp-stack kernel takes "
+			"--transport sctp and a datapath test, no "
+			"--idle\n",
+			t->name);
+		return -1;
+	}
 	for (unsigned int i = 0; !t->dp && o->sctp && i < o->ndepths; i++) {
 		if (o->depths[i] <= BENCH_SCTP_DEPTH_MAX)
 			continue;
@@ -325,6 +339,7 @@ int main(int argc, char **argv)
 		OPT_MANUAL,
 		OPT_TCP_GAPS,
 		OPT_TRANSPORT,
+		OPT_SCTP_STACK,
 		OPT_WAIT_CM,
 		OPT_BUSY_POLL,
 		OPT_NO_CLIENT_POLL,
@@ -346,6 +361,7 @@ int main(int argc, char **argv)
 		{ "manual", no_argument, NULL, OPT_MANUAL },
 		{ "tcp-gaps", no_argument, NULL, OPT_TCP_GAPS },
 		{ "transport", required_argument, NULL, OPT_TRANSPORT },
+		{ "sctp-stack", required_argument, NULL, OPT_SCTP_STACK },
 		{ "wait-cm", no_argument, NULL, OPT_WAIT_CM },
 		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
 		{ "no-client-poll", no_argument, NULL, OPT_NO_CLIENT_POLL },
@@ -455,6 +471,12 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "tcp") && strcmp(optarg, "sctp"))
 				goto bad;
 			o.sctp = !strcmp(optarg, "sctp");
+			break;
+		case OPT_SCTP_STACK:
+			if (strcmp(optarg, "usrsctp") &&
+			    strcmp(optarg, "kernel"))
+				goto bad;
+			o.sctp_kernel = !strcmp(optarg, "kernel");
 			break;
 		case OPT_SOCKET:
 			o.socket = optarg;

@@ -29,6 +29,7 @@
 
 #include "bench.h"
 #include "sctp_raw.h"
+#include "sctp_raw_kernel.h"
 
 /* RFC 5043 §5.1: the DDP Adaptation Layer Indication. */
 #define SRAW_ADAPT_IND_DDP 0x00000001
@@ -39,7 +40,37 @@ static struct {
 	bool up;
 	uint16_t udp_port;
 	int wake_fd;
+	bool kernel; /* the kernel's SCTP (sctp_raw_kernel.c) instead */
 } sraw = { .wake_fd = -1 };
+
+/* The kernel stack for this process's baselines: sctp_raw_kernel.c. */
+#ifdef HAVE_KERNEL_SCTP
+#define KS(so) ((struct ksraw *)(void *)(so))
+#define SO(k) ((struct socket *)(void *)(k))
+#define IF_KERNEL(x)             \
+	do {                     \
+		if (sraw.kernel) \
+			x;       \
+	} while (0)
+#else
+#define IF_KERNEL(x) \
+	do {         \
+	} while (0)
+#endif
+
+/* Whether the baselines run on the kernel's SCTP (--sctp-stack kernel);
+ * -1 (ENOTSUP) where this build has none. */
+int sraw_kernel(bool on)
+{
+#ifndef HAVE_KERNEL_SCTP
+	if (on) {
+		errno = ENOTSUP;
+		return -1;
+	}
+#endif
+	sraw.kernel = on;
+	return 0;
+}
 
 /* usrsctp's threads: only wake the waiting thread. */
 static void sraw_upcall(struct socket *so, void *arg, int flags)
@@ -132,6 +163,16 @@ int sraw_start(char *err, size_t errlen)
 {
 	uint32_t raw = 0;
 	int tries;
+#ifdef HAVE_KERNEL_SCTP
+	if (sraw.kernel) {
+		if (ksraw_start() < 0) {
+			snprintf(err, errlen, "kernel SCTP: %s",
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+#endif
 
 	if (sraw.up)
 		return 0;
@@ -164,6 +205,8 @@ int sraw_start(char *err, size_t errlen)
 void sraw_stop(void)
 {
 	int i;
+	if (sraw.kernel)
+		return;
 
 	if (!sraw.up)
 		return;
@@ -177,6 +220,10 @@ void sraw_stop(void)
 /* The UDP port of this process's stack. */
 uint16_t sraw_udp_port(void)
 {
+	/* plain SCTP, no UDP port: any non-zero value tells the client to
+	 * go on (dp_ctl_wait_port()) */
+	if (sraw.kernel)
+		return 1;
 	return sraw.udp_port;
 }
 
@@ -188,6 +235,7 @@ struct socket *sraw_socket(void)
 	struct sctp_initmsg init;
 	const uint32_t on = 1;
 	struct socket *so;
+	IF_KERNEL(return SO(ksraw_socket(SRAW_STREAMS)));
 
 	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
@@ -223,6 +271,7 @@ struct socket *sraw_listen(uint16_t *port)
 	struct sockaddr *addrs = NULL;
 	struct sockaddr_in sin;
 	int n;
+	IF_KERNEL(return SO(ksraw_listen(SRAW_STREAMS, port)));
 
 	if (!so)
 		return NULL;
@@ -270,8 +319,10 @@ uint16_t sraw_port(struct socket *so, bool peer)
 /* The next association of a listening socket (non-blocking), or NULL. */
 struct socket *sraw_accept(struct socket *l)
 {
-	struct socket *so = usrsctp_accept(l, NULL, NULL);
+	struct socket *so;
 
+	IF_KERNEL(return SO(ksraw_accept(KS(l))));
+	so = usrsctp_accept(l, NULL, NULL);
 	if (!so)
 		return NULL;
 	if (usrsctp_set_non_blocking(so, 1) < 0 ||
@@ -293,6 +344,7 @@ int sraw_connect(struct socket *so, uint16_t udp_port, uint16_t sctp_port)
 {
 	struct sctp_udpencaps ue;
 	struct sockaddr_in sin;
+	IF_KERNEL(return ksraw_connect(KS(so), sctp_port));
 
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
@@ -333,6 +385,7 @@ int sraw_state(struct socket *so)
  * ESTABLISHED). */
 bool sraw_connected(struct socket *so)
 {
+	IF_KERNEL(return ksraw_connected(KS(so)));
 	return sraw_state(so) > 0;
 }
 
@@ -343,6 +396,11 @@ int sraw_wait(unsigned int ms)
 	uint64_t v;
 	int k;
 
+	/* the kernel's sockets are polled by the callers themselves */
+	if (sraw.kernel) {
+		(void)poll(NULL, 0, ms < 1 ? (int)ms : 1);
+		return 1;
+	}
 	do
 		k = poll(&p, 1, (int)ms);
 	while (k < 0 && errno == EINTR);
@@ -367,6 +425,7 @@ size_t sraw_maxseg(struct socket *so)
 	const size_t hdr = 20 + 8 + 12 + 16;
 	size_t seg = 0;
 
+	IF_KERNEL(return ksraw_maxseg(KS(so)));
 	memset(&av, 0, sizeof(av));
 	if (usrsctp_getsockopt(so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &avlen) ==
 		    0 &&
@@ -391,6 +450,7 @@ int sraw_send(struct socket *so, const void *p, size_t len, unsigned int ms)
 {
 	struct sctp_sndinfo si;
 
+	IF_KERNEL(return ksraw_send(KS(so), p, len, ms));
 	memset(&si, 0, sizeof(si));
 	si.snd_flags = SCTP_UNORDERED;
 	si.snd_ppid = htonl(SRAW_PPID_DDP);
@@ -422,6 +482,7 @@ ssize_t sraw_recv(struct socket *so, void *p, size_t cap, unsigned int ms)
 	ssize_t n;
 	int flags;
 
+	IF_KERNEL(return ksraw_recv(KS(so), p, cap, ms));
 	for (;;) {
 		rilen = sizeof(ri);
 		fromlen = sizeof(from);
@@ -459,6 +520,7 @@ void sraw_close(struct socket *so, bool abort)
 
 	if (!so)
 		return;
+	IF_KERNEL(ksraw_close(KS(so), abort); return );
 	if (abort)
 		usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	usrsctp_close(so);

@@ -28,6 +28,9 @@ struct socket;
 #define SRAW_PPID_DDP 16
 
 uint16_t sraw_udp_port_pick(void);
+/* The baselines on the kernel's SCTP (--sctp-stack kernel) rather than
+ * usrsctp; -1 (ENOTSUP) without it in this build. */
+int sraw_kernel(bool on);
 int sraw_start(char *err, size_t errlen);
 void sraw_stop(void);
 uint16_t sraw_udp_port(void);

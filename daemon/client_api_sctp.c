@@ -3,13 +3,19 @@
 /*
  * What clients learn about DDP stream sessions over SCTP (RFC 5043):
  * sctp_conn.c's events as client.proto messages.  The Established event
- * carries the session's relay fd (sctp_relay.h), the stream, the
+ * carries the session's relay fd (sctp_relay.h), or on the kernel's SCTP
+ * the association's own socket with the session's DDP-SSNs and what
+ * iwcmd read of it (SctpHandoff, sctp_conn_peel.h), the stream, the
  * negotiated IRD/ORD and the peer's raw RFC 6581 word and Private Data.
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "client_api.h"
 #include "iwcmd.h"
+#include "sctp_conn_peel.h"
 
 /* The peer's side of the session as a PeerInfo (points into i). */
 static void cas_peer_info(const struct sctp_conn_info *i, Iwcm__PeerInfo *pi)
@@ -58,13 +64,39 @@ static int cas_request(struct client *cl, const struct sctp_conn_info *i)
 	return control_send(cl, IPC_EVENT_CONNECT_REQUEST, 0, &r.base, -1);
 }
 
+/* The handoff of the association (RFC 5043 §5.2.1 DDP-SSNs, the messages
+ * read after the Accept); points into p.  -1 when out of memory. */
+static int cas_handoff(const struct sctp_peel *p, Iwcm__SctpHandoff *h,
+		       Iwcm__SctpMessage *m, Iwcm__SctpMessage **pm)
+{
+	unsigned int k;
+
+	iwcm__sctp_handoff__init(h);
+	h->tx_ssn = p->tx_ssn;
+	h->rx_ssn = p->rx_ssn;
+	h->n_unread = p->n;
+	h->unread = pm;
+	for (k = 0; k < p->n; k++) {
+		iwcm__sctp_message__init(&m[k]);
+		m[k].stream = p->msg[k].stream;
+		m[k].ppid = p->msg[k].ppid;
+		m[k].data.data = p->msg[k].buf;
+		m[k].data.len = p->msg[k].len;
+		pm[k] = &m[k];
+	}
+	return 0;
+}
+
 static int cas_established(struct client *cl, const struct sctp_conn_info *i,
 			   int fd)
 {
 	Iwcm__Established e = IWCM__ESTABLISHED__INIT;
 	Iwcm__SockAddr local, peer;
 	Iwcm__PeerInfo pi;
+	Iwcm__SctpHandoff h;
+	Iwcm__SctpMessage *m = NULL, **pm = NULL;
 	uint8_t lb[16], pb[16];
+	int r;
 
 	e.conn_id = i->id;
 	e.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
@@ -85,7 +117,22 @@ static int cas_established(struct client *cl, const struct sctp_conn_info *i,
 	e.has_sctp_stream = e.has_max_segment = 1;
 	e.sctp_stream = i->si.stream;
 	e.max_segment = (uint32_t)i->maxseg;
-	return control_send_fd(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
+	if (i->peel) {
+		m = calloc(i->peel->n + 1, sizeof(*m));
+		pm = calloc(i->peel->n + 1, sizeof(*pm));
+		if (!m || !pm) {
+			free(m);
+			free(pm);
+			close(fd);
+			return -1;
+		}
+		cas_handoff(i->peel, &h, m, pm);
+		e.sctp_handoff = &h;
+	}
+	r = control_send_fd(cl, IPC_EVENT_ESTABLISHED, 0, &e.base, fd);
+	free(m);
+	free(pm);
+	return r;
 }
 
 static void cas_rejected(struct client *cl, const struct sctp_conn_info *i)

@@ -27,6 +27,7 @@
 #include "sctp_session.h"
 
 struct conn;
+struct sctp_peel;
 struct ucred;
 
 /*
@@ -412,6 +413,9 @@ struct sctp_conn_info {
 	bool initiator;
 	size_t maxseg; /* largest DDP Segment either way (RFC 5043 §9) */
 	struct sctp_session_info si;
+	/* kernel SCTP: the association's own socket goes to the owner with
+	 * this (sctp_conn_peel.h); NULL: the fd is a relay's */
+	const struct sctp_peel *peel;
 	enum conn_result result; /* errors */
 	const char *reason;
 	/* for iwcmctl conns / show */

@@ -5,10 +5,13 @@
  * the stack of sctp_stack.h (a peer's half-open until it carries a
  * session), the sessions of each association (sctp_session.c), their
  * owners among the clients, and the relay of each established session
- * to its owner (sctp_relay.c).  The daemon keeps every association; a
- * session's owner holds one end of a SEQPACKET socketpair as its
- * connection's fd.  What clients ask is sctp_conn_api.c's, the listening
- * endpoints sctp_listen.c's.
+ * to its owner (sctp_relay.c).  On usrsctp the daemon keeps every
+ * association, and a session's owner holds one end of a SEQPACKET
+ * socketpair as its connection's fd.  On the kernel's SCTP an
+ * association that carries one session only is handed to its owner
+ * instead (sc_peel_run(): the association's own socket, as a TCP
+ * connection is), and iwcmd forgets it.  What clients ask is
+ * sctp_conn_api.c's, the listening endpoints sctp_listen.c's.
  */
 #include "config.h"
 
@@ -24,6 +27,7 @@
 #include "iwcmd.h"
 #include "log.h"
 #include "sctp_conn_int.h"
+#include "sctp_conn_peel.h"
 #include "sctp_listen.h"
 #include "sctp_relay.h"
 #include "sctp_stack.h"
@@ -44,7 +48,6 @@ static const struct sctp_conn_notify *sc_notify;
 
 static void sc_assoc_unlink(struct sc_assoc *as);
 static uint64_t sc_next_id = 1;
-static bool sc_stack_failed;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
@@ -90,31 +93,6 @@ unsigned int sctp_conn_uid_pending(uid_t uid)
 		if (k->owner && k->owner->uid == uid)
 			n++;
 	return n;
-}
-
-/* Start the stack on first use, from iwcmd.conf. */
-enum conn_result sctp_conn_stack(void)
-{
-	struct sctp_stack_conf c;
-	char err[256];
-
-	if (sctp_stack_running())
-		return CONN_RES_OK;
-	if (sc_stack_failed)
-		return CONN_RES_EINTERNAL;
-	sctp_stack_defaults(&c);
-	c.kind = (enum sctp_stack_kind)iwcmd_conf->sctp_stack;
-	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
-	c.encap_port = (uint16_t)iwcmd_conf->sctp_encap_port;
-	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
-	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
-		/* usrsctp starts once per process: no retry */
-		log_warnx("sctp: %s", err);
-		sc_stack_failed = true;
-		return errno == EADDRINUSE ? CONN_RES_EADDRINUSE :
-					     CONN_RES_EINTERNAL;
-	}
-	return CONN_RES_OK;
 }
 
 struct sc_conn *sc_conn_find(uint64_t id)
@@ -233,6 +211,7 @@ void sc_conn_free(struct sc_conn *k)
 	sc_await_set(k, false);
 	if (k->relay)
 		sctp_relay_free(k->relay);
+	sctp_peel_free(k->peel);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
 	if (!as || !TAILQ_EMPTY(&as->conns))
@@ -409,16 +388,128 @@ static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
 		sctp_relay_start(k->relay);
 }
 
+static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
+#define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
+static void sc_assoc_release(struct sc_assoc *as);
+
+static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
+
+/* Start handing k's association over: the socket is read no more (the
+ * owner reads what follows), what the session passes on meanwhile is
+ * kept for it (sc_segment()), and on the next turn sc_peel_run(). */
+static int sc_peel_begin(struct sc_conn *k, struct sctp_session *s)
+{
+	k->peel = sctp_peel_new(sctp_session_stream(s));
+	if (!k->peel)
+		return -1;
+	sctp_stack_pause(k->as->sock, true);
+	return event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_peel_run,
+			       (void *)(uintptr_t)k->id, NULL);
+}
+
+/* The association could not go to the owner (too much read ahead for
+ * one IPC message, out of descriptors): the session is relayed instead,
+ * what was read ahead first; with its owner gone, it ends. */
+static void sc_peel_failed(struct sc_conn *k, const char *why)
+{
+	struct sctp_peel *p = k->peel;
+	unsigned int n;
+	bool ok;
+
+	log_info("sctp conn %llu: association not handed over (%s)%s",
+		 (unsigned long long)(k->id & ~SCTP_CONN_ID_BIT), why,
+		 k->owner ? ", relayed" : "");
+	k->peel = NULL;
+	if (k->as && k->as->sock)
+		sctp_stack_pause(k->as->sock, false);
+	ok = k->owner && sc_relay_handoff(k, k->s) == 0;
+	for (n = 0; ok && n < p->n_early; n++)
+		ok = sctp_relay_to_owner(k->relay, SCTP_PPID_DDP_SEGMENT,
+					 p->msg[n].buf + 2,
+					 p->msg[n].len - 2) == 0;
+	sctp_peel_free(p);
+	if (!ok) {
+		iwcmd_stats.handoff_failed++;
+		sctp_session_handoff_done(k->s, false); /* may free k */
+	}
+}
+
+/*
+ * Hand k's association to its owner (DESIGN.md: as a TCP socket is): a
+ * copy of the association's socket goes with the Established event, the
+ * session's DDP-SSNs and the messages read after the Accept; then iwcmd
+ * closes its copy, which leaves the association running, and forgets
+ * the association and the session without a word on the wire.
+ */
+static void sc_peel_run(evutil_socket_t fd, short what, void *arg)
+{
+	struct sc_conn *k = sc_conn_find((uint64_t)(uintptr_t)arg);
+	struct sctp_conn_info i;
+	struct sctp_assoc *sa;
+	struct sc_assoc *as;
+	struct client *owner;
+	int cfd;
+
+	(void)fd;
+	(void)what;
+	/* the session may have ended meanwhile (sc_ended()) */
+	if (!k || !k->peel || !k->s || !k->as || !k->owner)
+		return;
+	as = k->as;
+	if (!sctp_peel_wanted(k, SC_KERNEL)) {
+		sc_peel_failed(k, "the association carries another session");
+		return;
+	}
+	if ((cfd = sctp_peel_ready(k->peel, k->s, as->sock)) < 0) {
+		sc_peel_failed(k, strerror(errno));
+		return;
+	}
+	sc_info(k, &i);
+	i.peel = k->peel;
+	owner = k->owner;
+	k->owner = NULL; /* see sc_request() */
+	if (sc_notify->established(owner, &i, cfd) < 0) {
+		sc_peel_failed(k, "the owner is gone"); /* k->owner is NULL */
+		return;
+	}
+	sc_count(k, CONN_RES_OK);
+	log_info("sctp conn %llu: sctp assoc %llu handed to its owner with "
+		 "its session (stream %u, %u messages read ahead)",
+		 (unsigned long long)(k->id & ~SCTP_CONN_ID_BIT),
+		 (unsigned long long)as->id, k->peel->stream, k->peel->n);
+	/* forget it all: only iwcmd's copy of the socket closes */
+	as->freeing = true;
+	sc_assoc_unlink(as);
+	admission_remove(&as->adm);
+	sctp_stack_close(as->sock, false);
+	as->sock = NULL;
+	sa = as->sa;
+	as->sa = NULL;
+	sctp_assoc_detach(sa); /* releases the session: frees k */
+	while ((k = TAILQ_FIRST(&as->conns)) != NULL)
+		sc_conn_free(k); /* none: it carried k only */
+	sc_assoc_release(as);
+}
+
 static int sc_established(void *arg, struct sctp_session *s)
 {
 	struct sc_conn *k = sc_conn_of(s);
-	struct sctp_conn_info i;
-	struct client *owner;
-	int fd = -1;
 
 	(void)arg;
 	if (!k || !k->owner || !sc_notify)
 		return -1;
+	if (sctp_peel_wanted(k, SC_KERNEL))
+		return sc_peel_begin(k, s);
+	return sc_relay_handoff(k, s);
+}
+
+/* The Established event with the relay's end of k's session. */
+static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s)
+{
+	struct sctp_conn_info i;
+	struct client *owner;
+	int fd = -1;
+
 	k->relay = sctp_relay_new(iwcmd_base, sctp_session_stream(s),
 				  k->as->maxseg - 2, &sc_relay_ops, k, &fd);
 	if (!k->relay)
@@ -466,6 +557,8 @@ static int sc_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 	struct sc_conn *k = sc_conn_of(s);
 
 	(void)arg;
+	if (k && k->peel)
+		return sctp_peel_segment(k->peel, seg, len);
 	if (!k || !k->relay)
 		return -1;
 	return sctp_relay_to_owner(k->relay, SCTP_PPID_DDP_SEGMENT, seg, len);
@@ -478,6 +571,13 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 	(void)arg;
 	if (!k)
 		return;
+	if (k->peel) {
+		/* ended before its handoff: the owner is told (below) */
+		sctp_peel_free(k->peel);
+		k->peel = NULL;
+		if (k->as && k->as->sock)
+			sctp_stack_pause(k->as->sock, false);
+	}
 	if (k->relay) {
 		/* what is queued reaches the owner, then end of file */
 		if (k->backlog_high)
@@ -868,10 +968,13 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 	struct sctp_sock *s;
 	struct sc_assoc *as;
 
-	TAILQ_FOREACH (as, &sc_out_assocs, oentry)
-		if (as->remote_udp_port == rport && as->peer_len == len &&
-		    !memcmp(&as->peer, dst, len))
-			return as;
+	/* on the kernel's SCTP, one association per session: it goes to
+	 * the session's owner once established (sc_peel_run()) */
+	if (!SC_KERNEL)
+		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
+			if (as->remote_udp_port == rport &&
+			    as->peer_len == len && !memcmp(&as->peer, dst, len))
+				return as;
 	as = sc_assoc_new(NULL, true);
 	if (!as) {
 		errno = ENOMEM;

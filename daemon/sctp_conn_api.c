@@ -19,6 +19,34 @@
 #include "sctp_relay.h"
 #include "sctp_session.h"
 
+/* The stack failed to start once: usrsctp starts once per process. */
+static bool sc_stack_failed;
+
+/* Start the stack on first use, from iwcmd.conf. */
+enum conn_result sctp_conn_stack(void)
+{
+	struct sctp_stack_conf c;
+	char err[256];
+
+	if (sctp_stack_running())
+		return CONN_RES_OK;
+	if (sc_stack_failed)
+		return CONN_RES_EINTERNAL;
+	sctp_stack_defaults(&c);
+	c.kind = (enum sctp_stack_kind)iwcmd_conf->sctp_stack;
+	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
+	c.encap_port = (uint16_t)iwcmd_conf->sctp_encap_port;
+	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
+	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
+		/* usrsctp starts once per process: no retry */
+		log_warnx("sctp: %s", err);
+		sc_stack_failed = true;
+		return errno == EADDRINUSE ? CONN_RES_EADDRINUSE :
+					     CONN_RES_EINTERNAL;
+	}
+	return CONN_RES_OK;
+}
+
 /* ---- what clients ask ---- */
 
 /* A client listens for DDP stream sessions on addr. */

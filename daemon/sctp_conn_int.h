@@ -56,6 +56,8 @@ struct sc_conn {
 	struct sc_assoc *as;
 	struct sctp_session *s;
 	struct sctp_relay *relay;
+	/* kernel SCTP: the association is being handed to the owner */
+	struct sctp_peel *peel;
 	bool initiator;
 	bool established;	 /* the owner has its fd */
 	bool counted;		 /* its handshake is in iwcmd_stats */

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "sctp_ss.h"
 #include "sctp_assoc.h"
+#include "sctp_kernel.h"
 #include "sctp_stack.h"
 
 struct sctp_sock {
@@ -617,6 +618,17 @@ static void ks_close(struct sctp_sock *s, bool abort)
 	s->fd = -1;
 	if (!s->busy)
 		ks_free(s);
+}
+
+/* The socket of an association that is up, for its handoff (a copy goes
+ * to the owner; closing iwcmd's then leaves the association running). */
+int sctp_kernel_fd(const struct sctp_sock *s)
+{
+	if (!s || s->dead || s->fd < 0 || s->as.state != SCTP_AS_UP) {
+		errno = EINVAL;
+		return -1;
+	}
+	return s->fd;
 }
 
 static unsigned int ks_sockets(void)

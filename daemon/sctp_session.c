@@ -672,6 +672,22 @@ void sctp_assoc_free(struct sctp_assoc *a)
 	free(a);
 }
 
+/* a leaves iwcmd with its association: its sessions are released, no
+ * message sent, no owner told. */
+void sctp_assoc_detach(struct sctp_assoc *a)
+{
+	unsigned int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->conf.streams; i++)
+		if (a->sess[i])
+			sess_free(a->sess[i]);
+	free(a->sess);
+	free(a->txbuf);
+	free(a);
+}
+
 uint64_t sctp_assoc_id(const struct sctp_assoc *a)
 {
 	return a->id;
@@ -832,6 +848,30 @@ void sctp_session_get_info(const struct sctp_session *s,
 	out->peer_pd = s->peer_pd;
 	out->peer_pd_len = s->peer_pd_len;
 	out->nonulp_reject = s->nonulp;
+}
+
+/* What the owner needs to carry s on by itself, and the peer's messages
+ * held ahead of their DDP-SSN, each given to held (RFC 5043 §5.2.1). */
+int sctp_session_export(const struct sctp_session *s,
+			struct sctp_session_state *st,
+			int (*held)(void *arg, uint16_t ssn, uint32_t ppid,
+				    const uint8_t *buf, size_t len),
+			void *arg)
+{
+	unsigned int i;
+
+	if (s->fsm.state != SESS_S_HANDOFF &&
+	    s->fsm.state != SESS_S_ESTABLISHED) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	st->tx_ssn = s->seq.ssn[sess_dir(s)];
+	st->rx_ssn = sess_peer_ssn(s);
+	for (i = 0; i < s->n_held; i++)
+		if (held(arg, s->held[i].ssn, s->held[i].ppid, s->held[i].buf,
+			 s->held[i].len) < 0)
+			return -1;
+	return 0;
 }
 
 /* The owner given to connect/decide, or NULL. */

@@ -151,6 +151,25 @@ enum sess_state sctp_session_get_state(const struct sctp_session *s);
 /* Passive: the policy the answer is decided with (before decide). */
 void sctp_session_set_policy(struct sctp_session *s,
 			     const struct neg_policy *p);
+/* A session's own state, for an owner that carries it on by itself. */
+struct sctp_session_state {
+	uint16_t tx_ssn; /* our next DDP-SSN (§5.2.1) */
+	uint16_t rx_ssn; /* the peer's next */
+};
+/*
+ * The state of s (handed off or established) into st, and each message
+ * of the peer held ahead of its DDP-SSN (the whole message, DDP-SSN
+ * first) to held, which returns 0 or -1.  0, or -1 with errno (ENOTCONN:
+ * not established; held's).
+ */
+int sctp_session_export(const struct sctp_session *s,
+			struct sctp_session_state *st,
+			int (*held)(void *arg, uint16_t ssn, uint32_t ppid,
+				    const uint8_t *buf, size_t len),
+			void *arg);
+/* The association left iwcmd (its socket handed to the owner of its
+ * sessions): free a, each session released, nothing sent, none ended. */
+void sctp_assoc_detach(struct sctp_assoc *a);
 /* The owner given to connect/decide, or NULL. */
 void *sctp_session_owner(const struct sctp_session *s);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "framing_sctp.h"
 #include "internal.h"
 
 /* Find a listener of ctx by the daemon's id. */
@@ -83,6 +84,7 @@ void cm_conn_destroy(struct iwcm_conn *c)
 	free(c->reason_text);
 	free(c->peer_info.pd);
 	free(c->unread);
+	fs_handoff_free(c->sctp_handoff);
 	free(c->next_msn);
 	free(c);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "framing_sctp.h"
 #include "internal.h"
 
 /* A connection's untagged queues: RFC 5040 §5 uses three. */
@@ -142,8 +143,18 @@ static int cm_take_established(struct iwcm_conn *c, const Iwcm__Established *e)
 	     !e->has_max_segment || e->max_segment < 64 ||
 	     e->max_segment > 0xffff))
 		return ERR(EPROTO);
+	if (e->sctp_handoff && e->transport != IWCM__TRANSPORT__TRANSPORT_SCTP)
+		return ERR(EPROTO);
 	if (cm_peer_info_set(&c->peer_info, e->peer_info) < 0)
 		return -1;
+	/* the association's own socket (kernel SCTP), with its session */
+	if (e->sctp_handoff) {
+		fs_handoff_free(c->sctp_handoff);
+		c->sctp_handoff =
+			fs_handoff_from_pb(e->sctp_handoff, e->max_segment);
+		if (!c->sctp_handoff)
+			return -1;
+	}
 	unread = malloc(e->unread.len ? e->unread.len : 1);
 	msn = calloc(e->n_next_msn ? e->n_next_msn : 1, sizeof(*msn));
 	if (!unread || !msn) {

@@ -91,6 +91,10 @@ struct framing_ops {
 	bool (*rx_progress)(struct framing *fr, size_t budget);
 	/* Octets received before the handoff wait to be read. */
 	bool (*rx_buffered)(const struct framing *fr);
+	/* Our graceful close begins (before the transport's FIN): what the
+	 * framing itself sends first (DDP over SCTP on the association's
+	 * socket: the session's Terminate, RFC 5043 §6.2); may be NULL. */
+	void (*tx_close)(struct framing *fr);
 	void (*free)(struct framing *fr);
 };
 
@@ -138,5 +142,20 @@ struct framing *framing_mpa_tcp_new(int fd, const struct iwcm_conn *conn,
 struct framing *framing_ddp_sctp_new(int fd, uint16_t stream, size_t maxseg,
 				     const struct framing_upcalls *up,
 				     void *arg, size_t max_iov);
+
+/* ---- framing_ddp_sctp_kernel.c ---- */
+
+/*
+ * DDP over SCTP (RFC 5043) on fd, the association's own kernel SCTP
+ * socket iwcmd handed over with the session's state (conn's SctpHandoff):
+ * one segment per message with the session's stream, its DDP-SSN and PPID
+ * 16, unordered; received messages put back in DDP-SSN order, the peer's
+ * Terminate and the association's end reported as the transport's.  NULL
+ * with errno (ENOTSUP where the build has no kernel SCTP).
+ */
+struct framing *framing_ddp_sctp_kernel_new(int fd,
+					    const struct iwcm_conn *conn,
+					    const struct framing_upcalls *up,
+					    void *arg, size_t max_iov);
 
 #endif

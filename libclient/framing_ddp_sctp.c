@@ -16,27 +16,17 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "framing.h"
+#include "framing_sctp.h"
 #include "rdmap.h"
 
 #define FS_HDR 8
 #define FS_PPID_SEGMENT 16 /* RFC 5043 §5.2 */
 
-struct fs_seg {
-	void *cookie;
-	size_t n;      /* iovecs */
-	size_t len;    /* octets */
-	uint8_t *copy; /* the whole segment once detached, else NULL */
-	struct iovec iov[];
-};
-
 struct framing_sctp {
 	struct framing fr; /* first */
 	int fd;
 	uint16_t stream;
-	size_t max_iov;
-	struct fs_seg *q[FRAMING_TX_QUEUE];
-	unsigned int head;
+	struct fs_txq txq;
 	uint8_t hdr[FS_HDR];
 	struct iovec *msg_iov; /* header + max_iov pieces */
 	uint8_t *rxbuf;	       /* header + mulpdu */
@@ -53,84 +43,32 @@ static struct framing_sctp *fs_of(const struct framing *fr)
 	return (struct framing_sctp *)(uintptr_t)fr;
 }
 
-static struct fs_seg *fs_at(struct framing_sctp *fs, unsigned int i)
-{
-	return fs->q[(fs->head + i) % FRAMING_TX_QUEUE];
-}
-
 static int fs_tx_segment(struct framing *fr, const struct iovec *iov, size_t n,
 			 void *cookie)
 {
-	struct framing_sctp *fs = fs_of(fr);
-	struct fs_seg *s;
-	size_t len = 0;
-
-	for (size_t i = 0; i < n; i++)
-		len += iov[i].iov_len;
-	if (len > fr->mulpdu || n > fs->max_iov) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	if (fr->tx_queued == FRAMING_TX_QUEUE) {
-		errno = ENOBUFS;
-		return -1;
-	}
-	s = malloc(sizeof(*s) + n * sizeof(s->iov[0]));
-	if (!s) {
-		errno = ENOMEM;
-		return -1;
-	}
-	s->cookie = cookie;
-	s->n = n;
-	s->len = len;
-	s->copy = NULL;
-	memcpy(s->iov, iov, n * sizeof(iov[0]));
-	fs->q[(fs->head + fr->tx_queued) % FRAMING_TX_QUEUE] = s;
-	fr->tx_queued++;
-	return 0;
-}
-
-static void fs_seg_free(struct fs_seg *s)
-{
-	free(s->copy);
-	free(s);
+	return fs_txq_add(fr, &fs_of(fr)->txq, iov, n, cookie);
 }
 
 /* One message per segment: the relay header, then the segment. */
 static int fs_tx_flush(struct framing *fr)
 {
 	struct framing_sctp *fs = fs_of(fr);
+	struct fs_seg *s;
 
-	while (fr->tx_queued) {
-		struct fs_seg *s = fs_at(fs, 0);
+	while ((s = fs_txq_head(fr, &fs->txq))) {
 		struct msghdr mh;
-		size_t n = 1;
-		ssize_t r;
 
 		fs->msg_iov[0].iov_base = fs->hdr;
 		fs->msg_iov[0].iov_len = FS_HDR;
-		if (s->copy) {
-			fs->msg_iov[1].iov_base = s->copy;
-			fs->msg_iov[1].iov_len = s->len;
-			n = 2;
-		} else {
-			memcpy(fs->msg_iov + 1, s->iov,
-			       s->n * sizeof(s->iov[0]));
-			n += s->n;
-		}
 		memset(&mh, 0, sizeof(mh));
 		mh.msg_iov = fs->msg_iov;
-		mh.msg_iovlen = n;
-		r = sendmsg(fs->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (r < 0) {
+		mh.msg_iovlen = 1 + fs_txq_iov(s, fs->msg_iov, 1);
+		if (sendmsg(fs->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 			if (errno == EWOULDBLOCK)
 				errno = EAGAIN;
 			return -1;
 		}
-		fs->head = (fs->head + 1) % FRAMING_TX_QUEUE;
-		fr->tx_queued--;
-		fr->up->tx_done(fr->arg, s->cookie);
-		fs_seg_free(s);
+		fs_txq_done(fr, &fs->txq);
 	}
 	return 0;
 }
@@ -138,47 +76,15 @@ static int fs_tx_flush(struct framing *fr)
 /* Whole messages: none is ever begun, all queued ones go. */
 static unsigned int fs_tx_drop(struct framing *fr, bool begun)
 {
-	struct framing_sctp *fs = fs_of(fr);
-
 	(void)begun;
-	while (fr->tx_queued) {
-		fs_seg_free(fs_at(fs, 0));
-		fs->head = (fs->head + 1) % FRAMING_TX_QUEUE;
-		fr->tx_queued--;
-	}
+	fs_txq_drop(fr, &fs_of(fr)->txq);
 	return 0;
 }
 
 /* Queued segments pointing into [addr, +len) gather their octets. */
 static int fs_tx_detach(struct framing *fr, const uint8_t *addr, size_t len)
 {
-	struct framing_sctp *fs = fs_of(fr);
-
-	for (unsigned int i = 0; i < fr->tx_queued; i++) {
-		struct fs_seg *s = fs_at(fs, i);
-		bool hit = false;
-		size_t o = 0;
-
-		for (size_t k = 0; k < s->n && !s->copy; k++) {
-			const uint8_t *b = s->iov[k].iov_base;
-
-			if (b < addr + len && addr < b + s->iov[k].iov_len)
-				hit = true;
-		}
-		if (!hit)
-			continue;
-		s->copy = malloc(s->len ? s->len : 1);
-		if (!s->copy) {
-			errno = ENOMEM;
-			return -1;
-		}
-		for (size_t k = 0; k < s->n; k++) {
-			memcpy(s->copy + o, s->iov[k].iov_base,
-			       s->iov[k].iov_len);
-			o += s->iov[k].iov_len;
-		}
-	}
-	return 0;
+	return fs_txq_detach(fr, &fs_of(fr)->txq, addr, len);
 }
 
 static bool fs_tx_ready(const struct framing *fr)
@@ -192,40 +98,6 @@ static void fs_lost(struct framing_sctp *fs, const struct framing_err *err,
 {
 	fs->lost = true;
 	fs->fr.up->rx_lost(fs->fr.arg, err, reset);
-}
-
-/* One segment, whole: its header, its payload where RDMAP/DDP says,
- * its end (the relay checked nothing a framing could vouch for beyond
- * SCTP's own CRC32c, RFC 4960 §6.8). */
-static void fs_deliver(struct framing_sctp *fs, const uint8_t *seg, size_t len)
-{
-	const struct framing_upcalls *up = fs->fr.up;
-	void *arg = fs->fr.arg;
-	size_t h = 0, need, off = 0;
-
-	while ((need = up->rx_hdr_len(arg, seg, h, len)) > h) {
-		if (need > len)
-			need = len;
-		if (need <= h)
-			break;
-		h = need;
-	}
-	up->rx_hdr(arg, seg, h, len);
-	while (h + off < len) {
-		struct iovec iov[16];
-		size_t moved = 0;
-		int n = up->rx_iov(arg, off, len - h - off, iov, 16);
-
-		for (int i = 0; i < n; i++) {
-			memcpy(iov[i].iov_base, seg + h + off + moved,
-			       iov[i].iov_len);
-			moved += iov[i].iov_len;
-		}
-		if (!moved)
-			break; /* dropped */
-		off += moved;
-	}
-	up->rx_end(arg, NULL);
 }
 
 static bool fs_rx_progress(struct framing *fr, size_t budget)
@@ -265,7 +137,7 @@ static bool fs_rx_progress(struct framing *fr, size_t budget)
 		budget -= budget < (size_t)n ? budget : (size_t)n;
 		/* RFC 5041 §7.1: after an error, dropped unseen */
 		if (fr->up->rx_live(fr->arg))
-			fs_deliver(fs, fs->rxbuf + FS_HDR, (size_t)n - FS_HDR);
+			fs_deliver(fr, fs->rxbuf + FS_HDR, (size_t)n - FS_HDR);
 	}
 	return any;
 }
@@ -319,7 +191,7 @@ struct framing *framing_ddp_sctp_new(int fd, uint16_t stream, size_t maxseg,
 	fs->fr.mulpdu = maxseg > 0xffff ? 0xffff : (uint16_t)maxseg;
 	fs->fd = fd;
 	fs->stream = stream;
-	fs->max_iov = max_iov;
+	fs->txq.max_iov = max_iov;
 	/* the relay header: this session's stream, PPID 16 (§5.2) */
 	fs->hdr[0] = (uint8_t)(stream >> 8);
 	fs->hdr[1] = (uint8_t)stream;

@@ -111,6 +111,9 @@ struct iwcm_conn {
 	uint32_t transport;
 	uint16_t sctp_stream;	   /* SCTP: the session's stream */
 	uint32_t sctp_max_segment; /* SCTP: largest DDP Segment */
+	/* SCTP: the association's own socket with this state, else NULL
+	 * (iwcmd's relay) */
+	struct fs_handoff *sctp_handoff;
 	uint32_t mpa_rev;
 	uint32_t ddp_version;
 	uint32_t rdmap_version;
@@ -146,6 +149,7 @@ TAILQ_HEAD(conn_list, iwcm_conn);
 TAILQ_HEAD(event_list, iwcm_event);
 
 struct dp;
+struct fs_handoff;
 
 struct iwcm_ctx {
 	int sock; /* SEQPACKET to iwcmd, O_NONBLOCK */

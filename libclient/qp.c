@@ -275,8 +275,12 @@ static void qp_error_enter(struct iwcm_qp *qp, enum qp_reason reason,
 /* Our FIN (shutdown(SHUT_WR)), unless the graceful close sent it. */
 static void qp_fin(struct iwcm_qp *qp)
 {
-	if (qp->fd >= 0 && qp->fsm_state != QP_S_FIN_WAIT)
-		(void)shutdown(qp->fd, SHUT_WR);
+	if (qp->fd < 0 || qp->fsm_state == QP_S_FIN_WAIT)
+		return;
+	/* what the framing sends first (an SCTP session's Terminate) */
+	if (qp->fr && qp->fr->ops->tx_close)
+		qp->fr->ops->tx_close(qp->fr);
+	(void)shutdown(qp->fd, SHUT_WR);
 }
 
 /* A zero linger time makes close(2) send a reset, not a FIN. */

@@ -821,7 +821,13 @@ int qp_framing_init(struct iwcm_qp *qp, const struct iwcm_conn *conn)
 	qp->frames = calloc(DP_TX_FRAMES, sizeof(*qp->frames));
 	if (!qp->tx_iov || !qp->frames)
 		return ERR(ENOMEM);
-	if (conn->transport == IWCM_TRANSPORT_SCTP)
+	if (conn->transport == IWCM_TRANSPORT_SCTP && conn->sctp_handoff) {
+		/* the association's own socket (kernel SCTP) */
+		qp->fr = framing_ddp_sctp_kernel_new(fd, conn, &qp_framing_up,
+						     qp, qp->tx_iov_cap);
+		if (qp->fr)
+			c->sctp_handoff = NULL; /* the framing's now */
+	} else if (conn->transport == IWCM_TRANSPORT_SCTP)
 		qp->fr = framing_ddp_sctp_new(fd, conn->sctp_stream,
 					      conn->sctp_max_segment,
 					      &qp_framing_up, qp,

@@ -12,6 +12,7 @@
 #include "common.h"
 
 #include "log.h"
+#include "sctp_conn_peel.h"
 #include "sctp_session.h"
 
 #define MAX_SENT 32
@@ -83,6 +84,9 @@ static void ulp_rejected(void *arg, struct sctp_session *s)
 	n_rej++;
 }
 
+/* what a handoff of the association keeps (sctp_conn_peel.h), if any */
+static struct sctp_peel *peel;
+
 static int ulp_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 		       size_t len)
 {
@@ -93,6 +97,8 @@ static int ulp_segment(void *arg, struct sctp_session *s, const uint8_t *seg,
 	n_seg++;
 	seg_len = len < sizeof(seg_buf) ? len : sizeof(seg_buf);
 	memcpy(seg_buf, seg, seg_len);
+	if (peel)
+		return sctp_peel_segment(peel, seg, len);
 	return 0;
 }
 
@@ -618,6 +624,84 @@ START_TEST(test_conf_checked)
 }
 END_TEST
 
+/*
+ * The handoff of the association (kernel SCTP): the segments the session
+ * passed on after the Accept and those it holds ahead of their DDP-SSN
+ * go to the owner whole, with their DDP-SSNs; the session and the
+ * association then leave without a message on the wire.
+ */
+START_TEST(test_peel)
+{
+	struct sctp_session *s;
+	const struct sctp_peel_msg *m;
+
+	setup();
+	s = sctp_session_connect(a, 3, NULL, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(n_sent, 1); /* our Initiate, DDP-SSN 0 */
+	/* the peer's first segments overtake its Accept; 4 is ahead */
+	peer_seg(3, 2, "two");
+	peer_seg(3, 1, "one");
+	peer_seg(3, 4, "four");
+	ck_assert_int_eq(n_seg, 0);
+	/* as sc_established() begins a handoff: segments kept from now */
+	peel = sctp_peel_new(3);
+	ck_assert_ptr_nonnull(peel);
+	/* Accept, or Enhanced Accept after an Enhanced Initiate */
+	peer_ctl(3, 0, (uint16_t)(sent_ctl(0, 3).fc + 1), NULL, 1, 1);
+	ck_assert_int_eq(n_est, 1);
+	ck_assert_int_eq(n_seg, 2);
+	ck_assert_uint_eq(peel->n_early, 2);
+	/* the session sent one segment meanwhile (DDP-SSN 1) */
+	ck_assert_int_eq(sctp_session_send_segment(s, (const uint8_t *)"x", 1),
+			 0);
+	ck_assert_int_eq(sctp_peel_take(peel, s), 0);
+	ck_assert_uint_eq(peel->tx_ssn, 2);
+	ck_assert_uint_eq(peel->rx_ssn, 1); /* the first early one's */
+	ck_assert_uint_eq(peel->n, 3);
+	m = &peel->msg[0];
+	ck_assert_uint_eq(m->len, 5);
+	ck_assert_mem_eq(m->buf, "\x00\x01one", 5);
+	ck_assert_uint_eq(m->ppid, SCTP_PPID_DDP_SEGMENT);
+	ck_assert_uint_eq(m->stream, 3);
+	ck_assert_mem_eq(peel->msg[1].buf, "\x00\x02two", 5);
+	ck_assert_mem_eq(peel->msg[2].buf,
+			 "\x00\x04"
+			 "four",
+			 6);
+	/* the association leaves: released, nothing sent, nobody told */
+	n_sent = 0;
+	sctp_assoc_detach(a);
+	a = NULL;
+	ck_assert_int_eq(n_rel, 1);
+	ck_assert_int_eq(n_ended, 0);
+	ck_assert_int_eq(n_sent, 0);
+	sctp_peel_free(peel);
+	peel = NULL;
+	teardown();
+}
+END_TEST
+
+/* At most SCTP_PEEL_MSGS messages and SCTP_PEEL_BYTES are kept. */
+START_TEST(test_peel_limits)
+{
+	static uint8_t big[SCTP_PEEL_BYTES];
+	struct sctp_peel *p = sctp_peel_new(0);
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i < SCTP_PEEL_MSGS; i++)
+		ck_assert_int_eq(sctp_peel_segment(p, big, 1), 0);
+	ck_assert_int_eq(sctp_peel_segment(p, big, 1), -1);
+	ck_assert_int_eq(errno, ENOBUFS);
+	sctp_peel_free(p);
+	p = sctp_peel_new(0);
+	ck_assert_int_eq(sctp_peel_segment(p, big, SCTP_PEEL_BYTES - 2), 0);
+	ck_assert_int_eq(sctp_peel_segment(p, big, 0), -1);
+	sctp_peel_free(p);
+}
+END_TEST
+
 static Suite *sctp_assoc_suite(void)
 {
 	Suite *s = suite_create("sctp_assoc");
@@ -632,6 +716,8 @@ static Suite *sctp_assoc_suite(void)
 	add_tcase(s, "assoc_down", test_assoc_down);
 	add_tcase(s, "conf_checked", test_conf_checked);
 	add_tcase(s, "reorder", test_reorder);
+	add_tcase(s, "peel", test_peel);
+	add_tcase(s, "peel_limits", test_peel_limits);
 	return s;
 }
 

@@ -79,3 +79,20 @@ check_cprog_SOURCES = check_cprog.c $(DP_SOURCES)
 check_cprog_CPPFLAGS = $(VERBS_CPPFLAGS)
 check_cprog_CFLAGS = $(VERBS_CFLAGS)
 check_cprog_LDADD = $(DP_LDADD)
+# What libiwcm parses on a kernel SCTP association's own socket (the
+# sequencer, recvmsg results, the handoff message), no kernel SCTP needed.
+check_PROGRAMS += check_sctp_kseq
+TESTS += check_sctp_kseq
+check_sctp_kseq_SOURCES = check_sctp_kseq.c
+check_sctp_kseq_CPPFLAGS = $(DP_CPPFLAGS) -I$(top_srcdir)/proto \
+	-I$(top_builddir)/proto
+check_sctp_kseq_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
+check_sctp_kseq_LDADD = $(DP_LDADD)
+# The same under libFuzzer (a corpus replay in ordinary builds).
+FUZZ_HARNESSES += fuzz_sctp_kmsg
+fuzz_sctp_kmsg_SOURCES = fuzz/fuzz_sctp_kmsg.c $(FUZZ_MAIN)
+fuzz_sctp_kmsg_CPPFLAGS = $(DP_CPPFLAGS)
+fuzz_sctp_kmsg_CFLAGS = $(DP_CFLAGS)
+fuzz_sctp_kmsg_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
+	-lpthread
+fuzz_sctp_kmsg_LDFLAGS = $(FUZZ_LINKFLAGS)

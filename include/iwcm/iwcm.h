@@ -299,7 +299,9 @@ enum iwcm_conn_attr_mask {
  *	session (IWCM_CONN_ATTR_SCTP).  The connection's fd is then
  *	iwcmd's SOCK_SEQPACKET relay of the session: each datagram is an
  *	8-octet header (the stream and 0 as 16-bit, then the PPID 16 as
- *	32-bit big-endian fields) and one DDP Segment.
+ *	32-bit big-endian fields) and one DDP Segment; or, from an iwcmd
+ *	on the kernel's SCTP, the association's own one-to-one SCTP socket
+ *	(SO_PROTOCOL IPPROTO_SCTP), DDP-SSN and segment per message.
  * @sctp_max_segment: the largest DDP Segment either side sends, in
  *	octets (RFC 5043 §9).
  * @rtr_read_due: the initiator of a peer-to-peer connection whose RTR

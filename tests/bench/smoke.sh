@@ -90,6 +90,14 @@ for o in --markers --crc --no-crc --tcp-poll "-q 2"; do
 		has "$dir/err" "--transport sctp takes no"
 done
 expect 2 "$bench" read_bw --transport sctp --tcp-gaps
+# --sctp-stack kernel: datapath tests over SCTP only, and no --idle
+expect 2 "$bench" send_lat --sctp-stack bogus &&
+	has "$dir/err" "bad value 'bogus' for --sctp-stack"
+for o in "cm --transport sctp" "send_lat" "send_lat --transport sctp --idle 5"; do
+	# shellcheck disable=SC2086
+	expect 2 "$bench" $o --sctp-stack kernel &&
+		has "$dir/err" "--sctp-stack kernel takes --transport sctp"
+done
 expect 2 "$bench" cm --transport sctp -d 1,17 && has "$dir/err" "at most 16"
 expect 2 "$bench" atomic_lat --size 16
 expect 2 "$bench" send_lat --depth 4 && has "$dir/err" "does not apply"

@@ -24,8 +24,17 @@
 
 SCTP_GUEST_UDP=9899
 SCTP_CASES="sctp_kernel_check sctp_g2h sctp_g2h_plain sctp_g2h_reject
-sctp_h2g sctp_h2g_plain sctp_h2g_reject"
-SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject"
+sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort sctp_handoff
+sctp_restart sctp_bench"
+# sctp_abort last: it stops iwcmd here
+SCTP_H2G="sctp_h2g sctp_h2g_plain sctp_h2g_reject sctp_abort"
+# the guest's own iwcm-rping pairs (sctp_handoff, sctp_restart)
+SCTP_HANDOFF_N=100
+SCTP_RESTART_N=600
+# sctp_bench: iwcm-bench on the kernel's SCTP, the handed-over association
+# against raw kernel SCTP, each test three times (short runs)
+SCTP_BENCH="write_bw:--size 65536 --iters 80 --warmup 8:>=0.9
+send_lat:--iters 200 --warmup 20 -e:<=1.15"
 
 # free_udp: a UDP port nobody holds on the host.
 free_udp() {
@@ -40,7 +49,7 @@ free_udp() {
 	echo 29899
 }
 
-# sctp_tree DIR: this build's iwcmd, iwcm-rping, iwcmctl and
+# sctp_tree DIR: this build's iwcmd, iwcm-rping, iwcmctl, iwcm-bench and
 # check_sctp_kernel under DIR/usr/bin, every shared object they load
 # (libtool's in-tree ones included) under DIR/usr/lib/iwcm.
 sctp_tree() {
@@ -50,7 +59,7 @@ sctp_tree() {
 	lp=$(find "$BUILD" -path '*/.libs/*.so*' -printf '%h\n' | sort -u |
 		tr '\n' ':')
 	for f in daemon/iwcmd examples/iwcm-rping cli/iwcmctl \
-		tests/check_sctp_kernel; do
+		tests/check_sctp_kernel bench/iwcm-bench; do
 		real=$BUILD/$f
 		[ -f "$real" ] || return 1
 		# a libtool wrapper script: the program is in .libs
@@ -169,8 +178,147 @@ h2g sctp-h2g-plain $((GUEST_DONE_PORT + 1)) "iwcm-rping -s --transport sctp \\
 -a 10.0.2.15 -p $GUEST_PORT -C $N -v -V -d"
 h2g sctp-h2g-reject $((GUEST_DONE_PORT + 2)) "iwcmctl -j listen \\
 10.0.2.15:$GUEST_PORT --transport sctp --reject --count 1"
+h2g sctp-abort $((GUEST_DONE_PORT + 3)) "iwcm-rping -s --transport sctp \\
+-a 10.0.2.15 -p $GUEST_PORT -C 1000000 -v -V -d"
 kill -TERM \$D
 wait \$D
+HN=$SCTP_HANDOFF_N
+RN=$SCTP_RESTART_N
+EOF
+	sctp_guest_local
+}
+
+# The guest's own cases, on a second iwcmd of the kernel's SCTP over UDP
+# 9899 to itself: two iwcm-rping of that iwcmd, each session's
+# association handed to its owner (no relay), then the same with iwcmd
+# killed (SIGKILL) in the middle.
+sctp_guest_local() {
+	cat <<'EOF'
+LS=/tmp/iwcmd-local.sock
+printf 'sctp_stack = kernel\nsctp_udp_port = 9899\nlog_level = debug\n' \
+	>/tmp/iwcmd-local.conf
+mkdir -p /out/sctp-handoff /out/sctp-restart
+iwcmd -d -f /tmp/iwcmd-local.conf -s $LS 2>/tmp/iwcmd-local.log & L=$!
+for i in $(seq 500); do
+	iwcmctl -s $LS status >/dev/null 2>&1 && break
+	sleep 0.02
+done
+# cpu PID: its user + system clock ticks
+cpu() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+# pings FILE: the pings it printed
+pings() {
+	n=$(grep -c '^\(server \)\{0,1\}ping data: rdma-ping-' $1 2>/dev/null)
+	echo ${n:-0}
+}
+# pair DIR COUNT: a verified server and client of iwcmd L
+pair() {
+	: >$1/s.out
+	IWCM_SOCKET=$LS iwcm-rping -s --transport sctp -a 127.0.0.1 -p 0 \
+		-C $2 -v -V -d >$1/s.out 2>$1/s.err & S=$!
+	port=
+	for i in $(seq 500); do
+		port=$(sed -n 's/^listening on .* port \([0-9][0-9]*\)$/\1/p' \
+			$1/s.out)
+		[ -n "$port" ] && break
+		sleep 0.02
+	done
+	IWCM_SOCKET=$LS iwcm-rping -c --transport sctp -a 127.0.0.1 \
+		-p $port -C $2 -v -V -d >$1/c.out 2>$1/c.err & C=$!
+}
+# finish DIR: the pair's exit statuses, stopped after 60 s
+finish() {
+	for i in $(seq 600); do
+		kill -0 $C 2>/dev/null || kill -0 $S 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $C $S 2>/dev/null
+	wait $C; echo $? >$1/c.rc
+	wait $S; echo $? >$1/s.rc
+}
+# sctp-handoff: the data goes over the handed-off sockets
+echo "@@STEP sctp-handoff $(date +%s)@@"
+D1=/out/sctp-handoff
+t0=$(cpu $L)
+pair $D1 $HN
+for i in $(seq 1500); do
+	[ $(pings $D1/c.out) -ge 20 ] && break
+	kill -0 $C 2>/dev/null || break
+	sleep 0.02
+done
+# mid-transfer: iwcmd holds no SCTP session (none relayed)
+pings $D1/c.out >$D1/metrics-at.txt
+iwcmctl -s $LS stats -o openmetrics >$D1/metrics.txt 2>&1
+finish $D1
+echo $(( $(cpu $L) - t0 )) >$D1/iwcmd-ticks.txt
+cp /tmp/iwcmd-local.log $D1/iwcmd.log
+iwcmctl -s $LS stats -o text >$D1/stats.txt 2>&1
+# sctp-restart: iwcmd killed in the middle; both ends finish
+echo "@@STEP sctp-restart $(date +%s)@@"
+D2=/out/sctp-restart
+pair $D2 $RN
+for i in $(seq 3000); do
+	[ $(pings $D2/c.out) -ge 100 ] && break
+	kill -0 $C 2>/dev/null || break
+	sleep 0.01
+done
+kill -9 $L
+wait $L 2>/dev/null
+pings $D2/c.out >$D2/killed-at.txt
+finish $D2
+cp /tmp/iwcmd-local.log $D2/iwcmd.log
+EOF
+	# sctp-bench: iwcm-bench's kernel-SCTP rows, three runs a test
+	echo "mkdir -p /out/sctp-bench"
+	echo 'echo "@@STEP sctp-bench $(date +%s)@@"'
+	printf '%s\n' "$SCTP_BENCH" | while IFS=: read -r t args _; do
+		for r in 1 2 3; do
+			echo "timeout 40 iwcm-bench $t --transport sctp" \
+				"--sctp-stack kernel --iwcmd /usr/bin/iwcmd $args -j" \
+				">/out/sctp-bench/$t-$r.json" \
+				"2>/out/sctp-bench/$t-$r.err"
+		done
+	done
+	echo 'echo "@@STEP end $(date +%s)@@"'
+}
+
+# sctp_bench_check: the medians of the ratios, each run's beside them,
+# and iwcmd's CPU over the timed part (none: it relays nothing).
+sctp_bench_check() {
+	local t args target r all med cpu f
+	while IFS=: read -r t args target; do
+		all=
+		cpu=
+		for r in 1 2 3; do
+			f=$C/$t-$r.json
+			v=$(sed -n 's/.*"ratio":\([0-9.]*\).*/\1/p' "$f" 2>/dev/null |
+				tail -n 1)
+			all="$all ${v:-failed}"
+			cpu="$cpu $(sed -n 's/.*"iwcmd":{"percent":\([0-9.]*\).*/\1/p' \
+				"$f" 2>/dev/null | tail -n 1)"
+		done
+		case $all in
+		*failed*)
+			fail "$t: a run failed:$all ($(head -c 200 \
+				"$C/$t-1.err" 2>/dev/null | tr '\n' ' '))"
+			continue
+			;;
+		esac
+		# shellcheck disable=SC2086 # one ratio a line
+		med=$(printf '%s\n' $all | sort -n | sed -n 2p)
+		ok "$t ratios$all"
+		# a shared machine's noise: the target is told, not enforced
+		if awk -v m="$med" -v t="$target" 'BEGIN {
+			v = substr(t, 3) + 0
+			exit !(substr(t, 1, 2) == ">=" ? m >= v : m <= v) }'; then
+			target="$target, met"
+		else
+			target="$target, NOT met"
+		fi
+		note "$t x$med of raw kernel SCTP (target $target; runs$all;" \
+			"iwcmd CPU%${cpu})"
+		echo "$t $med $target$all iwcmd_cpu_percent$cpu" >>"$C/ratios.txt"
+	done <<EOF
+$SCTP_BENCH
 EOF
 }
 
@@ -186,7 +334,32 @@ sctp_h2g_cmd() {
 -p $GUEST_PORT -C $N -v -V -d" ;;
 	sctp_h2g_reject)
 		echo "$CTL -j connect 127.0.0.1:$GUEST_PORT --transport sctp" ;;
+	sctp_abort)
+		echo "$RPING -c --transport sctp -a 127.0.0.1 -p $GUEST_PORT \
+-C 1000000 -v -V -d" ;;
 	esac
+}
+
+# sctp_abort_run DIR CMD: CMD (a client here through iwcmd here) until
+# 50 pings, then iwcmd here stops: usrsctp ABORTs its associations
+# (RFC 4960 §9.1), among them the session's, whose guest end the
+# guest's iwcm-rping owns.
+sctp_abort_run() {
+	local d=$1 cmd=$2 cpid i=0
+	# shellcheck disable=SC2086
+	timeout 60 $cmd >"$d/host.out" 2>"$d/host.err" &
+	cpid=$!
+	while [ "$(grep -c '^ping data: ' "$d/host.out" 2>/dev/null)" -lt 50 ] &&
+		[ $i -lt 1500 ] && kill -0 $cpid 2>/dev/null; do
+		i=$((i + 1))
+		sleep 0.02
+	done
+	grep -c '^ping data: ' "$d/host.out" >"$d/host-pings.txt"
+	DPID=$SCTP_DPID
+	daemon_stop
+	SCTP_DPID=
+	wait $cpid
+	echo $? >"$d/host.rc"
 }
 
 # sctp_fcs: the session control messages of the capture, "DIR FC" per
@@ -313,6 +486,11 @@ sctp_json() {
 # enhanced and the plain session; the capture tells them apart.
 SCTP_STATE="MPA rev 0, client-server, CRC off, markers tx off rx off, \
 IRD 1 ORD 1, RDMAP version 1, over SCTP"
+# What the guest's iwcm-rping server says when the peer ABORTs the
+# association under its session (docs/sctp.md): its QP went to ERROR,
+# IWCM_EVENT_QP_PEER_CLOSED (3), and a request it had outstanding
+# completed flushed.
+SCTP_ABORT_ERR='connection closed \(flushed\)|async event 3 \(peer closed\)'
 # Each owner's close sends its Terminate (RFC 5043 §6.1), the
 # initiator's first, as it ends after its last ping.
 SCTP_TERMS="( (i2r|r2i) 0004)*"
@@ -362,6 +540,83 @@ sctp_check() {
 			sed 's/ $//')"
 }
 
+# sctp_local_check NAME: the guest's own pair (sctp_handoff, sctp_restart)
+# in $C: verified pings both ways, and for sctp_handoff no session in
+# iwcmd mid-transfer, both associations handed to their owners; for
+# sctp_restart iwcmd killed in the middle and both ends finished.
+sctp_local_check() {
+	local n=$SCTP_HANDOFF_N bad
+	[ "$1" = sctp_restart ] && n=$SCTP_RESTART_N
+	expect_rc "client" "$(cat "$C/c.rc" 2>/dev/null)" 0 c.err
+	expect_rc "server" "$(cat "$C/s.rc" 2>/dev/null)" 0 s.err
+	expect_lines "$C/c.out" '^ping data: rdma-ping-' "$n" "client pings"
+	expect_lines "$C/s.out" '^server ping data: rdma-ping-' "$n" \
+		"server pings"
+	if grep -q 'data mismatch' "$C/c.out" "$C/s.out" "$C/c.err" \
+		"$C/s.err" 2>/dev/null; then
+		fail "data mismatch"
+	fi
+	if [ "$1" = sctp_restart ]; then
+		local at
+		at=$(cat "$C/killed-at.txt" 2>/dev/null || echo none)
+		if [ "$at" -lt "$n" ] 2>/dev/null; then
+			ok "iwcmd killed (SIGKILL) after $at of $n pings"
+		else
+			fail "iwcmd killed after $at of $n pings"
+		fi
+		note "iwcmd killed after $at of $n pings; both ends finished"
+		return 0
+	fi
+	# RFC 5043 sessions of one client each: both associations go
+	expect_lines "$C/iwcmd.log" 'handed to its owner with its session' 2 \
+		"associations handed over"
+	expect_text "$C/stats.txt" "sctp_established" "iwcmd's stats"
+	# mid-transfer iwcmd holds no SCTP session: nothing relayed
+	if ! grep -q '^iwcm_connections{transport="sctp"' "$C/metrics.txt"; then
+		fail "no SCTP gauges in iwcmctl stats: $(head -c 300 \
+			"$C/metrics.txt")"
+	else
+		bad=$(awk '$1 ~ /^iwcm_connections\{transport="sctp",/ &&
+			$2 != 0' "$C/metrics.txt")
+		if [ -z "$bad" ]; then
+			ok "after $(cat "$C/metrics-at.txt") pings iwcmd holds" \
+				"no SCTP session"
+		else
+			fail "iwcmd holds SCTP sessions mid-transfer: $bad"
+		fi
+	fi
+	note "iwcmd's CPU over the transfer: $(cat "$C/iwcmd-ticks.txt")" \
+		"clock ticks, setup included"
+}
+
+# sctp_abort_check: iwcmd here stopped (usrsctp ABORTs the association)
+# in the middle; the guest's iwcm-rping, owning its end of the handed-off
+# association, sees the association lost and its QP flushed.
+sctp_abort_check() {
+	local hp
+	GUEST_RC=$(cat "$C/guest.rc" 2>/dev/null || echo none)
+	hp=$(cat "$C/host-pings.txt" 2>/dev/null || echo 0)
+	if [ "$hp" -ge 50 ] 2>/dev/null; then
+		ok "$hp pings before iwcmd here stopped"
+	else
+		fail "$hp pings before iwcmd here stopped, expected 50"
+	fi
+	expect_rc "guest server" "$GUEST_RC" 1 guest.out
+	if grep -q -E "$SCTP_ABORT_ERR" "$C/guest.out" 2>/dev/null; then
+		ok "the guest's error: $(grep -m 1 -E "$SCTP_ABORT_ERR" \
+			"$C/guest.out")"
+	else
+		fail "the guest's error: /$SCTP_ABORT_ERR/ not in guest.out:" \
+			"$(tail -n 4 "$C/guest.out" 2>/dev/null | tr '\n' '|')"
+	fi
+	# every session of the guest's iwcmd: g2h, g2h-plain, h2g,
+	# h2g-plain and this one, initiator's or responder's
+	expect_lines "$R/sctp-boot/out/iwcmd-guest.log" \
+		'handed to its owner with its session' 5 \
+		"associations the guest's iwcmd handed over"
+	note "guest: $(grep -m 1 -E "$SCTP_ABORT_ERR" "$C/guest.out")"
+}
+
 # sctp_cases: every selected SCTP case in one guest boot.
 sctp_cases() {
 	local c any=0 hu hd bd t0 cmd d CASE_LIMIT=${IWCM_INTEROP_SCTP_LIMIT:-400}
@@ -409,7 +664,8 @@ sctp_cases() {
 		-f "udp:127.0.0.1:$hu-10.0.2.15:$SCTP_GUEST_UDP" \
 		-f "tcp:127.0.0.1:$hd-10.0.2.15:$GUEST_DONE_PORT" \
 		-f "tcp:127.0.0.1:$((hd + 1))-10.0.2.15:$((GUEST_DONE_PORT + 1))" \
-		-f "tcp:127.0.0.1:$((hd + 2))-10.0.2.15:$((GUEST_DONE_PORT + 2))"
+		-f "tcp:127.0.0.1:$((hd + 2))-10.0.2.15:$((GUEST_DONE_PORT + 2))" \
+		-f "tcp:127.0.0.1:$((hd + 3))-10.0.2.15:$((GUEST_DONE_PORT + 3))"
 	# the h2g clients, each when the guest's server is ready
 	local k=0
 	for c in $SCTP_H2G; do
@@ -419,7 +675,11 @@ sctp_cases() {
 			2>/dev/null && kill -0 "$GPID" 2>/dev/null; do
 			sleep 0.1
 		done
-		if grep -q "@@READY ${c//_/-}@@" "$bd/guest.console"; then
+		if grep -q "@@READY ${c//_/-}@@" "$bd/guest.console" &&
+			[ "$c" = sctp_abort ]; then
+			sctp_abort_run "$d" "$(sctp_h2g_cmd "$c")"
+			(exec 3<>"/dev/tcp/127.0.0.1/$((hd + k))") 2>/dev/null
+		elif grep -q "@@READY ${c//_/-}@@" "$bd/guest.console"; then
 			cmd=$(sctp_h2g_cmd "$c")
 			# shellcheck disable=SC2086
 			timeout 40 $cmd >"$d/host.out" 2>"$d/host.err"
@@ -471,6 +731,12 @@ sctp_cases() {
 			GUEST_RC=$(cat "$d/guest.rc" 2>/dev/null || echo none)
 			expect_rc "check_sctp_kernel" "$GUEST_RC" 0 guest.out
 			note "$(grep -m 1 '^100%\|^[0-9]*%: Checks' "$d/guest.out")"
+		elif [ "$c" = sctp_handoff ] || [ "$c" = sctp_restart ]; then
+			sctp_local_check "$c"
+		elif [ "$c" = sctp_abort ]; then
+			sctp_abort_check
+		elif [ "$c" = sctp_bench ]; then
+			sctp_bench_check
 		elif [ "${c#sctp_g2h}" != "$c" ]; then
 			sctp_check "$c" "${SPORT[$c]}"
 		else
