@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sctp_ss.h"
 #include "sctp_assoc.h"
 #include "sctp_stack.h"
 
@@ -92,10 +91,11 @@ static void ks_as_abort(struct sctp_as *a)
 		log_warn("sctp: abort: SO_LINGER");
 }
 
-static int ks_setopt(int fd, int name, const void *v, socklen_t len,
+/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_stack_sockopts()) */
+static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 		     const char *what)
 {
-	if (setsockopt(fd, IPPROTO_SCTP, name, v, len) < 0) {
+	if (setsockopt(*(int *)fd, IPPROTO_SCTP, name, v, len) < 0) {
 		log_warn("sctp: setsockopt %s", what);
 		return -1;
 	}
@@ -113,50 +113,20 @@ static int ks_encap(int fd, uint16_t port)
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
 	ue.sue_port = htons(port);
-	return ks_setopt(fd, SCTP_REMOTE_UDP_ENCAPS_PORT, &ue, sizeof(ue),
+	return ks_setopt(&fd, SCTP_REMOTE_UDP_ENCAPS_PORT, &ue, sizeof(ue),
 			 "SCTP_REMOTE_UDP_ENCAPS_PORT");
 }
+
+static const struct sctp_opt_consts ks_opts = SCTP_OPT_CONSTS;
+SCTP_OPT_LAYOUT_CHECK;
 
 /* The options every DDP-enabled socket carries (an accepted one
  * inherits them from its listener). */
 static int ks_sockopts(int fd)
 {
-	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 SCTP_ADAPT_IND_DDP };
-	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
-					SCTP_ADAPTATION_INDICATION,
-					SCTP_SHUTDOWN_EVENT };
-	struct sctp_initmsg init;
-	struct sctp_event ev;
 	const uint32_t pd = SCTP_RX_MAX;
-	const int on = 1;
-	size_t i;
 
-	if (ks_setopt(fd, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
-		      "SCTP_ADAPTATION_LAYER") < 0)
-		return -1;
-	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-		ev.se_type = evs[i];
-		ev.se_on = 1;
-		if (ks_setopt(fd, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT") <
-		    0)
-			return -1;
-	}
-	/* RFC 5043 §8: as many inbound as outbound streams */
-	memset(&init, 0, sizeof(init));
-	init.sinit_num_ostreams = ks.conf.streams;
-	init.sinit_max_instreams = ks.conf.streams;
-	/* RFC 5043 §9: SCTP never fragments a DDP segment */
-	if (ks_setopt(fd, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG") <
-		    0 ||
-	    ks_setopt(fd, SCTP_RECVRCVINFO, &on, sizeof(on),
-		      "SCTP_RECVRCVINFO") < 0 ||
-	    ks_setopt(fd, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
-		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
-	    ks_setopt(fd, SCTP_NODELAY, &on, sizeof(on), "SCTP_NODELAY") < 0)
+	if (sctp_stack_sockopts(&ks_opts, ks.conf.streams, ks_setopt, &fd) < 0)
 		return -1;
 	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
 	 * (the kernel refuses a point over half the receive buffer: then

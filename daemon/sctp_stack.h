@@ -133,6 +133,72 @@ struct sctp_stack_ops {
 	void (*drops)(struct sctp_drops *d);
 };
 
+/*
+ * A stack's numbers for the options every DDP-enabled socket carries
+ * (RFC 6458 §8.1, §6.2.1): the same options on both stacks, with other
+ * numbers.  SCTP_OPT_CONSTS expands where a stack's own header defines
+ * the names, SCTP_OPT_LAYOUT_CHECK there checks that its structures are
+ * the ones sctp_stack_sockopts() fills.
+ */
+struct sctp_opt_consts {
+	int adaptation_layer, event, initmsg;
+	int recvrcvinfo, disable_fragments, nodelay;
+	uint16_t events[3]; /* the notifications subscribed to */
+};
+
+#define SCTP_OPT_CONSTS                                                    \
+	{                                                                  \
+		.adaptation_layer = SCTP_ADAPTATION_LAYER,                 \
+		.event = SCTP_EVENT, .initmsg = SCTP_INITMSG,              \
+		.recvrcvinfo = SCTP_RECVRCVINFO,                           \
+		.disable_fragments = SCTP_DISABLE_FRAGMENTS,               \
+		.nodelay = SCTP_NODELAY,                                   \
+		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
+			    SCTP_SHUTDOWN_EVENT },                         \
+	}
+
+/* RFC 6458 §8.1.10, §6.2.1, §8.1.3, as both stacks lay them out. */
+struct sctp_opt_adaptation {
+	uint32_t ind;
+};
+struct sctp_opt_event {
+	uint32_t assoc_id;
+	uint16_t type;
+	uint8_t on;
+};
+struct sctp_opt_initmsg {
+	uint16_t ostreams, instreams, attempts, init_timeo;
+};
+
+#define SCTP_OPT_LAYOUT_CHECK                                                 \
+	_Static_assert(                                                       \
+		sizeof(struct sctp_setadaptation) ==                          \
+				sizeof(struct sctp_opt_adaptation) &&         \
+			sizeof(struct sctp_event) ==                          \
+				sizeof(struct sctp_opt_event) &&              \
+			offsetof(struct sctp_event, se_type) ==               \
+				offsetof(struct sctp_opt_event, type) &&      \
+			offsetof(struct sctp_event, se_on) ==                 \
+				offsetof(struct sctp_opt_event, on) &&        \
+			sizeof(struct sctp_initmsg) ==                        \
+				sizeof(struct sctp_opt_initmsg) &&            \
+			offsetof(struct sctp_initmsg, sinit_max_instreams) == \
+				offsetof(struct sctp_opt_initmsg, instreams), \
+		"the stack's option structures (RFC 6458)")
+
+/*
+ * Set on one socket of a stack the options of RFC 5043: the DDP
+ * Adaptation Layer Indication (§5.1), the notifications sctp_assoc.c
+ * reads, streams inbound = outbound (§8), no fragmentation (§9), the
+ * rcvinfo of each message, no Nagle delay.  setopt is the stack's
+ * setsockopt(IPPROTO_SCTP, name) on h, which logs a failure as what;
+ * 0, or -1 at the first that fails.
+ */
+int sctp_stack_sockopts(const struct sctp_opt_consts *k, uint16_t streams,
+			int (*setopt)(void *h, int name, const void *v,
+				      socklen_t len, const char *what),
+			void *h);
+
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
 #ifdef HAVE_KERNEL_SCTP
 extern const struct sctp_stack_ops sctp_stack_kernel;

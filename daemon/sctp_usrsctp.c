@@ -31,7 +31,6 @@
 #include <usrsctp.h>
 
 #include "log.h"
-#include "sctp_ss.h"
 #include "sctp_usrsctp_int.h"
 
 #define US_BATCH 64 /* messages per socket per pass, then yield */
@@ -150,59 +149,27 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 		log_debug("sctp: path MTU %u: %s", mtu, strerror(errno));
 }
 
-/* The options every DDP-enabled socket carries; -1 on failure. */
-static int us_setopt(struct socket *so, int level, int name, const void *v,
-		     socklen_t len, const char *what)
+static const struct sctp_opt_consts us_opts = SCTP_OPT_CONSTS;
+SCTP_OPT_LAYOUT_CHECK;
+
+static int us_setopt(void *h, int name, const void *v, socklen_t len,
+		     const char *what)
 {
-	if (usrsctp_setsockopt(so, level, name, v, len) < 0) {
+	if (usrsctp_setsockopt(h, IPPROTO_SCTP, name, v, len) < 0) {
 		log_warn("sctp: setsockopt %s", what);
 		return -1;
 	}
 	return 0;
 }
 
+/* The options every DDP-enabled socket carries; -1 on failure. */
 static int us_sockopts(struct socket *so)
 {
-	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 SCTP_ADAPT_IND_DDP };
-	struct sctp_initmsg init;
-	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
-					SCTP_ADAPTATION_INDICATION,
-					SCTP_SHUTDOWN_EVENT };
-	struct sctp_event ev;
-	const uint32_t on = 1;
-	size_t i;
-
 	if (usrsctp_set_non_blocking(so, 1) < 0) {
 		log_warn("sctp: non-blocking");
 		return -1;
 	}
-	if (us_setopt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
-		      "SCTP_ADAPTATION_LAYER") < 0)
-		return -1;
-	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-		ev.se_type = evs[i];
-		ev.se_on = 1;
-		if (us_setopt(so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev),
-			      "SCTP_EVENT") < 0)
-			return -1;
-	}
-	/* RFC 5043 §8: as many inbound as outbound streams */
-	memset(&init, 0, sizeof(init));
-	init.sinit_num_ostreams = us.conf.streams;
-	init.sinit_max_instreams = us.conf.streams;
-	/* RFC 5043 §9: SCTP never fragments a DDP segment */
-	if (us_setopt(so, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init),
-		      "SCTP_INITMSG") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on),
-		      "SCTP_RECVRCVINFO") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
-		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on),
-		      "SCTP_NODELAY") < 0)
+	if (sctp_stack_sockopts(&us_opts, us.conf.streams, us_setopt, so) < 0)
 		return -1;
 	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
