@@ -31,11 +31,11 @@
 #include "sctp_stack.h"
 
 struct sctp_sock {
+	struct sctp_as as; /* first (sctp_stack.h): state, callbacks, info */
 	int fd;
 	struct event *rev, *wev;
-	struct sctp_as as; /* its state, callbacks, info (sctp_assoc.h) */
-	int busy;	   /* in one of its own callbacks: free deferred */
-	bool dead;	   /* closed while busy */
+	int busy;  /* in one of its own callbacks: free deferred */
+	bool dead; /* closed while busy */
 	bool paused;
 };
 
@@ -119,6 +119,7 @@ static int ks_encap(int fd, uint16_t port)
 
 static const struct sctp_opt_consts ks_opts = SCTP_OPT_CONSTS;
 SCTP_OPT_LAYOUT_CHECK;
+_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
 
 /* The options every DDP-enabled socket carries (an accepted one
  * inherits them from its listener). */
@@ -169,13 +170,13 @@ static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 	if (!s)
 		return NULL;
 	ks.n_socks++;
+	s->as = (struct sctp_as){ .sock = s,
+				  .ops = &ks_as_ops,
+				  .state = st,
+				  .cb = cb,
+				  .arg = arg,
+				  .adapt_wait_ms = ks.conf.adapt_wait_ms };
 	s->fd = fd;
-	s->as.sock = s;
-	s->as.ops = &ks_as_ops;
-	s->as.state = st;
-	s->as.cb = cb;
-	s->as.arg = arg;
-	s->as.adapt_wait_ms = ks.conf.adapt_wait_ms;
 	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
 	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
 	s->as.adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
@@ -455,28 +456,34 @@ static int ks_socket(int family, uint16_t encap)
 	return fd;
 }
 
+/* A socket on fd when ok, else (or when out of memory) NULL with fd
+ * closed and errno kept. */
+static struct sctp_sock *ks_sock_or_close(int fd, bool ok,
+					  enum sctp_as_state st,
+					  const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = ok ? ks_sock_new(fd, st, cb, arg) : NULL;
+	int e = errno;
+
+	if (!s) {
+		close(fd);
+		errno = e;
+	}
+	return s;
+}
+
 static struct sctp_sock *ks_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
 	int fd = ks_socket(sa->sa_family, ks_peer_port(0));
 	const int on = 1;
-	struct sctp_sock *s;
-	int e;
 
 	if (fd < 0)
 		return NULL;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (bind(fd, sa, len) < 0 || listen(fd, 16) < 0)
-		goto fail;
-	s = ks_sock_new(fd, SCTP_AS_LISTEN, cb, arg);
-	if (!s)
-		goto fail;
-	return s;
-fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return NULL;
+	return ks_sock_or_close(fd,
+				bind(fd, sa, len) == 0 && listen(fd, 16) == 0,
+				SCTP_AS_LISTEN, cb, arg);
 }
 
 static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
@@ -485,27 +492,12 @@ static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
 {
 	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
 	int fd = ks_socket(sa->sa_family, ks_peer_port(remote_udp_port));
-	struct sctp_sock *s;
-	int e;
 
 	if (fd < 0)
 		return NULL;
-	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS)
-		goto fail;
-	s = ks_sock_new(fd, SCTP_AS_CONNECTING, cb, arg);
-	if (!s)
-		goto fail;
-	return s;
-fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return NULL;
-}
-
-static struct sctp_as *ks_as(struct sctp_sock *s)
-{
-	return &s->as;
+	return ks_sock_or_close(
+		fd, connect(fd, sa, len) == 0 || errno == EINPROGRESS,
+		SCTP_AS_CONNECTING, cb, arg);
 }
 
 static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
@@ -614,7 +606,6 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.fini = ks_fini,
 	.listen = ks_listen,
 	.connect = ks_connect,
-	.as = ks_as,
 	.send = ks_send,
 	.local_addr = ks_local_addr,
 	.peer_addr = ks_peer_addr,

@@ -115,10 +115,16 @@ struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 	return sctp_ops->connect(sa, len, remote_udp_port, cb, arg);
 }
 
+/* What a stack keeps of s for the table: its first member. */
+static struct sctp_as *sctp_as_of(struct sctp_sock *s)
+{
+	return (struct sctp_as *)(void *)s;
+}
+
 /* Give s new callbacks (an accepted association). */
 void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_as *a = sctp_ops->as(s);
+	struct sctp_as *a = sctp_as_of(s);
 
 	a->cb = cb;
 	a->arg = arg;
@@ -128,7 +134,7 @@ void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len)
 {
-	if (sctp_as_send_check(sctp_ops->as(s), stream, len) < 0)
+	if (sctp_as_send_check(sctp_as_of(s), stream, len) < 0)
 		return -1;
 	return sctp_ops->send(s, stream, ppid, buf, len);
 }

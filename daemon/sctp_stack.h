@@ -107,7 +107,8 @@ struct sctp_cb {
 	void (*down)(void *arg, struct sctp_sock *s, const char *why);
 };
 
-/* A stack implementation (sctp_usrsctp.c, sctp_kernel.c). */
+/* A stack implementation (sctp_usrsctp.c, sctp_kernel.c), whose struct
+ * sctp_sock begins with its struct sctp_as (sctp_assoc.h). */
 struct sctp_stack_ops {
 	const char *name;
 	int (*init)(struct event_base *base, const struct sctp_stack_conf *c,
@@ -118,8 +119,6 @@ struct sctp_stack_ops {
 	struct sctp_sock *(*connect)(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg);
-	/* what the stack keeps of s for the table (sctp_assoc.h) */
-	struct sctp_as *(*as)(struct sctp_sock *s);
 	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len);
 	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,

@@ -31,6 +31,7 @@
 #include <usrsctp.h>
 
 #include "log.h"
+#include "sctp_assoc.h"
 #include "sctp_usrsctp_int.h"
 
 #define US_BATCH 64 /* messages per socket per pass, then yield */
@@ -40,7 +41,32 @@
 #define US_PORT_TRIES 64
 #define US_UDP_MAX 65507 /* the largest IPv4 UDP payload */
 
-struct us_stack us = {
+struct sctp_sock {
+	struct sctp_as as; /* first (sctp_stack.h): state, callbacks, info */
+	TAILQ_ENTRY(sctp_sock) entry;
+	TAILQ_ENTRY(sctp_sock) ready_entry; /* an upcall named it */
+	struct socket *so;
+	bool ready;	 /* on us.ready */
+	bool dead;	 /* closed: freed once the loop is done with it */
+	bool want_write; /* a send got EAGAIN */
+	bool paused;	 /* messages stay in the stack */
+	void *peer;	 /* the remote UDP endpoint (us_peer_*()), or NULL */
+	uint16_t port;	 /* the local SCTP port (network order) */
+	uint16_t rport;	 /* the peer's */
+	struct sockaddr_storage bound; /* a listener's own address */
+};
+
+/* The stack's sockets. */
+static struct {
+	struct event_base *base;
+	struct sctp_stack_conf conf;
+	TAILQ_HEAD(, sctp_sock) socks;
+	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
+	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
+	unsigned int n_socks;
+	int in_pass;
+	uint8_t *rxbuf;
+} us = {
 	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
 	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
 	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
@@ -151,6 +177,7 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 
 static const struct sctp_opt_consts us_opts = SCTP_OPT_CONSTS;
 SCTP_OPT_LAYOUT_CHECK;
+_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
 
 static int us_setopt(void *h, int name, const void *v, socklen_t len,
 		     const char *what)
@@ -223,6 +250,12 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 
 	if (!s)
 		return NULL;
+	s->as = (struct sctp_as){ .sock = s,
+				  .ops = &us_as_ops,
+				  .state = st,
+				  .cb = cb,
+				  .arg = arg,
+				  .adapt_wait_ms = us.conf.adapt_wait_ms };
 	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
 	if (!s->as.adapt_timer) {
 		free(s);
@@ -230,12 +263,6 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 		return NULL;
 	}
 	s->so = so;
-	s->as.sock = s;
-	s->as.ops = &us_as_ops;
-	s->as.state = st;
-	s->as.cb = cb;
-	s->as.arg = arg;
-	s->as.adapt_wait_ms = us.conf.adapt_wait_ms;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
 	us.n_socks++;
 	usrsctp_set_upcall(so, us_upcall, s);
@@ -634,11 +661,6 @@ fail:
 	return NULL;
 }
 
-static struct sctp_as *us_as(struct sctp_sock *s)
-{
-	return &s->as;
-}
-
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		   const void *buf, size_t len)
 {
@@ -705,7 +727,6 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.fini = us_fini,
 	.listen = us_listen,
 	.connect = us_connect,
-	.as = us_as,
 	.send = us_send,
 	.local_addr = us_local_addr,
 	.peer_addr = us_peer_addr_of,
