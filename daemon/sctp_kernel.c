@@ -546,18 +546,12 @@ static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return 0;
 }
 
-static int ks_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len)
+static int ks_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		   socklen_t *len)
 {
 	*len = sizeof(*ss);
-	return getsockname(s->fd, (struct sockaddr *)ss, len);
-}
-
-static int ks_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			socklen_t *len)
-{
-	*len = sizeof(*ss);
-	return getpeername(s->fd, (struct sockaddr *)ss, len);
+	return (peer ? getpeername : getsockname)(s->fd, (struct sockaddr *)ss,
+						  len);
 }
 
 static void ks_close(struct sctp_sock *s, bool abort)
@@ -607,8 +601,7 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.listen = ks_listen,
 	.connect = ks_connect,
 	.send = ks_send,
-	.local_addr = ks_local_addr,
-	.peer_addr = ks_peer_addr,
+	.addr = ks_addr,
 	.close = ks_close,
 	.pause = ks_pause,
 	.sockets = ks_sockets,

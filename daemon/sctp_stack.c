@@ -18,7 +18,6 @@ const char *const sctp_stack_names[SCTP_STACK_MAX] = {
 /* The running stack, or NULL. */
 static const struct sctp_stack_ops *sctp_ops;
 
-/* Fill c with the defaults (usrsctp on UDP port 9899, 16 streams). */
 void sctp_stack_defaults(struct sctp_stack_conf *c)
 {
 	c->kind = SCTP_STACK_USRSCTP;
@@ -42,7 +41,6 @@ static const struct sctp_stack_ops *sctp_ops_of(enum sctp_stack_kind k)
 	}
 }
 
-/* Start the stack c names on base (once per process). */
 int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 		    char *err, size_t errlen)
 {
@@ -77,13 +75,11 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 	return 0;
 }
 
-/* Whether sctp_stack_init() succeeded. */
 bool sctp_stack_running(void)
 {
 	return sctp_ops != NULL;
 }
 
-/* Stop the stack; every socket must be closed. */
 void sctp_stack_fini(void)
 {
 	if (!sctp_ops)
@@ -92,7 +88,6 @@ void sctp_stack_fini(void)
 	sctp_ops = NULL;
 }
 
-/* Listen on sa; NULL with errno. */
 struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
 				    const struct sctp_cb *cb, void *arg)
 {
@@ -103,7 +98,6 @@ struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
 	return sctp_ops->listen(sa, len, cb, arg);
 }
 
-/* Start an association to sa. */
 struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg)
@@ -121,7 +115,6 @@ static struct sctp_as *sctp_as_of(struct sctp_sock *s)
 	return (struct sctp_as *)(void *)s;
 }
 
-/* Give s new callbacks (an accepted association). */
 void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 {
 	struct sctp_as *a = sctp_as_of(s);
@@ -130,7 +123,6 @@ void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 	a->arg = arg;
 }
 
-/* Send one unordered user message on stream with ppid (host order). */
 int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len)
 {
@@ -139,28 +131,24 @@ int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return sctp_ops->send(s, stream, ppid, buf, len);
 }
 
-/* The local address of s. */
 int sctp_stack_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			  socklen_t *len)
 {
-	return sctp_ops->local_addr(s, ss, len);
+	return sctp_ops->addr(s, false, ss, len);
 }
 
-/* The peer's (primary) address of s. */
 int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len)
 {
-	return sctp_ops->peer_addr(s, ss, len);
+	return sctp_ops->addr(s, true, ss, len);
 }
 
-/* Close s; no callback follows. */
 void sctp_stack_close(struct sctp_sock *s, bool abort)
 {
 	if (s)
 		sctp_ops->close(s, abort);
 }
 
-/* Stop or resume taking messages from s. */
 unsigned int sctp_stack_sockets(void)
 {
 	return sctp_ops ? sctp_ops->sockets() : 0;
@@ -179,6 +167,24 @@ bool sctp_stack_drops(struct sctp_drops *d)
 	return true;
 }
 
+/* RFC 6458 §8.1.10, §6.2.1, §8.1.3 (SCTP_OPT_LAYOUT_CHECK) */
+struct sso_adaptation {
+	uint32_t ind;
+};
+struct sso_event {
+	uint32_t assoc_id;
+	uint16_t type;
+	uint8_t on;
+};
+struct sso_initmsg {
+	uint16_t ostreams, instreams, attempts, init_timeo;
+};
+_Static_assert(sizeof(struct sso_adaptation) == 4 &&
+		       sizeof(struct sso_initmsg) == 8 &&
+		       sizeof(struct sso_event) == 8 &&
+		       offsetof(struct sso_event, on) == 6,
+	       "RFC 6458 layouts");
+
 /* The options of RFC 5043 on a socket of either stack (sctp_stack.h). */
 int sctp_stack_sockopts(const struct sctp_opt_consts *k, uint16_t streams,
 			int (*setopt)(void *h, int name, const void *v,
@@ -186,11 +192,11 @@ int sctp_stack_sockopts(const struct sctp_opt_consts *k, uint16_t streams,
 			void *h)
 {
 	/* §5.1: the DDP Adaptation Layer Indication */
-	const struct sctp_opt_adaptation ad = { .ind = SCTP_ADAPT_IND_DDP };
+	const struct sso_adaptation ad = { .ind = SCTP_ADAPT_IND_DDP };
 	/* §8: as many inbound as outbound streams */
-	const struct sctp_opt_initmsg init = { .ostreams = streams,
-					       .instreams = streams };
-	struct sctp_opt_event ev;
+	const struct sso_initmsg init = { .ostreams = streams,
+					  .instreams = streams };
+	struct sso_event ev;
 	const int on = 1;
 	size_t i;
 

@@ -121,10 +121,9 @@ struct sctp_stack_ops {
 				     const struct sctp_cb *cb, void *arg);
 	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len);
-	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
-			  socklen_t *len);
-	int (*peer_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len);
+	/* s's address, or its peer's */
+	int (*addr)(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		    socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
 	unsigned int (*sockets)(void);
@@ -133,11 +132,10 @@ struct sctp_stack_ops {
 };
 
 /*
- * A stack's numbers for the options every DDP-enabled socket carries
- * (RFC 6458 §8.1, §6.2.1): the same options on both stacks, with other
- * numbers.  SCTP_OPT_CONSTS expands where a stack's own header defines
- * the names, SCTP_OPT_LAYOUT_CHECK there checks that its structures are
- * the ones sctp_stack_sockopts() fills.
+ * A stack's numbers for the options of RFC 5043 (RFC 6458 §8.1, §6.2.1):
+ * SCTP_OPT_CONSTS expands where the stack's own header defines them,
+ * SCTP_OPT_LAYOUT_CHECK there asserts the structures' RFC 6458 layout,
+ * which sctp_stack_sockopts() fills.
  */
 struct sctp_opt_consts {
 	int adaptation_layer, event, initmsg;
@@ -155,43 +153,19 @@ struct sctp_opt_consts {
 		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
 			    SCTP_SHUTDOWN_EVENT },                         \
 	}
-
-/* RFC 6458 §8.1.10, §6.2.1, §8.1.3, as both stacks lay them out. */
-struct sctp_opt_adaptation {
-	uint32_t ind;
-};
-struct sctp_opt_event {
-	uint32_t assoc_id;
-	uint16_t type;
-	uint8_t on;
-};
-struct sctp_opt_initmsg {
-	uint16_t ostreams, instreams, attempts, init_timeo;
-};
-
-#define SCTP_OPT_LAYOUT_CHECK                                                 \
-	_Static_assert(                                                       \
-		sizeof(struct sctp_setadaptation) ==                          \
-				sizeof(struct sctp_opt_adaptation) &&         \
-			sizeof(struct sctp_event) ==                          \
-				sizeof(struct sctp_opt_event) &&              \
-			offsetof(struct sctp_event, se_type) ==               \
-				offsetof(struct sctp_opt_event, type) &&      \
-			offsetof(struct sctp_event, se_on) ==                 \
-				offsetof(struct sctp_opt_event, on) &&        \
-			sizeof(struct sctp_initmsg) ==                        \
-				sizeof(struct sctp_opt_initmsg) &&            \
-			offsetof(struct sctp_initmsg, sinit_max_instreams) == \
-				offsetof(struct sctp_opt_initmsg, instreams), \
-		"the stack's option structures (RFC 6458)")
+#define SCTP_OPT_LAYOUT_CHECK                                           \
+	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&        \
+			       sizeof(struct sctp_initmsg) == 8 &&      \
+			       sizeof(struct sctp_event) == 8 &&        \
+			       offsetof(struct sctp_event, se_on) == 6, \
+		       "RFC 6458 layouts")
 
 /*
- * Set on one socket of a stack the options of RFC 5043: the DDP
- * Adaptation Layer Indication (§5.1), the notifications sctp_assoc.c
- * reads, streams inbound = outbound (§8), no fragmentation (§9), the
- * rcvinfo of each message, no Nagle delay.  setopt is the stack's
- * setsockopt(IPPROTO_SCTP, name) on h, which logs a failure as what;
- * 0, or -1 at the first that fails.
+ * Set the options of RFC 5043 on a socket: the DDP Adaptation Layer
+ * Indication (§5.1), the notifications sctp_assoc.c reads, as many
+ * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
+ * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
+ * logging a failure as what.  0, or -1 at the first that fails.
  */
 int sctp_stack_sockopts(const struct sctp_opt_consts *k, uint16_t streams,
 			int (*setopt)(void *h, int name, const void *v,

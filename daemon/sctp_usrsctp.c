@@ -686,27 +686,21 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return 0;
 }
 
-static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len)
+/* A listener's own address is its bound one; it has no peer. */
+static int us_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		   socklen_t *len)
 {
-	if (s->as.state == SCTP_AS_LISTEN) {
-		memcpy(ss, &s->bound, sizeof(*ss));
-		*len = s->bound.ss_family == AF_INET6 ?
-			       sizeof(struct sockaddr_in6) :
-			       sizeof(struct sockaddr_in);
-		return 0;
-	}
-	return us_peer_addr(s->peer, true, s->port, ss, len);
-}
-
-static int us_peer_addr_of(struct sctp_sock *s, struct sockaddr_storage *ss,
-			   socklen_t *len)
-{
-	if (s->as.state == SCTP_AS_LISTEN) {
+	if (s->as.state != SCTP_AS_LISTEN)
+		return us_peer_addr(s->peer, !peer, peer ? s->rport : s->port,
+				    ss, len);
+	if (peer) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	return us_peer_addr(s->peer, false, s->rport, ss, len);
+	memcpy(ss, &s->bound, sizeof(*ss));
+	*len = s->bound.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						sizeof(struct sockaddr_in);
+	return 0;
 }
 
 static unsigned int us_sockets(void)
@@ -728,8 +722,7 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.listen = us_listen,
 	.connect = us_connect,
 	.send = us_send,
-	.local_addr = us_local_addr,
-	.peer_addr = us_peer_addr_of,
+	.addr = us_addr,
 	.close = us_close,
 	.pause = us_pause,
 	.sockets = us_sockets,
