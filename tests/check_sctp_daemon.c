@@ -254,67 +254,22 @@ START_TEST(test_service)
 }
 END_TEST
 
-/* iwcmctl listeners through the admin socket: the port of listener id,
- * 0 when it is not listed. */
-static uint16_t admin_listener_port(uint64_t id)
-{
-	Iwcm__Ctl__Empty e = IWCM__CTL__EMPTY__INIT;
-	uint16_t port = 0;
-	uint32_t reqid;
-	int fd = ipc_open_hello(H.admin);
-
-	ck_assert_int_ge(fd, 0);
-	request(fd, IPC_CTL_LISTENERS, &e.base, &reqid);
-	for (;;) {
-		Iwcm__Ctl__ListenerInfo *li;
-
-		ck_assert_int_eq(ipc_wait(fd, &M), 1);
-		ck_assert_uint_eq(M.hdr.reqid, reqid);
-		if (M.hdr.type == IPC_END)
-			break;
-		ck_assert_uint_eq(M.hdr.type, IPC_CTL_LISTENER_INFO);
-		li = (Iwcm__Ctl__ListenerInfo *)ipc_unpack(
-			&M, &iwcm__ctl__listener_info__descriptor);
-		ck_assert_ptr_nonnull(li);
-		if (li->id == id)
-			port = (uint16_t)li->addr->port;
-		protobuf_c_message_free_unpacked(&li->base, NULL);
-	}
-	close(fd);
-	return port;
-}
-
 /* An SCTP listener is one of iwcmd's listeners: iwcmctl lists it, and a
  * second listen of its uid on its address is EEXIST. */
 START_TEST(test_listed)
 {
-	Iwcm__Listen l = IWCM__LISTEN__INIT;
-	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
-	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
-	Iwcm__ListenReply *r;
-	uint8_t ip[4] = { 127, 0, 0, 1 };
-	uint32_t reqid;
-	uint16_t port;
-	int L;
+	uint16_t port, again;
+	int L, A;
 
 	L = start_listener(NULL, &port);
-	ck_assert_uint_eq(admin_listener_port(last_listener), port);
-	a.addr.data = ip;
-	a.addr.len = 4;
-	a.port = port;
-	l.addr = &a;
-	p.has_transport = 1;
-	p.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
-	l.params = &p;
-	request(L, IPC_CLIENT_LISTEN, &l.base, &reqid);
-	reply(L, IPC_CLIENT_LISTEN_REPLY, reqid);
-	r = (Iwcm__ListenReply *)ipc_unpack(&M,
-					    &iwcm__listen_reply__descriptor);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(r->result, IWCM__RESULT__RES_EEXIST);
-	protobuf_c_message_free_unpacked(&r->base, NULL);
+	A = ipc_open_hello(H.admin);
+	ck_assert_int_ge(A, 0);
+	ck_assert_uint_eq(admin_listeners(A, NULL, NULL), 1);
+	again = port;
+	ck_assert_int_eq(listen_sctp_at(L, &again), IWCM__RESULT__RES_EEXIST);
 	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
-	ck_assert_uint_eq(admin_listener_port(last_listener), 0);
+	ck_assert_uint_eq(admin_listeners(A, NULL, NULL), 0);
+	close(A);
 	close(L);
 }
 END_TEST
