@@ -91,7 +91,7 @@ static void ks_as_abort(struct sctp_as *a)
 		log_warn("sctp: abort: SO_LINGER");
 }
 
-/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_stack_sockopts()) */
+/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_sockopt_ddp()) */
 static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 		     const char *what)
 {
@@ -127,7 +127,7 @@ static int ks_sockopts(int fd)
 {
 	const uint32_t pd = SCTP_RX_MAX;
 
-	if (sctp_stack_sockopts(&ks_opts, ks.conf.streams, ks_setopt, &fd) < 0)
+	if (sctp_sockopt_ddp(&ks_opts, ks.conf.streams, ks_setopt, &fd) < 0)
 		return -1;
 	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
 	 * (the kernel refuses a point over half the receive buffer: then

@@ -135,7 +135,7 @@ struct sctp_stack_ops {
  * A stack's numbers for the options of RFC 5043 (RFC 6458 §8.1, §6.2.1):
  * SCTP_OPT_CONSTS expands where the stack's own header defines them,
  * SCTP_OPT_LAYOUT_CHECK there asserts the structures' RFC 6458 layout,
- * which sctp_stack_sockopts() fills.
+ * which sctp_sockopt_ddp() fills.
  */
 struct sctp_opt_consts {
 	int adaptation_layer, event, initmsg;
@@ -165,12 +165,13 @@ struct sctp_opt_consts {
  * Indication (§5.1), the notifications sctp_assoc.c reads, as many
  * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
  * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
- * logging a failure as what.  0, or -1 at the first that fails.
+ * logging a failure as what.  0, or -1 at the first that fails
+ * (sctp_sockopt.c).
  */
-int sctp_stack_sockopts(const struct sctp_opt_consts *k, uint16_t streams,
-			int (*setopt)(void *h, int name, const void *v,
-				      socklen_t len, const char *what),
-			void *h);
+int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
+		     int (*setopt)(void *h, int name, const void *v,
+				   socklen_t len, const char *what),
+		     void *h);
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
 #ifdef HAVE_KERNEL_SCTP
