@@ -285,11 +285,16 @@ void admin_report(const struct conn *c, enum conn_result r);
 
 /* ---- listener.c ---- */
 
+struct listener_ops;
+struct sctp_sock;
+
 struct listener {
 	TAILQ_ENTRY(listener) entry;
 	uint64_t id;
-	int fd;
+	const struct listener_ops *ops; /* its transport's */
+	int fd;				/* TCP: the listening socket */
 	struct event *ev;
+	struct sctp_sock *sock;	      /* SCTP: the stack's (sctp_stack.h) */
 	struct sockaddr_storage addr; /* as bound (port resolved) */
 	socklen_t addrlen;
 	char service[CONF_NAME_MAX]; /* "" unless from the config */
@@ -303,6 +308,29 @@ struct listener {
 	bool specific; /* bound to one address: an accepted socket's own */
 };
 
+/*
+ * A transport's listening sockets.  listener.c keeps the listeners of
+ * both in one list with one set of books (ids, owners, limits, services
+ * of iwcmd.conf, attached clients) and calls these for the socket: TCP's
+ * (MPA, listener.c) and SCTP's (DDP stream sessions, sctp_listen.c).
+ */
+struct listener_ops {
+	const char *name;	/* before "listener" in logs: "", "sctp " */
+	unsigned int transport; /* conf_listener's */
+	uint64_t id_bit;	/* in its listeners' ids */
+	/* Bind and listen on ss, or take fd (>= 0, from systemd); set
+	 * l->addr, l->addrlen to where it listens; -1 with errno. */
+	int (*open)(struct listener *l, const struct sockaddr_storage *ss,
+		    socklen_t sslen, unsigned int backlog, int fd);
+	/* Close the socket; what l accepted forgets it. */
+	void (*close)(struct listener *l);
+	/* l has a client: what waited for one goes to it (or NULL). */
+	void (*attached)(struct listener *l);
+};
+
+/* TCP's (MPA, RFC 5044). */
+extern const struct listener_ops listener_tcp;
+
 /* Bind the listeners declared in the configuration. */
 int listener_init_config(const struct iwcmd_conf *conf);
 /* Keep a socket-activated TCP socket for the [listener NAME] it is named
@@ -310,7 +338,8 @@ int listener_init_config(const struct iwcmd_conf *conf);
 void listener_adopt(const char *name, int fd);
 /* A client's Listen: a configured service, or an address to bind. */
 struct listener_req {
-	const char *service; /* or NULL: bind addr */
+	const struct listener_ops *ops; /* the transport, NULL: TCP */
+	const char *service;		/* or NULL: bind addr */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	const struct conn_params *params; /* defaults, or NULL */
@@ -331,7 +360,24 @@ static inline struct client *listener_route(const struct listener *l)
 	return NULL;
 }
 struct listener *listener_find(uint64_t id);
+/* The listener of ops whose socket takes what reaches local: the same
+ * family and port, on that address or the wildcard. */
+struct listener *listener_find_local(const struct listener_ops *ops,
+				     const struct sockaddr *local,
+				     socklen_t len);
 void listener_foreach(void (*fn)(struct listener *, void *), void *arg);
+/* The services of conf of ops's transport: the ones gone close, changed
+ * ones bind again, new ones bind when bind (else they wait); -1 when
+ * one could not be bound. */
+int listener_config(const struct listener_ops *ops,
+		    const struct iwcmd_conf *conf, bool bind);
+/* Whether conf has a service of ops's transport not bound yet. */
+bool listener_config_new(const struct listener_ops *ops,
+			 const struct iwcmd_conf *conf);
+/* A client is gone: its listeners close, its services wait. */
+void listener_client_gone(struct client *c);
+/* Close every listening socket of ops (NULL: of every transport). */
+void listener_shutdown_ops(const struct listener_ops *ops);
 /* Close every listening socket (shutdown). */
 void listener_shutdown(void);
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * Listening TCP sockets.  A listener is either bound for a client
- * (Listen{addr}: it belongs to that client's uid and closes with the
- * client) or declared in iwcmd.conf ([listener NAME]: it lives as long as
- * the configuration and clients attach to it with Listen{service}).
+ * Listening sockets of both transports, one list and one set of books:
+ * TCP's (MPA), whose sockets are this file's, and SCTP's (DDP stream
+ * sessions), whose sockets are sctp_listen.c's (struct listener_ops).  A
+ * listener is either bound for a client (Listen{addr}: it belongs to
+ * that client's uid and closes with the client) or declared in iwcmd.conf
+ * ([listener NAME]: it lives as long as the configuration and clients
+ * attach to it with Listen{service}).
  *
  * Listening is cheap: the kernel backlog is large and fixed; what bounds
  * the work a listener can cause is pending_max, the number of requests
@@ -26,12 +29,13 @@
 
 #include "iwcmd.h"
 #include "log.h"
+#include "sctp_stack.h"
 
 #define LISTENER_BACKLOG 4096
 #define LISTENER_ACCEPT_BURST 64
 #define LISTENER_PENDING_DEFAULT 64
 
-/* struct listener is embedded: the EMFILE back-off timer is ours. */
+/* struct listener is embedded: TCP's EMFILE back-off timer is ours. */
 struct listener_priv {
 	struct listener l;
 	struct event *pause;
@@ -50,6 +54,10 @@ static TAILQ_HEAD(, listener) listeners = TAILQ_HEAD_INITIALIZER(listeners);
 static struct listener_adopted adopted[LISTENER_ADOPT_MAX];
 static size_t n_adopted;
 static uint64_t listener_next_id;
+/* "listener 3", "sctp listener 4" in logs */
+#define LFMT "%slistener %llu"
+#define LARG(l) \
+	(l)->ops->name, (unsigned long long)((l)->id & ~(l)->ops->id_bit)
 static struct log_ratelimit listener_rl = LOG_RATELIMIT_INIT(10, 10);
 
 static struct listener_priv *listener_priv(struct listener *l)
@@ -191,8 +199,53 @@ static void listener_sockopts(struct listener *l)
 		l->specific = false;
 }
 
-/* A listener on a new socket, or on fd (>= 0: socket-activated). */
-static struct listener *listener_new(const struct sockaddr_storage *ss,
+/* TCP: a new socket, or fd (>= 0: socket-activated). */
+static int listener_tcp_open(struct listener *l,
+			     const struct sockaddr_storage *ss, socklen_t sslen,
+			     unsigned int backlog, int fd)
+{
+	struct listener_priv *p = listener_priv(l);
+
+	if (fd >= 0) {
+		l->addrlen = sizeof(l->addr);
+		if (getsockname(fd, (struct sockaddr *)&l->addr, &l->addrlen) <
+		    0)
+			return -1;
+	} else if (listener_bind(ss, sslen, backlog, &fd, &l->addr,
+				 &l->addrlen) < 0) {
+		return -1;
+	}
+	l->fd = fd;
+	listener_sockopts(l);
+	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, listener_accept,
+			  l);
+	p->pause = evtimer_new(iwcmd_base, listener_resume, l);
+	if (!l->ev || !p->pause)
+		fatal("listener: event_new");
+	event_add(l->ev, NULL);
+	return 0;
+}
+
+static void listener_tcp_close(struct listener *l)
+{
+	/* conn.c forgets l before it goes */
+	conn_listener_gone(l);
+	event_free(l->ev);
+	event_free(listener_priv(l)->pause);
+	close(l->fd);
+}
+
+const struct listener_ops listener_tcp = {
+	.name = "",
+	.transport = 0,
+	.open = listener_tcp_open,
+	.close = listener_tcp_close,
+	.attached = conn_listener_attached,
+};
+
+/* A listener of ops's transport on ss (or fd); NULL with errno. */
+static struct listener *listener_new(const struct listener_ops *ops,
+				     const struct sockaddr_storage *ss,
 				     socklen_t sslen, unsigned int backlog,
 				     int fd)
 {
@@ -203,28 +256,14 @@ static struct listener *listener_new(const struct sockaddr_storage *ss,
 	if (!p)
 		fatal("listener");
 	l = &p->l;
-	if (fd >= 0) {
-		l->addrlen = sizeof(l->addr);
-		if (getsockname(fd, (struct sockaddr *)&l->addr, &l->addrlen) <
-		    0) {
-			free(p);
-			return NULL;
-		}
-	} else if (listener_bind(ss, sslen, backlog, &fd, &l->addr,
-				 &l->addrlen) < 0) {
+	l->ops = ops;
+	l->fd = -1;
+	if (ops->open(l, ss, sslen, backlog, fd) < 0) {
 		free(p);
 		return NULL;
 	}
-	l->fd = fd;
-	l->id = ++listener_next_id;
-	listener_sockopts(l);
+	l->id = ops->id_bit | ++listener_next_id;
 	p->backlog = backlog;
-	l->ev = event_new(iwcmd_base, fd, EV_READ | EV_PERSIST, listener_accept,
-			  l);
-	p->pause = evtimer_new(iwcmd_base, listener_resume, l);
-	if (!l->ev || !p->pause)
-		fatal("listener: event_new");
-	event_add(l->ev, NULL);
 	TAILQ_INSERT_TAIL(&listeners, l, entry);
 	return l;
 }
@@ -240,16 +279,10 @@ static void listener_detach(struct listener *l)
 
 static void listener_free(struct listener *l)
 {
-	struct listener_priv *p = listener_priv(l);
-
 	listener_detach(l);
 	TAILQ_REMOVE(&listeners, l, entry);
-	/* conn.c forgets l before it goes */
-	conn_listener_gone(l);
-	event_free(l->ev);
-	event_free(p->pause);
-	close(l->fd);
-	free(p);
+	l->ops->close(l);
+	free(listener_priv(l));
 }
 
 /* A copy of a client's parameters; out of memory is fatal here. */
@@ -274,7 +307,8 @@ static enum conn_result listener_attach(struct client *c,
 	char a[64];
 
 	TAILQ_FOREACH (l, &listeners, entry)
-		if (l->service[0] && !strcmp(l->service, req->service))
+		if (l->ops == req->ops && l->service[0] &&
+		    !strcmp(l->service, req->service))
 			break;
 	if (!l)
 		return CONN_RES_ENOENT;
@@ -289,45 +323,43 @@ static enum conn_result listener_attach(struct client *c,
 	if (req->backlog)
 		l->pending_max = req->backlog < l->pending_max ? req->backlog :
 								 l->pending_max;
-	log_info("listener %llu: service %s on %s attached to pid %ld",
-		 (unsigned long long)l->id, l->service,
-		 ss_str(&l->addr, a, sizeof(a)), (long)c->pid);
+	log_info(LFMT ": service %s on %s attached to pid %ld", LARG(l),
+		 l->service, ss_str(&l->addr, a, sizeof(a)), (long)c->pid);
 	*out = l;
-	conn_listener_attached(l);
+	if (l->ops->attached)
+		l->ops->attached(l);
 	return CONN_RES_OK;
 }
 
 /* A client asks to listen (by address or service); result code. */
 enum conn_result listener_listen(struct client *c,
-				 const struct listener_req *req,
+				 const struct listener_req *in,
 				 struct listener **out)
 {
-	struct sockaddr_storage ss;
-	socklen_t sslen;
+	struct listener_req req = *in;
+	const struct sockaddr_storage *ss = &req.addr;
 	struct listener *l;
 	unsigned int n = 0, pmax;
 	uint16_t port;
 	char a[64];
 
-	if (req->service)
-		return listener_attach(c, req, out);
-	ss = req->addr;
-	sslen = req->addrlen;
-	port = ss.ss_family == AF_INET6 ?
-		       ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) :
-		       ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (!req.ops)
+		req.ops = &listener_tcp;
+	if (req.service)
+		return listener_attach(c, &req, out);
+	port = ss_port(ss);
 	if (!conf_port_allowed(iwcmd_conf, c->uid, port))
 		return CONN_RES_EPERM;
 	TAILQ_FOREACH (l, &listeners, entry) {
 		if (!l->service[0] && l->owner == c->uid)
 			n++;
-		if (port && ss_match(&l->addr, &ss))
+		if (port && l->ops == req.ops && ss_match(&l->addr, ss))
 			return l->owner == c->uid ? CONN_RES_EEXIST :
 						    CONN_RES_EADDRINUSE;
 	}
 	if (n >= iwcmd_conf->max_listeners_per_uid)
 		return CONN_RES_ELIMIT;
-	l = listener_new(&ss, sslen, LISTENER_BACKLOG, -1);
+	l = listener_new(req.ops, ss, req.addrlen, LISTENER_BACKLOG, -1);
 	if (!l) {
 		switch (errno) {
 		case EADDRINUSE:
@@ -340,24 +372,24 @@ enum conn_result listener_listen(struct client *c,
 		case EINVAL:
 			return CONN_RES_EINVAL;
 		default:
-			log_warn("listener: %s for pid %ld",
-				 ss_str(&ss, a, sizeof(a)), (long)c->pid);
+			log_warn("%slistener: %s for pid %ld", req.ops->name,
+				 ss_str(ss, a, sizeof(a)), (long)c->pid);
 			return CONN_RES_EINTERNAL;
 		}
 	}
 	/* the backlog a client asks for bounds its pending requests */
-	pmax = req->backlog ? req->backlog : LISTENER_PENDING_DEFAULT;
+	pmax = req.backlog ? req.backlog : LISTENER_PENDING_DEFAULT;
 	if (pmax > iwcmd_conf->max_pending_per_uid)
 		pmax = iwcmd_conf->max_pending_per_uid;
 	l->owner = c->uid;
 	l->client = c;
 	l->pending_max = pmax;
 	l->policy = iwcmd_conf->policy;
-	l->params = listener_params_dup(req->params);
+	l->params = listener_params_dup(req.params);
 	c->n_listeners++;
-	log_info("listener %llu: listening on %s for pid %ld uid %lu",
-		 (unsigned long long)l->id, ss_str(&l->addr, a, sizeof(a)),
-		 (long)c->pid, (unsigned long)c->uid);
+	log_info(LFMT ": listening on %s for pid %ld uid %lu", LARG(l),
+		 ss_str(&l->addr, a, sizeof(a)), (long)c->pid,
+		 (unsigned long)c->uid);
 	*out = l;
 	return CONN_RES_OK;
 }
@@ -372,8 +404,9 @@ enum conn_result listener_unlisten(struct client *c, uint64_t id)
 	if (l->service[0]) {
 		const struct conf_listener *cl;
 
-		log_info("listener %llu: service %s detached from pid %ld",
-			 (unsigned long long)l->id, l->service, (long)c->pid);
+		/* Initiates of SCTP get a Terminate (RFC 5043 §6.4) */
+		log_info(LFMT ": service %s detached from pid %ld", LARG(l),
+			 l->service, (long)c->pid);
 		listener_detach(l);
 		/* the service goes on: later requests wait for a client */
 		cl = conf_listener_find(iwcmd_conf, l->service);
@@ -381,8 +414,7 @@ enum conn_result listener_unlisten(struct client *c, uint64_t id)
 				      LISTENER_PENDING_DEFAULT;
 		return CONN_RES_OK;
 	}
-	log_info("listener %llu: closed by pid %ld", (unsigned long long)l->id,
-		 (long)c->pid);
+	log_info(LFMT ": closed by pid %ld", LARG(l), (long)c->pid);
 	listener_free(l);
 	return CONN_RES_OK;
 }
@@ -394,6 +426,20 @@ struct listener *listener_find(uint64_t id)
 
 	TAILQ_FOREACH (l, &listeners, entry)
 		if (l->id == id)
+			return l;
+	return NULL;
+}
+
+/* The listener of ops listening where local is (sctp_listen.c). */
+struct listener *listener_find_local(const struct listener_ops *ops,
+				     const struct sockaddr *local,
+				     socklen_t len)
+{
+	struct listener *l;
+
+	TAILQ_FOREACH (l, &listeners, entry)
+		if (l->ops == ops &&
+		    sctp_addr_match(&l->addr, local, len, true))
 			return l;
 	return NULL;
 }
@@ -416,10 +462,10 @@ static void listener_conf_apply(struct listener *l,
 	l->policy = cl->policy;
 	l->pending_max = cl->pending_max;
 	if (l->client && l->client->uid != owner) {
-		log_info("listener %llu: service %s now belongs to uid %lu, "
-			 "pid %ld detached",
-			 (unsigned long long)l->id, l->service,
-			 (unsigned long)owner, (long)l->client->pid);
+		log_info(LFMT ": service %s now belongs to uid %lu, "
+			      "pid %ld detached",
+			 LARG(l), l->service, (unsigned long)owner,
+			 (long)l->client->pid);
 		listener_detach(l);
 	}
 }
@@ -468,39 +514,61 @@ static int listener_take_adopted(const char *name)
 	return -1;
 }
 
-/* Bind the listeners declared in the configuration (startup, SIGHUP). */
-int listener_init_config(const struct iwcmd_conf *conf)
+static struct listener *listener_service(const struct listener_ops *ops,
+					 const char *name)
+{
+	struct listener *l;
+
+	TAILQ_FOREACH (l, &listeners, entry)
+		if (l->ops == ops && !strcmp(l->service, name))
+			return l;
+	return NULL;
+}
+
+/* Whether conf has a service of ops's transport not bound yet. */
+bool listener_config_new(const struct listener_ops *ops,
+			 const struct iwcmd_conf *conf)
+{
+	size_t i;
+
+	for (i = 0; i < conf->n_listeners; i++)
+		if (conf->listeners[i].transport == ops->transport &&
+		    !listener_service(ops, conf->listeners[i].name))
+			return true;
+	return false;
+}
+
+/* The services of conf of ops's transport (startup, SIGHUP). */
+int listener_config(const struct listener_ops *ops,
+		    const struct iwcmd_conf *conf, bool bind)
 {
 	struct listener *l, *next;
 	size_t i;
 	int rc = 0;
 	char a[64];
 
-	/* services no longer configured (as TCP ones) go */
+	/* services no longer configured (for this transport) go */
 	for (l = TAILQ_FIRST(&listeners); l; l = next) {
 		const struct conf_listener *cl;
 
 		next = TAILQ_NEXT(l, entry);
-		cl = l->service[0] ? conf_listener_find(conf, l->service) :
-				     NULL;
-		if (l->service[0] && (!cl || cl->transport)) {
-			log_info("listener %llu: service %s removed from the "
-				 "configuration",
-				 (unsigned long long)l->id, l->service);
+		if (l->ops != ops || !l->service[0])
+			continue;
+		cl = conf_listener_find(conf, l->service);
+		if (!cl || cl->transport != ops->transport) {
+			log_info(LFMT ": service %s no longer configured",
+				 LARG(l), l->service);
 			listener_free(l);
 		}
 	}
 	for (i = 0; i < conf->n_listeners; i++) {
 		const struct conf_listener *cl = &conf->listeners[i];
-		struct listener *old = NULL, *nl;
+		struct listener *old, *nl;
 		int afd;
 
-		if (cl->transport)
-			continue; /* SCTP services are sctp_conn.c's */
-
-		TAILQ_FOREACH (l, &listeners, entry)
-			if (l->service[0] && !strcmp(l->service, cl->name))
-				old = l;
+		if (cl->transport != ops->transport)
+			continue;
+		old = listener_service(ops, cl->name);
 		if (old && (listener_priv(old)->activated ||
 			    (ss_match(&old->addr, &cl->addr) &&
 			     listener_priv(old)->backlog == cl->backlog))) {
@@ -508,7 +576,10 @@ int listener_init_config(const struct iwcmd_conf *conf)
 			listener_conf_apply(old, cl);
 			continue;
 		}
-		afd = listener_take_adopted(cl->name);
+		if (!bind)
+			continue; /* SCTP's, before the stack runs */
+		afd = ops == &listener_tcp ? listener_take_adopted(cl->name) :
+					     -1;
 		if (!conf_port_allowed(conf, cl->has_owner ? cl->owner : 0,
 				       ss_port(&cl->addr))) {
 			log_warnx("listener %s: owner may not use port %u",
@@ -520,13 +591,14 @@ int listener_init_config(const struct iwcmd_conf *conf)
 		 * one may overlap it, *:P and 127.0.0.1:P); an attached
 		 * client attaches again */
 		if (old) {
-			log_info("listener %llu: service %s changed",
-				 (unsigned long long)old->id, old->service);
+			log_info(LFMT ": service %s changed", LARG(old),
+				 old->service);
 			listener_free(old);
 		}
-		nl = listener_new(&cl->addr, cl->addrlen, cl->backlog, afd);
+		nl = listener_new(ops, &cl->addr, cl->addrlen, cl->backlog,
+				  afd);
 		if (!nl) {
-			log_warn("listener %s: %s", cl->name,
+			log_warn("%slistener %s: %s", ops->name, cl->name,
 				 ss_str(&cl->addr, a, sizeof(a)));
 			if (afd >= 0)
 				close(afd);
@@ -536,11 +608,20 @@ int listener_init_config(const struct iwcmd_conf *conf)
 		listener_priv(nl)->activated = afd >= 0;
 		memcpy(nl->service, cl->name, strlen(cl->name) + 1);
 		listener_conf_apply(nl, cl);
-		log_info("listener %llu: service %s listening on %s%s",
-			 (unsigned long long)nl->id, nl->service,
-			 ss_str(&nl->addr, a, sizeof(a)),
+		log_info(LFMT ": service %s listening on %s%s", LARG(nl),
+			 nl->service, ss_str(&nl->addr, a, sizeof(a)),
 			 afd >= 0 ? " (socket activation)" : "");
 	}
+	return rc;
+}
+
+/* Bind the TCP listeners declared in the configuration (startup,
+ * SIGHUP); SCTP's are sctp_conn.c's, once its stack runs. */
+int listener_init_config(const struct iwcmd_conf *conf)
+{
+	int rc = listener_config(&listener_tcp, conf, true);
+	size_t i;
+
 	/* sockets named after no configured listener are of no use */
 	for (i = 0; i < n_adopted; i++) {
 		log_warnx("listener %s: activated socket (fd %d) names no "
@@ -552,11 +633,32 @@ int listener_init_config(const struct iwcmd_conf *conf)
 	return rc;
 }
 
+/* A client went away: its listeners close, its services wait. */
+void listener_client_gone(struct client *c)
+{
+	struct listener *l, *next;
+
+	for (l = TAILQ_FIRST(&listeners); l; l = next) {
+		next = TAILQ_NEXT(l, entry);
+		if (l->client == c)
+			listener_unlisten(c, l->id);
+	}
+}
+
+/* Close every listening socket of ops (NULL: all). */
+void listener_shutdown_ops(const struct listener_ops *ops)
+{
+	struct listener *l, *next;
+
+	for (l = TAILQ_FIRST(&listeners); l; l = next) {
+		next = TAILQ_NEXT(l, entry);
+		if (!ops || l->ops == ops)
+			listener_free(l);
+	}
+}
+
 /* Close every listening socket (shutdown). */
 void listener_shutdown(void)
 {
-	struct listener *l;
-
-	while ((l = TAILQ_FIRST(&listeners)))
-		listener_free(l);
+	listener_shutdown_ops(NULL);
 }

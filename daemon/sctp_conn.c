@@ -180,9 +180,9 @@ static void sc_assoc_orphan_check(struct sc_assoc *as);
 /* The listener a peer's association came in on, or the one listening
  * on its port since that one closed (sctp_listen_find_local()), which
  * then takes it over; NULL when none listens there. */
-static struct sctp_listener *sc_listener_of(struct sc_assoc *as)
+static struct listener *sc_listener_of(struct sc_assoc *as)
 {
-	struct sctp_listener *l = sctp_listen_find(as->listener_id);
+	struct listener *l = sctp_listen_find(as->listener_id);
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
 
@@ -327,7 +327,7 @@ static const struct sctp_assoc_io sc_io = { .send = sc_io_send };
 static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 {
 	struct sc_assoc *as = arg;
-	struct sctp_listener *l = sc_listener_of(as);
+	struct listener *l = sc_listener_of(as);
 	unsigned int suppressed = 0;
 
 	(void)sa;
@@ -349,7 +349,7 @@ static bool sc_has_listener(void *arg, struct sctp_assoc *sa)
 static int sc_request(void *arg, struct sctp_session *s)
 {
 	struct sc_assoc *as = arg;
-	struct sctp_listener *l = sc_listener_of(as);
+	struct listener *l = sc_listener_of(as);
 	struct sctp_conn_info i;
 	struct client *owner;
 	struct sc_conn *k;
@@ -906,7 +906,7 @@ static void sc_assoc_unlink(struct sc_assoc *as)
  * Initiate, under the same caps as TCP's, which may drop the oldest. */
 static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 {
-	struct sctp_listener *sl = arg;
+	struct listener *sl = arg;
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
 	struct sc_assoc *as;

@@ -27,17 +27,16 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "sctp_ss.h"
 #include "sctp_assoc.h"
 #include "sctp_kernel.h"
 #include "sctp_stack.h"
 
 struct sctp_sock {
+	struct sctp_as as; /* first (sctp_stack.h): state, callbacks, info */
 	int fd;
 	struct event *rev, *wev;
-	struct sctp_as as; /* its state, callbacks, info (sctp_assoc.h) */
-	int busy;	   /* in one of its own callbacks: free deferred */
-	bool dead;	   /* closed while busy */
+	int busy;  /* in one of its own callbacks: free deferred */
+	bool dead; /* closed while busy */
 	bool paused;
 };
 
@@ -93,10 +92,11 @@ static void ks_as_abort(struct sctp_as *a)
 		log_warn("sctp: abort: SO_LINGER");
 }
 
-static int ks_setopt(int fd, int name, const void *v, socklen_t len,
+/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_sockopt_ddp()) */
+static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 		     const char *what)
 {
-	if (setsockopt(fd, IPPROTO_SCTP, name, v, len) < 0) {
+	if (setsockopt(*(int *)fd, IPPROTO_SCTP, name, v, len) < 0) {
 		log_warn("sctp: setsockopt %s", what);
 		return -1;
 	}
@@ -114,50 +114,21 @@ static int ks_encap(int fd, uint16_t port)
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_assoc_id = SCTP_FUTURE_ASSOC;
 	ue.sue_port = htons(port);
-	return ks_setopt(fd, SCTP_REMOTE_UDP_ENCAPS_PORT, &ue, sizeof(ue),
+	return ks_setopt(&fd, SCTP_REMOTE_UDP_ENCAPS_PORT, &ue, sizeof(ue),
 			 "SCTP_REMOTE_UDP_ENCAPS_PORT");
 }
+
+static const struct sctp_opt_consts ks_opts = SCTP_OPT_CONSTS;
+SCTP_OPT_LAYOUT_CHECK;
+_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
 
 /* The options every DDP-enabled socket carries (an accepted one
  * inherits them from its listener). */
 static int ks_sockopts(int fd)
 {
-	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 SCTP_ADAPT_IND_DDP };
-	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
-					SCTP_ADAPTATION_INDICATION,
-					SCTP_SHUTDOWN_EVENT };
-	struct sctp_initmsg init;
-	struct sctp_event ev;
 	const uint32_t pd = SCTP_RX_MAX;
-	const int on = 1;
-	size_t i;
 
-	if (ks_setopt(fd, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
-		      "SCTP_ADAPTATION_LAYER") < 0)
-		return -1;
-	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-		ev.se_type = evs[i];
-		ev.se_on = 1;
-		if (ks_setopt(fd, SCTP_EVENT, &ev, sizeof(ev), "SCTP_EVENT") <
-		    0)
-			return -1;
-	}
-	/* RFC 5043 §8: as many inbound as outbound streams */
-	memset(&init, 0, sizeof(init));
-	init.sinit_num_ostreams = ks.conf.streams;
-	init.sinit_max_instreams = ks.conf.streams;
-	/* RFC 5043 §9: SCTP never fragments a DDP segment */
-	if (ks_setopt(fd, SCTP_INITMSG, &init, sizeof(init), "SCTP_INITMSG") <
-		    0 ||
-	    ks_setopt(fd, SCTP_RECVRCVINFO, &on, sizeof(on),
-		      "SCTP_RECVRCVINFO") < 0 ||
-	    ks_setopt(fd, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
-		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
-	    ks_setopt(fd, SCTP_NODELAY, &on, sizeof(on), "SCTP_NODELAY") < 0)
+	if (sctp_sockopt_ddp(&ks_opts, ks.conf.streams, ks_setopt, &fd) < 0)
 		return -1;
 	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
 	 * (the kernel refuses a point over half the receive buffer: then
@@ -200,13 +171,13 @@ static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 	if (!s)
 		return NULL;
 	ks.n_socks++;
+	s->as = (struct sctp_as){ .sock = s,
+				  .ops = &ks_as_ops,
+				  .state = st,
+				  .cb = cb,
+				  .arg = arg,
+				  .adapt_wait_ms = ks.conf.adapt_wait_ms };
 	s->fd = fd;
-	s->as.sock = s;
-	s->as.ops = &ks_as_ops;
-	s->as.state = st;
-	s->as.cb = cb;
-	s->as.arg = arg;
-	s->as.adapt_wait_ms = ks.conf.adapt_wait_ms;
 	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
 	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
 	s->as.adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
@@ -486,28 +457,34 @@ static int ks_socket(int family, uint16_t encap)
 	return fd;
 }
 
+/* A socket on fd when ok, else (or when out of memory) NULL with fd
+ * closed and errno kept. */
+static struct sctp_sock *ks_sock_or_close(int fd, bool ok,
+					  enum sctp_as_state st,
+					  const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = ok ? ks_sock_new(fd, st, cb, arg) : NULL;
+	int e = errno;
+
+	if (!s) {
+		close(fd);
+		errno = e;
+	}
+	return s;
+}
+
 static struct sctp_sock *ks_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
 	int fd = ks_socket(sa->sa_family, ks_peer_port(0));
 	const int on = 1;
-	struct sctp_sock *s;
-	int e;
 
 	if (fd < 0)
 		return NULL;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (bind(fd, sa, len) < 0 || listen(fd, 16) < 0)
-		goto fail;
-	s = ks_sock_new(fd, SCTP_AS_LISTEN, cb, arg);
-	if (!s)
-		goto fail;
-	return s;
-fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return NULL;
+	return ks_sock_or_close(fd,
+				bind(fd, sa, len) == 0 && listen(fd, 16) == 0,
+				SCTP_AS_LISTEN, cb, arg);
 }
 
 static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
@@ -516,27 +493,12 @@ static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
 {
 	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
 	int fd = ks_socket(sa->sa_family, ks_peer_port(remote_udp_port));
-	struct sctp_sock *s;
-	int e;
 
 	if (fd < 0)
 		return NULL;
-	if (connect(fd, sa, len) < 0 && errno != EINPROGRESS)
-		goto fail;
-	s = ks_sock_new(fd, SCTP_AS_CONNECTING, cb, arg);
-	if (!s)
-		goto fail;
-	return s;
-fail:
-	e = errno;
-	close(fd);
-	errno = e;
-	return NULL;
-}
-
-static struct sctp_as *ks_as(struct sctp_sock *s)
-{
-	return &s->as;
+	return ks_sock_or_close(
+		fd, connect(fd, sa, len) == 0 || errno == EINPROGRESS,
+		SCTP_AS_CONNECTING, cb, arg);
 }
 
 static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
@@ -585,18 +547,12 @@ static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return 0;
 }
 
-static int ks_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len)
+static int ks_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		   socklen_t *len)
 {
 	*len = sizeof(*ss);
-	return getsockname(s->fd, (struct sockaddr *)ss, len);
-}
-
-static int ks_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			socklen_t *len)
-{
-	*len = sizeof(*ss);
-	return getpeername(s->fd, (struct sockaddr *)ss, len);
+	return (peer ? getpeername : getsockname)(s->fd, (struct sockaddr *)ss,
+						  len);
 }
 
 static void ks_close(struct sctp_sock *s, bool abort)
@@ -656,10 +612,8 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.fini = ks_fini,
 	.listen = ks_listen,
 	.connect = ks_connect,
-	.as = ks_as,
 	.send = ks_send,
-	.local_addr = ks_local_addr,
-	.peer_addr = ks_peer_addr,
+	.addr = ks_addr,
 	.close = ks_close,
 	.pause = ks_pause,
 	.sockets = ks_sockets,

@@ -16,7 +16,6 @@ const char *const sctp_stack_names[SCTP_STACK_MAX] = {
 /* The running stack, or NULL. */
 static const struct sctp_stack_ops *sctp_ops;
 
-/* Fill c with the defaults (usrsctp on UDP port 9899, 16 streams). */
 void sctp_stack_defaults(struct sctp_stack_conf *c)
 {
 	c->kind = SCTP_STACK_USRSCTP;
@@ -40,7 +39,6 @@ static const struct sctp_stack_ops *sctp_ops_of(enum sctp_stack_kind k)
 	}
 }
 
-/* Start the stack c names on base (once per process). */
 int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 		    char *err, size_t errlen)
 {
@@ -75,13 +73,11 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 	return 0;
 }
 
-/* Whether sctp_stack_init() succeeded. */
 bool sctp_stack_running(void)
 {
 	return sctp_ops != NULL;
 }
 
-/* Stop the stack; every socket must be closed. */
 void sctp_stack_fini(void)
 {
 	if (!sctp_ops)
@@ -90,7 +86,6 @@ void sctp_stack_fini(void)
 	sctp_ops = NULL;
 }
 
-/* Listen on sa; NULL with errno. */
 struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
 				    const struct sctp_cb *cb, void *arg)
 {
@@ -101,7 +96,6 @@ struct sctp_sock *sctp_stack_listen(const struct sockaddr *sa, socklen_t len,
 	return sctp_ops->listen(sa, len, cb, arg);
 }
 
-/* Start an association to sa. */
 struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg)
@@ -113,46 +107,46 @@ struct sctp_sock *sctp_stack_connect(const struct sockaddr *sa, socklen_t len,
 	return sctp_ops->connect(sa, len, remote_udp_port, cb, arg);
 }
 
-/* Give s new callbacks (an accepted association). */
+/* What a stack keeps of s for the table: its first member. */
+static struct sctp_as *sctp_as_of(struct sctp_sock *s)
+{
+	return (struct sctp_as *)(void *)s;
+}
+
 void sctp_stack_set_cb(struct sctp_sock *s, const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_as *a = sctp_ops->as(s);
+	struct sctp_as *a = sctp_as_of(s);
 
 	a->cb = cb;
 	a->arg = arg;
 }
 
-/* Send one unordered user message on stream with ppid (host order). */
 int sctp_stack_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len)
 {
-	if (sctp_as_send_check(sctp_ops->as(s), stream, len) < 0)
+	if (sctp_as_send_check(sctp_as_of(s), stream, len) < 0)
 		return -1;
 	return sctp_ops->send(s, stream, ppid, buf, len);
 }
 
-/* The local address of s. */
 int sctp_stack_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			  socklen_t *len)
 {
-	return sctp_ops->local_addr(s, ss, len);
+	return sctp_ops->addr(s, false, ss, len);
 }
 
-/* The peer's (primary) address of s. */
 int sctp_stack_peer_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
 			 socklen_t *len)
 {
-	return sctp_ops->peer_addr(s, ss, len);
+	return sctp_ops->addr(s, true, ss, len);
 }
 
-/* Close s; no callback follows. */
 void sctp_stack_close(struct sctp_sock *s, bool abort)
 {
 	if (s)
 		sctp_ops->close(s, abort);
 }
 
-/* Stop or resume taking messages from s. */
 unsigned int sctp_stack_sockets(void)
 {
 	return sctp_ops ? sctp_ops->sockets() : 0;

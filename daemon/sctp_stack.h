@@ -107,7 +107,8 @@ struct sctp_cb {
 	void (*down)(void *arg, struct sctp_sock *s, const char *why);
 };
 
-/* A stack implementation (sctp_usrsctp.c, sctp_kernel.c). */
+/* A stack implementation (sctp_usrsctp.c, sctp_kernel.c), whose struct
+ * sctp_sock begins with its struct sctp_as (sctp_assoc.h). */
 struct sctp_stack_ops {
 	const char *name;
 	int (*init)(struct event_base *base, const struct sctp_stack_conf *c,
@@ -118,20 +119,59 @@ struct sctp_stack_ops {
 	struct sctp_sock *(*connect)(const struct sockaddr *sa, socklen_t len,
 				     uint16_t remote_udp_port,
 				     const struct sctp_cb *cb, void *arg);
-	/* what the stack keeps of s for the table (sctp_assoc.h) */
-	struct sctp_as *(*as)(struct sctp_sock *s);
 	int (*send)(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		    const void *buf, size_t len);
-	int (*local_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
-			  socklen_t *len);
-	int (*peer_addr)(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len);
+	/* s's address, or its peer's */
+	int (*addr)(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		    socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
 	unsigned int (*sockets)(void);
 	/* NULL where the host's stack counts them itself */
 	void (*drops)(struct sctp_drops *d);
 };
+
+/*
+ * A stack's numbers for the options of RFC 5043 (RFC 6458 §8.1, §6.2.1):
+ * SCTP_OPT_CONSTS expands where the stack's own header defines them,
+ * SCTP_OPT_LAYOUT_CHECK there asserts the structures' RFC 6458 layout,
+ * which sctp_sockopt_ddp() fills.
+ */
+struct sctp_opt_consts {
+	int adaptation_layer, event, initmsg;
+	int recvrcvinfo, disable_fragments, nodelay;
+	uint16_t events[3]; /* the notifications subscribed to */
+};
+
+#define SCTP_OPT_CONSTS                                                    \
+	{                                                                  \
+		.adaptation_layer = SCTP_ADAPTATION_LAYER,                 \
+		.event = SCTP_EVENT, .initmsg = SCTP_INITMSG,              \
+		.recvrcvinfo = SCTP_RECVRCVINFO,                           \
+		.disable_fragments = SCTP_DISABLE_FRAGMENTS,               \
+		.nodelay = SCTP_NODELAY,                                   \
+		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
+			    SCTP_SHUTDOWN_EVENT },                         \
+	}
+#define SCTP_OPT_LAYOUT_CHECK                                           \
+	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&        \
+			       sizeof(struct sctp_initmsg) == 8 &&      \
+			       sizeof(struct sctp_event) == 8 &&        \
+			       offsetof(struct sctp_event, se_on) == 6, \
+		       "RFC 6458 layouts")
+
+/*
+ * Set the options of RFC 5043 on a socket: the DDP Adaptation Layer
+ * Indication (§5.1), the notifications sctp_assoc.c reads, as many
+ * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
+ * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
+ * logging a failure as what.  0, or -1 at the first that fails
+ * (sctp_sockopt.c).
+ */
+int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
+		     int (*setopt)(void *h, int name, const void *v,
+				   socklen_t len, const char *what),
+		     void *h);
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
 #ifdef HAVE_KERNEL_SCTP

@@ -31,7 +31,7 @@
 #include <usrsctp.h>
 
 #include "log.h"
-#include "sctp_ss.h"
+#include "sctp_assoc.h"
 #include "sctp_usrsctp_int.h"
 
 #define US_BATCH 64 /* messages per socket per pass, then yield */
@@ -41,7 +41,32 @@
 #define US_PORT_TRIES 64
 #define US_UDP_MAX 65507 /* the largest IPv4 UDP payload */
 
-struct us_stack us = {
+struct sctp_sock {
+	struct sctp_as as; /* first (sctp_stack.h): state, callbacks, info */
+	TAILQ_ENTRY(sctp_sock) entry;
+	TAILQ_ENTRY(sctp_sock) ready_entry; /* an upcall named it */
+	struct socket *so;
+	bool ready;	 /* on us.ready */
+	bool dead;	 /* closed: freed once the loop is done with it */
+	bool want_write; /* a send got EAGAIN */
+	bool paused;	 /* messages stay in the stack */
+	void *peer;	 /* the remote UDP endpoint (us_peer_*()), or NULL */
+	uint16_t port;	 /* the local SCTP port (network order) */
+	uint16_t rport;	 /* the peer's */
+	struct sockaddr_storage bound; /* a listener's own address */
+};
+
+/* The stack's sockets. */
+static struct {
+	struct event_base *base;
+	struct sctp_stack_conf conf;
+	TAILQ_HEAD(, sctp_sock) socks;
+	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
+	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
+	unsigned int n_socks;
+	int in_pass;
+	uint8_t *rxbuf;
+} us = {
 	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
 	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
 	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
@@ -150,59 +175,28 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 		log_debug("sctp: path MTU %u: %s", mtu, strerror(errno));
 }
 
-/* The options every DDP-enabled socket carries; -1 on failure. */
-static int us_setopt(struct socket *so, int level, int name, const void *v,
-		     socklen_t len, const char *what)
+static const struct sctp_opt_consts us_opts = SCTP_OPT_CONSTS;
+SCTP_OPT_LAYOUT_CHECK;
+_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
+
+static int us_setopt(void *h, int name, const void *v, socklen_t len,
+		     const char *what)
 {
-	if (usrsctp_setsockopt(so, level, name, v, len) < 0) {
+	if (usrsctp_setsockopt(h, IPPROTO_SCTP, name, v, len) < 0) {
 		log_warn("sctp: setsockopt %s", what);
 		return -1;
 	}
 	return 0;
 }
 
+/* The options every DDP-enabled socket carries; -1 on failure. */
 static int us_sockopts(struct socket *so)
 {
-	/* RFC 5043 §5.1: the DDP Adaptation Layer Indication */
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 SCTP_ADAPT_IND_DDP };
-	struct sctp_initmsg init;
-	static const uint16_t evs[] = { SCTP_ASSOC_CHANGE,
-					SCTP_ADAPTATION_INDICATION,
-					SCTP_SHUTDOWN_EVENT };
-	struct sctp_event ev;
-	const uint32_t on = 1;
-	size_t i;
-
 	if (usrsctp_set_non_blocking(so, 1) < 0) {
 		log_warn("sctp: non-blocking");
 		return -1;
 	}
-	if (us_setopt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad),
-		      "SCTP_ADAPTATION_LAYER") < 0)
-		return -1;
-	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.se_assoc_id = SCTP_FUTURE_ASSOC;
-		ev.se_type = evs[i];
-		ev.se_on = 1;
-		if (us_setopt(so, IPPROTO_SCTP, SCTP_EVENT, &ev, sizeof(ev),
-			      "SCTP_EVENT") < 0)
-			return -1;
-	}
-	/* RFC 5043 §8: as many inbound as outbound streams */
-	memset(&init, 0, sizeof(init));
-	init.sinit_num_ostreams = us.conf.streams;
-	init.sinit_max_instreams = us.conf.streams;
-	/* RFC 5043 §9: SCTP never fragments a DDP segment */
-	if (us_setopt(so, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init),
-		      "SCTP_INITMSG") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &on, sizeof(on),
-		      "SCTP_RECVRCVINFO") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &on, sizeof(on),
-		      "SCTP_DISABLE_FRAGMENTS") < 0 ||
-	    us_setopt(so, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof(on),
-		      "SCTP_NODELAY") < 0)
+	if (sctp_sockopt_ddp(&us_opts, us.conf.streams, us_setopt, so) < 0)
 		return -1;
 	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
@@ -256,6 +250,12 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 
 	if (!s)
 		return NULL;
+	s->as = (struct sctp_as){ .sock = s,
+				  .ops = &us_as_ops,
+				  .state = st,
+				  .cb = cb,
+				  .arg = arg,
+				  .adapt_wait_ms = us.conf.adapt_wait_ms };
 	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
 	if (!s->as.adapt_timer) {
 		free(s);
@@ -263,12 +263,6 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 		return NULL;
 	}
 	s->so = so;
-	s->as.sock = s;
-	s->as.ops = &us_as_ops;
-	s->as.state = st;
-	s->as.cb = cb;
-	s->as.arg = arg;
-	s->as.adapt_wait_ms = us.conf.adapt_wait_ms;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
 	us.n_socks++;
 	usrsctp_set_upcall(so, us_upcall, s);
@@ -667,11 +661,6 @@ fail:
 	return NULL;
 }
 
-static struct sctp_as *us_as(struct sctp_sock *s)
-{
-	return &s->as;
-}
-
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		   const void *buf, size_t len)
 {
@@ -697,27 +686,21 @@ static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 	return 0;
 }
 
-static int us_local_addr(struct sctp_sock *s, struct sockaddr_storage *ss,
-			 socklen_t *len)
+/* A listener's own address is its bound one; it has no peer. */
+static int us_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
+		   socklen_t *len)
 {
-	if (s->as.state == SCTP_AS_LISTEN) {
-		memcpy(ss, &s->bound, sizeof(*ss));
-		*len = s->bound.ss_family == AF_INET6 ?
-			       sizeof(struct sockaddr_in6) :
-			       sizeof(struct sockaddr_in);
-		return 0;
-	}
-	return us_peer_addr(s->peer, true, s->port, ss, len);
-}
-
-static int us_peer_addr_of(struct sctp_sock *s, struct sockaddr_storage *ss,
-			   socklen_t *len)
-{
-	if (s->as.state == SCTP_AS_LISTEN) {
+	if (s->as.state != SCTP_AS_LISTEN)
+		return us_peer_addr(s->peer, !peer, peer ? s->rport : s->port,
+				    ss, len);
+	if (peer) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	return us_peer_addr(s->peer, false, s->rport, ss, len);
+	memcpy(ss, &s->bound, sizeof(*ss));
+	*len = s->bound.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+						sizeof(struct sockaddr_in);
+	return 0;
 }
 
 static unsigned int us_sockets(void)
@@ -738,10 +721,8 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.fini = us_fini,
 	.listen = us_listen,
 	.connect = us_connect,
-	.as = us_as,
 	.send = us_send,
-	.local_addr = us_local_addr,
-	.peer_addr = us_peer_addr_of,
+	.addr = us_addr,
 	.close = us_close,
 	.pause = us_pause,
 	.sockets = us_sockets,

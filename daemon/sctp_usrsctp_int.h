@@ -19,36 +19,7 @@
 #include <event2/event.h>
 #include <usrsctp.h>
 
-#include "sctp_assoc.h"
 #include "sctp_stack.h"
-
-struct sctp_sock {
-	TAILQ_ENTRY(sctp_sock) entry;
-	TAILQ_ENTRY(sctp_sock) ready_entry; /* an upcall named it */
-	struct socket *so;
-	struct sctp_as as; /* its state, callbacks, info (sctp_assoc.h) */
-	bool ready;	   /* on us.ready */
-	bool dead;	   /* closed: freed once the loop is done with it */
-	bool want_write;   /* a send got EAGAIN */
-	bool paused;	   /* messages stay in the stack */
-	void *peer;	   /* the remote UDP endpoint (us_peer_*()), or NULL */
-	uint16_t port;	   /* the local SCTP port (network order) */
-	uint16_t rport;	   /* the peer's */
-	struct sockaddr_storage bound; /* a listener's own address */
-};
-
-/* The stack's sockets (sctp_usrsctp.c). */
-struct us_stack {
-	struct event_base *base;
-	struct sctp_stack_conf conf;
-	TAILQ_HEAD(, sctp_sock) socks;
-	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
-	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
-	unsigned int n_socks;
-	int in_pass;
-	uint8_t *rxbuf;
-};
-extern struct us_stack us;
 
 /* ---- sctp_usrsctp_udp.c ---- */
 

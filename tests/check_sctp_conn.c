@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <netinet/in.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -407,6 +408,95 @@ START_TEST(relisten_takes_over)
 }
 END_TEST
 
+/* ---- one book of listeners for both transports (listener.c) ---- */
+
+static void count_listener(struct listener *l, void *arg)
+{
+	(void)l;
+	(*(unsigned int *)arg)++;
+}
+
+static unsigned int listeners(void)
+{
+	unsigned int n = 0;
+
+	listener_foreach(count_listener, &n);
+	return n;
+}
+
+/*
+ * An SCTP listener is listed with TCP's; a uid has one per address and
+ * transport (a second SCTP listen there is EEXIST, a TCP one on the
+ * same port another socket); its client's departure closes both.
+ */
+START_TEST(one_book)
+{
+	struct listener_req tcp;
+	struct sockaddr_storage a, bound;
+	struct listener *tl;
+	uint16_t port = 0;
+	uint64_t lid, id2;
+	socklen_t len;
+
+	setup();
+	lid = listen_lo(&port);
+	ck_assert_ptr_nonnull(listener_find(lid));
+	ck_assert_uint_eq(listeners(), 1);
+	sin_lo(&a, &len, port);
+	ck_assert_int_eq(sctp_conn_listen(&L, &a, len, &id2, &bound),
+			 CONN_RES_EEXIST);
+	memset(&tcp, 0, sizeof(tcp));
+	sin_lo(&tcp.addr, &tcp.addrlen, port);
+	ck_assert_int_eq(listener_listen(&L, &tcp, &tl), CONN_RES_OK);
+	ck_assert_uint_ne(tl->id, lid);
+	ck_assert_uint_eq(listeners(), 2);
+	ck_assert_uint_eq(L.n_listeners, 2);
+	sctp_conn_client_gone(&L);
+	ck_assert_uint_eq(listeners(), 0);
+	ck_assert_uint_eq(L.n_listeners, 0);
+	teardown();
+}
+END_TEST
+
+/*
+ * A [listener] with transport = sctp on reload: an owner changed
+ * detaches its client and keeps the socket (as for TCP), a service no
+ * longer configured closes.
+ */
+START_TEST(service_reload)
+{
+	struct conf_listener *cl = &conf.listeners[0];
+	struct sockaddr_storage bound;
+	uint64_t lid;
+
+	setup();
+	memset(cl, 0, sizeof(*cl));
+	strcpy(cl->name, "ddp");
+	sin_lo(&cl->addr, &cl->addrlen, 0);
+	cl->transport = 1;
+	cl->has_owner = true;
+	cl->owner = L.uid;
+	conf.n_listeners = 1;
+	ck_assert_int_eq(sctp_conn_init_config(&conf), 0);
+	ck_assert_int_eq(sctp_conn_attach(&L, "ddp", &lid, &bound),
+			 CONN_RES_OK);
+	ck_assert_ptr_eq(listener_find(lid)->client, &L);
+	ck_assert_int_eq(sctp_conn_init_config(&conf), 0);
+	ck_assert_ptr_eq(listener_find(lid)->client, &L);
+	cl->owner = L.uid + 1;
+	ck_assert_int_eq(sctp_conn_init_config(&conf), 0);
+	ck_assert_ptr_nonnull(listener_find(lid));
+	ck_assert_ptr_null(listener_find(lid)->client);
+	ck_assert_uint_eq(L.n_listeners, 0);
+	ck_assert_int_eq(sctp_conn_attach(&L, "ddp", &lid, &bound),
+			 CONN_RES_EPERM);
+	conf.n_listeners = 0;
+	ck_assert_int_eq(sctp_conn_init_config(&conf), 0);
+	ck_assert_ptr_null(listener_find(lid));
+	teardown();
+}
+END_TEST
+
 static Suite *sctp_conn_suite(void)
 {
 	Suite *s = suite_create("sctp_conn");
@@ -418,6 +508,8 @@ static Suite *sctp_conn_suite(void)
 	add_tcase(s, "rejected_closes", rejected_closes);
 	add_tcase(s, "listener_close_ends_idle", listener_close_ends_idle);
 	add_tcase(s, "relisten_takes_over", relisten_takes_over);
+	add_tcase(s, "one_book", one_book);
+	add_tcase(s, "service_reload", service_reload);
 	return s;
 }
 

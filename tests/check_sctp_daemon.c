@@ -254,6 +254,26 @@ START_TEST(test_service)
 }
 END_TEST
 
+/* An SCTP listener is one of iwcmd's listeners: iwcmctl lists it, and a
+ * second listen of its uid on its address is EEXIST. */
+START_TEST(test_listed)
+{
+	uint16_t port, again;
+	int L, A;
+
+	L = start_listener(NULL, &port);
+	A = ipc_open_hello(H.admin);
+	ck_assert_int_ge(A, 0);
+	ck_assert_uint_eq(admin_listeners(A, NULL, NULL), 1);
+	again = port;
+	ck_assert_int_eq(listen_sctp_at(L, &again), IWCM__RESULT__RES_EEXIST);
+	ck_assert_int_eq(unlisten(L, last_listener), IWCM__RESULT__RES_OK);
+	ck_assert_uint_eq(admin_listeners(A, NULL, NULL), 0);
+	close(A);
+	close(L);
+}
+END_TEST
+
 static Suite *sctp_daemon_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon");
@@ -263,6 +283,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "owner_gone", test_owner_gone);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);
 	daemon_add_test(s, "service", test_service);
+	daemon_add_test(s, "listed", test_listed);
 	return s;
 }
 

@@ -44,19 +44,21 @@ static inline void start(void)
 
 static uint64_t last_listener;
 
-/* Listen for SCTP sessions on 127.0.0.1; the bound port. */
-static inline uint16_t listen_sctp(int fd)
+/* Listen for SCTP sessions on 127.0.0.1:*port (0: any); the bound port
+ * in *port and the id in last_listener when RES_OK. */
+static inline Iwcm__Result listen_sctp_at(int fd, uint16_t *port)
 {
 	Iwcm__Listen l = IWCM__LISTEN__INIT;
 	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
 	Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 	Iwcm__ListenReply *r;
 	uint8_t ip[4] = { 127, 0, 0, 1 };
+	Iwcm__Result res;
 	uint32_t reqid;
-	uint16_t port;
 
 	a.addr.data = ip;
 	a.addr.len = 4;
+	a.port = *port;
 	l.addr = &a;
 	p.has_transport = 1;
 	p.transport = IWCM__TRANSPORT__TRANSPORT_SCTP;
@@ -66,13 +68,25 @@ static inline uint16_t listen_sctp(int fd)
 	r = (Iwcm__ListenReply *)ipc_unpack(&M,
 					    &iwcm__listen_reply__descriptor);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_msg(r->result == IWCM__RESULT__RES_OK, "listen: %d\n%s",
-		      r->result, harness_log(&H));
-	ck_assert(r->listener_id & (1ull << 62));
-	last_listener = r->listener_id;
-	port = (uint16_t)r->bound->port;
-	ck_assert_uint_ne(port, 0);
+	res = r->result;
+	if (res == IWCM__RESULT__RES_OK) {
+		ck_assert(r->listener_id & (1ull << 62));
+		last_listener = r->listener_id;
+		*port = (uint16_t)r->bound->port;
+		ck_assert_uint_ne(*port, 0);
+	}
 	protobuf_c_message_free_unpacked(&r->base, NULL);
+	return res;
+}
+
+/* Listen for SCTP sessions on 127.0.0.1; the bound port. */
+static inline uint16_t listen_sctp(int fd)
+{
+	uint16_t port = 0;
+	Iwcm__Result r = listen_sctp_at(fd, &port);
+
+	ck_assert_msg(r == IWCM__RESULT__RES_OK, "listen: %d\n%s", r,
+		      harness_log(&H));
 	return port;
 }
 
