@@ -239,6 +239,32 @@ void sctp_relay_resume(struct sctp_relay *r)
 	sctp_relay_start(r);
 }
 
+/*
+ * One message straight to the owner's socket (nothing queued before
+ * it): the header and the segment gathered from where they are, without
+ * a copy of the segment or an allocation.  1 sent, 0 no room (queue
+ * it), -1 the owner's end failed (r told its owner, may be gone).
+ */
+static int relay_send_now(struct sctp_relay *r, uint32_t ppid,
+			  const uint8_t *buf, size_t len)
+{
+	uint8_t h[SCTP_RELAY_HDR];
+	struct iovec iov[2] = { { h, sizeof(h) },
+				{ (void *)(uintptr_t)buf, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	ssize_t n;
+
+	relay_put_hdr(h, r->stream, ppid);
+	n = sendmsg(r->fd, &mh, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n < 0 || (size_t)n != SCTP_RELAY_HDR + len) {
+		relay_fail(r, true); /* the owner's end is gone */
+		return -1;
+	}
+	return 1;
+}
+
 /* Queue one message for the owner. */
 int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 			size_t len)
@@ -249,6 +275,13 @@ int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 	if (r->finishing || len > r->maxseg) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (was_empty) {
+		int k = relay_send_now(r, ppid, buf, len);
+
+		if (k != 0)
+			return 0; /* sent, or the relay failed as a flush
+				   * would have made it */
 	}
 	m = malloc(sizeof(*m) + SCTP_RELAY_HDR + len);
 	if (!m)
@@ -264,7 +297,7 @@ int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 		r->ops->backlog(r->arg, true);
 	}
 	if (was_empty)
-		relay_flush(r); /* r->finishing is false: r stays */
+		event_add(r->wev, NULL); /* the owner's socket was full */
 	return 0;
 }
 
