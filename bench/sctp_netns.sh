@@ -106,6 +106,12 @@ cleanup() {
 	[ -n "$dir" ] && rm -rf "$dir"
 }
 
+# The bandwidth rows signal one work request in 100 (1 MiB each): on a
+# loaded machine 100 MiB may take longer than iwcm-bench's default
+# stall time of 10 s without being stuck.
+IWCM_BENCH_STALL_MS=${IWCM_BENCH_STALL_MS:-60000}
+export IWCM_BENCH_STALL_MS
+
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
 command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
 

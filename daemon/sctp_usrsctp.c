@@ -488,7 +488,8 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		snprintf(err, errlen, "sctp: %s", strerror(errno));
 		return -1;
 	}
-	if (us_udp_init(base, &us.conf.udp_port, us_run, err, errlen) < 0) {
+	if (us_udp_init(base, &us.conf.udp_port, c->udp_gso, us_run, err,
+			errlen) < 0) {
 		free(us.rxbuf);
 		us.rxbuf = NULL;
 		return -1;

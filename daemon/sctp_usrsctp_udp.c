@@ -837,14 +837,15 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 	return 0;
 }
 
-int us_udp_init(struct event_base *base, uint16_t *port_io, void (*run)(void),
-		char *err, size_t errlen)
+int us_udp_init(struct event_base *base, uint16_t *port_io, bool gso,
+		void (*run)(void), char *err, size_t errlen)
 {
 	struct timeval tv = { 0, US_TICK_MS * 1000 };
 	uint16_t port = *port_io;
 
 	udp.base = base;
 	udp.run = run;
+	udp.no_gso = !gso;
 	memset(udp.bucket, 0, sizeof(udp.bucket));
 	memset(&udp.drops, 0, sizeof(udp.drops));
 	udp.rbuf = malloc((size_t)US_RX_BATCH * US_PKT_MAX);
