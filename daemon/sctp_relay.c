@@ -13,6 +13,12 @@
 #include "log.h"
 #include "sctp_relay.h"
 
+/* The daemon's end's send buffer once the owner's socket first fills:
+ * the kernel's default (net.core.wmem_default) holds some 90 segments,
+ * less than one 128 KiB burst of an RDMA Write, and each message past it
+ * costs a copy into the queue and a wake-up more. */
+#define RELAY_SNDBUF (1 << 20)
+
 struct relay_msg {
 	STAILQ_ENTRY(relay_msg) entry;
 	size_t len; /* header included */
@@ -34,6 +40,7 @@ struct sctp_relay {
 	bool finishing; /* close once the queue is empty */
 	uint8_t *rxbuf;
 	size_t held; /* a message in rxbuf the stack has not taken yet */
+	bool grown;  /* RELAY_SNDBUF set */
 };
 
 /* Relays still draining to an owner belong to nobody else. */
@@ -256,6 +263,17 @@ static int relay_send_now(struct sctp_relay *r, uint32_t ppid,
 
 	relay_put_hdr(h, r->stream, ppid);
 	n = sendmsg(r->fd, &mh, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !r->grown) {
+		const int sz = RELAY_SNDBUF;
+
+		/* past net.core.wmem_max where iwcmd may (CAP_NET_ADMIN) */
+		r->grown = true;
+		if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz,
+			       sizeof(sz)) < 0)
+			(void)setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &sz,
+					 sizeof(sz));
+		n = sendmsg(r->fd, &mh, MSG_DONTWAIT);
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
 	if (n < 0 || (size_t)n != SCTP_RELAY_HDR + len) {
