@@ -73,13 +73,34 @@ double bench_us(uint64_t ns)
 
 /* ---- loopback TCP ---- */
 
-/* 127.0.0.1:port. */
+/* The server's address: 127.0.0.1, or --address between two hosts. */
+static struct {
+	struct in_addr a;
+	char text[INET_ADDRSTRLEN];
+} bench_addr = { { 0 }, "127.0.0.1" };
+
+/* --address: the IPv4 address the server listens on; -1 if not one. */
+int bench_set_address(const char *a)
+{
+	if (inet_pton(AF_INET, a, &bench_addr.a) != 1)
+		return -1;
+	snprintf(bench_addr.text, sizeof(bench_addr.text), "%s", a);
+	return 0;
+}
+
+const char *bench_address(void)
+{
+	return bench_addr.text;
+}
+
+/* The server's address (127.0.0.1 unless --address), port. */
 void bench_sin_loopback(struct sockaddr_in *sin, uint16_t port)
 {
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(port);
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin->sin_addr.s_addr = bench_addr.a.s_addr ? bench_addr.a.s_addr :
+						     htonl(INADDR_LOOPBACK);
 }
 
 /* TCP_NODELAY on, as iwcmd sets it on the sockets it hands over. */
@@ -120,7 +141,7 @@ void bench_json_host(const struct bench_opts *o)
 
 	if (uname(&u) < 0)
 		strcpy(u.release, "unknown");
-	printf("\"address\":\"127.0.0.1\",\"cpus\":%ld,\"kernel\":\"",
+	printf("\"address\":\"%s\",\"cpus\":%ld,\"kernel\":\"", bench_address(),
 	       sysconf(_SC_NPROCESSORS_ONLN));
 	for (i = 0; u.release[i]; i++) {
 		unsigned char ch = (unsigned char)u.release[i];

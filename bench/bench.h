@@ -90,6 +90,13 @@ struct bench_opts {
 	bool tcp_gaps;	       /* *_bw: the TCP stream has Markers' gaps */
 	unsigned int qps;      /* -q: connections (and TCP streams) */
 	unsigned int stall_ms; /* datapath: no progress this long fails */
+	/* datapath between two hosts: the server process runs in this
+	 * network namespace (/run/netns/NAME or a path) on the iwcmd
+	 * serving server_socket, listening on address (the client's
+	 * daemon is --socket's) */
+	const char *server_netns;
+	const char *server_socket;
+	const char *address;
 };
 
 /* A row of the table of tests; -s and -d are checked against it. */
@@ -127,6 +134,8 @@ int bench_cmp_u64(const void *a, const void *b);
 uint64_t bench_percentile(const uint64_t *v, size_t n, unsigned int pct);
 double bench_us(uint64_t ns);
 void bench_sin_loopback(struct sockaddr_in *sin, uint16_t port);
+int bench_set_address(const char *a);
+const char *bench_address(void);
 void bench_tcp_nodelay(int fd);
 int bench_tcp_listen(struct sockaddr_in *addr);
 void bench_json_host(const struct bench_opts *o);
@@ -138,6 +147,7 @@ void bench_child_init(pid_t parent);
 /* daemon.c */
 void daemon_signal(int sig);
 int daemon_start(const struct bench_opts *o);
+int daemon_server_side(const struct bench_opts *o);
 int daemon_stop(void);
 
 /* cm.c */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -376,6 +377,46 @@ int daemon_start(const struct bench_opts *o)
 		if (daemon_stop() < 0)
 			return -1;
 	}
+}
+
+/*
+ * The server process of a run between two hosts (--server-netns): into
+ * the server's network namespace, on the iwcmd serving --server-socket
+ * (its CPU time measured as the client's daemon's is).  -1 with why on
+ * stderr.
+ */
+int daemon_server_side(const struct bench_opts *o)
+{
+	char path[PATH_MAX];
+	struct iwcm_ctx *ctx;
+	int fd;
+
+	if (!o->server_netns)
+		return 0;
+	if (strchr(o->server_netns, '/'))
+		snprintf(path, sizeof(path), "%s", o->server_netns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", o->server_netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		fprintf(stderr, "iwcm-bench: network namespace %s: %s\n", path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	D.pid = 0;
+	D.path = o->server_socket;
+	ctx = iwcm_ctx_open_path(D.path, IWCM_CTX_NONBLOCK);
+	if (!ctx) {
+		fprintf(stderr, "iwcm-bench: the server's iwcmd at %s: %s\n",
+			D.path, strerror(errno));
+		return -1;
+	}
+	iwcm_ctx_close(ctx);
+	D.peer_pid = socket_peer_pid(D.path);
+	return 0;
 }
 
 /* SIGTERM our daemon; -1 when it does not exit cleanly. */

@@ -220,6 +220,8 @@ int dp_bench(const struct bench_opts *o)
 		D.pid = 0;
 		sctp_idle_drop();
 		close(sv[0]);
+		if (daemon_server_side(o) < 0)
+			_exit(1);
 		_exit(dp_server_main(o, sv[1]));
 	}
 	close(sv[1]);

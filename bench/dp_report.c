@@ -194,8 +194,8 @@ void dp_report_text(const struct bench_opts *o, const struct dp_row *rows,
 	char h1[24], h2[24], h3[24];
 	unsigned int i;
 
-	printf("iwcm-bench %s: %s, 127.0.0.1, %ld CPUs, iwcmd %s\n",
-	       o->test->name, dp_what[t], sysconf(_SC_NPROCESSORS_ONLN),
+	printf("iwcm-bench %s: %s, %s, %ld CPUs, iwcmd %s\n", o->test->name,
+	       dp_what[t], bench_address(), sysconf(_SC_NPROCESSORS_ONLN),
 	       o->socket ? o->socket : "started for this run");
 	if (o->sctp) {
 		dp_report_text_sctp(o, rows, n);
@@ -342,6 +342,12 @@ static void dp_report_json_side(const struct bench_opts *o,
 		       dp_report_daemon_util(c),
 		       dp_is_bw(o->test->dp) ? "us_per_mib" : "us_per_rtt",
 		       dp_report_daemon_per(o, c));
+	/* two hosts: the server's own iwcmd, over the server's span */
+	if (iw && o->sctp && o->server_socket && s->daemon_known)
+		printf(",\"iwcmd_server\":{\"percent\":%.1f,\"%s\":%.3f}",
+		       dp_report_daemon_util(s),
+		       dp_is_bw(o->test->dp) ? "us_per_mib" : "us_per_rtt",
+		       dp_report_daemon_per(o, s));
 	if (!iw && o->sctp)
 		printf(",\"message_max\":%zu", w->base_seg);
 	if (iw && w->nego.known && o->sctp)

@@ -67,6 +67,8 @@ static void usage(FILE *fp)
 		"                  [--busy-poll US] [--no-client-poll] "
 		"[--idle N]\n"
 		"                  [--socket PATH | --iwcmd PATH]\n"
+		"                  [--server-netns NS --server-socket PATH "
+		"--address A]\n"
 		"  -n, --iters N      handshakes or messages per row "
 		"(default %d)\n"
 		"  -w, --warmup N     untimed iterations before each row\n"
@@ -145,6 +147,14 @@ static void usage(FILE *fp)
 		"      --iwcmd PATH   the iwcmd to start (default: beside this "
 		"program,\n"
 		"                     else %s)\n"
+		"      --server-netns NS  datapath, two hosts: the server side "
+		"runs in\n"
+		"                     network namespace NS (/run/netns/NS or a "
+		"path) on the\n"
+		"                     iwcmd of --server-socket PATH, listening "
+		"on --address A\n"
+		"                     (IPv4); the client stays here on "
+		"--socket's iwcmd\n"
 		"tests:\n",
 		BENCH_ITERS_DEFAULT, BENCH_WARMUP_MAX,
 		IWCM_PRIVATE_DATA_MAX_ENHANCED, BENCH_DEPTH_MAX,
@@ -344,6 +354,9 @@ int main(int argc, char **argv)
 		OPT_BUSY_POLL,
 		OPT_NO_CLIENT_POLL,
 		OPT_IDLE,
+		OPT_SERVER_NETNS,
+		OPT_SERVER_SOCKET,
+		OPT_ADDRESS,
 	};
 	static const struct option longopts[] = {
 		{ "iters", required_argument, NULL, 'n' },
@@ -368,6 +381,9 @@ int main(int argc, char **argv)
 		{ "idle", required_argument, NULL, OPT_IDLE },
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "iwcmd", required_argument, NULL, OPT_IWCMD },
+		{ "server-netns", required_argument, NULL, OPT_SERVER_NETNS },
+		{ "server-socket", required_argument, NULL, OPT_SERVER_SOCKET },
+		{ "address", required_argument, NULL, OPT_ADDRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -484,6 +500,17 @@ int main(int argc, char **argv)
 		case OPT_IWCMD:
 			o.iwcmd = optarg;
 			break;
+		case OPT_SERVER_NETNS:
+			o.server_netns = optarg;
+			break;
+		case OPT_SERVER_SOCKET:
+			o.server_socket = optarg;
+			break;
+		case OPT_ADDRESS:
+			if (bench_set_address(optarg) < 0)
+				goto bad;
+			o.address = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -516,6 +543,15 @@ int main(int argc, char **argv)
 	if (o.no_client_poll && setenv("IWCM_POLL_US", "0", 1) < 0) {
 		perror("iwcm-bench: setenv");
 		return 1;
+	}
+	/* two hosts: all three, a daemon each side, the datapath tests */
+	if ((o.server_netns || o.server_socket || o.address) &&
+	    (!o.server_netns || !o.server_socket || !o.address || !o.socket ||
+	     !o.test->dp || o.idle)) {
+		fprintf(stderr, "iwcm-bench: --server-netns, --server-socket "
+				"and --address go together, with --socket, "
+				"for a datapath test without --idle\n");
+		return 2;
 	}
 	if (o.socket && o.iwcmd) {
 		fprintf(stderr, "iwcm-bench: --socket and --iwcmd exclude "

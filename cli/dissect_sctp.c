@@ -518,6 +518,38 @@ static uint32_t packet_crc(const uint8_t *p, size_t len)
 	return crc32c_final(s);
 }
 
+/*
+ * A UDP datagram that holds several SCTP packets: a UDP GSO send
+ * (UDP_SEGMENT, as iwcmd's usrsctp stack sends) captured on the sending
+ * host before the kernel cut it into datagrams of one size, the last
+ * maybe shorter.  The size is the chunk boundary (RFC 4960 §3.2) of the
+ * first packet at which its CRC32c holds, and every other packet's must
+ * hold too; 0 when there is none (then it is one packet, a bad one).
+ */
+static size_t gso_size(const uint8_t *p, size_t len)
+{
+	size_t off = SCTP_COMMON_LEN, q, n, clen;
+
+	while (off + 4 <= len) {
+		clen = wire_be16(p + off + 2);
+		if (clen < 4)
+			return 0;
+		off += (clen + 3) & ~(size_t)3;
+		if (off + SCTP_COMMON_LEN > len)
+			return 0;
+		if (packet_crc(p, off) != crc32c_get_wire(p + 8))
+			continue;
+		for (q = off; q < len; q += off) {
+			n = len - q < off ? len - q : off;
+			if (n < SCTP_COMMON_LEN ||
+			    packet_crc(p + q, n) != crc32c_get_wire(p + q + 8))
+				return 0;
+		}
+		return off;
+	}
+	return 0;
+}
+
 /* ---- public API ---- */
 
 /* A dissector reporting to out and counting in st. */
@@ -549,6 +581,17 @@ void sctp_dis_packet(struct sctp_dis *sd, int family, const uint8_t *src,
 			   "common header",
 			   len);
 		return;
+	}
+	if (udp && crc32c_get_wire(p + 8) != packet_crc(p, len)) {
+		size_t seg = gso_size(p, len), q;
+
+		/* each packet of a GSO send, as the wire carries them */
+		for (q = 0; seg && q < len; q += seg)
+			sctp_dis_packet(sd, family, src, dst, udp, usport,
+					udport, p + q,
+					len - q < seg ? len - q : seg);
+		if (seg)
+			return;
 	}
 	sd->st->sctp_packets++;
 	sp = wire_be16(p);

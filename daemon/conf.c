@@ -85,6 +85,7 @@ static const struct conf_key conf_global_keys[] = {
 	{ "sctp_udp_port", CT_UINT, GOFF(sctp_udp_port), 0, 65535, NULL },
 	{ "sctp_encap_port", CT_UINT, GOFF(sctp_encap_port), 0, 65535, NULL },
 	{ "sctp_streams", CT_UINT, GOFF(sctp_streams), 1, 65535, NULL },
+	{ "sctp_udp_gso", CT_BOOL, GOFF(sctp_udp_gso), 0, 0, NULL },
 };
 
 /* Negotiation policy: top level (defaults) or inside a listener. */
@@ -158,6 +159,7 @@ void conf_defaults(struct iwcmd_conf *c)
 	c->sctp_udp_port = 9899;   /* SCTP_DEFAULT_UDP_PORT */
 	c->sctp_encap_port = 0;	   /* the same as sctp_udp_port */
 	c->sctp_streams = 16;
+	c->sctp_udp_gso = true;
 	c->policy.rev0 = CONF_REV0_STRICT;
 	c->policy.irdord = CONF_IRDORD_RELAXED;
 	c->policy.crc = CONF_CRC_REQUEST;

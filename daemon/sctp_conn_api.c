@@ -37,6 +37,7 @@ enum conn_result sctp_conn_stack(void)
 	c.udp_port = (uint16_t)iwcmd_conf->sctp_udp_port;
 	c.encap_port = (uint16_t)iwcmd_conf->sctp_encap_port;
 	c.streams = (uint16_t)iwcmd_conf->sctp_streams;
+	c.udp_gso = iwcmd_conf->sctp_udp_gso;
 	if (sctp_stack_init(iwcmd_base, &c, err, sizeof(err)) < 0) {
 		/* usrsctp starts once per process: no retry */
 		log_warnx("sctp: %s", err);

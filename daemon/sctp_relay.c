@@ -13,6 +13,12 @@
 #include "log.h"
 #include "sctp_relay.h"
 
+/* The daemon's end's send buffer once the owner's socket first fills:
+ * the kernel's default (net.core.wmem_default) holds some 90 segments,
+ * less than one 128 KiB burst of an RDMA Write, and each message past it
+ * costs a copy into the queue and a wake-up more. */
+#define RELAY_SNDBUF (1 << 20)
+
 struct relay_msg {
 	STAILQ_ENTRY(relay_msg) entry;
 	size_t len; /* header included */
@@ -34,6 +40,7 @@ struct sctp_relay {
 	bool finishing; /* close once the queue is empty */
 	uint8_t *rxbuf;
 	size_t held; /* a message in rxbuf the stack has not taken yet */
+	bool grown;  /* RELAY_SNDBUF set */
 };
 
 /* Relays still draining to an owner belong to nobody else. */
@@ -239,6 +246,43 @@ void sctp_relay_resume(struct sctp_relay *r)
 	sctp_relay_start(r);
 }
 
+/*
+ * One message straight to the owner's socket (nothing queued before
+ * it): the header and the segment gathered from where they are, without
+ * a copy of the segment or an allocation.  1 sent, 0 no room (queue
+ * it), -1 the owner's end failed (r told its owner, may be gone).
+ */
+static int relay_send_now(struct sctp_relay *r, uint32_t ppid,
+			  const uint8_t *buf, size_t len)
+{
+	uint8_t h[SCTP_RELAY_HDR];
+	struct iovec iov[2] = { { h, sizeof(h) },
+				{ (void *)(uintptr_t)buf, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	ssize_t n;
+
+	relay_put_hdr(h, r->stream, ppid);
+	n = sendmsg(r->fd, &mh, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !r->grown) {
+		const int sz = RELAY_SNDBUF;
+
+		/* past net.core.wmem_max where iwcmd may (CAP_NET_ADMIN) */
+		r->grown = true;
+		if (setsockopt(r->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz,
+			       sizeof(sz)) < 0)
+			(void)setsockopt(r->fd, SOL_SOCKET, SO_SNDBUF, &sz,
+					 sizeof(sz));
+		n = sendmsg(r->fd, &mh, MSG_DONTWAIT);
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n < 0 || (size_t)n != SCTP_RELAY_HDR + len) {
+		relay_fail(r, true); /* the owner's end is gone */
+		return -1;
+	}
+	return 1;
+}
+
 /* Queue one message for the owner. */
 int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 			size_t len)
@@ -249,6 +293,13 @@ int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 	if (r->finishing || len > r->maxseg) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (was_empty) {
+		int k = relay_send_now(r, ppid, buf, len);
+
+		if (k != 0)
+			return 0; /* sent, or the relay failed as a flush
+				   * would have made it */
 	}
 	m = malloc(sizeof(*m) + SCTP_RELAY_HDR + len);
 	if (!m)
@@ -264,7 +315,7 @@ int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 		r->ops->backlog(r->arg, true);
 	}
 	if (was_empty)
-		relay_flush(r); /* r->finishing is false: r stays */
+		event_add(r->wev, NULL); /* the owner's socket was full */
 	return 0;
 }
 

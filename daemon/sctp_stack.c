@@ -23,6 +23,7 @@ void sctp_stack_defaults(struct sctp_stack_conf *c)
 	c->encap_port = 0;
 	c->streams = SCTP_DEFAULT_STREAMS;
 	c->adapt_wait_ms = SCTP_ADAPT_WAIT_MS;
+	c->udp_gso = true;
 }
 
 static const struct sctp_stack_ops *sctp_ops_of(enum sctp_stack_kind k)

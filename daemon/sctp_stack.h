@@ -53,6 +53,8 @@ struct sctp_stack_conf {
 	uint16_t encap_port;
 	uint16_t streams; /* inbound = outbound streams asked for */
 	unsigned int adapt_wait_ms;
+	/* usrsctp: packets for one peer leave as one UDP GSO send */
+	bool udp_gso;
 };
 
 struct sctp_sock;

@@ -482,7 +482,8 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		snprintf(err, errlen, "sctp: %s", strerror(errno));
 		return -1;
 	}
-	if (us_udp_init(base, &us.conf.udp_port, us_run, err, errlen) < 0) {
+	if (us_udp_init(base, &us.conf.udp_port, c->udp_gso, us_run, err,
+			errlen) < 0) {
 		free(us.rxbuf);
 		us.rxbuf = NULL;
 		return -1;
@@ -495,6 +496,10 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 	 * which iwcmd uses (docs/sctp.md).
 	 */
 	usrsctp_init_nothreads(0, us_conn_output, NULL);
+	/* the CRC32c of every packet is ours (RFC 4960 §6.8): ISA-L on
+	 * the way out in us_conn_output(), checked before
+	 * usrsctp_conninput() (sctp_usrsctp_udp.c) */
+	usrsctp_enable_crc32c_offload();
 	/* heartbeats and retransmissions by usrsctp's own timers, which
 	 * usrsctp_handle_timers() runs */
 	log_info("sctp: usrsctp on UDP port %u, %u streams", us.conf.udp_port,

@@ -32,8 +32,8 @@
  * usrsctp from the loop (sctp_usrsctp.c serves the sockets its upcalls
  * named, then flushes).  -1 with a message in err.
  */
-int us_udp_init(struct event_base *base, uint16_t *port, void (*run)(void),
-		char *err, size_t errlen);
+int us_udp_init(struct event_base *base, uint16_t *port, bool gso,
+		void (*run)(void), char *err, size_t errlen);
 void us_udp_fini(void);
 /* The AF_CONN address for the peer at sa (an IP address, the UDP port
  * being encap_port), taken (us_peer_put()); NULL with errno. */

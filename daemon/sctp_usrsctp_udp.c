@@ -17,17 +17,33 @@
  * slot only when it is an SCTP packet with a correct CRC32c (RFC 4960
  * §6.8); a full table evicts the endpoint unused longest that no socket
  * of iwcmd refers to, or drops the datagram.
+ *
+ * The CRC32c is ours, not usrsctp's (usrsctp_enable_crc32c_offload()):
+ * usrsctp then leaves the checksum of what it sends zero and checks
+ * none of what it receives, so every packet is summed here with ISA-L
+ * (wire/crc32c.c) on its way out and verified on its way in, before
+ * usrsctp_conninput(); usrsctp's own table-driven CRC cost iwcmd more
+ * than any other function of the data path.
+ *
+ * Packets queued one after another for the same peer, of one size (the
+ * last may be shorter), leave as one UDP GSO send (UDP_SEGMENT, up to
+ * 64): the kernel cuts them into the same datagrams on the wire, and a
+ * receiver asking for UDP GRO (as iwcmd does) gets them back whole, one
+ * buffer cut at the segment size it is told.  A kernel or device that
+ * refuses either is served one datagram at a time, as before.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "log.h"
 #include "sctp_usrsctp_int.h"
 
@@ -39,12 +55,17 @@
 #define US_PEER_BUCKETS 1024 /* their hash */
 #define US_TICK_MS 10	     /* usrsctp's timers, as its own thread ran them */
 #define US_SCTP_HDR 12	     /* RFC 4960 §3.1 common header */
+#define US_SCTP_CSUM 8	     /* its Checksum field */
 /* The IP MTU a path is taken to have at most: Ethernet's, what usrsctp
  * assumed on its own UDP sockets.  Larger packets (a loopback's 64 KiB)
  * cost a whole segment per lost datagram and overrun the UDP receive
  * buffer in bursts. */
 #define US_IP_MTU_MAX 1500
 #define US_CHUNK_HDR 4
+/* UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS, 64 before
+ * Linux 6.7) and octets (one IPv6 UDP payload) */
+#define US_GSO_MAX 64
+#define US_GSO_BYTES 65000
 
 struct us_peer {
 	struct sockaddr_storage remote; /* address and UDP port */
@@ -60,7 +81,9 @@ struct us_peer {
 
 union us_ctl {
 	struct cmsghdr align;
-	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	/* IP_PKTINFO or IPV6_PKTINFO, and UDP_SEGMENT or UDP_GRO */
+	char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+		 CMSG_SPACE(sizeof(int))];
 };
 
 static struct {
@@ -90,7 +113,13 @@ static struct {
 	struct sockaddr_storage tto[US_TX_BATCH];
 	union us_ctl tctl[US_TX_BATCH];
 	int tfd[US_TX_BATCH];
+	uint32_t tpeer[US_TX_BATCH]; /* the slot each goes to */
 	unsigned int n_tx;
+	/* what one sendmmsg sends: single packets and GSO runs of them */
+	struct mmsghdr gmsg[US_TX_BATCH];
+	union us_ctl gctl[US_TX_BATCH];
+	unsigned int gcount[US_TX_BATCH];
+	bool no_gso; /* the kernel refused UDP_SEGMENT */
 	struct sctp_drops drops;
 } udp = { .fd = { -1, -1 } };
 
@@ -388,27 +417,130 @@ unsigned int us_peer_mtu(void *peer)
 	return p ? p->mtu : 1200;
 }
 
+/* ---- the CRC32c (RFC 4960 §6.8, Appendix B) ---- */
+
+/*
+ * The CRC32c of an SCTP packet: over the whole packet with its Checksum
+ * field zero, stored least significant octet first (the reflected
+ * CRC's byte order, RFC 4960 Appendix B, as usrsctp and Linux store
+ * it).  buf is ours to write: the field is zeroed for the sum.
+ */
+static uint32_t us_crc_of(uint8_t *buf, size_t len)
+{
+	memset(buf + US_SCTP_CSUM, 0, 4);
+	return crc32c(buf, len);
+}
+
+/* Sum a packet usrsctp handed out (offloaded: its field is zero). */
+static void us_crc_put(uint8_t *buf, size_t len)
+{
+	crc32c_put_wire(us_crc_of(buf, len), buf + US_SCTP_CSUM);
+}
+
+/* Whether buf is an SCTP packet whose CRC32c is right (RFC 4960 §6.8);
+ * the field is left as it came. */
+static bool us_crc_ok(uint8_t *buf, size_t len)
+{
+	uint8_t sum[4];
+	uint32_t crc;
+
+	memcpy(sum, buf + US_SCTP_CSUM, 4);
+	crc = us_crc_of(buf, len);
+	memcpy(buf + US_SCTP_CSUM, sum, 4);
+	return crc == crc32c_get_wire(sum);
+}
+
 /* ---- output ---- */
+
+/*
+ * How many packets from i on go as one UDP GSO send: the same peer (so
+ * the same socket, destination and source address), each as long as
+ * the first but the last, which may be shorter.
+ */
+static unsigned int us_gso_run(unsigned int i)
+{
+	size_t seg = udp.tiov[i].iov_len, total = seg;
+	unsigned int j = i + 1;
+
+	if (udp.no_gso)
+		return 1;
+	while (j < udp.n_tx && j - i < US_GSO_MAX &&
+	       udp.tpeer[j] == udp.tpeer[i] &&
+	       us_ip_eq(&udp.tto[j], &udp.tto[i], true) &&
+	       udp.tmsg[j].msg_hdr.msg_controllen ==
+		       udp.tmsg[i].msg_hdr.msg_controllen &&
+	       !memcmp(udp.tctl[j].buf, udp.tctl[i].buf,
+		       udp.tmsg[i].msg_hdr.msg_controllen) &&
+	       udp.tiov[j].iov_len <= seg &&
+	       total + udp.tiov[j].iov_len <= US_GSO_BYTES) {
+		total += udp.tiov[j].iov_len;
+		if (udp.tiov[j++].iov_len < seg)
+			break; /* a shorter one ends the run */
+	}
+	return j - i;
+}
+
+/* Entry e of the send batch: packets i..i+n-1, as one GSO send when
+ * n > 1 (the source address's cmsg, then UDP_SEGMENT). */
+static void us_gso_entry(unsigned int e, unsigned int i, unsigned int n)
+{
+	struct msghdr *mh = &udp.gmsg[e].msg_hdr;
+	const struct msghdr *one = &udp.tmsg[i].msg_hdr;
+	struct cmsghdr *cm;
+	uint16_t seg = (uint16_t)udp.tiov[i].iov_len;
+
+	udp.gcount[e] = n;
+	*mh = *one;
+	if (n == 1)
+		return;
+	mh->msg_iov = &udp.tiov[i];
+	mh->msg_iovlen = n;
+	mh->msg_control = udp.gctl[e].buf;
+	if (one->msg_controllen)
+		memcpy(udp.gctl[e].buf, one->msg_control, one->msg_controllen);
+	mh->msg_controllen = one->msg_controllen + CMSG_SPACE(sizeof(seg));
+	cm = (struct cmsghdr *)(udp.gctl[e].buf + one->msg_controllen);
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+}
 
 void us_udp_flush(void)
 {
-	unsigned int i = 0, j;
-	int n;
+	unsigned int i = 0, k, e, j;
+	int n, fd;
 
 	while (i < udp.n_tx) {
-		for (j = i + 1; j < udp.n_tx && udp.tfd[j] == udp.tfd[i]; j++)
-			;
-		n = sendmmsg(udp.tfd[i], &udp.tmsg[i], j - i, MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			/* the first one fails (ICMP unreachable, EAGAIN):
-			 * lost, as on the wire; SCTP retransmits */
-			udp.drops.send_failed++;
-			i++;
+		/* one sendmmsg per run of packets on one socket */
+		fd = udp.tfd[i];
+		for (e = 0, k = i; k < udp.n_tx && udp.tfd[k] == fd; e++) {
+			us_gso_entry(e, k, us_gso_run(k));
+			k += udp.gcount[e];
+		}
+		n = sendmmsg(fd, udp.gmsg, e, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && udp.gcount[0] > 1 &&
+		    (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
+		     errno == EOPNOTSUPP)) {
+			/* no UDP GSO here (a device without checksum
+			 * offload, an old kernel): one datagram each */
+			log_info("sctp: UDP GSO refused (%s); sending "
+				 "datagrams one by one",
+				 strerror(errno));
+			udp.no_gso = true;
 			continue;
 		}
-		i += (unsigned int)n;
+		if (n < 0) {
+			/* the first one fails (ICMP unreachable, EAGAIN):
+			 * lost, as on the wire; SCTP retransmits */
+			udp.drops.send_failed += udp.gcount[0];
+			i += udp.gcount[0];
+			continue;
+		}
+		for (j = 0; j < (unsigned int)n; j++)
+			i += udp.gcount[j];
 	}
 	udp.n_tx = 0;
 }
@@ -431,12 +563,16 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		us_udp_flush();
 	i = udp.n_tx++;
 	memcpy(udp.tbuf + (size_t)i * US_PKT_MAX, buf, len);
+	if (len >= US_SCTP_HDR)
+		us_crc_put(udp.tbuf + (size_t)i * US_PKT_MAX, len);
 	udp.tiov[i].iov_base = udp.tbuf + (size_t)i * US_PKT_MAX;
 	udp.tiov[i].iov_len = len;
 	udp.tto[i] = p->remote;
 	udp.tfd[i] = udp.fd[p->remote.ss_family == AF_INET6];
+	udp.tpeer[i] = (uint32_t)(p - udp.peer);
 	mh = &udp.tmsg[i].msg_hdr;
 	memset(mh, 0, sizeof(*mh));
+	memset(&udp.tctl[i], 0, sizeof(udp.tctl[i])); /* compared whole */
 	mh->msg_name = &udp.tto[i];
 	mh->msg_namelen = p->remote.ss_family == AF_INET6 ?
 				  sizeof(struct sockaddr_in6) :
@@ -475,16 +611,24 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 
 /* ---- input ---- */
 
-/* The address a datagram reached (IP_PKTINFO / IPV6_PKTINFO). */
-static void us_dst_of(struct msghdr *mh, int family,
-		      struct sockaddr_storage *dst)
+/* The address a datagram reached (IP_PKTINFO / IPV6_PKTINFO), and the
+ * size of the datagrams UDP GRO joined into it (0: one datagram). */
+static size_t us_dst_of(struct msghdr *mh, int family,
+			struct sockaddr_storage *dst)
 {
 	struct cmsghdr *cm;
+	size_t gro = 0;
 
 	memset(dst, 0, sizeof(*dst));
 	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		if (family == AF_INET && cm->cmsg_level == IPPROTO_IP &&
-		    cm->cmsg_type == IP_PKTINFO) {
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int g;
+
+			memcpy(&g, CMSG_DATA(cm), sizeof(g));
+			gro = g > 0 ? (size_t)g : 0;
+		} else if (family == AF_INET && cm->cmsg_level == IPPROTO_IP &&
+			   cm->cmsg_type == IP_PKTINFO) {
 			struct in_pktinfo pi;
 			struct sockaddr_in *s = (struct sockaddr_in *)dst;
 
@@ -504,19 +648,7 @@ static void us_dst_of(struct msghdr *mh, int family,
 				s->sin6_scope_id = pi.ipi6_ifindex;
 		}
 	}
-}
-
-/* Whether buf is an SCTP packet whose CRC32c is right (RFC 4960 §6.8). */
-static bool us_crc_ok(uint8_t *buf, size_t len)
-{
-	uint8_t sum[4];
-	uint32_t crc;
-
-	memcpy(sum, buf + 8, 4);
-	memset(buf + 8, 0, 4);
-	crc = usrsctp_crc32c(buf, len);
-	memcpy(buf + 8, sum, 4);
-	return !memcmp(&crc, sum, 4);
+	return gro;
 }
 
 /* One datagram from remote to dst: usrsctp's. */
@@ -529,13 +661,14 @@ static void us_input(uint8_t *buf, size_t len, struct sockaddr_storage *remote,
 		udp.drops.not_sctp++;
 		return;
 	}
+	/* usrsctp checks no checksum (offloaded to us): every packet,
+	 * and a slot only for SCTP with a right one */
+	if (!us_crc_ok(buf, len)) {
+		udp.drops.bad_crc++;
+		return;
+	}
 	i = us_peer_find(remote, dst);
 	if (i < 0) {
-		/* a slot only for SCTP with a right checksum */
-		if (!us_crc_ok(buf, len)) {
-			udp.drops.bad_crc++;
-			return;
-		}
 		i = us_peer_take(remote, dst);
 		if (i < 0)
 			return;
@@ -571,6 +704,8 @@ static void us_udp_read(evutil_socket_t fd, short what, void *arg)
 		for (k = 0; k < n; k++) {
 			struct sockaddr_storage dst;
 			struct msghdr *mh = &udp.rmsg[k].msg_hdr;
+			uint8_t *p = udp.riov[k].iov_base;
+			size_t len = udp.rmsg[k].msg_len, seg;
 
 			if (mh->msg_flags & MSG_TRUNC) {
 				udp.drops.not_sctp++;
@@ -580,9 +715,18 @@ static void us_udp_read(evutil_socket_t fd, short what, void *arg)
 				udp.drops.not_sctp++;
 				continue;
 			}
-			us_dst_of(mh, family, &dst);
-			us_input(udp.riov[k].iov_base, udp.rmsg[k].msg_len,
-				 &udp.rfrom[k], &dst);
+			/* UDP GRO: datagrams of seg octets, the last one
+			 * maybe shorter, each an SCTP packet */
+			seg = us_dst_of(mh, family, &dst);
+			if (!seg || seg > len)
+				seg = len;
+			do {
+				size_t one = len < seg ? len : seg;
+
+				us_input(p, one, &udp.rfrom[k], &dst);
+				p += one;
+				len -= one;
+			} while (len);
 		}
 		udp.run();
 		if (n < US_RX_BATCH)
@@ -658,6 +802,9 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on,
 				 sizeof(on));
 	}
+	/* datagrams of one flow joined (us_udp_read() cuts them again);
+	 * a kernel without UDP GRO hands them one by one */
+	(void)setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on));
 	/* past net.core.rmem_max where iwcmd may (CAP_NET_ADMIN) */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) < 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
@@ -690,14 +837,15 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 	return 0;
 }
 
-int us_udp_init(struct event_base *base, uint16_t *port_io, void (*run)(void),
-		char *err, size_t errlen)
+int us_udp_init(struct event_base *base, uint16_t *port_io, bool gso,
+		void (*run)(void), char *err, size_t errlen)
 {
 	struct timeval tv = { 0, US_TICK_MS * 1000 };
 	uint16_t port = *port_io;
 
 	udp.base = base;
 	udp.run = run;
+	udp.no_gso = !gso;
 	memset(udp.bucket, 0, sizeof(udp.bucket));
 	memset(&udp.drops, 0, sizeof(udp.drops));
 	udp.rbuf = malloc((size_t)US_RX_BATCH * US_PKT_MAX);
@@ -758,8 +906,8 @@ void us_udp_drops(struct sctp_drops *d)
 	*d = udp.drops;
 	memset(&st, 0, sizeof(st));
 	usrsctp_get_stat(&st);
-	/* usrsctp's own count for known peers (RFC 4960 §6.8, §8.5) */
-	d->bad_crc += st.sctps_badsum;
+	/* usrsctp's own count for known peers (RFC 4960 §8.5); it checks
+	 * no CRC32c (us_input() does), its sctps_badsum stays 0 */
 	d->bad_vtag += st.sctps_badvtag;
 	d->not_sctp += st.sctps_hdrops;
 }

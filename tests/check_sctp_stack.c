@@ -704,6 +704,23 @@ END_TEST
 static int relay_fd;
 static uint8_t relay_last[2048];
 static size_t relay_last_len;
+/* Packets the relay saw whose CRC32c usrsctp's own function refutes. */
+static unsigned int relay_bad_crc;
+
+/* Whether an SCTP packet's CRC32c is right (RFC 4960 §6.8), by
+ * usrsctp_crc32c(): the stack sums with ISA-L instead. */
+static bool relay_crc_ok(const uint8_t *pkt, size_t len)
+{
+	uint8_t copy[65536];
+	uint32_t crc;
+
+	if (len < 12 || len > sizeof(copy))
+		return false;
+	memcpy(copy, pkt, len);
+	memset(copy + 8, 0, 4);
+	crc = usrsctp_crc32c(copy, len);
+	return !memcmp(&crc, pkt + 8, 4);
+}
 
 static void relay_read(evutil_socket_t fd, short what, void *arg)
 {
@@ -714,6 +731,8 @@ static void relay_read(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if (!relay_crc_ok(buf, (size_t)n))
+			relay_bad_crc++;
 		if ((size_t)n <= sizeof(relay_last)) {
 			memcpy(relay_last, buf, (size_t)n);
 			relay_last_len = (size_t)n;
@@ -769,6 +788,8 @@ START_TEST(test_drops)
 	ck_assert_int_eq(sctp_stack_send(cli.s, 0, 16, "x", 1), 0);
 	ck_assert(run_until(&srv.msgs));
 	ck_assert_uint_ge(relay_last_len, 16);
+	/* what the stack sent, summed by it, is right by usrsctp's sum */
+	ck_assert_uint_eq(relay_bad_crc, 0);
 
 	/* not SCTP: too short, from the relay and from a stranger */
 	inject(relay_fd, "hello", 5);
@@ -798,6 +819,7 @@ START_TEST(test_drops)
 	ck_assert_int_eq(sctp_stack_send(srv.s, 2, 16, "y", 1), 0);
 	ck_assert(run_until(&cli.msgs));
 	ck_assert_int_eq(cli.down + srv.down, 0);
+	ck_assert_uint_eq(relay_bad_crc, 0);
 	event_free(ev);
 	close(relay_fd);
 	close(other);

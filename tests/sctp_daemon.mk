@@ -9,7 +9,7 @@ check_sctp_stack_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
 check_sctp_stack_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS) $(USRSCTP_CFLAGS)
 # a seam: how often the loop asks a socket's readiness (test_idle_assocs)
 check_sctp_stack_LDFLAGS = -Wl,--wrap=usrsctp_get_events
-check_sctp_stack_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+check_sctp_stack_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
 
 # sctp_conn.c with clients closed while they are told something (as
@@ -29,7 +29,8 @@ TESTS += check_sctp_kernel
 check_sctp_kernel_SOURCES = check_sctp_kernel.c
 check_sctp_kernel_CPPFLAGS = $(DAEMON_CPPFLAGS)
 check_sctp_kernel_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
-check_sctp_kernel_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(USRSCTP_LIBS) \
+check_sctp_kernel_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) \
+	$(USRSCTP_LIBS) \
 	$(CHECK_LIBS)
 endif
 

@@ -121,11 +121,17 @@ expect 2 "$bench" cm --no-client-poll=1
 expect 2 "$bench" cm --idle 100001 && has "$dir/err" "for --idle"
 expect 2 "$bench" cm --idle -1 && has "$dir/err" "for --idle"
 expect 2 "$bench" write_lat --idle 10 && has "$dir/err" "--idle applies"
+expect 2 "$bench" write_bw --address 192.0.2.300 &&
+	has "$dir/err" "bad value '192.0.2.300' for --address"
+expect 2 "$bench" write_bw --server-netns n --server-socket /x \
+	--address 192.0.2.1 && has "$dir/err" "go together"
+expect 2 "$bench" cm --socket /x --server-netns n --server-socket /x \
+	--address 192.0.2.1 && has "$dir/err" "go together"
 expect 0 "$bench" --help && has "$dir/out" "  cm " &&
 	has "$dir/out" "--depth LIST" && has "$dir/out" "--qps N" &&
 	has "$dir/out" "--transport T" && has "$dir/out" "--wait-cm" &&
 	has "$dir/out" "--busy-poll US" && has "$dir/out" "--idle N" &&
-	has "$dir/out" "--no-client-poll"
+	has "$dir/out" "--no-client-poll" && has "$dir/out" "--server-netns NS"
 for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done

@@ -74,10 +74,12 @@ rpair "--rtr send" "--p2p --rtr write"
 rpair "-V --transport sctp" "-V --transport sctp"
 [ "$crc" = 0 ] || fail "the SCTP exchange failed: $(cat "$dir/c.out")"
 # usrsctp without threads (docs/sctp.md): iwcmd's loop and usrsctp's
-# idle iterator, nothing else, after an SCTP session
+# idle iterator, nothing else, after an SCTP session (sorted: the task
+# directories list in the order of their ids as text, which the ids'
+# values do not decide)
 threads=$(for t in /proc/"$pid"/task/*/comm; do cat "$t"; done |
-	tr '\n' ' ')
-[ "$threads" = "iwcmd SCTP iterator " ] ||
+	LC_ALL=C sort | tr '\n' ' ')
+[ "$threads" = "SCTP iterator iwcmd " ] ||
 	fail "iwcmd's threads after SCTP: $threads"
 # a port nobody listens on
 lfd_port=1

@@ -40,8 +40,11 @@ fail() {
 	fails=$((fails + 1))
 }
 
+# one datagram per SCTP packet in the capture, as tshark and the plugin
+# compared below read it (iwcmd.conf(5) sctp_udp_gso)
 daemon_start log "request_timeout_ms = 2000
-sctp_udp_port = $port"
+sctp_udp_port = $port
+sctp_udp_gso = no"
 tcpdump -i lo -U -w "$dir/cap.pcap" udp port "$port" 2>"$dir/td.err" &
 tpid=$!
 bg_pids="$tpid"
