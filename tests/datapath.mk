@@ -96,3 +96,12 @@ fuzz_sctp_kmsg_CFLAGS = $(DP_CFLAGS)
 fuzz_sctp_kmsg_LDADD = $(top_builddir)/libclient/libiwcm_core.la $(WIRE_LIB) \
 	-lpthread
 fuzz_sctp_kmsg_LDFLAGS = $(FUZZ_LINKFLAGS)
+# The handoff's SctpHandoff as libiwcm takes it.
+FUZZ_HARNESSES += fuzz_sctp_handoff
+fuzz_sctp_handoff_SOURCES = fuzz/fuzz_sctp_handoff.c $(FUZZ_MAIN)
+fuzz_sctp_handoff_CPPFLAGS = $(DP_CPPFLAGS) -I$(top_srcdir)/proto \
+	-I$(top_builddir)/proto
+fuzz_sctp_handoff_CFLAGS = $(DP_CFLAGS) $(PROTOBUF_C_CFLAGS)
+fuzz_sctp_handoff_LDADD = $(top_builddir)/libclient/libiwcm_core.la \
+	$(WIRE_LIB) -lpthread
+fuzz_sctp_handoff_LDFLAGS = $(FUZZ_LINKFLAGS)

@@ -619,7 +619,7 @@ sctp_abort_check() {
 
 # sctp_cases: every selected SCTP case in one guest boot.
 sctp_cases() {
-	local c any=0 hu hd bd t0 cmd d CASE_LIMIT=${IWCM_INTEROP_SCTP_LIMIT:-400}
+	local c any=0 hu hd bd t0 cmd d CASE_LIMIT=${IWCM_INTEROP_SCTP_LIMIT:-600}
 	for c in $SCTP_CASES; do
 		selected "$c" && any=1
 	done
