@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# bench/mpi-rma-compare.sh [-m MAX_SIZE] [-i ITERS]: bench/mpi_rma (MPI
-# one-sided latency and bandwidth, osu_put_latency, osu_get_latency,
-# osu_put_bw and osu_get_bw shapes) between two ranks over:
+# bench/mpi-rma-compare.sh [-s MIN_SIZE] [-m MAX_SIZE] [-i ITERS]:
+# bench/mpi_rma (MPI one-sided latency and bandwidth, osu_put_latency,
+# osu_get_latency, osu_put_bw and osu_get_bw shapes) between two ranks
+# over:
 #   iwcm-rdma   --mca pml ob1 --mca btl self,tcp,ofi --mca osc rdma,
 #               provider "iwcm": btl ofi over the provider's own
 #               FI_EP_RDM endpoint (one-sided: RMA and atomics; the
@@ -50,10 +51,13 @@ while [ ! -S "$IWCM_SOCKET" ] && [ $i -lt 500 ]; do
 done
 
 ARGS="$*"
-# the sizes mpi_rma runs: 1, 4, 16, ... up to -m (default 4 MiB)
+# the sizes mpi_rma runs: 1, 4, 16, ... from -s (default 1) up to -m
+# (default 4 MiB)
+min=1
 max=4194304
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-s) min=$2; shift ;;
 	-m) max=$2; shift ;;
 	esac
 	shift
@@ -61,7 +65,7 @@ done
 nsizes=0
 s=1
 while [ "$s" -le "$max" ]; do
-	nsizes=$((nsizes + 1))
+	[ "$s" -ge "$min" ] && nsizes=$((nsizes + 1))
 	s=$((s * 4))
 done
 

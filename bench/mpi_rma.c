@@ -11,7 +11,10 @@
  * shows what that costs.  Whatever osc component mpirun selects;
  * bench/mpi-rma-compare.sh runs it over several.
  *
- *   mpirun -n 2 mpi_rma [-m MAX_SIZE] [-i ITERS]   (4 MiB, 200 by default)
+ *   mpirun -n 2 mpi_rma [-s MIN_SIZE] [-m MAX_SIZE] [-i ITERS]
+ *
+ * (sizes 1, 4, 16, ... from the first power of 4 at or above MIN_SIZE,
+ * 1 by default, up to MAX_SIZE, 4 MiB by default; 200 iterations).
  *
  * Rank 0 prints one line per size:
  * "size put_latency_us get_latency_us put_MBps get_MBps".
@@ -71,23 +74,26 @@ static double bandwidth(MPI_Win win, char *buf, int size, int iters, int get)
 
 int main(int argc, char **argv)
 {
-	int rank, nranks, max = 4 << 20, iters = 200, opt;
+	int rank, nranks, min = 1, max = 4 << 20, iters = 200, opt;
 	char *buf, *base;
 	MPI_Win win;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "m:i:")) != -1) {
-		if (opt == 'm')
+	while ((opt = getopt(argc, argv, "s:m:i:")) != -1) {
+		if (opt == 's')
+			min = atoi(optarg);
+		else if (opt == 'm')
 			max = atoi(optarg);
 		else if (opt == 'i')
 			iters = atoi(optarg);
 	}
-	if (nranks != 2 || max < 1 || iters < 1) {
+	if (nranks != 2 || min < 1 || max < 1 || iters < 1) {
 		if (rank == 0)
 			fprintf(stderr, "usage: mpirun -n 2 mpi_rma "
-					"[-m MAX_SIZE] [-i ITERS]\n");
+					"[-s MIN_SIZE] [-m MAX_SIZE] "
+					"[-i ITERS]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -106,6 +112,8 @@ int main(int argc, char **argv)
 		printf("# size put_latency_us get_latency_us put_MBps "
 		       "get_MBps\n");
 	for (int size = 1; size <= max; size *= 4) {
+		if (size < min)
+			continue;
 		int n = size > 65536 ? iters / 10 + 1 : iters;
 		int nbw = n / 10 + 1;
 		double pl = 0, gl = 0, pb = 0, gb = 0;
