@@ -384,6 +384,7 @@ struct iwfi_ep {
 	 * seq, the last one a Read was posted for and the last one a Read
 	 * confirmed; those completed but not confirmed yet, in order. */
 	uint64_t dc_seq, dc_cover, dc_confirmed;
+	bool dc_dead; /* no Read will confirm a write any more */
 	struct iwfi_req *dc_held, *dc_held_tail;
 	struct iwfi_peer_credit peer;
 };

@@ -266,7 +266,7 @@ static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 	held = ep->dc_held;
 	ep->dc_held = ep->dc_held_tail = NULL;
 	/* Later writes wait for a Read that will not come either. */
-	ep->dc_cover = ep->dc_confirmed = UINT64_MAX;
+	ep->dc_dead = true;
 	iwfi_ep_unlock(ep);
 	while ((w = held)) {
 		held = w->next;
@@ -365,13 +365,19 @@ static void dc_release(struct iwfi_cq *cq, struct iwfi_ep *ep, uint64_t seq)
 /*
  * The successful completion of a held write or of a confirming Read
  * (cq->lock held): true when it was taken care of here, false when the
- * write is to be reported now (already confirmed, or no Read could be
- * posted: then its completion says what the Write's alone says).
+ * write is to be reported now (already confirmed).  A write that no
+ * Read can confirm any more (the connection failed, or the Read could
+ * not be posted) is not known placed: it fails with the writes held
+ * before it, as a connection's flush does, and so does every later one
+ * (ep->dc_dead).
  */
 static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
 {
+	static const struct iwcm_wc flushed = { .status =
+							IWCM_WC_WR_FLUSH_ERR };
 	struct iwfi_ep *ep = req->ep;
-	bool held = true;
+	struct iwfi_req *held, *w;
+	bool keep = true;
 
 	iwfi_ep_lock(ep);
 	if (req->dc_confirm) {
@@ -381,12 +387,20 @@ static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
 		iwfi_ep_unlock(ep);
 		return false;
 	}
-	if (req->seq <= ep->dc_confirmed) {
-		held = false;
-	} else if (req->seq > ep->dc_cover && !dc_post_confirm(ep, req)) {
-		/* Nothing will confirm it: report it and what waits. */
-		dc_release(cq, ep, UINT64_MAX);
-		held = false;
+	if (req->seq <= ep->dc_confirmed && !ep->dc_dead) {
+		keep = false;
+	} else if (ep->dc_dead ||
+		   (req->seq > ep->dc_cover && !dc_post_confirm(ep, req))) {
+		ep->dc_dead = true;
+		held = ep->dc_held;
+		ep->dc_held = ep->dc_held_tail = NULL;
+		iwfi_ep_unlock(ep);
+		while ((w = held)) {
+			held = w->next;
+			wc_to_err(cq, &flushed, w);
+		}
+		wc_to_err(cq, &flushed, req);
+		return true;
 	} else {
 		req->next = NULL;
 		if (ep->dc_held_tail)
@@ -396,7 +410,7 @@ static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
 		ep->dc_held_tail = req;
 	}
 	iwfi_ep_unlock(ep);
-	return held;
+	return keep;
 }
 
 /* A confirming Read failed (cq->lock held): the writes it covered are
