@@ -86,6 +86,7 @@ static const struct conf_key conf_global_keys[] = {
 	{ "sctp_encap_port", CT_UINT, GOFF(sctp_encap_port), 0, 65535, NULL },
 	{ "sctp_streams", CT_UINT, GOFF(sctp_streams), 1, 65535, NULL },
 	{ "sctp_udp_gso", CT_BOOL, GOFF(sctp_udp_gso), 0, 0, NULL },
+	{ "sctp_multiplex", CT_BOOL, GOFF(sctp_multiplex), 0, 0, NULL },
 };
 
 /* Negotiation policy: top level (defaults) or inside a listener. */

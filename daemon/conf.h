@@ -100,7 +100,9 @@ struct iwcmd_conf {
 	unsigned int sctp_udp_port;
 	unsigned int sctp_encap_port; /* the peers' UDP port, 0: ours */
 	unsigned int sctp_streams;
-	bool sctp_udp_gso; /* usrsctp: UDP GSO sends (sctp_usrsctp_udp.c) */
+	bool sctp_udp_gso;   /* usrsctp: UDP GSO sends (sctp_usrsctp_udp.c) */
+	bool sctp_multiplex; /* usrsctp: our sessions to a peer share one
+			      * association (sctp_conn.c sc_assoc_to()) */
 	struct conf_policy policy;
 	struct conf_listener listeners[CONF_MAX_LISTENERS];
 	size_t n_listeners;

@@ -72,6 +72,42 @@ START_TEST(test_accepted)
 }
 END_TEST
 
+/* By default (sctp_multiplex = no) each session this daemon opens to a
+ * peer has an association of its own: two sessions to one listener
+ * both take stream 0, where one association would give them two
+ * streams, and each relays on its own. */
+START_TEST(test_assoc_per_session)
+{
+	struct est le, ce, le2, ce2;
+	int L, C;
+	uint16_t port;
+
+	start_with(NULL);
+	L = ipc_open_hello(H.sock);
+	C = ipc_open_hello(H.sock);
+	ck_assert_int_ge(L, 0);
+	ck_assert_int_ge(C, 0);
+	port = listen_sctp(L);
+	session(L, C, port, 2, &le, &ce);
+	session(L, C, port, 1, &le2, &ce2);
+	ck_assert_uint_eq(ce.stream, 0);
+	ck_assert_uint_eq(ce2.stream, 0);
+	/* both ends of each, in iwcmctl conns */
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", 0), 4);
+	pump(&ce, &le, 20, 100);
+	pump(&le2, &ce2, 20, 100);
+	close(ce.fd);
+	wait_eof(le.fd);
+	close(le.fd);
+	pump(&ce2, &le2, 10, 64);
+	close(ce2.fd);
+	wait_eof(le2.fd);
+	close(le2.fd);
+	close(L);
+	close(C);
+}
+END_TEST
+
 /* RFC 5043 §6.3: the owner rejects with Private Data; §6.4: without a
  * listener the Initiate gets a Terminate; an association of ours with
  * no session left shuts down. */
@@ -279,6 +315,7 @@ static Suite *sctp_daemon_suite(void)
 	Suite *s = suite_create("sctp_daemon");
 
 	daemon_add_test(s, "accepted", test_accepted);
+	daemon_add_test(s, "assoc_per_session", test_assoc_per_session);
 	daemon_add_test(s, "rejected", test_rejected);
 	daemon_add_test(s, "owner_gone", test_owner_gone);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);

@@ -37,9 +37,12 @@ static inline void start_with(const char *more)
 	harness_start(&H, conf);
 }
 
+/* The daemon whose sessions to one peer share an association (the
+ * multiplexed relay these tests look at); start_with(NULL) for the
+ * default, one association per session. */
 static inline void start(void)
 {
-	start_with(NULL);
+	start_with("sctp_multiplex = yes\n");
 }
 
 static uint64_t last_listener;
