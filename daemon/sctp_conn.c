@@ -968,11 +968,10 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 	struct sctp_sock *s;
 	struct sc_assoc *as;
 
-	/* One association per session unless sctp_multiplex says
-	 * otherwise (never on the kernel's SCTP, where it goes to the
-	 * session's owner once established, sc_peel_run()): a peer on the
-	 * kernel's SCTP hands its end to the first session's owner, who
-	 * refuses a second session's Initiate (RFC 5043 §6.4). */
+	/* One association per session unless sctp_multiplex (never on the
+	 * kernel's SCTP, where it goes to the session's owner, as it does
+	 * at a peer on the kernel's SCTP, whose owner refuses a second
+	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()). */
 	if (!SC_KERNEL && iwcmd_conf->sctp_multiplex)
 		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 			if (as->remote_udp_port == rport &&

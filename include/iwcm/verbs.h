@@ -648,6 +648,11 @@ int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
  * epoll_wait(2) without waiting says which sockets have something (it
  * takes no socket's lock, which a read of an empty socket would, in
  * the way of the peer's delivery), then one read(2) per arriving batch.
+ * A CQ of a single QP skips the epoll_wait(2): its socket is read
+ * directly, one read(2) per call whether or not it holds anything, as a
+ * busy-polling TCP program does, so that a message costs one system call
+ * to receive instead of two (unless the socket is full for writing,
+ * when the QP waits to be told it has room).
  * Completions of one QP's send
  * queue come in the order the work requests were posted (RFC 5040 §5.5
  * rule 15), receives in the order the messages arrived.  After an error
