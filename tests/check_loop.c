@@ -270,7 +270,7 @@ START_TEST(test_adaptive)
 		       "0\n");
 		adapt_run(5000, false);
 		ck_assert_uint_eq(A.window_after_fast, 0);
-		ck_assert_uint_ge(A.slept_fast, A.fast - 5);
+		ck_assert_uint_gt(A.slept_fast, A.fast / 2);
 		return;
 	}
 	adapt_run(5000, false);
@@ -290,7 +290,11 @@ END_TEST
 START_TEST(test_adaptive_off)
 {
 	adapt_run(_i ? 5000 : 0, _i != 0);
-	ck_assert_uint_ge(A.slept_fast, A.fast - 5);
+	/* An answer that comes before the loop reaches its wait (the
+	 * client ran first on a loaded machine) is taken without a sleep:
+	 * more than half, where a polling loop sleeps after at most half
+	 * (test_adaptive), and no polling at all (below). */
+	ck_assert_uint_gt(A.slept_fast, A.fast / 2);
 	ck_assert_uint_eq(A.window_after_fast, 0);
 	ck_assert_uint_eq(iwcmd_stats.loop_poll_us, 0);
 }
