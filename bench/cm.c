@@ -47,8 +47,9 @@ static const struct cm_row cm_rows[] = {
 	  CM_IWCM, 2, true, IWCM_RTR_READ, false },
 };
 
-/* --transport sctp: DDP Stream Sessions (RFC 5043) through iwcmd, on
- * the association it keeps, against raw usrsctp associations. */
+/* --transport sctp: DDP Stream Sessions (RFC 5043) through iwcmd, each
+ * on an association of its own (sctp_multiplex = yes: all on the one it
+ * keeps), against raw usrsctp associations. */
 static const struct cm_row cm_rows_sctp[] = {
 	{ "sctp",
 	  "raw usrsctp association: connect, accept, COMM_UP "
@@ -98,7 +99,8 @@ struct cm_init {
 	struct iwcm_conn *ic;
 	uint64_t t0;
 	uint64_t t_est;
-	uint16_t port; /* local port, once established */
+	uint16_t port;	 /* local port, once established */
+	uint16_t stream; /* SCTP: the session's stream, then */
 	bool est;
 };
 
@@ -113,7 +115,8 @@ enum cm_resp_state {
 struct cm_resp {
 	struct iwcm_conn *rc;
 	uint64_t t_est;
-	uint16_t port; /* peer port = the initiator's local port */
+	uint16_t port;	 /* peer port = the initiator's local port */
+	uint16_t stream; /* SCTP: the session's stream, once established */
 	enum cm_resp_state state;
 };
 
@@ -143,15 +146,16 @@ static struct iwcm_conn_attr cm_attr(const struct iwcm_conn *c)
 
 /*
  * What finds the other end of a connection: the local or the peer's
- * port, or over SCTP, where every session shares the association's
- * ports, the session's stream (the same on both ends, RFC 5043 §6).
+ * port, over SCTP the association's (its SCTP port) with the session's
+ * stream (the same at both ends, RFC 5043 §6), as sessions may share
+ * an association (sctp_multiplex = yes: one port, a stream each) or
+ * have one each (the default: a port each, all on stream 0).
  */
-static uint16_t cm_port(const struct iwcm_conn *c, bool local)
+static uint16_t cm_port(const struct iwcm_conn *c, bool local, uint16_t *stream)
 {
 	const struct iwcm_conn_attr a = cm_attr(c);
 
-	if (a.transport == IWCM_TRANSPORT_SCTP)
-		return a.sctp_stream;
+	*stream = a.transport == IWCM_TRANSPORT_SCTP ? a.sctp_stream : 0;
 	return sa_port((const struct sockaddr *)(local ? &a.local_addr :
 							 &a.peer_addr));
 }
@@ -306,6 +310,37 @@ static struct cm_resp *cm_find_resp(struct cm_loop *lp,
 	return NULL;
 }
 
+/* SCTP: the established initiator of the session on port and stream. */
+static struct cm_init *cm_sctp_init(struct cm_loop *lp, uint16_t port,
+				    uint16_t stream)
+{
+	unsigned int i;
+
+	for (i = 0; i < lp->r->depth; i++) {
+		struct cm_init *s = &lp->init[i];
+
+		if (s->ic && s->est && s->port == port && s->stream == stream)
+			return s;
+	}
+	return NULL;
+}
+
+/* SCTP: an established responder on port and stream other than skip. */
+static struct cm_resp *cm_sctp_resp(struct cm_loop *lp, uint16_t port,
+				    uint16_t stream, const struct cm_resp *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < lp->nresp; i++) {
+		struct cm_resp *rs = &lp->resp[i];
+
+		if (rs != skip && rs->state == RESP_EST && rs->port == port &&
+		    rs->stream == stream)
+			return rs;
+	}
+	return NULL;
+}
+
 /* The initiator's outcome. */
 static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 {
@@ -322,7 +357,14 @@ static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 	}
 	s->est = true;
 	s->t_est = bench_now_ns();
-	s->port = cm_port(c, true);
+	s->port = cm_port(c, true, &s->stream);
+	if (lp->r->row->sctp) {
+		struct cm_resp *rs = cm_sctp_resp(lp, s->port, s->stream, NULL);
+
+		if (rs)
+			cm_pair(lp, s, rs);
+		return;
+	}
 	ri = lp->port_resp[s->port];
 	if (ri >= 0 && lp->resp[ri].state != RESP_PENDING)
 		cm_pair(lp, s, &lp->resp[ri]);
@@ -332,12 +374,13 @@ static void cm_init_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 
 /*
  * A new connection request: accept it, remembered by the peer's port
- * (SCTP: by its stream once established).
+ * (SCTP: by the association's and its stream once established).
  */
 static void cm_request(struct cm_loop *lp, struct iwcm_conn *c)
 {
 	bool sctp = lp->r->row->sctp;
-	uint16_t port = sctp ? 0 : cm_port(c, false);
+	uint16_t stream;
+	uint16_t port = sctp ? 0 : cm_port(c, false, &stream);
 	struct cm_resp *rs = NULL;
 	unsigned int i;
 	int old = sctp ? -1 : lp->port_resp[port];
@@ -396,16 +439,23 @@ static void cm_resp_event(struct cm_loop *lp, int type, struct iwcm_conn *c)
 		rs->state = RESP_FAILED;
 	}
 	if (lp->r->row->sctp) {
+		struct cm_resp *old;
+		struct cm_init *s;
+
 		if (rs->state == RESP_FAILED) {
 			/* no stream to pair by: the initiator counts it */
 			cm_resp_clear(lp, rs);
 			return;
 		}
-		rs->port = cm_port(c, false);
-		si = lp->port_resp[rs->port];
-		if (si >= 0 && &lp->resp[si] != rs)
-			cm_resp_clear(lp, &lp->resp[si]);
-		lp->port_resp[rs->port] = (int)(rs - lp->resp);
+		rs->port = cm_port(c, false, &rs->stream);
+		/* a leftover of a failed handshake on the same association
+		 * and stream goes */
+		while ((old = cm_sctp_resp(lp, rs->port, rs->stream, rs)))
+			cm_resp_clear(lp, old);
+		s = cm_sctp_init(lp, rs->port, rs->stream);
+		if (s)
+			cm_pair(lp, s, rs);
+		return;
 	}
 	si = lp->port_init[rs->port];
 	if (si >= 0 && lp->init[si].est)
@@ -710,10 +760,10 @@ static void print_text(const struct bench_opts *o, const struct cm_result *res,
 	       "of every row);\niwcmd: of the daemon, which runs both ends "
 	       "of every iwcm handshake\n");
 	if (o->sctp)
-		printf("an iwcm session runs on the association iwcmd keeps "
-		       "between its own two\nends (set up once, shut down "
-		       "when idle); a baseline row sets up and closes\nan "
-		       "association per handshake\n");
+		printf("an iwcm session sets up an association of its own, "
+		       "as a baseline row does\n(with sctp_multiplex = yes "
+		       "in iwcmd.conf, all run on one iwcmd keeps\nbetween "
+		       "its own two ends, shut down when idle)\n");
 }
 
 static void print_json(const struct bench_opts *o, const struct cm_result *res,

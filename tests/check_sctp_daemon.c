@@ -108,6 +108,153 @@ START_TEST(test_assoc_per_session)
 }
 END_TEST
 
+#define N_CONC 16
+
+/* L's owner accepts every session it was asked for at once, with "w<i>"
+ * as its Private Data: the Acks and the Established events come mixed;
+ * the sessions in le[] by the order of lid[]. */
+static void accept_all(int L, const uint64_t *lid, struct est *le)
+{
+	unsigned int i, acks = 0, ests = 0;
+	char pd[N_CONC][8];
+
+	for (i = 0; i < N_CONC; i++) {
+		Iwcm__Accept a = IWCM__ACCEPT__INIT;
+		Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
+		uint32_t reqid;
+
+		snprintf(pd[i], sizeof(pd[i]), "w%u", i);
+		p.has_private_data = 1;
+		p.private_data.data = (uint8_t *)pd[i];
+		p.private_data.len = strlen(pd[i]);
+		a.conn_id = lid[i];
+		a.params = &p;
+		request(L, IPC_CLIENT_ACCEPT, &a.base, &reqid);
+		le[i].fd = -1;
+	}
+	while (acks < N_CONC || ests < N_CONC) {
+		struct est e;
+		uint64_t id;
+
+		ck_assert_msg(ipc_wait(L, &M) == 1,
+			      "%u Acks, %u Established\n%s", acks, ests,
+			      harness_log(&H));
+		if (M.hdr.type == IPC_CLIENT_ACK) {
+			Iwcm__Ack *k = (Iwcm__Ack *)ipc_unpack(
+				&M, &iwcm__ack__descriptor);
+
+			ck_assert_ptr_nonnull(k);
+			ck_assert_int_eq(k->result, IWCM__RESULT__RES_OK);
+			protobuf_c_message_free_unpacked(&k->base, NULL);
+			acks++;
+			continue;
+		}
+		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
+			      ipc_type_name(M.hdr.type), harness_log(&H));
+		id = est_take(&e);
+		for (i = 0; i < N_CONC && lid[i] != id; i++)
+			;
+		ck_assert_uint_lt(i, N_CONC);
+		ck_assert_int_eq(le[i].fd, -1); /* told once */
+		le[i] = e;
+		ests++;
+	}
+}
+
+/* No fd of es has a datagram left to read (none went astray). */
+static void nothing_left(const struct est *es)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_CONC; i++) {
+		struct pollfd p = { es[i].fd, POLLIN, 0 };
+
+		ck_assert_int_eq(poll(&p, 1, 0), 0);
+	}
+}
+
+/* N_CONC sessions from one client to one listener all at once (as
+ * iwcm-bench cm does at depth 16), by default each on an association of
+ * its own: all of them are established at both owners; the two ends of
+ * each are told the same association (the initiator's local SCTP port
+ * is the responder's peer port) and stream, the only thing that tells
+ * a session from the others at both ends, and no two sessions the
+ * same; each relays to its own other end only; each ends at both. */
+START_TEST(test_concurrent)
+{
+	struct est le[N_CONC], ce[N_CONC];
+	uint64_t cid[N_CONC], lid[N_CONC];
+	unsigned int i, j, k;
+	char pd[8];
+	int L, C;
+	uint16_t port;
+
+	start_with(NULL);
+	L = ipc_open_hello(H.sock);
+	C = ipc_open_hello(H.sock);
+	ck_assert_int_ge(L, 0);
+	ck_assert_int_ge(C, 0);
+	port = listen_sctp(L);
+	for (i = 0; i < N_CONC; i++) {
+		snprintf(pd, sizeof(pd), "h%u", i);
+		cid[i] = connect_sctp(C, port, pd, 1 + i % 2);
+		ce[i].fd = -1;
+	}
+	for (i = 0; i < N_CONC; i++) {
+		Iwcm__ConnectRequest *cr = (Iwcm__ConnectRequest *)event(
+			L, IPC_EVENT_CONNECT_REQUEST,
+			&iwcm__connect_request__descriptor);
+
+		lid[i] = cr->conn_id;
+		protobuf_c_message_free_unpacked(&cr->base, NULL);
+	}
+	accept_all(L, lid, le);
+	for (k = 0; k < N_CONC; k++) {
+		struct est e;
+		uint64_t id;
+
+		ck_assert_msg(ipc_wait(C, &M) == 1, "%u Established\n%s", k,
+			      harness_log(&H));
+		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
+			      ipc_type_name(M.hdr.type), harness_log(&H));
+		id = est_take(&e);
+		for (i = 0; i < N_CONC && cid[i] != id; i++)
+			;
+		ck_assert_uint_lt(i, N_CONC);
+		ck_assert_int_eq(ce[i].fd, -1);
+		ce[i] = e;
+	}
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", 0), 2 * N_CONC);
+	for (i = 0; i < N_CONC; i++) {
+		/* the responder j that accepted initiator i's session */
+		ck_assert_int_eq(sscanf(ce[i].peer_pd, "w%u", &j), 1);
+		ck_assert_uint_lt(j, N_CONC);
+		snprintf(pd, sizeof(pd), "h%u", i);
+		ck_assert_str_eq(le[j].peer_pd, pd);
+		ck_assert_uint_eq(ce[i].stream, 0); /* its own association */
+		ck_assert_uint_eq(le[j].stream, ce[i].stream);
+		ck_assert_uint_eq(le[j].pport, ce[i].lport);
+		ck_assert_uint_eq(le[j].lport, port);
+		ck_assert_uint_eq(ce[i].pport, port);
+		for (k = 0; k < i; k++)
+			ck_assert(ce[k].lport != ce[i].lport ||
+				  ce[k].stream != ce[i].stream);
+		pump(&ce[i], &le[j], 3, 64);
+		pump(&le[j], &ce[i], 3, 64);
+	}
+	nothing_left(le);
+	nothing_left(ce);
+	for (i = 0; i < N_CONC; i++) {
+		ck_assert_int_eq(sscanf(ce[i].peer_pd, "w%u", &j), 1);
+		close(ce[i].fd);
+		wait_eof(le[j].fd);
+		close(le[j].fd);
+	}
+	close(L);
+	close(C);
+}
+END_TEST
+
 /* RFC 5043 §6.3: the owner rejects with Private Data; §6.4: without a
  * listener the Initiate gets a Terminate; an association of ours with
  * no session left shuts down. */
@@ -316,6 +463,7 @@ static Suite *sctp_daemon_suite(void)
 
 	daemon_add_test(s, "accepted", test_accepted);
 	daemon_add_test(s, "assoc_per_session", test_assoc_per_session);
+	daemon_add_test(s, "concurrent", test_concurrent);
 	daemon_add_test(s, "rejected", test_rejected);
 	daemon_add_test(s, "owner_gone", test_owner_gone);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);

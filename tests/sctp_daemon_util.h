@@ -196,18 +196,22 @@ static inline void relay_put(uint8_t *b, uint16_t stream)
 struct est {
 	int fd;
 	uint16_t stream;
+	uint16_t lport, pport; /* the association's SCTP ports */
 	uint32_t maxseg;
 	uint32_t ird, ord;
 	bool peer_enh;
 	char peer_pd[64];
 };
 
-static inline void take_established(int fd, uint64_t id, struct est *e)
+/* The Established event in M: its session in e, its id. */
+static inline uint64_t est_take(struct est *e)
 {
-	Iwcm__Established *x = (Iwcm__Established *)event(
-		fd, IPC_EVENT_ESTABLISHED, &iwcm__established__descriptor);
+	Iwcm__Established *x = (Iwcm__Established *)ipc_unpack(
+		&M, &iwcm__established__descriptor);
+	uint64_t id;
 
-	ck_assert_uint_eq(x->conn_id, id);
+	ck_assert_ptr_nonnull(x);
+	id = x->conn_id;
 	ck_assert_int_eq(x->transport, IWCM__TRANSPORT__TRANSPORT_SCTP);
 	ck_assert(x->has_sctp_stream && x->has_max_segment);
 	ck_assert_uint_ge(x->max_segment, 512);
@@ -215,6 +219,8 @@ static inline void take_established(int fd, uint64_t id, struct est *e)
 	e->fd = ipc_take_fd(&M);
 	ck_assert_int_ge(e->fd, 0);
 	e->stream = (uint16_t)x->sctp_stream;
+	e->lport = (uint16_t)x->local->port;
+	e->pport = (uint16_t)x->peer->port;
 	e->maxseg = x->max_segment;
 	e->ird = x->ird;
 	e->ord = x->ord;
@@ -223,6 +229,16 @@ static inline void take_established(int fd, uint64_t id, struct est *e)
 		 (int)x->peer_info->private_data.len,
 		 (const char *)x->peer_info->private_data.data);
 	protobuf_c_message_free_unpacked(&x->base, NULL);
+	return id;
+}
+
+static inline void take_established(int fd, uint64_t id, struct est *e)
+{
+	ck_assert_msg(ipc_wait(fd, &M) == 1, "no event\n%s", harness_log(&H));
+	ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED,
+		      "got %s, wanted %s\n%s", ipc_type_name(M.hdr.type),
+		      ipc_type_name(IPC_EVENT_ESTABLISHED), harness_log(&H));
+	ck_assert_uint_eq(est_take(e), id);
 }
 
 /* A session from C to L through the daemon; both Established. */
