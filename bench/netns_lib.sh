@@ -6,6 +6,12 @@
 # (not run) by bench/sctp_netns.sh and tests/integ/netns_pair.sh.  The
 # sourcing script defines skip (say SKIP and why, exit 77).
 
+# netns_can: skip unless namespaces can be made here (root, iproute2).
+netns_can() {
+	[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
+	command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
+}
+
 # netns_pair NSA NSB VETH DIR: make namespaces NSA and NSB, the veth pair
 # VETHa in NSA with 192.0.2.1/24 and VETHb in NSB with 192.0.2.2/24
 # (TEST-NET-1), loopback and the pair up.  Where namespaces or veth

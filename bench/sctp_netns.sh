@@ -99,8 +99,7 @@ cleanup() {
 IWCM_BENCH_STALL_MS=${IWCM_BENCH_STALL_MS:-60000}
 export IWCM_BENCH_STALL_MS
 
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
-command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
+netns_can
 
 dir=$(mktemp -d /tmp/iwcm-sctp-netns.XXXXXX)
 trap cleanup EXIT

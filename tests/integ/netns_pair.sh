@@ -55,8 +55,7 @@ field() {
 		tr -d '"'
 }
 
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
-command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
+netns_can
 
 dir=$(mktemp -d /tmp/iwcm-netns.XXXXXX)
 trap cleanup EXIT
