@@ -475,8 +475,6 @@ START_TEST(fetch_unreported)
 {
 	struct net n;
 	struct fi_cq_data_entry e;
-	struct cm_buf cb;
-	uint32_t ev;
 	uint16_t one = 1, *res, *field;
 	struct fi_ioc ioc = { .addr = &one, .count = 1 };
 	struct fi_ioc rioc = { .count = 1 };
@@ -492,23 +490,7 @@ START_TEST(fetch_unreported)
 	void *rdesc;
 
 	net_open(&n);
-	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
-				    FI_TRANSMIT | FI_RECV |
-					    FI_SELECTIVE_COMPLETION),
-			 0);
-	ck_assert_int_eq(fi_enable(n.c.ep), 0);
-	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNREQ);
-	ep_setup(&n, &n.s, cb.e.info);
-	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
-	fi_freeinfo(cb.e.info);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
-	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
+	net_connect_selective(&n);
 	field = (uint16_t *)(n.s.buf + 1030);
 	*field = 500;
 	res = (uint16_t *)(n.c.buf + 64);
