@@ -681,6 +681,25 @@ START_TEST(bad_addr)
 }
 END_TEST
 
+/* Connect a to b first (one write done, so that a later error is the
+ * Terminate's), then register a region of 4096 octets at buf and close
+ * it: its key, no longer valid. */
+static uint64_t dead_key_after_connect(struct rdm_pair *p, uint8_t *buf)
+{
+	struct fid_mr *mr;
+	uint64_t key;
+
+	ck_assert_int_eq(rdm_write(&p->a, &p->b, 0, 8, (void *)1), 0);
+	cq_ok(p->a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(fi_mr_reg(p->domain, buf, 4096,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	return key;
+}
+
 /*
  * RMA to a region B has closed: B's QP answers with a Terminate
  * (RFC 5042 §5, RFC 5040 §7.2), A's operation completes with FI_EACCES,
@@ -692,7 +711,6 @@ START_TEST(dead_key)
 	struct rdm_pair p;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	struct fid_mr *mr;
 	uint8_t *canary = malloc(4096), copy[4096];
 	uint64_t key, v = 5;
 	ssize_t ret;
@@ -702,15 +720,7 @@ START_TEST(dead_key)
 	pattern(canary, 4096, 2);
 	memcpy(copy, canary, sizeof(copy));
 	rdm_pair_open(&p);
-	/* connected first, so that the error is the Terminate's */
-	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
-	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-	ck_assert_int_eq(fi_mr_reg(p.domain, canary, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	key = dead_key_after_connect(&p, canary);
 	pattern(p.a.buf, 4096, 5);
 	switch (_i) {
 	case 0:
@@ -771,21 +781,13 @@ START_TEST(dead_key_late)
 	struct rdm_pair p;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	struct fid_mr *mr;
 	uint8_t *canary = malloc(4096);
 	uint64_t key;
 	ssize_t ret;
 
 	ck_assert_ptr_nonnull(canary);
 	rdm_pair_open(&p);
-	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
-	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-	ck_assert_int_eq(fi_mr_reg(p.domain, canary, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	key = dead_key_after_connect(&p, canary);
 	ck_assert_int_eq(fi_write(p.a.ep, p.a.buf, 64, fi_mr_desc(p.a.mr),
 				  p.a.peer, (uintptr_t)canary, key, (void *)2),
 			 0);
