@@ -197,4 +197,48 @@ static inline void field_put(uint8_t *p, size_t size, uint64_t v)
 	}
 }
 
+/* ---- what fi_atomicvalid() and its kin answer ---- */
+
+/* Whether the provider carries op on dt, kind 0 fi_atomic(), 1
+ * fi_fetch_atomic(), 2 fi_compare_atomic() (fi_iwcm(7)): a table
+ * written apart from the provider's. */
+static inline bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
+{
+	bool integer = dt == FI_INT8 || dt == FI_UINT8 || dt == FI_INT16 ||
+		       dt == FI_UINT16 || dt == FI_INT32 || dt == FI_UINT32 ||
+		       dt == FI_INT64 || dt == FI_UINT64;
+	bool common = op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
+		      op == FI_BAND || op == FI_BXOR;
+
+	if (!integer)
+		return false;
+	if (kind == 0)
+		return common;
+	if (kind == 1)
+		return common || op == FI_ATOMIC_READ;
+	return op == FI_CSWAP || op == FI_MSWAP;
+}
+
+/* The *valid() call of kind on ep answers as want_valid() says, with a
+ * count of 1 where it carries op; whether it does. */
+static inline bool valid_ok(struct fid_ep *ep, int kind, enum fi_datatype dt,
+			    enum fi_op op)
+{
+	size_t count = 0;
+	bool want = want_valid(kind, dt, op);
+	int ret;
+
+	if (kind == 0)
+		ret = fi_atomicvalid(ep, dt, op, &count);
+	else if (kind == 1)
+		ret = fi_fetch_atomicvalid(ep, dt, op, &count);
+	else
+		ret = fi_compare_atomicvalid(ep, dt, op, &count);
+	ck_assert_msg(ret == (want ? 0 : -FI_EOPNOTSUPP),
+		      "kind %d dt %d op %d: %d", kind, dt, op, ret);
+	if (want)
+		ck_assert_uint_eq(count, 1);
+	return want;
+}
+
 #endif
