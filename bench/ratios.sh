@@ -38,28 +38,15 @@ while getopts r: o; do
 	esac
 done
 shift $((OPTIND - 1))
-case $runs in
-'' | *[!0-9]* | 0)
-	echo "ratios.sh: -r wants a count of runs, not '$runs'" >&2
-	exit 2
-	;;
-esac
-
+prog=ratios.sh
 here=$(cd "$(dirname "$0")" && pwd)
-bench=${IWCM_BENCH:-}
-for b in "$bench" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench"; do
-	[ -n "$b" ] && [ -x "$b" ] && bench=$b && break
-done
-[ -x "$bench" ] || {
-	echo "ratios.sh: iwcm-bench not found (build it, or set IWCM_BENCH)" >&2
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench_lib.sh"
+bench_runs "$runs"
+bench=$(bench_find "iwcm-bench not found (build it, or set IWCM_BENCH)" \
+	"${IWCM_BENCH:-}" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench") ||
 	exit 2
-}
-for c in "$@"; do
-	cases | awk -v c="$c" '$1 == c { f = 1 } END { exit !f }' || {
-		echo "ratios.sh: no case '$c'; cases: $(cases | awk '{ printf "%s ", $1 }')" >&2
-		exit 2
-	}
-done
+bench_cases "$@"
 
 printf '%-12s %-8s %-8s %s\n' case median target runs
 status=0
@@ -67,11 +54,7 @@ list=$(cases)
 while read -r name args; do
 	target=${args##* }
 	args=${args% *}
-	if [ $# -gt 0 ]; then
-		want=0
-		for c in "$@"; do [ "$c" = "$name" ] && want=1; done
-		[ $want = 1 ] || continue
-	fi
+	bench_wanted "$name" "$@" || continue
 	all=
 	i=0
 	while [ $i -lt "$runs" ]; do
@@ -82,8 +65,7 @@ while read -r name args; do
 		i=$((i + 1))
 	done
 	# shellcheck disable=SC2086 # one ratio a line
-	med=$(printf '%s\n' $all | grep -v failed | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }')
+	med=$(printf '%s\n' $all | grep -v failed | median)
 	printf '%-12s %-8s %-8s%s\n' "$name" "$med" "$target" "$all"
 	case $all in *failed*) status=1 ;; esac
 done <<EOF

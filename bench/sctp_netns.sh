@@ -48,12 +48,13 @@ while getopts r:n: o; do
 	esac
 done
 shift $((OPTIND - 1))
-case $runs in
-'' | *[!0-9]* | 0)
-	echo "sctp_netns.sh: -r wants a count of runs, not '$runs'" >&2
-	exit 2
-	;;
-esac
+prog=sctp_netns.sh
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench_lib.sh"
+# shellcheck source=bench/netns_lib.sh
+. "$here/netns_lib.sh"
+bench_runs "$runs"
 case $iters in
 *[!0-9]*)
 	echo "sctp_netns.sh: -n wants a count, not '$iters'" >&2
@@ -66,30 +67,13 @@ skip() {
 	exit 77
 }
 
-here=$(cd "$(dirname "$0")" && pwd)
-bench=${IWCM_BENCH:-}
-for b in "$bench" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench"; do
-	[ -n "$b" ] && [ -x "$b" ] && bench=$b && break
-done
-[ -x "$bench" ] || {
-	echo "sctp_netns.sh: iwcm-bench not found (build it, or set IWCM_BENCH)" >&2
+bench=$(bench_find "iwcm-bench not found (build it, or set IWCM_BENCH)" \
+	"${IWCM_BENCH:-}" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench") ||
 	exit 2
-}
 bdir=$(cd "$(dirname "$bench")" && pwd)
-iwcmd=${IWCMD:-}
-for d in "$iwcmd" "$bdir/../daemon/iwcmd" "$bdir/iwcmd"; do
-	[ -n "$d" ] && [ -x "$d" ] && iwcmd=$d && break
-done
-[ -x "$iwcmd" ] || {
-	echo "sctp_netns.sh: iwcmd not found (set IWCMD)" >&2
-	exit 2
-}
-for c in "$@"; do
-	cases | awk -v c="$c" '$1 == c { f = 1 } END { exit !f }' || {
-		echo "sctp_netns.sh: no case '$c'; cases: $(cases | awk '{ printf "%s ", $1 }')" >&2
-		exit 2
-	}
-done
+iwcmd=$(bench_find "iwcmd not found (set IWCMD)" "${IWCMD:-}" \
+	"$bdir/../daemon/iwcmd" "$bdir/iwcmd") || exit 2
+bench_cases "$@"
 
 nsa="iwcm-bench-$$-a"
 nsb="iwcm-bench-$$-b"
@@ -115,27 +99,12 @@ cleanup() {
 IWCM_BENCH_STALL_MS=${IWCM_BENCH_STALL_MS:-60000}
 export IWCM_BENCH_STALL_MS
 
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
-command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
+netns_can
 
 dir=$(mktemp -d /tmp/iwcm-sctp-netns.XXXXXX)
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-ip netns add "$nsa" 2>"$dir/err" || skip "ip netns add: $(cat "$dir/err")"
-ip netns add "$nsb" 2>"$dir/err" || skip "ip netns add: $(cat "$dir/err")"
-ip link add "${veth}a" type veth peer name "${veth}b" 2>"$dir/err" ||
-	skip "veth pair: $(cat "$dir/err")"
-set -e
-ip link set "${veth}a" netns "$nsa"
-ip link set "${veth}b" netns "$nsb"
-ip -n "$nsa" addr add 192.0.2.1/24 dev "${veth}a"
-ip -n "$nsb" addr add 192.0.2.2/24 dev "${veth}b"
-for n in "$nsa" "$nsb"; do
-	ip -n "$n" link set lo up
-done
-ip -n "$nsa" link set "${veth}a" up
-ip -n "$nsb" link set "${veth}b" up
-set +e
+netns_pair "$nsa" "$nsb" "$veth" "$dir"
 
 # one iwcmd per namespace, as on two hosts (64 streams: iwcm-bench's)
 for s in a b; do
@@ -160,13 +129,6 @@ for s in a b; do
 	done
 done
 
-# median of the numbers on stdin ("-" when none)
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "-"; exit }
-		if (NR % 2) print v[(NR + 1) / 2];
-		else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 # key K: the number after "K": in the last row's JSON on stdin
 key() {
 	sed -n 's/.*"'"$1"'":{[^}]*"us_per_[a-z]*":\([0-9.]*\).*/\1/p' |
@@ -182,11 +144,7 @@ list=$(cases)
 while read -r name args; do
 	target=${args##* }
 	args=${args% *}
-	if [ $# -gt 0 ]; then
-		want=0
-		for c in "$@"; do [ "$c" = "$name" ] && want=1; done
-		[ $want = 1 ] || continue
-	fi
+	bench_wanted "$name" "$@" || continue
 	all=
 	cli=
 	srv=
@@ -226,12 +184,7 @@ while read -r name args; do
 		status=1
 		continue
 	fi
-	op=${target%%[0-9]*}
-	num=${target#"$op"}
-	if ! awk -v m="$med" -v n="$num" -v op="$op" \
-		'BEGIN { exit !(op == ">=" ? m >= n : m <= n) }'; then
-		status=1
-	fi
+	bench_meets "$med" "$target" || status=1
 done <<EOF
 $list
 EOF

@@ -31,11 +31,6 @@
 #include "sctp_raw.h"
 #include "sctp_raw_kernel.h"
 
-/* RFC 5043 §5.1: the DDP Adaptation Layer Indication. */
-#define SRAW_ADAPT_IND_DDP 0x00000001
-/* RFC 5043 §9: never below 516 octets. */
-#define SRAW_SEG_MIN 516
-
 static struct {
 	bool up;
 	uint16_t udp_port;
@@ -436,9 +431,7 @@ size_t sraw_maxseg(struct socket *so)
 			       &pplen) == 0 &&
 	    pp.spp_pathmtu > hdr && (seg == 0 || pp.spp_pathmtu - hdr < seg))
 		seg = pp.spp_pathmtu - hdr;
-	if (seg == 0)
-		seg = 1200;
-	return seg < SRAW_SEG_MIN ? SRAW_SEG_MIN : seg;
+	return sraw_seg_floor(seg);
 }
 
 /*
@@ -492,18 +485,14 @@ ssize_t sraw_recv(struct socket *so, void *p, size_t cap, unsigned int ms)
 				  &fromlen, &ri, &rilen, &infotype, &flags);
 		if (n > 0 && (flags & MSG_NOTIFICATION))
 			continue;
-		if (n > 0 && !(flags & MSG_EOR)) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		if (n > 0)
+		switch (sraw_rx_outcome(n, flags)) {
+		case SRAW_RX_DONE:
 			return n;
-		if (n == 0) {
-			errno = ECONNRESET;
+		case SRAW_RX_FAIL:
 			return -1;
+		case SRAW_RX_AGAIN:
+			break;
 		}
-		if (errno != EWOULDBLOCK && errno != EAGAIN)
-			return -1;
 		if (usrsctp_get_events(so) & SCTP_EVENT_READ)
 			continue;
 		if (!sraw_wait(ms)) {

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sctp_raw_msg.h"
+
 struct socket;
 
 /*
@@ -24,8 +26,6 @@ struct socket;
  */
 #define SRAW_STREAMS 64
 #define SRAW_BACKLOG 128
-/* RFC 5043 §5: the PPID of a DDP Segment. */
-#define SRAW_PPID_DDP 16
 
 uint16_t sraw_udp_port_pick(void);
 /* The baselines on the kernel's SCTP (--sctp-stack kernel) rather than

@@ -27,9 +27,7 @@
 #include <linux/sctp.h>
 
 #include "sctp_raw_kernel.h"
-
-#define KSRAW_ADAPT_IND_DDP 0x00000001 /* RFC 5043 §5.1 */
-#define KSRAW_SEG_MIN 516	       /* RFC 5043 §9 */
+#include "sctp_raw_msg.h"
 
 struct ksraw {
 	int fd;
@@ -62,7 +60,7 @@ static struct ksraw *ksraw_wrap(int fd)
 struct ksraw *ksraw_socket(uint16_t streams)
 {
 	struct sctp_setadaptation ad = { .ssb_adaptation_ind =
-						 KSRAW_ADAPT_IND_DDP };
+						 SRAW_ADAPT_IND_DDP };
 	struct sctp_initmsg init;
 	const int on = 1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -146,10 +144,9 @@ size_t ksraw_maxseg(struct ksraw *k)
 	socklen_t len = sizeof(av);
 
 	memset(&av, 0, sizeof(av));
-	if (getsockopt(k->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) < 0 ||
-	    !av.assoc_value)
-		return 1200;
-	return av.assoc_value < KSRAW_SEG_MIN ? KSRAW_SEG_MIN : av.assoc_value;
+	if (getsockopt(k->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) < 0)
+		av.assoc_value = 0;
+	return sraw_seg_floor(av.assoc_value);
 }
 
 /* Wait up to ms for fd to be ready for ev; false when it did not. */
@@ -175,7 +172,7 @@ int ksraw_send(struct ksraw *k, const void *p, size_t len, unsigned int ms)
 	memset(&u, 0, sizeof(u));
 	memset(&si, 0, sizeof(si));
 	si.snd_flags = SCTP_UNORDERED;
-	si.snd_ppid = htonl(16);
+	si.snd_ppid = htonl(SRAW_PPID_DDP);
 	memset(&m, 0, sizeof(m));
 	m.msg_iov = &iov;
 	m.msg_iovlen = 1;
@@ -210,19 +207,14 @@ ssize_t ksraw_recv(struct ksraw *k, void *p, size_t cap, unsigned int ms)
 		m.msg_iov = &iov;
 		m.msg_iovlen = 1;
 		n = recvmsg(k->fd, &m, 0);
-		/* one whole message (RFC 5043 §9), as sctp_raw.c's */
-		if (n > 0 && !(m.msg_flags & MSG_EOR)) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		if (n > 0)
+		switch (sraw_rx_outcome(n, m.msg_flags)) {
+		case SRAW_RX_DONE:
 			return n;
-		if (n == 0) {
-			errno = ECONNRESET;
+		case SRAW_RX_FAIL:
 			return -1;
+		case SRAW_RX_AGAIN:
+			break;
 		}
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -1;
 		if (!ksraw_poll(k->fd, POLLIN, ms)) {
 			errno = ETIMEDOUT;
 			return -1;

@@ -566,30 +566,11 @@ START_TEST(selective_names_v6)
 	struct iovec iov;
 	void *desc;
 	struct fi_msg msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1 };
-	struct cm_buf cb;
-	uint32_t ev;
 
 	/* Over IPv6, with selective completion on the client's sends. */
 	net_open_at(&n, true);
 	ck_assert_int_eq(n.addr.ss_family, AF_INET6);
-	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
-				    FI_TRANSMIT | FI_RECV |
-					    FI_SELECTIVE_COMPLETION),
-			 0);
-	ck_assert_int_eq(fi_enable(n.c.ep), 0);
-	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNREQ);
-	ck_assert_int_eq(cb.e.info->addr_format, FI_SOCKADDR_IN6);
-	ep_setup(&n, &n.s, cb.e.info);
-	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
-	fi_freeinfo(cb.e.info);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
-	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
+	net_connect_selective(&n);
 	/* Each end's name is the other's peer. */
 	ck_assert_int_eq(fi_getname(&n.c.ep->fid, &a, &alen), 0);
 	ck_assert_int_eq(fi_getpeer(n.s.ep, &b, &blen), 0);

@@ -21,10 +21,9 @@
 
 #include <stdbool.h>
 
-#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
-#include "fabric_harness.h"
+#include "fabric_rdm.h"
 
 /* One endpoint type: where to post, whom, and the target's window. */
 struct at_ep {
@@ -37,90 +36,10 @@ struct at_ep {
 	void *local_desc;
 };
 
-/* ---- the RDM endpoint pair (btl ofi's hints) ---- */
-
-#define RDM_BUF (64 * 1024)
-
-struct rdm {
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	struct fid_mr *mr;
-	uint8_t *buf;
-	struct sockaddr_storage name;
-	fi_addr_t peer;
-};
-
-struct rdm_pair {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct rdm a, b;
-};
-
-static void rdm_open(struct rdm_pair *p, struct rdm *r)
+/* The RDM endpoint pair as an at_ep: a posts, b is the target. */
+static void rdm_at_ep(struct rdm_pair *p, struct at_ep *x)
 {
-	struct fi_av_attr aa = { .type = FI_AV_MAP };
-	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA,
-				 .wait_obj = FI_WAIT_FD,
-				 .size = 1024 };
-	size_t len = sizeof(r->name);
-
-	ck_assert_int_eq(fi_av_open(p->domain, &aa, &r->av, NULL), 0);
-	ck_assert_int_eq(fi_cq_open(p->domain, &ca, &r->cq, NULL), 0);
-	ck_assert_int_eq(fi_endpoint(p->domain, p->info, &r->ep, NULL), 0);
-	ck_assert_int_eq(fi_ep_bind(r->ep, &r->av->fid, 0), 0);
-	ck_assert_int_eq(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV),
-			 0);
-	ck_assert_int_eq(fi_enable(r->ep), 0);
-	ck_assert_int_eq(fi_getname(&r->ep->fid, &r->name, &len), 0);
-	r->buf = calloc(1, RDM_BUF);
-	ck_assert_ptr_nonnull(r->buf);
-	ck_assert_int_eq(fi_mr_reg(p->domain, r->buf, RDM_BUF,
-				   FI_READ | FI_WRITE | FI_REMOTE_READ |
-					   FI_REMOTE_WRITE,
-				   0, 0, 0, &r->mr, NULL),
-			 0);
-}
-
-static void rdm_close(struct rdm *r)
-{
-	ck_assert_int_eq(fi_close(&r->ep->fid), 0);
-	ck_assert_int_eq(fi_close(&r->mr->fid), 0);
-	ck_assert_int_eq(fi_close(&r->cq->fid), 0);
-	ck_assert_int_eq(fi_close(&r->av->fid), 0);
-	free(r->buf);
-}
-
-static void rdm_pair_open(struct rdm_pair *p, struct at_ep *x)
-{
-	struct fi_info *h = fi_allocinfo(), *list, *i;
-
-	ck_assert_ptr_nonnull(h);
-	memset(p, 0, sizeof(*p));
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_ATOMIC;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_VIRT_ADDR;
-	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-	h->addr_format = FI_SOCKADDR_IN;
-	h->fabric_attr->prov_name = strdup("iwcm");
-	list = getinfo(h);
-	fi_freeinfo(h);
-	/* The provider's own entry, not "iwcm;ofi_rxm". */
-	for (i = list; i && !p->info; i = i->next)
-		if (i->ep_attr->type == FI_EP_RDM &&
-		    !strcmp(i->fabric_attr->prov_name, "iwcm"))
-			p->info = fi_dupinfo(i);
-	fi_freeinfo(list);
-	ck_assert_ptr_nonnull(p->info);
-	ck_assert_int_eq(fi_fabric(p->info->fabric_attr, &p->fabric, NULL), 0);
-	ck_assert_int_eq(fi_domain(p->fabric, p->info, &p->domain, NULL), 0);
-	rdm_open(p, &p->a);
-	rdm_open(p, &p->b);
-	ck_assert_int_eq(
-		fi_av_insert(p->a.av, &p->b.name, 1, &p->a.peer, 0, NULL), 1);
+	rdm_pair_open(p);
 	x->ep = p->a.ep;
 	x->cq = p->a.cq;
 	x->peer = p->a.peer;
@@ -128,15 +47,6 @@ static void rdm_pair_open(struct rdm_pair *p, struct at_ep *x)
 	x->key = fi_mr_key(p->b.mr);
 	x->local = p->a.buf;
 	x->local_desc = fi_mr_desc(p->a.mr);
-}
-
-static void rdm_pair_close(struct rdm_pair *p)
-{
-	rdm_close(&p->a);
-	rdm_close(&p->b);
-	ck_assert_int_eq(fi_close(&p->domain->fid), 0);
-	ck_assert_int_eq(fi_close(&p->fabric->fid), 0);
-	fi_freeinfo(p->info);
 }
 
 /* ---- both endpoint types: loop index 0 FI_EP_MSG, 1 FI_EP_RDM ---- */
@@ -153,7 +63,7 @@ static void at_open(struct at_net *t, bool rdm)
 	memset(t, 0, sizeof(*t));
 	t->rdm = rdm;
 	if (rdm) {
-		rdm_pair_open(&t->p, &t->x);
+		rdm_at_ep(&t->p, &t->x);
 		return;
 	}
 	net_open(&t->n);
@@ -177,51 +87,6 @@ static void at_close(struct at_net *t)
 
 /* ---- the model ---- */
 
-static void put_field(uint8_t *p, size_t size, uint64_t v)
-{
-	uint8_t v8 = (uint8_t)v;
-	uint16_t v16 = (uint16_t)v;
-	uint32_t v32 = (uint32_t)v;
-
-	switch (size) {
-	case 1:
-		memcpy(p, &v8, 1);
-		break;
-	case 2:
-		memcpy(p, &v16, 2);
-		break;
-	case 4:
-		memcpy(p, &v32, 4);
-		break;
-	default:
-		memcpy(p, &v, 8);
-		break;
-	}
-}
-
-static uint64_t get_field(const uint8_t *p, size_t size)
-{
-	uint8_t v8;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	switch (size) {
-	case 1:
-		memcpy(&v8, p, 1);
-		return v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return v32;
-	default:
-		memcpy(&v64, p, 8);
-		return v64;
-	}
-}
-
 /* The field's value as its signed type, sign-extended. */
 static int64_t as_signed(uint64_t v, size_t size)
 {
@@ -234,23 +99,6 @@ static int64_t as_signed(uint64_t v, size_t size)
 		return (int32_t)v;
 	default:
 		return (int64_t)v;
-	}
-}
-
-static size_t dt_size(enum fi_datatype dt)
-{
-	switch (dt) {
-	case FI_INT8:
-	case FI_UINT8:
-		return 1;
-	case FI_INT16:
-	case FI_UINT16:
-		return 2;
-	case FI_INT32:
-	case FI_UINT32:
-		return 4;
-	default:
-		return 8;
 	}
 }
 
@@ -341,13 +189,13 @@ static void run_case(struct at_ep *x, const struct at_case *c,
 		word[i - 8] = (uint8_t)(0xa0 + i * 11);
 		res[i - 8] = (uint8_t)(0x3b + i * 5);
 	}
-	put_field(word + off, size, o);
+	field_put(word + off, size, o);
 	memcpy(want, word - 8, 24);
-	put_field(want + 8 + off, size, model(c->op, o, v, cmp, size));
+	field_put(want + 8 + off, size, model(c->op, o, v, cmp, size));
 	memcpy(rwant, res - 8, 24);
-	put_field(rwant + 8, size, o);
-	put_field(operand, size, v);
-	put_field(compare, size, cmp);
+	field_put(rwant + 8, size, o);
+	field_put(operand, size, v);
+	field_put(compare, size, cmp);
 	if (c->kind == 1)
 		ret = fi_fetch_atomic(x->ep,
 				      c->op == FI_ATOMIC_READ ? NULL : operand,
@@ -361,19 +209,19 @@ static void run_case(struct at_ep *x, const struct at_case *c,
 					c->op, ctx);
 	ck_assert_msg(ret == 0, "dt %d op %d: %zd", dt, c->op, ret);
 	cq_ok(x->cq, ctx, FI_ATOMIC, NULL);
-	got = get_field(word + off, size);
+	got = field_get(word + off, size);
 	ck_assert_msg(!memcmp(word - 8, want, 24),
 		      "dt %d op %d at %u: field %#llx, want %#llx, or a "
 		      "neighbour changed",
 		      dt, c->op, off, (unsigned long long)got,
-		      (unsigned long long)get_field(want + 8 + off, size));
+		      (unsigned long long)field_get(want + 8 + off, size));
 	ck_assert_msg(!memcmp(res - 8, rwant, 24),
 		      "dt %d op %d at %u: result %#llx, want %#llx, or a "
 		      "neighbour changed",
-		      dt, c->op, off, (unsigned long long)get_field(res, size),
+		      dt, c->op, off, (unsigned long long)field_get(res, size),
 		      (unsigned long long)o);
 	if (dt_signed(dt))
-		ck_assert_int_eq(as_signed(get_field(res, size), size),
+		ck_assert_int_eq(as_signed(field_get(res, size), size),
 				 as_signed(o, size));
 }
 
@@ -413,7 +261,7 @@ START_TEST(xor_no_fetch)
 
 		memcpy(word, "\x01\x23\x45\x67\x89\xab\xcd\xef", 8);
 		memcpy(want, word, 8);
-		put_field(operand, size, bits(-1, size));
+		field_put(operand, size, bits(-1, size));
 		for (size_t i = 0; i < size; i++)
 			want[off + i] ^= 0xff;
 		ck_assert_int_eq(fi_atomic(t.x.ep, operand, 1, NULL, t.x.peer,
@@ -563,26 +411,6 @@ START_TEST(fetch_bound)
 }
 END_TEST
 
-/* What the table of fabric/iwfi_atomic.c says, written apart from it:
- * every integer width, FI_SUM, FI_ATOMIC_WRITE, FI_BOR, FI_BAND and
- * FI_BXOR (fetching: FI_ATOMIC_READ too), FI_CSWAP and FI_MSWAP. */
-static bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
-{
-	bool integer = dt == FI_INT8 || dt == FI_UINT8 || dt == FI_INT16 ||
-		       dt == FI_UINT16 || dt == FI_INT32 || dt == FI_UINT32 ||
-		       dt == FI_INT64 || dt == FI_UINT64;
-	bool common = op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
-		      op == FI_BAND || op == FI_BXOR;
-
-	if (!integer)
-		return false;
-	if (kind == 0)
-		return common;
-	if (kind == 1)
-		return common || op == FI_ATOMIC_READ;
-	return op == FI_CSWAP || op == FI_MSWAP;
-}
-
 /* fi_atomicvalid() and its kin on the endpoint answer the table, for
  * every datatype and operation of fi_atomic(3). */
 START_TEST(valid_table)
@@ -592,27 +420,8 @@ START_TEST(valid_table)
 	at_open(&t, _i == 1);
 	for (int dt = FI_INT8; dt < FI_DATATYPE_LAST; dt++)
 		for (int op = FI_MIN; op <= FI_MSWAP; op++)
-			for (int kind = 0; kind < 3; kind++) {
-				size_t count = 0;
-				bool want = want_valid(kind, dt, op);
-				int ret;
-
-				if (kind == 0)
-					ret = fi_atomicvalid(t.x.ep, dt, op,
-							     &count);
-				else if (kind == 1)
-					ret = fi_fetch_atomicvalid(t.x.ep, dt,
-								   op, &count);
-				else
-					ret = fi_compare_atomicvalid(
-						t.x.ep, dt, op, &count);
-				ck_assert_msg(ret == (want ? 0 :
-							     -FI_EOPNOTSUPP),
-					      "kind %d dt %d op %d: %d", kind,
-					      dt, op, ret);
-				if (want)
-					ck_assert_uint_eq(count, 1);
-			}
+			for (int kind = 0; kind < 3; kind++)
+				(void)valid_ok(t.x.ep, kind, dt, op);
 	at_close(&t);
 }
 END_TEST
@@ -627,8 +436,6 @@ START_TEST(fetch_unreported)
 {
 	struct net n;
 	struct fi_cq_data_entry e;
-	struct cm_buf cb;
-	uint32_t ev;
 	uint16_t one = 1, *res, *field;
 	struct fi_ioc ioc = { .addr = &one, .count = 1 };
 	struct fi_ioc rioc = { .count = 1 };
@@ -644,23 +451,7 @@ START_TEST(fetch_unreported)
 	void *rdesc;
 
 	net_open(&n);
-	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &n.c.ep, NULL), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.eq->fid, 0), 0);
-	ck_assert_int_eq(fi_ep_bind(n.c.ep, &n.c.cq->fid,
-				    FI_TRANSMIT | FI_RECV |
-					    FI_SELECTIVE_COMPLETION),
-			 0);
-	ck_assert_int_eq(fi_enable(n.c.ep), 0);
-	ck_assert_int_eq(fi_connect(n.c.ep, &n.addr, NULL, 0), 0);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNREQ);
-	ep_setup(&n, &n.s, cb.e.info);
-	ck_assert_int_eq(fi_accept(n.s.ep, NULL, 0), 0);
-	fi_freeinfo(cb.e.info);
-	eq_wait(n.s.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
-	eq_wait(n.c.eq, &ev, &cb, sizeof(cb));
-	ck_assert_int_eq(ev, FI_CONNECTED);
+	net_connect_selective(&n);
 	field = (uint16_t *)(n.s.buf + 1030);
 	*field = 500;
 	res = (uint16_t *)(n.c.buf + 64);

@@ -13,127 +13,9 @@
  * connecting again).
  */
 #include <arpa/inet.h>
-#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
-#include "fabric_harness.h"
-
-#define RDM_BUF (256 * 1024)
-
-struct rdm {
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	struct fid_mr *mr;
-	uint8_t *buf;
-	struct sockaddr_storage name;
-	fi_addr_t peer;
-};
-
-struct pair {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct rdm a, b;
-};
-
-/* What Open MPI 4.1's btl ofi asks (btl_ofi_component.c). */
-static struct fi_info *rdm_hints(void)
-{
-	struct fi_info *h = fi_allocinfo();
-
-	ck_assert_ptr_nonnull(h);
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_ATOMIC;
-	h->mode = FI_CONTEXT | FI_CONTEXT2;
-	h->domain_attr->mr_mode = FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_VIRT_ADDR;
-	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-	h->tx_attr->iov_limit = 1;
-	h->rx_attr->iov_limit = 1;
-	h->addr_format = FI_SOCKADDR_IN;
-	h->fabric_attr->prov_name = strdup("iwcm");
-	return h;
-}
-
-/* The provider's own RDM entry of a list (ofi_rxm offers one over it
- * too, "iwcm;ofi_rxm"); the rest of the list is freed. */
-static struct fi_info *native(struct fi_info *list)
-{
-	struct fi_info *i, *pick = NULL;
-
-	for (i = list; i && !pick; i = i->next)
-		if (i->ep_attr->type == FI_EP_RDM &&
-		    !strcmp(i->fabric_attr->prov_name, "iwcm"))
-			pick = fi_dupinfo(i);
-	fi_freeinfo(list);
-	ck_assert_msg(pick != NULL, "no FI_EP_RDM entry of iwcm itself");
-	return pick;
-}
-
-static void rdm_open(struct pair *p, struct rdm *r)
-{
-	struct fi_av_attr aa = { .type = FI_AV_MAP };
-	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA,
-				 .wait_obj = FI_WAIT_FD,
-				 .size = 1024 };
-	size_t len = sizeof(r->name);
-
-	ck_assert_int_eq(fi_av_open(p->domain, &aa, &r->av, NULL), 0);
-	ck_assert_int_eq(fi_cq_open(p->domain, &ca, &r->cq, NULL), 0);
-	ck_assert_int_eq(fi_endpoint(p->domain, p->info, &r->ep, NULL), 0);
-	ck_assert_int_eq(fi_ep_bind(r->ep, &r->av->fid, 0), 0);
-	ck_assert_int_eq(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV),
-			 0);
-	ck_assert_int_eq(fi_enable(r->ep), 0);
-	ck_assert_int_eq(fi_getname(&r->ep->fid, &r->name, &len), 0);
-	ck_assert_uint_eq(len, sizeof(struct sockaddr_in));
-	ck_assert_uint_ne(port_of(&r->name), 0);
-	r->buf = calloc(1, RDM_BUF);
-	ck_assert_ptr_nonnull(r->buf);
-	ck_assert_int_eq(fi_mr_reg(p->domain, r->buf, RDM_BUF,
-				   FI_READ | FI_WRITE | FI_REMOTE_READ |
-					   FI_REMOTE_WRITE,
-				   0, 0, 0, &r->mr, NULL),
-			 0);
-}
-
-static void rdm_close(struct rdm *r)
-{
-	ck_assert_int_eq(fi_close(&r->ep->fid), 0);
-	ck_assert_int_eq(fi_close(&r->mr->fid), 0);
-	ck_assert_int_eq(fi_close(&r->cq->fid), 0);
-	ck_assert_int_eq(fi_close(&r->av->fid), 0);
-	free(r->buf);
-}
-
-/* Two RDM endpoints, each with the other in its address vector. */
-static void pair_open(struct pair *p)
-{
-	struct fi_info *h = rdm_hints();
-
-	memset(p, 0, sizeof(*p));
-	p->info = native(getinfo(h));
-	fi_freeinfo(h);
-	ck_assert_int_eq(p->info->ep_attr->type, FI_EP_RDM);
-	ck_assert_int_eq(fi_fabric(p->info->fabric_attr, &p->fabric, NULL), 0);
-	ck_assert_int_eq(fi_domain(p->fabric, p->info, &p->domain, NULL), 0);
-	rdm_open(p, &p->a);
-	rdm_open(p, &p->b);
-	ck_assert_int_eq(
-		fi_av_insert(p->a.av, &p->b.name, 1, &p->a.peer, 0, NULL), 1);
-	ck_assert_int_eq(
-		fi_av_insert(p->b.av, &p->a.name, 1, &p->b.peer, 0, NULL), 1);
-}
-
-static void pair_close(struct pair *p)
-{
-	rdm_close(&p->a);
-	rdm_close(&p->b);
-	ck_assert_int_eq(fi_close(&p->domain->fid), 0);
-	ck_assert_int_eq(fi_close(&p->fabric->fid), 0);
-	fi_freeinfo(p->info);
-}
+#include "fabric_rdm.h"
 
 static void pattern(uint8_t *b, size_t len, unsigned int seed)
 {
@@ -210,13 +92,13 @@ END_TEST
 
 START_TEST(av_entries)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct sockaddr_in sa[3], out;
 	fi_addr_t fa[3], again;
 	size_t len;
 	char s[64];
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	for (int i = 0; i < 3; i++) {
 		memset(&sa[i], 0, sizeof(sa[i]));
 		sa[i].sin_family = AF_INET;
@@ -244,7 +126,7 @@ START_TEST(av_entries)
 			 -FI_EBADFLAGS);
 	/* an AV in use cannot close */
 	ck_assert_int_eq(fi_close(&p.a.av->fid), -FI_EBUSY);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -258,10 +140,10 @@ END_TEST
  */
 START_TEST(rma_on_demand)
 {
-	struct pair p;
+	struct rdm_pair p;
 	size_t len = 64 * 1024;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	pattern(p.a.buf, len, 1);
 	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, len, (void *)1), 0);
 	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
@@ -296,7 +178,7 @@ START_TEST(rma_on_demand)
 	cq_ok(p.a.cq, (void *)4, FI_RMA | FI_WRITE, NULL);
 	for (int i = 0; i < 64; i++)
 		ck_assert_uint_eq(p.b.buf[3 * len + (size_t)i], 0x5a);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -310,10 +192,10 @@ START_TEST(dc_window)
 {
 	static const int windows[] = { 1, 8, 64, 128 };
 	int w = windows[_i], got = 0;
-	struct pair p;
+	struct rdm_pair p;
 	uint8_t seen[128] = { 0 };
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	pattern(p.a.buf, (size_t)w * 512, 6);
 	for (int i = 0; i < w; i++) {
 		ssize_t ret;
@@ -340,7 +222,7 @@ START_TEST(dc_window)
 			memcmp(p.b.buf + i * 512, p.a.buf + i * 512, 512), 0);
 		got++;
 	}
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -352,10 +234,10 @@ END_TEST
  */
 START_TEST(simultaneous_connect)
 {
-	struct pair p;
+	struct rdm_pair p;
 	size_t len = 4096;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	pattern(p.a.buf, len, 3);
 	pattern(p.b.buf + len, len, 4);
 	ck_assert_int_eq(rdm_write(&p.a, &p.b, 2 * len, len, (void *)1), 0);
@@ -375,13 +257,13 @@ START_TEST(simultaneous_connect)
 		ck_assert_int_eq(rdm_write(&p.b, &p.a, 0, 64, (void *)4), 0);
 		cq_ok(p.b.cq, (void *)4, FI_RMA | FI_WRITE, NULL);
 	}
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
 /* ---- atomics ---- */
 
-static uint64_t fetch(struct pair *p, enum fi_op op, uint64_t operand)
+static uint64_t fetch(struct rdm_pair *p, enum fi_op op, uint64_t operand)
 {
 	uint64_t *res = (uint64_t *)(p->a.buf + 64);
 
@@ -398,11 +280,11 @@ static uint64_t fetch(struct pair *p, enum fi_op op, uint64_t operand)
 
 START_TEST(atomics)
 {
-	struct pair p;
+	struct rdm_pair p;
 	uint64_t v = 3, cmp = 8, swap = 42, *res, *word;
 	size_t count = 0;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	word = (uint64_t *)p.b.buf;
 	res = (uint64_t *)(p.a.buf + 64);
 	*word = 0;
@@ -459,74 +341,42 @@ START_TEST(atomics)
 	ck_assert_uint_eq(count, 1);
 	ck_assert_int_eq(
 		fi_compare_atomicvalid(p.a.ep, FI_UINT64, FI_CSWAP, &count), 0);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
 /*
- * What fi_atomicvalid(), fi_fetch_atomicvalid() and
- * fi_compare_atomicvalid() answer, for every datatype and operation of
- * fi_atomic(3), against this table written apart from the provider's:
- * fi_atomic() takes 8- to 64-bit integers with FI_SUM, FI_ATOMIC_WRITE,
- * FI_BOR, FI_BAND and FI_BXOR; the fetching ones the same, with
- * FI_ATOMIC_READ too; the compare ones FI_CSWAP and FI_MSWAP.  What is
- * refused is refused by the call as well.
+ * What fi_atomicvalid(), fi_fetch_atomicvalid(), fi_compare_atomicvalid()
+ * and fi_query_atomic() answer, for every datatype and operation of
+ * fi_atomic(3) of the kind, against want_valid() of fabric_rdm.h, a table
+ * written apart from the provider's: fi_atomic() takes 8- to 64-bit
+ * integers with FI_SUM, FI_ATOMIC_WRITE, FI_BOR, FI_BAND and FI_BXOR;
+ * the fetching ones the same, with FI_ATOMIC_READ too; the compare ones
+ * FI_CSWAP and FI_MSWAP.  What is refused is refused by the call as well.
  */
-static bool want_valid(int kind, enum fi_datatype dt, enum fi_op op)
-{
-	bool integer = dt == FI_INT64 || dt == FI_UINT64 || dt == FI_INT8 ||
-		       dt == FI_UINT8 || dt == FI_INT16 || dt == FI_UINT16 ||
-		       dt == FI_INT32 || dt == FI_UINT32;
-
-	if (kind == 0)
-		return integer &&
-		       (op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
-			op == FI_BAND || op == FI_BXOR);
-	if (kind == 1)
-		return integer &&
-		       (op == FI_SUM || op == FI_ATOMIC_WRITE || op == FI_BOR ||
-			op == FI_BAND || op == FI_BXOR || op == FI_ATOMIC_READ);
-	return integer && (op == FI_CSWAP || op == FI_MSWAP);
-}
-
 START_TEST(atomic_valid)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct fi_atomic_attr attr;
 	uint64_t v = 1, cmp = 1, res = 0;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	for (int dt = FI_INT8; dt < FI_DATATYPE_LAST; dt++) {
 		for (int op = FI_MIN; op <= FI_MSWAP; op++) {
 			for (int kind = 0; kind < 3; kind++) {
-				size_t count = 0;
-				bool want = want_valid(kind, dt, op);
-				int ret, call;
+				bool want;
+				int call;
 
 				if ((kind == 2) != (op >= FI_CSWAP))
 					continue;
-				if (kind == 0)
-					ret = fi_atomicvalid(p.a.ep, dt, op,
-							     &count);
-				else if (kind == 1)
-					ret = fi_fetch_atomicvalid(p.a.ep, dt,
-								   op, &count);
-				else
-					ret = fi_compare_atomicvalid(
-						p.a.ep, dt, op, &count);
-				ck_assert_msg(ret == (want ? 0 :
-							     -FI_EOPNOTSUPP),
-					      "kind %d dt %d op %d: %d", kind,
-					      dt, op, ret);
-				if (want)
-					ck_assert_uint_eq(count, 1);
+				want = valid_ok(p.a.ep, kind, dt, op);
 				ck_assert_int_eq(
 					fi_query_atomic(
 						p.domain, dt, op, &attr,
 						kind == 1 ? FI_FETCH_ATOMIC :
 						kind == 2 ? FI_COMPARE_ATOMIC :
 							    0),
-					ret);
+					want ? 0 : -FI_EOPNOTSUPP);
 				if (want)
 					continue;
 				/* refused by the call too, nothing posted */
@@ -557,7 +407,7 @@ START_TEST(atomic_valid)
 			 0);
 	ck_assert_uint_eq(attr.size, 2);
 	ck_assert_uint_eq(attr.count, 1);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -595,68 +445,14 @@ static const struct narrow narrows[] = {
 	{ FI_UINT64, FI_SUM, 0, 0xffffffffffffffffull, 2, 1 },
 };
 
-/* The field of size octets at p as an integer, octet order of the host. */
-static uint64_t field_get(const uint8_t *p, size_t size)
-{
-	uint8_t v8;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	switch (size) {
-	case 1:
-		memcpy(&v8, p, 1);
-		return v8;
-	case 2:
-		memcpy(&v16, p, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, p, 4);
-		return v32;
-	default:
-		memcpy(&v64, p, 8);
-		return v64;
-	}
-}
-
-static void field_put(uint8_t *p, size_t size, uint64_t v)
-{
-	uint8_t v8 = (uint8_t)v;
-	uint16_t v16 = (uint16_t)v;
-	uint32_t v32 = (uint32_t)v;
-
-	switch (size) {
-	case 1:
-		memcpy(p, &v8, 1);
-		break;
-	case 2:
-		memcpy(p, &v16, 2);
-		break;
-	case 4:
-		memcpy(p, &v32, 4);
-		break;
-	default:
-		memcpy(p, &v, 8);
-		break;
-	}
-}
-
-static size_t size_of(enum fi_datatype dt)
-{
-	return dt <= FI_UINT8  ? 1 :
-	       dt <= FI_UINT16 ? 2 :
-	       dt <= FI_UINT32 ? 4 :
-				 8;
-}
-
 START_TEST(atomic_narrow)
 {
 	const struct narrow *t = &narrows[_i];
-	size_t size = size_of(t->dt);
+	size_t size = dt_size(t->dt);
 	uint8_t *target, want[16], operand[8];
-	struct pair p;
+	struct rdm_pair p;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	target = p.b.buf + 256;
 	pattern(target, 16, 0x31);
 	field_put(target + t->off, size, t->field);
@@ -680,7 +476,7 @@ START_TEST(atomic_narrow)
 					   fi_mr_key(p.b.mr), t->dt, t->op,
 					   NULL),
 				 -FI_EINVAL);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -722,7 +518,7 @@ static int reap(struct rdm *x, void *ctx)
 
 START_TEST(atomic_contend)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct rdm c;
 	fi_addr_t c_peer;
 	uint32_t *half;
@@ -730,7 +526,7 @@ START_TEST(atomic_contend)
 	uint64_t key;
 	int done_a = 0, done_c = 0;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	rdm_open(&p, &c);
 	ck_assert_int_eq(fi_av_insert(c.av, &p.b.name, 1, &c_peer, 0, NULL), 1);
 	target = p.b.buf + 512;
@@ -772,7 +568,7 @@ START_TEST(atomic_contend)
 	ck_assert_uint_eq(__atomic_load_n(&half[1], __ATOMIC_ACQUIRE),
 			  7 + CONTEND_N);
 	rdm_close(&c);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -785,14 +581,14 @@ END_TEST
  */
 START_TEST(atomic_bound)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
 	struct fid_mr *mr;
 	uint8_t *region, copy[32];
 	uint32_t one = 1, got;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	region = p.b.buf + 1024; /* 8-octet aligned */
 	pattern(region, 32, 9);
 	ck_assert_int_eq(fi_mr_reg(p.domain, region, 12,
@@ -817,7 +613,7 @@ START_TEST(atomic_bound)
 	ck_assert_ptr_eq(err.op_context, (void *)12);
 	ck_assert_int_eq(memcmp(region, copy, sizeof(copy)), 0);
 	ck_assert_int_eq(fi_close(&mr->fid), 0);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 
@@ -825,9 +621,9 @@ END_TEST
 
 START_TEST(bad_addr)
 {
-	struct pair p;
+	struct rdm_pair p;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	ck_assert_int_eq(fi_write(p.a.ep, p.a.buf, 8, fi_mr_desc(p.a.mr), 99,
 				  (uintptr_t)p.b.buf, fi_mr_key(p.b.mr), NULL),
 			 -FI_EINVAL);
@@ -849,9 +645,28 @@ START_TEST(bad_addr)
 					   fi_mr_key(p.b.mr), NULL),
 				 -FI_EINVAL);
 	}
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
+
+/* Connect a to b first (one write done, so that a later error is the
+ * Terminate's), then register a region of 4096 octets at buf and close
+ * it: its key, no longer valid. */
+static uint64_t dead_key_after_connect(struct rdm_pair *p, uint8_t *buf)
+{
+	struct fid_mr *mr;
+	uint64_t key;
+
+	ck_assert_int_eq(rdm_write(&p->a, &p->b, 0, 8, (void *)1), 0);
+	cq_ok(p->a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
+	ck_assert_int_eq(fi_mr_reg(p->domain, buf, 4096,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	return key;
+}
 
 /*
  * RMA to a region B has closed: B's QP answers with a Terminate
@@ -861,10 +676,9 @@ END_TEST
  */
 START_TEST(dead_key)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	struct fid_mr *mr;
 	uint8_t *canary = malloc(4096), copy[4096];
 	uint64_t key, v = 5;
 	ssize_t ret;
@@ -873,16 +687,8 @@ START_TEST(dead_key)
 	ck_assert_ptr_nonnull(canary);
 	pattern(canary, 4096, 2);
 	memcpy(copy, canary, sizeof(copy));
-	pair_open(&p);
-	/* connected first, so that the error is the Terminate's */
-	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
-	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-	ck_assert_int_eq(fi_mr_reg(p.domain, canary, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	rdm_pair_open(&p);
+	key = dead_key_after_connect(&p, canary);
 	pattern(p.a.buf, 4096, 5);
 	switch (_i) {
 	case 0:
@@ -929,7 +735,7 @@ START_TEST(dead_key)
 	}
 	ck_assert_ptr_eq(e.op_context, (void *)3);
 	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, 64), 0);
-	pair_close(&p);
+	rdm_pair_close(&p);
 	free(canary);
 }
 END_TEST
@@ -940,24 +746,16 @@ END_TEST
  * success. */
 START_TEST(dead_key_late)
 {
-	struct pair p;
+	struct rdm_pair p;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	struct fid_mr *mr;
 	uint8_t *canary = malloc(4096);
 	uint64_t key;
 	ssize_t ret;
 
 	ck_assert_ptr_nonnull(canary);
-	pair_open(&p);
-	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)1), 0);
-	cq_ok(p.a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-	ck_assert_int_eq(fi_mr_reg(p.domain, canary, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	rdm_pair_open(&p);
+	key = dead_key_after_connect(&p, canary);
 	ck_assert_int_eq(fi_write(p.a.ep, p.a.buf, 64, fi_mr_desc(p.a.mr),
 				  p.a.peer, (uintptr_t)canary, key, (void *)2),
 			 0);
@@ -971,7 +769,7 @@ START_TEST(dead_key_late)
 	ck_assert_ptr_eq(err.op_context, (void *)2);
 	ck_assert_msg(err.err == FI_EACCES || err.err == FI_ECONNRESET,
 		      "error %d", err.err);
-	pair_close(&p);
+	rdm_pair_close(&p);
 	free(canary);
 }
 END_TEST
@@ -980,10 +778,10 @@ END_TEST
  * flags, the selecting bit not kept, neither side -FI_EINVAL. */
 START_TEST(opsflag)
 {
-	struct pair p;
+	struct rdm_pair p;
 	uint64_t f;
 
-	pair_open(&p);
+	rdm_pair_open(&p);
 	f = FI_TRANSMIT | FI_INJECT_COMPLETE;
 	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_SETOPSFLAG, &f), 0);
 	f = FI_RECV | FI_COMPLETION;
@@ -999,7 +797,7 @@ START_TEST(opsflag)
 			 -FI_EINVAL);
 	ck_assert_int_eq(fi_control(&p.a.ep->fid, FI_SETOPSFLAG, &f),
 			 -FI_EINVAL);
-	pair_close(&p);
+	rdm_pair_close(&p);
 }
 END_TEST
 

@@ -15,6 +15,17 @@
 #include "daemon_requests.h"
 #include "sctp_daemon_util.h"
 
+/* A client L listening over SCTP and a client C to connect to it,
+ * both of the daemon; the port L listens on. */
+static uint16_t clients(int *L, int *C)
+{
+	*L = ipc_open_hello(H.sock);
+	*C = ipc_open_hello(H.sock);
+	ck_assert_int_ge(*L, 0);
+	ck_assert_int_ge(*C, 0);
+	return listen_sctp(*L);
+}
+
 /* Accepted sessions, enhanced and plain, relaying both ways. */
 START_TEST(test_accepted)
 {
@@ -23,11 +34,7 @@ START_TEST(test_accepted)
 	uint16_t port;
 
 	start();
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	ck_assert_int_ge(L, 0);
-	ck_assert_int_ge(C, 0);
-	port = listen_sctp(L);
+	port = clients(&L, &C);
 	session(L, C, port, 2, &le, &ce);
 	/* RFC 6581 §9.1: our IRD 4 covers the responder's ORD */
 	ck_assert_uint_eq(ce.ird, 4);
@@ -83,11 +90,7 @@ START_TEST(test_assoc_per_session)
 	uint16_t port;
 
 	start_with(NULL);
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	ck_assert_int_ge(L, 0);
-	ck_assert_int_ge(C, 0);
-	port = listen_sctp(L);
+	port = clients(&L, &C);
 	session(L, C, port, 2, &le, &ce);
 	session(L, C, port, 1, &le2, &ce2);
 	ck_assert_uint_eq(ce.stream, 0);
@@ -269,9 +272,7 @@ START_TEST(test_rejected)
 	uint16_t port;
 
 	start();
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	port = clients(&L, &C);
 	/* a session that keeps the association up */
 	session(L, C, port, 2, &le, &ce);
 	id = connect_sctp(C, port, NULL, 2);
@@ -326,9 +327,7 @@ START_TEST(test_owner_gone)
 	int L, C;
 
 	start();
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	port = clients(&L, &C);
 	session(L, C, port, 2, &le, &ce);
 	close(C);
 	usleep(100000); /* the daemon sees the client go */
@@ -355,9 +354,7 @@ START_TEST(test_stop_backlogged)
 	uint16_t port;
 
 	start();
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	port = listen_sctp(L);
+	port = clients(&L, &C);
 	session(L, C, port, 2, &le, &ce);
 	relay_put(out, ce.stream);
 	memset(out + 8, 'q', 1000);

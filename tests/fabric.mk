@@ -92,7 +92,7 @@ check_fabric_rdm_fsm_LDADD = $(check_fabric_ep_fsm_LDADD)
 # a bad fi_addr, RMA to a closed region
 check_PROGRAMS += check_fabric_rdm
 TESTS += check_fabric_rdm
-check_fabric_rdm_SOURCES = check_fabric_rdm.c fabric_harness.h
+check_fabric_rdm_SOURCES = check_fabric_rdm.c fabric_harness.h fabric_rdm.h
 check_fabric_rdm_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_rdm_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_rdm_LDADD = $(check_fabric_LDADD)
@@ -100,7 +100,8 @@ check_fabric_rdm_LDADD = $(check_fabric_LDADD)
 # types, and a flushed one
 check_PROGRAMS += check_fabric_atomic
 TESTS += check_fabric_atomic
-check_fabric_atomic_SOURCES = check_fabric_atomic.c fabric_harness.h
+check_fabric_atomic_SOURCES = check_fabric_atomic.c fabric_harness.h \
+	fabric_rdm.h
 check_fabric_atomic_CPPFLAGS = $(check_fabric_CPPFLAGS)
 check_fabric_atomic_CFLAGS = $(check_fabric_CFLAGS)
 check_fabric_atomic_LDADD = $(check_fabric_LDADD)

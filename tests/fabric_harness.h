@@ -314,6 +314,35 @@ static inline void net_connect(struct net *n, bool early_recv)
 	ck_assert_str_eq((char *)cb.e.data, "welcome");
 }
 
+/* Connect c, its completions selective (FI_SELECTIVE_COMPLETION), to
+ * the listener, with no private data; accept on s. */
+static inline void net_connect_selective(struct net *n)
+{
+	struct cm_buf cb;
+	uint32_t ev;
+
+	ck_assert_int_eq(fi_endpoint(n->domain, n->info, &n->c.ep, NULL), 0);
+	ck_assert_int_eq(fi_ep_bind(n->c.ep, &n->c.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(n->c.ep, &n->c.cq->fid,
+				    FI_TRANSMIT | FI_RECV |
+					    FI_SELECTIVE_COMPLETION),
+			 0);
+	ck_assert_int_eq(fi_enable(n->c.ep), 0);
+	ck_assert_int_eq(fi_connect(n->c.ep, &n->addr, NULL, 0), 0);
+	eq_wait(n->s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNREQ);
+	ck_assert_int_eq(cb.e.info->addr_format, n->addr.ss_family == AF_INET6 ?
+							 FI_SOCKADDR_IN6 :
+							 FI_SOCKADDR_IN);
+	ep_setup(n, &n->s, cb.e.info);
+	ck_assert_int_eq(fi_accept(n->s.ep, NULL, 0), 0);
+	fi_freeinfo(cb.e.info);
+	eq_wait(n->s.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+	eq_wait(n->c.eq, &ev, &cb, sizeof(cb));
+	ck_assert_int_eq(ev, FI_CONNECTED);
+}
+
 /* The next completion of cq (success), or -FI_EAVAIL with *err. */
 static inline ssize_t cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
 			      struct fi_cq_err_entry *err)

@@ -15,6 +15,8 @@
 set -u
 iwcmd="$top_builddir/daemon/iwcmd"
 ctl="$top_builddir/cli/iwcmctl"
+# shellcheck source=bench/netns_lib.sh
+. "$top_srcdir/bench/netns_lib.sh"
 nsa="iwcm-$$-a"
 nsb="iwcm-$$-b"
 veth="iwv$$"
@@ -53,32 +55,13 @@ field() {
 		tr -d '"'
 }
 
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root (uid $(id -u))"
-command -v ip >/dev/null 2>&1 || skip "ip (iproute2) is not installed"
+netns_can
 
 dir=$(mktemp -d /tmp/iwcm-netns.XXXXXX)
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "$nsa" 2>"$dir/err"; then
-	skip "ip netns add: $(cat "$dir/err")"
-fi
-ip netns add "$nsb" 2>"$dir/err" || skip "ip netns add: $(cat "$dir/err")"
-if ! ip link add "${veth}a" type veth peer name "${veth}b" 2>"$dir/err"
-then
-	skip "veth pair: $(cat "$dir/err")"
-fi
-# setup failures from here on are real failures
-set -e
-ip link set "${veth}a" netns "$nsa"
-ip link set "${veth}b" netns "$nsb"
-ip -n "$nsa" addr add 192.0.2.1/24 dev "${veth}a"
-ip -n "$nsb" addr add 192.0.2.2/24 dev "${veth}b"
-for n in "$nsa" "$nsb"; do
-	ip -n "$n" link set lo up
-done
-ip -n "$nsa" link set "${veth}a" up
-ip -n "$nsb" link set "${veth}b" up
-set +e
+# setup failures after the namespaces are made are real failures
+netns_pair "$nsa" "$nsb" "$veth" "$dir"
 
 # one daemon per namespace, each with its own sockets
 for s in a b; do
