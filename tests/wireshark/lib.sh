@@ -98,7 +98,11 @@ ws_cleanup() {
 }
 
 # ws_ts FILE OPTS...: tshark with only the build tree's plugin (under
-# the command in $WS_WRAP when set, e.g. a timeout).
+# the command in $WS_WRAP when set, e.g. a timeout).  Without TCP's
+# sequence analysis: it withholds from every dissector a segment it
+# takes for a retransmission, which a capture recorded out of order
+# makes of new data (an ACK past it captured first), and the plugin
+# then loses that direction (wireshark-iwcm(7) BUGS).
 ws_ts() {
 	_f=$1
 	shift
@@ -106,7 +110,8 @@ ws_ts() {
 	${WS_WRAP:-} $ws_as env $ws_env HOME="$ws_tmp/home" \
 		WIRESHARK_CONFIG_DIR="$ws_tmp/conf" \
 		WIRESHARK_PLUGIN_DIR="$WS_PLUGIN_DIR" \
-		"$TSHARK" -n $TSHARK_MPA_OPTS -o sctp.checksum:CRC-32C "$@" \
+		"$TSHARK" -n $TSHARK_MPA_OPTS -o sctp.checksum:CRC-32C \
+		-o tcp.analyze_sequence_numbers:FALSE "$@" \
 		-r "$_f"
 }
 
