@@ -287,7 +287,6 @@ START_TEST(fetch_flushed)
 	struct at_net t;
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	struct fid_mr *mr;
 	struct fid_domain *dom;
 	uint8_t *dead = calloc(1, 4096), *res;
 	uint32_t one = 1;
@@ -297,12 +296,7 @@ START_TEST(fetch_flushed)
 	ck_assert_ptr_nonnull(dead);
 	at_open(&t, _i == 1);
 	dom = t.rdm ? t.p.domain : t.n.domain;
-	ck_assert_int_eq(fi_mr_reg(dom, dead, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	dead_key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	dead_key = closed_key(dom, dead, 4096);
 	if (t.rdm) {
 		/* connected first, so that both go on one connection */
 		ck_assert_int_eq(

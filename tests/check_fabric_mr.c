@@ -127,18 +127,9 @@ END_TEST
  * 4096 octets at *canary (a copy of its pattern in copy). */
 static uint64_t dead_key(struct net *n, uint8_t *canary, uint8_t *copy)
 {
-	struct fid_mr *mr;
-	uint64_t key;
-
 	pattern(canary, 4096, 3);
 	memcpy(copy, canary, 4096);
-	ck_assert_int_eq(fi_mr_reg(n->domain, canary, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
-	return key;
+	return closed_key(n->domain, canary, 4096);
 }
 
 /* The next completion of cq is an error with context ctx, err and the

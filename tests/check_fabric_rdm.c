@@ -654,18 +654,9 @@ END_TEST
  * it: its key, no longer valid. */
 static uint64_t dead_key_after_connect(struct rdm_pair *p, uint8_t *buf)
 {
-	struct fid_mr *mr;
-	uint64_t key;
-
 	ck_assert_int_eq(rdm_write(&p->a, &p->b, 0, 8, (void *)1), 0);
 	cq_ok(p->a.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-	ck_assert_int_eq(fi_mr_reg(p->domain, buf, 4096,
-				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				   &mr, NULL),
-			 0);
-	key = fi_mr_key(mr);
-	ck_assert_int_eq(fi_close(&mr->fid), 0);
-	return key;
+	return closed_key(p->domain, buf, 4096);
 }
 
 /*

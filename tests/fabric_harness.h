@@ -358,6 +358,23 @@ static inline ssize_t cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
 	return ret;
 }
 
+/* The key of a remotely readable and writable region of len octets at
+ * buf registered in dom and closed again: a key the target no longer
+ * honours (RFC 5042 §5.1). */
+static inline uint64_t closed_key(struct fid_domain *dom, void *buf, size_t len)
+{
+	struct fid_mr *mr;
+	uint64_t key;
+
+	ck_assert_int_eq(fi_mr_reg(dom, buf, len,
+				   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
+				   &mr, NULL),
+			 0);
+	key = fi_mr_key(mr);
+	ck_assert_int_eq(fi_close(&mr->fid), 0);
+	return key;
+}
+
 static inline void cq_ok(struct fid_cq *cq, void *ctx, uint64_t flags,
 			 struct fi_cq_data_entry *out)
 {
