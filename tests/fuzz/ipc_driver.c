@@ -21,6 +21,7 @@
 #include "fuzz/ipc_driver.h"
 #include "log.h"
 #include "sctp_stack.h"
+#include "sctp_usrsctp_int.h" /* us_kick() */
 #include "udp_port.h"
 
 /* An hour: no timer expires by itself while an input runs. */
@@ -295,31 +296,26 @@ static bool fz_ipc_settling(void)
 
 /* The same, and SCTP, whose packets cross the kernel's loopback and
  * whose retransmissions and delayed acknowledgements wait for usrsctp's
- * timers (run by the loop's 10 ms tick): while a connection waits on
- * SCTP (fz_ipc_settling()), the loop also waits for it,
- * FZ_IPC_SCTP_WAIT_US at a time, a few times per pump and
- * FZ_IPC_SCTP_WAITS per input, so that an input reaches the sessions'
- * decisions and ends. */
+ * timers: while a connection waits on SCTP (fz_ipc_settling()), the
+ * driver moves usrsctp's clock on by FZ_IPC_SCTP_STEP_MS and runs what
+ * its timers send, a few steps per pump and FZ_IPC_SCTP_WAITS per
+ * input, so that an input reaches the sessions' decisions and ends.
+ * The clock is virtual: no step waits (usrsctp counts time only in what
+ * usrsctp_handle_timers() is told, RFC 4960 §6.3's timers included). */
 void fz_ipc_pump(void)
 {
 	int i;
 
 	fz_ipc_pump_quiet();
-	for (i = 0; i < 3 && FI.sctp_waits_left && fz_ipc_settling(); i++) {
-		struct timeval tv = { 0, FZ_IPC_SCTP_WAIT_US };
-
-		/* until something happens (a datagram, a tick of
-		 * usrsctp's timers), FZ_IPC_SCTP_WAIT_US at most */
+	for (i = 0;
+	     i < FZ_IPC_SCTP_STEPS && FI.sctp_waits_left && fz_ipc_settling();
+	     i++) {
 		FI.sctp_waits_left--;
-		FI.sctp_idle = false;
-		evtimer_add(FI.sctp_tick, &tv);
-		event_base_loop(iwcmd_base, EVLOOP_ONCE);
-		evtimer_del(FI.sctp_tick);
+		usrsctp_handle_timers(FZ_IPC_SCTP_STEP_MS);
+		/* what the timers queued goes out, and their upcalls are
+		 * served, on the loop's next pass */
+		us_kick();
 		fz_ipc_pump_quiet();
-		/* nothing came: what it waits for is the input's next move
-		 * (a client's decision), not usrsctp */
-		if (FI.sctp_idle)
-			break;
 	}
 	fz_ipc_check_pending();
 }
@@ -594,15 +590,6 @@ static const char fz_ipc_conf[] = "[listener fuzz]\n"
 				  "owner = 0\n"
 				  "pending_max = 2\n";
 
-/* The end of a wait for SCTP. */
-static void fz_ipc_tick(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	FI.sctp_idle = true;
-}
-
 static void fz_ipc_once(void)
 {
 	char err[256];
@@ -648,8 +635,6 @@ static void fz_ipc_once(void)
 			      &fz_ipc_handlers) == 0);
 	atexit(fz_ipc_cleanup);
 	FZ_CHECK(listener_init_config(&FI.conf) == 0);
-	FI.sctp_tick = evtimer_new(iwcmd_base, fz_ipc_tick, NULL);
-	FZ_CHECK(FI.sctp_tick != NULL);
 	FI.ev_base =
 		event_base_get_num_events(iwcmd_base, EVENT_BASE_COUNT_ADDED);
 }

@@ -32,10 +32,12 @@
 /* A big flood: past control.c's XOFF mark (256 queued replies) with the
  * socket's own queue on top. */
 #define FZ_IPC_FLOOD_BIG 300
-/* Waits for SCTP (the loopback, usrsctp's timers) per input, and how
- * long each. */
+/* Steps of usrsctp's virtual clock per input while SCTP settles, per
+ * pump, and how long each: 60 steps of 100 ms reach past RFC 4960's
+ * initial RTO (3 s), so a lost INIT is retransmitted within an input. */
 #define FZ_IPC_SCTP_WAITS 60
-#define FZ_IPC_SCTP_WAIT_US 2000
+#define FZ_IPC_SCTP_STEPS 8
+#define FZ_IPC_SCTP_STEP_MS 100
 
 struct fz_ipc_addr {
 	uint8_t addr[16];
@@ -58,8 +60,6 @@ struct fz_ipc {
 	size_t last_len[FZ_IPC_PEERS];
 	unsigned int repeat_left;     /* of FZ_IPC_REPEAT_MAX per input */
 	unsigned int sctp_waits_left; /* of FZ_IPC_SCTP_WAITS */
-	struct event *sctp_tick;      /* ends such a wait */
-	bool sctp_idle;		      /* it ended with nothing else */
 	uint8_t last_fds[FZ_IPC_PEERS];
 	char dir[64];
 	char client_path[128], admin_path[128];
