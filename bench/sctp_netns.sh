@@ -17,6 +17,15 @@
 # machine of few CPUs starve the daemons, and the latency measured is
 # then the scheduler's (iwcm-bench(1)).
 #
+# The latency cases also show the floor of the relay design in the same
+# run: on usrsctp each message waits once more than on raw usrsctp, for
+# the sender's iwcmd to wake and take it from its client's socket (the
+# receiver's side wakes twice on both: iwcmd then its client, against
+# usrsctp's thread then the program), so the floor is raw usrsctp plus
+# one relay hop, which bench/hop_lat measures right after each run
+# (hop_wake_us: a SOCK_SEQPACKET ping-pong between two sleeping
+# processes).  "/floor" is the median of iwcm's latency over that floor.
+#
 # IWCMD names the iwcmd the daemons run (default: the build tree's,
 # beside iwcm-bench), so that two builds compare on the same benchmark
 # program; IWCM_BENCH the iwcm-bench (default: beside this script, or
@@ -73,6 +82,8 @@ bench=$(bench_find "iwcm-bench not found (build it, or set IWCM_BENCH)" \
 bdir=$(cd "$(dirname "$bench")" && pwd)
 iwcmd=$(bench_find "iwcmd not found (set IWCMD)" "${IWCMD:-}" \
 	"$bdir/../daemon/iwcmd" "$bdir/iwcmd") || exit 2
+hop=$bdir/hop_lat
+[ -x "$hop" ] || hop=
 bench_cases "$@"
 
 nsa="iwcm-bench-$$-a"
@@ -135,10 +146,22 @@ key() {
 		tail -n 1
 }
 
+# floor: iwcm's latency in the row's JSON on stdin over raw usrsctp's
+# plus one relay hop measured now (nothing without hop_lat)
+floor() {
+	[ -n "$hop" ] || return 0
+	h=$(ip netns exec "$nsb" "$hop" -n 5000 2>/dev/null |
+		sed -n 's/^hop_wake_us //p')
+	sed -n 's/.*"iwcm":{"value":\([0-9.]*\).*"usrsctp":{"value":\([0-9.]*\).*/\1 \2/p' |
+		tail -n 1 | awk -v h="$h" '
+		NF == 2 && h + 0 > 0 { printf "%.3f\n", $1 / ($2 + h) }'
+}
+
 echo "iwcm-bench over DDP over SCTP, two namespaces (192.0.2.2 -> 192.0.2.1), one iwcmd each; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "iwcmd: $iwcmd"
-printf '%-11s %-7s %-7s %-24s %-12s %s\n' case median target runs \
-	"iwcmd us" "(client's / server's, per MiB or round trip)"
+printf '%-11s %-7s %-7s %-24s %-7s %-12s %s\n' case median target runs \
+	/floor "iwcmd us" "(client's / server's, per MiB or round trip)"
+[ -n "$hop" ] || echo "(no bench/hop_lat beside iwcm-bench: no floor)"
 status=0
 list=$(cases)
 while read -r name args; do
@@ -148,6 +171,7 @@ while read -r name args; do
 	all=
 	cli=
 	srv=
+	floors=
 	i=0
 	while [ $i -lt "$runs" ]; do
 		if [ "$name" = loopback ]; then
@@ -170,6 +194,9 @@ while read -r name args; do
 		else
 			cli="$cli $(key iwcmd <"$dir/out")"
 			srv="$srv $(key iwcmd_server <"$dir/out")"
+			case $name in
+			*_lat) floors="$floors $(floor <"$dir/out")" ;;
+			esac
 		fi
 		all="$all $r"
 		i=$((i + 1))
@@ -178,8 +205,13 @@ while read -r name args; do
 	mc=$(printf '%s\n' $cli | grep . | median)
 	ms=$(printf '%s\n' $srv | grep . | median)
 	[ "$name" = loopback ] && ms=
-	printf '%-11s %-7s %-7s %-24s %s\n' "$name" "$med" "$target" \
-		"$(echo $all)" "$mc${ms:+ / $ms}"
+	mf=$(printf '%s\n' $floors | grep . | median)
+	case $name in
+	*_lat) ;;
+	*) mf= ;;
+	esac
+	printf '%-11s %-7s %-7s %-24s %-7s %s\n' "$name" "$med" "$target" \
+		"$(echo $all)" "${mf:--}" "$mc${ms:+ / $ms}"
 	if [ "$med" = - ]; then
 		status=1
 		continue
