@@ -21,6 +21,12 @@
 
 #define FS_HDR 8
 #define FS_PPID_SEGMENT 16 /* RFC 5043 §5.2 */
+/*
+ * Datagrams taken per recvmmsg(2).  Fewer than asked means the socket is
+ * empty (or holds an error for the next call, which the poll reports),
+ * so a ping-pong's message costs one call and no read to see EAGAIN.
+ */
+#define FS_RX_BATCH 4
 
 struct framing_sctp {
 	struct framing fr; /* first */
@@ -29,7 +35,9 @@ struct framing_sctp {
 	struct fs_txq txq;
 	uint8_t hdr[FS_HDR];
 	struct iovec *msg_iov; /* header + max_iov pieces */
-	uint8_t *rxbuf;	       /* header + mulpdu */
+	uint8_t *rxbuf;	       /* FS_RX_BATCH x (header + mulpdu) */
+	struct mmsghdr rxmm[FS_RX_BATCH];
+	struct iovec rxiov[FS_RX_BATCH];
 	bool lost;
 };
 
@@ -100,44 +108,71 @@ static void fs_lost(struct framing_sctp *fs, const struct framing_err *err,
 	fs->fr.up->rx_lost(fs->fr.arg, err, reset);
 }
 
+/* One datagram of the relay, n octets (its whole length: MSG_TRUNC). */
+static void fs_rx_one(struct framing_sctp *fs, const uint8_t *d, size_t n)
+{
+	struct framing *fr = &fs->fr;
+	uint32_t ppid;
+	uint16_t stream;
+
+	if (n == 0) {
+		/* the session ended (Terminate, RFC 5043 §6.2) */
+		fs_lost(fs, NULL, false);
+		return;
+	}
+	/* bounded: MSG_TRUNC reports a datagram over the buffer */
+	if (n < FS_HDR || n > (size_t)FS_HDR + fr->mulpdu) {
+		fs_lost(fs, &fs_err_bad, false);
+		return;
+	}
+	stream = (uint16_t)(d[0] << 8 | d[1]);
+	ppid = (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 |
+	       (uint32_t)d[6] << 8 | d[7];
+	if (stream != fs->stream || ppid != FS_PPID_SEGMENT) {
+		fs_lost(fs, &fs_err_bad, false);
+		return;
+	}
+	/* RFC 5041 §7.1: after an error, dropped unseen */
+	if (fr->up->rx_live(fr->arg))
+		fs_deliver(fr, d + FS_HDR, n - FS_HDR);
+}
+
 static bool fs_rx_progress(struct framing *fr, size_t budget)
 {
 	struct framing_sctp *fs = fs_of(fr);
+	const size_t cap = (size_t)FS_HDR + fr->mulpdu;
 	bool any = false;
 
 	while (budget && !fs->lost) {
-		ssize_t n = recv(fs->fd, fs->rxbuf, FS_HDR + fr->mulpdu,
-				 MSG_DONTWAIT | MSG_TRUNC);
-		uint32_t ppid;
-		uint16_t stream;
+		int k, i;
 
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		for (i = 0; i < FS_RX_BATCH; i++) {
+			struct msghdr *mh = &fs->rxmm[i].msg_hdr;
+
+			fs->rxiov[i].iov_base = fs->rxbuf + (size_t)i * cap;
+			fs->rxiov[i].iov_len = cap;
+			memset(mh, 0, sizeof(*mh));
+			mh->msg_iov = &fs->rxiov[i];
+			mh->msg_iovlen = 1;
+		}
+		k = recvmmsg(fs->fd, fs->rxmm, FS_RX_BATCH,
+			     MSG_DONTWAIT | MSG_TRUNC, NULL);
+		if (k < 0 &&
+		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			break;
 		any = true;
-		if (n < 0) {
+		if (k < 0) {
 			fs_lost(fs, NULL, true);
 			break;
 		}
-		if (n == 0) {
-			/* the session ended (Terminate, RFC 5043 §6.2) */
-			fs_lost(fs, NULL, false);
-			break;
+		for (i = 0; i < k && !fs->lost; i++) {
+			size_t n = fs->rxmm[i].msg_len;
+
+			budget -= budget < n ? budget : n;
+			fs_rx_one(fs, fs->rxiov[i].iov_base, n);
 		}
-		stream = (uint16_t)(fs->rxbuf[0] << 8 | fs->rxbuf[1]);
-		ppid = (uint32_t)fs->rxbuf[4] << 24 |
-		       (uint32_t)fs->rxbuf[5] << 16 |
-		       (uint32_t)fs->rxbuf[6] << 8 | fs->rxbuf[7];
-		/* bounded: MSG_TRUNC reports a datagram over the buffer */
-		if ((size_t)n < FS_HDR ||
-		    (size_t)n > (size_t)FS_HDR + fr->mulpdu ||
-		    stream != fs->stream || ppid != FS_PPID_SEGMENT) {
-			fs_lost(fs, &fs_err_bad, false);
-			break;
-		}
-		budget -= budget < (size_t)n ? budget : (size_t)n;
-		/* RFC 5041 §7.1: after an error, dropped unseen */
-		if (fr->up->rx_live(fr->arg))
-			fs_deliver(fr, fs->rxbuf + FS_HDR, (size_t)n - FS_HDR);
+		if (k < FS_RX_BATCH)
+			break; /* emptied: the poll says when more comes */
 	}
 	return any;
 }
@@ -197,7 +232,7 @@ struct framing *framing_ddp_sctp_new(int fd, uint16_t stream, size_t maxseg,
 	fs->hdr[1] = (uint8_t)stream;
 	fs->hdr[7] = FS_PPID_SEGMENT;
 	fs->msg_iov = calloc(max_iov + 1, sizeof(*fs->msg_iov));
-	fs->rxbuf = malloc(FS_HDR + fs->fr.mulpdu);
+	fs->rxbuf = malloc(FS_RX_BATCH * ((size_t)FS_HDR + fs->fr.mulpdu));
 	if (!fs->msg_iov || !fs->rxbuf) {
 		free(fs->msg_iov);
 		free(fs->rxbuf);

@@ -33,6 +33,13 @@
 #ifdef HAVE_KERNEL_SCTP
 
 #define FK_CTL_SPACE 256 /* receive control: SCTP_RCVINFO and more */
+/*
+ * Messages taken per recvmmsg(2).  Fewer than asked means the socket is
+ * empty (or holds an error for the next call, which the poll reports),
+ * so a ping-pong's message costs one call and no read to see EAGAIN;
+ * two keep a QP's buffers at twice the largest message.
+ */
+#define FK_RX_BATCH 2
 
 struct framing_ksctp {
 	struct framing fr; /* first */
@@ -43,9 +50,11 @@ struct framing_ksctp {
 	struct iovec *msg_iov; /* DDP-SSN + max_iov pieces */
 	uint8_t snd[SCTP_KMSG_SNDINFO_SPACE];
 	size_t snd_len;
-	uint8_t *rxbuf;
+	uint8_t *rxbuf; /* FK_RX_BATCH x rxcap */
 	size_t rxcap;
-	uint8_t rxctl[FK_CTL_SPACE];
+	uint8_t rxctl[FK_RX_BATCH][FK_CTL_SPACE];
+	struct mmsghdr rxmm[FK_RX_BATCH];
+	struct iovec rxiov[FK_RX_BATCH];
 	struct fs_handoff *ho; /* the messages iwcmd read, taken first */
 	unsigned int ho_next;
 	bool lost;
@@ -208,6 +217,38 @@ static void fk_data(struct framing_ksctp *fk, uint16_t stream, uint32_t ppid,
 	}
 }
 
+/* One message recvmmsg(2) took (n octets, flags, control). */
+static void fk_rx_one(struct framing_ksctp *fk, const struct msghdr *mh,
+		      size_t n)
+{
+	struct sctp_kmsg km;
+
+	if (n == 0) {
+		fk_lost(fk, NULL, false);
+		return;
+	}
+	switch (sctp_kmsg_parse(mh->msg_flags, mh->msg_control,
+				mh->msg_controllen, mh->msg_iov->iov_base, n,
+				&km)) {
+	case SCTP_KMSG_DATA:
+		fk_data(fk, km.stream, km.ppid, km.unordered,
+			mh->msg_iov->iov_base, n);
+		break;
+	case SCTP_KMSG_IGNORE:
+		break;
+	case SCTP_KMSG_SHUTDOWN:
+		fk_lost(fk, NULL, false);
+		break;
+	case SCTP_KMSG_LOST:
+		fk_lost(fk, NULL, true);
+		break;
+	case SCTP_KMSG_BAD:
+	default:
+		fk_lost(fk, &fk_err_bad, false);
+		break;
+	}
+}
+
 /* Read the association's socket (first what iwcmd read of it). */
 static bool fk_rx_progress(struct framing *fr, size_t budget)
 {
@@ -215,10 +256,7 @@ static bool fk_rx_progress(struct framing *fr, size_t budget)
 	bool any = false;
 
 	while (budget && !fk->lost) {
-		struct sctp_kmsg km;
-		struct iovec iov = { fk->rxbuf, fk->rxcap };
-		struct msghdr mh;
-		ssize_t n;
+		int k, i;
 
 		if (fk->ho && fk->ho_next < fk->ho->n) {
 			struct fs_unread *u = &fk->ho->msg[fk->ho_next++];
@@ -227,45 +265,35 @@ static bool fk_rx_progress(struct framing *fr, size_t budget)
 			fk_data(fk, u->stream, u->ppid, true, u->buf, u->len);
 			continue;
 		}
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = fk->rxctl;
-		mh.msg_controllen = sizeof(fk->rxctl);
-		n = recvmsg(fk->fd, &mh, MSG_DONTWAIT);
-		if (n < 0 &&
+		for (i = 0; i < FK_RX_BATCH; i++) {
+			struct msghdr *mh = &fk->rxmm[i].msg_hdr;
+
+			fk->rxiov[i].iov_base =
+				fk->rxbuf + (size_t)i * fk->rxcap;
+			fk->rxiov[i].iov_len = fk->rxcap;
+			memset(mh, 0, sizeof(*mh));
+			mh->msg_iov = &fk->rxiov[i];
+			mh->msg_iovlen = 1;
+			mh->msg_control = fk->rxctl[i];
+			mh->msg_controllen = sizeof(fk->rxctl[i]);
+		}
+		k = recvmmsg(fk->fd, fk->rxmm, FK_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (k < 0 &&
 		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			break;
 		any = true;
-		if (n < 0) {
+		if (k < 0) {
 			fk_lost(fk, NULL, true); /* ECONNRESET and the like */
 			break;
 		}
-		if (n == 0) {
-			fk_lost(fk, NULL, false);
-			break;
+		for (i = 0; i < k && !fk->lost; i++) {
+			size_t n = fk->rxmm[i].msg_len;
+
+			budget -= budget < n ? budget : n;
+			fk_rx_one(fk, &fk->rxmm[i].msg_hdr, n);
 		}
-		budget -= budget < (size_t)n ? budget : (size_t)n;
-		switch (sctp_kmsg_parse(mh.msg_flags, fk->rxctl,
-					mh.msg_controllen, fk->rxbuf, (size_t)n,
-					&km)) {
-		case SCTP_KMSG_DATA:
-			fk_data(fk, km.stream, km.ppid, km.unordered, fk->rxbuf,
-				(size_t)n);
-			break;
-		case SCTP_KMSG_IGNORE:
-			break;
-		case SCTP_KMSG_SHUTDOWN:
-			fk_lost(fk, NULL, false);
-			break;
-		case SCTP_KMSG_LOST:
-			fk_lost(fk, NULL, true);
-			break;
-		case SCTP_KMSG_BAD:
-		default:
-			fk_lost(fk, &fk_err_bad, false);
-			break;
-		}
+		if (k < FK_RX_BATCH)
+			break; /* emptied: the poll says when more comes */
 	}
 	return any;
 }
@@ -336,7 +364,7 @@ struct framing *framing_ddp_sctp_kernel_new(int fd,
 	fk->rxcap = 2 + maxseg < SCTP_SS_MSG_MAX ? SCTP_SS_MSG_MAX : 2 + maxseg;
 	fk->rxcap++;
 	fk->msg_iov = calloc(max_iov + 1, sizeof(*fk->msg_iov));
-	fk->rxbuf = malloc(fk->rxcap);
+	fk->rxbuf = malloc(FK_RX_BATCH * fk->rxcap);
 	if (!fk->msg_iov || !fk->rxbuf || !fk->snd_len) {
 		free(fk->msg_iov);
 		free(fk->rxbuf);

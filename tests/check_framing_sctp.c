@@ -10,9 +10,12 @@
  * datagram on the wire is one segment with the session's stream; a
  * datagram the relay should never pass (another stream, another PPID,
  * over the segment size, shorter than its header) is an LLP error.
+ * Datagrams are taken in batches: one receive call per arriving batch,
+ * none to see the socket empty.
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -257,6 +260,173 @@ START_TEST(t_bad_datagram)
 }
 END_TEST
 
+/* Receive calls made on the watched descriptor, and those that found
+ * nothing (EAGAIN). */
+static int watch_fd = -1;
+static unsigned long rx_calls, rx_empty;
+
+static void rx_count(int fd, long r)
+{
+	if (fd != watch_fd)
+		return;
+	rx_calls++;
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		rx_empty++;
+}
+
+ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	static ssize_t (*real)(int, void *, size_t, int);
+	ssize_t r;
+
+	if (!real)
+		real = (ssize_t(*)(int, void *, size_t, int))dlsym(RTLD_NEXT,
+								   "recv");
+	r = real(fd, buf, n, flags);
+	rx_count(fd, r);
+	return r;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
+{
+	static ssize_t (*real)(int, struct msghdr *, int);
+	ssize_t r;
+
+	if (!real)
+		real = (ssize_t(*)(int, struct msghdr *, int))dlsym(RTLD_NEXT,
+								    "recvmsg");
+	r = real(fd, mh, flags);
+	rx_count(fd, r);
+	return r;
+}
+
+int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags,
+	     struct timespec *t)
+{
+	static int (*real)(int, struct mmsghdr *, unsigned int, int,
+			   struct timespec *);
+	int r;
+
+	if (!real)
+		real = (int (*)(int, struct mmsghdr *, unsigned int, int,
+				struct timespec *))dlsym(RTLD_NEXT, "recvmmsg");
+	r = real(fd, v, n, flags, t);
+	rx_count(fd, r);
+	return r;
+}
+
+/* B's receive progress, once, counting its calls on its socket. */
+static void b_rx_once(void)
+{
+	struct dp *dp = B.qp->ctx->dp;
+
+	rx_calls = rx_empty = 0;
+	watch_fd = sv[1];
+	pthread_mutex_lock(&dp->lock);
+	qp_rx_progress(B.qp);
+	pthread_mutex_unlock(&dp->lock);
+	watch_fd = -1;
+}
+
+/* A's queued Sends onto the socket, B not reading. */
+static void a_tx_once(void)
+{
+	struct dp *dp = A.qp->ctx->dp;
+
+	pthread_mutex_lock(&dp->lock);
+	qp_tx_progress(A.qp);
+	pthread_mutex_unlock(&dp->lock);
+}
+
+/*
+ * One receive call per message of a ping-pong, none that finds the
+ * socket empty; a burst of ten queued datagrams in three calls (four,
+ * four, two: fewer than asked means empty), all delivered in order.
+ */
+START_TEST(t_rx_calls)
+{
+	struct iwcm_send_wr wr;
+	struct iwcm_sge sg;
+	int i;
+
+	open_sctp(1024);
+	dp_pump_hook = NULL; /* this test moves the data itself */
+	for (i = 0; i < 4; i++) {
+		dp_post_recv(B.qp, 100 + (uint64_t)i, mrb, bufb, 100);
+		fill(bufa, 40, (uint8_t)i);
+		dp_wr(&wr, &sg, IWCM_WR_SEND, 200 + (uint64_t)i, mra, bufa, 40);
+		dp_post_send(A.qp, &wr);
+		a_tx_once();
+		b_rx_once();
+		ck_assert_uint_eq(rx_calls, 1);
+		ck_assert_uint_eq(rx_empty, 0);
+		ck_assert_uint_eq(
+			dp_wc_ok(B.rcq, 100 + (uint64_t)i, IWCM_WC_RECV), 40);
+		ck_assert_mem_eq(bufb, bufa, 40);
+		dp_wc_ok(A.scq, 200 + (uint64_t)i, IWCM_WC_SEND);
+	}
+	/* nothing came: the one call finds it empty */
+	b_rx_once();
+	ck_assert_uint_eq(rx_calls, 1);
+	ck_assert_uint_eq(rx_empty, 1);
+	for (i = 0; i < 10; i++) {
+		dp_post_recv(B.qp, 300 + (uint64_t)i, mrb,
+			     bufb + (size_t)i * 100, 100);
+		fill(bufa + (size_t)i * 100, 50, (uint8_t)(i + 9));
+		dp_wr(&wr, &sg, IWCM_WR_SEND, 400 + (uint64_t)i, mra,
+		      bufa + (size_t)i * 100, 50);
+		dp_post_send(A.qp, &wr);
+	}
+	a_tx_once();
+	b_rx_once();
+	ck_assert_uint_eq(rx_calls, 3);
+	ck_assert_uint_eq(rx_empty, 0);
+	for (i = 0; i < 10; i++) {
+		ck_assert_uint_eq(
+			dp_wc_ok(B.rcq, 300 + (uint64_t)i, IWCM_WC_RECV), 50);
+		ck_assert_mem_eq(bufb + (size_t)i * 100, bufa + (size_t)i * 100,
+				 50);
+	}
+	dp_pump_hook = sctp_pump;
+	for (i = 0; i < 10; i++)
+		dp_wc_ok(A.scq, 400 + (uint64_t)i, IWCM_WC_SEND);
+	close_sctp();
+}
+END_TEST
+
+/* A good datagram, then a bad one in the same batch: the first is
+ * delivered, then the LLP error (RFC 5041 §7.1: nothing after it). */
+START_TEST(t_rx_batch_bad)
+{
+	uint8_t d[8 + 40];
+	struct iwcm_async_event ev;
+	struct iwcm_send_wr wr;
+	struct iwcm_sge sg;
+
+	open_sctp(1024);
+	dp_pump_hook = NULL;
+	dp_post_recv(B.qp, 7, mrb, bufb, 100);
+	dp_post_recv(B.qp, 8, mrb, bufb + 100, 100);
+	fill(bufa, 30, 5);
+	dp_wr(&wr, &sg, IWCM_WR_SEND, 9, mra, bufa, 30);
+	dp_post_send(A.qp, &wr);
+	a_tx_once();
+	memset(d, 0, sizeof(d));
+	d[1] = STREAM;
+	d[7] = 17; /* not PPID 16 */
+	ck_assert_int_eq(send(sv[0], d, sizeof(d), 0), (ssize_t)sizeof(d));
+	b_rx_once();
+	ck_assert_uint_eq(rx_calls, 1);
+	dp_pump_hook = sctp_pump;
+	ck_assert_uint_eq(dp_wc_ok(B.rcq, 7, IWCM_WC_RECV), 30);
+	ck_assert_mem_eq(bufb, bufa, 30);
+	ck_assert(dp_async(B.ctx, &ev, DP_TIMEOUT_MS));
+	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
+	ck_assert_uint_eq(ev.term_ecode, MPA_ECODE_LOCAL_CATASTROPHIC);
+	close_sctp();
+}
+END_TEST
+
 /* The framing's own checks of its arguments. */
 START_TEST(t_new_checked)
 {
@@ -278,6 +448,8 @@ static Suite *framing_sctp_suite(void)
 	add_tcase(s, "read_atomic", t_read_atomic);
 	add_loop_tcase(s, "bad_datagram", t_bad_datagram, BAD_N);
 	add_tcase(s, "new_checked", t_new_checked);
+	add_tcase(s, "rx_calls", t_rx_calls);
+	add_tcase(s, "rx_batch_bad", t_rx_batch_bad);
 	return s;
 }
 
