@@ -13,9 +13,12 @@
  * RFC 6951 §5.1, with the local address they reach).  A slot is reused
  * only once no socket of iwcmd refers to it; what an association usrsctp
  * still winds down sends there then reaches the new peer, which drops it
- * (RFC 4960 §8.5: not its Verification Tag).  A datagram from an unknown endpoint takes a
- * slot only when it is an SCTP packet with a correct CRC32c (RFC 4960
- * §6.8); a full table evicts the endpoint unused longest that no socket
+ * (RFC 4960 §8.5: not its Verification Tag).  A packet waiting in the
+ * send batch carries its own destination and source address, copied
+ * when usrsctp handed it out: a slot reused before the batch leaves
+ * sends it to the peer it was for.  A datagram from an unknown endpoint
+ * takes a slot only when it is an SCTP packet with a correct CRC32c (RFC
+ * 4960 §6.8); a full table evicts the endpoint unused longest that no socket
  * of iwcmd refers to, or drops the datagram.
  *
  * The CRC32c is ours, not usrsctp's (usrsctp_enable_crc32c_offload()):
@@ -113,7 +116,6 @@ static struct {
 	struct sockaddr_storage tto[US_TX_BATCH];
 	union us_ctl tctl[US_TX_BATCH];
 	int tfd[US_TX_BATCH];
-	uint32_t tpeer[US_TX_BATCH]; /* the slot each goes to */
 	unsigned int n_tx;
 	/* what one sendmmsg sends: single packets and GSO runs of them */
 	struct mmsghdr gmsg[US_TX_BATCH];
@@ -453,8 +455,8 @@ static bool us_crc_ok(uint8_t *buf, size_t len)
 /* ---- output ---- */
 
 /*
- * How many packets from i on go as one UDP GSO send: the same peer (so
- * the same socket, destination and source address), each as long as
+ * How many packets from i on go as one UDP GSO send: the same
+ * destination and source address (the same socket), each as long as
  * the first but the last, which may be shorter.
  */
 static unsigned int us_gso_run(unsigned int i)
@@ -465,7 +467,6 @@ static unsigned int us_gso_run(unsigned int i)
 	if (udp.no_gso)
 		return 1;
 	while (j < udp.n_tx && j - i < US_GSO_MAX &&
-	       udp.tpeer[j] == udp.tpeer[i] &&
 	       us_ip_eq(&udp.tto[j], &udp.tto[i], true) &&
 	       udp.tmsg[j].msg_hdr.msg_controllen ==
 		       udp.tmsg[i].msg_hdr.msg_controllen &&
@@ -569,7 +570,6 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	udp.tiov[i].iov_len = len;
 	udp.tto[i] = p->remote;
 	udp.tfd[i] = udp.fd[p->remote.ss_family == AF_INET6];
-	udp.tpeer[i] = (uint32_t)(p - udp.peer);
 	mh = &udp.tmsg[i].msg_hdr;
 	memset(mh, 0, sizeof(*mh));
 	memset(&udp.tctl[i], 0, sizeof(udp.tctl[i])); /* compared whole */
