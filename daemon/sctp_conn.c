@@ -962,6 +962,23 @@ void sc_free_all(void)
 		sc_conn_free(k);
 }
 
+/*
+ * Whether one more session fits on our association: a stream is taken
+ * from a session's start until it is freed, which for one that sent its
+ * Terminate is when the peer's answers it (no chunk of it can then be
+ * outstanding, RFC 5043 §6.6), and the sessions waiting for the
+ * association to come up take one each.
+ */
+static bool sc_assoc_room(const struct sc_assoc *as)
+{
+	const struct sc_conn *k;
+	unsigned int n = as->sa ? sctp_assoc_sessions(as->sa) : 0;
+
+	TAILQ_FOREACH (k, &as->conns, as_entry)
+		n += !k->s && k->initiator;
+	return n < (as->sa ? as->streams : iwcmd_conf->sctp_streams);
+}
+
 struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 			     uint16_t rport)
 {
@@ -971,11 +988,13 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 	/* One association per session unless sctp_multiplex (never on the
 	 * kernel's SCTP, where it goes to the session's owner, as it does
 	 * at a peer on the kernel's SCTP, whose owner refuses a second
-	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()). */
+	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()); with it, a
+	 * new one once those to the peer have no stream left. */
 	if (!SC_KERNEL && iwcmd_conf->sctp_multiplex)
 		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 			if (as->remote_udp_port == rport &&
-			    as->peer_len == len && !memcmp(&as->peer, dst, len))
+			    as->peer_len == len &&
+			    !memcmp(&as->peer, dst, len) && sc_assoc_room(as))
 				return as;
 	as = sc_assoc_new(NULL, true);
 	if (!as) {
