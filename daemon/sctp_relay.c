@@ -334,12 +334,6 @@ void sctp_relay_finish(struct sctp_relay *r)
 	relay_flush(r);
 }
 
-/* Messages waiting for the owner. */
-size_t sctp_relay_queued(const struct sctp_relay *r)
-{
-	return r->queued;
-}
-
 /* Daemon shutdown: every relay closes, draining or not. */
 void sctp_relay_shutdown(void)
 {

@@ -66,7 +66,5 @@ void sctp_relay_free(struct sctp_relay *r);
 /* Daemon shutdown: every relay closes, draining or not (after their
  * owners in sctp_conn.c let go of theirs). */
 void sctp_relay_shutdown(void);
-/* Messages waiting for the owner. */
-size_t sctp_relay_queued(const struct sctp_relay *r);
 
 #endif

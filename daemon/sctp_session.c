@@ -688,11 +688,6 @@ void sctp_assoc_detach(struct sctp_assoc *a)
 	free(a);
 }
 
-uint64_t sctp_assoc_id(const struct sctp_assoc *a)
-{
-	return a->id;
-}
-
 /* Sessions that are not CLOSED. */
 unsigned int sctp_assoc_sessions(const struct sctp_assoc *a)
 {
@@ -825,12 +820,6 @@ void sctp_session_ulp_close(struct sctp_session *s, bool gone)
 	if (gone)
 		s->owner = NULL;
 	sess_feed(s, gone ? SESS_EV_ULP_GONE : SESS_EV_ULP_CLOSE);
-}
-
-/* Shutdown or iwcmctl kill. */
-void sctp_session_abort(struct sctp_session *s)
-{
-	sess_feed(s, SESS_EV_ABORT);
 }
 
 /* What the owner and iwcmctl see of a session. */
