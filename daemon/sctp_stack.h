@@ -155,11 +155,14 @@ struct sctp_opt_consts {
 		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
 			    SCTP_SHUTDOWN_EVENT },                         \
 	}
-#define SCTP_OPT_LAYOUT_CHECK                                           \
-	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&        \
-			       sizeof(struct sctp_initmsg) == 8 &&      \
-			       sizeof(struct sctp_event) == 8 &&        \
-			       offsetof(struct sctp_event, se_on) == 6, \
+#define SCTP_OPT_LAYOUT_CHECK                                                \
+	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&             \
+			       sizeof(struct sctp_initmsg) == 8 &&           \
+			       sizeof(struct sctp_event) == 8 &&             \
+			       offsetof(struct sctp_event, se_on) == 6 &&    \
+			       offsetof(struct sctp_rcvinfo, rcv_flags) ==   \
+				       4 &&                                  \
+			       offsetof(struct sctp_rcvinfo, rcv_ppid) == 8, \
 		       "RFC 6458 layouts")
 
 /*

@@ -139,12 +139,7 @@ static size_t us_maxseg(struct sctp_as *a)
 	    pp.spp_pathmtu > US_DATA_HDR &&
 	    (seg == 0 || pp.spp_pathmtu - US_DATA_HDR < seg))
 		seg = pp.spp_pathmtu - US_DATA_HDR;
-	if (seg == 0)
-		seg = 1200;
-	if (seg > SCTP_RX_MAX)
-		seg = SCTP_RX_MAX;
-	/* "or 516 bytes, whichever is larger" */
-	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
+	return seg;
 }
 
 /*
@@ -202,18 +197,6 @@ static int us_sockopts(struct socket *so)
 	return 0;
 }
 
-/* The peer's indication is late (RFC 5043 §5.1). */
-static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct sctp_sock *s = arg;
-	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
-
-	(void)fd;
-	(void)what;
-	(void)sctp_as_event(&s->as, &e);
-	us_run();
-}
-
 /* ABORT the association (RFC 4960 §9.1) for the table. */
 static void us_as_abort(struct sctp_as *a)
 {
@@ -256,7 +239,7 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 				  .cb = cb,
 				  .arg = arg,
 				  .adapt_wait_ms = us.conf.adapt_wait_ms };
-	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
+	s->as.adapt_timer = evtimer_new(us.base, sctp_as_adapt_timeout, &s->as);
 	if (!s->as.adapt_timer) {
 		free(s);
 		errno = ENOMEM;
@@ -384,7 +367,6 @@ static void us_recv_all(struct sctp_sock *s)
 
 	for (i = 0; i < US_BATCH && !s->dead && s->as.state != SCTP_AS_DOWN;
 	     i++) {
-		struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
 		struct sctp_rcvinfo rcv;
 		socklen_t infolen = sizeof(rcv);
 		unsigned int infotype = 0;
@@ -404,25 +386,11 @@ static void us_recv_all(struct sctp_sock *s)
 			sctp_as_down(&s->as, "association closed");
 			return;
 		}
-		if (flags & MSG_NOTIFICATION) {
-			sctp_as_notification(&s->as, &us_consts, us.rxbuf,
-					     (size_t)n);
-			continue;
-		}
-		if (!(flags & MSG_EOR))
-			e.ev = SCTP_AE_TOO_BIG;
-		if (!sctp_as_event(&s->as, &e))
+		if (!sctp_as_input(&s->as, &us_consts, us.rxbuf, (size_t)n,
+				   flags & MSG_NOTIFICATION, flags & MSG_EOR,
+				   infotype == SCTP_RECVV_RCVINFO ? &rcv :
+								    NULL))
 			return;
-		if (infotype != SCTP_RECVV_RCVINFO) {
-			e.ev = SCTP_AE_NO_RCVINFO;
-			(void)sctp_as_event(&s->as, &e);
-			return;
-		}
-		if (s->as.cb->msg)
-			s->as.cb->msg(s->as.arg, s, rcv.rcv_sid,
-				      ntohl(rcv.rcv_ppid),
-				      (rcv.rcv_flags & SCTP_UNORDERED) != 0,
-				      us.rxbuf, (size_t)n);
 	}
 	if (i == US_BATCH)
 		us_rewake(s); /* more may be queued: come back after others */
