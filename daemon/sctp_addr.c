@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * Which SCTP endpoint an address names: a listen that reuses a kept
- * listening socket (sctp_usrsctp_sock.c) and an association that finds
- * the listener on its local address (sctp_listen.c) compare addresses
- * the same way, here.
+ * Which SCTP endpoint an address names: a usrsctp listener that takes
+ * an association only on its own address (sctp_usrsctp.c), an
+ * association that finds the listener on its local address
+ * (listener.c) and the UDP endpoints of usrsctp's peers
+ * (sctp_usrsctp_udp.c) compare addresses the same way, here.
  */
 #include "config.h"
 

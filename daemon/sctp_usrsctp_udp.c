@@ -135,28 +135,12 @@ static uint64_t us_now_ms(void)
 
 /* ---- the peers ---- */
 
+/* a and b (port 0 in local addresses) name the same UDP endpoint */
 static bool us_ip_eq(const struct sockaddr_storage *a,
-		     const struct sockaddr_storage *b, bool port)
+		     const struct sockaddr_storage *b)
 {
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a,
-					 *y = (const void *)b;
-
-		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-		       (!port || x->sin_port == y->sin_port);
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a,
-					  *y = (const void *)b;
-
-		return !memcmp(&x->sin6_addr, &y->sin6_addr,
-			       sizeof(x->sin6_addr)) &&
-		       x->sin6_scope_id == y->sin6_scope_id &&
-		       (!port || x->sin6_port == y->sin6_port);
-	}
-	return false;
+	return sctp_addr_match(a, (const struct sockaddr *)b, sizeof(*b),
+			       false);
 }
 
 static uint32_t us_hash(const struct sockaddr_storage *r)
@@ -203,8 +187,8 @@ static int us_peer_find(const struct sockaddr_storage *remote,
 	while (i) {
 		struct us_peer *p = &udp.peer[i - 1];
 
-		if (us_ip_eq(&p->remote, remote, true) &&
-		    (!local || us_ip_eq(&p->local, local, false)))
+		if (us_ip_eq(&p->remote, remote) &&
+		    (!local || us_ip_eq(&p->local, local)))
 			return (int)i - 1;
 		i = p->next;
 	}
@@ -467,7 +451,7 @@ static unsigned int us_gso_run(unsigned int i)
 	if (udp.no_gso)
 		return 1;
 	while (j < udp.n_tx && j - i < US_GSO_MAX &&
-	       us_ip_eq(&udp.tto[j], &udp.tto[i], true) &&
+	       us_ip_eq(&udp.tto[j], &udp.tto[i]) &&
 	       udp.tmsg[j].msg_hdr.msg_controllen ==
 		       udp.tmsg[i].msg_hdr.msg_controllen &&
 	       !memcmp(udp.tctl[j].buf, udp.tctl[i].buf,
