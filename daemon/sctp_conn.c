@@ -178,7 +178,7 @@ static void sc_assoc_wait(struct sc_assoc *as);
 static void sc_assoc_orphan_check(struct sc_assoc *as);
 
 /* The listener a peer's association came in on, or the one listening
- * on its port since that one closed (sctp_listen_find_local()), which
+ * on its port since that one closed (listener_find_local()), which
  * then takes it over; NULL when none listens there. */
 static struct listener *sc_listener_of(struct sc_assoc *as)
 {
@@ -190,7 +190,8 @@ static struct listener *sc_listener_of(struct sc_assoc *as)
 		return l;
 	if (sctp_stack_local_addr(as->sock, &local, &len) < 0)
 		return NULL;
-	l = sctp_listen_find_local((const struct sockaddr *)&local, len);
+	l = listener_find_local(&sctp_listen_ops,
+				(const struct sockaddr *)&local, len);
 	if (l) {
 		log_info("sctp assoc %llu: now on sctp listener %llu",
 			 (unsigned long long)as->id,

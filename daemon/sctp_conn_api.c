@@ -56,6 +56,7 @@ enum conn_result sctp_conn_listen(struct client *c,
 				  socklen_t len, uint64_t *id,
 				  struct sockaddr_storage *bound)
 {
+	struct listener_req req = { .addr = *addr, .addrlen = len };
 	enum conn_result r;
 	uint16_t port;
 
@@ -69,14 +70,16 @@ enum conn_result sctp_conn_listen(struct client *c,
 	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
-	return sctp_listen_add(c, addr, len, id, bound);
+	return sctp_listen_open(c, &req, id, bound);
 }
 
 /* A client attaches to the SCTP service name of iwcmd.conf. */
 enum conn_result sctp_conn_attach(struct client *c, const char *name,
 				  uint64_t *id, struct sockaddr_storage *bound)
 {
-	return sctp_listen_attach(c, name, id, bound);
+	struct listener_req req = { .service = name };
+
+	return sctp_listen_open(c, &req, id, bound);
 }
 
 /* The SCTP services of conf ([listener] with transport = sctp): bound
@@ -84,16 +87,17 @@ enum conn_result sctp_conn_attach(struct client *c, const char *name,
  * longer configured. */
 int sctp_conn_init_config(const struct iwcmd_conf *conf)
 {
-	bool bind = !sctp_listen_config_new(conf) ||
+	bool bind = !listener_config_new(&sctp_listen_ops, conf) ||
 		    sctp_conn_stack() == CONN_RES_OK;
 
-	return sctp_listen_config(conf, bind) < 0 || !bind ? -1 : 0;
+	return listener_config(&sctp_listen_ops, conf, bind) < 0 || !bind ? -1 :
+									    0;
 }
 
 /* Stop listening. */
 enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
 {
-	return sctp_listen_remove(c, id);
+	return listener_unlisten(c, id);
 }
 
 /* A client's Connect over SCTP: an association of ours to the peer
@@ -222,7 +226,7 @@ void sctp_conn_client_gone(struct client *c)
 	struct sc_conn *k;
 	bool again = true;
 
-	sctp_listen_client_gone(c);
+	listener_client_gone(c);
 	/* each step may free others: start over after each */
 	while (again) {
 		again = false;
@@ -243,7 +247,7 @@ void sctp_conn_client_gone(struct client *c)
 
 void sctp_conn_abort_all(void)
 {
-	sctp_listen_free_all();
+	listener_shutdown_ops(&sctp_listen_ops);
 	sc_free_all();
 	sctp_relay_shutdown();
 }
