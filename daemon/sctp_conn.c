@@ -641,7 +641,10 @@ static void sc_assoc_release(struct sc_assoc *as)
 	free(as);
 }
 
-void sc_assoc_free(struct sc_assoc *as, const char *why)
+/* as ends (why): its sessions end, connects waiting for it fail; an
+ * ABORT, or a SHUTDOWN (RFC 4960 §9.2) that delivers what is
+ * outstanding first. */
+static void sc_assoc_free(struct sc_assoc *as, const char *why, bool abort)
 {
 	struct sc_conn *k;
 
@@ -661,22 +664,16 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 		}
 	}
 	if (as->sock)
-		sctp_stack_close(as->sock, true);
+		sctp_stack_close(as->sock, abort);
 	sc_assoc_release(as);
 }
 
-/* An association with no session left: shut it down (RFC 4960 §9.2
- * delivers what is outstanding first). */
+/* An association with no session left: shut down. */
 static void sc_assoc_shutdown(struct sc_assoc *as, const char *why)
 {
 	log_info("sctp assoc %llu: %s, shutting down",
 		 (unsigned long long)as->id, why);
-	sc_assoc_unlink(as);
-	if (as->sa)
-		sctp_assoc_free(as->sa);
-	if (as->sock)
-		sctp_stack_close(as->sock, false);
-	sc_assoc_release(as);
+	sc_assoc_free(as, why, false);
 }
 
 /* One of ours with no session left, a turn after its last one ended. */
@@ -738,7 +735,7 @@ static void sc_assoc_timeout(evutil_socket_t fd, short what, void *arg)
 	iwcmd_stats.timeouts_in[CONN_S_WAIT_REQUEST]++;
 	log_debug("sctp assoc %llu: no session in %u ms, closing",
 		  (unsigned long long)as->id, iwcmd_conf->request_timeout_ms);
-	sc_assoc_free(as, "no session in request_timeout_ms");
+	sc_assoc_free(as, "no session in request_timeout_ms", true);
 }
 
 /* Drop half-open as to admit a newer connection (admission.h's shed()):
@@ -759,7 +756,7 @@ static void sc_assoc_shed(struct adm_entry *e, const char *why)
 					      ~SCTP_CONN_ID_BIT),
 			 why, (unsigned long long)as->id,
 			 suppressed ? " (similar messages suppressed)" : "");
-	sc_assoc_free(as, "dropped to admit a newer connection");
+	sc_assoc_free(as, "dropped to admit a newer connection", true);
 }
 
 /* A peer's association with no session: half-open until an Initiate. */
@@ -824,7 +821,7 @@ static void sc_up(void *arg, struct sctp_sock *s,
 		sctp_assoc_new(as->id, iwcmd_base, &c, &sc_io, as, &sc_ulp, as);
 	if (!as->sa) {
 		log_warn("sctp assoc %llu", (unsigned long long)as->id);
-		sc_assoc_free(as, "association setup failed");
+		sc_assoc_free(as, "association setup failed", true);
 		return;
 	}
 	log_info("sctp assoc %llu: up, %u streams, segments up to %zu",
@@ -852,7 +849,7 @@ static void sc_writable(void *arg, struct sctp_sock *s)
 	(void)s;
 	TAILQ_FOREACH (k, &as->conns, as_entry)
 		if (k->relay && k->established)
-			sctp_relay_resume(k->relay);
+			sctp_relay_start(k->relay);
 }
 
 static void sc_down(void *arg, struct sctp_sock *s, const char *why)
@@ -861,7 +858,7 @@ static void sc_down(void *arg, struct sctp_sock *s, const char *why)
 
 	(void)s;
 	log_info("sctp assoc %llu: down: %s", (unsigned long long)as->id, why);
-	sc_assoc_free(as, why);
+	sc_assoc_free(as, why, true);
 }
 
 static const struct sctp_cb sc_assoc_cb = {
@@ -958,7 +955,7 @@ void sc_free_all(void)
 	struct sc_conn *k;
 
 	while ((as = TAILQ_FIRST(&sc_assocs)))
-		sc_assoc_free(as, "daemon stopping");
+		sc_assoc_free(as, "daemon stopping", true);
 	while ((k = TAILQ_FIRST(&sc_conns)))
 		sc_conn_free(k);
 }

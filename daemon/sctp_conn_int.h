@@ -80,8 +80,6 @@ void sc_free_all(void);
 
 /* An association on sock (NULL: connecting); NULL when out of memory. */
 struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator);
-/* It ended (why): its sessions end, connects waiting for it fail. */
-void sc_assoc_free(struct sc_assoc *as, const char *why);
 /* Start the sessions that waited for the association. */
 void sc_assoc_start(struct sc_assoc *as);
 struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,

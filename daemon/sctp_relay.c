@@ -240,12 +240,6 @@ void sctp_relay_start(struct sctp_relay *r)
 	event_active(r->rev, EV_READ, 0); /* what came before the start */
 }
 
-/* The stack takes messages again. */
-void sctp_relay_resume(struct sctp_relay *r)
-{
-	sctp_relay_start(r);
-}
-
 /*
  * One message straight to the owner's socket (nothing queued before
  * it): the header and the segment gathered from where they are, without

@@ -657,35 +657,33 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 	return a;
 }
 
-/* The association ended: every session gets ASSOC_DOWN, then free. */
-void sctp_assoc_free(struct sctp_assoc *a)
+/* a is freed with its sessions: each gets ASSOC_DOWN first when down,
+ * else is released with no message sent and no owner told. */
+static void assoc_free(struct sctp_assoc *a, bool down)
 {
 	unsigned int i;
 
 	if (!a)
 		return;
 	for (i = 0; i < a->conf.streams; i++)
-		if (a->sess[i] && sess_feed(a->sess[i], SESS_EV_ASSOC_DOWN))
-			sess_free(a->sess[i]); /* a row kept it: cannot be */
+		if (a->sess[i] &&
+		    (!down || sess_feed(a->sess[i], SESS_EV_ASSOC_DOWN)))
+			sess_free(a->sess[i]); /* ASSOC_DOWN: cannot be */
 	free(a->sess);
 	free(a->txbuf);
 	free(a);
 }
 
-/* a leaves iwcmd with its association: its sessions are released, no
- * message sent, no owner told. */
+/* The association ended: every session gets ASSOC_DOWN, then free. */
+void sctp_assoc_free(struct sctp_assoc *a)
+{
+	assoc_free(a, true);
+}
+
+/* a leaves iwcmd with its association. */
 void sctp_assoc_detach(struct sctp_assoc *a)
 {
-	unsigned int i;
-
-	if (!a)
-		return;
-	for (i = 0; i < a->conf.streams; i++)
-		if (a->sess[i])
-			sess_free(a->sess[i]);
-	free(a->sess);
-	free(a->txbuf);
-	free(a);
+	assoc_free(a, false);
 }
 
 /* Sessions that are not CLOSED. */
