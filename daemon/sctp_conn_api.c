@@ -116,13 +116,9 @@ enum conn_result sctp_conn_connect(struct client *c,
 		return r;
 	as = sc_assoc_to(&t->dst, t->dst_len, rport);
 	if (!as) {
-		/* refused before the stack's connect returned (the peer's
-		 * ABORT outran this thread) is an answer; anything else is
-		 * ours */
-		if (errno == ECONNREFUSED)
-			log_debug("sctp: association refused at once");
-		else
-			log_warn("sctp: association to the peer");
+		/* no stack calls back into iwcmd while it connects: a
+		 * refusal, the peer's ABORT, comes later, as down */
+		log_warn("sctp: association to the peer");
 		return errno == ENOMEM ? CONN_RES_EINTERNAL :
 					 CONN_RES_ECONNREFUSED;
 	}

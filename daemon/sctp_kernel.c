@@ -575,7 +575,6 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 }
 
 const struct sctp_stack_ops sctp_stack_kernel = {
-	.name = "kernel",
 	.init = ks_init,
 	.fini = ks_fini,
 	.listen = ks_listen,

@@ -13,8 +13,9 @@ const char *const sctp_stack_names[SCTP_STACK_MAX] = {
 	[SCTP_STACK_KERNEL] = "kernel",
 };
 
-/* The running stack, or NULL. */
+/* The running stack, or NULL, and which it is. */
 static const struct sctp_stack_ops *sctp_ops;
+static enum sctp_stack_kind sctp_kind;
 
 void sctp_stack_defaults(struct sctp_stack_conf *c)
 {
@@ -47,7 +48,7 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 
 	if (sctp_ops) {
 		snprintf(err, errlen, "SCTP stack %s already running",
-			 sctp_ops->name);
+			 sctp_stack_names[sctp_kind]);
 		errno = EALREADY;
 		return -1;
 	}
@@ -71,6 +72,7 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 	if (ops->init(base, c, err, errlen) < 0)
 		return -1;
 	sctp_ops = ops;
+	sctp_kind = c->kind;
 	return 0;
 }
 

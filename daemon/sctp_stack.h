@@ -112,7 +112,6 @@ struct sctp_cb {
 /* A stack implementation (sctp_usrsctp.c, sctp_kernel.c), whose struct
  * sctp_sock begins with its struct sctp_as (sctp_assoc.h). */
 struct sctp_stack_ops {
-	const char *name;
 	int (*init)(struct event_base *base, const struct sctp_stack_conf *c,
 		    char *err, size_t errlen);
 	void (*fini)(void);

@@ -417,6 +417,17 @@ static void us_service(struct sctp_sock *s)
 	}
 }
 
+/* Free the sockets closed during a pass. */
+static void us_reap(void)
+{
+	struct sctp_sock *s;
+
+	while ((s = TAILQ_FIRST(&us.dead))) {
+		TAILQ_REMOVE(&us.dead, s, ready_entry);
+		us_free(s);
+	}
+}
+
 static void us_run(void)
 {
 	struct sctp_sock *s;
@@ -427,12 +438,8 @@ static void us_run(void)
 		s->ready = false;
 		us_service(s);
 	}
-	us.in_pass--;
-	if (!us.in_pass)
-		while ((s = TAILQ_FIRST(&us.dead))) {
-			TAILQ_REMOVE(&us.dead, s, ready_entry);
-			us_free(s);
-		}
+	if (!--us.in_pass)
+		us_reap();
 	us_udp_flush();
 }
 
@@ -482,10 +489,7 @@ static void us_fini(void)
 
 	while ((s = TAILQ_FIRST(&us.socks)))
 		us_close(s, true);
-	while ((s = TAILQ_FIRST(&us.dead))) {
-		TAILQ_REMOVE(&us.dead, s, ready_entry);
-		us_free(s);
-	}
+	us_reap();
 	/* usrsctp frees closed endpoints from its timers: run them on */
 	for (i = 0; i < 100; i++) {
 		usrsctp_handle_timers(1000);
@@ -689,7 +693,6 @@ static void us_pause(struct sctp_sock *s, bool pause)
 }
 
 const struct sctp_stack_ops sctp_stack_usrsctp = {
-	.name = "usrsctp",
 	.init = us_init,
 	.fini = us_fini,
 	.listen = us_listen,
