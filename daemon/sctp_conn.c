@@ -132,9 +132,11 @@ void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
 
 	memset(i, 0, sizeof(*i));
 	i->id = k->id;
+	i->initiator = k->initiator;
+	if (!k->as)
+		return; /* its relay drains */
 	i->listener_id = k->as->listener_id;
 	i->assoc_id = k->as->id;
-	i->initiator = k->initiator;
 	i->maxseg = k->as->maxseg > 2 ? k->as->maxseg - 2 : 0; /* DDP-SSN */
 	if (k->as->sock)
 		sctp_stack_local_addr(k->as->sock, &i->local, &len);

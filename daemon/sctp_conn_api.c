@@ -280,13 +280,7 @@ void sctp_conn_count_states(unsigned int n[SCTP_CONN_STATES])
 
 static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
 {
-	if (k->as) {
-		sc_info(k, i);
-	} else {
-		memset(i, 0, sizeof(*i));
-		i->id = k->id;
-		i->initiator = k->initiator;
-	}
+	sc_info(k, i);
 	i->state = sctp_conn_state_name(sc_state(k));
 	if (k->owner) {
 		i->has_owner = true;

@@ -88,7 +88,7 @@ void sc_conn_free(struct sc_conn *k);
 struct sc_conn *sc_conn_find(uint64_t id);
 /* On or off the list of sessions awaiting their owner's decision. */
 void sc_await_set(struct sc_conn *k, bool on);
-/* What a client is told of k. */
+/* What a client and iwcmctl are told of k. */
 void sc_info(const struct sc_conn *k, struct sctp_conn_info *i);
 
 #endif

@@ -99,8 +99,7 @@ static struct {
 	bool kicked;
 	uint64_t last_ms;
 	struct us_peer *peer;
-	uint32_t n_peer; /* slots allocated */
-	uint32_t n_live;
+	uint32_t n_peer;    /* slots allocated */
 	uint32_t free_peer; /* first free slot + 1 */
 	uint32_t bucket[US_PEER_BUCKETS];
 	/* receive batch */
@@ -206,7 +205,6 @@ static void us_peer_unlink(uint32_t idx)
 	udp.peer[idx].live = false;
 	udp.peer[idx].next_free = udp.free_peer;
 	udp.free_peer = idx + 1;
-	udp.n_live--;
 }
 
 /* A free slot: a new one, or the unused one idle longest; -1 when every
@@ -325,7 +323,6 @@ static int us_peer_take(const struct sockaddr_storage *remote,
 	h = us_hash(remote);
 	p->next = udp.bucket[h];
 	udp.bucket[h] = (uint32_t)i + 1;
-	udp.n_live++;
 	return i;
 }
 
@@ -879,7 +876,7 @@ void us_udp_fini(void)
 	udp.rbuf = udp.tbuf = NULL;
 	free(udp.peer);
 	udp.peer = NULL;
-	udp.n_peer = udp.n_live = udp.free_peer = 0;
+	udp.n_peer = udp.free_peer = 0;
 	udp.n_tx = 0;
 }
 
