@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "admission.h"
 #include "conn.h"
@@ -212,18 +211,15 @@ void sc_conn_free(struct sc_conn *k)
 	sc_conn_set_session(k, NULL);
 	sc_conn_set_assoc(k, NULL);
 	sc_await_set(k, false);
-	if (k->relay)
-		sctp_relay_free(k->relay);
+	sctp_relay_free(k->relay);
 	sctp_peel_free(k->peel);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
-	if (!as || !TAILQ_EMPTY(&as->conns))
-		return;
 	/* a peer's association that carries nothing more is half-open
 	 * again (and shut down soon when no listener takes it); one of
 	 * ours closes, on a later turn: this may run inside the
 	 * association's callbacks */
-	if (as->freeing)
+	if (!as || !TAILQ_EMPTY(&as->conns) || as->freeing)
 		return;
 	if (!as->initiator) {
 		sc_assoc_wait(as);
@@ -272,18 +268,15 @@ static int sc_from_owner(void *arg, const uint8_t *seg, size_t len)
 static void sc_relay_closed(void *arg, bool error)
 {
 	struct sc_conn *k = arg;
-	struct sctp_relay *r = k->relay;
-	uint64_t id = k->id;
 
 	log_debug("sctp conn %llu: the owner %s",
-		  (unsigned long long)(id & ~SCTP_CONN_ID_BIT),
+		  (unsigned long long)(k->id & ~SCTP_CONN_ID_BIT),
 		  error ? "broke the relay" : "closed");
+	sctp_relay_free(k->relay);
 	k->relay = NULL;
 	k->established = false;
 	k->owner = NULL;
-	if (k->backlog_high)
-		sc_relay_backlog(k, false);
-	sctp_relay_free(r);
+	sc_relay_backlog(k, false);
 	/* RFC 5043 §6.2: our Terminate ends the session */
 	if (k->s)
 		sctp_session_ulp_close(k->s, false); /* may free k */
@@ -393,7 +386,7 @@ static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
 
 static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
 #define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
-static void sc_assoc_release(struct sc_assoc *as);
+static void sc_assoc_free(struct sc_assoc *as, const char *why, bool abort);
 
 static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
 
@@ -482,16 +475,10 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg)
 		 (unsigned long long)as->id, k->peel->stream, k->peel->n);
 	/* forget it all: only iwcmd's copy of the socket closes */
 	as->freeing = true;
-	sc_assoc_unlink(as);
-	admission_remove(&as->adm);
-	sctp_stack_close(as->sock, false);
-	as->sock = NULL;
 	sa = as->sa;
 	as->sa = NULL;
 	sctp_assoc_detach(sa); /* releases the session: frees k */
-	while ((k = TAILQ_FIRST(&as->conns)) != NULL)
-		sc_conn_free(k); /* none: it carried k only */
-	sc_assoc_release(as);
+	sc_assoc_free(as, "handed to its owner", false);
 }
 
 static int sc_established(void *arg, struct sctp_session *s)
@@ -583,8 +570,7 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 	}
 	if (k->relay) {
 		/* what is queued reaches the owner, then end of file */
-		if (k->backlog_high)
-			sc_relay_backlog(k, false);
+		sc_relay_backlog(k, false);
 		sctp_relay_finish(k->relay);
 		k->relay = NULL;
 		return;
@@ -808,11 +794,10 @@ static void sc_up(void *arg, struct sctp_sock *s,
 {
 	struct sc_assoc *as = arg;
 	struct sctp_assoc_conf c;
-	socklen_t len = sizeof(as->peer);
 
 	(void)s;
-	sctp_stack_peer_addr(as->sock, &as->peer, &len);
-	as->peer_len = len;
+	as->peer_len = sizeof(as->peer);
+	sctp_stack_peer_addr(as->sock, &as->peer, &as->peer_len);
 	as->maxseg = info->maxseg;
 	as->streams = info->streams;
 	sctp_assoc_conf_defaults(&c, info->streams);
@@ -870,7 +855,8 @@ static const struct sctp_cb sc_assoc_cb = {
 	.down = sc_down,
 };
 
-struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
+/* An association on sock (NULL: connecting); NULL when out of memory. */
+static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 {
 	struct sc_assoc *as = calloc(1, sizeof(*as));
 
@@ -884,9 +870,7 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	    (!(as->ev_req = evtimer_new(iwcmd_base, sc_assoc_timeout, as)) ||
 	     !(as->ev_orphan =
 		       evtimer_new(iwcmd_base, sc_assoc_orphaned, as)))) {
-		if (as->ev_req)
-			event_free(as->ev_req);
-		free(as);
+		sc_assoc_release(as);
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&sc_assocs, as, entry);
@@ -962,13 +946,9 @@ void sc_free_all(void)
 		sc_conn_free(k);
 }
 
-/*
- * Whether one more session fits on our association: a stream is taken
- * from a session's start until it is freed, which for one that sent its
- * Terminate is when the peer's answers it (no chunk of it can then be
- * outstanding, RFC 5043 §6.6), and the sessions waiting for the
- * association to come up take one each.
- */
+/* Whether one more session fits on our association: a session holds
+ * its stream until the peer's Terminate answers ours (RFC 5043 §6.6), a
+ * connect waiting for the association to come up holds one too. */
 static bool sc_assoc_room(const struct sc_assoc *as)
 {
 	const struct sc_conn *k;

@@ -78,8 +78,6 @@ struct sc_conn *sc_conn_next(struct sc_conn *k);
 /* Every association and connection ends (the daemon stops). */
 void sc_free_all(void);
 
-/* An association on sock (NULL: connecting); NULL when out of memory. */
-struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator);
 /* Start the sessions that waited for the association. */
 void sc_assoc_start(struct sc_assoc *as);
 struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
