@@ -60,9 +60,7 @@ enum conn_result sctp_conn_listen(struct client *c,
 	enum conn_result r;
 	uint16_t port;
 
-	port = ntohs(addr->ss_family == AF_INET6 ?
-			     ((const struct sockaddr_in6 *)addr)->sin6_port :
-			     ((const struct sockaddr_in *)addr)->sin_port);
+	port = ntohs(sctp_addr_port(addr));
 	if (port && !conf_port_allowed(iwcmd_conf, c->uid, port))
 		return CONN_RES_EPERM;
 	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)

@@ -88,6 +88,10 @@ struct sctp_assoc_info {
  * (sctp_addr.c). */
 bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
 		     socklen_t len, bool wildcard);
+/* The port (network order) of an AF_INET or AF_INET6 address sa; set
+ * it, which gives the address's length. */
+uint16_t sctp_addr_port(const void *sa);
+socklen_t sctp_addr_set_port(void *sa, uint16_t port);
 
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback

@@ -541,13 +541,6 @@ static struct socket *us_socket(void)
 	return so;
 }
 
-static uint16_t us_port_of(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ?
-		       ((const struct sockaddr_in6 *)sa)->sin6_port :
-		       ((const struct sockaddr_in *)sa)->sin_port;
-}
-
 static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
@@ -564,7 +557,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	so = us_socket();
 	if (!so)
 		return NULL;
-	port = us_bind(so, us_port_of(sa));
+	port = us_bind(so, sctp_addr_port(sa));
 	if (!port || usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
 		goto fail;
 	s = us_sock_new(so, SCTP_AS_LISTEN, cb, arg);
@@ -572,10 +565,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 		goto fail;
 	s->port = port;
 	memcpy(&s->bound, sa, len);
-	if (sa->sa_family == AF_INET6)
-		((struct sockaddr_in6 *)&s->bound)->sin6_port = port;
-	else
-		((struct sockaddr_in *)&s->bound)->sin_port = port;
+	sctp_addr_set_port(&s->bound, port);
 	return s;
 fail:
 	e = errno;
@@ -615,7 +605,7 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 		goto fail;
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
-	sc.sconn_port = us_port_of(sa);
+	sc.sconn_port = sctp_addr_port(sa);
 	sc.sconn_addr = peer;
 	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
 	    errno != EINPROGRESS)

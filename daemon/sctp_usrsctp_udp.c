@@ -148,16 +148,14 @@ static uint32_t us_hash(const struct sockaddr_storage *r)
 	size_t n, i;
 	uint32_t h = 2166136261u; /* FNV-1a */
 
+	h = (h ^ sctp_addr_port(r)) * 16777619u;
 	if (r->ss_family == AF_INET) {
 		p = (const uint8_t *)&((const struct sockaddr_in *)r)->sin_addr;
 		n = 4;
-		h = (h ^ ((const struct sockaddr_in *)r)->sin_port) * 16777619u;
 	} else {
 		p = (const uint8_t *)&((const struct sockaddr_in6 *)r)
 			    ->sin6_addr;
 		n = 16;
-		h = (h ^ ((const struct sockaddr_in6 *)r)->sin6_port) *
-		    16777619u;
 	}
 	for (i = 0; i < n; i++)
 		h = (h ^ p[i]) * 16777619u;
@@ -281,10 +279,8 @@ static void us_route(const struct sockaddr_storage *remote,
 	close(fd);
 	if (*mtu > US_PKT_MAX - 29)
 		*mtu = US_PKT_MAX - 29; /* the largest IPv4 UDP payload */
-	if (local->ss_family == AF_INET)
-		((struct sockaddr_in *)local)->sin_port = 0;
-	else if (local->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)local)->sin6_port = 0;
+	if (local->ss_family)
+		sctp_addr_set_port(local, 0);
 }
 
 /* The slot of the peer remote reaching local (NULL: as routed), made
@@ -331,21 +327,15 @@ void *us_peer_get(const struct sockaddr *sa, uint16_t encap_port)
 	struct sockaddr_storage r;
 	int i;
 
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    udp.fd[sa->sa_family == AF_INET6] < 0) {
+		errno = EAFNOSUPPORT;
+		return NULL;
+	}
 	memset(&r, 0, sizeof(r));
-	if (sa->sa_family == AF_INET) {
-		memcpy(&r, sa, sizeof(struct sockaddr_in));
-		((struct sockaddr_in *)&r)->sin_port = htons(encap_port);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(&r, sa, sizeof(struct sockaddr_in6));
-		((struct sockaddr_in6 *)&r)->sin6_port = htons(encap_port);
-	} else {
-		errno = EAFNOSUPPORT;
-		return NULL;
-	}
-	if (udp.fd[sa->sa_family == AF_INET6] < 0) {
-		errno = EAFNOSUPPORT;
-		return NULL;
-	}
+	r.ss_family = sa->sa_family;
+	memcpy(&r, sa, sctp_addr_set_port(&r, 0)); /* as long as sa */
+	sctp_addr_set_port(&r, htons(encap_port));
 	i = us_peer_take(&r, NULL);
 	if (i < 0) {
 		errno = ENOBUFS;
@@ -383,13 +373,7 @@ int us_peer_addr(void *peer, bool local, uint16_t port,
 		return -1;
 	}
 	*ss = local ? p->local : p->remote;
-	if (ss->ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)ss)->sin6_port = port;
-		*len = sizeof(struct sockaddr_in6);
-	} else {
-		((struct sockaddr_in *)ss)->sin_port = port;
-		*len = sizeof(struct sockaddr_in);
-	}
+	*len = sctp_addr_set_port(ss, port);
 	return 0;
 }
 
@@ -435,6 +419,21 @@ static bool us_crc_ok(uint8_t *buf, size_t len)
 
 /* ---- output ---- */
 
+/* A control message of level and type with len octets of data, after
+ * those mh has. */
+static void us_cmsg_add(struct msghdr *mh, int level, int type,
+			const void *data, size_t len)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)((uint8_t *)mh->msg_control +
+						mh->msg_controllen);
+
+	cm->cmsg_level = level;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(cm), data, len);
+	mh->msg_controllen += CMSG_SPACE(len);
+}
+
 /*
  * How many packets from i on go as one UDP GSO send: the same
  * destination and source address (the same socket), each as long as
@@ -468,7 +467,6 @@ static void us_gso_entry(unsigned int e, unsigned int i, unsigned int n)
 {
 	struct msghdr *mh = &udp.gmsg[e].msg_hdr;
 	const struct msghdr *one = &udp.tmsg[i].msg_hdr;
-	struct cmsghdr *cm;
 	uint16_t seg = (uint16_t)udp.tiov[i].iov_len;
 
 	udp.gcount[e] = n;
@@ -480,12 +478,7 @@ static void us_gso_entry(unsigned int e, unsigned int i, unsigned int n)
 	mh->msg_control = udp.gctl[e].buf;
 	if (one->msg_controllen)
 		memcpy(udp.gctl[e].buf, one->msg_control, one->msg_controllen);
-	mh->msg_controllen = one->msg_controllen + CMSG_SPACE(sizeof(seg));
-	cm = (struct cmsghdr *)(udp.gctl[e].buf + one->msg_controllen);
-	cm->cmsg_level = SOL_UDP;
-	cm->cmsg_type = UDP_SEGMENT;
-	cm->cmsg_len = CMSG_LEN(sizeof(seg));
-	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	us_cmsg_add(mh, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
 }
 
 void us_udp_flush(void)
@@ -533,7 +526,6 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct us_peer *p = us_peer_of(addr);
 	unsigned int i;
 	struct msghdr *mh;
-	struct cmsghdr *cm;
 
 	(void)tos;
 	(void)set_df;
@@ -561,30 +553,21 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	mh->msg_iov = &udp.tiov[i];
 	mh->msg_iovlen = 1;
 	/* from the address the peer reached (or that routes to it) */
+	mh->msg_control = udp.tctl[i].buf;
 	if (p->local.ss_family == AF_INET) {
-		struct in_pktinfo pi;
+		struct in_pktinfo pi = {
+			.ipi_spec_dst =
+				((struct sockaddr_in *)&p->local)->sin_addr
+		};
 
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst = ((struct sockaddr_in *)&p->local)->sin_addr;
-		mh->msg_control = udp.tctl[i].buf;
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm = CMSG_FIRSTHDR(mh);
-		cm->cmsg_level = IPPROTO_IP;
-		cm->cmsg_type = IP_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		us_cmsg_add(mh, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 	} else if (p->local.ss_family == AF_INET6) {
-		struct in6_pktinfo pi;
+		struct in6_pktinfo pi = {
+			.ipi6_addr =
+				((struct sockaddr_in6 *)&p->local)->sin6_addr
+		};
 
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_addr = ((struct sockaddr_in6 *)&p->local)->sin6_addr;
-		mh->msg_control = udp.tctl[i].buf;
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm = CMSG_FIRSTHDR(mh);
-		cm->cmsg_level = IPPROTO_IPV6;
-		cm->cmsg_type = IPV6_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		us_cmsg_add(mh, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 	}
 	us_kick();
 	return 0;
@@ -765,19 +748,11 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		return -1;
 	}
 	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
+	len = sctp_addr_set_port(&ss, htons(*port));
 	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
-
-		s->sin_family = AF_INET;
-		s->sin_port = htons(*port);
-		len = sizeof(*s);
 		(void)setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
 	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-
-		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(*port);
-		len = sizeof(*s);
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on,
 				 sizeof(on));
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on,
@@ -805,9 +780,7 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		return -1;
 	}
 	if (!*port && getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-		*port = ntohs(family == AF_INET ?
-				      ((struct sockaddr_in *)&ss)->sin_port :
-				      ((struct sockaddr_in6 *)&ss)->sin6_port);
+		*port = ntohs(sctp_addr_port(&ss));
 	udp.fd[i] = fd;
 	udp.ev[i] = event_new(udp.base, fd, EV_READ | EV_PERSIST, us_udp_read,
 			      (void *)(intptr_t)family);
