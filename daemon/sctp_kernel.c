@@ -531,11 +531,8 @@ static void ks_close(struct sctp_sock *s, bool abort)
 	evtimer_del(s->as.adapt_timer);
 	event_del(s->rev);
 	event_del(s->wev);
-	if (abort) {
-		struct linger lg = { 1, 0 };
-
-		(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	}
+	if (abort)
+		ks_as_abort(&s->as);
 	/* a one-to-one socket's close ends its association: SHUTDOWN, or
 	 * ABORT with a zero linger (RFC 6458 §4.1.7) */
 	close(s->fd);

@@ -267,6 +267,17 @@ static bool us_bound_match(const struct sctp_sock *l, const struct sctp_sock *s)
 	return sctp_addr_match(&l->bound, (struct sockaddr *)&ss, len, true);
 }
 
+/* Close so; abort: with a zero linger, so that usrsctp's close sends
+ * the ABORT. */
+static void us_so_close(struct socket *so, bool abort)
+{
+	const struct linger lg = { 1, 0 };
+
+	if (abort)
+		usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	usrsctp_close(so);
+}
+
 /*
  * The owner is done with s: no callback reaches it any more.  usrsctp
  * ends the association on its own, on this thread: an ABORT, or a
@@ -287,16 +298,10 @@ static void us_close(struct sctp_sock *s, bool abort)
 		TAILQ_REMOVE(&us.ready, s, ready_entry);
 		s->ready = false;
 	}
-	if (s->as.state != SCTP_AS_LISTEN &&
-	    (abort || (s->as.state != SCTP_AS_UP &&
-		       s->as.state != SCTP_AS_WAIT_ADAPT))) {
-		/* a zero linger: usrsctp's close sends the ABORT */
-		struct linger lg = { 1, 0 };
-
-		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
-				   sizeof(lg));
-	}
-	usrsctp_close(s->so);
+	us_so_close(s->so,
+		    s->as.state != SCTP_AS_LISTEN &&
+			    (abort || (s->as.state != SCTP_AS_UP &&
+				       s->as.state != SCTP_AS_WAIT_ADAPT)));
 	s->so = NULL;
 	if (s->peer)
 		us_peer_put(s->peer);
@@ -351,13 +356,7 @@ static void us_accept_all(struct sctp_sock *l)
 				l->as.cb->accept(l->as.arg, l, s);
 			continue;
 		}
-		{
-			struct linger lg = { 1, 0 };
-
-			usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg,
-					   sizeof(lg));
-			usrsctp_close(so);
-		}
+		us_so_close(so, true);
 	}
 }
 
