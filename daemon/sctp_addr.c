@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * Which SCTP endpoint an address names: a listen that reuses a kept
- * listening socket (sctp_usrsctp_sock.c) and an association that finds
- * the listener on its local address (sctp_listen.c) compare addresses
- * the same way, here.
+ * Which SCTP endpoint an address names: a usrsctp listener that takes
+ * an association only on its own address (sctp_usrsctp.c), an
+ * association that finds the listener on its local address
+ * (listener.c) and the UDP endpoints of usrsctp's peers
+ * (sctp_usrsctp_udp.c) compare addresses the same way, here; and the
+ * port of an IPv4 or IPv6 address, read or set.
  */
 #include "config.h"
 
@@ -38,4 +40,21 @@ bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
 		       x->sin6_scope_id == y->sin6_scope_id;
 	}
 	return false;
+}
+
+uint16_t sctp_addr_port(const void *sa)
+{
+	return ((const struct sockaddr *)sa)->sa_family == AF_INET6 ?
+		       ((const struct sockaddr_in6 *)sa)->sin6_port :
+		       ((const struct sockaddr_in *)sa)->sin_port;
+}
+
+socklen_t sctp_addr_set_port(void *sa, uint16_t port)
+{
+	if (((struct sockaddr *)sa)->sa_family == AF_INET6) {
+		((struct sockaddr_in6 *)sa)->sin6_port = port;
+		return sizeof(struct sockaddr_in6);
+	}
+	((struct sockaddr_in *)sa)->sin_port = port;
+	return sizeof(struct sockaddr_in);
 }

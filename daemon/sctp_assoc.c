@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +191,13 @@ static void sctp_as_check_up(struct sctp_as *a)
 			 "using %u (RFC 5043 §8)",
 			 info->out_streams, info->in_streams, info->streams);
 	info->maxseg = a->ops->maxseg(a);
+	if (!info->maxseg)
+		info->maxseg = 1200;
+	if (info->maxseg > SCTP_RX_MAX)
+		info->maxseg = SCTP_RX_MAX;
+	/* RFC 5043 §9: "or 516 bytes, whichever is larger" */
+	if (info->maxseg < SCTP_DDP_SEG_MIN)
+		info->maxseg = SCTP_DDP_SEG_MIN;
 	a->state = SCTP_AS_UP;
 	if (a->cb->up)
 		a->cb->up(a->arg, a->sock, info);
@@ -234,6 +242,42 @@ bool sctp_as_event(struct sctp_as *a, const struct sctp_as_ev *e)
 		return true;
 	}
 	return false;
+}
+
+bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,
+		   const uint8_t *buf, size_t len, bool notification, bool eor,
+		   const void *rcv)
+{
+	struct sctp_as_ev e = { .ev = eor ? SCTP_AE_DATA : SCTP_AE_TOO_BIG };
+
+	if (notification) {
+		sctp_as_notification(a, k, buf, len);
+		return true;
+	}
+	if (!sctp_as_event(a, &e))
+		return false;
+	if (!rcv) {
+		e.ev = SCTP_AE_NO_RCVINFO;
+		(void)sctp_as_event(a, &e);
+		return false;
+	}
+	/* rcv_sid, rcv_flags, rcv_ppid (network order) */
+	if (a->cb->msg)
+		a->cb->msg(a->arg, a->sock, sctp_as_u16(rcv),
+			   ntohl(sctp_as_u32((const uint8_t *)rcv + 8)),
+			   sctp_as_u16((const uint8_t *)rcv + 4) & k->unordered,
+			   buf, len);
+	return true;
+}
+
+/* The peer's indication is late (RFC 5043 §5.1). */
+void sctp_as_adapt_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
+
+	(void)fd;
+	(void)what;
+	(void)sctp_as_event(arg, &e);
 }
 
 int sctp_as_send_check(const struct sctp_as *a, uint16_t stream, size_t len)

@@ -57,7 +57,9 @@ struct sctp_as_ops {
 	void (*abort)(struct sctp_as *a);
 	/* the association is down: stop watching its socket */
 	void (*stop)(struct sctp_as *a);
-	/* the largest user message that goes out unfragmented (§9) */
+	/* the largest user message that goes out unfragmented (§9); 0:
+	 * unknown (1200 then), at least 516 and at most SCTP_RX_MAX are
+	 * used */
 	size_t (*maxseg)(struct sctp_as *a);
 };
 
@@ -91,6 +93,7 @@ struct sctp_as_ev {
 struct sctp_as_consts {
 	uint16_t assoc_change, adaptation, shutdown;
 	uint16_t comm_up, comm_lost, restart, shutdown_comp, cant_str_assoc;
+	uint16_t unordered; /* rcv_flags */
 };
 
 /* The initializer of a stack's struct sctp_as_consts, expanded where
@@ -103,6 +106,7 @@ struct sctp_as_consts {
 		.comm_lost = SCTP_COMM_LOST, .restart = SCTP_RESTART,     \
 		.shutdown_comp = SCTP_SHUTDOWN_COMP,                      \
 		.cant_str_assoc = SCTP_CANT_STR_ASSOC,                    \
+		.unordered = SCTP_UNORDERED,                              \
 	}
 
 /* A notification of len octets (host order, as the stack gives it),
@@ -110,6 +114,19 @@ struct sctp_as_consts {
  * table has no event for is ignored. */
 void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
 			  const uint8_t *buf, size_t len);
+
+/*
+ * One read of len octets: a notification (sctp_as_notification()), or a
+ * user message (eor: whole) with rcv, its RFC 6458 §5.3.5 struct
+ * sctp_rcvinfo (NULL: none came), fed as SCTP_AE_DATA, SCTP_AE_TOO_BIG
+ * or SCTP_AE_NO_RCVINFO and, when the table lets it, handed to the
+ * socket's msg callback.  false when reading is to stop.
+ */
+bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,
+		   const uint8_t *buf, size_t len, bool notification, bool eor,
+		   const void *rcv);
+/* The callback of a->adapt_timer (arg: a): SCTP_AE_ADAPT_TIMEOUT. */
+void sctp_as_adapt_timeout(evutil_socket_t fd, short what, void *arg);
 
 /*
  * One event.  true when a message that came with it (SCTP_AE_DATA) is

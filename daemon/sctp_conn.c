@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "admission.h"
 #include "conn.h"
@@ -132,9 +131,11 @@ void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
 
 	memset(i, 0, sizeof(*i));
 	i->id = k->id;
+	i->initiator = k->initiator;
+	if (!k->as)
+		return; /* its relay drains */
 	i->listener_id = k->as->listener_id;
 	i->assoc_id = k->as->id;
-	i->initiator = k->initiator;
 	i->maxseg = k->as->maxseg > 2 ? k->as->maxseg - 2 : 0; /* DDP-SSN */
 	if (k->as->sock)
 		sctp_stack_local_addr(k->as->sock, &i->local, &len);
@@ -178,7 +179,7 @@ static void sc_assoc_wait(struct sc_assoc *as);
 static void sc_assoc_orphan_check(struct sc_assoc *as);
 
 /* The listener a peer's association came in on, or the one listening
- * on its port since that one closed (sctp_listen_find_local()), which
+ * on its port since that one closed (listener_find_local()), which
  * then takes it over; NULL when none listens there. */
 static struct listener *sc_listener_of(struct sc_assoc *as)
 {
@@ -190,7 +191,8 @@ static struct listener *sc_listener_of(struct sc_assoc *as)
 		return l;
 	if (sctp_stack_local_addr(as->sock, &local, &len) < 0)
 		return NULL;
-	l = sctp_listen_find_local((const struct sockaddr *)&local, len);
+	l = listener_find_local(&sctp_listen_ops,
+				(const struct sockaddr *)&local, len);
 	if (l) {
 		log_info("sctp assoc %llu: now on sctp listener %llu",
 			 (unsigned long long)as->id,
@@ -209,18 +211,15 @@ void sc_conn_free(struct sc_conn *k)
 	sc_conn_set_session(k, NULL);
 	sc_conn_set_assoc(k, NULL);
 	sc_await_set(k, false);
-	if (k->relay)
-		sctp_relay_free(k->relay);
+	sctp_relay_free(k->relay);
 	sctp_peel_free(k->peel);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
 	free(k);
-	if (!as || !TAILQ_EMPTY(&as->conns))
-		return;
 	/* a peer's association that carries nothing more is half-open
 	 * again (and shut down soon when no listener takes it); one of
 	 * ours closes, on a later turn: this may run inside the
 	 * association's callbacks */
-	if (as->freeing)
+	if (!as || !TAILQ_EMPTY(&as->conns) || as->freeing)
 		return;
 	if (!as->initiator) {
 		sc_assoc_wait(as);
@@ -269,18 +268,15 @@ static int sc_from_owner(void *arg, const uint8_t *seg, size_t len)
 static void sc_relay_closed(void *arg, bool error)
 {
 	struct sc_conn *k = arg;
-	struct sctp_relay *r = k->relay;
-	uint64_t id = k->id;
 
 	log_debug("sctp conn %llu: the owner %s",
-		  (unsigned long long)(id & ~SCTP_CONN_ID_BIT),
+		  (unsigned long long)(k->id & ~SCTP_CONN_ID_BIT),
 		  error ? "broke the relay" : "closed");
+	sctp_relay_free(k->relay);
 	k->relay = NULL;
 	k->established = false;
 	k->owner = NULL;
-	if (k->backlog_high)
-		sc_relay_backlog(k, false);
-	sctp_relay_free(r);
+	sc_relay_backlog(k, false);
 	/* RFC 5043 §6.2: our Terminate ends the session */
 	if (k->s)
 		sctp_session_ulp_close(k->s, false); /* may free k */
@@ -390,7 +386,7 @@ static void sc_handoff_done(evutil_socket_t fd, short what, void *arg)
 
 static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
 #define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
-static void sc_assoc_release(struct sc_assoc *as);
+static void sc_assoc_free(struct sc_assoc *as, const char *why, bool abort);
 
 static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
 
@@ -479,16 +475,10 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg)
 		 (unsigned long long)as->id, k->peel->stream, k->peel->n);
 	/* forget it all: only iwcmd's copy of the socket closes */
 	as->freeing = true;
-	sc_assoc_unlink(as);
-	admission_remove(&as->adm);
-	sctp_stack_close(as->sock, false);
-	as->sock = NULL;
 	sa = as->sa;
 	as->sa = NULL;
 	sctp_assoc_detach(sa); /* releases the session: frees k */
-	while ((k = TAILQ_FIRST(&as->conns)) != NULL)
-		sc_conn_free(k); /* none: it carried k only */
-	sc_assoc_release(as);
+	sc_assoc_free(as, "handed to its owner", false);
 }
 
 static int sc_established(void *arg, struct sctp_session *s)
@@ -580,8 +570,7 @@ static void sc_ended(void *arg, struct sctp_session *s, enum sess_end how)
 	}
 	if (k->relay) {
 		/* what is queued reaches the owner, then end of file */
-		if (k->backlog_high)
-			sc_relay_backlog(k, false);
+		sc_relay_backlog(k, false);
 		sctp_relay_finish(k->relay);
 		k->relay = NULL;
 		return;
@@ -640,7 +629,10 @@ static void sc_assoc_release(struct sc_assoc *as)
 	free(as);
 }
 
-void sc_assoc_free(struct sc_assoc *as, const char *why)
+/* as ends (why): its sessions end, connects waiting for it fail; an
+ * ABORT, or a SHUTDOWN (RFC 4960 §9.2) that delivers what is
+ * outstanding first. */
+static void sc_assoc_free(struct sc_assoc *as, const char *why, bool abort)
 {
 	struct sc_conn *k;
 
@@ -660,22 +652,16 @@ void sc_assoc_free(struct sc_assoc *as, const char *why)
 		}
 	}
 	if (as->sock)
-		sctp_stack_close(as->sock, true);
+		sctp_stack_close(as->sock, abort);
 	sc_assoc_release(as);
 }
 
-/* An association with no session left: shut it down (RFC 4960 §9.2
- * delivers what is outstanding first). */
+/* An association with no session left: shut down. */
 static void sc_assoc_shutdown(struct sc_assoc *as, const char *why)
 {
 	log_info("sctp assoc %llu: %s, shutting down",
 		 (unsigned long long)as->id, why);
-	sc_assoc_unlink(as);
-	if (as->sa)
-		sctp_assoc_free(as->sa);
-	if (as->sock)
-		sctp_stack_close(as->sock, false);
-	sc_assoc_release(as);
+	sc_assoc_free(as, why, false);
 }
 
 /* One of ours with no session left, a turn after its last one ended. */
@@ -737,7 +723,7 @@ static void sc_assoc_timeout(evutil_socket_t fd, short what, void *arg)
 	iwcmd_stats.timeouts_in[CONN_S_WAIT_REQUEST]++;
 	log_debug("sctp assoc %llu: no session in %u ms, closing",
 		  (unsigned long long)as->id, iwcmd_conf->request_timeout_ms);
-	sc_assoc_free(as, "no session in request_timeout_ms");
+	sc_assoc_free(as, "no session in request_timeout_ms", true);
 }
 
 /* Drop half-open as to admit a newer connection (admission.h's shed()):
@@ -758,7 +744,7 @@ static void sc_assoc_shed(struct adm_entry *e, const char *why)
 					      ~SCTP_CONN_ID_BIT),
 			 why, (unsigned long long)as->id,
 			 suppressed ? " (similar messages suppressed)" : "");
-	sc_assoc_free(as, "dropped to admit a newer connection");
+	sc_assoc_free(as, "dropped to admit a newer connection", true);
 }
 
 /* A peer's association with no session: half-open until an Initiate. */
@@ -808,11 +794,10 @@ static void sc_up(void *arg, struct sctp_sock *s,
 {
 	struct sc_assoc *as = arg;
 	struct sctp_assoc_conf c;
-	socklen_t len = sizeof(as->peer);
 
 	(void)s;
-	sctp_stack_peer_addr(as->sock, &as->peer, &len);
-	as->peer_len = len;
+	as->peer_len = sizeof(as->peer);
+	sctp_stack_peer_addr(as->sock, &as->peer, &as->peer_len);
 	as->maxseg = info->maxseg;
 	as->streams = info->streams;
 	sctp_assoc_conf_defaults(&c, info->streams);
@@ -823,7 +808,7 @@ static void sc_up(void *arg, struct sctp_sock *s,
 		sctp_assoc_new(as->id, iwcmd_base, &c, &sc_io, as, &sc_ulp, as);
 	if (!as->sa) {
 		log_warn("sctp assoc %llu", (unsigned long long)as->id);
-		sc_assoc_free(as, "association setup failed");
+		sc_assoc_free(as, "association setup failed", true);
 		return;
 	}
 	log_info("sctp assoc %llu: up, %u streams, segments up to %zu",
@@ -851,7 +836,7 @@ static void sc_writable(void *arg, struct sctp_sock *s)
 	(void)s;
 	TAILQ_FOREACH (k, &as->conns, as_entry)
 		if (k->relay && k->established)
-			sctp_relay_resume(k->relay);
+			sctp_relay_start(k->relay);
 }
 
 static void sc_down(void *arg, struct sctp_sock *s, const char *why)
@@ -860,7 +845,7 @@ static void sc_down(void *arg, struct sctp_sock *s, const char *why)
 
 	(void)s;
 	log_info("sctp assoc %llu: down: %s", (unsigned long long)as->id, why);
-	sc_assoc_free(as, why);
+	sc_assoc_free(as, why, true);
 }
 
 static const struct sctp_cb sc_assoc_cb = {
@@ -870,7 +855,8 @@ static const struct sctp_cb sc_assoc_cb = {
 	.down = sc_down,
 };
 
-struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
+/* An association on sock (NULL: connecting); NULL when out of memory. */
+static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 {
 	struct sc_assoc *as = calloc(1, sizeof(*as));
 
@@ -884,9 +870,7 @@ struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	    (!(as->ev_req = evtimer_new(iwcmd_base, sc_assoc_timeout, as)) ||
 	     !(as->ev_orphan =
 		       evtimer_new(iwcmd_base, sc_assoc_orphaned, as)))) {
-		if (as->ev_req)
-			event_free(as->ev_req);
-		free(as);
+		sc_assoc_release(as);
 		return NULL;
 	}
 	TAILQ_INSERT_TAIL(&sc_assocs, as, entry);
@@ -957,9 +941,22 @@ void sc_free_all(void)
 	struct sc_conn *k;
 
 	while ((as = TAILQ_FIRST(&sc_assocs)))
-		sc_assoc_free(as, "daemon stopping");
+		sc_assoc_free(as, "daemon stopping", true);
 	while ((k = TAILQ_FIRST(&sc_conns)))
 		sc_conn_free(k);
+}
+
+/* Whether one more session fits on our association: a session holds
+ * its stream until the peer's Terminate answers ours (RFC 5043 §6.6), a
+ * connect waiting for the association to come up holds one too. */
+static bool sc_assoc_room(const struct sc_assoc *as)
+{
+	const struct sc_conn *k;
+	unsigned int n = as->sa ? sctp_assoc_sessions(as->sa) : 0;
+
+	TAILQ_FOREACH (k, &as->conns, as_entry)
+		n += !k->s && k->initiator;
+	return n < (as->sa ? as->streams : iwcmd_conf->sctp_streams);
 }
 
 struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
@@ -971,11 +968,13 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 	/* One association per session unless sctp_multiplex (never on the
 	 * kernel's SCTP, where it goes to the session's owner, as it does
 	 * at a peer on the kernel's SCTP, whose owner refuses a second
-	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()). */
+	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()); with it, a
+	 * new one once those to the peer have no stream left. */
 	if (!SC_KERNEL && iwcmd_conf->sctp_multiplex)
 		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 			if (as->remote_udp_port == rport &&
-			    as->peer_len == len && !memcmp(&as->peer, dst, len))
+			    as->peer_len == len &&
+			    !memcmp(&as->peer, dst, len) && sc_assoc_room(as))
 				return as;
 	as = sc_assoc_new(NULL, true);
 	if (!as) {

@@ -56,12 +56,11 @@ enum conn_result sctp_conn_listen(struct client *c,
 				  socklen_t len, uint64_t *id,
 				  struct sockaddr_storage *bound)
 {
+	struct listener_req req = { .addr = *addr, .addrlen = len };
 	enum conn_result r;
 	uint16_t port;
 
-	port = ntohs(addr->ss_family == AF_INET6 ?
-			     ((const struct sockaddr_in6 *)addr)->sin6_port :
-			     ((const struct sockaddr_in *)addr)->sin_port);
+	port = ntohs(sctp_addr_port(addr));
 	if (port && !conf_port_allowed(iwcmd_conf, c->uid, port))
 		return CONN_RES_EPERM;
 	if (c->n_listeners >= iwcmd_conf->max_listeners_per_uid)
@@ -69,14 +68,16 @@ enum conn_result sctp_conn_listen(struct client *c,
 	r = sctp_conn_stack();
 	if (r != CONN_RES_OK)
 		return r;
-	return sctp_listen_add(c, addr, len, id, bound);
+	return sctp_listen_open(c, &req, id, bound);
 }
 
 /* A client attaches to the SCTP service name of iwcmd.conf. */
 enum conn_result sctp_conn_attach(struct client *c, const char *name,
 				  uint64_t *id, struct sockaddr_storage *bound)
 {
-	return sctp_listen_attach(c, name, id, bound);
+	struct listener_req req = { .service = name };
+
+	return sctp_listen_open(c, &req, id, bound);
 }
 
 /* The SCTP services of conf ([listener] with transport = sctp): bound
@@ -84,16 +85,17 @@ enum conn_result sctp_conn_attach(struct client *c, const char *name,
  * longer configured. */
 int sctp_conn_init_config(const struct iwcmd_conf *conf)
 {
-	bool bind = !sctp_listen_config_new(conf) ||
+	bool bind = !listener_config_new(&sctp_listen_ops, conf) ||
 		    sctp_conn_stack() == CONN_RES_OK;
 
-	return sctp_listen_config(conf, bind) < 0 || !bind ? -1 : 0;
+	return listener_config(&sctp_listen_ops, conf, bind) < 0 || !bind ? -1 :
+									    0;
 }
 
 /* Stop listening. */
 enum conn_result sctp_conn_unlisten(struct client *c, uint64_t id)
 {
-	return sctp_listen_remove(c, id);
+	return listener_unlisten(c, id);
 }
 
 /* A client's Connect over SCTP: an association of ours to the peer
@@ -112,13 +114,9 @@ enum conn_result sctp_conn_connect(struct client *c,
 		return r;
 	as = sc_assoc_to(&t->dst, t->dst_len, rport);
 	if (!as) {
-		/* refused before the stack's connect returned (the peer's
-		 * ABORT outran this thread) is an answer; anything else is
-		 * ours */
-		if (errno == ECONNREFUSED)
-			log_debug("sctp: association refused at once");
-		else
-			log_warn("sctp: association to the peer");
+		/* no stack calls back into iwcmd while it connects: a
+		 * refusal, the peer's ABORT, comes later, as down */
+		log_warn("sctp: association to the peer");
 		return errno == ENOMEM ? CONN_RES_EINTERNAL :
 					 CONN_RES_ECONNREFUSED;
 	}
@@ -222,7 +220,7 @@ void sctp_conn_client_gone(struct client *c)
 	struct sc_conn *k;
 	bool again = true;
 
-	sctp_listen_client_gone(c);
+	listener_client_gone(c);
 	/* each step may free others: start over after each */
 	while (again) {
 		again = false;
@@ -243,7 +241,7 @@ void sctp_conn_client_gone(struct client *c)
 
 void sctp_conn_abort_all(void)
 {
-	sctp_listen_free_all();
+	listener_shutdown_ops(&sctp_listen_ops);
 	sc_free_all();
 	sctp_relay_shutdown();
 }
@@ -280,13 +278,7 @@ void sctp_conn_count_states(unsigned int n[SCTP_CONN_STATES])
 
 static void sc_view(const struct sc_conn *k, struct sctp_conn_info *i)
 {
-	if (k->as) {
-		sc_info(k, i);
-	} else {
-		memset(i, 0, sizeof(*i));
-		i->id = k->id;
-		i->initiator = k->initiator;
-	}
+	sc_info(k, i);
 	i->state = sctp_conn_state_name(sc_state(k));
 	if (k->owner) {
 		i->has_owner = true;

@@ -78,10 +78,6 @@ struct sc_conn *sc_conn_next(struct sc_conn *k);
 /* Every association and connection ends (the daemon stops). */
 void sc_free_all(void);
 
-/* An association on sock (NULL: connecting); NULL when out of memory. */
-struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator);
-/* It ended (why): its sessions end, connects waiting for it fail. */
-void sc_assoc_free(struct sc_assoc *as, const char *why);
 /* Start the sessions that waited for the association. */
 void sc_assoc_start(struct sc_assoc *as);
 struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
@@ -90,7 +86,7 @@ void sc_conn_free(struct sc_conn *k);
 struct sc_conn *sc_conn_find(uint64_t id);
 /* On or off the list of sessions awaiting their owner's decision. */
 void sc_await_set(struct sc_conn *k, bool on);
-/* What a client is told of k. */
+/* What a client and iwcmctl are told of k. */
 void sc_info(const struct sc_conn *k, struct sctp_conn_info *i);
 
 #endif

@@ -143,18 +143,6 @@ static int ks_sockopts(int fd)
 static void ks_readable(evutil_socket_t fd, short what, void *arg);
 static void ks_writable(evutil_socket_t fd, short what, void *arg);
 
-static void ks_adapt_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct sctp_sock *s = arg;
-	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
-
-	(void)fd;
-	(void)what;
-	s->busy++;
-	(void)sctp_as_event(&s->as, &e);
-	ks_release(s);
-}
-
 static size_t ks_maxseg(struct sctp_as *a);
 
 static const struct sctp_as_ops ks_as_ops = {
@@ -180,7 +168,7 @@ static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 	s->fd = fd;
 	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
 	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
-	s->as.adapt_timer = evtimer_new(ks.base, ks_adapt_timeout, s);
+	s->as.adapt_timer = evtimer_new(ks.base, sctp_as_adapt_timeout, &s->as);
 	if (!s->rev || !s->wev || !s->as.adapt_timer ||
 	    event_add(s->rev, NULL) < 0) {
 		s->fd = -1; /* the caller's */
@@ -205,10 +193,7 @@ static size_t ks_maxseg(struct sctp_as *a)
 	if (getsockopt(s->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) == 0 &&
 	    av.assoc_value > 0)
 		seg = av.assoc_value;
-	if (seg == 0)
-		seg = 1200;
-	/* "or 516 bytes, whichever is larger" */
-	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
+	return seg;
 }
 
 /* The kernel's notification constants (RFC 6458 §6.1), for the one reader
@@ -247,9 +232,7 @@ static int ks_recv_one(struct sctp_sock *s)
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
 	} u;
-	struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
-	struct sctp_rcvinfo rcv;
-	bool have_rcv = false;
+	const void *rcv = NULL;
 	struct cmsghdr *c;
 	struct msghdr m;
 	struct iovec iov;
@@ -275,31 +258,16 @@ static int ks_recv_one(struct sctp_sock *s)
 		sctp_as_down(&s->as, "association closed");
 		return -1;
 	}
-	if (m.msg_flags & MSG_NOTIFICATION) {
-		sctp_as_notification(&s->as, &ks_consts, ks.rxbuf, (size_t)n);
-		return 0;
-	}
-	if (!(m.msg_flags & MSG_EOR))
-		e.ev = SCTP_AE_TOO_BIG;
-	if (!sctp_as_event(&s->as, &e))
-		return -1;
 	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == IPPROTO_SCTP &&
 		    c->cmsg_type == SCTP_RCVINFO &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(rcv))) {
-			memcpy(&rcv, CMSG_DATA(c), sizeof(rcv));
-			have_rcv = true;
-		}
-	if (!have_rcv) {
-		e.ev = SCTP_AE_NO_RCVINFO;
-		(void)sctp_as_event(&s->as, &e);
-		return -1;
-	}
-	if (s->as.cb->msg)
-		s->as.cb->msg(s->as.arg, s, rcv.rcv_sid, ntohl(rcv.rcv_ppid),
-			      (rcv.rcv_flags & SCTP_UNORDERED) != 0, ks.rxbuf,
-			      (size_t)n);
-	return 0;
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct sctp_rcvinfo)))
+			rcv = CMSG_DATA(c);
+	return sctp_as_input(&s->as, &ks_consts, ks.rxbuf, (size_t)n,
+			     m.msg_flags & MSG_NOTIFICATION,
+			     m.msg_flags & MSG_EOR, rcv) ?
+		       0 :
+		       -1;
 }
 
 static void ks_readable(evutil_socket_t fd, short what, void *arg)
@@ -563,11 +531,8 @@ static void ks_close(struct sctp_sock *s, bool abort)
 	evtimer_del(s->as.adapt_timer);
 	event_del(s->rev);
 	event_del(s->wev);
-	if (abort) {
-		struct linger lg = { 1, 0 };
-
-		(void)setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	}
+	if (abort)
+		ks_as_abort(&s->as);
 	/* a one-to-one socket's close ends its association: SHUTDOWN, or
 	 * ABORT with a zero linger (RFC 6458 §4.1.7) */
 	close(s->fd);
@@ -607,7 +572,6 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 }
 
 const struct sctp_stack_ops sctp_stack_kernel = {
-	.name = "kernel",
 	.init = ks_init,
 	.fini = ks_fini,
 	.listen = ks_listen,

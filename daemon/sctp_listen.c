@@ -44,7 +44,7 @@ static int sl_open(struct listener *l, const struct sockaddr_storage *ss,
 
 /* An association outlives the listener that accepted it (its sessions
  * go on, as TCP connections outlive theirs); a listen on the same port
- * since then serves its new Initiates (sctp_listen_find_local()). */
+ * since then serves its new Initiates (listener_find_local()). */
 static void sl_close(struct listener *l)
 {
 	sctp_stack_close(l->sock, false);
@@ -60,7 +60,8 @@ const struct listener_ops sctp_listen_ops = {
 	.close = sl_close,
 };
 
-static enum conn_result sl_listen(struct client *c, struct listener_req *req,
+/* A client's listen or attach (req), on the stack that runs. */
+enum conn_result sctp_listen_open(struct client *c, struct listener_req *req,
 				  uint64_t *id, struct sockaddr_storage *bound)
 {
 	struct listener *l;
@@ -75,59 +76,9 @@ static enum conn_result sl_listen(struct client *c, struct listener_req *req,
 	return r;
 }
 
-enum conn_result sctp_listen_add(struct client *c,
-				 const struct sockaddr_storage *addr,
-				 socklen_t len, uint64_t *id,
-				 struct sockaddr_storage *bound)
-{
-	struct listener_req req = { .addr = *addr, .addrlen = len };
-
-	return sl_listen(c, &req, id, bound);
-}
-
-enum conn_result sctp_listen_attach(struct client *c, const char *name,
-				    uint64_t *id,
-				    struct sockaddr_storage *bound)
-{
-	struct listener_req req = { .service = name };
-
-	return sl_listen(c, &req, id, bound);
-}
-
-int sctp_listen_config(const struct iwcmd_conf *conf, bool bind)
-{
-	return listener_config(&sctp_listen_ops, conf, bind);
-}
-
-bool sctp_listen_config_new(const struct iwcmd_conf *conf)
-{
-	return listener_config_new(&sctp_listen_ops, conf);
-}
-
-enum conn_result sctp_listen_remove(struct client *c, uint64_t id)
-{
-	return listener_unlisten(c, id);
-}
-
 struct listener *sctp_listen_find(uint64_t id)
 {
 	struct listener *l = listener_find(id);
 
 	return l && l->ops == &sctp_listen_ops ? l : NULL;
-}
-
-struct listener *sctp_listen_find_local(const struct sockaddr *local,
-					socklen_t len)
-{
-	return listener_find_local(&sctp_listen_ops, local, len);
-}
-
-void sctp_listen_client_gone(struct client *c)
-{
-	listener_client_gone(c);
-}
-
-void sctp_listen_free_all(void)
-{
-	listener_shutdown_ops(&sctp_listen_ops);
 }

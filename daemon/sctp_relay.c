@@ -240,12 +240,6 @@ void sctp_relay_start(struct sctp_relay *r)
 	event_active(r->rev, EV_READ, 0); /* what came before the start */
 }
 
-/* The stack takes messages again. */
-void sctp_relay_resume(struct sctp_relay *r)
-{
-	sctp_relay_start(r);
-}
-
 /*
  * One message straight to the owner's socket (nothing queued before
  * it): the header and the segment gathered from where they are, without
@@ -332,12 +326,6 @@ void sctp_relay_finish(struct sctp_relay *r)
 	/* the owner reads what is queued, then end of file */
 	shutdown(r->fd, SHUT_RD);
 	relay_flush(r);
-}
-
-/* Messages waiting for the owner. */
-size_t sctp_relay_queued(const struct sctp_relay *r)
-{
-	return r->queued;
 }
 
 /* Daemon shutdown: every relay closes, draining or not. */

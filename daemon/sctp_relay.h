@@ -54,9 +54,8 @@ struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
 /* Queue one message for the owner; -1 (ENOMEM) when it cannot. */
 int sctp_relay_to_owner(struct sctp_relay *r, uint32_t ppid, const uint8_t *buf,
 			size_t len);
-/* The stack takes messages again: read the owner's end again. */
-void sctp_relay_resume(struct sctp_relay *r);
-/* Start (or stop) reading the owner's messages (after the handoff). */
+/* Start reading the owner's messages (after the handoff), or again once
+ * the stack takes them again. */
 void sctp_relay_start(struct sctp_relay *r);
 /* The session ended: deliver what is queued, then close; frees r when
  * done.  No callback follows. */
@@ -66,7 +65,5 @@ void sctp_relay_free(struct sctp_relay *r);
 /* Daemon shutdown: every relay closes, draining or not (after their
  * owners in sctp_conn.c let go of theirs). */
 void sctp_relay_shutdown(void);
-/* Messages waiting for the owner. */
-size_t sctp_relay_queued(const struct sctp_relay *r);
 
 #endif

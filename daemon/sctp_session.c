@@ -657,40 +657,33 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 	return a;
 }
 
+/* a is freed with its sessions: each gets ASSOC_DOWN first when down,
+ * else is released with no message sent and no owner told. */
+static void assoc_free(struct sctp_assoc *a, bool down)
+{
+	unsigned int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->conf.streams; i++)
+		if (a->sess[i] &&
+		    (!down || sess_feed(a->sess[i], SESS_EV_ASSOC_DOWN)))
+			sess_free(a->sess[i]); /* ASSOC_DOWN: cannot be */
+	free(a->sess);
+	free(a->txbuf);
+	free(a);
+}
+
 /* The association ended: every session gets ASSOC_DOWN, then free. */
 void sctp_assoc_free(struct sctp_assoc *a)
 {
-	unsigned int i;
-
-	if (!a)
-		return;
-	for (i = 0; i < a->conf.streams; i++)
-		if (a->sess[i] && sess_feed(a->sess[i], SESS_EV_ASSOC_DOWN))
-			sess_free(a->sess[i]); /* a row kept it: cannot be */
-	free(a->sess);
-	free(a->txbuf);
-	free(a);
+	assoc_free(a, true);
 }
 
-/* a leaves iwcmd with its association: its sessions are released, no
- * message sent, no owner told. */
+/* a leaves iwcmd with its association. */
 void sctp_assoc_detach(struct sctp_assoc *a)
 {
-	unsigned int i;
-
-	if (!a)
-		return;
-	for (i = 0; i < a->conf.streams; i++)
-		if (a->sess[i])
-			sess_free(a->sess[i]);
-	free(a->sess);
-	free(a->txbuf);
-	free(a);
-}
-
-uint64_t sctp_assoc_id(const struct sctp_assoc *a)
-{
-	return a->id;
+	assoc_free(a, false);
 }
 
 /* Sessions that are not CLOSED. */
@@ -825,12 +818,6 @@ void sctp_session_ulp_close(struct sctp_session *s, bool gone)
 	if (gone)
 		s->owner = NULL;
 	sess_feed(s, gone ? SESS_EV_ULP_GONE : SESS_EV_ULP_CLOSE);
-}
-
-/* Shutdown or iwcmctl kill. */
-void sctp_session_abort(struct sctp_session *s)
-{
-	sess_feed(s, SESS_EV_ABORT);
 }
 
 /* What the owner and iwcmctl see of a session. */

@@ -88,7 +88,6 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 				  void *ulp_arg);
 /* The association ended: every session gets ASSOC_DOWN, then free. */
 void sctp_assoc_free(struct sctp_assoc *a);
-uint64_t sctp_assoc_id(const struct sctp_assoc *a);
 /* Sessions that are not CLOSED, and Initiates pending at owners. */
 unsigned int sctp_assoc_sessions(const struct sctp_assoc *a);
 unsigned int sctp_assoc_pending(const struct sctp_assoc *a);
@@ -126,8 +125,6 @@ int sctp_session_send_segment(struct sctp_session *s, const uint8_t *seg,
 			      size_t len);
 /* The owner closed its end (ULP_CLOSE), or went away (ULP_GONE). */
 void sctp_session_ulp_close(struct sctp_session *s, bool gone);
-/* Shutdown or iwcmctl kill. */
-void sctp_session_abort(struct sctp_session *s);
 
 /* What the owner and iwcmctl see of a session. */
 struct sctp_session_info {

@@ -154,25 +154,11 @@ enum sess_action sctp_session_fsm_error_action(enum sess_state s)
 	}
 }
 
-/* The first row for (state, event) whatever its guard, or NULL. */
-const struct sess_fsm_row *sctp_session_fsm_lookup(enum sess_state s,
-						   enum sess_event ev)
-{
-	size_t i;
-
-	if ((unsigned)s >= SESS_S_MAX || (unsigned)ev >= SESS_EV_MAX)
-		return NULL;
-	for (i = 0; i < N_ROWS; i++)
-		if ((sess_fsm_tab[i].states & (1u << s)) &&
-		    sess_fsm_tab[i].event == ev)
-			return &sess_fsm_tab[i];
-	return NULL;
-}
-
+/* Whether guard g lets its row be taken (ops NULL: any guard does). */
 static bool sess_guard_holds(enum sess_guard g, const struct sess_fsm_ops *ops,
 			     void *arg)
 {
-	if (g == SESS_G_NONE)
+	if (g == SESS_G_NONE || !ops)
 		return true;
 	return ops->guard[g] && ops->guard[g](arg);
 }

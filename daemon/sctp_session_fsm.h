@@ -127,10 +127,8 @@ enum sess_action sctp_session_fsm_error_action(enum sess_state s);
 int sctp_session_fsm(struct sess_fsm *f, enum sess_event ev,
 		     const struct sess_fsm_ops *ops);
 
-/* The first row for (state, event) whatever its guard; NULL if none. */
-const struct sess_fsm_row *sctp_session_fsm_lookup(enum sess_state s,
-						   enum sess_event ev);
-/* The row sctp_session_fsm() takes for (state, event), asking ops->guard. */
+/* The row sctp_session_fsm() takes for (state, event), asking ops->guard;
+ * with ops NULL, the first whatever its guard.  NULL if none. */
 const struct sess_fsm_row *
 sctp_session_fsm_match(enum sess_state s, enum sess_event ev,
 		       const struct sess_fsm_ops *ops, void *arg);

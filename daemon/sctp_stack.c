@@ -13,8 +13,9 @@ const char *const sctp_stack_names[SCTP_STACK_MAX] = {
 	[SCTP_STACK_KERNEL] = "kernel",
 };
 
-/* The running stack, or NULL. */
+/* The running stack, or NULL, and which it is. */
 static const struct sctp_stack_ops *sctp_ops;
+static enum sctp_stack_kind sctp_kind;
 
 void sctp_stack_defaults(struct sctp_stack_conf *c)
 {
@@ -26,19 +27,13 @@ void sctp_stack_defaults(struct sctp_stack_conf *c)
 	c->udp_gso = true;
 }
 
-static const struct sctp_stack_ops *sctp_ops_of(enum sctp_stack_kind k)
-{
-	switch (k) {
-	case SCTP_STACK_USRSCTP:
-		return &sctp_stack_usrsctp;
+/* The stacks built in. */
+static const struct sctp_stack_ops *const sctp_ops_of[SCTP_STACK_MAX] = {
+	[SCTP_STACK_USRSCTP] = &sctp_stack_usrsctp,
 #ifdef HAVE_KERNEL_SCTP
-	case SCTP_STACK_KERNEL:
-		return &sctp_stack_kernel;
+	[SCTP_STACK_KERNEL] = &sctp_stack_kernel,
 #endif
-	default:
-		return NULL;
-	}
-}
+};
 
 int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 		    char *err, size_t errlen)
@@ -47,11 +42,11 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 
 	if (sctp_ops) {
 		snprintf(err, errlen, "SCTP stack %s already running",
-			 sctp_ops->name);
+			 sctp_stack_names[sctp_kind]);
 		errno = EALREADY;
 		return -1;
 	}
-	ops = (unsigned)c->kind < SCTP_STACK_MAX ? sctp_ops_of(c->kind) : NULL;
+	ops = (unsigned)c->kind < SCTP_STACK_MAX ? sctp_ops_of[c->kind] : NULL;
 	if (!ops) {
 		snprintf(err, errlen,
 			 "sctp_stack %s: not built in (no <linux/sctp.h> "
@@ -71,6 +66,7 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 	if (ops->init(base, c, err, errlen) < 0)
 		return -1;
 	sctp_ops = ops;
+	sctp_kind = c->kind;
 	return 0;
 }
 

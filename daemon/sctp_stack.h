@@ -88,6 +88,10 @@ struct sctp_assoc_info {
  * (sctp_addr.c). */
 bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
 		     socklen_t len, bool wildcard);
+/* The port (network order) of an AF_INET or AF_INET6 address sa; set
+ * it, which gives the address's length. */
+uint16_t sctp_addr_port(const void *sa);
+socklen_t sctp_addr_set_port(void *sa, uint16_t port);
 
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback
@@ -112,7 +116,6 @@ struct sctp_cb {
 /* A stack implementation (sctp_usrsctp.c, sctp_kernel.c), whose struct
  * sctp_sock begins with its struct sctp_as (sctp_assoc.h). */
 struct sctp_stack_ops {
-	const char *name;
 	int (*init)(struct event_base *base, const struct sctp_stack_conf *c,
 		    char *err, size_t errlen);
 	void (*fini)(void);
@@ -155,11 +158,14 @@ struct sctp_opt_consts {
 		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
 			    SCTP_SHUTDOWN_EVENT },                         \
 	}
-#define SCTP_OPT_LAYOUT_CHECK                                           \
-	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&        \
-			       sizeof(struct sctp_initmsg) == 8 &&      \
-			       sizeof(struct sctp_event) == 8 &&        \
-			       offsetof(struct sctp_event, se_on) == 6, \
+#define SCTP_OPT_LAYOUT_CHECK                                                \
+	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&             \
+			       sizeof(struct sctp_initmsg) == 8 &&           \
+			       sizeof(struct sctp_event) == 8 &&             \
+			       offsetof(struct sctp_event, se_on) == 6 &&    \
+			       offsetof(struct sctp_rcvinfo, rcv_flags) ==   \
+				       4 &&                                  \
+			       offsetof(struct sctp_rcvinfo, rcv_ppid) == 8, \
 		       "RFC 6458 layouts")
 
 /*

@@ -139,12 +139,7 @@ static size_t us_maxseg(struct sctp_as *a)
 	    pp.spp_pathmtu > US_DATA_HDR &&
 	    (seg == 0 || pp.spp_pathmtu - US_DATA_HDR < seg))
 		seg = pp.spp_pathmtu - US_DATA_HDR;
-	if (seg == 0)
-		seg = 1200;
-	if (seg > SCTP_RX_MAX)
-		seg = SCTP_RX_MAX;
-	/* "or 516 bytes, whichever is larger" */
-	return seg < SCTP_DDP_SEG_MIN ? SCTP_DDP_SEG_MIN : seg;
+	return seg;
 }
 
 /*
@@ -202,18 +197,6 @@ static int us_sockopts(struct socket *so)
 	return 0;
 }
 
-/* The peer's indication is late (RFC 5043 §5.1). */
-static void us_adapt_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct sctp_sock *s = arg;
-	const struct sctp_as_ev e = { .ev = SCTP_AE_ADAPT_TIMEOUT };
-
-	(void)fd;
-	(void)what;
-	(void)sctp_as_event(&s->as, &e);
-	us_run();
-}
-
 /* ABORT the association (RFC 4960 §9.1) for the table. */
 static void us_as_abort(struct sctp_as *a)
 {
@@ -256,7 +239,7 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 				  .cb = cb,
 				  .arg = arg,
 				  .adapt_wait_ms = us.conf.adapt_wait_ms };
-	s->as.adapt_timer = evtimer_new(us.base, us_adapt_timeout, s);
+	s->as.adapt_timer = evtimer_new(us.base, sctp_as_adapt_timeout, &s->as);
 	if (!s->as.adapt_timer) {
 		free(s);
 		errno = ENOMEM;
@@ -284,6 +267,17 @@ static bool us_bound_match(const struct sctp_sock *l, const struct sctp_sock *s)
 	return sctp_addr_match(&l->bound, (struct sockaddr *)&ss, len, true);
 }
 
+/* Close so; abort: with a zero linger, so that usrsctp's close sends
+ * the ABORT. */
+static void us_so_close(struct socket *so, bool abort)
+{
+	const struct linger lg = { 1, 0 };
+
+	if (abort)
+		usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	usrsctp_close(so);
+}
+
 /*
  * The owner is done with s: no callback reaches it any more.  usrsctp
  * ends the association on its own, on this thread: an ABORT, or a
@@ -304,16 +298,10 @@ static void us_close(struct sctp_sock *s, bool abort)
 		TAILQ_REMOVE(&us.ready, s, ready_entry);
 		s->ready = false;
 	}
-	if (s->as.state != SCTP_AS_LISTEN &&
-	    (abort || (s->as.state != SCTP_AS_UP &&
-		       s->as.state != SCTP_AS_WAIT_ADAPT))) {
-		/* a zero linger: usrsctp's close sends the ABORT */
-		struct linger lg = { 1, 0 };
-
-		usrsctp_setsockopt(s->so, SOL_SOCKET, SO_LINGER, &lg,
-				   sizeof(lg));
-	}
-	usrsctp_close(s->so);
+	us_so_close(s->so,
+		    s->as.state != SCTP_AS_LISTEN &&
+			    (abort || (s->as.state != SCTP_AS_UP &&
+				       s->as.state != SCTP_AS_WAIT_ADAPT)));
 	s->so = NULL;
 	if (s->peer)
 		us_peer_put(s->peer);
@@ -368,13 +356,7 @@ static void us_accept_all(struct sctp_sock *l)
 				l->as.cb->accept(l->as.arg, l, s);
 			continue;
 		}
-		{
-			struct linger lg = { 1, 0 };
-
-			usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &lg,
-					   sizeof(lg));
-			usrsctp_close(so);
-		}
+		us_so_close(so, true);
 	}
 }
 
@@ -384,7 +366,6 @@ static void us_recv_all(struct sctp_sock *s)
 
 	for (i = 0; i < US_BATCH && !s->dead && s->as.state != SCTP_AS_DOWN;
 	     i++) {
-		struct sctp_as_ev e = { .ev = SCTP_AE_DATA };
 		struct sctp_rcvinfo rcv;
 		socklen_t infolen = sizeof(rcv);
 		unsigned int infotype = 0;
@@ -404,25 +385,11 @@ static void us_recv_all(struct sctp_sock *s)
 			sctp_as_down(&s->as, "association closed");
 			return;
 		}
-		if (flags & MSG_NOTIFICATION) {
-			sctp_as_notification(&s->as, &us_consts, us.rxbuf,
-					     (size_t)n);
-			continue;
-		}
-		if (!(flags & MSG_EOR))
-			e.ev = SCTP_AE_TOO_BIG;
-		if (!sctp_as_event(&s->as, &e))
+		if (!sctp_as_input(&s->as, &us_consts, us.rxbuf, (size_t)n,
+				   flags & MSG_NOTIFICATION, flags & MSG_EOR,
+				   infotype == SCTP_RECVV_RCVINFO ? &rcv :
+								    NULL))
 			return;
-		if (infotype != SCTP_RECVV_RCVINFO) {
-			e.ev = SCTP_AE_NO_RCVINFO;
-			(void)sctp_as_event(&s->as, &e);
-			return;
-		}
-		if (s->as.cb->msg)
-			s->as.cb->msg(s->as.arg, s, rcv.rcv_sid,
-				      ntohl(rcv.rcv_ppid),
-				      (rcv.rcv_flags & SCTP_UNORDERED) != 0,
-				      us.rxbuf, (size_t)n);
 	}
 	if (i == US_BATCH)
 		us_rewake(s); /* more may be queued: come back after others */
@@ -449,6 +416,17 @@ static void us_service(struct sctp_sock *s)
 	}
 }
 
+/* Free the sockets closed during a pass. */
+static void us_reap(void)
+{
+	struct sctp_sock *s;
+
+	while ((s = TAILQ_FIRST(&us.dead))) {
+		TAILQ_REMOVE(&us.dead, s, ready_entry);
+		us_free(s);
+	}
+}
+
 static void us_run(void)
 {
 	struct sctp_sock *s;
@@ -459,12 +437,8 @@ static void us_run(void)
 		s->ready = false;
 		us_service(s);
 	}
-	us.in_pass--;
-	if (!us.in_pass)
-		while ((s = TAILQ_FIRST(&us.dead))) {
-			TAILQ_REMOVE(&us.dead, s, ready_entry);
-			us_free(s);
-		}
+	if (!--us.in_pass)
+		us_reap();
 	us_udp_flush();
 }
 
@@ -514,10 +488,7 @@ static void us_fini(void)
 
 	while ((s = TAILQ_FIRST(&us.socks)))
 		us_close(s, true);
-	while ((s = TAILQ_FIRST(&us.dead))) {
-		TAILQ_REMOVE(&us.dead, s, ready_entry);
-		us_free(s);
-	}
+	us_reap();
 	/* usrsctp frees closed endpoints from its timers: run them on */
 	for (i = 0; i < 100; i++) {
 		usrsctp_handle_timers(1000);
@@ -569,13 +540,6 @@ static struct socket *us_socket(void)
 	return so;
 }
 
-static uint16_t us_port_of(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ?
-		       ((const struct sockaddr_in6 *)sa)->sin6_port :
-		       ((const struct sockaddr_in *)sa)->sin_port;
-}
-
 static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
@@ -592,7 +556,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 	so = us_socket();
 	if (!so)
 		return NULL;
-	port = us_bind(so, us_port_of(sa));
+	port = us_bind(so, sctp_addr_port(sa));
 	if (!port || usrsctp_listen(so, US_LISTEN_BACKLOG) < 0)
 		goto fail;
 	s = us_sock_new(so, SCTP_AS_LISTEN, cb, arg);
@@ -600,10 +564,7 @@ static struct sctp_sock *us_listen(const struct sockaddr *sa, socklen_t len,
 		goto fail;
 	s->port = port;
 	memcpy(&s->bound, sa, len);
-	if (sa->sa_family == AF_INET6)
-		((struct sockaddr_in6 *)&s->bound)->sin6_port = port;
-	else
-		((struct sockaddr_in *)&s->bound)->sin_port = port;
+	sctp_addr_set_port(&s->bound, port);
 	return s;
 fail:
 	e = errno;
@@ -643,7 +604,7 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 		goto fail;
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
-	sc.sconn_port = us_port_of(sa);
+	sc.sconn_port = sctp_addr_port(sa);
 	sc.sconn_addr = peer;
 	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
 	    errno != EINPROGRESS)
@@ -721,7 +682,6 @@ static void us_pause(struct sctp_sock *s, bool pause)
 }
 
 const struct sctp_stack_ops sctp_stack_usrsctp = {
-	.name = "usrsctp",
 	.init = us_init,
 	.fini = us_fini,
 	.listen = us_listen,

@@ -13,9 +13,12 @@
  * RFC 6951 §5.1, with the local address they reach).  A slot is reused
  * only once no socket of iwcmd refers to it; what an association usrsctp
  * still winds down sends there then reaches the new peer, which drops it
- * (RFC 4960 §8.5: not its Verification Tag).  A datagram from an unknown endpoint takes a
- * slot only when it is an SCTP packet with a correct CRC32c (RFC 4960
- * §6.8); a full table evicts the endpoint unused longest that no socket
+ * (RFC 4960 §8.5: not its Verification Tag).  A packet waiting in the
+ * send batch carries its own destination and source address, copied
+ * when usrsctp handed it out: a slot reused before the batch leaves
+ * sends it to the peer it was for.  A datagram from an unknown endpoint
+ * takes a slot only when it is an SCTP packet with a correct CRC32c (RFC
+ * 4960 §6.8); a full table evicts the endpoint unused longest that no socket
  * of iwcmd refers to, or drops the datagram.
  *
  * The CRC32c is ours, not usrsctp's (usrsctp_enable_crc32c_offload()):
@@ -96,8 +99,7 @@ static struct {
 	bool kicked;
 	uint64_t last_ms;
 	struct us_peer *peer;
-	uint32_t n_peer; /* slots allocated */
-	uint32_t n_live;
+	uint32_t n_peer;    /* slots allocated */
 	uint32_t free_peer; /* first free slot + 1 */
 	uint32_t bucket[US_PEER_BUCKETS];
 	/* receive batch */
@@ -113,7 +115,6 @@ static struct {
 	struct sockaddr_storage tto[US_TX_BATCH];
 	union us_ctl tctl[US_TX_BATCH];
 	int tfd[US_TX_BATCH];
-	uint32_t tpeer[US_TX_BATCH]; /* the slot each goes to */
 	unsigned int n_tx;
 	/* what one sendmmsg sends: single packets and GSO runs of them */
 	struct mmsghdr gmsg[US_TX_BATCH];
@@ -133,28 +134,12 @@ static uint64_t us_now_ms(void)
 
 /* ---- the peers ---- */
 
+/* a and b (port 0 in local addresses) name the same UDP endpoint */
 static bool us_ip_eq(const struct sockaddr_storage *a,
-		     const struct sockaddr_storage *b, bool port)
+		     const struct sockaddr_storage *b)
 {
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a,
-					 *y = (const void *)b;
-
-		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-		       (!port || x->sin_port == y->sin_port);
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a,
-					  *y = (const void *)b;
-
-		return !memcmp(&x->sin6_addr, &y->sin6_addr,
-			       sizeof(x->sin6_addr)) &&
-		       x->sin6_scope_id == y->sin6_scope_id &&
-		       (!port || x->sin6_port == y->sin6_port);
-	}
-	return false;
+	return sctp_addr_match(a, (const struct sockaddr *)b, sizeof(*b),
+			       false);
 }
 
 static uint32_t us_hash(const struct sockaddr_storage *r)
@@ -163,16 +148,14 @@ static uint32_t us_hash(const struct sockaddr_storage *r)
 	size_t n, i;
 	uint32_t h = 2166136261u; /* FNV-1a */
 
+	h = (h ^ sctp_addr_port(r)) * 16777619u;
 	if (r->ss_family == AF_INET) {
 		p = (const uint8_t *)&((const struct sockaddr_in *)r)->sin_addr;
 		n = 4;
-		h = (h ^ ((const struct sockaddr_in *)r)->sin_port) * 16777619u;
 	} else {
 		p = (const uint8_t *)&((const struct sockaddr_in6 *)r)
 			    ->sin6_addr;
 		n = 16;
-		h = (h ^ ((const struct sockaddr_in6 *)r)->sin6_port) *
-		    16777619u;
 	}
 	for (i = 0; i < n; i++)
 		h = (h ^ p[i]) * 16777619u;
@@ -201,8 +184,8 @@ static int us_peer_find(const struct sockaddr_storage *remote,
 	while (i) {
 		struct us_peer *p = &udp.peer[i - 1];
 
-		if (us_ip_eq(&p->remote, remote, true) &&
-		    (!local || us_ip_eq(&p->local, local, false)))
+		if (us_ip_eq(&p->remote, remote) &&
+		    (!local || us_ip_eq(&p->local, local)))
 			return (int)i - 1;
 		i = p->next;
 	}
@@ -220,7 +203,6 @@ static void us_peer_unlink(uint32_t idx)
 	udp.peer[idx].live = false;
 	udp.peer[idx].next_free = udp.free_peer;
 	udp.free_peer = idx + 1;
-	udp.n_live--;
 }
 
 /* A free slot: a new one, or the unused one idle longest; -1 when every
@@ -297,10 +279,8 @@ static void us_route(const struct sockaddr_storage *remote,
 	close(fd);
 	if (*mtu > US_PKT_MAX - 29)
 		*mtu = US_PKT_MAX - 29; /* the largest IPv4 UDP payload */
-	if (local->ss_family == AF_INET)
-		((struct sockaddr_in *)local)->sin_port = 0;
-	else if (local->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)local)->sin6_port = 0;
+	if (local->ss_family)
+		sctp_addr_set_port(local, 0);
 }
 
 /* The slot of the peer remote reaching local (NULL: as routed), made
@@ -339,7 +319,6 @@ static int us_peer_take(const struct sockaddr_storage *remote,
 	h = us_hash(remote);
 	p->next = udp.bucket[h];
 	udp.bucket[h] = (uint32_t)i + 1;
-	udp.n_live++;
 	return i;
 }
 
@@ -348,21 +327,15 @@ void *us_peer_get(const struct sockaddr *sa, uint16_t encap_port)
 	struct sockaddr_storage r;
 	int i;
 
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    udp.fd[sa->sa_family == AF_INET6] < 0) {
+		errno = EAFNOSUPPORT;
+		return NULL;
+	}
 	memset(&r, 0, sizeof(r));
-	if (sa->sa_family == AF_INET) {
-		memcpy(&r, sa, sizeof(struct sockaddr_in));
-		((struct sockaddr_in *)&r)->sin_port = htons(encap_port);
-	} else if (sa->sa_family == AF_INET6) {
-		memcpy(&r, sa, sizeof(struct sockaddr_in6));
-		((struct sockaddr_in6 *)&r)->sin6_port = htons(encap_port);
-	} else {
-		errno = EAFNOSUPPORT;
-		return NULL;
-	}
-	if (udp.fd[sa->sa_family == AF_INET6] < 0) {
-		errno = EAFNOSUPPORT;
-		return NULL;
-	}
+	r.ss_family = sa->sa_family;
+	memcpy(&r, sa, sctp_addr_set_port(&r, 0)); /* as long as sa */
+	sctp_addr_set_port(&r, htons(encap_port));
 	i = us_peer_take(&r, NULL);
 	if (i < 0) {
 		errno = ENOBUFS;
@@ -400,13 +373,7 @@ int us_peer_addr(void *peer, bool local, uint16_t port,
 		return -1;
 	}
 	*ss = local ? p->local : p->remote;
-	if (ss->ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)ss)->sin6_port = port;
-		*len = sizeof(struct sockaddr_in6);
-	} else {
-		((struct sockaddr_in *)ss)->sin_port = port;
-		*len = sizeof(struct sockaddr_in);
-	}
+	*len = sctp_addr_set_port(ss, port);
 	return 0;
 }
 
@@ -452,9 +419,24 @@ static bool us_crc_ok(uint8_t *buf, size_t len)
 
 /* ---- output ---- */
 
+/* A control message of level and type with len octets of data, after
+ * those mh has. */
+static void us_cmsg_add(struct msghdr *mh, int level, int type,
+			const void *data, size_t len)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)((uint8_t *)mh->msg_control +
+						mh->msg_controllen);
+
+	cm->cmsg_level = level;
+	cm->cmsg_type = type;
+	cm->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(cm), data, len);
+	mh->msg_controllen += CMSG_SPACE(len);
+}
+
 /*
- * How many packets from i on go as one UDP GSO send: the same peer (so
- * the same socket, destination and source address), each as long as
+ * How many packets from i on go as one UDP GSO send: the same
+ * destination and source address (the same socket), each as long as
  * the first but the last, which may be shorter.
  */
 static unsigned int us_gso_run(unsigned int i)
@@ -465,8 +447,7 @@ static unsigned int us_gso_run(unsigned int i)
 	if (udp.no_gso)
 		return 1;
 	while (j < udp.n_tx && j - i < US_GSO_MAX &&
-	       udp.tpeer[j] == udp.tpeer[i] &&
-	       us_ip_eq(&udp.tto[j], &udp.tto[i], true) &&
+	       us_ip_eq(&udp.tto[j], &udp.tto[i]) &&
 	       udp.tmsg[j].msg_hdr.msg_controllen ==
 		       udp.tmsg[i].msg_hdr.msg_controllen &&
 	       !memcmp(udp.tctl[j].buf, udp.tctl[i].buf,
@@ -486,7 +467,6 @@ static void us_gso_entry(unsigned int e, unsigned int i, unsigned int n)
 {
 	struct msghdr *mh = &udp.gmsg[e].msg_hdr;
 	const struct msghdr *one = &udp.tmsg[i].msg_hdr;
-	struct cmsghdr *cm;
 	uint16_t seg = (uint16_t)udp.tiov[i].iov_len;
 
 	udp.gcount[e] = n;
@@ -498,12 +478,7 @@ static void us_gso_entry(unsigned int e, unsigned int i, unsigned int n)
 	mh->msg_control = udp.gctl[e].buf;
 	if (one->msg_controllen)
 		memcpy(udp.gctl[e].buf, one->msg_control, one->msg_controllen);
-	mh->msg_controllen = one->msg_controllen + CMSG_SPACE(sizeof(seg));
-	cm = (struct cmsghdr *)(udp.gctl[e].buf + one->msg_controllen);
-	cm->cmsg_level = SOL_UDP;
-	cm->cmsg_type = UDP_SEGMENT;
-	cm->cmsg_len = CMSG_LEN(sizeof(seg));
-	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	us_cmsg_add(mh, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
 }
 
 void us_udp_flush(void)
@@ -551,7 +526,6 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct us_peer *p = us_peer_of(addr);
 	unsigned int i;
 	struct msghdr *mh;
-	struct cmsghdr *cm;
 
 	(void)tos;
 	(void)set_df;
@@ -569,7 +543,6 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	udp.tiov[i].iov_len = len;
 	udp.tto[i] = p->remote;
 	udp.tfd[i] = udp.fd[p->remote.ss_family == AF_INET6];
-	udp.tpeer[i] = (uint32_t)(p - udp.peer);
 	mh = &udp.tmsg[i].msg_hdr;
 	memset(mh, 0, sizeof(*mh));
 	memset(&udp.tctl[i], 0, sizeof(udp.tctl[i])); /* compared whole */
@@ -580,30 +553,21 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	mh->msg_iov = &udp.tiov[i];
 	mh->msg_iovlen = 1;
 	/* from the address the peer reached (or that routes to it) */
+	mh->msg_control = udp.tctl[i].buf;
 	if (p->local.ss_family == AF_INET) {
-		struct in_pktinfo pi;
+		struct in_pktinfo pi = {
+			.ipi_spec_dst =
+				((struct sockaddr_in *)&p->local)->sin_addr
+		};
 
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst = ((struct sockaddr_in *)&p->local)->sin_addr;
-		mh->msg_control = udp.tctl[i].buf;
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm = CMSG_FIRSTHDR(mh);
-		cm->cmsg_level = IPPROTO_IP;
-		cm->cmsg_type = IP_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		us_cmsg_add(mh, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 	} else if (p->local.ss_family == AF_INET6) {
-		struct in6_pktinfo pi;
+		struct in6_pktinfo pi = {
+			.ipi6_addr =
+				((struct sockaddr_in6 *)&p->local)->sin6_addr
+		};
 
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_addr = ((struct sockaddr_in6 *)&p->local)->sin6_addr;
-		mh->msg_control = udp.tctl[i].buf;
-		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm = CMSG_FIRSTHDR(mh);
-		cm->cmsg_level = IPPROTO_IPV6;
-		cm->cmsg_type = IPV6_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+		us_cmsg_add(mh, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 	}
 	us_kick();
 	return 0;
@@ -784,19 +748,11 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		return -1;
 	}
 	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
+	len = sctp_addr_set_port(&ss, htons(*port));
 	if (family == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
-
-		s->sin_family = AF_INET;
-		s->sin_port = htons(*port);
-		len = sizeof(*s);
 		(void)setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
 	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
-
-		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(*port);
-		len = sizeof(*s);
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on,
 				 sizeof(on));
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on,
@@ -824,9 +780,7 @@ static int us_udp_open(int family, uint16_t *port, char *err, size_t errlen)
 		return -1;
 	}
 	if (!*port && getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-		*port = ntohs(family == AF_INET ?
-				      ((struct sockaddr_in *)&ss)->sin_port :
-				      ((struct sockaddr_in6 *)&ss)->sin6_port);
+		*port = ntohs(sctp_addr_port(&ss));
 	udp.fd[i] = fd;
 	udp.ev[i] = event_new(udp.base, fd, EV_READ | EV_PERSIST, us_udp_read,
 			      (void *)(intptr_t)family);
@@ -895,7 +849,7 @@ void us_udp_fini(void)
 	udp.rbuf = udp.tbuf = NULL;
 	free(udp.peer);
 	udp.peer = NULL;
-	udp.n_peer = udp.n_live = udp.free_peer = 0;
+	udp.n_peer = udp.free_peer = 0;
 	udp.n_tx = 0;
 }
 

@@ -112,16 +112,18 @@ START_TEST(test_assoc_per_session)
 END_TEST
 
 #define N_CONC 16
+#define N_MAX (N_CONC + 1)
 
-/* L's owner accepts every session it was asked for at once, with "w<i>"
+/* L's owner accepts the n sessions it was asked for at once, with "w<i>"
  * as its Private Data: the Acks and the Established events come mixed;
  * the sessions in le[] by the order of lid[]. */
-static void accept_all(int L, const uint64_t *lid, struct est *le)
+static void accept_all(int L, const uint64_t *lid, struct est *le,
+		       unsigned int n)
 {
 	unsigned int i, acks = 0, ests = 0;
-	char pd[N_CONC][8];
+	char pd[N_MAX][8];
 
-	for (i = 0; i < N_CONC; i++) {
+	for (i = 0; i < n; i++) {
 		Iwcm__Accept a = IWCM__ACCEPT__INIT;
 		Iwcm__ConnParams p = IWCM__CONN_PARAMS__INIT;
 		uint32_t reqid;
@@ -135,7 +137,7 @@ static void accept_all(int L, const uint64_t *lid, struct est *le)
 		request(L, IPC_CLIENT_ACCEPT, &a.base, &reqid);
 		le[i].fd = -1;
 	}
-	while (acks < N_CONC || ests < N_CONC) {
+	while (acks < n || ests < n) {
 		struct est e;
 		uint64_t id;
 
@@ -155,55 +157,44 @@ static void accept_all(int L, const uint64_t *lid, struct est *le)
 		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
 			      ipc_type_name(M.hdr.type), harness_log(&H));
 		id = est_take(&e);
-		for (i = 0; i < N_CONC && lid[i] != id; i++)
+		for (i = 0; i < n && lid[i] != id; i++)
 			;
-		ck_assert_uint_lt(i, N_CONC);
+		ck_assert_uint_lt(i, n);
 		ck_assert_int_eq(le[i].fd, -1); /* told once */
 		le[i] = e;
 		ests++;
 	}
 }
 
-/* No fd of es has a datagram left to read (none went astray). */
-static void nothing_left(const struct est *es)
+/* No fd of es[n] has a datagram left to read (none went astray). */
+static void nothing_left(const struct est *es, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < N_CONC; i++) {
+	for (i = 0; i < n; i++) {
 		struct pollfd p = { es[i].fd, POLLIN, 0 };
 
 		ck_assert_int_eq(poll(&p, 1, 0), 0);
 	}
 }
 
-/* N_CONC sessions from one client to one listener all at once (as
- * iwcm-bench cm does at depth 16), by default each on an association of
- * its own: all of them are established at both owners; the two ends of
- * each are told the same association (the initiator's local SCTP port
- * is the responder's peer port) and stream, the only thing that tells
- * a session from the others at both ends, and no two sessions the
- * same; each relays to its own other end only; each ends at both. */
-START_TEST(test_concurrent)
+/* n sessions from C to L's listener on port, all at once (as iwcm-bench
+ * cm does at depth 16), "h<i>" the Private Data of the i-th, accepted by
+ * accept_all(): established at both owners, ce[i] the i-th, le[] by the
+ * order L was asked. */
+static void open_all(int L, int C, uint16_t port, unsigned int n,
+		     struct est *le, struct est *ce)
 {
-	struct est le[N_CONC], ce[N_CONC];
-	uint64_t cid[N_CONC], lid[N_CONC];
-	unsigned int i, j, k;
+	uint64_t cid[N_MAX], lid[N_MAX];
+	unsigned int i, k;
 	char pd[8];
-	int L, C;
-	uint16_t port;
 
-	start_with(NULL);
-	L = ipc_open_hello(H.sock);
-	C = ipc_open_hello(H.sock);
-	ck_assert_int_ge(L, 0);
-	ck_assert_int_ge(C, 0);
-	port = listen_sctp(L);
-	for (i = 0; i < N_CONC; i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(pd, sizeof(pd), "h%u", i);
 		cid[i] = connect_sctp(C, port, pd, 1 + i % 2);
 		ce[i].fd = -1;
 	}
-	for (i = 0; i < N_CONC; i++) {
+	for (i = 0; i < n; i++) {
 		Iwcm__ConnectRequest *cr = (Iwcm__ConnectRequest *)event(
 			L, IPC_EVENT_CONNECT_REQUEST,
 			&iwcm__connect_request__descriptor);
@@ -211,8 +202,8 @@ START_TEST(test_concurrent)
 		lid[i] = cr->conn_id;
 		protobuf_c_message_free_unpacked(&cr->base, NULL);
 	}
-	accept_all(L, lid, le);
-	for (k = 0; k < N_CONC; k++) {
+	accept_all(L, lid, le, n);
+	for (k = 0; k < n; k++) {
 		struct est e;
 		uint64_t id;
 
@@ -221,17 +212,46 @@ START_TEST(test_concurrent)
 		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
 			      ipc_type_name(M.hdr.type), harness_log(&H));
 		id = est_take(&e);
-		for (i = 0; i < N_CONC && cid[i] != id; i++)
+		for (i = 0; i < n && cid[i] != id; i++)
 			;
-		ck_assert_uint_lt(i, N_CONC);
+		ck_assert_uint_lt(i, n);
 		ck_assert_int_eq(ce[i].fd, -1);
 		ce[i] = e;
 	}
+}
+
+/* The responder of initiator session ce: the index in le[n] of the one
+ * whose Private Data it was told. */
+static unsigned int responder(const struct est *ce, unsigned int n)
+{
+	unsigned int j;
+
+	ck_assert_int_eq(sscanf(ce->peer_pd, "w%u", &j), 1);
+	ck_assert_uint_lt(j, n);
+	return j;
+}
+
+/* N_CONC sessions from one client to one listener all at once, by
+ * default each on an association of its own: all of them are
+ * established at both owners; the two ends of each are told the same
+ * association (the initiator's local SCTP port is the responder's peer
+ * port) and stream, the only thing that tells a session from the
+ * others at both ends, and no two sessions the same; each relays to its
+ * own other end only; each ends at both. */
+START_TEST(test_concurrent)
+{
+	struct est le[N_CONC], ce[N_CONC];
+	unsigned int i, j, k;
+	char pd[8];
+	int L, C;
+	uint16_t port;
+
+	start_with(NULL);
+	port = clients(&L, &C);
+	open_all(L, C, port, N_CONC, le, ce);
 	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", 0), 2 * N_CONC);
 	for (i = 0; i < N_CONC; i++) {
-		/* the responder j that accepted initiator i's session */
-		ck_assert_int_eq(sscanf(ce[i].peer_pd, "w%u", &j), 1);
-		ck_assert_uint_lt(j, N_CONC);
+		j = responder(&ce[i], N_CONC);
 		snprintf(pd, sizeof(pd), "h%u", i);
 		ck_assert_str_eq(le[j].peer_pd, pd);
 		ck_assert_uint_eq(ce[i].stream, 0); /* its own association */
@@ -245,10 +265,76 @@ START_TEST(test_concurrent)
 		pump(&ce[i], &le[j], 3, 64);
 		pump(&le[j], &ce[i], 3, 64);
 	}
-	nothing_left(le);
-	nothing_left(ce);
+	nothing_left(le, N_CONC);
+	nothing_left(ce, N_CONC);
 	for (i = 0; i < N_CONC; i++) {
-		ck_assert_int_eq(sscanf(ce[i].peer_pd, "w%u", &j), 1);
+		j = responder(&ce[i], N_CONC);
+		close(ce[i].fd);
+		wait_eof(le[j].fd);
+		close(le[j].fd);
+	}
+	close(L);
+	close(C);
+}
+END_TEST
+
+/*
+ * sctp_multiplex = yes with sctp_streams = 16: one more session than an
+ * association has streams, all at once, takes a second association
+ * instead of being refused (it was: "no free stream").  Then a session
+ * of the full association ends at its initiator, which holds its
+ * stream until the peer's Terminate answers (RFC 5043 §6.6), and a
+ * connect right after is established too, on whichever association has
+ * a stream free.
+ */
+START_TEST(test_multiplex_full)
+{
+	struct est le[N_MAX], ce[N_MAX], le1, ce1;
+	unsigned int i, j, first = 0;
+	int L, C;
+	uint16_t port;
+
+	start();
+	port = clients(&L, &C);
+	open_all(L, C, port, N_MAX, le, ce);
+	/* N_CONC on one association, streams 0..N_CONC-1, one on another */
+	for (i = 0; i < N_MAX; i++) {
+		for (j = 0; j < N_MAX; j++)
+			if (j != i && ce[j].lport == ce[i].lport)
+				break;
+		if (j == N_MAX) {
+			first++;
+			ck_assert_uint_eq(ce[i].stream, 0);
+			continue;
+		}
+		ck_assert_uint_lt(ce[i].stream, N_CONC);
+		j = responder(&ce[i], N_MAX);
+		ck_assert_uint_eq(le[j].stream, ce[i].stream);
+		ck_assert_uint_eq(le[j].pport, ce[i].lport);
+	}
+	ck_assert_uint_eq(first, 1);
+	/* stream 0 of each association, at both ends */
+	ck_assert_uint_eq(admin_sctp_conns("ESTABLISHED", 0), 4);
+	for (i = 0; i < N_MAX; i++)
+		pump(&ce[i], &le[responder(&ce[i], N_MAX)], 2, 64);
+
+	/* one of the full association ends at its initiator; a connect
+	 * at once */
+	i = ce[0].lport == ce[1].lport ? 0 : 1;
+	j = responder(&ce[i], N_MAX);
+	close(ce[i].fd);
+	session(L, C, port, 2, &le1, &ce1);
+	wait_eof(le[j].fd);
+	close(le[j].fd);
+	pump(&ce1, &le1, 2, 64);
+	close(ce1.fd);
+	wait_eof(le1.fd);
+	close(le1.fd);
+	ce[i].fd = -1;
+	for (i = 0; i < N_MAX; i++) {
+		if (ce[i].fd < 0)
+			continue;
+		j = responder(&ce[i], N_MAX);
 		close(ce[i].fd);
 		wait_eof(le[j].fd);
 		close(le[j].fd);
@@ -461,6 +547,7 @@ static Suite *sctp_daemon_suite(void)
 	daemon_add_test(s, "accepted", test_accepted);
 	daemon_add_test(s, "assoc_per_session", test_assoc_per_session);
 	daemon_add_test(s, "concurrent", test_concurrent);
+	daemon_add_test(s, "multiplex_full", test_multiplex_full);
 	daemon_add_test(s, "rejected", test_rejected);
 	daemon_add_test(s, "owner_gone", test_owner_gone);
 	daemon_add_test(s, "stop_backlogged", test_stop_backlogged);

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 #include <netinet/in.h>
 #include <dirent.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 #include <usrsctp.h>
@@ -1196,6 +1197,88 @@ START_TEST(test_addr_match)
 }
 END_TEST
 
+/* A UDP socket of the test on 127.0.0.1; its port in *port. */
+static int udp_sink(uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+
+	ck_assert_int_ge(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* The SCTP packet fd received next carries tag in its Verification Tag;
+ * none more follows. */
+static void udp_sink_got(int fd, uint32_t tag)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint8_t buf[256];
+	ssize_t n;
+
+	ck_assert_int_eq(poll(&p, 1, 2000), 1);
+	n = recv(fd, buf, sizeof(buf), 0);
+	ck_assert_int_eq(n, 16);
+	ck_assert(!memcmp(buf + 4, &tag, 4));
+	ck_assert_int_lt(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+}
+
+/*
+ * A slot of the peer table evicted while packets for its peer wait in
+ * the send batch: they still go to that peer, and what is queued for
+ * the slot's next peer goes to the new one (two packets of one size to
+ * one slot, one after the other, are no GSO run to one of them).  The
+ * table is filled to the end with peers no socket holds, so that the
+ * next peer evicts the one unused longest, the first.
+ */
+START_TEST(test_evict_queued)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	uint8_t pkt[16] = { 0 };
+	uint32_t tag_a = htonl(0xa0a0a0a0), tag_b = htonl(0xb0b0b0b0);
+	static void *fill[8192];
+	uint16_t pa, pb;
+	void *a, *b;
+	unsigned int i, n = 0;
+	int fa = udp_sink(&pa), fb = udp_sink(&pb);
+
+	start(SCTP_ADAPT_WAIT_MS);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a = us_peer_get((struct sockaddr *)&sin, pa);
+	ck_assert_ptr_nonnull(a);
+	/* the rest of the table: ports below the ephemeral ones, nobody
+	 * listens there and nothing is sent */
+	while (n < 8192 && (fill[n] = us_peer_get((struct sockaddr *)&sin,
+						  (uint16_t)(1 + n))))
+		n++;
+	ck_assert_int_eq(errno, ENOBUFS);
+	ck_assert_uint_gt(n, 100);
+	ck_assert_uint_lt(n, 8192);
+	for (i = 0; i < n; i++)
+		us_peer_put(fill[i]);
+	us_peer_put(a);
+
+	/* a packet queued for a's peer, then its slot goes to b's */
+	memcpy(pkt + 4, &tag_a, 4);
+	ck_assert_int_eq(us_conn_output(a, pkt, sizeof(pkt), 0, 0), 0);
+	b = us_peer_get((struct sockaddr *)&sin, pb);
+	ck_assert_ptr_eq(b, a); /* the same slot */
+	memcpy(pkt + 4, &tag_b, 4);
+	ck_assert_int_eq(us_conn_output(b, pkt, sizeof(pkt), 0, 0), 0);
+	us_udp_flush();
+	udp_sink_got(fa, tag_a);
+	udp_sink_got(fb, tag_b);
+	us_peer_put(b);
+	close(fa);
+	close(fb);
+	stop();
+}
+END_TEST
+
 static Suite *sctp_stack_suite(void)
 {
 	Suite *s = suite_create("sctp_stack");
@@ -1219,6 +1302,7 @@ static Suite *sctp_stack_suite(void)
 	add_tcase(s, "close_listener_busy", test_close_listener_busy);
 	add_tcase(s, "threads", test_threads);
 	add_tcase(s, "drops", test_drops);
+	add_tcase(s, "evict_queued", test_evict_queued);
 	tc = tcase_create("idle_assocs");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_idle_assocs);
