@@ -22,6 +22,9 @@
  *
  * Locks, outermost first; a thread holding one never takes one above it:
  *
+ *   cq->watch_lock a CQ's watchers (iwfi_cq_watch): held while
+ *                  fi_cq_read() calls them, with no other lock held; a
+ *                  watcher takes rdm->lock (iwfi_rdm.h).
  *   fab->ctx_lock  one libiwcm CM call on the context at a time (iwcm.h:
  *                  one thread per context): iwcm_connect/accept/reject/
  *                  listen/listener_close/conn_query/conn_free and the CM
@@ -280,6 +283,19 @@ struct iwfi_req {
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
 };
 
+/*
+ * Something that wants to hear of room in the send queues of a CQ's
+ * endpoints: an RDM endpoint whose operations wait for a connection's
+ * send queue (iwfi_rdm_peer.c).  fi_cq_read() calls fn(arg) after
+ * releasing the CQ's lock, whether or not it read anything (an
+ * unsignaled request frees its entry without a completion).
+ */
+struct iwfi_cq_watch {
+	struct iwfi_cq_watch *next;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
 /* A software completion error (a cancelled held receive). */
 struct iwfi_cq_err {
 	struct iwfi_cq_err *next;
@@ -302,6 +318,9 @@ struct iwfi_cq {
 	/* Writes whose placement a Read confirmed, to report (under the
 	 * lock; iwfi_cq.c). */
 	struct iwfi_req *ready, *ready_tail;
+	/* Watchers, under watch_lock (the lock order above). */
+	pthread_mutex_t watch_lock;
+	struct iwfi_cq_watch *watch;
 	int refs;
 };
 
@@ -385,6 +404,9 @@ struct iwfi_ep {
 	 * confirmed; those completed but not confirmed yet, in order. */
 	uint64_t dc_seq, dc_cover, dc_confirmed;
 	bool dc_dead; /* no Read will confirm a write any more */
+	/* A confirming Read found the send queue full: the next
+	 * completion of ep posts it (iwfi_cq.c); read without the lock. */
+	bool dc_retry;
 	struct iwfi_req *dc_held, *dc_held_tail;
 	struct iwfi_peer_credit peer;
 };
@@ -453,6 +475,8 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
+void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
+void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 
 /* iwfi_mr.c */
 int iwfi_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,

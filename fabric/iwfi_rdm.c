@@ -68,19 +68,32 @@ static bool rdm_event(struct iwfi_rdm *rdm)
 	return true;
 }
 
+/* The thread also posts what waits for room (iwfi_rdm_drain()) at
+ * least every RDM_EQ_WAIT_MS, for an application that reads no CQ for a
+ * while, or whose last read found the work taken. */
 static void *rdm_thread(void *arg)
 {
 	struct iwfi_rdm *rdm = arg;
 
-	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE)) {
 		rdm_event(rdm);
+		iwfi_rdm_drain(rdm);
+	}
 	return NULL;
+}
+
+/* The CQ watcher (iwfi_cq_watch): a read of the transmit CQ. */
+static void rdm_room(void *arg)
+{
+	iwfi_rdm_drain(arg);
 }
 
 static int rdm_close(struct fid *fid)
 {
 	struct iwfi_rdm *rdm = rdm_of(fid);
 
+	if (rdm->room_cq)
+		iwfi_cq_watch_del(rdm->room_cq, &rdm->room);
 	if (rdm->running) {
 		__atomic_store_n(&rdm->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(rdm->thread, NULL);
@@ -191,6 +204,11 @@ static int rdm_enable(struct iwfi_rdm *rdm)
 		return ret;
 	}
 	rdm->running = true;
+	/* The connections' transmit completions go to the transmit CQ. */
+	rdm->room_cq = rdm->tx_cq ? rdm->tx_cq : rdm->rx_cq;
+	rdm->room.fn = rdm_room;
+	rdm->room.arg = rdm;
+	iwfi_cq_watch_add(rdm->room_cq, &rdm->room);
 	pthread_mutex_lock(&rdm->lock);
 	rdm->enabled = true;
 	pthread_mutex_unlock(&rdm->lock);

@@ -165,7 +165,8 @@ static void op_free(struct iwfi_rdm_op *op)
 }
 
 /* Queue a copy of op for p (rdm->lock held). */
-static int op_queue(struct iwfi_rdm_peer *p, const struct iwfi_rdm_op *op)
+static int op_queue(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p,
+		    const struct iwfi_rdm_op *op)
 {
 	struct iwfi_rdm_op *q;
 
@@ -192,12 +193,14 @@ static int op_queue(struct iwfi_rdm_peer *p, const struct iwfi_rdm_op *op)
 		p->q = q;
 	p->q_tail = q;
 	p->qlen++;
+	__atomic_add_fetch(&rdm->queued, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* Post what waits for p's connection, in order, until the send queue
  * is full (rdm->lock held); an operation the connection refuses fails
- * on the CQ. */
+ * on the CQ.  The rest is posted as the queue gets room
+ * (iwfi_rdm_drain()). */
 static void peer_flush(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p)
 {
 	struct iwfi_rdm_op *op;
@@ -213,6 +216,7 @@ static void peer_flush(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p)
 		if (!p->q)
 			p->q_tail = NULL;
 		p->qlen--;
+		__atomic_sub_fetch(&rdm->queued, 1, __ATOMIC_RELEASE);
 		op_free(op);
 	}
 }
@@ -227,6 +231,7 @@ static void peer_fail(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p, int err)
 		op_fail(rdm, op, err);
 		op_free(op);
 	}
+	__atomic_sub_fetch(&rdm->queued, p->qlen, __ATOMIC_RELEASE);
 	p->q_tail = NULL;
 	p->qlen = 0;
 }
@@ -279,15 +284,15 @@ again:
 			iwfi_rdm_fsm_step(&p->state, IWFI_RDM_EV_REFUSED, p);
 			break;
 		}
-		ret = op_queue(p, op);
+		ret = op_queue(rdm, p, op);
 		break;
 	case IWFI_RDM_A_QUEUE:
-		ret = op_queue(p, op);
+		ret = op_queue(rdm, p, op);
 		break;
 	case IWFI_RDM_A_POST:
 		/* What waits goes first. */
 		if (p->q) {
-			ret = op_queue(p, op);
+			ret = op_queue(rdm, p, op);
 			if (!ret)
 				peer_flush(rdm, p);
 			break;
@@ -310,6 +315,28 @@ again:
 	}
 	pthread_mutex_unlock(&rdm->lock);
 	return ret;
+}
+
+/*
+ * Post what waits for the peers' connections as their send queues have
+ * room (a read of the CQ, iwfi_cq_watch, or the endpoint's thread): an
+ * application that posted more than a queue holds before the
+ * connection came up, then only reads its CQ, gets every completion.
+ * Nothing to do costs one load; a thread that finds the lock taken
+ * leaves the work to the one holding it, which posts too.
+ */
+void iwfi_rdm_drain(struct iwfi_rdm *rdm)
+{
+	struct iwfi_rdm_peer *p;
+
+	if (!__atomic_load_n(&rdm->queued, __ATOMIC_ACQUIRE) ||
+	    pthread_mutex_trylock(&rdm->lock))
+		return;
+	for (p = rdm->peers; p; p = p->next)
+		if (p->q && p->state == IWFI_RDM_S_CONNECTED &&
+		    conn_alive(p->ep))
+			peer_flush(rdm, p);
+	pthread_mutex_unlock(&rdm->lock);
 }
 
 /* The peer and connection of a MSG endpoint (rdm->lock held). */
@@ -420,6 +447,7 @@ void iwfi_rdm_peers_close(struct iwfi_rdm *rdm)
 			p->q = op->next;
 			op_free(op);
 		}
+		__atomic_sub_fetch(&rdm->queued, p->qlen, __ATOMIC_RELEASE);
 		free(p);
 	}
 	free(rdm->by_addr);

@@ -5,7 +5,8 @@
  * through libfabric over a real iwcmd: what fi_getinfo() answers to the
  * hints of Open MPI's btl ofi, address vectors, connections made on
  * demand by the first operation with the target making no call, two
- * peers connecting to each other at once, RDMA Write and Read, RFC 7306
+ * peers connecting to each other at once, more operations queued for a
+ * connection than its send queue holds, RDMA Write and Read, RFC 7306
  * atomics (on 8- to 64-bit fields of a word, under contention, at a
  * region's end, and what *valid() answers), and the errors: an address not in the vector, and RMA to a
  * region the target has closed (a Terminate: FI_EACCES at the
@@ -13,6 +14,10 @@
  * connecting again).
  */
 #include <arpa/inet.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <rdma/fi_rma.h>
 
 #include "fabric_rdm.h"
@@ -222,6 +227,82 @@ START_TEST(dc_window)
 			memcmp(p.b.buf + i * 512, p.a.buf + i * 512, 512), 0);
 		got++;
 	}
+	rdm_pair_close(&p);
+}
+END_TEST
+
+/*
+ * More RDMA Writes than a connection's send queue holds (tx_attr->size,
+ * 256), all posted before the connection is up, so that they wait in
+ * the peer's queue; then the application only reads its CQ.  Every one
+ * completes, and its data is in place: the queue drains by itself as
+ * the send queue gets room (iwfi_rdm_drain()), not only when the
+ * application posts again.  A stall (no completion for 3 s) fails.  The
+ * daemon is stopped while they are posted (fi_connect() does not wait
+ * for it), so that no connection can come up meanwhile; a watchdog
+ * process lets it go on in any case.
+ */
+#define QUEUED_OPS 1000
+/* Each one too large to leave at once through the socket, so that the
+ * send queue fills: the buffer in four parts, each written 250 times. */
+#define QUEUED_LEN (RDM_BUF / 4)
+#define QUEUED_OFF(i) ((size_t)((i) % 4) * QUEUED_LEN)
+
+START_TEST(queue_drains)
+{
+	struct rdm_pair p;
+	uint8_t seen[QUEUED_OPS] = { 0 };
+	int got = 0, idle_ms = 0;
+
+	ssize_t ret = 0;
+	pid_t watchdog;
+
+	rdm_pair_open(&p);
+	pattern(p.a.buf, RDM_BUF, 8);
+	ck_assert_int_eq(kill(daemon_pid, SIGSTOP), 0);
+	watchdog = fork();
+	if (watchdog == 0) {
+		sleep(5);
+		kill(daemon_pid, SIGCONT);
+		_exit(0);
+	}
+	for (int i = 0; i < QUEUED_OPS && !ret; i++)
+		ret = fi_write(p.a.ep, p.a.buf + QUEUED_OFF(i), QUEUED_LEN,
+			       fi_mr_desc(p.a.mr), p.a.peer,
+			       (uintptr_t)p.b.buf + QUEUED_OFF(i),
+			       fi_mr_key(p.b.mr), (void *)(uintptr_t)(i + 1));
+	kill(daemon_pid, SIGCONT);
+	kill(watchdog, SIGKILL);
+	waitpid(watchdog, NULL, 0);
+	ck_assert_int_eq(ret, 0);
+	while (got < QUEUED_OPS && idle_ms < 3000) {
+		struct fi_cq_data_entry e[64];
+		struct fi_cq_err_entry err = { 0 };
+		ssize_t n = fi_cq_sread(p.a.cq, e, 64, NULL, 100);
+
+		if (n == -FI_EAGAIN) {
+			idle_ms += 100;
+			continue;
+		}
+		if (n == -FI_EAVAIL) {
+			ck_assert_int_eq(fi_cq_readerr(p.a.cq, &err, 0), 1);
+			ck_abort_msg("op %p failed: %d", err.op_context,
+				     err.err);
+		}
+		ck_assert_int_gt(n, 0);
+		idle_ms = 0;
+		for (ssize_t k = 0; k < n; k++) {
+			uintptr_t i = (uintptr_t)e[k].op_context - 1;
+
+			ck_assert_uint_lt(i, QUEUED_OPS);
+			ck_assert_int_eq(seen[i], 0);
+			seen[i] = 1;
+			got++;
+		}
+	}
+	ck_assert_msg(got == QUEUED_OPS, "%d of %d completions, then none", got,
+		      QUEUED_OPS);
+	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, RDM_BUF), 0);
 	rdm_pair_close(&p);
 }
 END_TEST
@@ -803,6 +884,7 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, rma_on_demand);
 	tcase_add_test(tc, opsflag);
 	tcase_add_loop_test(tc, dc_window, 0, 4);
+	tcase_add_test(tc, queue_drains);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
 	tcase_add_test(tc, atomic_valid);
