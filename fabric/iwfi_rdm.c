@@ -322,6 +322,24 @@ static int rdm_setopt(fid_t fid, int level, int optname, const void *optval,
 	return -FI_ENOPROTOOPT;
 }
 
+static ssize_t rdm_tx_size_left(struct fid_ep *ep)
+{
+	return iwfi_rdm_tx_left(rdm_of(&ep->fid));
+}
+
+/* fi_rx_size_left(3): RDM endpoints take no receives (no FI_MSG), so
+ * none can be posted; -FI_EOPBADSTATE before fi_enable(). */
+static ssize_t rdm_rx_size_left(struct fid_ep *ep)
+{
+	struct iwfi_rdm *rdm = rdm_of(&ep->fid);
+	bool enabled;
+
+	pthread_mutex_lock(&rdm->lock);
+	enabled = rdm->enabled;
+	pthread_mutex_unlock(&rdm->lock);
+	return enabled ? 0 : -FI_EOPBADSTATE;
+}
+
 static struct fi_ops rdm_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = rdm_close,
@@ -337,8 +355,8 @@ static struct fi_ops_ep rdm_ep_ops = {
 	.setopt = rdm_setopt,
 	.tx_ctx = iwfi_no_tx_ctx,
 	.rx_ctx = iwfi_no_rx_ctx,
-	.rx_size_left = iwfi_no_size_left,
-	.tx_size_left = iwfi_no_size_left,
+	.rx_size_left = rdm_rx_size_left,
+	.tx_size_left = rdm_tx_size_left,
 };
 
 /* fi_endpoint() of an FI_EP_RDM info. */

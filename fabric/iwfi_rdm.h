@@ -141,6 +141,7 @@ void iwfi_rdm_on_request(struct iwfi_rdm *rdm, struct fi_info *info,
 void iwfi_rdm_on_event(struct iwfi_rdm *rdm, fid_t fid, enum iwfi_rdm_event ev);
 void iwfi_rdm_peers_close(struct iwfi_rdm *rdm);
 void iwfi_rdm_drain(struct iwfi_rdm *rdm);
+ssize_t iwfi_rdm_tx_left(struct iwfi_rdm *rdm);
 
 /* iwfi_rdm_ops.c */
 extern const struct fi_ops_rma iwfi_rdm_rma_ops;

@@ -251,6 +251,53 @@ static bool conn_alive(struct fid_ep *ep_fid)
 	return up;
 }
 
+/* The free entries of a live connection's send queue, or -1 when it is
+ * down (a post would open a new one). */
+static ssize_t conn_room(struct fid_ep *ep_fid)
+{
+	struct iwfi_ep *ep = iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
+	ssize_t n = -1;
+
+	if (!conn_alive(ep_fid))
+		return -1;
+	iwfi_ep_lock(ep);
+	if (ep->qp)
+		n = iwcm_qp_send_room(ep->qp);
+	iwfi_ep_unlock(ep);
+	return n;
+}
+
+/*
+ * fi_tx_size_left(3) of an RDM endpoint: a lower bound on what a post
+ * takes now, whichever peer it is for.  A peer whose connection is up
+ * with nothing waiting takes what its send queue has room for (more
+ * gets -FI_EAGAIN); any other peer queues its operations
+ * (iwfi_rdm_submit()) up to IWFI_RDM_QUEUE_MAX, and so does a peer not
+ * met yet.  -FI_EOPBADSTATE before fi_enable().
+ */
+ssize_t iwfi_rdm_tx_left(struct iwfi_rdm *rdm)
+{
+	struct iwfi_rdm_peer *p;
+	ssize_t n = IWFI_RDM_QUEUE_MAX, k;
+
+	pthread_mutex_lock(&rdm->lock);
+	if (!rdm->enabled) {
+		pthread_mutex_unlock(&rdm->lock);
+		return -FI_EOPBADSTATE;
+	}
+	for (p = rdm->peers; p; p = p->next) {
+		k = -1;
+		if (p->state == IWFI_RDM_S_CONNECTED && !p->q)
+			k = conn_room(p->ep);
+		if (k < 0)
+			k = (ssize_t)(IWFI_RDM_QUEUE_MAX - p->qlen);
+		if (k < n)
+			n = k;
+	}
+	pthread_mutex_unlock(&rdm->lock);
+	return n;
+}
+
 /*
  * An operation for dest: posted on the peer's connection, queued until
  * it is established (opening it if there is none), or -FI_EINVAL for an
