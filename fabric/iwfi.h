@@ -105,6 +105,20 @@
 
 extern struct fi_provider iwfi_prov;
 
+/* prov_errno of CQ and EQ error entries (iwfi_eq.c spells them out): a
+ * Terminate's layer, error type and code (RFC 5040 §4.8), octets 2, 1
+ * and 0 under IWFI_PROV_TERM; or under IWFI_PROV_STATUS an iwcm work
+ * completion status; or, on an EQ, an iwcm status (enum iwcm_status)
+ * as it is. */
+#define IWFI_PROV_TERM 0x1000000
+#define IWFI_PROV_STATUS 0x2000000
+
+/* The prov_errno of a Terminate. */
+static inline int iwfi_prov_term(uint8_t layer, uint8_t etype, uint8_t ecode)
+{
+	return IWFI_PROV_TERM | layer << 16 | etype << 8 | ecode;
+}
+
 #define IWFI_WARN(sub, ...) FI_WARN(&iwfi_prov, sub, __VA_ARGS__)
 #define IWFI_INFO(sub, ...) FI_INFO(&iwfi_prov, sub, __VA_ARGS__)
 
@@ -367,6 +381,10 @@ struct iwfi_ep {
 	 * was cancelled by the application, even once the peer's close
 	 * moved the state on to PEER_CLOSED. */
 	bool app_shutdown;
+	/* The peer's Terminate ended the connection (under lock): its
+	 * iwfi_prov_term(), reported on the EQ in place of FI_SHUTDOWN
+	 * (iwfi_eq_shutdown()); 0 for any other end. */
+	int term;
 	/* Set by the CM thread, cleared once unlinked: the CM thread may
 	 * read it under cm_lock. */
 	struct iwcm_qp *qp;
@@ -460,7 +478,8 @@ int iwfi_eq_push(struct iwfi_eq *eq, uint32_t event, const void *buf,
 int iwfi_eq_push_err(struct iwfi_eq *eq, fid_t fid, void *context, int err,
 		     int prov_errno, const void *data, size_t data_len);
 int iwfi_eq_trywait(struct iwfi_eq *eq);
-void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid);
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid, int term);
+const char *iwfi_prov_str(int prov_errno, char *buf, size_t len);
 
 /* iwfi_cq.c */
 int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,

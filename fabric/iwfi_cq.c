@@ -22,9 +22,6 @@
 
 #include "iwfi.h"
 
-/* prov_errno: a Terminate's layer/type/code, or else the wc status. */
-#define IWFI_PROV_TERM 0x1000000
-#define IWFI_PROV_STATUS 0x2000000
 /* The longest one wait of a manual-progress fi_cq_sread() lasts: a
  * completion another thread's progress queued is seen this late. */
 #define IWFI_SREAD_SLICE_MS 10
@@ -120,7 +117,7 @@ void iwfi_req_unlink(struct iwfi_req *req)
 static void req_done(struct iwfi_req *req)
 {
 	struct iwfi_ep *ep = req->ep;
-	int act = IWFI_EP_A_NONE;
+	int act = IWFI_EP_A_NONE, term;
 
 	iwfi_ep_lock(ep);
 	iwfi_req_unlink(req);
@@ -128,9 +125,10 @@ static void req_done(struct iwfi_req *req)
 		iwfi_credit_used(ep);
 	if (!ep->posted)
 		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
+	term = ep->term;
 	iwfi_ep_unlock(ep);
 	if (act == IWFI_EP_A_SHUTDOWN)
-		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid, term);
 }
 
 /*
@@ -841,27 +839,7 @@ static int cq_signal(struct fid_cq *cq_fid)
 static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 			       const void *err_data, char *buf, size_t len)
 {
-	static __thread char text[96];
-	char *out = buf && len ? buf : text;
-	size_t cap = buf && len ? len : sizeof(text);
-
-	if (prov_errno & IWFI_PROV_TERM) {
-		unsigned int v = (unsigned int)prov_errno & 0xffffff;
-
-		/* RFC 5040 §4.8: Layer 0 RDMAP, 1 DDP, 2 LLP (MPA). */
-		snprintf(out, cap,
-			 "Terminate: layer %u (%s), error type %u, code 0x%02x",
-			 v >> 16,
-			 (v >> 16) == 0 ? "RDMAP" :
-			 (v >> 16) == 1 ? "DDP" :
-					  "LLP",
-			 (v >> 8) & 0xff, v & 0xff);
-	} else {
-		snprintf(out, cap, "%s",
-			 iwcm_wc_status_str(
-				 (enum iwcm_wc_status)(prov_errno & 0xffffff)));
-	}
-	return out;
+	return iwfi_prov_str(prov_errno, buf, len);
 }
 
 static int cq_control(struct fid *fid, int command, void *arg)

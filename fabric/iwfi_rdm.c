@@ -38,15 +38,21 @@ static bool rdm_event(struct iwfi_rdm *rdm)
 	if (n == -FI_EAVAIL) {
 		if (fi_eq_readerr(rdm->eq, &err, 0) <= 0 || !err.fid)
 			return true;
-		iwfi_rdm_on_event(
-			rdm, err.fid,
-			err.err == FI_ECONNREFUSED &&
-					err.err_data_size ==
-						sizeof(IWFI_RDM_YIELD) &&
-					!memcmp(err.err_data, IWFI_RDM_YIELD,
-						sizeof(IWFI_RDM_YIELD)) ?
-				IWFI_RDM_EV_YIELD :
-				IWFI_RDM_EV_REFUSED);
+		/* A connection a Terminate ended (iwfi_eq_shutdown()) is
+		 * down as after FI_SHUTDOWN. */
+		if (err.prov_errno & IWFI_PROV_TERM)
+			iwfi_rdm_on_event(rdm, err.fid, IWFI_RDM_EV_DOWN);
+		else
+			iwfi_rdm_on_event(
+				rdm, err.fid,
+				err.err == FI_ECONNREFUSED &&
+						err.err_data_size ==
+							sizeof(IWFI_RDM_YIELD) &&
+						!memcmp(err.err_data,
+							IWFI_RDM_YIELD,
+							sizeof(IWFI_RDM_YIELD)) ?
+					IWFI_RDM_EV_YIELD :
+					IWFI_RDM_EV_REFUSED);
 		return true;
 	}
 	if (n < 0)

@@ -370,11 +370,17 @@ START_TEST(cq_error_terminate)
 	ck_assert_str_eq(text,
 			 "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
 	/* The rest is flushed; once every completion is read the
-	 * connection's end is reported. */
+	 * connection's end is reported, with the Terminate that ended it
+	 * (RFC 5040 §5.6): the application sees why. */
 	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
 		(void)fi_cq_readerr(n.c.cq, &err, 0);
-	eq_wait(n.c.eq, &ev, &cm, sizeof(cm));
+	eq_term_wait(n.c.eq, n.c.ep,
+		     "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
+	/* The side that sent it ended the connection itself: FI_SHUTDOWN,
+	 * without an error (its completion queue is empty). */
+	eq_wait(n.s.eq, &ev, &cm, sizeof(cm));
 	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	ck_assert_ptr_eq(cm.fid, &n.s.ep->fid);
 	net_close(&n);
 }
 END_TEST
