@@ -422,6 +422,10 @@ struct iwfi_ep {
 	 * confirmed; those completed but not confirmed yet, in order. */
 	uint64_t dc_seq, dc_cover, dc_confirmed;
 	bool dc_dead; /* no Read will confirm a write any more */
+	/* The remote range of the last one posted (dc_seq): what a Read
+	 * posted before a Read or an atomic names (iwfi_cq.c). */
+	uint64_t dc_raddr;
+	uint32_t dc_rkey;
 	/* A confirming Read found the send queue full: the next
 	 * completion of ep posts it (iwfi_cq.c); read without the lock. */
 	bool dc_retry;
@@ -494,6 +498,7 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
+int iwfi_dc_confirm_before(struct iwfi_ep *ep);
 void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 

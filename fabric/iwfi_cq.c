@@ -320,7 +320,7 @@ static void ready_push(struct iwfi_cq *cq, struct iwfi_req *req)
  * as the held write w names the range (ep->lock held): 0, -FI_EAGAIN
  * when the send queue is full (dc_retry() posts it once a request of
  * ep has completed), another error when it cannot be posted at all. */
-static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
+static int dc_post_confirm_at(struct iwfi_ep *ep, uint64_t raddr, uint32_t rkey)
 {
 	struct iwcm_send_wr wr = { 0 }, *bad = NULL;
 	struct iwfi_req *c;
@@ -336,8 +336,8 @@ static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
 	wr.wr_id = (uintptr_t)c;
 	wr.opcode = IWCM_WR_RDMA_READ;
 	wr.send_flags = IWCM_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = w->raddr;
-	wr.wr.rdma.rkey = w->rkey;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
 	iwfi_req_link(c);
 	ret = iwcm_post_send(ep->qp, &wr, &bad);
 	if (ret) {
@@ -349,6 +349,35 @@ static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
 	ep->dc_cover = c->seq;
 	__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
 	return 0;
+}
+
+static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
+{
+	return dc_post_confirm_at(ep, w->raddr, w->rkey);
+}
+
+/*
+ * A Read or an atomic is about to be posted on ep (ep->lock held): first
+ * post the zero-length Read that confirms the FI_DELIVERY_COMPLETE
+ * writes no Read covers yet, on the last one's range.  A Terminate that
+ * one of those writes caused ends the first Read or atomic that waits
+ * behind it (RFC 5040 §5.5 rule 13, §7): that is then this Read, which
+ * fails the writes it covers with the Terminate's error, not the
+ * operation posted after them, which is flushed.  Without a Read or
+ * atomic behind them the Read waits, as before, for the first write's
+ * completion to be read (dc_done()).  Returns 0, or -FI_EAGAIN when the
+ * send queue is full (the operation is refused too, so the order
+ * holds).
+ */
+int iwfi_dc_confirm_before(struct iwfi_ep *ep)
+{
+	int ret;
+
+	if (ep->dc_dead || ep->dc_seq <= ep->dc_cover)
+		return 0;
+	ret = dc_post_confirm_at(ep, ep->dc_raddr, ep->dc_rkey);
+	/* Nothing to keep in order on a connection that is gone. */
+	return ret == -FI_EAGAIN ? ret : 0;
 }
 
 /* Fail ep's held writes and every later one: no Read will confirm them
