@@ -18,13 +18,14 @@
  * nosys only fills the tables.  FI_EP_RDM endpoints (iwfi_rdm.h) are
  * built on FI_EP_MSG ones through libfabric's calls: domain -> {rdm,
  * av}, rdm -> rdm_ops -> rdm_peer -> {rdm_op, rdm_fsm, av, cq}; their
- * rdm->lock is outermost, above ctx_lock.
+ * rdm->lock is outermost, above ctx_lock, but for a CQ's watch_lock,
+ * under which it is only tried (iwfi_rdm_drain()).
  *
  * Locks, outermost first; a thread holding one never takes one above it:
  *
  *   cq->watch_lock a CQ's watchers (iwfi_cq_watch): held while
  *                  fi_cq_read() calls them, with no other lock held; a
- *                  watcher takes rdm->lock (iwfi_rdm.h).
+ *                  watcher only tries rdm->lock (iwfi_rdm.h).
  *   fab->ctx_lock  one libiwcm CM call on the context at a time (iwcm.h:
  *                  one thread per context): iwcm_connect/accept/reject/
  *                  listen/listener_close/conn_query/conn_free and the CM

@@ -17,7 +17,9 @@
  * Files call one way: rdm -> rdm_ops -> rdm_peer -> rdm_op -> rdm_fsm,
  * av.  Lock: rdm->lock guards the peers, their states and queues, and
  * the list of connections; it is taken before any lock of iwfi.h, and
- * never under one (the CQ's completions do not need it).
+ * never under one (the CQ's completions do not need it), except that a
+ * CQ's watcher, called under the CQ's watch_lock, only tries it
+ * (iwfi_rdm_drain()).
  */
 #include "iwfi.h"
 #include "iwfi_rdm_fsm.h"
