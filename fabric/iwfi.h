@@ -18,10 +18,14 @@
  * nosys only fills the tables.  FI_EP_RDM endpoints (iwfi_rdm.h) are
  * built on FI_EP_MSG ones through libfabric's calls: domain -> {rdm,
  * av}, rdm -> rdm_ops -> rdm_peer -> {rdm_op, rdm_fsm, av, cq}; their
- * rdm->lock is outermost, above ctx_lock.
+ * rdm->lock is outermost, above ctx_lock, but for a CQ's watch_lock,
+ * under which it is only tried (iwfi_rdm_drain()).
  *
  * Locks, outermost first; a thread holding one never takes one above it:
  *
+ *   cq->watch_lock a CQ's watchers (iwfi_cq_watch): held while
+ *                  fi_cq_read() calls them, with no other lock held; a
+ *                  watcher only tries rdm->lock (iwfi_rdm.h).
  *   fab->ctx_lock  one libiwcm CM call on the context at a time (iwcm.h:
  *                  one thread per context): iwcm_connect/accept/reject/
  *                  listen/listener_close/conn_query/conn_free and the CM
@@ -101,6 +105,20 @@
 	(FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED)
 
 extern struct fi_provider iwfi_prov;
+
+/* prov_errno of CQ and EQ error entries (iwfi_eq.c spells them out): a
+ * Terminate's layer, error type and code (RFC 5040 §4.8), octets 2, 1
+ * and 0 under IWFI_PROV_TERM; or under IWFI_PROV_STATUS an iwcm work
+ * completion status; or, on an EQ, an iwcm status (enum iwcm_status)
+ * as it is. */
+#define IWFI_PROV_TERM 0x1000000
+#define IWFI_PROV_STATUS 0x2000000
+
+/* The prov_errno of a Terminate. */
+static inline int iwfi_prov_term(uint8_t layer, uint8_t etype, uint8_t ecode)
+{
+	return IWFI_PROV_TERM | layer << 16 | etype << 8 | ecode;
+}
 
 #define IWFI_WARN(sub, ...) FI_WARN(&iwfi_prov, sub, __VA_ARGS__)
 #define IWFI_INFO(sub, ...) FI_INFO(&iwfi_prov, sub, __VA_ARGS__)
@@ -280,6 +298,19 @@ struct iwfi_req {
 	struct iwcm_sge sge[IWFI_IOV_LIMIT];
 };
 
+/*
+ * Something that wants to hear of room in the send queues of a CQ's
+ * endpoints: an RDM endpoint whose operations wait for a connection's
+ * send queue (iwfi_rdm_peer.c).  fi_cq_read() calls fn(arg) after
+ * releasing the CQ's lock, whether or not it read anything (an
+ * unsignaled request frees its entry without a completion).
+ */
+struct iwfi_cq_watch {
+	struct iwfi_cq_watch *next;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
 /* A software completion error (a cancelled held receive). */
 struct iwfi_cq_err {
 	struct iwfi_cq_err *next;
@@ -302,6 +333,9 @@ struct iwfi_cq {
 	/* Writes whose placement a Read confirmed, to report (under the
 	 * lock; iwfi_cq.c). */
 	struct iwfi_req *ready, *ready_tail;
+	/* Watchers, under watch_lock (the lock order above). */
+	pthread_mutex_t watch_lock;
+	struct iwfi_cq_watch *watch;
 	int refs;
 };
 
@@ -348,6 +382,10 @@ struct iwfi_ep {
 	 * was cancelled by the application, even once the peer's close
 	 * moved the state on to PEER_CLOSED. */
 	bool app_shutdown;
+	/* The peer's Terminate ended the connection (under lock): its
+	 * iwfi_prov_term(), reported on the EQ in place of FI_SHUTDOWN
+	 * (iwfi_eq_shutdown()); 0 for any other end. */
+	int term;
 	/* Set by the CM thread, cleared once unlinked: the CM thread may
 	 * read it under cm_lock. */
 	struct iwcm_qp *qp;
@@ -385,6 +423,13 @@ struct iwfi_ep {
 	 * confirmed; those completed but not confirmed yet, in order. */
 	uint64_t dc_seq, dc_cover, dc_confirmed;
 	bool dc_dead; /* no Read will confirm a write any more */
+	/* The remote range of the last one posted (dc_seq): what a Read
+	 * posted before a Read or an atomic names (iwfi_cq.c). */
+	uint64_t dc_raddr;
+	uint32_t dc_rkey;
+	/* A confirming Read found the send queue full: the next
+	 * completion of ep posts it (iwfi_cq.c); read without the lock. */
+	bool dc_retry;
 	struct iwfi_req *dc_held, *dc_held_tail;
 	struct iwfi_peer_credit peer;
 };
@@ -438,7 +483,8 @@ int iwfi_eq_push(struct iwfi_eq *eq, uint32_t event, const void *buf,
 int iwfi_eq_push_err(struct iwfi_eq *eq, fid_t fid, void *context, int err,
 		     int prov_errno, const void *data, size_t data_len);
 int iwfi_eq_trywait(struct iwfi_eq *eq);
-void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid);
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid, int term);
+const char *iwfi_prov_str(int prov_errno, char *buf, size_t len);
 
 /* iwfi_cq.c */
 int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
@@ -453,6 +499,9 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
+int iwfi_dc_confirm_before(struct iwfi_ep *ep);
+void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
+void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 
 /* iwfi_mr.c */
 int iwfi_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,

@@ -502,7 +502,7 @@ static void log_lost(struct iwfi_ep *ep, enum iwcm_event_type type)
 static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 {
 	struct iwfi_ep *ep;
-	int act = IWFI_EP_A_NONE;
+	int act = IWFI_EP_A_NONE, term;
 	bool lost;
 
 	if (!ae->qp) {
@@ -519,13 +519,19 @@ static void on_async(struct iwfi_fabric *fab, const struct iwcm_async_event *ae)
 	iwfi_ep_lock(ep);
 	/* Not our own fi_shutdown() or fi_close(). */
 	lost = ep->state == IWFI_EP_S_CONNECTED;
+	/* RFC 5040 §5.6: the peer's Terminate says why; the EQ tells the
+	 * application in place of FI_SHUTDOWN (iwfi_eq_shutdown()). */
+	if (lost && ae->type == IWCM_EVENT_QP_TERMINATE)
+		ep->term = iwfi_prov_term(ae->term_layer, ae->term_etype,
+					  ae->term_ecode);
 	if (iwfi_ep_fsm(ep, IWFI_EP_EV_QP_ERROR) >= 0 && !ep->posted)
 		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
+	term = ep->term;
 	iwfi_ep_unlock(ep);
 	if (lost)
 		log_lost(ep, ae->type);
 	if (act == IWFI_EP_A_SHUTDOWN)
-		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid, term);
 	ep_put(fab, ep);
 }
 

@@ -22,9 +22,6 @@
 
 #include "iwfi.h"
 
-/* prov_errno: a Terminate's layer/type/code, or else the wc status. */
-#define IWFI_PROV_TERM 0x1000000
-#define IWFI_PROV_STATUS 0x2000000
 /* The longest one wait of a manual-progress fi_cq_sread() lasts: a
  * completion another thread's progress queued is seen this late. */
 #define IWFI_SREAD_SLICE_MS 10
@@ -120,7 +117,7 @@ void iwfi_req_unlink(struct iwfi_req *req)
 static void req_done(struct iwfi_req *req)
 {
 	struct iwfi_ep *ep = req->ep;
-	int act = IWFI_EP_A_NONE;
+	int act = IWFI_EP_A_NONE, term;
 
 	iwfi_ep_lock(ep);
 	iwfi_req_unlink(req);
@@ -128,9 +125,10 @@ static void req_done(struct iwfi_req *req)
 		iwfi_credit_used(ep);
 	if (!ep->posted)
 		act = iwfi_ep_fsm(ep, IWFI_EP_EV_LAST_COMPLETION);
+	term = ep->term;
 	iwfi_ep_unlock(ep);
 	if (act == IWFI_EP_A_SHUTDOWN)
-		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid);
+		iwfi_eq_shutdown(ep->eq, &ep->ep_fid.fid, term);
 }
 
 /*
@@ -319,34 +317,117 @@ static void ready_push(struct iwfi_cq *cq, struct iwfi_req *req)
 }
 
 /* Post the zero-length Read that confirms ep's writes up to ep->dc_seq,
- * as the held write w names the range (ep->lock held); false if it
- * could not be posted. */
-static bool dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
+ * as the held write w names the range (ep->lock held): 0, -FI_EAGAIN
+ * when the send queue is full (dc_retry() posts it once a request of
+ * ep has completed), another error when it cannot be posted at all. */
+static int dc_post_confirm_at(struct iwfi_ep *ep, uint64_t raddr, uint32_t rkey)
 {
 	struct iwcm_send_wr wr = { 0 }, *bad = NULL;
 	struct iwfi_req *c;
+	int ret;
 
 	if (!ep->qp || ep->state != IWFI_EP_S_CONNECTED)
-		return false;
+		return -FI_ENOTCONN;
 	c = iwfi_req_new(ep, NULL, FI_RMA | FI_READ, false);
 	if (!c)
-		return false;
+		return -FI_ENOMEM;
 	c->dc_confirm = true;
 	c->seq = ep->dc_seq;
 	wr.wr_id = (uintptr_t)c;
 	wr.opcode = IWCM_WR_RDMA_READ;
 	wr.send_flags = IWCM_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = w->raddr;
-	wr.wr.rdma.rkey = w->rkey;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
 	iwfi_req_link(c);
-	if (iwcm_post_send(ep->qp, &wr, &bad)) {
+	ret = iwcm_post_send(ep->qp, &wr, &bad);
+	if (ret) {
 		iwfi_req_unlink(c);
 		iwfi_req_free(c);
-		return false;
+		return ret == ENOMEM ? -FI_EAGAIN : -FI_EIO;
 	}
 	ep->tx_zreads++;
 	ep->dc_cover = c->seq;
-	return true;
+	__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
+{
+	return dc_post_confirm_at(ep, w->raddr, w->rkey);
+}
+
+/*
+ * A Read or an atomic is about to be posted on ep (ep->lock held): first
+ * post the zero-length Read that confirms the FI_DELIVERY_COMPLETE
+ * writes no Read covers yet, on the last one's range.  A Terminate that
+ * one of those writes caused ends the first Read or atomic that waits
+ * behind it (RFC 5040 §5.5 rule 13, §7): that is then this Read, which
+ * fails the writes it covers with the Terminate's error, not the
+ * operation posted after them, which is flushed.  Without a Read or
+ * atomic behind them the Read waits, as before, for the first write's
+ * completion to be read (dc_done()).  Returns 0, or -FI_EAGAIN when the
+ * send queue is full (the operation is refused too, so the order
+ * holds).
+ */
+int iwfi_dc_confirm_before(struct iwfi_ep *ep)
+{
+	int ret;
+
+	if (ep->dc_dead || ep->dc_seq <= ep->dc_cover)
+		return 0;
+	ret = dc_post_confirm_at(ep, ep->dc_raddr, ep->dc_rkey);
+	/* Nothing to keep in order on a connection that is gone. */
+	return ret == -FI_EAGAIN ? ret : 0;
+}
+
+/* Fail ep's held writes and every later one: no Read will confirm them
+ * (ep->lock held, released here; cq->lock held). */
+static void dc_kill(struct iwfi_cq *cq, struct iwfi_ep *ep)
+{
+	static const struct iwcm_wc flushed = { .status =
+							IWCM_WC_WR_FLUSH_ERR };
+	struct iwfi_req *held, *w;
+
+	ep->dc_dead = true;
+	__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
+	held = ep->dc_held;
+	ep->dc_held = ep->dc_held_tail = NULL;
+	iwfi_ep_unlock(ep);
+	while ((w = held)) {
+		held = w->next;
+		wc_to_err(cq, &flushed, w);
+	}
+}
+
+/*
+ * A completion of ep is about to be handled (cq->lock held): if a
+ * confirming Read found the send queue full, post it now, as that
+ * request has left the queue.  Under a queue the application (or an RDM
+ * endpoint's queued operations, iwfi_rdm_peer.c) keeps full, the Read
+ * is late, never lost.  If it cannot be posted any more (the connection
+ * failed: this completion is a flush), the held writes fail.
+ */
+static void dc_retry(struct iwfi_cq *cq, struct iwfi_ep *ep)
+{
+	struct iwfi_req *w;
+	int ret;
+
+	if (!__atomic_load_n(&ep->dc_retry, __ATOMIC_RELAXED))
+		return;
+	iwfi_ep_lock(ep);
+	for (w = ep->dc_held; w && w->seq <= ep->dc_cover; w = w->next)
+		;
+	if (!ep->dc_retry || !w) {
+		__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
+		iwfi_ep_unlock(ep);
+		return;
+	}
+	ret = dc_post_confirm(ep, w);
+	if (ret && ret != -FI_EAGAIN) {
+		dc_kill(cq, ep);
+		return;
+	}
+	iwfi_ep_unlock(ep);
 }
 
 /* Move ep's held writes up to seq to the confirmed ones (both locks). */
@@ -376,8 +457,8 @@ static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
 	static const struct iwcm_wc flushed = { .status =
 							IWCM_WC_WR_FLUSH_ERR };
 	struct iwfi_ep *ep = req->ep;
-	struct iwfi_req *held, *w;
 	bool keep = true;
+	int ret = 0;
 
 	iwfi_ep_lock(ep);
 	if (req->dc_confirm) {
@@ -387,18 +468,18 @@ static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
 		iwfi_ep_unlock(ep);
 		return false;
 	}
+	if (!ep->dc_dead && req->seq > ep->dc_cover && !ep->dc_retry) {
+		ret = dc_post_confirm(ep, req);
+		/* A full send queue: the Read goes later (dc_retry()). */
+		if (ret == -FI_EAGAIN) {
+			__atomic_store_n(&ep->dc_retry, true, __ATOMIC_RELAXED);
+			ret = 0;
+		}
+	}
 	if (req->seq <= ep->dc_confirmed && !ep->dc_dead) {
 		keep = false;
-	} else if (ep->dc_dead ||
-		   (req->seq > ep->dc_cover && !dc_post_confirm(ep, req))) {
-		ep->dc_dead = true;
-		held = ep->dc_held;
-		ep->dc_held = ep->dc_held_tail = NULL;
-		iwfi_ep_unlock(ep);
-		while ((w = held)) {
-			held = w->next;
-			wc_to_err(cq, &flushed, w);
-		}
+	} else if (ep->dc_dead || ret) {
+		dc_kill(cq, ep);
 		wc_to_err(cq, &flushed, req);
 		return true;
 	} else {
@@ -503,26 +584,12 @@ static int refill(struct iwfi_cq *cq)
 	return n;
 }
 
-/*
- * Read completions.  The iwcm CQ moves the data of its QPs in this call
- * when it has nothing (iwcm_poll_cq(3)), so a caller polling in a loop
- * is the one that progresses them, as with libfabric's tcp provider.  A
- * second thread reading the same CQ meanwhile is told -FI_EAGAIN rather
- * than kept waiting across that I/O.
- */
-static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+/* Read up to count completions into buf (under the CQ's lock). */
+static ssize_t cq_read_locked(struct iwfi_cq *cq, void *buf, size_t count)
 {
-	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
 	size_t n = 0, sz = entry_size(cq->format);
 	ssize_t ret = 0;
 
-	iwfi_credit_flush_all(cq->domain->fabric);
-	/* FI_PROGRESS_MANUAL: this call drives the whole context too
-	 * (timers, closes). */
-	if (cq->domain->fabric->manual)
-		iwfi_progress(cq->domain->fabric, 0);
-	if (pthread_mutex_trylock(&cq->lock))
-		return -FI_EAGAIN;
 	while (n < count) {
 		struct iwcm_wc *wc;
 		struct iwfi_req *req;
@@ -548,6 +615,8 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 		wc = &cq->stash[cq->stash_head++];
 		cq->stash_len--;
 		req = (struct iwfi_req *)(uintptr_t)wc->wr_id;
+		if (req)
+			dc_retry(cq, req->ep);
 		if (!req) {
 			/* An unsignaled request failed: report it without a
 			 * context, unless it was only flushed. */
@@ -578,10 +647,73 @@ static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 	}
 	if (!n && cq->errs)
 		ret = -FI_EAVAIL;
-	pthread_mutex_unlock(&cq->lock);
 	if (n)
 		return (ssize_t)n;
 	return ret < 0 ? ret : -FI_EAGAIN;
+}
+
+/* Tell the watchers there may be room now (no lock held).  A thread
+ * that finds another one doing it leaves it to that one. */
+static void cq_watch_run(struct iwfi_cq *cq)
+{
+	struct iwfi_cq_watch *w;
+
+	if (!__atomic_load_n(&cq->watch, __ATOMIC_ACQUIRE) ||
+	    pthread_mutex_trylock(&cq->watch_lock))
+		return;
+	for (w = cq->watch; w; w = w->next)
+		w->fn(w->arg);
+	pthread_mutex_unlock(&cq->watch_lock);
+}
+
+/* Have w called at every fi_cq_read() of cq; w stays the caller's. */
+void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w)
+{
+	pthread_mutex_lock(&cq->watch_lock);
+	w->next = cq->watch;
+	__atomic_store_n(&cq->watch, w, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cq->watch_lock);
+}
+
+/* Stop calling w; once this returns, no call of it is under way. */
+void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w)
+{
+	struct iwfi_cq_watch **pp;
+
+	pthread_mutex_lock(&cq->watch_lock);
+	for (pp = &cq->watch; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			__atomic_store_n(pp, w->next, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cq->watch_lock);
+}
+
+/*
+ * Read completions.  The iwcm CQ moves the data of its QPs in this call
+ * when it has nothing (iwcm_poll_cq(3)), so a caller polling in a loop
+ * is the one that progresses them, as with libfabric's tcp provider.  A
+ * second thread reading the same CQ meanwhile is told -FI_EAGAIN rather
+ * than kept waiting across that I/O.
+ */
+static ssize_t cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
+{
+	struct iwfi_cq *cq = iwfi_container_of(cq_fid, struct iwfi_cq, cq_fid);
+	ssize_t ret = -FI_EAGAIN;
+
+	iwfi_credit_flush_all(cq->domain->fabric);
+	/* FI_PROGRESS_MANUAL: this call drives the whole context too
+	 * (timers, closes). */
+	if (cq->domain->fabric->manual)
+		iwfi_progress(cq->domain->fabric, 0);
+	if (!pthread_mutex_trylock(&cq->lock)) {
+		ret = cq_read_locked(cq, buf, count);
+		pthread_mutex_unlock(&cq->lock);
+	}
+	/* The completions read may have made room for what waits. */
+	cq_watch_run(cq);
+	return ret;
 }
 
 static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
@@ -736,27 +868,7 @@ static int cq_signal(struct fid_cq *cq_fid)
 static const char *cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 			       const void *err_data, char *buf, size_t len)
 {
-	static __thread char text[96];
-	char *out = buf && len ? buf : text;
-	size_t cap = buf && len ? len : sizeof(text);
-
-	if (prov_errno & IWFI_PROV_TERM) {
-		unsigned int v = (unsigned int)prov_errno & 0xffffff;
-
-		/* RFC 5040 §4.8: Layer 0 RDMAP, 1 DDP, 2 LLP (MPA). */
-		snprintf(out, cap,
-			 "Terminate: layer %u (%s), error type %u, code 0x%02x",
-			 v >> 16,
-			 (v >> 16) == 0 ? "RDMAP" :
-			 (v >> 16) == 1 ? "DDP" :
-					  "LLP",
-			 (v >> 8) & 0xff, v & 0xff);
-	} else {
-		snprintf(out, cap, "%s",
-			 iwcm_wc_status_str(
-				 (enum iwcm_wc_status)(prov_errno & 0xffffff)));
-	}
-	return out;
+	return iwfi_prov_str(prov_errno, buf, len);
 }
 
 static int cq_control(struct fid *fid, int command, void *arg)
@@ -794,6 +906,7 @@ static int cq_close(struct fid *fid)
 		free(e);
 	}
 	pthread_mutex_destroy(&cq->lock);
+	pthread_mutex_destroy(&cq->watch_lock);
 	__atomic_fetch_sub(&cq->domain->refs, 1, __ATOMIC_RELEASE);
 	free(cq);
 	return 0;
@@ -863,6 +976,7 @@ int iwfi_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	if (!cq->cq)
 		goto err;
 	pthread_mutex_init(&cq->lock, NULL);
+	pthread_mutex_init(&cq->watch_lock, NULL);
 	cq->domain = dom;
 	cq->cq_fid.fid.fclass = FI_CLASS_CQ;
 	cq->cq_fid.fid.context = context;

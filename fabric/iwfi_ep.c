@@ -302,6 +302,81 @@ static struct fi_ops ep_fi_ops = {
 	.ops_open = iwfi_no_ops_open,
 };
 
+/* The QP moves data: up, and not failed by a Terminate or a reset the
+ * CM thread has not reported yet (ep->lock held). */
+static bool ep_qp_up(struct iwfi_ep *ep)
+{
+	struct iwcm_qp_attr a = { 0 };
+
+	return ep->state == IWFI_EP_S_CONNECTED && ep->qp &&
+	       !iwcm_query_qp(ep->qp, &a) && a.state == IWCM_QPS_RTS;
+}
+
+/*
+ * fi_tx_size_left(3): a lower bound on the transmit operations a post
+ * takes now without -FI_EAGAIN: the QP's free send queue entries, and
+ * no more than the peer's receive credits while it counts them (a Send
+ * needs one, iwfi_credit.c).  Before the connection is up a post is
+ * refused (-FI_ENOTCONN): 0.  -FI_EOPBADSTATE (fi_endpoint(3)) before
+ * fi_enable() and once the connection failed or ended: the QP takes no
+ * more work.
+ */
+static ssize_t ep_tx_size_left(struct fid_ep *ep_fid)
+{
+	struct iwfi_ep *ep = ep_of(&ep_fid->fid);
+	ssize_t n = -FI_EOPBADSTATE;
+
+	iwfi_ep_lock(ep);
+	if (iwfi_ep_state_enabled(ep->state) &&
+	    iwfi_ep_state_holds(ep->state)) {
+		n = 0;
+	} else if (ep_qp_up(ep)) {
+		n = iwcm_qp_send_room(ep->qp);
+		if (n >= 0 && ep->peer.on) {
+			uint64_t have = __atomic_load_n(&ep->credit_word,
+							__ATOMIC_ACQUIRE);
+
+			if (have < ep->peer.posted)
+				have = ep->peer.posted;
+			have = have > ep->tx_sent ? have - ep->tx_sent : 0;
+			if (have < (uint64_t)n)
+				n = (ssize_t)have;
+		}
+		if (n < 0)
+			n = -FI_EOPBADSTATE;
+	}
+	iwfi_ep_unlock(ep);
+	return n;
+}
+
+/*
+ * fi_rx_size_left(3): the receive queue's free entries, the receives
+ * held for a connection not yet up counted as posted (they fill the
+ * queue when it is made, iwfi_msg.c).  A receive is counted until its
+ * completion is read.  -FI_EOPBADSTATE as fi_tx_size_left().
+ */
+static ssize_t ep_rx_size_left(struct fid_ep *ep_fid)
+{
+	struct iwfi_ep *ep = ep_of(&ep_fid->fid);
+	const struct iwfi_req *req;
+	size_t used = 0, size = ep->info->rx_attr->size;
+	ssize_t n = -FI_EOPBADSTATE;
+
+	iwfi_ep_lock(ep);
+	if ((iwfi_ep_state_enabled(ep->state) &&
+	     iwfi_ep_state_holds(ep->state)) ||
+	    ep_qp_up(ep)) {
+		for (req = ep->held; req; req = req->next)
+			used++;
+		for (req = ep->posted; req; req = req->pnext)
+			if (req->flags & FI_RECV)
+				used++;
+		n = used < size ? (ssize_t)(size - used) : 0;
+	}
+	iwfi_ep_unlock(ep);
+	return n;
+}
+
 static struct fi_ops_ep ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = ep_cancel,
@@ -309,8 +384,8 @@ static struct fi_ops_ep ep_ops = {
 	.setopt = ep_setopt,
 	.tx_ctx = iwfi_no_tx_ctx,
 	.rx_ctx = iwfi_no_rx_ctx,
-	.rx_size_left = iwfi_no_size_left,
-	.tx_size_left = iwfi_no_size_left,
+	.rx_size_left = ep_rx_size_left,
+	.tx_size_left = ep_tx_size_left,
 };
 
 /*

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -235,25 +236,65 @@ static ssize_t eq_sread(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 	}
 }
 
+/*
+ * The text of a prov_errno (iwfi.h) for fi_cq_strerror() and
+ * fi_eq_strerror(): into buf when the caller gives one, else into a
+ * buffer of the calling thread's, valid until its next call.
+ */
+const char *iwfi_prov_str(int prov_errno, char *buf, size_t len)
+{
+	static __thread char text[96];
+	char *out = buf && len ? buf : text;
+	size_t cap = buf && len ? len : sizeof(text);
+	unsigned int v = (unsigned int)prov_errno & 0xffffff;
+
+	if (prov_errno & IWFI_PROV_TERM)
+		/* RFC 5040 §4.8: Layer 0 RDMAP, 1 DDP, 2 LLP (MPA). */
+		snprintf(out, cap,
+			 "Terminate: layer %u (%s), error type %u, code 0x%02x",
+			 v >> 16,
+			 (v >> 16) == 0 ? "RDMAP" :
+			 (v >> 16) == 1 ? "DDP" :
+					  "LLP",
+			 (v >> 8) & 0xff, v & 0xff);
+	else if (prov_errno & IWFI_PROV_STATUS)
+		snprintf(out, cap, "%s",
+			 iwcm_wc_status_str((enum iwcm_wc_status)v));
+	else
+		snprintf(out, cap, "%s",
+			 iwcm_status_str((enum iwcm_status)prov_errno));
+	return out;
+}
+
 static const char *eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 			       const void *err_data, char *buf, size_t len)
 {
-	const char *s = iwcm_status_str((enum iwcm_status)prov_errno);
-
-	if (buf && len) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = '\0';
-		return buf;
-	}
-	return s;
+	return iwfi_prov_str(prov_errno, buf, len);
 }
 
-/* Queue FI_SHUTDOWN for the endpoint fid. */
-void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid)
+/*
+ * The end of the endpoint fid's connection, once its last completion is
+ * read: FI_SHUTDOWN, or when the peer's Terminate ended it (term, its
+ * iwfi_prov_term()) an error entry in its place, as libfabric's tcp
+ * provider reports an abnormal end: FI_ECONNABORTED, prov_errno term
+ * (fi_eq_strerror() spells it out) and err_data the Terminate's Layer,
+ * Error Type and Error Code octets (RFC 5040 §4.8).  ofi_rxm and the
+ * RDM endpoints (iwfi_rdm.c) take either as the connection's end.
+ */
+void iwfi_eq_shutdown(struct iwfi_eq *eq, fid_t fid, int term)
 {
 	struct fi_eq_cm_entry e = { .fid = fid };
+	uint8_t code[3];
 
-	iwfi_eq_push(eq, FI_SHUTDOWN, &e, sizeof(e));
+	if (!term) {
+		iwfi_eq_push(eq, FI_SHUTDOWN, &e, sizeof(e));
+		return;
+	}
+	code[0] = (uint8_t)(term >> 16);
+	code[1] = (uint8_t)(term >> 8);
+	code[2] = (uint8_t)term;
+	iwfi_eq_push_err(eq, fid, fid->context, FI_ECONNABORTED, term, code,
+			 sizeof(code));
 }
 
 /* fi_trywait() on an event queue: -FI_EAGAIN while an entry waits. */

@@ -82,6 +82,19 @@ static void count_posted(struct iwfi_ep *ep, const struct iwcm_send_wr *wr)
 	}
 }
 
+/* Whether an operation's work requests wait for a response: an RDMA
+ * Read Request (RFC 5040 §4.4) or an atomic (RFC 7306). */
+static bool waits_response(const struct iwcm_send_wr *wr)
+{
+	for (; wr; wr = wr->next)
+		if (wr->opcode == IWCM_WR_RDMA_READ ||
+		    wr->opcode == IWCM_WR_ATOMIC_FETCH_ADD ||
+		    wr->opcode == IWCM_WR_ATOMIC_CMP_SWP ||
+		    wr->opcode == IWCM_WR_ATOMIC_SWAP)
+			return true;
+	return false;
+}
+
 /*
  * Post a send work request on ep's QP, or a list of them that makes one
  * operation (a Read into several buffers, iwfi_rma.c): all or none, the
@@ -136,6 +149,13 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 			return ret;
 		(void)iwcm_qp_progress(qp, 1);
 	}
+	/* A Read or an atomic goes behind the Read that confirms the
+	 * delivery-complete writes before it (iwfi_cq.c). */
+	if (waits_response(wr) && iwfi_dc_confirm_before(ep)) {
+		iwfi_credit_return(ep, wr->opcode);
+		pthread_mutex_unlock(&ep->lock);
+		return -FI_EAGAIN;
+	}
 	if (req)
 		iwfi_req_link(req);
 	/* ep->lock orders every post on the QP: the room only grows
@@ -155,8 +175,11 @@ int iwfi_post_send(struct iwfi_ep *ep, struct iwcm_send_wr *wr)
 	if (!ret)
 		ep->tx_ops++;
 	/* In posting order: what a later Read covers (iwfi_cq.c). */
-	if (!ret && req && req->dc_hold)
+	if (!ret && req && req->dc_hold) {
 		req->seq = ++ep->dc_seq;
+		ep->dc_raddr = req->raddr;
+		ep->dc_rkey = req->rkey;
+	}
 	if (ret && req)
 		iwfi_req_unlink(req);
 	if (ret)

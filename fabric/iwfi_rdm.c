@@ -38,15 +38,21 @@ static bool rdm_event(struct iwfi_rdm *rdm)
 	if (n == -FI_EAVAIL) {
 		if (fi_eq_readerr(rdm->eq, &err, 0) <= 0 || !err.fid)
 			return true;
-		iwfi_rdm_on_event(
-			rdm, err.fid,
-			err.err == FI_ECONNREFUSED &&
-					err.err_data_size ==
-						sizeof(IWFI_RDM_YIELD) &&
-					!memcmp(err.err_data, IWFI_RDM_YIELD,
-						sizeof(IWFI_RDM_YIELD)) ?
-				IWFI_RDM_EV_YIELD :
-				IWFI_RDM_EV_REFUSED);
+		/* A connection a Terminate ended (iwfi_eq_shutdown()) is
+		 * down as after FI_SHUTDOWN. */
+		if (err.prov_errno & IWFI_PROV_TERM)
+			iwfi_rdm_on_event(rdm, err.fid, IWFI_RDM_EV_DOWN);
+		else
+			iwfi_rdm_on_event(
+				rdm, err.fid,
+				err.err == FI_ECONNREFUSED &&
+						err.err_data_size ==
+							sizeof(IWFI_RDM_YIELD) &&
+						!memcmp(err.err_data,
+							IWFI_RDM_YIELD,
+							sizeof(IWFI_RDM_YIELD)) ?
+					IWFI_RDM_EV_YIELD :
+					IWFI_RDM_EV_REFUSED);
 		return true;
 	}
 	if (n < 0)
@@ -68,19 +74,32 @@ static bool rdm_event(struct iwfi_rdm *rdm)
 	return true;
 }
 
+/* The thread also posts what waits for room (iwfi_rdm_drain()) at
+ * least every RDM_EQ_WAIT_MS, for an application that reads no CQ for a
+ * while, or whose last read found the work taken. */
 static void *rdm_thread(void *arg)
 {
 	struct iwfi_rdm *rdm = arg;
 
-	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&rdm->stop, __ATOMIC_ACQUIRE)) {
 		rdm_event(rdm);
+		iwfi_rdm_drain(rdm);
+	}
 	return NULL;
+}
+
+/* The CQ watcher (iwfi_cq_watch): a read of the transmit CQ. */
+static void rdm_room(void *arg)
+{
+	iwfi_rdm_drain(arg);
 }
 
 static int rdm_close(struct fid *fid)
 {
 	struct iwfi_rdm *rdm = rdm_of(fid);
 
+	if (rdm->room_cq)
+		iwfi_cq_watch_del(rdm->room_cq, &rdm->room);
 	if (rdm->running) {
 		__atomic_store_n(&rdm->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(rdm->thread, NULL);
@@ -191,6 +210,11 @@ static int rdm_enable(struct iwfi_rdm *rdm)
 		return ret;
 	}
 	rdm->running = true;
+	/* The connections' transmit completions go to the transmit CQ. */
+	rdm->room_cq = rdm->tx_cq ? rdm->tx_cq : rdm->rx_cq;
+	rdm->room.fn = rdm_room;
+	rdm->room.arg = rdm;
+	iwfi_cq_watch_add(rdm->room_cq, &rdm->room);
 	pthread_mutex_lock(&rdm->lock);
 	rdm->enabled = true;
 	pthread_mutex_unlock(&rdm->lock);
@@ -304,6 +328,24 @@ static int rdm_setopt(fid_t fid, int level, int optname, const void *optval,
 	return -FI_ENOPROTOOPT;
 }
 
+static ssize_t rdm_tx_size_left(struct fid_ep *ep)
+{
+	return iwfi_rdm_tx_left(rdm_of(&ep->fid));
+}
+
+/* fi_rx_size_left(3): RDM endpoints take no receives (no FI_MSG), so
+ * none can be posted; -FI_EOPBADSTATE before fi_enable(). */
+static ssize_t rdm_rx_size_left(struct fid_ep *ep)
+{
+	struct iwfi_rdm *rdm = rdm_of(&ep->fid);
+	bool enabled;
+
+	pthread_mutex_lock(&rdm->lock);
+	enabled = rdm->enabled;
+	pthread_mutex_unlock(&rdm->lock);
+	return enabled ? 0 : -FI_EOPBADSTATE;
+}
+
 static struct fi_ops rdm_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = rdm_close,
@@ -319,8 +361,8 @@ static struct fi_ops_ep rdm_ep_ops = {
 	.setopt = rdm_setopt,
 	.tx_ctx = iwfi_no_tx_ctx,
 	.rx_ctx = iwfi_no_rx_ctx,
-	.rx_size_left = iwfi_no_size_left,
-	.tx_size_left = iwfi_no_size_left,
+	.rx_size_left = rdm_rx_size_left,
+	.tx_size_left = rdm_tx_size_left,
 };
 
 /* fi_endpoint() of an FI_EP_RDM info. */

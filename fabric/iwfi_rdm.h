@@ -17,7 +17,9 @@
  * Files call one way: rdm -> rdm_ops -> rdm_peer -> rdm_op -> rdm_fsm,
  * av.  Lock: rdm->lock guards the peers, their states and queues, and
  * the list of connections; it is taken before any lock of iwfi.h, and
- * never under one (the CQ's completions do not need it).
+ * never under one (the CQ's completions do not need it), except that a
+ * CQ's watcher, called under the CQ's watch_lock, only tries it
+ * (iwfi_rdm_drain()).
  */
 #include "iwfi.h"
 #include "iwfi_rdm_fsm.h"
@@ -110,6 +112,12 @@ struct iwfi_rdm {
 	size_t nby_addr;
 	uint64_t by_addr_gen; /* av->gen by_addr was filled under */
 	struct iwfi_rdm_conn *conns;
+	/* Operations in the peers' queues (changed under lock, read
+	 * without it), and the CQ watcher that posts them as the send
+	 * queues get room (iwfi_rdm_drain()). */
+	unsigned int queued;
+	struct iwfi_cq_watch room;
+	struct iwfi_cq *room_cq;
 	pthread_t thread;
 	bool running;
 	int stop;
@@ -134,6 +142,8 @@ void iwfi_rdm_on_request(struct iwfi_rdm *rdm, struct fi_info *info,
 			 const void *data, size_t len);
 void iwfi_rdm_on_event(struct iwfi_rdm *rdm, fid_t fid, enum iwfi_rdm_event ev);
 void iwfi_rdm_peers_close(struct iwfi_rdm *rdm);
+void iwfi_rdm_drain(struct iwfi_rdm *rdm);
+ssize_t iwfi_rdm_tx_left(struct iwfi_rdm *rdm);
 
 /* iwfi_rdm_ops.c */
 extern const struct fi_ops_rma iwfi_rdm_rma_ops;

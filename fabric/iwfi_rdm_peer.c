@@ -165,7 +165,8 @@ static void op_free(struct iwfi_rdm_op *op)
 }
 
 /* Queue a copy of op for p (rdm->lock held). */
-static int op_queue(struct iwfi_rdm_peer *p, const struct iwfi_rdm_op *op)
+static int op_queue(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p,
+		    const struct iwfi_rdm_op *op)
 {
 	struct iwfi_rdm_op *q;
 
@@ -192,12 +193,14 @@ static int op_queue(struct iwfi_rdm_peer *p, const struct iwfi_rdm_op *op)
 		p->q = q;
 	p->q_tail = q;
 	p->qlen++;
+	__atomic_add_fetch(&rdm->queued, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* Post what waits for p's connection, in order, until the send queue
  * is full (rdm->lock held); an operation the connection refuses fails
- * on the CQ. */
+ * on the CQ.  The rest is posted as the queue gets room
+ * (iwfi_rdm_drain()). */
 static void peer_flush(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p)
 {
 	struct iwfi_rdm_op *op;
@@ -213,6 +216,7 @@ static void peer_flush(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p)
 		if (!p->q)
 			p->q_tail = NULL;
 		p->qlen--;
+		__atomic_sub_fetch(&rdm->queued, 1, __ATOMIC_RELEASE);
 		op_free(op);
 	}
 }
@@ -227,6 +231,7 @@ static void peer_fail(struct iwfi_rdm *rdm, struct iwfi_rdm_peer *p, int err)
 		op_fail(rdm, op, err);
 		op_free(op);
 	}
+	__atomic_sub_fetch(&rdm->queued, p->qlen, __ATOMIC_RELEASE);
 	p->q_tail = NULL;
 	p->qlen = 0;
 }
@@ -244,6 +249,53 @@ static bool conn_alive(struct fid_ep *ep_fid)
 	     !iwcm_query_qp(ep->qp, &a) && a.state == IWCM_QPS_RTS;
 	iwfi_ep_unlock(ep);
 	return up;
+}
+
+/* The free entries of a live connection's send queue, or -1 when it is
+ * down (a post would open a new one). */
+static ssize_t conn_room(struct fid_ep *ep_fid)
+{
+	struct iwfi_ep *ep = iwfi_container_of(ep_fid, struct iwfi_ep, ep_fid);
+	ssize_t n = -1;
+
+	if (!conn_alive(ep_fid))
+		return -1;
+	iwfi_ep_lock(ep);
+	if (ep->qp)
+		n = iwcm_qp_send_room(ep->qp);
+	iwfi_ep_unlock(ep);
+	return n;
+}
+
+/*
+ * fi_tx_size_left(3) of an RDM endpoint: a lower bound on what a post
+ * takes now, whichever peer it is for.  A peer whose connection is up
+ * with nothing waiting takes what its send queue has room for (more
+ * gets -FI_EAGAIN); any other peer queues its operations
+ * (iwfi_rdm_submit()) up to IWFI_RDM_QUEUE_MAX, and so does a peer not
+ * met yet.  -FI_EOPBADSTATE before fi_enable().
+ */
+ssize_t iwfi_rdm_tx_left(struct iwfi_rdm *rdm)
+{
+	struct iwfi_rdm_peer *p;
+	ssize_t n = IWFI_RDM_QUEUE_MAX, k;
+
+	pthread_mutex_lock(&rdm->lock);
+	if (!rdm->enabled) {
+		pthread_mutex_unlock(&rdm->lock);
+		return -FI_EOPBADSTATE;
+	}
+	for (p = rdm->peers; p; p = p->next) {
+		k = -1;
+		if (p->state == IWFI_RDM_S_CONNECTED && !p->q)
+			k = conn_room(p->ep);
+		if (k < 0)
+			k = (ssize_t)(IWFI_RDM_QUEUE_MAX - p->qlen);
+		if (k < n)
+			n = k;
+	}
+	pthread_mutex_unlock(&rdm->lock);
+	return n;
 }
 
 /*
@@ -279,15 +331,15 @@ again:
 			iwfi_rdm_fsm_step(&p->state, IWFI_RDM_EV_REFUSED, p);
 			break;
 		}
-		ret = op_queue(p, op);
+		ret = op_queue(rdm, p, op);
 		break;
 	case IWFI_RDM_A_QUEUE:
-		ret = op_queue(p, op);
+		ret = op_queue(rdm, p, op);
 		break;
 	case IWFI_RDM_A_POST:
 		/* What waits goes first. */
 		if (p->q) {
-			ret = op_queue(p, op);
+			ret = op_queue(rdm, p, op);
 			if (!ret)
 				peer_flush(rdm, p);
 			break;
@@ -310,6 +362,28 @@ again:
 	}
 	pthread_mutex_unlock(&rdm->lock);
 	return ret;
+}
+
+/*
+ * Post what waits for the peers' connections as their send queues have
+ * room (a read of the CQ, iwfi_cq_watch, or the endpoint's thread): an
+ * application that posted more than a queue holds before the
+ * connection came up, then only reads its CQ, gets every completion.
+ * Nothing to do costs one load; a thread that finds the lock taken
+ * leaves the work to the one holding it, which posts too.
+ */
+void iwfi_rdm_drain(struct iwfi_rdm *rdm)
+{
+	struct iwfi_rdm_peer *p;
+
+	if (!__atomic_load_n(&rdm->queued, __ATOMIC_ACQUIRE) ||
+	    pthread_mutex_trylock(&rdm->lock))
+		return;
+	for (p = rdm->peers; p; p = p->next)
+		if (p->q && p->state == IWFI_RDM_S_CONNECTED &&
+		    conn_alive(p->ep))
+			peer_flush(rdm, p);
+	pthread_mutex_unlock(&rdm->lock);
 }
 
 /* The peer and connection of a MSG endpoint (rdm->lock held). */
@@ -420,6 +494,7 @@ void iwfi_rdm_peers_close(struct iwfi_rdm *rdm)
 			p->q = op->next;
 			op_free(op);
 		}
+		__atomic_sub_fetch(&rdm->queued, p->qlen, __ATOMIC_RELEASE);
 		free(p);
 	}
 	free(rdm->by_addr);

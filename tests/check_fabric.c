@@ -370,11 +370,17 @@ START_TEST(cq_error_terminate)
 	ck_assert_str_eq(text,
 			 "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
 	/* The rest is flushed; once every completion is read the
-	 * connection's end is reported. */
+	 * connection's end is reported, with the Terminate that ended it
+	 * (RFC 5040 §5.6): the application sees why. */
 	while (fi_cq_read(n.c.cq, &e, 1) != -FI_EAGAIN)
 		(void)fi_cq_readerr(n.c.cq, &err, 0);
-	eq_wait(n.c.eq, &ev, &cm, sizeof(cm));
+	eq_term_wait(n.c.eq, n.c.ep,
+		     "Terminate: layer 0 (RDMAP), error type 1, code 0x00");
+	/* The side that sent it ended the connection itself: FI_SHUTDOWN,
+	 * without an error (its completion queue is empty). */
+	eq_wait(n.s.eq, &ev, &cm, sizeof(cm));
 	ck_assert_int_eq(ev, FI_SHUTDOWN);
+	ck_assert_ptr_eq(cm.fid, &n.s.ep->fid);
 	net_close(&n);
 }
 END_TEST
@@ -847,6 +853,100 @@ END_TEST
 
 /* What the provider does not support says -FI_ENOSYS, object by object
  * (fi_iwcm(7)). */
+/* fi_tx_size_left() and fi_rx_size_left() are deprecated in libfabric
+ * 1.17 but still answered: the test calls them on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/*
+ * fi_tx_size_left() and fi_rx_size_left() (fi_endpoint(3)) from the
+ * queues' real state: -FI_EOPBADSTATE before fi_enable(); before the
+ * connection no transmit and the receive queue less what is held;
+ * connected, the send queue's room but no more than the peer's receive
+ * credits (a send beyond them gets -FI_EAGAIN), the receive queue less
+ * what is posted; -FI_EOPBADSTATE again once a Terminate failed the QP.
+ */
+START_TEST(size_left)
+{
+	struct net n;
+	struct fid_ep *ep;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	ssize_t tx_size, rx_size, ret;
+
+	net_open(&n);
+	tx_size = (ssize_t)n.info->tx_attr->size;
+	rx_size = (ssize_t)n.info->rx_attr->size;
+	ck_assert_int_gt(tx_size, 4);
+	ck_assert_int_gt(rx_size, 4);
+	/* An endpoint of its own, not enabled, then enabled. */
+	ck_assert_int_eq(fi_endpoint(n.domain, n.info, &ep, NULL), 0);
+	ck_assert_int_eq(fi_tx_size_left(ep), -FI_EOPBADSTATE);
+	ck_assert_int_eq(fi_rx_size_left(ep), -FI_EOPBADSTATE);
+	ck_assert_int_eq(fi_ep_bind(ep, &n.c.eq->fid, 0), 0);
+	ck_assert_int_eq(fi_ep_bind(ep, &n.c.cq->fid, FI_TRANSMIT | FI_RECV),
+			 0);
+	ck_assert_int_eq(fi_enable(ep), 0);
+	ck_assert_int_eq(fi_tx_size_left(ep), 0);
+	ck_assert_int_eq(fi_rx_size_left(ep), rx_size);
+	ck_assert_int_eq(fi_recv(ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0, NULL),
+			 0);
+	ck_assert_int_eq(fi_rx_size_left(ep), rx_size - 1);
+	ck_assert_int_eq(fi_close(&ep->fid), 0);
+	(void)fi_cq_readerr(n.c.cq, &err, 0);
+
+	/* Connected, one receive posted on each side before: the peer's
+	 * one credit bounds the sends. */
+	net_connect(&n, true);
+	ck_assert_int_eq(fi_tx_size_left(n.c.ep), 1);
+	ck_assert_int_eq(fi_rx_size_left(n.c.ep), rx_size - 1);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(fi_recv(n.s.ep, n.s.buf + 4096 * (i + 1), 64,
+					 fi_mr_desc(n.s.mr), 0, NULL),
+				 0);
+	ck_assert_int_eq(fi_rx_size_left(n.s.ep), rx_size - 4);
+	ck_assert_int_eq(fi_send(n.c.ep, n.c.buf + 8192, 2, fi_mr_desc(n.c.mr),
+				 0, (void *)1),
+			 0);
+	cq_ok(n.c.cq, (void *)1, FI_SEND | FI_MSG, NULL);
+	cq_ok(n.s.cq, (void *)2, FI_RECV | FI_MSG, NULL);
+	ck_assert_int_eq(fi_rx_size_left(n.s.ep), rx_size - 3);
+	/* With no credit told yet the bound is 0, or the 3 reposted once
+	 * their count has come: never more than a send takes. */
+	ret = fi_tx_size_left(n.c.ep);
+	ck_assert_msg(ret == 0 || ret == 3, "tx_size_left %zd", ret);
+	for (ssize_t i = 0; i < ret; i++) {
+		ck_assert_int_eq(fi_send(n.c.ep, n.c.buf + 8192, 2,
+					 fi_mr_desc(n.c.mr), 0, NULL),
+				 0);
+		cq_ok(n.c.cq, ANY_CTX, FI_SEND | FI_MSG, NULL);
+	}
+	/* RMA needs no credit, only room. */
+	ck_assert_int_eq(fi_write(n.c.ep, n.c.buf, 8, fi_mr_desc(n.c.mr), 0,
+				  (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+				  (void *)3),
+			 0);
+	cq_ok(n.c.cq, (void *)3, FI_RMA | FI_WRITE, NULL);
+
+	/* A Read of an STag the peer never gave: its Terminate fails the
+	 * QP (RFC 5040 §7.2). */
+	ck_assert_int_eq(fi_read(n.c.ep, n.c.buf, 64, fi_mr_desc(n.c.mr), 0,
+				 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr) ^ 0x5500,
+				 (void *)4),
+			 0);
+	for (;;) {
+		ret = cq_wait(n.c.cq, &e, &err);
+		if (ret == -FI_EAVAIL && err.op_context == (void *)4)
+			break;
+	}
+	ck_assert_int_eq(err.err, FI_EACCES);
+	ck_assert_int_eq(fi_tx_size_left(n.c.ep), -FI_EOPBADSTATE);
+	ck_assert_int_eq(fi_rx_size_left(n.c.ep), -FI_EOPBADSTATE);
+	net_close(&n);
+}
+END_TEST
+#pragma GCC diagnostic pop
+
 START_TEST(unsupported)
 {
 	struct net n;
@@ -904,6 +1004,7 @@ static Suite *fabric_suite(void)
 	add_tcase(s, "credit_wait", credit_wait);
 	add_tcase(s, "rma_vectors", rma_vectors);
 	add_tcase(s, "rma_read_room", rma_read_room);
+	add_tcase(s, "size_left", size_left);
 	add_tcase(s, "unsupported", unsupported);
 	return s;
 }

@@ -10,7 +10,9 @@
  * longer valid, the target answers with a Terminate), never in a write
  * to the target's memory: the operation's own for a Read or an atomic,
  * the next waiting one's for an RDMA Write, which completed before the
- * target found the error.
+ * target found the error.  The connection's end then says which
+ * Terminate it was (an error entry on the event queue in place of
+ * FI_SHUTDOWN).
  */
 #include "config.h"
 
@@ -152,17 +154,6 @@ static void cq_err_is(struct fid_cq *cq, void *ctx, int err_no,
 				 text);
 }
 
-/* The connection's end: FI_SHUTDOWN on the endpoint's EQ. */
-static void shutdown_wait(struct side *sd)
-{
-	struct fi_eq_cm_entry cm;
-	uint32_t ev;
-
-	eq_wait(sd->eq, &ev, &cm, sizeof(cm));
-	ck_assert_int_eq(ev, FI_SHUTDOWN);
-	ck_assert_ptr_eq(cm.fid, &sd->ep->fid);
-}
-
 #define TERM_DDP_TAGGED "Terminate: layer 1 (DDP), error type 1, code 0x00"
 #define TERM_RDMAP_PROT "Terminate: layer 0 (RDMAP), error type 1, code 0x00"
 
@@ -205,7 +196,7 @@ START_TEST(dead_region)
 	ck_assert_int_eq(ret, 0);
 	cq_err_is(n.c.cq, (void *)1, FI_EACCES, TERM_RDMAP_PROT);
 	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
-	shutdown_wait(&n.c);
+	eq_term_wait(n.c.eq, n.c.ep, TERM_RDMAP_PROT);
 	net_close(&n);
 	free(canary);
 }
@@ -226,8 +217,8 @@ END_TEST
  *    with the Terminate's FI_EACCES, and only then the second Read is
  *    flushed, FI_ECONNRESET;
  * 1. the Terminate has failed the connection before the Read is posted
- *    (FI_SHUTDOWN seen first): the Read is refused with -FI_ENOTCONN and
- *    completes with nothing.
+ *    (the connection's end seen first): the Read is refused with
+ *    -FI_ENOTCONN and completes with nothing.
  *
  * Neither writes the target's memory.
  */
@@ -263,10 +254,10 @@ START_TEST(dead_region_write)
 		cq_ok(n.c.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
 		cq_err_is(n.c.cq, (void *)2, FI_EACCES, TERM_DDP_TAGGED);
 		cq_err_is(n.c.cq, (void *)3, FI_ECONNRESET, NULL);
-		shutdown_wait(&n.c);
+		eq_term_wait(n.c.eq, n.c.ep, TERM_DDP_TAGGED);
 	} else {
 		cq_ok(n.c.cq, (void *)1, FI_RMA | FI_WRITE, NULL);
-		shutdown_wait(&n.c);
+		eq_term_wait(n.c.eq, n.c.ep, TERM_DDP_TAGGED);
 		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
 					 fi_mr_desc(n.c.mr), 0,
 					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
@@ -281,6 +272,73 @@ START_TEST(dead_region_write)
 }
 END_TEST
 
+/*
+ * An FI_DELIVERY_COMPLETE write to a closed region, then a Read of live
+ * memory posted before the write's completion is read.  The target's
+ * Terminate (a DDP Tagged Buffer Error, RFC 5041 §7.2) ends the first
+ * Read that waits at the initiator (RFC 5040 §5.5, §7).  That must be
+ * the zero-length Read confirming the write, posted ahead of the
+ * application's Read (iwfi_cq.c): the write, whose delivery failed,
+ * completes with FI_EACCES and the Terminate; the Read, which did
+ * nothing wrong, is flushed (FI_ECONNRESET).  The write asks
+ * FI_DELIVERY_COMPLETE itself, as an RDM endpoint's connection (such an
+ * endpoint) is asked.  The fabric's progress is manual, so the
+ * Terminate cannot come before the Read is posted.  Loop index 1: an
+ * atomic in place of the Read.
+ */
+START_TEST(dead_region_dc)
+{
+	struct net n;
+	struct iovec iov;
+	void *desc;
+	struct fi_rma_iov rma;
+	struct fi_msg_rma msg = { .msg_iov = &iov,
+				  .desc = &desc,
+				  .iov_count = 1,
+				  .rma_iov = &rma,
+				  .rma_iov_count = 1,
+				  .context = (void *)1 };
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t key, v = 1;
+	struct fi_cq_data_entry e;
+
+	ck_assert_ptr_nonnull(canary);
+	setenv("FI_IWCM_PROGRESS", "manual", 1);
+	net_open(&n);
+	net_connect(&n, false);
+	key = dead_key(&n, canary, copy);
+	pattern(n.c.buf, 4096, 4);
+	iov = (struct iovec){ .iov_base = n.c.buf, .iov_len = 4096 };
+	desc = fi_mr_desc(n.c.mr);
+	rma = (struct fi_rma_iov){ .addr = (uintptr_t)canary,
+				   .len = 4096,
+				   .key = key };
+	ck_assert_int_eq(fi_writemsg(n.c.ep, &msg,
+				     FI_COMPLETION | FI_DELIVERY_COMPLETE),
+			 0);
+	if (_i == 0)
+		ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 8192, 64,
+					 fi_mr_desc(n.c.mr), 0,
+					 (uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					 (void *)2),
+				 0);
+	else
+		ck_assert_int_eq(
+			fi_fetch_atomic(n.c.ep, &v, 1, NULL, n.c.buf + 8192,
+					fi_mr_desc(n.c.mr), 0,
+					(uintptr_t)n.s.buf, fi_mr_key(n.s.mr),
+					FI_UINT64, FI_SUM, (void *)2),
+			0);
+	cq_err_is(n.c.cq, (void *)1, FI_EACCES, TERM_DDP_TAGGED);
+	cq_err_is(n.c.cq, (void *)2, FI_ECONNRESET, NULL);
+	eq_term_wait(n.c.eq, n.c.ep, TERM_DDP_TAGGED);
+	ck_assert_int_eq(fi_cq_read(n.c.cq, &e, 1), -FI_EAGAIN);
+	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
+	net_close(&n);
+	free(canary);
+}
+END_TEST
+
 static Suite *fabric_mr_suite(void)
 {
 	Suite *s = suite_create("fabric_mr");
@@ -288,6 +346,7 @@ static Suite *fabric_mr_suite(void)
 	add_loop_tcase(s, "no_descriptors", no_descriptors, 2);
 	add_loop_tcase(s, "dead_region", dead_region, 3);
 	add_loop_tcase(s, "dead_region_write", dead_region_write, 2);
+	add_loop_tcase(s, "dead_region_dc", dead_region_dc, 2);
 	return s;
 }
 

@@ -5,7 +5,8 @@
  * through libfabric over a real iwcmd: what fi_getinfo() answers to the
  * hints of Open MPI's btl ofi, address vectors, connections made on
  * demand by the first operation with the target making no call, two
- * peers connecting to each other at once, RDMA Write and Read, RFC 7306
+ * peers connecting to each other at once, more operations queued for a
+ * connection than its send queue holds, RDMA Write and Read, RFC 7306
  * atomics (on 8- to 64-bit fields of a word, under contention, at a
  * region's end, and what *valid() answers), and the errors: an address not in the vector, and RMA to a
  * region the target has closed (a Terminate: FI_EACCES at the
@@ -13,6 +14,10 @@
  * connecting again).
  */
 #include <arpa/inet.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <rdma/fi_rma.h>
 
 #include "fabric_rdm.h"
@@ -225,6 +230,92 @@ START_TEST(dc_window)
 	rdm_pair_close(&p);
 }
 END_TEST
+
+/* fi_tx_size_left() is deprecated in libfabric 1.17 but answered. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/*
+ * More RDMA Writes than a connection's send queue holds (tx_attr->size,
+ * 256), all posted before the connection is up, so that they wait in
+ * the peer's queue; then the application only reads its CQ.  Every one
+ * completes, and its data is in place: the queue drains by itself as
+ * the send queue gets room (iwfi_rdm_drain()), not only when the
+ * application posts again.  A stall (no completion for 3 s) fails.  The
+ * daemon is stopped while they are posted (fi_connect() does not wait
+ * for it), so that no connection can come up meanwhile; a watchdog
+ * process lets it go on in any case.
+ */
+#define QUEUED_OPS 1000
+/* Each one too large to leave at once through the socket, so that the
+ * send queue fills: the buffer in four parts, each written 250 times. */
+#define QUEUED_LEN (RDM_BUF / 4)
+#define QUEUED_OFF(i) ((size_t)((i) % 4) * QUEUED_LEN)
+/* What a peer's queue holds (fi_iwcm(7)). */
+#define RDM_QUEUE_MAX 4096
+
+START_TEST(queue_drains)
+{
+	struct rdm_pair p;
+	uint8_t seen[QUEUED_OPS] = { 0 };
+	int got = 0, idle_ms = 0;
+
+	ssize_t ret = 0;
+	pid_t watchdog;
+
+	rdm_pair_open(&p);
+	pattern(p.a.buf, RDM_BUF, 8);
+	ck_assert_int_eq(kill(daemon_pid, SIGSTOP), 0);
+	watchdog = fork();
+	if (watchdog == 0) {
+		sleep(5);
+		kill(daemon_pid, SIGCONT);
+		_exit(0);
+	}
+	for (int i = 0; i < QUEUED_OPS && !ret; i++)
+		ret = fi_write(p.a.ep, p.a.buf + QUEUED_OFF(i), QUEUED_LEN,
+			       fi_mr_desc(p.a.mr), p.a.peer,
+			       (uintptr_t)p.b.buf + QUEUED_OFF(i),
+			       fi_mr_key(p.b.mr), (void *)(uintptr_t)(i + 1));
+	/* All wait: no connection, the whole queue but for them. */
+	if (!ret)
+		ret = fi_tx_size_left(p.a.ep);
+	kill(daemon_pid, SIGCONT);
+	kill(watchdog, SIGKILL);
+	waitpid(watchdog, NULL, 0);
+	ck_assert_int_eq(ret, RDM_QUEUE_MAX - QUEUED_OPS);
+	while (got < QUEUED_OPS && idle_ms < 3000) {
+		struct fi_cq_data_entry e[64];
+		struct fi_cq_err_entry err = { 0 };
+		ssize_t n = fi_cq_sread(p.a.cq, e, 64, NULL, 100);
+
+		if (n == -FI_EAGAIN) {
+			idle_ms += 100;
+			continue;
+		}
+		if (n == -FI_EAVAIL) {
+			ck_assert_int_eq(fi_cq_readerr(p.a.cq, &err, 0), 1);
+			ck_abort_msg("op %p failed: %d", err.op_context,
+				     err.err);
+		}
+		ck_assert_int_gt(n, 0);
+		idle_ms = 0;
+		for (ssize_t k = 0; k < n; k++) {
+			uintptr_t i = (uintptr_t)e[k].op_context - 1;
+
+			ck_assert_uint_lt(i, QUEUED_OPS);
+			ck_assert_int_eq(seen[i], 0);
+			seen[i] = 1;
+			got++;
+		}
+	}
+	ck_assert_msg(got == QUEUED_OPS, "%d of %d completions, then none", got,
+		      QUEUED_OPS);
+	ck_assert_int_eq(memcmp(p.a.buf, p.b.buf, RDM_BUF), 0);
+	rdm_pair_close(&p);
+}
+END_TEST
+#pragma GCC diagnostic pop
 
 /*
  * Both peers write to each other before either has a connection: one
@@ -765,6 +856,62 @@ START_TEST(dead_key_late)
 }
 END_TEST
 
+/* fi_tx_size_left() and fi_rx_size_left() are deprecated in libfabric
+ * 1.17 but still answered: the test calls them on purpose. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/*
+ * fi_tx_size_left() and fi_rx_size_left() of an RDM endpoint: what a
+ * post takes now.  -FI_EOPBADSTATE before fi_enable(); no receives at
+ * all; a peer without a connection queues up to 4096 operations
+ * (fi_iwcm(7)); a connected one takes what its send queue has room
+ * for; once a Terminate has failed that connection a post opens a new
+ * one, so the queue's 4096 again, not an error.
+ */
+START_TEST(size_left)
+{
+	struct rdm_pair p;
+	struct fid_ep *ep;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	uint8_t *canary = malloc(4096);
+	uint64_t key;
+	ssize_t ret;
+
+	ck_assert_ptr_nonnull(canary);
+	rdm_pair_open(&p);
+	ck_assert_int_eq(fi_endpoint(p.domain, p.info, &ep, NULL), 0);
+	ck_assert_int_eq(fi_tx_size_left(ep), -FI_EOPBADSTATE);
+	ck_assert_int_eq(fi_rx_size_left(ep), -FI_EOPBADSTATE);
+	ck_assert_int_eq(fi_close(&ep->fid), 0);
+
+	ck_assert_int_eq(fi_rx_size_left(p.a.ep), 0);
+	ck_assert_int_eq(fi_tx_size_left(p.a.ep), RDM_QUEUE_MAX);
+	/* Connected, every completion read: the whole send queue. */
+	key = dead_key_after_connect(&p, canary);
+	ck_assert_int_eq(fi_tx_size_left(p.a.ep),
+			 (ssize_t)p.info->tx_attr->size);
+	/* One write in flight takes an entry until it completes. */
+	ck_assert_int_eq(rdm_write(&p.a, &p.b, 0, 8, (void *)2), 0);
+	ret = fi_tx_size_left(p.a.ep);
+	ck_assert_int_ge(ret, (ssize_t)p.info->tx_attr->size - 2);
+	ck_assert_int_le(ret, (ssize_t)p.info->tx_attr->size);
+	cq_ok(p.a.cq, (void *)2, FI_RMA | FI_WRITE, NULL);
+	/* A write to the closed region: the Terminate fails the QP. */
+	ck_assert_int_eq(fi_write(p.a.ep, p.a.buf, 64, fi_mr_desc(p.a.mr),
+				  p.a.peer, (uintptr_t)canary, key, (void *)3),
+			 0);
+	ck_assert_int_eq(cq_wait(p.a.cq, &e, &err), -FI_EAVAIL);
+	ck_assert_ptr_eq(err.op_context, (void *)3);
+	ck_assert_int_eq(fi_tx_size_left(p.a.ep), RDM_QUEUE_MAX);
+	ck_assert_int_eq(fi_rx_size_left(p.a.ep), 0);
+	rdm_pair_close(&p);
+	free(canary);
+}
+END_TEST
+#pragma GCC diagnostic pop
+
 /* fi_control(3) FI_GETOPSFLAG and FI_SETOPSFLAG: each side's own
  * flags, the selecting bit not kept, neither side -FI_EINVAL. */
 START_TEST(opsflag)
@@ -803,6 +950,7 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, rma_on_demand);
 	tcase_add_test(tc, opsflag);
 	tcase_add_loop_test(tc, dc_window, 0, 4);
+	tcase_add_test(tc, queue_drains);
 	tcase_add_loop_test(tc, simultaneous_connect, 0, 4);
 	tcase_add_test(tc, atomics);
 	tcase_add_test(tc, atomic_valid);
@@ -813,6 +961,7 @@ static Suite *rdm_suite(void)
 	tcase_add_test(tc, bad_addr);
 	tcase_add_loop_test(tc, dead_key, 0, 3);
 	tcase_add_test(tc, dead_key_late);
+	tcase_add_test(tc, size_left);
 	suite_add_tcase(s, tc);
 	return s;
 }

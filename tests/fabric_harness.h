@@ -273,6 +273,47 @@ static inline ssize_t eq_wait(struct fid_eq *eq, uint32_t *ev, void *e,
 	return ret;
 }
 
+/*
+ * The end of ep's connection by the peer's Terminate, on eq: an error
+ * entry in place of FI_SHUTDOWN, FI_ECONNABORTED, whose prov_errno
+ * fi_eq_strerror() spells as text and whose err_data is the Terminate's
+ * Layer, Error Type and Error Code octets (RFC 5040 §4.8), copied into
+ * the caller's buffer.
+ */
+static inline void eq_term_wait(struct fid_eq *eq, struct fid_ep *ep,
+				const char *text)
+{
+	struct fi_eq_err_entry err = { 0 };
+	struct fi_eq_cm_entry cm;
+	uint8_t code[8] = { 0 };
+	unsigned int layer, etype, ecode;
+	char buf[128];
+	uint32_t ev;
+
+	ck_assert_int_eq(fi_eq_sread(eq, &ev, &cm, sizeof(cm), WAIT_MS, 0),
+			 -FI_EAVAIL);
+	err.err_data = code;
+	err.err_data_size = sizeof(code);
+	ck_assert_int_eq(fi_eq_readerr(eq, &err, 0), sizeof(err));
+	ck_assert_ptr_eq(err.fid, &ep->fid);
+	ck_assert_int_eq(err.err, FI_ECONNABORTED);
+	ck_assert_str_eq(fi_eq_strerror(eq, err.prov_errno, err.err_data, buf,
+					sizeof(buf)),
+			 text);
+	ck_assert_str_eq(buf, text);
+	ck_assert_uint_eq(err.err_data_size, 3);
+	ck_assert_int_eq(sscanf(text,
+				"Terminate: layer %u (%*[A-Z]), error type %u, "
+				"code 0x%x",
+				&layer, &etype, &ecode),
+			 3);
+	ck_assert_uint_eq(code[0], layer);
+	ck_assert_uint_eq(code[1], etype);
+	ck_assert_uint_eq(code[2], ecode);
+	/* Nothing after it: no FI_SHUTDOWN as well. */
+	ck_assert_int_eq(fi_eq_read(eq, &ev, &cm, sizeof(cm), 0), -FI_EAGAIN);
+}
+
 struct cm_buf {
 	struct fi_eq_cm_entry e;
 	uint8_t data[512];
