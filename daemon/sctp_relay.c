@@ -18,6 +18,12 @@
  * less than one 128 KiB burst of an RDMA Write, and each message past it
  * costs a copy into the queue and a wake-up more. */
 #define RELAY_SNDBUF (1 << 20)
+/*
+ * The owner's messages taken per recvmmsg(2).  Fewer than asked means
+ * its socket was empty: the read event says when more comes, so a
+ * ping-pong's message costs one call and no read to see EAGAIN.
+ */
+#define RELAY_RX_BATCH 4
 
 struct relay_msg {
 	STAILQ_ENTRY(relay_msg) entry;
@@ -38,9 +44,16 @@ struct sctp_relay {
 	bool high;	/* backlog(true) was reported */
 	bool reading;	/* the owner's end is read */
 	bool finishing; /* close once the queue is empty */
-	uint8_t *rxbuf;
-	size_t held; /* a message in rxbuf the stack has not taken yet */
-	bool grown;  /* RELAY_SNDBUF set */
+	uint8_t *rxbuf; /* RELAY_RX_BATCH messages of rxcap */
+	size_t rxcap;
+	struct mmsghdr rxmm[RELAY_RX_BATCH];
+	struct iovec rxiov[RELAY_RX_BATCH];
+	/* the batch read: the next message to give the stack (those
+	 * before it taken, it and the rest held until it takes them), how
+	 * many, and whether fewer came than were asked for */
+	unsigned int rx_i, rx_n;
+	bool rx_short;
+	bool grown; /* RELAY_SNDBUF set */
 };
 
 /* Relays still draining to an owner belong to nobody else. */
@@ -133,6 +146,30 @@ static void relay_writable(evutil_socket_t fd, short what, void *arg)
 	relay_flush(arg);
 }
 
+/* A batch of the owner's messages: its count, 0 when the socket is
+ * empty, -1 when it failed. */
+static int relay_read_batch(struct sctp_relay *r, int fd)
+{
+	int k, i;
+
+	for (i = 0; i < RELAY_RX_BATCH; i++) {
+		struct msghdr *mh = &r->rxmm[i].msg_hdr;
+
+		r->rxiov[i].iov_base = r->rxbuf + (size_t)i * r->rxcap;
+		r->rxiov[i].iov_len = r->rxcap;
+		memset(mh, 0, sizeof(*mh));
+		mh->msg_iov = &r->rxiov[i];
+		mh->msg_iovlen = 1;
+	}
+	k = recvmmsg(fd, r->rxmm, RELAY_RX_BATCH, MSG_DONTWAIT, NULL);
+	if (k < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	r->rx_i = 0;
+	r->rx_n = (unsigned int)k;
+	r->rx_short = k < RELAY_RX_BATCH;
+	return k;
+}
+
 /* Read the owner's messages while the stack takes them. */
 static void relay_readable(evutil_socket_t fd, short what, void *arg)
 {
@@ -141,41 +178,52 @@ static void relay_readable(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (i = 0; i < 64 && r->reading; i++) {
-		/* A message the stack refused last time comes first; one
-		 * datagram a message, longer than allowed shows as such. */
-		ssize_t n = r->held ? (ssize_t)r->held :
-				      recv(fd, r->rxbuf,
-					   SCTP_RELAY_HDR + r->maxseg + 1,
-					   MSG_DONTWAIT);
+		const uint8_t *d;
 		uint32_t ppid;
 		uint16_t stream;
+		size_t n;
 
-		r->held = 0;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			relay_fail(r, n < 0);
+		/* Messages the stack refused last time come first; after a
+		 * short batch the socket was empty, and the event fires
+		 * when it is not. */
+		if (r->rx_i == r->rx_n) {
+			int k;
+
+			if (r->rx_short && i > 0)
+				return;
+			k = relay_read_batch(r, fd);
+			if (k == 0)
+				return;
+			if (k < 0) {
+				relay_fail(r, true);
+				return;
+			}
+		}
+		d = r->rxiov[r->rx_i].iov_base;
+		n = r->rxmm[r->rx_i].msg_len;
+		if (n == 0) {
+			relay_fail(r, false); /* the owner closed its end */
 			return;
 		}
-		/* one datagram, one message: header, PPID 16, the stream */
-		stream = (uint16_t)(r->rxbuf[0] << 8 | r->rxbuf[1]);
-		ppid = (uint32_t)r->rxbuf[4] << 24 |
-		       (uint32_t)r->rxbuf[5] << 16 |
-		       (uint32_t)r->rxbuf[6] << 8 | r->rxbuf[7];
-		if ((size_t)n < SCTP_RELAY_HDR ||
-		    (size_t)n > SCTP_RELAY_HDR + r->maxseg ||
+		/* one datagram, one message: header, PPID 16, the stream;
+		 * one longer than allowed shows as such (rxcap) */
+		stream = n < 2 ? 0 : (uint16_t)(d[0] << 8 | d[1]);
+		ppid = n < SCTP_RELAY_HDR ?
+			       0 :
+			       (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 |
+				       (uint32_t)d[6] << 8 | d[7];
+		if (n < SCTP_RELAY_HDR || n > SCTP_RELAY_HDR + r->maxseg ||
 		    stream != r->stream || ppid != 16) {
 			log_info("relay stream %u: bad message from the owner "
-				 "(%zd octets, stream %u, PPID %u)",
+				 "(%zu octets, stream %u, PPID %u)",
 				 r->stream, n, stream, ppid);
 			relay_fail(r, true);
 			return;
 		}
-		if (r->ops->from_owner(r->arg, r->rxbuf + SCTP_RELAY_HDR,
-				       (size_t)n - SCTP_RELAY_HDR) < 0) {
+		if (r->ops->from_owner(r->arg, d + SCTP_RELAY_HDR,
+				       n - SCTP_RELAY_HDR) < 0) {
 			if (errno == EAGAIN) {
 				/* held until resumed */
-				r->held = (size_t)n;
 				event_del(r->rev);
 				r->reading = false;
 				return;
@@ -183,6 +231,7 @@ static void relay_readable(evutil_socket_t fd, short what, void *arg)
 			relay_fail(r, true);
 			return;
 		}
+		r->rx_i++;
 	}
 }
 
@@ -208,7 +257,8 @@ struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
 	r->ops = ops;
 	r->arg = arg;
 	STAILQ_INIT(&r->q);
-	r->rxbuf = malloc(SCTP_RELAY_HDR + maxseg + 1);
+	r->rxcap = SCTP_RELAY_HDR + maxseg + 1;
+	r->rxbuf = malloc(RELAY_RX_BATCH * r->rxcap);
 	r->rev =
 		event_new(base, r->fd, EV_READ | EV_PERSIST, relay_readable, r);
 	r->wev = event_new(base, r->fd, EV_WRITE | EV_PERSIST, relay_writable,

@@ -51,6 +51,15 @@ check_sctp_assoc_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
 check_sctp_assoc_LDADD = $(DAEMON_LIB) $(WIRE_LIB) $(LIBEVENT_LIBS) \
 	$(CHECK_LIBS)
 
+# The relay between a session and its owner (sctp_relay.c) on its own
+# loop: batches, messages the stack refuses, bad ones, the owner's close.
+check_PROGRAMS += check_sctp_relay
+TESTS += check_sctp_relay
+check_sctp_relay_SOURCES = check_sctp_relay.c
+check_sctp_relay_CPPFLAGS = $(DAEMON_CPPFLAGS)
+check_sctp_relay_CFLAGS = $(AM_CFLAGS) $(LIBEVENT_CFLAGS)
+check_sctp_relay_LDADD = $(DAEMON_LIB) $(LIBEVENT_LIBS) $(CHECK_LIBS)
+
 FUZZ_HARNESSES += fuzz_sctp_session
 fuzz_sctp_session_SOURCES = fuzz/fuzz_sctp_session.c $(FUZZ_MAIN)
 fuzz_sctp_session_CPPFLAGS = $(DAEMON_CPPFLAGS) -I$(top_srcdir)/wire
