@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		double bw = bandwidth(sbuf, rbuf, size, n / 10 + 1, rank);
 
 		if (rank == 0)
-			printf("%d %.2f %.2f\n", size, lat, bw);
+			printf("%d %.2f %.3f\n", size, lat, bw);
 		fflush(stdout);
 	}
 	free(sbuf);
