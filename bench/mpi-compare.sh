@@ -141,6 +141,6 @@ printf '%8s %9s %9s %9s %7s %7s | %9s %9s %9s %7s %7s\n' size \
 	lat:iwcm tcp-rxm btl-tcp /rxm /btl bw:iwcm tcp-rxm btl-tcp /rxm /btl
 join "$dir/iwcm" "$dir/tcp-rxm" | join - "$dir/btl-tcp" |
 	awk 'function q(a, b) { return b > 0 ? a / b : 0 }
-	{ printf "%8d %9.2f %9.2f %9.2f %7.3g %7.3g | %9.2f %9.2f %9.2f %7.3g %7.3g\n",
+	{ printf "%8d %9.2f %9.2f %9.2f %7.3g %7.3g | %9.3f %9.3f %9.3f %7.3g %7.3g\n",
 		$1, $2, $4, $6, q($2, $4), q($2, $6), $3, $5, $7,
 		q($3, $5), q($3, $7) }'

@@ -206,7 +206,7 @@ table() {
 	# shellcheck disable=SC2086
 	paste -d ' ' "$dir/sizes" $files | awk '{
 		printf "%8d", $1
-		for (i = 2; i <= NF; i++) printf " %11.2f", $i
+		for (i = 2; i <= NF; i++) printf " %11.3f", $i
 		for (i = 3; i <= NF; i++)
 			printf " %11.3g", ($i > 0 ? $2 / $i : 0)
 		printf "\n" }'
