@@ -108,14 +108,14 @@ done
 bench_busy "$busy"
 # median NAME: the median over the runs of each size's two columns
 median() {
-	sort -k1,1n -k2,2g "$dir/$1".r* | awk -v n="$runs" '
+	sort -k1,1n -k2,2g "$dir/$1".run* | awk -v n="$runs" '
 		NF == 3 { lat[$1] = lat[$1] " " $2; bw[$1] = bw[$1] " " $3; s[$1] = 1 }
 		function med(list,   a, k, i, j, t) {
 			k = split(list, a, " ")
 			for (i = 1; i <= k; i++)
 				for (j = i + 1; j <= k; j++)
 					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return a[int((k + 1) / 2)]
+			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 		}
 		END { for (x in s) print x, med(lat[x]), med(bw[x]) }' |
 		sort -k1,1n >"$dir/$1"
@@ -123,11 +123,11 @@ median() {
 r=1
 while [ "$r" -le "$runs" ]; do
 	run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
-	mv "$dir/iwcm" "$dir/iwcm.r$r"
+	mv "$dir/iwcm" "$dir/iwcm.run$r"
 	run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
-	mv "$dir/tcp-rxm" "$dir/tcp-rxm.r$r"
+	mv "$dir/tcp-rxm" "$dir/tcp-rxm.run$r"
 	run btl-tcp --mca pml ob1 --mca btl self,tcp
-	mv "$dir/btl-tcp" "$dir/btl-tcp.r$r"
+	mv "$dir/btl-tcp" "$dir/btl-tcp.run$r"
 	r=$((r + 1))
 done
 bench_unbusy

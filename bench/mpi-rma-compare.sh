@@ -116,9 +116,9 @@ run() {
 	mpirun --allow-run-as-root --oversubscribe -n 2 "$@" \
 		-x IWCM_SOCKET -x FI_PROVIDER_PATH "$MPI_RMA" $ARGS \
 		>"$dir/$name.raw" 2>"$dir/$name.err" || rc=$?
-	grep -v '^#' "$dir/$name.raw" >"$dir/$name.r$r" || true
-	if [ "$rc" -ne 0 ] || [ "$(wc -l <"$dir/$name.r$r")" -ne "$nsizes" ]; then
-		echo "$name failed (exit $rc) after $(wc -l <"$dir/$name.r$r") of" \
+	grep -v '^#' "$dir/$name.raw" >"$dir/$name.run$r" || true
+	if [ "$rc" -ne 0 ] || [ "$(wc -l <"$dir/$name.run$r")" -ne "$nsizes" ]; then
+		echo "$name failed (exit $rc) after $(wc -l <"$dir/$name.run$r") of" \
 			"$nsizes sizes:" >&2
 		cat "$dir/$name.err" >&2
 		exit 1
@@ -165,13 +165,13 @@ bench_unbusy
 # median NAME: per size, the median over the runs of each of the four
 # measures, into $dir/NAME
 median_runs() {
-	cat "$dir/$1".r* | awk '
+	cat "$dir/$1".run* | awk '
 		function med(list,   a, k, i, j, t) {
 			k = split(list, a, " ")
 			for (i = 1; i <= k; i++)
 				for (j = i + 1; j <= k; j++)
 					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return a[int((k + 1) / 2)]
+			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 		}
 		NF == 5 { for (c = 2; c <= 5; c++) v[$1, c] = v[$1, c] " " $c; s[$1] = 1 }
 		END { for (x in s) print x, med(v[x, 2]), med(v[x, 3]), med(v[x, 4]), med(v[x, 5]) }' |

@@ -135,5 +135,48 @@ for run in "-r 1 -s 16 -m 64 -i 5 -w 2|1 run(s), 0 busy|16 64" \
 	done
 done
 
+# ---- the medians, exactly: programs in place of mpi_latbw and mpi_rma
+# whose figures count their runs (rank 0 only), so that with -r 2 each
+# cell's median is the mean of a known pair: the transports alternate
+# (T of them: run k of transport t is figure t + (k - 1) T) and every
+# run counts once.
+cat >"$dir/fake" <<'FAKE'
+#!/bin/sh
+[ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ] || exit 0
+c="$(dirname "$0")/count"
+n=$(($(cat "$c" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$c"
+echo "# size and figures"
+case $(basename "$0") in
+fake) for s in 1 4; do echo "$s $n $((n * 10))"; done ;;
+*) echo "4 $n $((n * 2)) $((n * 10)) $((n * 20))" ;;
+esac
+FAKE
+chmod +x "$dir/fake"
+cp "$dir/fake" "$dir/fake_rma"
+rm -f "$dir/count"
+if MPI_LATBW="$dir/fake" expect 0 "$mc" -r 2 -m 4; then
+	# iwcm: runs 1 and 4, tcp-rxm 2 and 5, btl-tcp 3 and 6
+	want="1 2.50 3.50 4.50 0.714 0.556 | 25.000 35.000 45.000 0.714 0.556"
+	got=$(awk '$1 == 1' "$dir/out" | tr -s ' ' | sed 's/^ //')
+	if [ "$got" = "$want" ]; then ok; else
+		fail "medians of fake runs: '$got', not '$want': $(cat "$dir/out")"
+	fi
+fi
+rm -f "$dir/count"
+if MPI_RMA="$dir/fake_rma" expect 0 "$mrc" -r 2 -s 4 -m 4; then
+	t=$(awk '/^ *size/ { print (NF - 0) / 2; exit }' "$dir/out")
+	# iwcm-rdma: runs 1 and 1 + T; iwcm-pt2pt: 2 and 2 + T
+	want=$(awk -v t="$t" 'BEGIN { a = (2 + t) / 2; b = (4 + t) / 2
+		printf "%.3f %.3f %.3g|%.3f %.3f %.3g", a * 10, b * 10, a / b,
+			a * 20, b * 20, a / b }')
+	got=$(awk '/MPI_Put bandwidth/ { p = 1 } /MPI_Get bandwidth/ { g = 1 }
+		$1 == 4 && (p || g) { printf "%s%s %s %s", (g ? "|" : ""), $2, $3, $(2 + NF / 2) }' \
+		"$dir/out")
+	if [ "$got" = "$want" ]; then ok; else
+		fail "medians of fake runs ($t transports): '$got', not '$want': $(cat "$dir/out")"
+	fi
+fi
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
