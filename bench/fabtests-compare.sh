@@ -141,8 +141,11 @@ fi_rdm_tagged_bw bw  rdm -     benchmarks/fi_rdm_tagged_bw
 EOF
 }
 
-# count KIND SIZE: the iterations at SIZE (-I, else fabtests' own scale
-# cut short: a fifth of its round trips, a quarter of its transfers)
+# count KIND SIZE: the iterations at SIZE (-I, else fabtests' own
+# counts, size_to_count() in common/shared.c, from 1 MiB, half of them
+# from 64 KiB and a fifth (round trips) or a quarter (transfers) below:
+# fi_pingpong's own default is 10, and every program runs the same count
+# over both providers)
 count() {
 	if [ -n "$iters" ]; then
 		echo "$iters"
