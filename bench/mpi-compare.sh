@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# bench/mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]:
+# bench/mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]
+#                      [-w WINDOWS]:
 # bench/mpi_latbw between two ranks over three transports, then one table
 # with the ratios:
 #   iwcm     --mca pml cm --mca mtl ofi, "iwcm;ofi_rxm" (libiwcm-fi.so
@@ -17,12 +18,13 @@
 #   -b BUSY  start BUSY busy loops (nice 0) beside the ranks for the whole
 #            run: cores shared with other busy processes (default 0)
 #   -m, -i   mpi_latbw's largest size and iterations (4 MiB, 200)
+#   -w       mpi_latbw's timed bandwidth windows of 64 per size (10)
 # A usage error exits 2 naming the valid form; a transport that fails
 # exits 1 with its output; no mpirun or no mpi_latbw, 77.
 set -eu
 # shellcheck disable=SC2034 # prog and usage: bench_lib.sh's messages
 prog=mpi-compare.sh
-usage="mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]"
+usage="mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS] [-w WINDOWS]"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/bench_lib.sh
 . "$here/bench_lib.sh"
@@ -32,7 +34,7 @@ ARGS=
 max=4194304
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-r | -b | -m | -i)
+	-r | -b | -m | -i | -w)
 		[ $# -ge 2 ] || bench_usage "$1 wants a value"
 		case "$1" in
 		-b) bench_count "$1" "$2" 0 ;;

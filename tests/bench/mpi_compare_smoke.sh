@@ -66,6 +66,7 @@ for a in "-r 0" "-r x" "-r" "-b -1" "-b x" "-m 0" "-i 1x" "-x" "extra"; do
 		has "$dir/err" "usage: mpi-rma-compare.sh [-r RUNS] [-b BUSY]"
 done
 expect 2 "$mrc" -w 0 && has "$dir/err" "-w wants at least 1"
+expect 2 "$mc" -w 0 && has "$dir/err" "-w wants at least 1"
 expect 2 "$mrc" -s 65 -m 64 && has "$dir/err" "no size from -s 65 to -m 64"
 expect 2 "$mc" -r 2x && has "$dir/err" "-r wants a number, not '2x'"
 
@@ -93,8 +94,8 @@ rows() {
 }
 
 # ---- mpi-compare.sh: 3 transports, latency and bandwidth, 2 ratios each
-for run in "-r 1 -m 16 -i 5|1 run(s), 0 busy|1 4 16" \
-	"-r 2 -b 1 -m 4 -i 5|2 run(s), 1 busy|1 4"; do
+for run in "-r 1 -m 16 -i 5 -w 2|1 run(s), 0 busy|1 4 16" \
+	"-r 2 -b 1 -m 4 -i 5 -w 2|2 run(s), 1 busy|1 4"; do
 	args=${run%%|*}
 	rest=${run#*|}
 	# shellcheck disable=SC2086
