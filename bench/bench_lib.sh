@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
-# shellcheck shell=sh disable=SC2154 # prog and cases: the sourcing script's
+# shellcheck shell=sh disable=SC2154 # prog, usage, cases: the sourcing script's
 #
 # What the ratio benchmark scripts of bench/ share, sourced by them (not
 # run): the checks of their arguments, finding the programs they run,
-# the median of the same-run ratios and the check against a case's
-# target.  The sourcing script sets prog (its name, for messages) and
-# defines cases (one case a line: name, iwcm-bench arguments, target).
+# the busy loops beside them, the median of the same-run ratios and the
+# check against a case's target.  The sourcing script sets prog (its
+# name, for messages), usage (its synopsis, for bench_usage) and, for
+# bench_cases, defines cases (one case a line: name, iwcm-bench
+# arguments, target).
 
 # bench_runs RUNS: exit 2 unless RUNS is a count of runs.
 bench_runs() {
@@ -16,6 +18,39 @@ bench_runs() {
 		exit 2
 		;;
 	esac
+}
+
+# bench_usage MESSAGE: MESSAGE and the valid form on stderr, exit 2.
+bench_usage() {
+	echo "$prog: $1" >&2
+	echo "usage: $usage" >&2
+	exit 2
+}
+
+# bench_count OPTION VALUE [MIN]: exit 2 (bench_usage) unless VALUE, the
+# argument of OPTION, is a whole number of at least MIN (default 1).
+bench_count() {
+	case $2 in
+	'' | *[!0-9]*) bench_usage "$1 wants a number, not '$2'" ;;
+	esac
+	[ "$2" -ge "${3:-1}" ] || bench_usage "$1 wants at least ${3:-1}, not '$2'"
+}
+
+# bench_busy N: start N busy loops (nice 0) in the background, their
+# pids added to busy_pids; bench_unbusy kills them (the EXIT trap's
+# job).  They stand for other work sharing the cores with the ranks.
+busy_pids=
+bench_busy() {
+	i_=0
+	while [ "$i_" -lt "$1" ]; do
+		sh -c 'while :; do :; done' &
+		busy_pids="$busy_pids $!"
+		i_=$((i_ + 1))
+	done
+}
+bench_unbusy() {
+	for b_ in $busy_pids; do kill "$b_" 2>/dev/null; done
+	busy_pids=
 }
 
 # bench_find MISSING CANDIDATE...: the first CANDIDATE that is an

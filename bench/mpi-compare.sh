@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# bench/mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]:
+# bench/mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS]
+#                      [-w WINDOWS]:
 # bench/mpi_latbw between two ranks over three transports, then one table
 # with the ratios:
 #   iwcm     --mca pml cm --mca mtl ofi, "iwcm;ofi_rxm" (libiwcm-fi.so
@@ -16,8 +17,41 @@
 #            median of each cell (default 1)
 #   -b BUSY  start BUSY busy loops (nice 0) beside the ranks for the whole
 #            run: cores shared with other busy processes (default 0)
+#   -m, -i   mpi_latbw's largest size and iterations (4 MiB, 200)
+#   -w       mpi_latbw's timed bandwidth windows of 64 per size (10)
+# A usage error exits 2 naming the valid form; a transport that fails
+# exits 1 with its output; no mpirun or no mpi_latbw, 77.
 set -eu
+# shellcheck disable=SC2034 # prog and usage: bench_lib.sh's messages
+prog=mpi-compare.sh
+usage="mpi-compare.sh [-r RUNS] [-b BUSY] [-m MAX_SIZE] [-i ITERS] [-w WINDOWS]"
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/bench_lib.sh
+. "$here/bench_lib.sh"
+runs=1
+busy=0
+ARGS=
+max=4194304
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-r | -b | -m | -i | -w)
+		[ $# -ge 2 ] || bench_usage "$1 wants a value"
+		case "$1" in
+		-b) bench_count "$1" "$2" 0 ;;
+		*) bench_count "$1" "$2" ;;
+		esac
+		case "$1" in
+		-r) runs=$2 ;;
+		-b) busy=$2 ;;
+		-m) max=$2 ARGS="$ARGS -m $2" ;;
+		*) ARGS="$ARGS $1 $2" ;;
+		esac
+		shift
+		;;
+	*) bench_usage "unknown option '$1'" ;;
+	esac
+	shift
+done
 top=${top_builddir:-$(cd "$here/.." && pwd)}
 [ -x "$top/daemon/iwcmd" ] || top=$(pwd)
 IWCMD=${IWCMD:-$top/daemon/iwcmd}
@@ -25,16 +59,15 @@ MPI_LATBW=${MPI_LATBW:-$top/bench/mpi_latbw}
 FI_PROVIDER_PATH=${FI_PROVIDER_PATH:-$top/fabric/.libs}
 export FI_PROVIDER_PATH
 for f in "$IWCMD" "$MPI_LATBW"; do
-	[ -x "$f" ] || { echo "not found: $f (build first, with Open MPI)" >&2; exit 77; }
+	[ -x "$f" ] || { echo "SKIP: not found: $f (build first, with Open MPI)" >&2; exit 77; }
 done
-command -v mpirun >/dev/null || { echo "mpirun not found (openmpi-bin)" >&2; exit 77; }
+command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (openmpi-bin)" >&2; exit 77; }
 
 dir=$(mktemp -d /tmp/iwcm-mpibench.XXXXXX)
 IWCM_SOCKET=$dir/iwcmd.sock
 export IWCM_SOCKET
 pid=
-busy_pids=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for b in $busy_pids; do kill "$b" 2>/dev/null; done; rm -rf "$dir"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; bench_unbusy; rm -rf "$dir"' EXIT
 printf '# mpi-compare\n' >"$dir/iwcmd.conf"
 "$IWCMD" -d -f "$dir/iwcmd.conf" -s "$IWCM_SOCKET" 2>"$dir/iwcmd.log" &
 pid=$!
@@ -67,19 +100,6 @@ xenv=
 for v in FI_IWCM_PROGRESS FI_IWCM_CRC IWCM_PROGRESS_IDLE_US IWCM_POLL_US; do
 	eval "[ -n \"\${$v+x}\" ]" && xenv="$xenv -x $v"
 done
-runs=1
-busy=0
-ARGS=
-max=4194304
-while [ $# -gt 0 ]; do
-	case "$1" in
-	-r) runs=$2; shift ;;
-	-b) busy=$2; shift ;;
-	-m) max=$2; ARGS="$ARGS -m $2"; shift ;;
-	*) ARGS="$ARGS $1" ;;
-	esac
-	shift
-done
 # the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 4 MiB)
 nsizes=0
 s=1
@@ -87,22 +107,17 @@ while [ "$s" -le "$max" ]; do
 	nsizes=$((nsizes + 1))
 	s=$((s * 4))
 done
-i=0
-while [ "$i" -lt "$busy" ]; do
-	sh -c 'while :; do :; done' &
-	busy_pids="$busy_pids $!"
-	i=$((i + 1))
-done
+bench_busy "$busy"
 # median NAME: the median over the runs of each size's two columns
 median() {
-	sort -k1,1n -k2,2g "$dir/$1".r* | awk -v n="$runs" '
+	sort -k1,1n -k2,2g "$dir/$1".run* | awk -v n="$runs" '
 		NF == 3 { lat[$1] = lat[$1] " " $2; bw[$1] = bw[$1] " " $3; s[$1] = 1 }
 		function med(list,   a, k, i, j, t) {
 			k = split(list, a, " ")
 			for (i = 1; i <= k; i++)
 				for (j = i + 1; j <= k; j++)
 					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return a[int((k + 1) / 2)]
+			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 		}
 		END { for (x in s) print x, med(lat[x]), med(bw[x]) }' |
 		sort -k1,1n >"$dir/$1"
@@ -110,13 +125,14 @@ median() {
 r=1
 while [ "$r" -le "$runs" ]; do
 	run iwcm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "iwcm;ofi_rxm"
-	mv "$dir/iwcm" "$dir/iwcm.r$r"
+	mv "$dir/iwcm" "$dir/iwcm.run$r"
 	run tcp-rxm --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "tcp;ofi_rxm"
-	mv "$dir/tcp-rxm" "$dir/tcp-rxm.r$r"
+	mv "$dir/tcp-rxm" "$dir/tcp-rxm.run$r"
 	run btl-tcp --mca pml ob1 --mca btl self,tcp
-	mv "$dir/btl-tcp" "$dir/btl-tcp.r$r"
+	mv "$dir/btl-tcp" "$dir/btl-tcp.run$r"
 	r=$((r + 1))
 done
+bench_unbusy
 for t in iwcm tcp-rxm btl-tcp; do
 	median "$t"
 done
@@ -126,6 +142,7 @@ echo "# latency in us (osu_latency), bandwidth in MB/s (osu_bw), 2 ranks on $(ho
 printf '%8s %9s %9s %9s %7s %7s | %9s %9s %9s %7s %7s\n' size \
 	lat:iwcm tcp-rxm btl-tcp /rxm /btl bw:iwcm tcp-rxm btl-tcp /rxm /btl
 join "$dir/iwcm" "$dir/tcp-rxm" | join - "$dir/btl-tcp" |
-	awk '{ printf "%8d %9.2f %9.2f %9.2f %7.2f %7.2f | %9.1f %9.1f %9.1f %7.2f %7.2f\n",
-		$1, $2, $4, $6, $2 / $4, $2 / $6, $3, $5, $7,
-		$3 / $5, $3 / $7 }'
+	awk 'function q(a, b) { return b > 0 ? a / b : 0 }
+	{ printf "%8d %9.2f %9.2f %9.2f %7.3g %7.3g | %9.3f %9.3f %9.3f %7.3g %7.3g\n",
+		$1, $2, $4, $6, q($2, $4), q($2, $6), $3, $5, $7,
+		q($3, $5), q($3, $7) }'

@@ -7,7 +7,13 @@
  * window).  Whatever transport mpirun selects; bench/mpi-compare.sh
  * runs it over iwcm;ofi_rxm, tcp;ofi_rxm and Open MPI's TCP BTL.
  *
- *   mpirun -n 2 mpi_latbw [-m MAX_SIZE] [-i ITERS]   (4 MiB, 200 by default)
+ *   mpirun -n 2 mpi_latbw [-m MAX_SIZE] [-i ITERS] [-w WINDOWS]
+ *
+ * (4 MiB; ITERS round trips per size, 200 by default, a tenth of them
+ * above 64 KiB; WINDOWS timed windows per size, 10 by default, after
+ * SKIP_WINDOWS untimed ones: 640 MiB at 1 MiB.  Three windows, as a
+ * tenth of a tenth of ITERS once gave above 64 KiB, let one scheduling
+ * hiccup move the bandwidth there by tens of percent.)
  *
  * Rank 0 prints one line per size: "size latency_us bandwidth_MBps".
  */
@@ -19,6 +25,7 @@
 
 #define WINDOW 64
 #define SKIP_ITERS 10
+#define SKIP_WINDOWS 2
 
 static double latency(char *sbuf, char *rbuf, int size, int iters, int rank)
 {
@@ -42,14 +49,14 @@ static double latency(char *sbuf, char *rbuf, int size, int iters, int rank)
 	return (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
 }
 
-static double bandwidth(char *sbuf, char *rbuf, int size, int iters, int rank)
+static double bandwidth(char *sbuf, char *rbuf, int size, int windows, int rank)
 {
 	MPI_Request rq[WINDOW];
 	double t0 = 0;
 	char ack;
 
-	for (int i = 0; i < iters + SKIP_ITERS; i++) {
-		if (i == SKIP_ITERS) {
+	for (int i = 0; i < windows + SKIP_WINDOWS; i++) {
+		if (i == SKIP_WINDOWS) {
 			MPI_Barrier(MPI_COMM_WORLD);
 			t0 = MPI_Wtime();
 		}
@@ -68,27 +75,34 @@ static double bandwidth(char *sbuf, char *rbuf, int size, int iters, int rank)
 			MPI_Send(&ack, 1, MPI_CHAR, 0, 3, MPI_COMM_WORLD);
 		}
 	}
-	return (double)size * WINDOW * iters / (MPI_Wtime() - t0) / 1e6;
+	return (double)size * WINDOW * windows / (MPI_Wtime() - t0) / 1e6;
 }
 
 int main(int argc, char **argv)
 {
-	int rank, nranks, max = 4 << 20, iters = 200, opt;
+	int rank, nranks, max = 4 << 20, iters = 200, windows = 10, opt;
+	int bad = 0;
 	char *sbuf, *rbuf;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "m:i:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:i:w:")) != -1) {
 		if (opt == 'm')
 			max = atoi(optarg);
 		else if (opt == 'i')
 			iters = atoi(optarg);
+		else if (opt == 'w')
+			windows = atoi(optarg);
+		else
+			bad = 1;
 	}
-	if (nranks != 2 || max < 1 || iters < 1) {
+	if (bad || optind != argc || nranks != 2 || max < 1 || iters < 1 ||
+	    windows < 1) {
 		if (rank == 0)
 			fprintf(stderr, "usage: mpirun -n 2 mpi_latbw "
-					"[-m MAX_SIZE] [-i ITERS]\n");
+					"[-m MAX_SIZE] [-i ITERS] "
+					"[-w WINDOWS]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -102,10 +116,10 @@ int main(int argc, char **argv)
 	for (int size = 1; size <= max; size *= 4) {
 		int n = size > 65536 ? iters / 10 + 1 : iters;
 		double lat = latency(sbuf, rbuf, size, n, rank);
-		double bw = bandwidth(sbuf, rbuf, size, n / 10 + 1, rank);
+		double bw = bandwidth(sbuf, rbuf, size, windows, rank);
 
 		if (rank == 0)
-			printf("%d %.2f %.2f\n", size, lat, bw);
+			printf("%d %.2f %.3f\n", size, lat, bw);
 		fflush(stdout);
 	}
 	free(sbuf);

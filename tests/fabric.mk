@@ -46,14 +46,22 @@ check_fabric_rxm_LDADD = $(check_fabric_LDADD)
 # make check-fabtests: libfabric's own test suite, fabtests 1.17.0,
 # against iwcm and iwcm;ofi_rxm next to tcp and tcp;ofi_rxm
 # (fabtests/run.sh; fi_iwcm(7), CONFORMANCE).  Not part of make check:
-# it builds fabtests once and runs for minutes.  A SKIP (exit 77: no
-# fabtests tarball, no fi_info) is success here, a failure is not.
-EXTRA_DIST += fabtests/run.sh
+# it builds fabtests once and runs for minutes.  Then, with fabtests
+# built, bench/fabtests-compare.sh's smoke run (bench/
+# fabtests_compare_smoke.sh: its table complete, never its speed).  A
+# SKIP (exit 77: no fabtests tarball, no fi_info, no fi_pingpong) is
+# success here, a failure of either is not.
+EXTRA_DIST += fabtests/run.sh fabtests/fabtests_lib.sh
 check-fabtests:
 	@rc=0; top_srcdir='$(abs_top_srcdir)' \
 		top_builddir='$(abs_top_builddir)' builddir='$(abs_builddir)' \
 		$(SHELL) $(srcdir)/fabtests/run.sh || rc=$$?; \
-	test $$rc -eq 77 && rc=0; exit $$rc
+	test $$rc -eq 77 && rc=0; \
+	src=0; echo "== bench/fabtests-compare.sh, smoke"; \
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/fabtests_compare_smoke.sh || src=$$?; \
+	test $$src -eq 77 && src=0; \
+	test $$rc -eq 0 && rc=$$src; exit $$rc
 .PHONY: check-fabtests
 
 # Open MPI over iwcm;ofi_rxm on 4 ranks (examples/mpi/mpi_check), and a

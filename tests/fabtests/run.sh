@@ -44,7 +44,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir/build}"
 : "${builddir:=$top_builddir/tests}"
-: "${FABTESTS_SRC:=$top_srcdir/../shared/tools/fabtests}"
 : "${FABTESTS_DIR:=$builddir/fabtests-build}"
 : "${FABTESTS_TIMEOUT:=20}"
 : "${FABTESTS_ONLY:=}"
@@ -111,14 +110,12 @@ skip() {
 command -v fi_info >/dev/null 2>&1 ||
 	skip "fi_info not found (Debian package libfabric-bin)"
 command -v timeout >/dev/null 2>&1 || skip "timeout(1) not found"
-[ -f "$FABTESTS_SRC/build.sh" ] ||
-	skip "no fabtests build script at $FABTESTS_SRC (set FABTESTS_SRC)"
+# shellcheck source=tests/fabtests/fabtests_lib.sh
+. "$here/fabtests_lib.sh"
 [ -x "$top_builddir/daemon/iwcmd" ] && [ -f "$top_builddir/fabric/.libs/libiwcm-fi.so" ] ||
 	skip "iwcmd or the provider not built in $top_builddir"
 say "== fabtests: building into $FABTESTS_DIR (once)"
-ft=$(bash "$FABTESTS_SRC/build.sh" "$FABTESTS_DIR") ||
-	skip "fabtests did not build (see $FABTESTS_DIR/build.log)"
-[ -x "$ft/functional/fi_msg" ] || skip "fabtests built no fi_msg in $ft"
+fabtests_build || skip "$fabtests_why"
 PATH="$ft/functional:$ft/benchmarks:$ft/unit:$PATH"
 export PATH
 
@@ -140,15 +137,6 @@ ENOSYS=38
 base_port=$((20000 + $$ % 20000))
 results="$dir/results"
 : >"$results"
-
-# listening PORT: whether a socket listens on 127.0.0.1:PORT.
-listening() {
-	if command -v ss >/dev/null 2>&1; then
-		ss -ltnH "sport = :$1" 2>/dev/null | grep -q .
-	else
-		return 1
-	fi
-}
 
 # verdict SERVER_RC CLIENT_RC
 verdict() {
@@ -206,7 +194,7 @@ run_cs() {
 	# FI_EP_RDM one (ofi_rxm) shows no such sign: a second at most,
 	# as runfabtests.sh waits.
 	i=0
-	while kill -0 "$spid" 2>/dev/null && ! listening "$port" &&
+	while kill -0 "$spid" 2>/dev/null && ! fabtests_listening "$port" &&
 		[ $i -lt 20 ]; do
 		i=$((i + 1))
 		sleep 0.05
