@@ -13,7 +13,8 @@
 # of them and cm with --transport sctp (DDP over SCTP through iwcmd's
 # relay against raw usrsctp); --idle, TCP connections beside cm and SCTP
 # associations beside cm and a datapath test, all of them kept; the
-# errors for a missing daemon; and no temporary directory left behind.
+# errors for a missing daemon; hop_lat's usage and its two figures; and
+# no temporary directory left behind.
 set -u
 bench="$top_builddir/bench/iwcm-bench"
 iwcmd="$top_builddir/daemon/iwcmd"
@@ -510,6 +511,27 @@ wait "$pid"
 st=$?
 pid=
 [ "$st" -eq 0 ] && ok || fail "iwcmd exit status $st: $(cat "$dir/log")"
+
+# ---- hop_lat: the relay hop under sctp_netns.sh's floor ----
+hop="$top_builddir/bench/hop_lat"
+if [ -x "$hop" ]; then
+	expect 2 "$hop" -n 0 && has "$dir/err" "usage: hop_lat"
+	expect 2 "$hop" -s 65537
+	expect 2 "$hop" -n 12x
+	expect 2 "$hop" extra
+	if expect 0 "$hop" -n 200 -s 64; then
+		for k in hop_wake_us hop_spin_us; do
+			if awk -v k="$k" '$1 == k && $2 > 0 { f = 1 }
+				END { exit !f }' "$dir/out"; then
+				ok
+			else
+				fail "hop_lat: no positive $k: $(cat "$dir/out")"
+			fi
+		done
+	fi
+else
+	fail "$hop is not built"
+fi
 
 # ---- no daemon ----
 expect 1 "$bench" cm -n 1 --socket "$sock" && has "$dir/err" "$sock" &&
