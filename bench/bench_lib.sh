@@ -87,6 +87,28 @@ bench_wanted() {
 	return 1
 }
 
+# bench_median_cols FILE...: per first column (a size), the median over
+# the files' rows of each other column (the mean of the middle two for
+# an even count), one row per size in size order.
+bench_median_cols() {
+	cat "$@" | awk '
+		function med(list,   a, k, i, j, t) {
+			k = split(list, a, " ")
+			for (i = 1; i <= k; i++)
+				for (j = i + 1; j <= k; j++)
+					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+		}
+		NF > 1 { n[$1] = NF; for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
+		END {
+			for (x in n) {
+				printf "%s", x
+				for (c = 2; c <= n[x]; c++) printf " %s", med(v[x, c])
+				printf "\n"
+			}
+		}' | sort -k1,1n
+}
+
 # median of the numbers on stdin, one a line ("-" when none)
 median() {
 	sort -g | awk '{ v[NR] = $1 } END {

@@ -110,17 +110,7 @@ done
 bench_busy "$busy"
 # median NAME: the median over the runs of each size's two columns
 median() {
-	sort -k1,1n -k2,2g "$dir/$1".run* | awk -v n="$runs" '
-		NF == 3 { lat[$1] = lat[$1] " " $2; bw[$1] = bw[$1] " " $3; s[$1] = 1 }
-		function med(list,   a, k, i, j, t) {
-			k = split(list, a, " ")
-			for (i = 1; i <= k; i++)
-				for (j = i + 1; j <= k; j++)
-					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-		}
-		END { for (x in s) print x, med(lat[x]), med(bw[x]) }' |
-		sort -k1,1n >"$dir/$1"
+	bench_median_cols "$dir/$1".run* >"$dir/$1"
 }
 r=1
 while [ "$r" -le "$runs" ]; do

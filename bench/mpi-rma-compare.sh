@@ -165,17 +165,7 @@ bench_unbusy
 # median NAME: per size, the median over the runs of each of the four
 # measures, into $dir/NAME
 median_runs() {
-	cat "$dir/$1".run* | awk '
-		function med(list,   a, k, i, j, t) {
-			k = split(list, a, " ")
-			for (i = 1; i <= k; i++)
-				for (j = i + 1; j <= k; j++)
-					if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-		}
-		NF == 5 { for (c = 2; c <= 5; c++) v[$1, c] = v[$1, c] " " $c; s[$1] = 1 }
-		END { for (x in s) print x, med(v[x, 2]), med(v[x, 3]), med(v[x, 4]), med(v[x, 5]) }' |
-		sort -k1,1n >"$dir/$1"
+	bench_median_cols "$dir/$1".run* >"$dir/$1"
 }
 for n in $names; do
 	median_runs "$n"
