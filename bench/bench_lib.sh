@@ -87,6 +87,17 @@ bench_wanted() {
 	return 1
 }
 
+# bench_mpi_xenv: mpirun's -x options for what must reach the ranks
+# when set: the provider's settings, and a sanitizer build's preloaded
+# runtimes and options (tests/integ/fabric_env.sh).
+bench_mpi_xenv() {
+	for v_ in FI_IWCM_PROGRESS FI_IWCM_CRC IWCM_PROGRESS_IDLE_US \
+		IWCM_POLL_US LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS; do
+		eval "[ -n \"\${$v_+x}\" ]" && printf ' -x %s' "$v_"
+	done
+	return 0
+}
+
 # bench_median_cols FILE...: per first column (a size), the median over
 # the files' rows of each other column (the mean of the middle two for
 # an even count), one row per size in size order.

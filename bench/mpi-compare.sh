@@ -95,11 +95,7 @@ run() {
 		exit 1
 	fi
 }
-# the provider's settings, when set, reach the ranks too
-xenv=
-for v in FI_IWCM_PROGRESS FI_IWCM_CRC IWCM_PROGRESS_IDLE_US IWCM_POLL_US; do
-	eval "[ -n \"\${$v+x}\" ]" && xenv="$xenv -x $v"
-done
+xenv=$(bench_mpi_xenv)
 # the sizes mpi_latbw runs: 1, 4, 16, ... up to -m (default 4 MiB)
 nsizes=0
 s=1

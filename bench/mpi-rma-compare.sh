@@ -108,13 +108,14 @@ done
 # this run), NAME added to $names on the first run, or a failure naming
 # the size it stopped at
 names=
+xenv=$(bench_mpi_xenv)
 run() {
 	name=$1
 	shift
 	rc=0
 	# shellcheck disable=SC2086 # ARGS: mpi_rma's options, words
 	mpirun --allow-run-as-root --oversubscribe -n 2 "$@" \
-		-x IWCM_SOCKET -x FI_PROVIDER_PATH "$MPI_RMA" $ARGS \
+		-x IWCM_SOCKET -x FI_PROVIDER_PATH $xenv "$MPI_RMA" $ARGS \
 		>"$dir/$name.raw" 2>"$dir/$name.err" || rc=$?
 	grep -v '^#' "$dir/$name.raw" >"$dir/$name.run$r" || true
 	if [ "$rc" -ne 0 ] || [ "$(wc -l <"$dir/$name.run$r")" -ne "$nsizes" ]; then

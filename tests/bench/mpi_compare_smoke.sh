@@ -26,6 +26,10 @@ for f in bench/mpi_latbw bench/mpi_rma daemon/iwcmd; do
 		skip "$top_builddir/$f not built (configured without Open MPI?)"
 done
 command -v fi_info >/dev/null 2>&1 || skip "fi_info not found (libfabric-bin)"
+# In an ASan/UBSan build: the sanitizers' runtimes preloaded for the
+# ranks that load the provider, and no leak check of the MPI library.
+# shellcheck source=tests/integ/fabric_env.sh
+. "$top_srcdir/tests/integ/fabric_env.sh"
 
 dir=$(mktemp -d /tmp/iwcm-mpismoke.XXXXXX) || exit 99
 trap 'rm -rf "$dir"' EXIT
