@@ -8,7 +8,8 @@
 WIRESHARK_TESTS = wireshark/compare.sh wireshark/fuzz.sh
 TESTS += $(WIRESHARK_TESTS)
 EXTRA_DIST += $(WIRESHARK_TESTS) wireshark/lib.sh wireshark/records.awk \
-	wireshark/json_records.awk wireshark/pdml_records.awk
+	wireshark/json_records.awk wireshark/pdml_records.awk \
+	wireshark/regress/tcp-seq-2p31-behind.pcap
 
 if HAVE_WIRESHARK
 WS_PLUGIN_DIR = $(abs_top_builddir)/wireshark/plugins

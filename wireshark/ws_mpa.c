@@ -273,7 +273,8 @@ static void feed(struct ws_conv *c, packet_info *pinfo, tvbuff_t *tvb,
 		c->next_seq[s] += (guint32)delta;
 		delta = 0;
 	}
-	skip = (guint)-delta;
+	/* in unsigned arithmetic: a segment 2^31 behind is INT32_MIN */
+	skip = 0u - (guint32)delta;
 	k->seg_pos = c->fed[s] - skip;
 	k->seg_len = rep;
 	if (skip >= rep) {

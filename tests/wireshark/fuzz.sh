@@ -14,6 +14,9 @@
 # (-V) on two passes (-2), under a timeout of FUZZ_TIMEOUT seconds.
 # FUZZ_SECONDS (default 10: the make check run) bounds the time; the
 # end prints the number of mutants and tshark runs.
+# Before the mutants, every capture of wireshark/regress/ (inputs an
+# earlier fuzz run failed on, cut to the frames that did it) must pass
+# the same checks; they are also seeds.
 # SKIP (77) as compare.sh does (no plugin, tshark, ...).
 set -u
 . "$srcdir/wireshark/lib.sh"
@@ -36,7 +39,8 @@ seed=${FUZZ_SEED:-$$}
 
 # seeds
 mkdir -p "$ws_tmp/seeds" "$ws_tmp/m"
-cp "$top_srcdir"/tests/vectors/captures/*.pcap "$ws_tmp/seeds/"
+cp "$top_srcdir"/tests/vectors/captures/*.pcap \
+	"$srcdir"/wireshark/regress/*.pcap "$ws_tmp/seeds/"
 i=0
 for o in "" "--markers --terminate" "--rev0" "--rtr-frame --markers" \
 	"--no-ddp-seg --mss 700 --markers-i2r" "--rtr read --swap" \
@@ -50,11 +54,51 @@ set -- "$ws_tmp"/seeds/*.pcap
 nseeds=$#
 modes="flip random trunc shrink glue keys splice chunks editcap editcap-hdr"
 
-start=$(date +%s)
+# ws_fuzz_run FILE NAME COPY: tshark's two passes over FILE with each
+# SCTP port mapping; a crash, hang or dissector bug counts a failure,
+# reported as NAME (FILE is copied there when COPY is 1).
+ws_fuzz_run() {
+	for opts in "-d udp.port==9899,sctp" "-d udp.port==21150,sctp"; do
+		runs=$((runs + 1))
+		# shellcheck disable=SC2086  # options, split
+		WS_WRAP="timeout $tmo" ws_ts "$1" -2 -V $opts \
+			>"$ws_tmp/out" 2>"$ws_tmp/err"
+		rc=$?
+		bugs=$(grep -c 'Dissector bug\|Malformed Packet: \(MPA\|iWARP DDP\|RDMAP\|DDP/SCTP\)' \
+			"$ws_tmp/out")
+		if [ "$rc" -ne 0 ] || [ "$bugs" -ne 0 ]; then
+			fails=$((fails + 1))
+			[ "$3" -eq 0 ] || cp "$1" "$2"
+			if [ "$rc" -eq 124 ]; then
+				echo "FAIL: tshark hung (over ${tmo}s) on $2"
+			elif [ "$rc" -ne 0 ]; then
+				echo "FAIL: tshark exit $rc on $2"
+			else
+				echo "FAIL: $bugs dissector bugs on $2"
+			fi
+			grep 'Dissector bug\|Malformed Packet: ' "$ws_tmp/out" |
+				sort | uniq -c | head -5
+			# the sanitizer's report begins with what went wrong
+			grep -A3 'runtime error\|ERROR: AddressSanitizer\|Dissector bug' \
+				"$ws_tmp/err" | head -8
+			tail -3 "$ws_tmp/err"
+		fi
+	done
+}
+
 runs=0
 mutants=0
 fails=0
 round=0
+nreg=0
+for r in "$srcdir"/wireshark/regress/*.pcap; do
+	cp "$r" "$ws_tmp/regress.pcap"
+	chmod 644 "$ws_tmp/regress.pcap"
+	ws_fuzz_run "$ws_tmp/regress.pcap" "$r" 0
+	nreg=$((nreg + 1))
+done
+echo "fuzz: $nreg regression captures, $fails failures"
+start=$(date +%s)
 echo "fuzz: seed $seed, $nseeds captures, up to ${secs}s"
 while [ $(($(date +%s) - start)) -lt "$secs" ]; do
 	round=$((round + 1))
@@ -95,30 +139,7 @@ while [ $(($(date +%s) - start)) -lt "$secs" ]; do
 		cp "$ws_tmp"/m/0-*.pcap "$f"
 	fi
 	chmod 644 "$f"
-	for opts in "-d udp.port==9899,sctp" "-d udp.port==21150,sctp"; do
-		runs=$((runs + 1))
-		# shellcheck disable=SC2086  # options, split
-		WS_WRAP="timeout $tmo" ws_ts "$f" -2 -V $opts \
-			>"$ws_tmp/out" 2>"$ws_tmp/err"
-		rc=$?
-		bugs=$(grep -c 'Dissector bug\|Malformed Packet: \(MPA\|iWARP DDP\|RDMAP\|DDP/SCTP\)' \
-			"$ws_tmp/out")
-		if [ "$rc" -ne 0 ] || [ "$bugs" -ne 0 ]; then
-			fails=$((fails + 1))
-			keep=$builddir/wireshark-fuzz-fail-$seed-$round.pcap
-			cp "$f" "$keep"
-			if [ "$rc" -eq 124 ]; then
-				echo "FAIL: tshark hung (over ${tmo}s) on $keep"
-			elif [ "$rc" -ne 0 ]; then
-				echo "FAIL: tshark exit $rc on $keep"
-			else
-				echo "FAIL: $bugs dissector bugs on $keep"
-			fi
-			grep 'Dissector bug\|Malformed Packet: ' "$ws_tmp/out" |
-				sort | uniq -c | head -5
-			tail -5 "$ws_tmp/err"
-		fi
-	done
+	ws_fuzz_run "$f" "$builddir/wireshark-fuzz-fail-$seed-$round.pcap" 1
 done
 el=$(($(date +%s) - start))
 echo "fuzz: $mutants mutants in $runs tshark runs, ${el}s, $fails failures"
