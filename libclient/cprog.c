@@ -213,22 +213,38 @@ IWCM_EXPORT int iwcm_qp_progress(struct iwcm_qp *qp, int timeout_ms)
 #define DP_WC_MIN_SIZE \
 	(offsetof(struct iwcm_wc, wc_flags) + sizeof(unsigned int))
 
+/* Was the CQ armed since the last poll?  (Clears it.) */
+static bool cq_arm_fresh(struct iwcm_cq *cq)
+{
+	return __atomic_load_n(&cq->arm_fresh, __ATOMIC_RELAXED) &&
+	       __atomic_exchange_n(&cq->arm_fresh, false, __ATOMIC_RELAXED);
+}
+
 /*
  * Take up to num_entries completions into an array of wc_size-octet
  * records: the caller's sizeof(struct iwcm_wc), passed by the inline
  * iwcm_poll_cq(), so that the structure may grow.  An empty queue makes
- * the caller move the data of the CQ's QPs first.
+ * the caller move the data of the CQ's QPs first, except in the poll
+ * that follows iwcm_req_notify_cq(): it only looks at the ring.  That
+ * poll checks for completions made before the arming, and the caller
+ * sleeps next on the channel, whose descriptor is readable while a
+ * socket of the CQ is, and whose wait moves that socket's data: reading
+ * the socket here would cost every message of an event-driven loop one
+ * more read(2) that finds nothing (TCP's blocking read(2) makes none).
+ * Any later poll reads again.
  */
 IWCM_EXPORT int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries,
 				struct iwcm_wc *wc, size_t wc_size)
 {
+	bool fresh;
 	int n;
 
 	if (!cq || num_entries < 0 || (num_entries && !wc) ||
 	    wc_size < DP_WC_MIN_SIZE)
 		return ERR(EINVAL);
+	fresh = cq_arm_fresh(cq);
 	n = cq_poll_ring(cq, num_entries, wc, wc_size);
-	if (n || !num_entries || !cprog_cq(cq))
+	if (n || !num_entries || fresh || !cprog_cq(cq))
 		return n;
 	return cq_poll_ring(cq, num_entries, wc, wc_size);
 }

@@ -311,6 +311,7 @@ IWCM_EXPORT int iwcm_req_notify_cq(struct iwcm_cq *cq, int solicited_only)
 	/* An earlier request for every completion is not narrowed. */
 	if (!solicited_only || cq->arm != CQ_ARM_ALL)
 		cq->arm = solicited_only ? CQ_ARM_SOLICITED : CQ_ARM_ALL;
+	__atomic_store_n(&cq->arm_fresh, true, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&cq->lock);
 	return 0;
 }

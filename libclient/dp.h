@@ -152,6 +152,9 @@ struct iwcm_cq {
 	void *cq_context;
 	struct iwcm_comp_channel *channel;
 	enum cq_arm arm;
+	/* Armed since the last poll: the next poll of an empty ring leaves
+	 * the sockets to the channel's descriptor (atomic; cq.c). */
+	bool arm_fresh;
 	bool overflowed;
 	bool overflow_told; /* IWCM_EVENT_CQ_ERR queued */
 	/* channel bookkeeping (under the channel's lock) */

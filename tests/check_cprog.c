@@ -402,8 +402,9 @@ START_TEST(destroy_while_polling)
 END_TEST
 
 /* System calls of this thread that found something: read(2) and
- * readv(2) that returned data, epoll_wait(2) that returned events. */
-static __thread unsigned long data_reads, ready_epolls;
+ * readv(2) that returned data, epoll_wait(2) that returned events; and
+ * every read(2) and readv(2). */
+static __thread unsigned long data_reads, ready_epolls, all_reads;
 
 ssize_t read(int fd, void *buf, size_t n)
 {
@@ -414,6 +415,7 @@ ssize_t read(int fd, void *buf, size_t n)
 		real = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT,
 							      "read");
 	r = real(fd, buf, n);
+	all_reads++;
 	if (r > 0)
 		data_reads++;
 	return r;
@@ -428,6 +430,7 @@ ssize_t readv(int fd, const struct iovec *iov, int n)
 		real = (ssize_t(*)(int, const struct iovec *,
 				   int))dlsym(RTLD_NEXT, "readv");
 	r = real(fd, iov, n);
+	all_reads++;
 	if (r > 0)
 		data_reads++;
 	return r;
@@ -492,6 +495,88 @@ START_TEST(one_read_per_message)
 }
 END_TEST
 
+/*
+ * The poll that follows iwcm_req_notify_cq() only looks at the ring,
+ * even with a Send in the socket: the channel's descriptor is readable
+ * for it and the event's wait moves it.  The next poll reads again.  An
+ * event loop (poll, arm, poll, sleep, take) makes one read(2) that finds
+ * nothing per message, not two.
+ */
+START_TEST(arm_poll_leaves_socket)
+{
+	enum { N = 16 };
+	struct iwcm_send_wr wr;
+	struct iwcm_sge sge;
+	struct iwcm_cq *cq;
+	struct iwcm_wc wc;
+	void *cctx;
+	int fd;
+
+	pair_up("1000000");
+	b_to_foreground();
+	fd = iwcm_comp_channel_get_fd(b.ch);
+	dp_post_recv(b.qp, 1, bmr, bbuf, 64);
+	dp_wr(&wr, &sge, IWCM_WR_SEND, 1, amr, abuf, 8);
+	dp_post_send(a.qp, &wr);
+	dp_wc_ok(a.scq, 1, IWCM_WC_SEND);
+	ck_assert_int_eq(iwcm_req_notify_cq(b.rcq, 0), 0);
+	all_reads = 0;
+	ck_assert_int_eq(iwcm_poll_cq(b.rcq, 1, &wc), 0);
+	ck_assert_uint_eq(all_reads, 0);
+	{
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		ck_assert_int_eq(poll(&p, 1, DP_TIMEOUT_MS), 1);
+	}
+	ck_assert_int_eq(iwcm_get_cq_event(b.ch, &cq, &cctx), 0);
+	ck_assert_ptr_eq(cq, b.rcq);
+	iwcm_ack_cq_events(cq, 1);
+	ck_assert_int_eq(iwcm_poll_cq(b.rcq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	/* armed, then polled twice: the second poll reads */
+	ck_assert_int_eq(iwcm_req_notify_cq(b.rcq, 0), 0);
+	all_reads = 0;
+	ck_assert_int_eq(iwcm_poll_cq(b.rcq, 1, &wc), 0);
+	ck_assert_uint_eq(all_reads, 0);
+	ck_assert_int_eq(iwcm_poll_cq(b.rcq, 1, &wc), 0);
+	ck_assert_uint_eq(all_reads, 1);
+	/* the event loop of a receiver, N messages */
+	all_reads = data_reads = 0;
+	for (int i = 0; i < N; i++) {
+		int k;
+
+		dp_post_recv(b.qp, 10 + i, bmr, bbuf, 64);
+		while ((k = iwcm_poll_cq(b.rcq, 1, &wc)) == 0) {
+			/* the Send arrives while b is armed */
+			if (i % 2 == 0) {
+				dp_wr(&wr, &sge, IWCM_WR_SEND, 10 + i, amr,
+				      abuf, 8);
+				dp_post_send(a.qp, &wr);
+			}
+			ck_assert_int_eq(iwcm_req_notify_cq(b.rcq, 0), 0);
+			if ((k = iwcm_poll_cq(b.rcq, 1, &wc)) != 0)
+				break;
+			if (i % 2) {
+				dp_wr(&wr, &sge, IWCM_WR_SEND, 10 + i, amr,
+				      abuf, 8);
+				dp_post_send(a.qp, &wr);
+			}
+			ck_assert_int_eq(iwcm_get_cq_event(b.ch, &cq, &cctx),
+					 0);
+			iwcm_ack_cq_events(cq, 1);
+		}
+		ck_assert_int_eq(k, 1);
+		ck_assert_uint_eq(wc.wr_id, 10 + i);
+		ck_assert_int_eq(wc.status, IWCM_WC_SUCCESS);
+		dp_wc_ok(a.scq, 10 + i, IWCM_WC_SEND);
+	}
+	ck_assert_msg(all_reads - data_reads <= N + 1,
+		      "%lu reads found nothing in %d messages",
+		      all_reads - data_reads, N);
+	pair_down();
+}
+END_TEST
+
 static Suite *cprog_suite(void)
 {
 	Suite *s = suite_create("cprog");
@@ -505,6 +590,7 @@ static Suite *cprog_suite(void)
 	add_tcase(s, "dereg_waits_alone", dereg_waits_alone);
 	add_tcase(s, "destroy_while_polling", destroy_while_polling);
 	add_tcase(s, "one_read_per_message", one_read_per_message);
+	add_tcase(s, "arm_poll_leaves_socket", arm_poll_leaves_socket);
 	return s;
 }
 

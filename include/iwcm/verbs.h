@@ -652,7 +652,8 @@ int iwcm_poll_cq_sz(struct iwcm_cq *cq, int num_entries, struct iwcm_wc *wc,
  * directly, one read(2) per call whether or not it holds anything, as a
  * busy-polling TCP program does, so that a message costs one system call
  * to receive instead of two (unless the socket is full for writing,
- * when the QP waits to be told it has room).
+ * when the QP waits to be told it has room).  The first call after
+ * iwcm_req_notify_cq() only looks at the queue (see there).
  * Completions of one QP's send
  * queue come in the order the work requests were posted (RFC 5040 §5.5
  * rule 15), receives in the order the messages arrived.  After an error
@@ -680,7 +681,12 @@ static inline int iwcm_poll_cq(struct iwcm_cq *cq, int num_entries,
  *	unsuccessful one.
  *
  * One request gives at most one event on the channel.  Completions
- * already queued do not count: poll the queue after requesting.
+ * already queued do not count: poll the queue after requesting.  That
+ * poll (the first iwcm_poll_cq() after this call) only looks at the
+ * queue and reads no socket: what the QPs' sockets hold makes the
+ * channel's descriptor readable, and iwcm_get_cq_event() or any later
+ * poll moves it.  An event loop (poll, request, poll, wait) so makes no
+ * read(2) that finds nothing between the request and the wait.
  *
  * Context: Thread-safe.
  * Return: 0, or -1 with errno EINVAL (@cq NULL or without a channel).
