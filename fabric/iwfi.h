@@ -499,7 +499,17 @@ void iwfi_cq_purge(struct iwfi_cq *cq, struct iwfi_ep *ep);
 void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req);
 void iwfi_cq_fail(struct iwfi_cq *cq, void *context, uint64_t flags, int err);
 int iwfi_cq_trywait(struct iwfi_cq *cq);
+/* What a step of FI_DELIVERY_COMPLETE's books leaves to the CQ
+ * (iwfi_dc.c): writes now confirmed, to report; writes no Read will
+ * confirm, to fail as flushed.  Lists linked by next, in order. */
+struct iwfi_dc_out {
+	struct iwfi_req *ready, *ready_tail;
+	struct iwfi_req *failed, *failed_tail;
+};
 int iwfi_dc_confirm_before(struct iwfi_ep *ep);
+void iwfi_dc_retry(struct iwfi_ep *ep, struct iwfi_dc_out *out);
+bool iwfi_dc_done(struct iwfi_req *req, struct iwfi_dc_out *out);
+struct iwfi_req *iwfi_dc_fail(struct iwfi_ep *ep);
 void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 

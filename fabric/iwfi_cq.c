@@ -8,7 +8,9 @@
  * layer, type and code (RFC 5040 §4.8) in prov_errno.  A request may
  * carry a hook (req->on_done) that finishes its work once it completes
  * successfully, before it is reported: an error or a flush skips it, so
- * the operation's buffers are left as they were.
+ * the operation's buffers are left as they were.  Requests are
+ * iwfi_req.c's; FI_DELIVERY_COMPLETE writes are held until a Read
+ * confirms them (iwfi_dc.c).
  */
 #include "config.h"
 
@@ -25,92 +27,6 @@
 /* The longest one wait of a manual-progress fi_cq_sread() lasts: a
  * completion another thread's progress queued is seen this late. */
 #define IWFI_SREAD_SLICE_MS 10
-
-/* Requests an endpoint keeps for reuse: the small-message path does not
- * allocate once the exchange runs. */
-#define IWFI_REQ_POOL 1024
-
-/* A request for one operation of ep, from its pool when it has one. */
-struct iwfi_req *iwfi_req_new(struct iwfi_ep *ep, void *context, uint64_t flags,
-			      bool report)
-{
-	struct iwfi_req *req;
-
-	pthread_mutex_lock(&ep->req_lock);
-	req = ep->req_pool;
-	if (req) {
-		ep->req_pool = req->next;
-		ep->req_pooled--;
-	}
-	pthread_mutex_unlock(&ep->req_lock);
-	if (!req)
-		req = malloc(sizeof(*req));
-	if (!req)
-		return NULL;
-	/* The scatter/gather entries are the caller's to fill. */
-	memset(req, 0, offsetof(struct iwfi_req, sge));
-	req->ep = ep;
-	req->context = context;
-	req->flags = flags;
-	req->report = report;
-	return req;
-}
-
-/* Give a request back to its endpoint's pool (or free it); NULL is
- * nothing. */
-void iwfi_req_free(struct iwfi_req *req)
-{
-	struct iwfi_ep *ep;
-
-	if (!req)
-		return;
-	ep = req->ep;
-	pthread_mutex_lock(&ep->req_lock);
-	if (ep->req_pooled < IWFI_REQ_POOL) {
-		req->next = ep->req_pool;
-		ep->req_pool = req;
-		ep->req_pooled++;
-		req = NULL;
-	}
-	pthread_mutex_unlock(&ep->req_lock);
-	free(req);
-}
-
-/* Free the requests an endpoint kept (fi_close). */
-void iwfi_req_pool_free(struct iwfi_ep *ep)
-{
-	struct iwfi_req *req;
-
-	while ((req = ep->req_pool)) {
-		ep->req_pool = req->next;
-		free(req);
-	}
-	ep->req_pooled = 0;
-}
-
-/* Put a request on its endpoint's posted list (ep->lock held). */
-void iwfi_req_link(struct iwfi_req *req)
-{
-	struct iwfi_ep *ep = req->ep;
-
-	req->pprev = NULL;
-	req->pnext = ep->posted;
-	if (ep->posted)
-		ep->posted->pprev = req;
-	ep->posted = req;
-}
-
-/* Take a request off its endpoint's posted list (ep->lock held). */
-void iwfi_req_unlink(struct iwfi_req *req)
-{
-	if (req->pprev)
-		req->pprev->pnext = req->pnext;
-	else
-		req->ep->posted = req->pnext;
-	if (req->pnext)
-		req->pnext->pprev = req->pprev;
-	req->pnext = req->pprev = NULL;
-}
 
 /* A completion's request leaves its endpoint's list; the last one of an
  * endpoint whose connection is gone lets FI_SHUTDOWN out. */
@@ -254,18 +170,43 @@ static void wc_to_err(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 	}
 }
 
+/* Append req to the confirmed writes (cq->lock held). */
+static void ready_push(struct iwfi_cq *cq, struct iwfi_req *req)
+{
+	req->next = NULL;
+	if (cq->ready_tail)
+		cq->ready_tail->next = req;
+	else
+		cq->ready = req;
+	cq->ready_tail = req;
+}
+
+/* What FI_DELIVERY_COMPLETE's books decided (iwfi_dc.c; cq->lock held):
+ * confirmed writes wait on cq->ready for the next fi_cq_read(), the
+ * others fail as flushed. */
+static void dc_apply(struct iwfi_cq *cq, struct iwfi_dc_out *out)
+{
+	static const struct iwcm_wc flushed = { .status =
+							IWCM_WC_WR_FLUSH_ERR };
+	struct iwfi_req *w;
+
+	while ((w = out->ready)) {
+		out->ready = w->next;
+		ready_push(cq, w);
+	}
+	while ((w = out->failed)) {
+		out->failed = w->next;
+		wc_to_err(cq, &flushed, w);
+	}
+}
+
+/* A confirming Read c failed (cq->lock held): the writes it covered
+ * complete with its error; c itself is not reported. */
 static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 		    struct iwfi_req *c)
 {
-	struct iwfi_ep *ep = c->ep;
-	struct iwfi_req *held, *w;
+	struct iwfi_req *held = iwfi_dc_fail(c->ep), *w;
 
-	iwfi_ep_lock(ep);
-	held = ep->dc_held;
-	ep->dc_held = ep->dc_held_tail = NULL;
-	/* Later writes wait for a Read that will not come either. */
-	ep->dc_dead = true;
-	iwfi_ep_unlock(ep);
 	while ((w = held)) {
 		held = w->next;
 		wc_to_err(cq, wc, w);
@@ -293,211 +234,6 @@ void iwfi_cq_cancel(struct iwfi_cq *cq, struct iwfi_req *req)
 	}
 	iwfi_req_free(req);
 }
-
-/*
- * FI_DELIVERY_COMPLETE writes (iwfi_rma.c).  A write's completion says
- * its data left; it is held until a zero-length RDMA Read Request posted
- * after it completes, since that Read's Response is not placed before
- * the Write's payload is placed at the peer (RFC 5040 §5.5, Appendix B).
- * One Read covers every such write posted before it: the first held
- * write whose seq no Read covers yet posts one for all up to the
- * endpoint's last (ep->dc_seq), so a window of writes costs one round
- * trip.  Confirmed writes wait on cq->ready for the next fi_cq_read().
- */
-
-/* Append req to the confirmed writes (cq->lock held). */
-static void ready_push(struct iwfi_cq *cq, struct iwfi_req *req)
-{
-	req->next = NULL;
-	if (cq->ready_tail)
-		cq->ready_tail->next = req;
-	else
-		cq->ready = req;
-	cq->ready_tail = req;
-}
-
-/* Post the zero-length Read that confirms ep's writes up to ep->dc_seq,
- * as the held write w names the range (ep->lock held): 0, -FI_EAGAIN
- * when the send queue is full (dc_retry() posts it once a request of
- * ep has completed), another error when it cannot be posted at all. */
-static int dc_post_confirm_at(struct iwfi_ep *ep, uint64_t raddr, uint32_t rkey)
-{
-	struct iwcm_send_wr wr = { 0 }, *bad = NULL;
-	struct iwfi_req *c;
-	int ret;
-
-	if (!ep->qp || ep->state != IWFI_EP_S_CONNECTED)
-		return -FI_ENOTCONN;
-	c = iwfi_req_new(ep, NULL, FI_RMA | FI_READ, false);
-	if (!c)
-		return -FI_ENOMEM;
-	c->dc_confirm = true;
-	c->seq = ep->dc_seq;
-	wr.wr_id = (uintptr_t)c;
-	wr.opcode = IWCM_WR_RDMA_READ;
-	wr.send_flags = IWCM_SEND_SIGNALED;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	iwfi_req_link(c);
-	ret = iwcm_post_send(ep->qp, &wr, &bad);
-	if (ret) {
-		iwfi_req_unlink(c);
-		iwfi_req_free(c);
-		return ret == ENOMEM ? -FI_EAGAIN : -FI_EIO;
-	}
-	ep->tx_zreads++;
-	ep->dc_cover = c->seq;
-	__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
-	return 0;
-}
-
-static int dc_post_confirm(struct iwfi_ep *ep, const struct iwfi_req *w)
-{
-	return dc_post_confirm_at(ep, w->raddr, w->rkey);
-}
-
-/*
- * A Read or an atomic is about to be posted on ep (ep->lock held): first
- * post the zero-length Read that confirms the FI_DELIVERY_COMPLETE
- * writes no Read covers yet, on the last one's range.  A Terminate that
- * one of those writes caused ends the first Read or atomic that waits
- * behind it (RFC 5040 §5.5 rule 13, §7): that is then this Read, which
- * fails the writes it covers with the Terminate's error, not the
- * operation posted after them, which is flushed.  Without a Read or
- * atomic behind them the Read waits, as before, for the first write's
- * completion to be read (dc_done()).  Returns 0, or -FI_EAGAIN when the
- * send queue is full (the operation is refused too, so the order
- * holds).
- */
-int iwfi_dc_confirm_before(struct iwfi_ep *ep)
-{
-	int ret;
-
-	if (ep->dc_dead || ep->dc_seq <= ep->dc_cover)
-		return 0;
-	ret = dc_post_confirm_at(ep, ep->dc_raddr, ep->dc_rkey);
-	/* Nothing to keep in order on a connection that is gone. */
-	return ret == -FI_EAGAIN ? ret : 0;
-}
-
-/* Fail ep's held writes and every later one: no Read will confirm them
- * (ep->lock held, released here; cq->lock held). */
-static void dc_kill(struct iwfi_cq *cq, struct iwfi_ep *ep)
-{
-	static const struct iwcm_wc flushed = { .status =
-							IWCM_WC_WR_FLUSH_ERR };
-	struct iwfi_req *held, *w;
-
-	ep->dc_dead = true;
-	__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
-	held = ep->dc_held;
-	ep->dc_held = ep->dc_held_tail = NULL;
-	iwfi_ep_unlock(ep);
-	while ((w = held)) {
-		held = w->next;
-		wc_to_err(cq, &flushed, w);
-	}
-}
-
-/*
- * A completion of ep is about to be handled (cq->lock held): if a
- * confirming Read found the send queue full, post it now, as that
- * request has left the queue.  Under a queue the application (or an RDM
- * endpoint's queued operations, iwfi_rdm_peer.c) keeps full, the Read
- * is late, never lost.  If it cannot be posted any more (the connection
- * failed: this completion is a flush), the held writes fail.
- */
-static void dc_retry(struct iwfi_cq *cq, struct iwfi_ep *ep)
-{
-	struct iwfi_req *w;
-	int ret;
-
-	if (!__atomic_load_n(&ep->dc_retry, __ATOMIC_RELAXED))
-		return;
-	iwfi_ep_lock(ep);
-	for (w = ep->dc_held; w && w->seq <= ep->dc_cover; w = w->next)
-		;
-	if (!ep->dc_retry || !w) {
-		__atomic_store_n(&ep->dc_retry, false, __ATOMIC_RELAXED);
-		iwfi_ep_unlock(ep);
-		return;
-	}
-	ret = dc_post_confirm(ep, w);
-	if (ret && ret != -FI_EAGAIN) {
-		dc_kill(cq, ep);
-		return;
-	}
-	iwfi_ep_unlock(ep);
-}
-
-/* Move ep's held writes up to seq to the confirmed ones (both locks). */
-static void dc_release(struct iwfi_cq *cq, struct iwfi_ep *ep, uint64_t seq)
-{
-	struct iwfi_req *w;
-
-	while ((w = ep->dc_held) && w->seq <= seq) {
-		ep->dc_held = w->next;
-		if (!ep->dc_held)
-			ep->dc_held_tail = NULL;
-		ready_push(cq, w);
-	}
-}
-
-/*
- * The successful completion of a held write or of a confirming Read
- * (cq->lock held): true when it was taken care of here, false when the
- * write is to be reported now (already confirmed).  A write that no
- * Read can confirm any more (the connection failed, or the Read could
- * not be posted) is not known placed: it fails with the writes held
- * before it, as a connection's flush does, and so does every later one
- * (ep->dc_dead).
- */
-static bool dc_done(struct iwfi_cq *cq, struct iwfi_req *req)
-{
-	static const struct iwcm_wc flushed = { .status =
-							IWCM_WC_WR_FLUSH_ERR };
-	struct iwfi_ep *ep = req->ep;
-	bool keep = true;
-	int ret = 0;
-
-	iwfi_ep_lock(ep);
-	if (req->dc_confirm) {
-		if (req->seq > ep->dc_confirmed)
-			ep->dc_confirmed = req->seq;
-		dc_release(cq, ep, req->seq);
-		iwfi_ep_unlock(ep);
-		return false;
-	}
-	if (!ep->dc_dead && req->seq > ep->dc_cover && !ep->dc_retry) {
-		ret = dc_post_confirm(ep, req);
-		/* A full send queue: the Read goes later (dc_retry()). */
-		if (ret == -FI_EAGAIN) {
-			__atomic_store_n(&ep->dc_retry, true, __ATOMIC_RELAXED);
-			ret = 0;
-		}
-	}
-	if (req->seq <= ep->dc_confirmed && !ep->dc_dead) {
-		keep = false;
-	} else if (ep->dc_dead || ret) {
-		dc_kill(cq, ep);
-		wc_to_err(cq, &flushed, req);
-		return true;
-	} else {
-		req->next = NULL;
-		if (ep->dc_held_tail)
-			ep->dc_held_tail->next = req;
-		else
-			ep->dc_held = req;
-		ep->dc_held_tail = req;
-	}
-	iwfi_ep_unlock(ep);
-	return keep;
-}
-
-/* A confirming Read failed (cq->lock held): the writes it covered are
- * not known placed; they complete with its error.  Frees nothing. */
-static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
-		    struct iwfi_req *c);
 
 /* The error err of an operation that never reached a QP (an RDM
  * endpoint's operation whose connection failed, iwfi_rdm_peer.c). */
@@ -615,8 +351,12 @@ static ssize_t cq_read_locked(struct iwfi_cq *cq, void *buf, size_t count)
 		wc = &cq->stash[cq->stash_head++];
 		cq->stash_len--;
 		req = (struct iwfi_req *)(uintptr_t)wc->wr_id;
-		if (req)
-			dc_retry(cq, req->ep);
+		if (req) {
+			struct iwfi_dc_out out = { 0 };
+
+			iwfi_dc_retry(req->ep, &out);
+			dc_apply(cq, &out);
+		}
 		if (!req) {
 			/* An unsignaled request failed: report it without a
 			 * context, unless it was only flushed. */
@@ -634,8 +374,14 @@ static ssize_t cq_read_locked(struct iwfi_cq *cq, void *buf, size_t count)
 				wc_to_err(cq, wc, req);
 			break;
 		}
-		if ((req->dc_hold || req->dc_confirm) && dc_done(cq, req))
-			continue;
+		if (req->dc_hold || req->dc_confirm) {
+			struct iwfi_dc_out out = { 0 };
+			bool kept = iwfi_dc_done(req, &out);
+
+			dc_apply(cq, &out);
+			if (kept)
+				continue;
+		}
 		if (req->on_done)
 			req->on_done(req);
 		if (req->report) {
