@@ -231,6 +231,22 @@ static unsigned int responder(const struct est *ce, unsigned int n)
 	return j;
 }
 
+/* End the n sessions of ce (those with an fd) at their initiators;
+ * each responder's end sees EOF. */
+static void close_all(struct est *le, struct est *ce, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		if (ce[i].fd < 0)
+			continue;
+		j = responder(&ce[i], n);
+		close(ce[i].fd);
+		wait_eof(le[j].fd);
+		close(le[j].fd);
+	}
+}
+
 /* N_CONC sessions from one client to one listener all at once, by
  * default each on an association of its own: all of them are
  * established at both owners; the two ends of each are told the same
@@ -267,12 +283,7 @@ START_TEST(test_concurrent)
 	}
 	nothing_left(le, N_CONC);
 	nothing_left(ce, N_CONC);
-	for (i = 0; i < N_CONC; i++) {
-		j = responder(&ce[i], N_CONC);
-		close(ce[i].fd);
-		wait_eof(le[j].fd);
-		close(le[j].fd);
-	}
+	close_all(le, ce, N_CONC);
 	close(L);
 	close(C);
 }
@@ -331,14 +342,7 @@ START_TEST(test_multiplex_full)
 	wait_eof(le1.fd);
 	close(le1.fd);
 	ce[i].fd = -1;
-	for (i = 0; i < N_MAX; i++) {
-		if (ce[i].fd < 0)
-			continue;
-		j = responder(&ce[i], N_MAX);
-		close(ce[i].fd);
-		wait_eof(le[j].fd);
-		close(le[j].fd);
-	}
+	close_all(le, ce, N_MAX);
 	close(L);
 	close(C);
 }
