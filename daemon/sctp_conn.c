@@ -761,6 +761,30 @@ static void sc_assoc_wait(struct sc_assoc *as)
 	evtimer_add(as->ev_req, &tv);
 }
 
+/* A connect that waited for as finds no stream free on it: the peer
+ * granted fewer outbound streams than sctp_streams asked (RFC 4960
+ * §5.1.1: min of our OS and its MIS) or a concurrent one took the last.
+ * With sctp_multiplex it moves to another association to the peer, as
+ * a connect made now would (sc_assoc_to()); true when it did. */
+static bool sc_conn_move(struct sc_conn *k, struct sc_assoc *as)
+{
+	struct sc_assoc *to;
+
+	if (SC_KERNEL || !iwcmd_conf->sctp_multiplex)
+		return false;
+	to = sc_assoc_to(&as->peer, as->peer_len, as->remote_udp_port);
+	if (!to || to == as)
+		return false;
+	log_info("sctp assoc %llu: %u streams granted, all taken: "
+		 "conn %llu goes to assoc %llu",
+		 (unsigned long long)as->id, as->streams,
+		 (unsigned long long)k->id, (unsigned long long)to->id);
+	sc_conn_set_assoc(k, to);
+	if (to->sa)
+		sc_assoc_start(to);
+	return true;
+}
+
 /* Start the sessions that waited for the association. */
 void sc_assoc_start(struct sc_assoc *as)
 {
@@ -777,6 +801,8 @@ void sc_assoc_start(struct sc_assoc *as)
 		while (stream < as->streams &&
 		       sctp_assoc_session(as->sa, stream))
 			stream++;
+		if (stream >= as->streams && sc_conn_move(k, as))
+			continue;
 		sc_conn_set_session(k, sctp_session_connect(as->sa, stream,
 							    &k->policy, k->pd,
 							    k->pd_len, k));

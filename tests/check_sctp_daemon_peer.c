@@ -297,6 +297,89 @@ START_TEST(test_listener_closed_peer_first)
 }
 END_TEST
 
+/*
+ * sctp_multiplex = yes against a peer that grants 2 outbound streams
+ * where iwcmd asks 16 (its SCTP_INITMSG): three connects made before
+ * the association is up are all established, the third on a second
+ * association (it was refused: "no free stream on the association").
+ * The peer answers each Initiate with an Accept on its stream.
+ */
+START_TEST(test_fewer_streams)
+{
+	enum { N = 3 };
+	static const uint8_t accept[] = { 0, 0, 0, 2 };
+	struct socket *lso, *as[N];
+	unsigned int nas = 0, answered = 0, est = 0;
+	uint64_t ids[N];
+	bool seen[N] = { false };
+	long long end;
+	uint16_t port;
+	int C;
+
+	start();
+	C = ipc_open_hello(H.sock);
+	lso = hostile_listen(2, &port);
+	for (int i = 0; i < N; i++)
+		ids[i] = connect_sctp_via(C, port, "f", 1, hostile_stack());
+	end = harness_ms() + 10000;
+	while (answered < N && harness_ms() < end) {
+		struct socket *a = usrsctp_accept(lso, NULL, NULL);
+
+		if (a) {
+			ck_assert_uint_lt(nas, N);
+			usrsctp_set_non_blocking(a, 1);
+			as[nas++] = a;
+		}
+		for (unsigned int i = 0; i < nas; i++) {
+			uint8_t buf[1024];
+			struct sctp_rcvinfo rcv;
+			socklen_t il = sizeof(rcv);
+			unsigned int it = 0;
+			int flags = 0;
+			ssize_t n = usrsctp_recvv(as[i], buf, sizeof(buf), NULL,
+						  NULL, &rcv, &il, &it, &flags);
+
+			if (n < 4 || (flags & MSG_NOTIFICATION) ||
+			    ntohl(rcv.rcv_ppid) != 17)
+				continue;
+			ck_assert_uint_eq(buf[2] << 8 | buf[3],
+					  SCTP_SS_INITIATE);
+			ck_assert_uint_lt(rcv.rcv_sid, 2);
+			hostile_send(as[i], rcv.rcv_sid, 17, accept,
+				     sizeof(accept));
+			answered++;
+		}
+		usleep(5000);
+	}
+	ck_assert_msg(answered == N, "%u of %d Initiates came\n%s", answered, N,
+		      harness_log(&H));
+	ck_assert_uint_eq(nas, 2);
+	while (est < N) {
+		struct est e;
+		uint64_t id;
+		int i;
+
+		ck_assert_msg(ipc_wait(C, &M) == 1, "no event\n%s",
+			      harness_log(&H));
+		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
+			      ipc_type_name(M.hdr.type), harness_log(&H));
+		id = est_take(&e);
+		for (i = 0; i < N && ids[i] != id; i++)
+			;
+		ck_assert_int_lt(i, N);
+		ck_assert(!seen[i]);
+		seen[i] = true;
+		ck_assert_uint_lt(e.stream, 2);
+		close(e.fd);
+		est++;
+	}
+	for (unsigned int i = 0; i < nas; i++)
+		usrsctp_close(as[i]);
+	usrsctp_close(lso);
+	close(C);
+}
+END_TEST
+
 static Suite *sctp_daemon_peer_suite(void)
 {
 	Suite *s = suite_create("sctp_daemon_peer");
@@ -308,6 +391,7 @@ static Suite *sctp_daemon_peer_suite(void)
 	daemon_add_test(s, "uid_pending", test_uid_pending);
 	daemon_add_test(s, "accept_twice", test_accept_twice);
 	daemon_add_test(s, "listener_closed", test_listener_closed);
+	daemon_add_test(s, "fewer_streams", test_fewer_streams);
 	daemon_add_test(s, "listener_closed_peer_first",
 			test_listener_closed_peer_first);
 	return s;

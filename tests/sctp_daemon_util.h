@@ -105,9 +105,10 @@ static inline int start_listener(const char *more, uint16_t *port)
 	return fd;
 }
 
-/* Connect over SCTP; mpa_rev 1: a plain Initiate, 2: enhanced. */
-static inline uint64_t connect_sctp(int fd, uint16_t port, const char *pd,
-				    uint32_t rev)
+/* Connect over SCTP to a peer whose UDP encapsulation port is udp (0:
+ * iwcmd's own); mpa_rev 1: a plain Initiate, 2: enhanced. */
+static inline uint64_t connect_sctp_via(int fd, uint16_t port, const char *pd,
+					uint32_t rev, uint16_t udp)
 {
 	Iwcm__Connect c = IWCM__CONNECT__INIT;
 	Iwcm__SockAddr a = IWCM__SOCK_ADDR__INIT;
@@ -128,6 +129,10 @@ static inline uint64_t connect_sctp(int fd, uint16_t port, const char *pd,
 	p.has_ird = p.has_ord = 1;
 	p.ird = 4;
 	p.ord = 2;
+	if (udp) {
+		p.has_sctp_udp_port = 1;
+		p.sctp_udp_port = udp;
+	}
 	if (pd) {
 		p.has_private_data = 1;
 		p.private_data.data = (uint8_t *)(uintptr_t)pd;
@@ -142,6 +147,13 @@ static inline uint64_t connect_sctp(int fd, uint16_t port, const char *pd,
 	id = k->conn_id;
 	protobuf_c_message_free_unpacked(&k->base, NULL);
 	return id;
+}
+
+/* Connect over SCTP; mpa_rev 1: a plain Initiate, 2: enhanced. */
+static inline uint64_t connect_sctp(int fd, uint16_t port, const char *pd,
+				    uint32_t rev)
+{
+	return connect_sctp_via(fd, port, pd, rev, 0);
 }
 
 /* The next event on fd, of type. */
@@ -388,22 +400,28 @@ static inline unsigned int admin_sctp_conns(const char *state, uint16_t stream)
 
 /* ---- hostile peers: a usrsctp stack of this process ---- */
 
+/* The stack, one per test process however many associations: its UDP
+ * encapsulation port. */
+static inline uint16_t hostile_stack(void)
+{
+	static uint16_t own;
+
+	if (!own) {
+		own = test_free_udp_port();
+		ck_assert_uint_ne(own, 0);
+		usrsctp_init(own, NULL, NULL);
+	}
+	return own;
+}
+
 static inline struct socket *hostile_connect(uint16_t port, bool adapt)
 {
-	static bool stack;
 	struct socket *so;
 	struct sctp_udpencaps ue;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const uint32_t on = 1;
 
-	/* one stack per test process, however many associations */
-	if (!stack) {
-		uint16_t own = test_free_udp_port();
-
-		ck_assert_uint_ne(own, 0);
-		usrsctp_init(own, NULL, NULL);
-		stack = true;
-	}
+	hostile_stack();
 	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
 	ck_assert_ptr_nonnull(so);
@@ -496,6 +514,45 @@ static inline int hostile_recv_fc(struct socket *so, uint16_t *stream)
 		return buf[2] << 8 | buf[3];
 	}
 	return -2;
+}
+
+/* A peer listening on 127.0.0.1 (non-blocking) whose associations have
+ * at most streams streams each way (RFC 4960 §5.1.1: it grants no more
+ * outbound streams than its MIS); its SCTP port in *port. */
+static inline struct socket *hostile_listen(uint16_t streams, uint16_t *port)
+{
+	struct sctp_setadaptation ad = { .ssb_adaptation_ind = 1 };
+	struct sctp_initmsg im = { .sinit_num_ostreams = streams,
+				   .sinit_max_instreams = streams };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr *la = NULL;
+	const uint32_t on = 1;
+	struct socket *so;
+
+	hostile_stack();
+	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
+			    NULL);
+	ck_assert_ptr_nonnull(so);
+	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_INITMSG, &im,
+					    sizeof(im)),
+			 0);
+	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
+					    SCTP_ADAPTATION_LAYER, &ad,
+					    sizeof(ad)),
+			 0);
+	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO,
+					    &on, sizeof(on)),
+			 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(usrsctp_bind(so, (struct sockaddr *)&sin, sizeof(sin)),
+			 0);
+	ck_assert_int_eq(usrsctp_listen(so, 8), 0);
+	ck_assert_int_ge(usrsctp_getladdrs(so, 0, &la), 1);
+	*port = ntohs(((struct sockaddr_in *)(void *)la)->sin_port);
+	usrsctp_freeladdrs(la);
+	ck_assert_uint_ne(*port, 0);
+	usrsctp_set_non_blocking(so, 1);
+	return so;
 }
 
 /* The association of so is up (SCTP_STATUS), within 5 s. */
