@@ -414,12 +414,12 @@ static inline uint16_t hostile_stack(void)
 	return own;
 }
 
-static inline struct socket *hostile_connect(uint16_t port, bool adapt)
+/* A socket of the stack that receives each message's SCTP_RCVINFO and,
+ * with adapt, gives DDP's Adaptation Layer Indication (RFC 5043 §5.1). */
+static inline struct socket *hostile_socket(bool adapt)
 {
-	struct socket *so;
-	struct sctp_udpencaps ue;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
 	const uint32_t on = 1;
+	struct socket *so;
 
 	hostile_stack();
 	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
@@ -436,6 +436,15 @@ static inline struct socket *hostile_connect(uint16_t port, bool adapt)
 	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO,
 					    &on, sizeof(on)),
 			 0);
+	return so;
+}
+
+static inline struct socket *hostile_connect(uint16_t port, bool adapt)
+{
+	struct socket *so = hostile_socket(adapt);
+	struct sctp_udpencaps ue;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
 	memset(&ue, 0, sizeof(ue));
 	ue.sue_port = htons(udp_port);
 	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
@@ -521,27 +530,14 @@ static inline int hostile_recv_fc(struct socket *so, uint16_t *stream)
  * outbound streams than its MIS); its SCTP port in *port. */
 static inline struct socket *hostile_listen(uint16_t streams, uint16_t *port)
 {
-	struct sctp_setadaptation ad = { .ssb_adaptation_ind = 1 };
 	struct sctp_initmsg im = { .sinit_num_ostreams = streams,
 				   .sinit_max_instreams = streams };
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct socket *so = hostile_socket(true);
 	struct sockaddr *la = NULL;
-	const uint32_t on = 1;
-	struct socket *so;
 
-	hostile_stack();
-	so = usrsctp_socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
-			    NULL);
-	ck_assert_ptr_nonnull(so);
 	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_INITMSG, &im,
 					    sizeof(im)),
-			 0);
-	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP,
-					    SCTP_ADAPTATION_LAYER, &ad,
-					    sizeof(ad)),
-			 0);
-	ck_assert_int_eq(usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO,
-					    &on, sizeof(on)),
 			 0);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_eq(usrsctp_bind(so, (struct sockaddr *)&sin, sizeof(sin)),
