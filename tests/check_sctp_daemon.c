@@ -205,16 +205,8 @@ static void open_all(int L, int C, uint16_t port, unsigned int n,
 	accept_all(L, lid, le, n);
 	for (k = 0; k < n; k++) {
 		struct est e;
-		uint64_t id;
 
-		ck_assert_msg(ipc_wait(C, &M) == 1, "%u Established\n%s", k,
-			      harness_log(&H));
-		ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
-			      ipc_type_name(M.hdr.type), harness_log(&H));
-		id = est_take(&e);
-		for (i = 0; i < n && cid[i] != id; i++)
-			;
-		ck_assert_uint_lt(i, n);
+		i = est_next(C, cid, n, &e);
 		ck_assert_int_eq(ce[i].fd, -1);
 		ce[i] = e;
 	}

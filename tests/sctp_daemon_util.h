@@ -253,6 +253,24 @@ static inline void take_established(int fd, uint64_t id, struct est *e)
 	ck_assert_uint_eq(est_take(e), id);
 }
 
+/* The next event on fd is the Established of one of the n sessions
+ * ids: its session in e, its index in ids. */
+static inline unsigned int est_next(int fd, const uint64_t *ids, unsigned int n,
+				    struct est *e)
+{
+	unsigned int i;
+	uint64_t id;
+
+	ck_assert_msg(ipc_wait(fd, &M) == 1, "no event\n%s", harness_log(&H));
+	ck_assert_msg(M.hdr.type == IPC_EVENT_ESTABLISHED, "got %s\n%s",
+		      ipc_type_name(M.hdr.type), harness_log(&H));
+	id = est_take(e);
+	for (i = 0; i < n && ids[i] != id; i++)
+		;
+	ck_assert_uint_lt(i, n);
+	return i;
+}
+
 /* A session from C to L through the daemon; both Established. */
 static inline void session(int L, int C, uint16_t port, uint32_t rev,
 			   struct est *le, struct est *ce)
