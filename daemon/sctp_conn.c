@@ -36,17 +36,9 @@ static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
  * peers' associations, half-open ones too, are not walked for it. */
 static TAILQ_HEAD(, sc_assoc)
 	sc_out_assocs = TAILQ_HEAD_INITIALIZER(sc_out_assocs);
-/* Peers' sessions told to their owner, not decided yet: what they count
- * against max_pending_per_uid (with TCP's, conn_uid_pending()). */
-static TAILQ_HEAD(, sc_conn) sc_await = TAILQ_HEAD_INITIALIZER(sc_await);
-static TAILQ_HEAD(, sc_conn) sc_conns = TAILQ_HEAD_INITIALIZER(sc_conns);
-/* The same by id (clients name them), and by session. */
-static struct idmap sc_ids = IDMAP_INIT;
-static struct idmap sc_sessions = IDMAP_INIT;
 static const struct sctp_conn_notify *sc_notify;
 
 static void sc_assoc_unlink(struct sc_assoc *as);
-static uint64_t sc_next_id = 1;
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 
@@ -57,11 +49,6 @@ static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
 static const struct sctp_cb sc_listen_cb;
 static void sc_listener_closed(uint64_t id);
 
-static uint64_t sc_id(void)
-{
-	return SCTP_CONN_ID_BIT | sc_next_id++;
-}
-
 /* Who is told what happens (main.c, at startup). */
 void sctp_conn_init(const struct sctp_conn_notify *n)
 {
@@ -69,79 +56,6 @@ void sctp_conn_init(const struct sctp_conn_notify *n)
 	sctp_listen_init(&sc_listen_cb, sc_listener_closed);
 	/* one max_pending_per_uid for both transports */
 	conn_uid_pending_also(sctp_conn_uid_pending);
-}
-
-void sc_await_set(struct sc_conn *k, bool on)
-{
-	if (on == k->awaiting)
-		return;
-	if (on)
-		TAILQ_INSERT_TAIL(&sc_await, k, aentry);
-	else
-		TAILQ_REMOVE(&sc_await, k, aentry);
-	k->awaiting = on;
-}
-
-/* Peers' sessions at a client of uid awaiting its decision. */
-unsigned int sctp_conn_uid_pending(uid_t uid)
-{
-	const struct sc_conn *k;
-	unsigned int n = 0;
-
-	TAILQ_FOREACH (k, &sc_await, aentry)
-		if (k->owner && k->owner->uid == uid)
-			n++;
-	return n;
-}
-
-struct sc_conn *sc_conn_find(uint64_t id)
-{
-	return idmap_get(&sc_ids, id);
-}
-
-/* The connection of session s: every DDP Segment a peer sends asks. */
-static struct sc_conn *sc_conn_of(const struct sctp_session *s)
-{
-	return s ? idmap_get(&sc_sessions, (uint64_t)(uintptr_t)s) : NULL;
-}
-
-/* k's session is s now (NULL: none). */
-static void sc_conn_set_session(struct sc_conn *k, struct sctp_session *s)
-{
-	if (k->s)
-		idmap_del(&sc_sessions, (uint64_t)(uintptr_t)k->s);
-	k->s = s;
-	if (s && idmap_put(&sc_sessions, (uint64_t)(uintptr_t)s, k) < 0)
-		fatal("sctp conn: idmap");
-}
-
-/* k is carried by as now (NULL: by none, its relay draining). */
-static void sc_conn_set_assoc(struct sc_conn *k, struct sc_assoc *as)
-{
-	if (k->as)
-		TAILQ_REMOVE(&k->as->conns, k, as_entry);
-	k->as = as;
-	if (as)
-		TAILQ_INSERT_TAIL(&as->conns, k, as_entry);
-}
-
-void sc_info(const struct sc_conn *k, struct sctp_conn_info *i)
-{
-	socklen_t len = sizeof(i->local);
-
-	memset(i, 0, sizeof(*i));
-	i->id = k->id;
-	i->initiator = k->initiator;
-	if (!k->as)
-		return; /* its relay drains */
-	i->listener_id = k->as->listener_id;
-	i->assoc_id = k->as->id;
-	i->maxseg = k->as->maxseg > 2 ? k->as->maxseg - 2 : 0; /* DDP-SSN */
-	if (k->as->sock)
-		sctp_stack_local_addr(k->as->sock, &i->local, &len);
-	memcpy(&i->peer, &k->as->peer, sizeof(i->peer));
-	if (k->s)
-		sctp_session_get_info(k->s, &i->si);
 }
 
 /* How a session's handshake ended, once, for the metrics (metrics.c). */
@@ -206,11 +120,7 @@ void sc_conn_free(struct sc_conn *k)
 {
 	struct sc_assoc *as = k->as;
 
-	TAILQ_REMOVE(&sc_conns, k, entry);
-	idmap_del(&sc_ids, k->id);
-	sc_conn_set_session(k, NULL);
-	sc_conn_set_assoc(k, NULL);
-	sc_await_set(k, false);
+	sc_books_del(k);
 	sctp_relay_free(k->relay);
 	sctp_peel_free(k->peel);
 	sc_count(k, k->result != CONN_RES_OK ? k->result : CONN_RES_ECONNRESET);
@@ -237,8 +147,7 @@ struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
 
 	if (!k)
 		return NULL;
-	k->id = sc_id();
-	if (idmap_put(&sc_ids, k->id, k) < 0) {
+	if (sc_books_add(k) < 0) {
 		free(k);
 		return NULL;
 	}
@@ -246,7 +155,6 @@ struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
 	sc_conn_set_assoc(k, as);
 	k->initiator = initiator;
 	k->created_ms = iwcmd_now_ms();
-	TAILQ_INSERT_TAIL(&sc_conns, k, entry);
 	return k;
 }
 
@@ -956,11 +864,6 @@ static void sc_listener_closed(uint64_t id)
 			sc_assoc_orphan_check(as);
 }
 
-struct sc_conn *sc_conn_next(struct sc_conn *k)
-{
-	return k ? TAILQ_NEXT(k, entry) : TAILQ_FIRST(&sc_conns);
-}
-
 void sc_free_all(void)
 {
 	struct sc_assoc *as;
@@ -968,7 +871,7 @@ void sc_free_all(void)
 
 	while ((as = TAILQ_FIRST(&sc_assocs)))
 		sc_assoc_free(as, "daemon stopping", true);
-	while ((k = TAILQ_FIRST(&sc_conns)))
+	while ((k = sc_conn_next(NULL)))
 		sc_conn_free(k);
 }
 

@@ -89,4 +89,15 @@ void sc_await_set(struct sc_conn *k, bool on);
 /* What a client and iwcmctl are told of k. */
 void sc_info(const struct sc_conn *k, struct sctp_conn_info *i);
 
+/* The books (sctp_conn_books.c). */
+uint64_t sc_id(void);
+int sc_books_add(struct sc_conn *k);
+void sc_books_del(struct sc_conn *k);
+/* The connection of session s (NULL: none). */
+struct sc_conn *sc_conn_of(const struct sctp_session *s);
+/* k's session is s now (NULL: none). */
+void sc_conn_set_session(struct sc_conn *k, struct sctp_session *s);
+/* k is carried by as now (NULL: by none, its relay draining). */
+void sc_conn_set_assoc(struct sc_conn *k, struct sc_assoc *as);
+
 #endif
