@@ -489,8 +489,10 @@ IRD 1 ORD 1, RDMAP version 1, over SCTP"
 # What the guest's iwcm-rping server says when the peer ABORTs the
 # association under its session (docs/sctp.md): its QP went to ERROR,
 # IWCM_EVENT_QP_PEER_CLOSED (3), and a request it had outstanding
-# completed flushed.
-SCTP_ABORT_ERR='connection closed \(flushed\)|async event 3 \(peer closed\)'
+# completed flushed; or, when the connection's DISCONNECTED event
+# reaches it first (the CM reports a reset as it does an orderly end,
+# as librdmacm does), that.  The capture says it was an ABORT.
+SCTP_ABORT_ERR='connection closed \(flushed\)|async event 3 \(peer closed\)|server DISCONNECT EVENT'
 # Each owner's close sends its Terminate (RFC 5043 §6.1), the
 # initiator's first, as it ends after its last ping.
 SCTP_TERMS="( (i2r|r2i) 0004)*"
@@ -589,6 +591,14 @@ sctp_local_check() {
 		"clock ticks, setup included"
 }
 
+# sctp_chunks TYPE: the packets of the case's capture with an SCTP chunk
+# of TYPE.
+sctp_chunks() {
+	WIRESHARK_CONFIG_DIR=$R/.wireshark "$TSHARK" -n -r "$C/case.pcap" \
+		-d "udp.port==$SCTP_GUEST_UDP,sctp" -Y "sctp.chunk_type == $1" \
+		2>/dev/null | wc -l
+}
+
 # sctp_abort_check: iwcmd here stopped (usrsctp ABORTs the association)
 # in the middle; the guest's iwcm-rping, owning its end of the handed-off
 # association, sees the association lost and its QP flushed.
@@ -602,6 +612,18 @@ sctp_abort_check() {
 		fail "$hp pings before iwcmd here stopped, expected 50"
 	fi
 	expect_rc "guest server" "$GUEST_RC" 1 guest.out
+	# the association ended in an ABORT (RFC 4960 §9.1, chunk type 6),
+	# not a SHUTDOWN (7)
+	if [ -n "$TSHARK" ]; then
+		local ab sd
+		ab=$(sctp_chunks 6)
+		sd=$(sctp_chunks 7)
+		if [ "$ab" -ge 1 ] && [ "$sd" -eq 0 ]; then
+			ok "the capture: $ab ABORT, no SHUTDOWN"
+		else
+			fail "the capture: $ab ABORT, $sd SHUTDOWN; wanted an ABORT only"
+		fi
+	fi
 	if grep -q -E "$SCTP_ABORT_ERR" "$C/guest.out" 2>/dev/null; then
 		ok "the guest's error: $(grep -m 1 -E "$SCTP_ABORT_ERR" \
 			"$C/guest.out")"
