@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Copyright (c) 2026 The iwcm authors
 #
-# bench/ratios.sh [-r RUNS] [CASE...]: the datapath benchmark set, each
-# case run RUNS times (default 3) by iwcm-bench -j, and per case the
-# median of the same-run ratios with every run's ratio beside it and the
-# target it is held to.  Absolute rates on a shared machine are noise;
+# bench/ratios.sh [-r RUNS] [-b BUSY] [CASE...]: the datapath benchmark
+# set, each case run RUNS times (default 3) by iwcm-bench -j, and per
+# case the median of the same-run ratios with every run's ratio beside it
+# and the target it is held to.  -b BUSY starts BUSY busy loops (nice 0)
+# beside the benchmark for the whole run: cores shared with other busy
+# processes, where the default configuration must be as fast as on a
+# quiet machine (default 0).  Absolute rates on a shared machine are noise;
 # each ratio compares iwcm with its baseline measured in the same run,
 # and the median of several runs damps what disturbs one.
 #
@@ -28,26 +31,33 @@ EOF
 }
 
 runs=3
-while getopts r: o; do
+busy=0
+while getopts r:b: o; do
 	case $o in
 	r) runs=$OPTARG ;;
+	b) busy=$OPTARG ;;
 	*)
-		echo "usage: ratios.sh [-r RUNS] [CASE...]" >&2
+		echo "usage: ratios.sh [-r RUNS] [-b BUSY] [CASE...]" >&2
 		exit 2
 		;;
 	esac
 done
 shift $((OPTIND - 1))
 prog=ratios.sh
+usage="ratios.sh [-r RUNS] [-b BUSY] [CASE...]"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/bench_lib.sh
 . "$here/bench_lib.sh"
 bench_runs "$runs"
+bench_count -b "$busy" 0
 bench=$(bench_find "iwcm-bench not found (build it, or set IWCM_BENCH)" \
 	"${IWCM_BENCH:-}" "$here/iwcm-bench" "$(pwd)/bench/iwcm-bench") ||
 	exit 2
 bench_cases "$@"
 
+trap bench_unbusy EXIT
+bench_busy "$busy"
+[ "$busy" -eq 0 ] || echo "# $busy busy loop(s) beside the benchmark"
 printf '%-12s %-8s %-8s %s\n' case median target runs
 status=0
 list=$(cases)

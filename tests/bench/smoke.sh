@@ -13,8 +13,8 @@
 # of them and cm with --transport sctp (DDP over SCTP through iwcmd's
 # relay against raw usrsctp); --idle, TCP connections beside cm and SCTP
 # associations beside cm and a datapath test, all of them kept; the
-# errors for a missing daemon; hop_lat's usage and its two figures; and
-# no temporary directory left behind.
+# errors for a missing daemon; hop_lat's usage and its two figures;
+# bench/ratios.sh's usage errors; and no temporary directory left behind.
 set -u
 bench="$top_builddir/bench/iwcm-bench"
 iwcmd="$top_builddir/daemon/iwcmd"
@@ -137,6 +137,14 @@ for t in write_bw read_bw send_lat write_lat atomic_lat; do
 	has "$dir/out" "  $t "
 done
 expect 0 "$bench" --version && has "$dir/out" "iwcm-bench "
+# bench/ratios.sh's own usage errors (its runs are benchmarks, not tests)
+ratios="$top_srcdir/bench/ratios.sh"
+expect 2 env IWCM_BENCH="$bench" sh "$ratios" -b x &&
+	has "$dir/err" "-b wants a number, not 'x'" &&
+	has "$dir/err" "usage: ratios.sh [-r RUNS] [-b BUSY] [CASE...]"
+expect 2 env IWCM_BENCH="$bench" sh "$ratios" -r 0 &&
+	has "$dir/err" "-r wants a count of runs"
+expect 2 env IWCM_BENCH="$bench" sh "$ratios" -b 1 no_such_case
 
 # ---- JSON, with the daemon the benchmark starts ----
 # check_json FILE ITERS DEPTHS...: one object, every row of every depth
