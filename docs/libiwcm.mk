@@ -70,6 +70,7 @@ dist_man3_MANS = \
 	iwcm_qp_progress.3 \
 	iwcm_qp_disconnect.3 \
 	iwcm_qp_get_context.3 \
+	iwcm_qp_peer_term.3 \
 	iwcm_qp_send_room.3 \
 	iwcm_query_qp.3 \
 	iwcm_reg_mr.3 \

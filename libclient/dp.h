@@ -361,8 +361,10 @@ struct iwcm_qp {
 	uint32_t tx_head, tx_count; /* frames ring */
 	enum tx_kind tx_cur;	    /* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
-	bool tx_blocked;	/* socket full: wait for POLLOUT */
-	struct rdmap_term term; /* ours */
+	bool tx_blocked;	     /* socket full: wait for POLLOUT */
+	struct rdmap_term term;	     /* ours */
+	struct rdmap_term peer_term; /* the peer's, once peer_term_rx */
+	bool peer_term_rx;
 
 	/* Bounded close (iwcm_qp_disconnect(), our Terminate). */
 	uint32_t disconnect_ms;	 /* the bound */

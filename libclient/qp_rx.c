@@ -605,6 +605,10 @@ static void rx_terminate(struct iwcm_qp *qp)
 		w->vendor_err = (uint32_t)t->layer << 16 |
 				(uint32_t)t->etype << 8 | t->ecode;
 	}
+	/* Kept for iwcm_qp_peer_term(): its headers name the message the
+	 * peer refused. */
+	qp->peer_term = *t;
+	qp->peer_term_rx = true;
 	qp->rx_msn[DDP_QN_TERMINATE]++;
 	qp_fatal(qp, QP_R_TERM, false, t->layer, t->etype, t->ecode, NULL, 0);
 }

@@ -327,6 +327,41 @@ IWCM_EXPORT int iwcm_query_qp(const struct iwcm_qp *qp,
 	return 0;
 }
 
+IWCM_EXPORT int iwcm_qp_peer_term(struct iwcm_qp *qp, struct iwcm_term_info *ti)
+{
+	struct ddp_hdr d;
+	size_t used;
+
+	if (!qp || !ti)
+		return ERR(EINVAL);
+	memset(ti, 0, sizeof(*ti));
+	pthread_mutex_lock(&qp->lock);
+	if (!qp->peer_term_rx) {
+		pthread_mutex_unlock(&qp->lock);
+		return ERR(ENOENT);
+	}
+	ti->layer = qp->peer_term.layer;
+	ti->etype = qp->peer_term.etype;
+	ti->ecode = qp->peer_term.ecode;
+	/* RFC 5040 §4.8: with D, the terminated DDP header follows. */
+	if ((qp->peer_term.hdrct & RDMAP_TERM_HDRCT_D) &&
+	    ddp_hdr_parse(qp->peer_term.ddp_hdr, qp->peer_term.ddp_hdr_len, &d,
+			  &used) == WIRE_OK) {
+		if (d.tagged) {
+			ti->flags |= IWCM_TERM_TAGGED;
+			ti->stag = d.stag;
+			ti->to = d.to;
+		} else {
+			ti->flags |= IWCM_TERM_UNTAGGED;
+			ti->qn = d.qn;
+			ti->msn = d.msn;
+			ti->mo = d.mo;
+		}
+	}
+	pthread_mutex_unlock(&qp->lock);
+	return 0;
+}
+
 /* The qp_context given at creation. */
 IWCM_EXPORT void *iwcm_qp_get_context(const struct iwcm_qp *qp)
 {

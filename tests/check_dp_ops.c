@@ -91,6 +91,7 @@ START_TEST(t_send_inv)
 {
 	struct reg *src, *dst, *t1, *t2;
 	struct iwcm_async_event ev;
+	struct iwcm_term_info ti;
 	struct iwcm_send_wr wr;
 	struct iwcm_sge sg;
 	struct iwcm_wc wc;
@@ -148,12 +149,28 @@ START_TEST(t_send_inv)
 	ck_assert_uint_eq(ev.term_layer, RDMAP_TERM_LAYER_DDP);
 	ck_assert_uint_eq(ev.term_etype, DDP_ETYPE_TAGGED);
 	ck_assert_uint_eq(ev.term_ecode, DDP_ECODE_T_INVALID_STAG);
+	/* ...and names the segment it refused: the Write's STag and TO. */
+	ck_assert_int_eq(iwcm_qp_peer_term(A.qp, &ti), 0);
+	ck_assert_uint_eq(ti.layer, RDMAP_TERM_LAYER_DDP);
+	ck_assert_uint_eq(ti.etype, DDP_ETYPE_TAGGED);
+	ck_assert_uint_eq(ti.ecode, DDP_ECODE_T_INVALID_STAG);
+	ck_assert_uint_eq(ti.flags, IWCM_TERM_TAGGED);
+	ck_assert_uint_eq(ti.stag, t1->stag);
+	ck_assert_uint_eq(ti.to, addr(t1->p));
 	ck_assert(dp_async(B.ctx, &ev, DP_TIMEOUT_MS));
 	ck_assert_int_eq(ev.type, IWCM_EVENT_QP_FATAL);
 	ck_assert_ptr_eq(ev.qp, B.qp);
 	ck_assert_uint_eq(ev.term_layer, RDMAP_TERM_LAYER_DDP);
 	ck_assert_uint_eq(ev.term_etype, DDP_ETYPE_TAGGED);
 	ck_assert_uint_eq(ev.term_ecode, DDP_ECODE_T_INVALID_STAG);
+	/* b sent the Terminate: none of its peer's ended it. */
+	errno = 0;
+	ck_assert_int_eq(iwcm_qp_peer_term(B.qp, &ti), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_int_eq(iwcm_qp_peer_term(A.qp, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(iwcm_qp_peer_term(NULL, &ti), -1);
 	ck_assert_int_eq(dp_qp_state(A.qp), IWCM_QPS_ERROR);
 	ck_assert_int_eq(dp_qp_state(B.qp), IWCM_QPS_ERROR);
 	for (k = 0; k < t1->len && !t1->p[k]; k++)

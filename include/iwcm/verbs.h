@@ -882,6 +882,62 @@ int iwcm_qp_disconnect(struct iwcm_qp *qp);
 int iwcm_query_qp(const struct iwcm_qp *qp, struct iwcm_qp_attr *attr);
 
 /**
+ * enum iwcm_term_flags - The terminated message's headers a Terminate
+ *	carried (RFC 5040 §4.8: its Hdr Ctrl bits).
+ * @IWCM_TERM_TAGGED: the DDP header of a tagged segment (stag, to).
+ * @IWCM_TERM_UNTAGGED: the DDP header of an untagged segment (qn, msn,
+ *	mo).
+ */
+enum iwcm_term_flags {
+	IWCM_TERM_TAGGED = 1 << 0,
+	IWCM_TERM_UNTAGGED = 1 << 1,
+};
+
+/**
+ * struct iwcm_term_info - The Terminate a queue pair's peer sent.
+ * @layer: Terminate Layer (RFC 5040 §4.8).
+ * @etype: Terminate Error Type.
+ * @ecode: Terminate Error Code.
+ * @flags: an OR of enum iwcm_term_flags: which fields below hold the
+ *	header of the message the peer refused.
+ * @stag: IWCM_TERM_TAGGED: that segment's STag (RFC 5041 §4.2).
+ * @to: IWCM_TERM_TAGGED: its Tagged Offset.
+ * @qn: IWCM_TERM_UNTAGGED: that segment's Queue Number (RFC 5041 §4.3).
+ * @msn: IWCM_TERM_UNTAGGED: its Message Sequence Number.
+ * @mo: IWCM_TERM_UNTAGGED: its Message Offset.
+ */
+struct iwcm_term_info {
+	uint8_t layer;
+	uint8_t etype;
+	uint8_t ecode;
+	uint32_t flags;
+	uint32_t stag;
+	uint64_t to;
+	uint32_t qn;
+	uint32_t msn;
+	uint32_t mo;
+};
+
+/**
+ * iwcm_qp_peer_term() - The Terminate that ended a queue pair.
+ * @qp: the queue pair.
+ * @ti: where to store it.
+ *
+ * Once the peer's Terminate moved @qp to error (IWCM_EVENT_QP_TERMINATE),
+ * what it said and which message it refused: for an RDMA Write refused
+ * at the Data Sink, the STag and Tagged Offset of the refused segment,
+ * which tell the Write that failed from those placed before it (over
+ * MPA/TCP the peer takes segments in order and stops at the first it
+ * refuses).  The completion of the request the Terminate is charged to
+ * carries only its layer, type and code (vendor_err).
+ *
+ * Context: Thread-safe.
+ * Return: 0, or -1 with errno EINVAL (@qp or @ti NULL) or ENOENT (no
+ * Terminate of the peer ended @qp).
+ */
+int iwcm_qp_peer_term(struct iwcm_qp *qp, struct iwcm_term_info *ti);
+
+/**
  * iwcm_qp_get_context() - The context pointer of a queue pair.
  * @qp: the queue pair.
  *
