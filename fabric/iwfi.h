@@ -509,7 +509,8 @@ struct iwfi_dc_out {
 int iwfi_dc_confirm_before(struct iwfi_ep *ep);
 void iwfi_dc_retry(struct iwfi_ep *ep, struct iwfi_dc_out *out);
 bool iwfi_dc_done(struct iwfi_req *req, struct iwfi_dc_out *out);
-struct iwfi_req *iwfi_dc_fail(struct iwfi_ep *ep);
+struct iwfi_req *iwfi_dc_fail(struct iwfi_ep *ep, uint64_t seq,
+			      struct iwfi_dc_out *out);
 void iwfi_cq_watch_add(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 void iwfi_cq_watch_del(struct iwfi_cq *cq, struct iwfi_cq_watch *w);
 

@@ -201,12 +201,15 @@ static void dc_apply(struct iwfi_cq *cq, struct iwfi_dc_out *out)
 }
 
 /* A confirming Read c failed (cq->lock held): the writes it covered
- * complete with its error; c itself is not reported. */
+ * complete with its error, or the one the peer's Terminate names does
+ * and the others are flushed (iwfi_dc_fail()); c is not reported. */
 static void dc_fail(struct iwfi_cq *cq, const struct iwcm_wc *wc,
 		    struct iwfi_req *c)
 {
-	struct iwfi_req *held = iwfi_dc_fail(c->ep), *w;
+	struct iwfi_dc_out out = { 0 };
+	struct iwfi_req *held = iwfi_dc_fail(c->ep, c->seq, &out), *w;
 
+	dc_apply(cq, &out);
 	while ((w = held)) {
 		held = w->next;
 		wc_to_err(cq, wc, w);

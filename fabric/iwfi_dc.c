@@ -205,18 +205,62 @@ bool iwfi_dc_done(struct iwfi_req *req, struct iwfi_dc_out *out)
 	return keep;
 }
 
-/* A confirming Read of ep failed: the writes it covered are not known
- * placed, and no later one will be; they are returned (linked by next)
- * to complete with the Read's error. */
-struct iwfi_req *iwfi_dc_fail(struct iwfi_ep *ep)
+/* The held write (covered by the Read of seq) that the peer's Terminate
+ * names (ep->lock held): RFC 5040 §4.8 gives the refused segment's
+ * tagged DDP header, whose STag and Tagged Offset fall in exactly one
+ * write's range; NULL when none or several do, or no such header came. */
+static struct iwfi_req *dc_refused(struct iwfi_ep *ep, uint64_t seq)
 {
-	struct iwfi_req *held;
+	struct iwcm_term_info ti;
+	struct iwfi_req *w, *bad = NULL;
+
+	if (!ep->qp || iwcm_qp_peer_term(ep->qp, &ti) < 0 ||
+	    !(ti.flags & IWCM_TERM_TAGGED))
+		return NULL;
+	for (w = ep->dc_held; w && w->seq <= seq; w = w->next) {
+		if (w->rkey != ti.stag || ti.to < w->raddr ||
+		    ti.to - w->raddr >= (w->len ? w->len : 1))
+			continue;
+		if (bad)
+			return NULL; /* two writes to one range: unknown */
+		bad = w;
+	}
+	return bad;
+}
+
+/*
+ * A confirming Read of ep, covering its writes up to seq, failed: the
+ * writes it covered are not known placed, and no later one will be
+ * (ep->dc_dead).  They are returned (linked by next) to complete with
+ * the Read's error.
+ *
+ * When the peer's Terminate names one of them (dc_refused()), that one
+ * alone is returned, to carry the Terminate; the others go to out's
+ * failed ones, as a flush.  None of them is reported placed: the writes
+ * before the named one probably were (the Data Sink takes the segments
+ * of a TCP stream in order and stops at the first it refuses, RFC 5041
+ * §7.2), but another tagged segment to the same range, a plain write
+ * or a Read Response, may have been the one refused.
+ */
+struct iwfi_req *iwfi_dc_fail(struct iwfi_ep *ep, uint64_t seq,
+			      struct iwfi_dc_out *out)
+{
+	struct iwfi_req *held, *bad, *w;
 
 	iwfi_ep_lock(ep);
+	bad = dc_refused(ep, seq);
 	held = ep->dc_held;
 	ep->dc_held = ep->dc_held_tail = NULL;
 	/* Later writes wait for a Read that will not come either. */
 	ep->dc_dead = true;
 	iwfi_ep_unlock(ep);
-	return held;
+	if (!bad)
+		return held;
+	while ((w = held)) {
+		held = w->next;
+		if (w != bad)
+			out_append(&out->failed, &out->failed_tail, w);
+	}
+	bad->next = NULL;
+	return bad;
 }

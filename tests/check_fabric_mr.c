@@ -339,6 +339,95 @@ START_TEST(dead_region_dc)
 }
 END_TEST
 
+/*
+ * Three FI_DELIVERY_COMPLETE writes under one confirming Read, the
+ * second to a closed region.  The target places the first, refuses the
+ * second and stops (RFC 5041 §7.2); its Terminate carries the refused
+ * segment's STag and Tagged Offset (RFC 5040 §4.8), which name the
+ * second write: it alone completes with FI_EACCES and the Terminate,
+ * the other two are flushed (FI_ECONNRESET), and so is the application's
+ * Read behind them.  None is reported placed, although the first was.
+ */
+START_TEST(dead_region_dc_named)
+{
+	static const struct {
+		void *ctx;
+		int err;
+		const char *text;
+	} want[] = {
+		{ (void *)1, FI_ECONNRESET, NULL },
+		{ (void *)2, FI_EACCES, TERM_DDP_TAGGED },
+		{ (void *)3, FI_ECONNRESET, NULL },
+		{ (void *)4, FI_ECONNRESET, NULL },
+	};
+	bool seen[4] = { false };
+	struct net n;
+	uint8_t *canary = malloc(4096), copy[4096];
+	uint64_t dead, live;
+	uint64_t flags = FI_COMPLETION | FI_DELIVERY_COMPLETE;
+
+	ck_assert_ptr_nonnull(canary);
+	setenv("FI_IWCM_PROGRESS", "manual", 1);
+	net_open(&n);
+	net_connect(&n, false);
+	dead = dead_key(&n, canary, copy);
+	live = fi_mr_key(n.s.mr);
+	pattern(n.c.buf, 3 * 4096, 5);
+	for (int i = 0; i < 3; i++) {
+		struct iovec iov = { n.c.buf + i * 4096, 4096 };
+		void *desc = fi_mr_desc(n.c.mr);
+		struct fi_rma_iov rma = {
+			.addr = i == 1 ? (uintptr_t)canary :
+					 (uintptr_t)n.s.buf + (size_t)i * 4096,
+			.len = 4096,
+			.key = i == 1 ? dead : live,
+		};
+		struct fi_msg_rma msg = { .msg_iov = &iov,
+					  .desc = &desc,
+					  .iov_count = 1,
+					  .rma_iov = &rma,
+					  .rma_iov_count = 1,
+					  .context =
+						  (void *)(uintptr_t)(i + 1) };
+
+		ck_assert_int_eq(fi_writemsg(n.c.ep, &msg, flags), 0);
+	}
+	ck_assert_int_eq(fi_read(n.c.ep, n.c.buf + 4 * 4096, 64,
+				 fi_mr_desc(n.c.mr), 0, (uintptr_t)n.s.buf,
+				 live, (void *)4),
+			 0);
+	for (int k = 0; k < 4; k++) {
+		struct fi_cq_data_entry e;
+		struct fi_cq_err_entry err;
+		ssize_t ret = cq_wait(n.c.cq, &e, &err);
+		uintptr_t i;
+
+		ck_assert_msg(ret == -FI_EAVAIL,
+			      "context %p completed without error",
+			      e.op_context);
+		i = (uintptr_t)err.op_context - 1;
+		ck_assert_uint_lt(i, 4);
+		ck_assert_msg(!seen[i], "context %p twice", err.op_context);
+		seen[i] = true;
+		ck_assert_msg(err.err == want[i].err,
+			      "context %p: error %d, want %d", err.op_context,
+			      err.err, want[i].err);
+		if (want[i].text)
+			ck_assert_str_eq(fi_cq_strerror(n.c.cq, err.prov_errno,
+							NULL, NULL, 0),
+					 want[i].text);
+	}
+	eq_term_wait(n.c.eq, n.c.ep, TERM_DDP_TAGGED);
+	/* The target took the first write, and nothing after the second. */
+	ck_assert_int_eq(memcmp(n.s.buf, n.c.buf, 4096), 0);
+	ck_assert_int_eq(memcmp(canary, copy, sizeof(copy)), 0);
+	for (size_t k = 0; k < 4096; k++)
+		ck_assert_uint_eq(n.s.buf[2 * 4096 + k], 0);
+	net_close(&n);
+	free(canary);
+}
+END_TEST
+
 static Suite *fabric_mr_suite(void)
 {
 	Suite *s = suite_create("fabric_mr");
@@ -347,6 +436,7 @@ static Suite *fabric_mr_suite(void)
 	add_loop_tcase(s, "dead_region", dead_region, 3);
 	add_loop_tcase(s, "dead_region_write", dead_region_write, 2);
 	add_loop_tcase(s, "dead_region_dc", dead_region_dc, 2);
+	add_tcase(s, "dead_region_dc_named", dead_region_dc_named);
 	return s;
 }
 
