@@ -16,6 +16,9 @@
 #include "sctp_assoc.h"
 #include "sctp_ss.h"
 
+static struct event_base *sctp_as_base;
+static unsigned int sctp_as_wait_ms, sctp_as_count;
+
 const char *const sctp_as_state_names[SCTP_AS_STATES] = {
 	[SCTP_AS_LISTEN] = "LISTEN",
 	[SCTP_AS_CONNECTING] = "CONNECTING",
@@ -142,6 +145,42 @@ void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
 	(void)sctp_as_event(a, &e);
 }
 
+void sctp_as_start(struct event_base *base, unsigned int adapt_wait_ms)
+{
+	sctp_as_base = base;
+	sctp_as_wait_ms = adapt_wait_ms;
+}
+
+int sctp_as_init(struct sctp_as *a, struct sctp_sock *sock,
+		 const struct sctp_as_ops *ops, enum sctp_as_state st,
+		 const struct sctp_cb *cb, void *arg)
+{
+	*a = (struct sctp_as){ .sock = sock,
+			       .ops = ops,
+			       .state = st,
+			       .cb = cb,
+			       .arg = arg,
+			       .adapt_wait_ms = sctp_as_wait_ms };
+	a->adapt_timer = evtimer_new(sctp_as_base, sctp_as_adapt_timeout, a);
+	if (!a->adapt_timer) {
+		errno = ENOMEM;
+		return -1;
+	}
+	sctp_as_count++;
+	return 0;
+}
+
+void sctp_as_fini(struct sctp_as *a)
+{
+	event_free(a->adapt_timer);
+	sctp_as_count--;
+}
+
+unsigned int sctp_as_sockets(void)
+{
+	return sctp_as_count;
+}
+
 void sctp_as_down(struct sctp_as *a, const char *why)
 {
 	if (a->state == SCTP_AS_DOWN || a->state == SCTP_AS_LISTEN)
@@ -149,7 +188,8 @@ void sctp_as_down(struct sctp_as *a, const char *why)
 	a->state = SCTP_AS_DOWN;
 	if (a->adapt_timer)
 		evtimer_del(a->adapt_timer);
-	a->ops->stop(a);
+	if (a->ops->stop)
+		a->ops->stop(a);
 	if (a->cb->down)
 		a->cb->down(a->arg, a->sock, why);
 }
@@ -245,11 +285,19 @@ bool sctp_as_event(struct sctp_as *a, const struct sctp_as_ev *e)
 }
 
 bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,
-		   const uint8_t *buf, size_t len, bool notification, bool eor,
+		   const uint8_t *buf, ssize_t n, bool notification, bool eor,
 		   const void *rcv)
 {
 	struct sctp_as_ev e = { .ev = eor ? SCTP_AE_DATA : SCTP_AE_TOO_BIG };
+	size_t len = (size_t)n;
 
+	if (n == 0)
+		sctp_as_down(a, "association closed");
+	else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		 errno != EINTR)
+		sctp_as_down(a, strerror(errno));
+	if (n <= 0)
+		return false;
 	if (notification) {
 		sctp_as_notification(a, k, buf, len);
 		return true;

@@ -2,17 +2,17 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The socket options of a DDP-enabled SCTP socket (RFC 5043), set
- * alike on both stacks: each gives its own numbers (SCTP_OPT_CONSTS) and
+ * alike on both stacks: each gives its own numbers (SCTP_AS_CONSTS) and
  * its setsockopt.  The stacks call here, never the other way.
  */
 #include "config.h"
 
 #include <string.h>
 
+#include "sctp_assoc.h"
 #include "sctp_ss.h"
-#include "sctp_stack.h"
 
-/* RFC 6458 §8.1.10, §6.2.1, §8.1.3 (SCTP_OPT_LAYOUT_CHECK) */
+/* RFC 6458 §8.1.10, §6.2.1, §8.1.3 (SCTP_AS_LAYOUT_CHECK) */
 struct sso_adaptation {
 	uint32_t ind;
 };
@@ -30,7 +30,7 @@ _Static_assert(sizeof(struct sso_adaptation) == 4 &&
 		       offsetof(struct sso_event, on) == 6,
 	       "RFC 6458 layouts");
 
-int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
+int sctp_sockopt_ddp(const struct sctp_as_consts *k, uint16_t streams,
 		     int (*setopt)(void *h, int name, const void *v,
 				   socklen_t len, const char *what),
 		     void *h)
@@ -40,27 +40,31 @@ int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
 	/* §8: as many inbound as outbound streams */
 	const struct sso_initmsg init = { .ostreams = streams,
 					  .instreams = streams };
+	/* the notifications sctp_assoc.c reads */
+	const uint16_t events[] = { k->assoc_change, k->adaptation,
+				    k->shutdown };
 	struct sso_event ev;
 	const int on = 1;
 	size_t i;
 
-	if (setopt(h, k->adaptation_layer, &ad, sizeof(ad),
+	if (setopt(h, k->opt_adaptation, &ad, sizeof(ad),
 		   "SCTP_ADAPTATION_LAYER") < 0)
 		return -1;
-	for (i = 0; i < sizeof(k->events) / sizeof(k->events[0]); i++) {
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		memset(&ev, 0, sizeof(ev)); /* SCTP_FUTURE_ASSOC: 0 */
-		ev.type = k->events[i];
+		ev.type = events[i];
 		ev.on = 1;
-		if (setopt(h, k->event, &ev, sizeof(ev), "SCTP_EVENT") < 0)
+		if (setopt(h, k->opt_event, &ev, sizeof(ev), "SCTP_EVENT") < 0)
 			return -1;
 	}
 	/* §9: SCTP never fragments a DDP segment */
-	if (setopt(h, k->initmsg, &init, sizeof(init), "SCTP_INITMSG") < 0 ||
-	    setopt(h, k->recvrcvinfo, &on, sizeof(on), "SCTP_RECVRCVINFO") <
+	if (setopt(h, k->opt_initmsg, &init, sizeof(init), "SCTP_INITMSG") <
 		    0 ||
-	    setopt(h, k->disable_fragments, &on, sizeof(on),
+	    setopt(h, k->opt_rcvinfo, &on, sizeof(on), "SCTP_RECVRCVINFO") <
+		    0 ||
+	    setopt(h, k->opt_nofrag, &on, sizeof(on),
 		   "SCTP_DISABLE_FRAGMENTS") < 0 ||
-	    setopt(h, k->nodelay, &on, sizeof(on), "SCTP_NODELAY") < 0)
+	    setopt(h, k->opt_nodelay, &on, sizeof(on), "SCTP_NODELAY") < 0)
 		return -1;
 	return 0;
 }

@@ -92,6 +92,10 @@ bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
  * it, which gives the address's length. */
 uint16_t sctp_addr_port(const void *sa);
 socklen_t sctp_addr_set_port(void *sa, uint16_t port);
+/* The peer's UDP encapsulation port (RFC 6951 §5.1, host order) for a
+ * connect naming rport (0: none) on a stack configured with c; 0: no
+ * encapsulation of ours. */
+uint16_t sctp_addr_encap_port(const struct sctp_stack_conf *c, uint16_t rport);
 
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback
@@ -131,55 +135,11 @@ struct sctp_stack_ops {
 		    socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
-	unsigned int (*sockets)(void);
+	/* NULL where an association cannot leave iwcmd */
+	int (*fd)(struct sctp_sock *s);
 	/* NULL where the host's stack counts them itself */
 	void (*drops)(struct sctp_drops *d);
 };
-
-/*
- * A stack's numbers for the options of RFC 5043 (RFC 6458 §8.1, §6.2.1):
- * SCTP_OPT_CONSTS expands where the stack's own header defines them,
- * SCTP_OPT_LAYOUT_CHECK there asserts the structures' RFC 6458 layout,
- * which sctp_sockopt_ddp() fills.
- */
-struct sctp_opt_consts {
-	int adaptation_layer, event, initmsg;
-	int recvrcvinfo, disable_fragments, nodelay;
-	uint16_t events[3]; /* the notifications subscribed to */
-};
-
-#define SCTP_OPT_CONSTS                                                    \
-	{                                                                  \
-		.adaptation_layer = SCTP_ADAPTATION_LAYER,                 \
-		.event = SCTP_EVENT, .initmsg = SCTP_INITMSG,              \
-		.recvrcvinfo = SCTP_RECVRCVINFO,                           \
-		.disable_fragments = SCTP_DISABLE_FRAGMENTS,               \
-		.nodelay = SCTP_NODELAY,                                   \
-		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
-			    SCTP_SHUTDOWN_EVENT },                         \
-	}
-#define SCTP_OPT_LAYOUT_CHECK                                                \
-	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&             \
-			       sizeof(struct sctp_initmsg) == 8 &&           \
-			       sizeof(struct sctp_event) == 8 &&             \
-			       offsetof(struct sctp_event, se_on) == 6 &&    \
-			       offsetof(struct sctp_rcvinfo, rcv_flags) ==   \
-				       4 &&                                  \
-			       offsetof(struct sctp_rcvinfo, rcv_ppid) == 8, \
-		       "RFC 6458 layouts")
-
-/*
- * Set the options of RFC 5043 on a socket: the DDP Adaptation Layer
- * Indication (§5.1), the notifications sctp_assoc.c reads, as many
- * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
- * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
- * logging a failure as what.  0, or -1 at the first that fails
- * (sctp_sockopt.c).
- */
-int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
-		     int (*setopt)(void *h, int name, const void *v,
-				   socklen_t len, const char *what),
-		     void *h);
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
 #ifdef HAVE_KERNEL_SCTP
@@ -235,6 +195,14 @@ void sctp_stack_pause(struct sctp_sock *s, bool pause);
  * completes on its own); no callback follows, and s is not to be used
  * again. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
+/*
+ * The socket of s, an association that is up, for the caller to pass a
+ * copy of (dup(2), SCM_RIGHTS): on the kernel's SCTP a one-to-one style
+ * socket (RFC 6458 §4) is the association, which lives on in the copy
+ * once sctp_stack_close(s, false) closed iwcmd's.  -1 with errno EINVAL
+ * (not up), ENOTSUP (usrsctp).
+ */
+int sctp_stack_fd(struct sctp_sock *s);
 /* The sockets the stack holds for iwcmd: the open ones. */
 unsigned int sctp_stack_sockets(void);
 /* The dropped datagrams; false (d untouched) when the running stack

@@ -58,19 +58,18 @@ struct sctp_sock {
 
 /* The stack's sockets. */
 static struct {
-	struct event_base *base;
 	struct sctp_stack_conf conf;
 	TAILQ_HEAD(, sctp_sock) socks;
 	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
 	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
-	unsigned int n_socks;
 	int in_pass;
-	uint8_t *rxbuf;
 } us = {
 	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
 	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
 	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
 };
+
+static uint8_t us_rxbuf[SCTP_RX_MAX];
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
@@ -110,9 +109,7 @@ static void us_rewake(struct sctp_sock *s)
 static void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
-	us.n_socks--;
-	if (s->as.adapt_timer)
-		event_free(s->as.adapt_timer);
+	sctp_as_fini(&s->as);
 	free(s);
 }
 
@@ -170,9 +167,9 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 		log_debug("sctp: path MTU %u: %s", mtu, strerror(errno));
 }
 
-static const struct sctp_opt_consts us_opts = SCTP_OPT_CONSTS;
-SCTP_OPT_LAYOUT_CHECK;
-_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
+/* usrsctp's numbers, for what both stacks share (sctp_assoc.h) */
+static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
+SCTP_AS_LAYOUT_CHECK;
 
 static int us_setopt(void *h, int name, const void *v, socklen_t len,
 		     const char *what)
@@ -191,7 +188,7 @@ static int us_sockopts(struct socket *so)
 		log_warn("sctp: non-blocking");
 		return -1;
 	}
-	if (sctp_sockopt_ddp(&us_opts, us.conf.streams, us_setopt, so) < 0)
+	if (sctp_sockopt_ddp(&us_consts, us.conf.streams, us_setopt, so) < 0)
 		return -1;
 	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
@@ -214,14 +211,9 @@ static void us_as_abort(struct sctp_as *a)
 	us_kick();
 }
 
-static void us_as_stop(struct sctp_as *a)
-{
-	(void)a; /* usrsctp's socket stays until closed; nothing to stop */
-}
-
+/* usrsctp's socket stays until closed: nothing to stop */
 static const struct sctp_as_ops us_as_ops = {
 	.abort = us_as_abort,
-	.stop = us_as_stop,
 	.maxseg = us_maxseg,
 };
 
@@ -231,23 +223,12 @@ static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 {
 	struct sctp_sock *s = calloc(1, sizeof(*s));
 
-	if (!s)
-		return NULL;
-	s->as = (struct sctp_as){ .sock = s,
-				  .ops = &us_as_ops,
-				  .state = st,
-				  .cb = cb,
-				  .arg = arg,
-				  .adapt_wait_ms = us.conf.adapt_wait_ms };
-	s->as.adapt_timer = evtimer_new(us.base, sctp_as_adapt_timeout, &s->as);
-	if (!s->as.adapt_timer) {
+	if (!s || sctp_as_init(&s->as, s, &us_as_ops, st, cb, arg) < 0) {
 		free(s);
-		errno = ENOMEM;
 		return NULL;
 	}
 	s->so = so;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
-	us.n_socks++;
 	usrsctp_set_upcall(so, us_upcall, s);
 	/* what reached it before its upcall did (an accepted socket's
 	 * COMM_UP) is served on the next pass */
@@ -313,10 +294,6 @@ static void us_close(struct sctp_sock *s, bool abort)
 	us_free(s);
 }
 
-/* usrsctp's notification constants (RFC 6458 §6.1), for the one reader
- * of both stacks (sctp_assoc.c). */
-static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
-
 static void us_accept_all(struct sctp_sock *l)
 {
 	struct sctp_sock *s;
@@ -373,19 +350,9 @@ static void us_recv_all(struct sctp_sock *s)
 		ssize_t n;
 
 		memset(&rcv, 0, sizeof(rcv));
-		n = usrsctp_recvv(s->so, us.rxbuf, SCTP_RX_MAX, NULL, NULL,
+		n = usrsctp_recvv(s->so, us_rxbuf, SCTP_RX_MAX, NULL, NULL,
 				  &rcv, &infolen, &infotype, &flags);
-		if (n < 0) {
-			if (errno == EWOULDBLOCK || errno == EAGAIN)
-				return;
-			sctp_as_down(&s->as, strerror(errno));
-			return;
-		}
-		if (n == 0) {
-			sctp_as_down(&s->as, "association closed");
-			return;
-		}
-		if (!sctp_as_input(&s->as, &us_consts, us.rxbuf, (size_t)n,
+		if (!sctp_as_input(&s->as, &us_consts, us_rxbuf, n,
 				   flags & MSG_NOTIFICATION, flags & MSG_EOR,
 				   infotype == SCTP_RECVV_RCVINFO ? &rcv :
 								    NULL))
@@ -445,23 +412,13 @@ static void us_run(void)
 static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		   char *err, size_t errlen)
 {
-	us.base = base;
 	us.conf = *c;
 	TAILQ_INIT(&us.socks);
 	TAILQ_INIT(&us.ready);
 	TAILQ_INIT(&us.dead);
-	us.n_socks = 0;
-	us.rxbuf = malloc(SCTP_RX_MAX);
-	if (!us.rxbuf) {
-		snprintf(err, errlen, "sctp: %s", strerror(errno));
-		return -1;
-	}
 	if (us_udp_init(base, &us.conf.udp_port, c->udp_gso, us_run, err,
-			errlen) < 0) {
-		free(us.rxbuf);
-		us.rxbuf = NULL;
+			errlen) < 0)
 		return -1;
-	}
 	/*
 	 * No receive thread, no timer thread, no UDP or raw socket of
 	 * usrsctp's own (port 0: its UDP tunneling is not used; the
@@ -497,8 +454,6 @@ static void us_fini(void)
 			break;
 	}
 	us_udp_fini();
-	free(us.rxbuf);
-	us.rxbuf = NULL;
 }
 
 /* Bind so to port (network order; 0: a free one), all of usrsctp's
@@ -585,11 +540,7 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	int e;
 
 	(void)len;
-	/* RFC 6951 §5.1: the peer's encapsulation port */
-	if (!remote_udp_port)
-		remote_udp_port = us.conf.encap_port ? us.conf.encap_port :
-						       us.conf.udp_port;
-	peer = us_peer_get(sa, remote_udp_port);
+	peer = us_peer_get(sa, sctp_addr_encap_port(&us.conf, remote_udp_port));
 	if (!peer)
 		return NULL;
 	so = us_socket();
@@ -669,11 +620,6 @@ static int us_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
 	return 0;
 }
 
-static unsigned int us_sockets(void)
-{
-	return us.n_socks;
-}
-
 static void us_pause(struct sctp_sock *s, bool pause)
 {
 	s->paused = pause;
@@ -690,6 +636,5 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.addr = us_addr,
 	.close = us_close,
 	.pause = us_pause,
-	.sockets = us_sockets,
 	.drops = us_udp_drops,
 };
