@@ -56,7 +56,6 @@ enum sess_event {
 	SESS_EV_HANDOFF_DONE,
 	SESS_EV_HANDOFF_FAILED,
 	SESS_EV_ASSOC_DOWN, /* the association ended under the session */
-	SESS_EV_ABORT,	    /* daemon shutdown or iwcmctl kill */
 	SESS_EV_MAX
 };
 
