@@ -713,7 +713,7 @@ void sc_assoc_start(struct sc_assoc *as)
 			continue;
 		sc_conn_set_session(k, sctp_session_connect(as->sa, stream,
 							    &k->policy, k->pd,
-							    k->pd_len, k));
+							    k->pd_len));
 		if (!k->s) {
 			sc_conn_error(k, CONN_RES_ELIMIT,
 				      "no free stream on the association",

@@ -166,7 +166,7 @@ enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
 	was = k->awaiting;
 	sc_await_set(k, false);
 	if (sctp_session_decide(
-		    k->s, true, k,
+		    k->s, true,
 		    p && p->has_private_data ? p->private_data : NULL,
 		    p && p->has_private_data ? p->private_data_len : 0) < 0) {
 		/* refused before the session moved (else it is gone: EIO) */
@@ -191,7 +191,7 @@ enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
 	/* the decision may free k (the session ends at once) */
 	was = k->awaiting;
 	sc_await_set(k, false);
-	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
+	if (sctp_session_decide(k->s, false, pd, pd_len) < 0) {
 		k->owner = c;
 		sc_await_set(k, was);
 		return CONN_RES_EINVAL;

@@ -109,11 +109,10 @@ void sctp_assoc_input(struct sctp_assoc *a, uint16_t stream, uint32_t ppid,
  */
 struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
 					  const struct neg_policy *p,
-					  const uint8_t *pd, size_t pd_len,
-					  void *owner);
+					  const uint8_t *pd, size_t pd_len);
 /* Passive side: the owner's decision on an Initiate; 0 or -1 (errno). */
-int sctp_session_decide(struct sctp_session *s, bool accept, void *owner,
-			const uint8_t *pd, size_t pd_len);
+int sctp_session_decide(struct sctp_session *s, bool accept, const uint8_t *pd,
+			size_t pd_len);
 /* The Established event reached the owner (ok) or did not. */
 void sctp_session_handoff_done(struct sctp_session *s, bool ok);
 /*
@@ -167,7 +166,5 @@ int sctp_session_export(const struct sctp_session *s,
 /* The association left iwcmd (its socket handed to the owner of its
  * sessions): free a, each session released, nothing sent, none ended. */
 void sctp_assoc_detach(struct sctp_assoc *a);
-/* The owner given to connect/decide, or NULL. */
-void *sctp_session_owner(const struct sctp_session *s);
 
 #endif
