@@ -2,15 +2,10 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The kernel's SCTP under iwcmd's DDP stream sessions: one-to-one style
- * sockets (RFC 6458 §4), non-blocking, each watched by libevent on the
- * loop thread.  With sctp_udp_port set, associations run over UDP
- * encapsulation (RFC 6951, Linux 5.11 and later): the kernel receives
- * on its net.sctp.udp_port, which must be that port, and every socket
- * sends to the peer's encapsulation port (SCTP_REMOTE_UDP_ENCAPS_PORT).
- *
- * This file includes <linux/sctp.h> only: usrsctp's constants differ
- * (SCTP_ADAPTATION_LAYER, SCTP_UNORDERED, struct sctp_udpencaps) and
- * live in sctp_usrsctp.c.
+ * sockets (RFC 6458 §4), non-blocking, each watched by libevent.  With
+ * sctp_udp_port set, over UDP encapsulation (RFC 6951, Linux 5.11): the
+ * kernel receives on net.sctp.udp_port, which must be that port.  Only
+ * this file includes <linux/sctp.h>: usrsctp's constants differ.
  */
 #include "config.h"
 
@@ -140,7 +135,22 @@ static int ks_sockopts(int fd)
 static void ks_readable(evutil_socket_t fd, short what, void *arg);
 static void ks_writable(evutil_socket_t fd, short what, void *arg);
 
-static size_t ks_maxseg(struct sctp_as *a);
+/* Largest user message that goes out unfragmented (RFC 5043 §9): the
+ * association's fragmentation point, which counts the UDP header when
+ * encapsulated. */
+static size_t ks_maxseg(struct sctp_as *a)
+{
+	struct sctp_sock *s = a->sock;
+	struct sctp_assoc_value av;
+	socklen_t len = sizeof(av);
+	size_t seg = 0;
+
+	memset(&av, 0, sizeof(av));
+	if (getsockopt(s->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) == 0 &&
+	    av.assoc_value > 0)
+		seg = av.assoc_value;
+	return seg;
+}
 
 static const struct sctp_as_ops ks_as_ops = {
 	.abort = ks_as_abort,
@@ -167,23 +177,6 @@ static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 		return NULL;
 	}
 	return s;
-}
-
-/* Largest user message that goes out unfragmented (RFC 5043 §9): the
- * association's fragmentation point, which counts the UDP header when
- * encapsulated. */
-static size_t ks_maxseg(struct sctp_as *a)
-{
-	struct sctp_sock *s = a->sock;
-	struct sctp_assoc_value av;
-	socklen_t len = sizeof(av);
-	size_t seg = 0;
-
-	memset(&av, 0, sizeof(av));
-	if (getsockopt(s->fd, IPPROTO_SCTP, SCTP_MAXSEG, &av, &len) == 0 &&
-	    av.assoc_value > 0)
-		seg = av.assoc_value;
-	return seg;
 }
 
 static void ks_accept_all(struct sctp_sock *l)

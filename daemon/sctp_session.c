@@ -19,14 +19,10 @@
 #include "sctp_session.h"
 
 /*
- * RFC 5043 §5: every chunk is unordered, so SCTP may deliver a session's
- * messages out of DDP-SSN order (a retransmission, or the passive side's
- * first segments overtaking its Accept, §6.6 orders only control
- * messages).  Messages ahead of the next DDP-SSN wait here, a bounded
- * number and size; beyond that no legal pattern fits (§6.1).  A lost
- * packet's retransmission can trail every message a full receive window
- * carries: 256 small messages or 256 KiB wait (32 did not: a session
- * under load, its packets dropped by a full UDP socket, ended).
+ * RFC 5043 §5: every chunk is unordered, so a session's messages may
+ * come out of DDP-SSN order (§6.6 orders only control messages).  Those
+ * ahead of the next DDP-SSN wait, up to a full receive window (32 were
+ * too few under load); beyond that no legal pattern fits (§6.1).
  */
 #define SESS_HOLD_MAX 256
 #define SESS_HOLD_BYTES (256 * 1024)

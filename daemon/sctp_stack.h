@@ -4,26 +4,15 @@
 #define IWCM_SCTP_STACK_H
 
 /*
- * The SCTP stack under iwcmd's DDP stream sessions, behind one interface
- * whichever stack runs: usrsctp over UDP encapsulation (RFC 6951, the
- * default, sctp_usrsctp.c) or the kernel's SCTP where present.  One
- * struct sctp_sock is a listening endpoint or one association
- * (one-to-one style).  Everything is called and calls back on the
- * libevent loop thread.
- *
- * What the stack guarantees to its user (RFC 5043):
- *  - every association sends the DDP Adaptation Layer Indication and is
- *    reported up only once the peer's arrived with the DDP code point
- *    (§5.1); an association whose peer sent none or another one is
- *    aborted (§7.1) and reported down;
- *  - associations are initialised with equal inbound and outbound stream
- *    counts (§8); up reports the usable count, min(inbound, outbound);
- *  - user messages are sent unordered (§5) with the PPID given (16, 17),
- *    never fragmented by SCTP (§9): a message over the reported maxseg
- *    fails with EMSGSIZE;
- *  - a received message is whole (MSG_EOR) and comes with its stream,
- *    PPID and ordering flag; a message larger than SCTP_RX_MAX aborts the
- *    association.
+ * The SCTP stack under iwcmd's DDP stream sessions: one interface over
+ * usrsctp (UDP encapsulation, RFC 6951, the default) and the kernel's
+ * SCTP.  One struct sctp_sock is a listener or one association
+ * (one-to-one style), called and calling back on the loop thread.  The
+ * rules of RFC 5043 it keeps (docs/sctp.md): an association is up only
+ * once the peer's DDP Adaptation Layer Indication came, else aborted
+ * (§5.1, §7.1); equal stream counts asked for, the smaller used (§8);
+ * every message unordered with its PPID (§5), whole, never fragmented
+ * (§9: EMSGSIZE over maxseg; one over SCTP_RX_MAX in aborts).
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,21 +2,13 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The usrsctp stack (SCTP over UDP encapsulation, RFC 6951) in iwcmd's
- * libevent loop, single-threaded: usrsctp_init_nothreads() starts
- * neither its receive nor its timer threads, packets reach it from the
- * loop (sctp_usrsctp_udp.c feeds usrsctp_conninput() and runs
- * usrsctp_handle_timers()), and its upcalls, which now run inside those
- * calls on the loop thread, only put the socket on a list.  Once usrsctp
- * has returned, us_run() serves that list: every accept, receive, send
- * and close happens here, never inside usrsctp.
- *
- * Sockets are AF_CONN ones: usrsctp's address of a peer is its UDP
- * endpoint (sctp_usrsctp_udp.c), so usrsctp puts no IP address in its
- * INIT and INIT ACK and the peer takes the packet's source address
- * (RFC 4960 §5.1.2), as a kernel peer over UDP encapsulation does.
- *
- * This file includes usrsctp's <usrsctp.h> only: the kernel's SCTP
- * constants differ and live in sctp_kernel.c.
+ * loop, without threads (docs/sctp.md): its upcalls, which run inside
+ * our calls into usrsctp (sctp_usrsctp_udp.c), only put the socket on a
+ * list, which us_run() serves once usrsctp has returned.  Its sockets
+ * are AF_CONN ones whose peer address is a UDP endpoint, so the peer
+ * takes the packet's source address (RFC 4960 §5.1.2).  Only this file
+ * and sctp_usrsctp_udp.c include <usrsctp.h>: the kernel's constants
+ * differ.
  */
 #include "config.h"
 
@@ -63,18 +55,12 @@ static struct {
 	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
 	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
 	int in_pass;
-} us = {
-	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
-	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
-	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
-};
+} us; /* the lists set up by us_init() */
 
 static uint8_t us_rxbuf[SCTP_RX_MAX];
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
-
-static void us_run(void);
 
 /*
  * usrsctp's upcall, inside a call of ours into usrsctp (its input, its
@@ -90,13 +76,6 @@ static void us_upcall(struct socket *so, void *arg, int flags)
 		return;
 	s->ready = true;
 	TAILQ_INSERT_TAIL(&us.ready, s, ready_entry);
-}
-
-static void us_noupcall(struct socket *so, void *arg, int flags)
-{
-	(void)so;
-	(void)arg;
-	(void)flags;
 }
 
 /* s served on the next pass. */
@@ -140,12 +119,10 @@ static size_t us_maxseg(struct sctp_as *a)
 }
 
 /*
- * The path MTU of an association: the UDP path's (RFC 6951 §5.6 leaves
- * PMTU discovery to the SCTP layer; the route's MTU is where it starts
- * and, as usrsctp cannot see ICMP here, where it stays).  usrsctp only
- * lowers an association's MTU, so every socket starts at the largest
- * (us_sockopts(), peer NULL) and each association is lowered to its
- * path's.
+ * The path MTU of an association: the UDP path's, fixed (RFC 6951 §5.6
+ * leaves PMTU discovery to SCTP, and usrsctp sees no ICMP here).
+ * usrsctp only lowers an MTU: every socket starts at the largest (peer
+ * NULL), each association is lowered to its path's.
  */
 static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 {
@@ -274,7 +251,7 @@ static void us_close(struct sctp_sock *s, bool abort)
 	s->as.cb = &us_nocb;
 	s->as.arg = NULL;
 	evtimer_del(s->as.adapt_timer);
-	usrsctp_set_upcall(s->so, us_noupcall, NULL);
+	usrsctp_set_upcall(s->so, us_upcall, NULL); /* which ignores it */
 	if (s->ready) {
 		TAILQ_REMOVE(&us.ready, s, ready_entry);
 		s->ready = false;
@@ -419,20 +396,11 @@ static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 	if (us_udp_init(base, &us.conf.udp_port, c->udp_gso, us_run, err,
 			errlen) < 0)
 		return -1;
-	/*
-	 * No receive thread, no timer thread, no UDP or raw socket of
-	 * usrsctp's own (port 0: its UDP tunneling is not used; the
-	 * datagrams are ours).  Its iterator thread still starts, idle:
-	 * it runs only for address changes and SCTP_SENDALL, neither of
-	 * which iwcmd uses (docs/sctp.md).
-	 */
+	/* no thread but its idle iterator (docs/sctp.md), no UDP socket of
+	 * its own (port 0: the datagrams are ours) */
 	usrsctp_init_nothreads(0, us_conn_output, NULL);
-	/* the CRC32c of every packet is ours (RFC 4960 §6.8): ISA-L on
-	 * the way out in us_conn_output(), checked before
-	 * usrsctp_conninput() (sctp_usrsctp_udp.c) */
+	/* the CRC32c is ours (RFC 4960 §6.8, sctp_usrsctp_udp.c) */
 	usrsctp_enable_crc32c_offload();
-	/* heartbeats and retransmissions by usrsctp's own timers, which
-	 * usrsctp_handle_timers() runs */
 	log_info("sctp: usrsctp on UDP port %u, %u streams", us.conf.udp_port,
 		 c->streams);
 	return 0;
