@@ -636,9 +636,7 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 	a->sess = calloc(c->streams, sizeof(*a->sess));
 	a->txbuf = malloc(c->maxseg);
 	if (!a->sess || !a->txbuf) {
-		free(a->sess);
-		free(a->txbuf);
-		free(a);
+		sctp_assoc_detach(a); /* a->conf.streams is 0 */
 		errno = ENOMEM;
 		return NULL;
 	}
