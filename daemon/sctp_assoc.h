@@ -162,12 +162,11 @@ void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
 			  const uint8_t *buf, size_t len);
 
 /*
- * One read of n octets: a notification (sctp_as_notification()), or a
+ * One read's result n: a notification (sctp_as_notification()), or a
  * user message (eor: whole) with rcv, its RFC 6458 §5.3.5 struct
- * sctp_rcvinfo (NULL: none came), fed as SCTP_AE_DATA, SCTP_AE_TOO_BIG
- * or SCTP_AE_NO_RCVINFO and, when the table lets it, handed to the
- * socket's msg callback; n 0 (end of file) or -1 (errno, but for a
- * socket with nothing to read) reports the association down.  false
+ * sctp_rcvinfo (NULL: none), fed as SCTP_AE_DATA, SCTP_AE_TOO_BIG or
+ * SCTP_AE_NO_RCVINFO and, when the table lets it, handed to the msg
+ * callback; end of file or an error (but EAGAIN, EINTR) is down.  false
  * when reading is to stop.
  */
 bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,

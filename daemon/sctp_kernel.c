@@ -211,19 +211,15 @@ static bool ks_recv_one(struct sctp_sock *s)
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
 	} u;
+	struct iovec iov = { ks_rxbuf, SCTP_RX_MAX };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
 	const void *rcv = NULL;
 	struct cmsghdr *c;
-	struct msghdr m;
-	struct iovec iov;
 	ssize_t n;
 
-	memset(&m, 0, sizeof(m));
-	iov.iov_base = ks_rxbuf;
-	iov.iov_len = SCTP_RX_MAX;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
 	n = recvmsg(s->fd, &m, 0);
 	if (n < 0 && errno == ENOTCONN && s->as.state == SCTP_AS_CONNECTING)
 		return false; /* the handshake is still going on */
@@ -427,27 +423,22 @@ static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
 	} u;
-	struct sctp_sndinfo si;
+	/* RFC 5043 §5: unordered */
+	const struct sctp_sndinfo si = { .snd_sid = stream,
+					 .snd_flags = SCTP_UNORDERED,
+					 .snd_ppid = htonl(ppid) };
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
 	struct cmsghdr *c;
-	struct msghdr m;
-	struct iovec iov;
 
 	if (s->dead) {
 		errno = ENOTCONN;
 		return -1;
 	}
 	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	memset(&si, 0, sizeof(si));
-	si.snd_sid = stream;
-	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5 */
-	si.snd_ppid = htonl(ppid);
-	iov.iov_base = (void *)(uintptr_t)buf;
-	iov.iov_len = len;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
 	c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = IPPROTO_SCTP;
 	c->cmsg_type = SCTP_SNDINFO;

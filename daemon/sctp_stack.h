@@ -184,13 +184,9 @@ void sctp_stack_pause(struct sctp_sock *s, bool pause);
  * completes on its own); no callback follows, and s is not to be used
  * again. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
-/*
- * The socket of s, an association that is up, for the caller to pass a
- * copy of (dup(2), SCM_RIGHTS): on the kernel's SCTP a one-to-one style
- * socket (RFC 6458 §4) is the association, which lives on in the copy
- * once sctp_stack_close(s, false) closed iwcmd's.  -1 with errno EINVAL
- * (not up), ENOTSUP (usrsctp).
- */
+/* The socket of s, an association that is up, whose copy carries it on
+ * once sctp_stack_close(s, false) closed iwcmd's (a kernel one-to-one
+ * socket, RFC 6458 §4); -1 with errno EINVAL, ENOTSUP (usrsctp). */
 int sctp_stack_fd(struct sctp_sock *s);
 /* The sockets the stack holds for iwcmd: the open ones. */
 unsigned int sctp_stack_sockets(void);

@@ -175,10 +175,8 @@ static int us_sockopts(struct socket *so)
 static void us_as_abort(struct sctp_as *a)
 {
 	static const char none[1];
-	struct sctp_sndinfo si;
+	struct sctp_sndinfo si = { .snd_flags = SCTP_ABORT };
 
-	memset(&si, 0, sizeof(si));
-	si.snd_flags = SCTP_ABORT;
 	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
 	 * ABORT without a cause; the length is what counts */
 	if (usrsctp_sendv(a->sock->so, none, 0, NULL, 0, &si, sizeof(si),
@@ -549,16 +547,15 @@ fail:
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		   const void *buf, size_t len)
 {
-	struct sctp_sndinfo si;
+	/* RFC 5043 §5: unordered */
+	struct sctp_sndinfo si = { .snd_sid = stream,
+				   .snd_flags = SCTP_UNORDERED,
+				   .snd_ppid = htonl(ppid) };
 
 	if (s->dead) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	memset(&si, 0, sizeof(si));
-	si.snd_sid = stream;
-	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5 */
-	si.snd_ppid = htonl(ppid);
 	if (usrsctp_sendv(s->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0) {
 		if (errno == EWOULDBLOCK || errno == EAGAIN) {
