@@ -134,10 +134,9 @@ struct sctp_as_consts {
  * Indication (§5.1), the notifications sctp_assoc.c reads, as many
  * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
  * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
- * logging a failure as what.  0, or -1 at the first that fails
- * (sctp_sockopt.c).
+ * logging a failure as what.  0, or -1 at the first that fails.
  */
-int sctp_sockopt_ddp(const struct sctp_as_consts *k, uint16_t streams,
+int sctp_as_sockopts(const struct sctp_as_consts *k, uint16_t streams,
 		     int (*setopt)(void *h, int name, const void *v,
 				   socklen_t len, const char *what),
 		     void *h);

@@ -84,7 +84,7 @@ static void ks_as_abort(struct sctp_as *a)
 		log_warn("sctp: abort: SO_LINGER");
 }
 
-/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_sockopt_ddp()) */
+/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_as_sockopts()) */
 static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 		     const char *what)
 {
@@ -120,7 +120,7 @@ static int ks_sockopts(int fd)
 {
 	const uint32_t pd = SCTP_RX_MAX;
 
-	if (sctp_sockopt_ddp(&ks_consts, ks.conf.streams, ks_setopt, &fd) < 0)
+	if (sctp_as_sockopts(&ks_consts, ks.conf.streams, ks_setopt, &fd) < 0)
 		return -1;
 	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
 	 * (the kernel refuses a point over half the receive buffer: then

@@ -165,7 +165,7 @@ static int us_sockopts(struct socket *so)
 		log_warn("sctp: non-blocking");
 		return -1;
 	}
-	if (sctp_sockopt_ddp(&us_consts, us.conf.streams, us_setopt, so) < 0)
+	if (sctp_as_sockopts(&us_consts, us.conf.streams, us_setopt, so) < 0)
 		return -1;
 	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
