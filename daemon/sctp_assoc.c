@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -153,11 +154,14 @@ void sctp_as_start(struct event_base *base, unsigned int adapt_wait_ms)
 	sctp_as_wait_ms = adapt_wait_ms;
 }
 
-int sctp_as_init(struct sctp_as *a, struct sctp_sock *sock,
-		 const struct sctp_as_ops *ops, enum sctp_as_state st,
-		 const struct sctp_cb *cb, void *arg)
+void *sctp_as_new(size_t size, const struct sctp_as_ops *ops,
+		  enum sctp_as_state st, const struct sctp_cb *cb, void *arg)
 {
-	*a = (struct sctp_as){ .sock = sock,
+	struct sctp_as *a = calloc(1, size);
+
+	if (!a)
+		return NULL;
+	*a = (struct sctp_as){ .sock = (struct sctp_sock *)(void *)a,
 			       .ops = ops,
 			       .state = st,
 			       .cb = cb,
@@ -165,17 +169,19 @@ int sctp_as_init(struct sctp_as *a, struct sctp_sock *sock,
 			       .adapt_wait_ms = sctp_as_wait_ms };
 	a->adapt_timer = evtimer_new(sctp_as_base, sctp_as_adapt_timeout, a);
 	if (!a->adapt_timer) {
+		free(a);
 		errno = ENOMEM;
-		return -1;
+		return NULL;
 	}
 	sctp_as_count++;
-	return 0;
+	return a;
 }
 
-void sctp_as_fini(struct sctp_as *a)
+void sctp_as_free(struct sctp_as *a)
 {
 	event_free(a->adapt_timer);
 	sctp_as_count--;
+	free(a);
 }
 
 unsigned int sctp_as_sockets(void)

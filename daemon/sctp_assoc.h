@@ -144,14 +144,14 @@ int sctp_as_sockopts(const struct sctp_as_consts *k, uint16_t streams,
 /* The loop the stacks' timers run on and the wait for the peer's
  * indication, for every socket set up after (sctp_stack_init()). */
 void sctp_as_start(struct event_base *base, unsigned int adapt_wait_ms);
-/* a, of the stack's socket sock, in state st with the stack's ops and
- * the socket's callbacks; counted among the stack's sockets until
- * sctp_as_fini().  0, or -1 (ENOMEM). */
-int sctp_as_init(struct sctp_as *a, struct sctp_sock *sock,
-		 const struct sctp_as_ops *ops, enum sctp_as_state st,
-		 const struct sctp_cb *cb, void *arg);
-void sctp_as_fini(struct sctp_as *a);
-/* The sockets set up and not yet finished. */
+/* A stack's new socket of size octets, zeroed but its struct sctp_as
+ * (first), in state st with the stack's ops and the socket's callbacks;
+ * counted among the stack's sockets until sctp_as_free().  NULL with
+ * errno. */
+void *sctp_as_new(size_t size, const struct sctp_as_ops *ops,
+		  enum sctp_as_state st, const struct sctp_cb *cb, void *arg);
+void sctp_as_free(struct sctp_as *a);
+/* The sockets made and not yet freed. */
 unsigned int sctp_as_sockets(void);
 
 /* A notification of len octets (host order, as the stack gives it),

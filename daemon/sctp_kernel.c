@@ -50,10 +50,9 @@ static void ks_free(struct sctp_sock *s)
 		event_free(s->rev);
 	if (s->wev)
 		event_free(s->wev);
-	sctp_as_fini(&s->as);
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s);
+	sctp_as_free(&s->as);
 }
 
 /* End a callback pass over s; false when s was closed meanwhile. */
@@ -161,12 +160,10 @@ static const struct sctp_as_ops ks_as_ops = {
 static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
 				     const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_sock *s = calloc(1, sizeof(*s));
+	struct sctp_sock *s = sctp_as_new(sizeof(*s), &ks_as_ops, st, cb, arg);
 
-	if (!s || sctp_as_init(&s->as, s, &ks_as_ops, st, cb, arg) < 0) {
-		free(s);
+	if (!s)
 		return NULL;
-	}
 	s->fd = fd;
 	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
 	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);

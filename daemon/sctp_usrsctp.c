@@ -88,8 +88,7 @@ static void us_rewake(struct sctp_sock *s)
 static void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
-	sctp_as_fini(&s->as);
-	free(s);
+	sctp_as_free(&s->as);
 }
 
 /* Largest user message that goes out in one packet (RFC 5043 §9): the
@@ -196,12 +195,10 @@ static const struct sctp_as_ops us_as_ops = {
 static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 				     const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_sock *s = calloc(1, sizeof(*s));
+	struct sctp_sock *s = sctp_as_new(sizeof(*s), &us_as_ops, st, cb, arg);
 
-	if (!s || sctp_as_init(&s->as, s, &us_as_ops, st, cb, arg) < 0) {
-		free(s);
+	if (!s)
 		return NULL;
-	}
 	s->so = so;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
 	usrsctp_set_upcall(so, us_upcall, s);
