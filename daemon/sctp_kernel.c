@@ -500,9 +500,8 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 		return;
 	if (pause)
 		event_del(s->rev);
-	else
-		event_add(s->rev,
-			  NULL); /* level-triggered: what waits is read */
+	else /* level-triggered: what waits is read */
+		event_add(s->rev, NULL);
 }
 
 const struct sctp_stack_ops sctp_stack_kernel = {
