@@ -5,8 +5,9 @@
  * an association only on its own address (sctp_usrsctp.c), an
  * association that finds the listener on its local address
  * (listener.c) and the UDP endpoints of usrsctp's peers
- * (sctp_usrsctp_udp.c) compare addresses the same way, here; and the
- * port of an IPv4 or IPv6 address, read or set.
+ * (sctp_usrsctp_udp.c) compare addresses the same way, here; the port
+ * of an IPv4 or IPv6 address, read or set, and the UDP port a peer is
+ * reached on.
  */
 #include "config.h"
 
@@ -57,4 +58,11 @@ socklen_t sctp_addr_set_port(void *sa, uint16_t port)
 	}
 	((struct sockaddr_in *)sa)->sin_port = port;
 	return sizeof(struct sockaddr_in);
+}
+
+uint16_t sctp_addr_encap_port(const struct sctp_stack_conf *c, uint16_t rport)
+{
+	if (rport || !c->udp_port)
+		return rport;
+	return c->encap_port ? c->encap_port : c->udp_port;
 }

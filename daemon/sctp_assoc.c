@@ -3,18 +3,24 @@
 /*
  * The association events of both SCTP stacks, one table (sctp_assoc.h):
  * {state mask, event, action, why}, the first row that matches the
- * state and the event acts; a pair no row names is ignored.
+ * state and the event acts; a pair no row names is ignored.  And the
+ * socket options that make a socket DDP's, set alike on both stacks,
+ * each with its own numbers (SCTP_AS_CONSTS) and setsockopt.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "sctp_assoc.h"
 #include "sctp_ss.h"
+
+static struct event_base *sctp_as_base;
+static unsigned int sctp_as_wait_ms, sctp_as_count;
 
 const char *const sctp_as_state_names[SCTP_AS_STATES] = {
 	[SCTP_AS_LISTEN] = "LISTEN",
@@ -142,6 +148,47 @@ void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
 	(void)sctp_as_event(a, &e);
 }
 
+void sctp_as_start(struct event_base *base, unsigned int adapt_wait_ms)
+{
+	sctp_as_base = base;
+	sctp_as_wait_ms = adapt_wait_ms;
+}
+
+void *sctp_as_new(size_t size, const struct sctp_as_ops *ops,
+		  enum sctp_as_state st, const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_as *a = calloc(1, size);
+
+	if (!a)
+		return NULL;
+	*a = (struct sctp_as){ .sock = (struct sctp_sock *)(void *)a,
+			       .ops = ops,
+			       .state = st,
+			       .cb = cb,
+			       .arg = arg,
+			       .adapt_wait_ms = sctp_as_wait_ms };
+	a->adapt_timer = evtimer_new(sctp_as_base, sctp_as_adapt_timeout, a);
+	if (!a->adapt_timer) {
+		free(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sctp_as_count++;
+	return a;
+}
+
+void sctp_as_free(struct sctp_as *a)
+{
+	event_free(a->adapt_timer);
+	sctp_as_count--;
+	free(a);
+}
+
+unsigned int sctp_as_sockets(void)
+{
+	return sctp_as_count;
+}
+
 void sctp_as_down(struct sctp_as *a, const char *why)
 {
 	if (a->state == SCTP_AS_DOWN || a->state == SCTP_AS_LISTEN)
@@ -149,7 +196,8 @@ void sctp_as_down(struct sctp_as *a, const char *why)
 	a->state = SCTP_AS_DOWN;
 	if (a->adapt_timer)
 		evtimer_del(a->adapt_timer);
-	a->ops->stop(a);
+	if (a->ops->stop)
+		a->ops->stop(a);
 	if (a->cb->down)
 		a->cb->down(a->arg, a->sock, why);
 }
@@ -245,11 +293,19 @@ bool sctp_as_event(struct sctp_as *a, const struct sctp_as_ev *e)
 }
 
 bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,
-		   const uint8_t *buf, size_t len, bool notification, bool eor,
+		   const uint8_t *buf, ssize_t n, bool notification, bool eor,
 		   const void *rcv)
 {
 	struct sctp_as_ev e = { .ev = eor ? SCTP_AE_DATA : SCTP_AE_TOO_BIG };
+	size_t len = (size_t)n;
 
+	if (n == 0)
+		sctp_as_down(a, "association closed");
+	else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		 errno != EINTR)
+		sctp_as_down(a, strerror(errno));
+	if (n <= 0)
+		return false;
 	if (notification) {
 		sctp_as_notification(a, k, buf, len);
 		return true;
@@ -294,5 +350,64 @@ int sctp_as_send_check(const struct sctp_as *a, uint16_t stream, size_t len)
 		errno = EMSGSIZE; /* RFC 5043 §9: never fragmented */
 		return -1;
 	}
+	return 0;
+}
+
+/* ---- the options of a DDP socket ---- */
+
+/* RFC 6458 §8.1.10, §6.2.1, §8.1.3 (SCTP_AS_LAYOUT_CHECK) */
+struct sso_adaptation {
+	uint32_t ind;
+};
+struct sso_event {
+	uint32_t assoc_id;
+	uint16_t type;
+	uint8_t on;
+};
+struct sso_initmsg {
+	uint16_t ostreams, instreams, attempts, init_timeo;
+};
+_Static_assert(sizeof(struct sso_adaptation) == 4 &&
+		       sizeof(struct sso_initmsg) == 8 &&
+		       sizeof(struct sso_event) == 8 &&
+		       offsetof(struct sso_event, on) == 6,
+	       "RFC 6458 layouts");
+
+int sctp_as_sockopts(const struct sctp_as_consts *k, uint16_t streams,
+		     int (*setopt)(void *h, int name, const void *v,
+				   socklen_t len, const char *what),
+		     void *h)
+{
+	/* §5.1: the DDP Adaptation Layer Indication */
+	const struct sso_adaptation ad = { .ind = SCTP_ADAPT_IND_DDP };
+	/* §8: as many inbound as outbound streams */
+	const struct sso_initmsg init = { .ostreams = streams,
+					  .instreams = streams };
+	/* the notifications sctp_assoc.c reads */
+	const uint16_t events[] = { k->assoc_change, k->adaptation,
+				    k->shutdown };
+	struct sso_event ev;
+	const int on = 1;
+	size_t i;
+
+	if (setopt(h, k->opt_adaptation, &ad, sizeof(ad),
+		   "SCTP_ADAPTATION_LAYER") < 0)
+		return -1;
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		memset(&ev, 0, sizeof(ev)); /* SCTP_FUTURE_ASSOC: 0 */
+		ev.type = events[i];
+		ev.on = 1;
+		if (setopt(h, k->opt_event, &ev, sizeof(ev), "SCTP_EVENT") < 0)
+			return -1;
+	}
+	/* §9: SCTP never fragments a DDP segment */
+	if (setopt(h, k->opt_initmsg, &init, sizeof(init), "SCTP_INITMSG") <
+		    0 ||
+	    setopt(h, k->opt_rcvinfo, &on, sizeof(on), "SCTP_RECVRCVINFO") <
+		    0 ||
+	    setopt(h, k->opt_nofrag, &on, sizeof(on),
+		   "SCTP_DISABLE_FRAGMENTS") < 0 ||
+	    setopt(h, k->opt_nodelay, &on, sizeof(on), "SCTP_NODELAY") < 0)
+		return -1;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <event2/event.h>
 
@@ -55,7 +56,8 @@ struct sctp_as;
 struct sctp_as_ops {
 	/* ABORT the association (RFC 4960 §9.1) as the stack can */
 	void (*abort)(struct sctp_as *a);
-	/* the association is down: stop watching its socket */
+	/* the association is down: stop watching its socket (NULL:
+	 * nothing to stop) */
 	void (*stop)(struct sctp_as *a);
 	/* the largest user message that goes out unfragmented (§9); 0:
 	 * unknown (1200 then), at least 516 and at most SCTP_RX_MAX are
@@ -85,19 +87,22 @@ struct sctp_as_ev {
 };
 
 /*
- * A stack's constants for the notifications (RFC 6458 §6.1), whose
- * layout both stacks share but whose numbers differ: sn_type of
- * SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, SCTP_SHUTDOWN_EVENT,
- * and the sac_state of each association change.
+ * A stack's constants, whose structures' layout both stacks share (RFC
+ * 6458) but whose numbers differ: the notifications' (§6.1) sn_type of
+ * SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, SCTP_SHUTDOWN_EVENT
+ * (those subscribed to) and the sac_state of each association change;
+ * the options of RFC 5043 (§8.1, §6.2.1).  SCTP_AS_CONSTS initializes
+ * it, and SCTP_AS_LAYOUT_CHECK asserts the layouts, where the stack's
+ * own header defines the names.
  */
 struct sctp_as_consts {
 	uint16_t assoc_change, adaptation, shutdown;
 	uint16_t comm_up, comm_lost, restart, shutdown_comp, cant_str_assoc;
 	uint16_t unordered; /* rcv_flags */
+	int opt_adaptation, opt_event, opt_initmsg, opt_rcvinfo, opt_nofrag,
+		opt_nodelay;
 };
 
-/* The initializer of a stack's struct sctp_as_consts, expanded where
- * that stack's own header defines the names. */
 #define SCTP_AS_CONSTS                                                    \
 	{                                                                 \
 		.assoc_change = SCTP_ASSOC_CHANGE,                        \
@@ -107,7 +112,47 @@ struct sctp_as_consts {
 		.shutdown_comp = SCTP_SHUTDOWN_COMP,                      \
 		.cant_str_assoc = SCTP_CANT_STR_ASSOC,                    \
 		.unordered = SCTP_UNORDERED,                              \
+		.opt_adaptation = SCTP_ADAPTATION_LAYER,                  \
+		.opt_event = SCTP_EVENT, .opt_initmsg = SCTP_INITMSG,     \
+		.opt_rcvinfo = SCTP_RECVRCVINFO,                          \
+		.opt_nofrag = SCTP_DISABLE_FRAGMENTS,                     \
+		.opt_nodelay = SCTP_NODELAY,                              \
 	}
+#define SCTP_AS_LAYOUT_CHECK                                                 \
+	_Static_assert(offsetof(struct sctp_sock, as) == 0 &&                \
+			       sizeof(struct sctp_setadaptation) == 4 &&     \
+			       sizeof(struct sctp_initmsg) == 8 &&           \
+			       sizeof(struct sctp_event) == 8 &&             \
+			       offsetof(struct sctp_event, se_on) == 6 &&    \
+			       offsetof(struct sctp_rcvinfo, rcv_flags) ==   \
+				       4 &&                                  \
+			       offsetof(struct sctp_rcvinfo, rcv_ppid) == 8, \
+		       "RFC 6458 layouts")
+
+/*
+ * Set the options of RFC 5043 on a socket: the DDP Adaptation Layer
+ * Indication (§5.1), the notifications sctp_assoc.c reads, as many
+ * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
+ * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
+ * logging a failure as what.  0, or -1 at the first that fails.
+ */
+int sctp_as_sockopts(const struct sctp_as_consts *k, uint16_t streams,
+		     int (*setopt)(void *h, int name, const void *v,
+				   socklen_t len, const char *what),
+		     void *h);
+
+/* The loop the stacks' timers run on and the wait for the peer's
+ * indication, for every socket set up after (sctp_stack_init()). */
+void sctp_as_start(struct event_base *base, unsigned int adapt_wait_ms);
+/* A stack's new socket of size octets, zeroed but its struct sctp_as
+ * (first), in state st with the stack's ops and the socket's callbacks;
+ * counted among the stack's sockets until sctp_as_free().  NULL with
+ * errno. */
+void *sctp_as_new(size_t size, const struct sctp_as_ops *ops,
+		  enum sctp_as_state st, const struct sctp_cb *cb, void *arg);
+void sctp_as_free(struct sctp_as *a);
+/* The sockets made and not yet freed. */
+unsigned int sctp_as_sockets(void);
 
 /* A notification of len octets (host order, as the stack gives it),
  * read within its length and fed to the table as its event; one the
@@ -116,14 +161,15 @@ void sctp_as_notification(struct sctp_as *a, const struct sctp_as_consts *k,
 			  const uint8_t *buf, size_t len);
 
 /*
- * One read of len octets: a notification (sctp_as_notification()), or a
+ * One read's result n: a notification (sctp_as_notification()), or a
  * user message (eor: whole) with rcv, its RFC 6458 §5.3.5 struct
- * sctp_rcvinfo (NULL: none came), fed as SCTP_AE_DATA, SCTP_AE_TOO_BIG
- * or SCTP_AE_NO_RCVINFO and, when the table lets it, handed to the
- * socket's msg callback.  false when reading is to stop.
+ * sctp_rcvinfo (NULL: none), fed as SCTP_AE_DATA, SCTP_AE_TOO_BIG or
+ * SCTP_AE_NO_RCVINFO and, when the table lets it, handed to the msg
+ * callback; end of file or an error (but EAGAIN, EINTR) is down.  false
+ * when reading is to stop.
  */
 bool sctp_as_input(struct sctp_as *a, const struct sctp_as_consts *k,
-		   const uint8_t *buf, size_t len, bool notification, bool eor,
+		   const uint8_t *buf, ssize_t n, bool notification, bool eor,
 		   const void *rcv);
 /* The callback of a->adapt_timer (arg: a): SCTP_AE_ADAPT_TIMEOUT. */
 void sctp_as_adapt_timeout(evutil_socket_t fd, short what, void *arg);

@@ -1,16 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
 /*
- * iwcmd's DDP stream sessions over SCTP (RFC 5043): the associations on
- * the stack of sctp_stack.h (a peer's half-open until it carries a
- * session), the sessions of each association (sctp_session.c), their
- * owners among the clients, and the relay of each established session
- * to its owner (sctp_relay.c).  On usrsctp the daemon keeps every
- * association, and a session's owner holds one end of a SEQPACKET
- * socketpair as its connection's fd.  On the kernel's SCTP an
- * association that carries one session only is handed to its owner
- * instead (sc_peel_run(): the association's own socket, as a TCP
- * connection is), and iwcmd forgets it.  What clients ask is
+ * iwcmd's DDP stream sessions over SCTP (RFC 5043, docs/sctp.md): the
+ * associations (a peer's half-open until it carries a session), their
+ * sessions (sctp_session.c) and owners, and each established session's
+ * handoff: a relay (sctp_relay.c), or on the kernel's SCTP the
+ * association itself (sc_peel_run()).  What clients ask is
  * sctp_conn_api.c's, the listening endpoints sctp_listen.c's.
  */
 #include "config.h"
@@ -37,10 +32,15 @@ static TAILQ_HEAD(, sc_assoc) sc_assocs = TAILQ_HEAD_INITIALIZER(sc_assocs);
 static TAILQ_HEAD(, sc_assoc)
 	sc_out_assocs = TAILQ_HEAD_INITIALIZER(sc_out_assocs);
 static const struct sctp_conn_notify *sc_notify;
-
-static void sc_assoc_unlink(struct sc_assoc *as);
 static struct log_ratelimit sc_shed_rl = LOG_RATELIMIT_INIT(10, 5);
 static struct log_ratelimit sc_limit_rl = LOG_RATELIMIT_INIT(10, 5);
+
+static void sc_assoc_unlink(struct sc_assoc *as)
+{
+	TAILQ_REMOVE(&sc_assocs, as, entry);
+	if (as->initiator)
+		TAILQ_REMOVE(&sc_out_assocs, as, oentry);
+}
 
 /* How long a peer's association may have neither a session nor a
  * listener before it is shut down (sc_assoc_orphaned()). */
@@ -160,7 +160,19 @@ struct sc_conn *sc_conn_new(struct client *owner, struct sc_assoc *as,
 
 /* ---- the relay's side ---- */
 
-static void sc_relay_backlog(void *arg, bool high);
+static void sc_relay_backlog(void *arg, bool high)
+{
+	struct sc_conn *k = arg;
+	struct sc_assoc *as = k->as;
+
+	if (high == k->backlog_high || !as)
+		return;
+	k->backlog_high = high;
+	if (high && as->backlog++ == 0)
+		sctp_stack_pause(as->sock, true);
+	else if (!high && --as->backlog == 0)
+		sctp_stack_pause(as->sock, false);
+}
 
 static int sc_from_owner(void *arg, const uint8_t *seg, size_t len)
 {
@@ -190,20 +202,6 @@ static void sc_relay_closed(void *arg, bool error)
 		sctp_session_ulp_close(k->s, false); /* may free k */
 	else
 		sc_conn_free(k);
-}
-
-static void sc_relay_backlog(void *arg, bool high)
-{
-	struct sc_conn *k = arg;
-	struct sc_assoc *as = k->as;
-
-	if (high == k->backlog_high || !as)
-		return;
-	k->backlog_high = high;
-	if (high && as->backlog++ == 0)
-		sctp_stack_pause(as->sock, true);
-	else if (!high && --as->backlog == 0)
-		sctp_stack_pause(as->sock, false);
 }
 
 static const struct sctp_relay_ops sc_relay_ops = {
@@ -296,7 +294,34 @@ static void sc_peel_run(evutil_socket_t fd, short what, void *arg);
 #define SC_KERNEL (iwcmd_conf->sctp_stack == SCTP_STACK_KERNEL)
 static void sc_assoc_free(struct sc_assoc *as, const char *why, bool abort);
 
-static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s);
+/* The Established event with the relay's end of k's session. */
+static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s)
+{
+	struct sctp_conn_info i;
+	struct client *owner;
+	int fd = -1;
+
+	k->relay = sctp_relay_new(iwcmd_base, sctp_session_stream(s),
+				  k->as->maxseg - 2, &sc_relay_ops, k, &fd);
+	if (!k->relay)
+		return -1;
+	sc_info(k, &i);
+	sc_conn_set_session(k, s);
+	/* the relay's end goes to the client (see sc_request()) */
+	owner = k->owner;
+	k->owner = NULL;
+	if (sc_notify->established(owner, &i, fd) < 0) {
+		sctp_relay_free(k->relay);
+		k->relay = NULL;
+		return -1;
+	}
+	k->owner = owner;
+	k->established = true;
+	sc_count(k, CONN_RES_OK);
+	/* RFC 5043 §6.2: segments may follow at once; they queue */
+	return event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_handoff_done,
+			       (void *)(uintptr_t)k->id, NULL);
+}
 
 /* Start handing k's association over: the socket is read no more (the
  * owner reads what follows), what the session passes on meanwhile is
@@ -399,35 +424,6 @@ static int sc_established(void *arg, struct sctp_session *s)
 	if (sctp_peel_wanted(k, SC_KERNEL))
 		return sc_peel_begin(k, s);
 	return sc_relay_handoff(k, s);
-}
-
-/* The Established event with the relay's end of k's session. */
-static int sc_relay_handoff(struct sc_conn *k, struct sctp_session *s)
-{
-	struct sctp_conn_info i;
-	struct client *owner;
-	int fd = -1;
-
-	k->relay = sctp_relay_new(iwcmd_base, sctp_session_stream(s),
-				  k->as->maxseg - 2, &sc_relay_ops, k, &fd);
-	if (!k->relay)
-		return -1;
-	sc_info(k, &i);
-	sc_conn_set_session(k, s);
-	/* the relay's end goes to the client (see sc_request()) */
-	owner = k->owner;
-	k->owner = NULL;
-	if (sc_notify->established(owner, &i, fd) < 0) {
-		sctp_relay_free(k->relay);
-		k->relay = NULL;
-		return -1;
-	}
-	k->owner = owner;
-	k->established = true;
-	sc_count(k, CONN_RES_OK);
-	/* RFC 5043 §6.2: segments may follow at once; they queue */
-	return event_base_once(iwcmd_base, -1, EV_TIMEOUT, sc_handoff_done,
-			       (void *)(uintptr_t)k->id, NULL);
 }
 
 static void sc_rejected(void *arg, struct sctp_session *s)
@@ -589,12 +585,10 @@ static void sc_assoc_idle(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * A peer's association with neither a session nor a listener (its own
- * closed, none on its port since): its Initiates could only be refused,
- * so it is shut down, SC_ORPHAN_MS later.  The wait lets a peer that
- * closes its idle association itself (as iwcmd does its own) do so
- * first: two SHUTDOWNs that cross cost a retransmission, and a packet
- * of the association after its end.
+ * A peer's association with neither a session nor a listener: its
+ * Initiates could only be refused, so it is shut down SC_ORPHAN_MS
+ * later, which lets a peer that closes its idle associations go first
+ * (docs/sctp.md: two SHUTDOWNs that cross cost a retransmission).
  */
 static void sc_assoc_orphaned(evutil_socket_t fd, short what, void *arg)
 {
@@ -713,7 +707,7 @@ void sc_assoc_start(struct sc_assoc *as)
 			continue;
 		sc_conn_set_session(k, sctp_session_connect(as->sa, stream,
 							    &k->policy, k->pd,
-							    k->pd_len, k));
+							    k->pd_len));
 		if (!k->s) {
 			sc_conn_error(k, CONN_RES_ELIMIT,
 				      "no free stream on the association",
@@ -813,13 +807,6 @@ static struct sc_assoc *sc_assoc_new(struct sctp_sock *sock, bool initiator)
 	return as;
 }
 
-static void sc_assoc_unlink(struct sc_assoc *as)
-{
-	TAILQ_REMOVE(&sc_assocs, as, entry);
-	if (as->initiator)
-		TAILQ_REMOVE(&sc_out_assocs, as, oentry);
-}
-
 /* A peer's association: half-open (admission.h) until its first session
  * Initiate, under the same caps as TCP's, which may drop the oldest. */
 static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
@@ -849,12 +836,9 @@ static void sc_accept(void *arg, struct sctp_sock *l, struct sctp_sock *s)
 
 static const struct sctp_cb sc_listen_cb = { .accept = sc_accept };
 
-/* A listener closed: the peers' associations it accepted that carry no
- * session are shut down soon (sc_assoc_orphaned()), as a TCP listener's
- * unaccepted connections are reset, instead of waiting
- * request_timeout_ms for an Initiate nobody would take; the others when
- * their last session has ended.  A listen on their port meanwhile
- * takes them over. */
+/* A listener closed: the peers' associations it accepted are shut down
+ * soon once they carry no session (sc_assoc_orphaned()), unless a
+ * listen on their port takes them over. */
 static void sc_listener_closed(uint64_t id)
 {
 	struct sc_assoc *as;
@@ -894,11 +878,10 @@ struct sc_assoc *sc_assoc_to(const struct sockaddr_storage *dst, socklen_t len,
 	struct sctp_sock *s;
 	struct sc_assoc *as;
 
-	/* One association per session unless sctp_multiplex (never on the
-	 * kernel's SCTP, where it goes to the session's owner, as it does
-	 * at a peer on the kernel's SCTP, whose owner refuses a second
-	 * session's Initiate: RFC 5043 §6.4; sc_peel_run()); with it, a
-	 * new one once those to the peer have no stream left. */
+	/* One association per session unless sctp_multiplex, never on the
+	 * kernel's SCTP (the association goes to the session's owner, whose
+	 * peer may refuse a second Initiate, RFC 5043 §6.4); with it, a new
+	 * one once those to the peer have no stream left. */
 	if (!SC_KERNEL && iwcmd_conf->sctp_multiplex)
 		TAILQ_FOREACH (as, &sc_out_assocs, oentry)
 			if (as->remote_udp_port == rport &&

@@ -149,32 +149,42 @@ static struct sc_conn *sc_conn_owned(struct client *c, uint64_t id)
 	return k && k->owner == c ? k : NULL;
 }
 
+/* c's decision on k's Initiate, off the list of those awaiting one
+ * first: the decision may free k.  One refused before the session moved
+ * (EINVAL: a second Accept, bad private data) leaves k as it was; 0, or
+ * -1 with errno (EIO: the session is gone). */
+static int sc_decide(struct client *c, struct sc_conn *k, bool accept,
+		     const uint8_t *pd, size_t pd_len)
+{
+	bool was = k->awaiting;
+
+	if (!accept)
+		k->owner = NULL; /* nothing more to tell */
+	sc_await_set(k, false);
+	if (sctp_session_decide(k->s, accept, pd, pd_len) == 0)
+		return 0;
+	if (errno != EIO) {
+		k->owner = c;
+		sc_await_set(k, was);
+	}
+	return -1;
+}
+
 /* The owner accepts an Initiate. */
 enum conn_result sctp_conn_accept(struct client *c, uint64_t id,
 				  const struct conn_params *p)
 {
 	struct sc_conn *k = sc_conn_owned(c, id);
-	bool was;
+	bool pd = p && p->has_private_data;
 
 	if (!k || k->initiator || !k->s)
 		return CONN_RES_ENOENT;
 	if (conn_policy_sctp(iwcmd_conf, p, NEG_RESPONDER, &k->policy) < 0)
 		return CONN_RES_EINVAL;
 	sctp_session_set_policy(k->s, &k->policy);
-	/* decided: off the list first, the decision may free k (a
-	 * refused one, e.g. a second Accept, leaves it as it was) */
-	was = k->awaiting;
-	sc_await_set(k, false);
-	if (sctp_session_decide(
-		    k->s, true, k,
-		    p && p->has_private_data ? p->private_data : NULL,
-		    p && p->has_private_data ? p->private_data_len : 0) < 0) {
-		/* refused before the session moved (else it is gone: EIO) */
-		if (errno == EIO)
-			return CONN_RES_EPROTO;
-		sc_await_set(k, was);
+	if (sc_decide(c, k, true, pd ? p->private_data : NULL,
+		      pd ? p->private_data_len : 0) < 0)
 		return errno == EINVAL ? CONN_RES_EINVAL : CONN_RES_EPROTO;
-	}
 	return CONN_RES_OK;
 }
 
@@ -183,20 +193,11 @@ enum conn_result sctp_conn_reject(struct client *c, uint64_t id,
 				  const uint8_t *pd, size_t pd_len)
 {
 	struct sc_conn *k = sc_conn_owned(c, id);
-	bool was;
 
 	if (!k || k->initiator || !k->s)
 		return CONN_RES_ENOENT;
-	k->owner = NULL; /* nothing more to tell */
-	/* the decision may free k (the session ends at once) */
-	was = k->awaiting;
-	sc_await_set(k, false);
-	if (sctp_session_decide(k->s, false, NULL, pd, pd_len) < 0) {
-		k->owner = c;
-		sc_await_set(k, was);
-		return CONN_RES_EINVAL;
-	}
-	return CONN_RES_OK;
+	return sc_decide(c, k, false, pd, pd_len) < 0 ? CONN_RES_EINVAL :
+							CONN_RES_OK;
 }
 
 /* The owner gives up a session it does not have yet. */
@@ -218,20 +219,13 @@ enum conn_result sctp_conn_disconnect(struct client *c, uint64_t id)
 void sctp_conn_client_gone(struct client *c)
 {
 	struct sc_conn *k;
-	bool again = true;
 
 	listener_client_gone(c);
-	/* each step may free others: start over after each */
-	while (again) {
-		again = false;
-		for (k = sc_conn_next(NULL); k; k = sc_conn_next(k)) {
-			if (k->owner != c || k->established)
-				continue;
+	for (k = sc_conn_next(NULL); k; k = sc_conn_next(k))
+		if (k->owner == c && !k->established) {
 			sctp_conn_disconnect(c, k->id);
-			again = true;
-			break;
+			k = NULL; /* it may free others: start over */
 		}
-	}
 	/* its established sessions relay on until it closes their fds, but
 	 * c goes now: nothing may point to it (iwcmctl conns reads it) */
 	for (k = sc_conn_next(NULL); k; k = sc_conn_next(k))

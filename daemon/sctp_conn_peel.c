@@ -14,9 +14,6 @@
 
 #include "sctp_conn_int.h"
 #include "sctp_conn_peel.h"
-#ifdef HAVE_KERNEL_SCTP
-#include "sctp_kernel.h"
-#endif
 #include "sctp_session.h"
 #include "sctp_ss.h"
 
@@ -121,38 +118,24 @@ void sctp_peel_free(struct sctp_peel *p)
  */
 bool sctp_peel_wanted(const struct sc_conn *k, bool kernel)
 {
-#ifdef HAVE_KERNEL_SCTP
 	const struct sc_assoc *as = k->as;
 
 	return kernel && as && as->sock && as->sa &&
 	       TAILQ_FIRST(&as->conns) == k && !TAILQ_NEXT(k, as_entry) &&
 	       sctp_assoc_sessions(as->sa) == 1;
-#else
-	(void)k;
-	(void)kernel;
-	return false;
-#endif
 }
 
 /* p complete, and the owner's copy of the association's socket. */
 int sctp_peel_ready(struct sctp_peel *p, const struct sctp_session *s,
 		    struct sctp_sock *sock)
 {
-#ifdef HAVE_KERNEL_SCTP
 	int fd;
 
-	if (sctp_peel_take(p, s) < 0 || (fd = sctp_kernel_fd(sock)) < 0)
+	if (sctp_peel_take(p, s) < 0 || (fd = sctp_stack_fd(sock)) < 0)
 		return -1;
 	if (p->bytes > SCTP_PEEL_IPC_BYTES) {
 		errno = EMSGSIZE;
 		return -1;
 	}
 	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-#else
-	(void)p;
-	(void)s;
-	(void)sock;
-	errno = ENOTSUP;
-	return -1;
-#endif
 }

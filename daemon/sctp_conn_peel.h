@@ -5,13 +5,10 @@
 
 /*
  * The handoff of an association to the owner of its one session, on the
- * kernel's SCTP (docs/sctp.md "Handoff of the association"): what the
- * owner needs to carry the session on by itself over the association's
- * socket.  From the Accept to the handoff iwcmd stops reading the
- * socket, but the peer's segments it had already read (in DDP-SSN order
- * from the session, or held ahead of their turn) must reach the owner:
- * they are kept here, each as the whole SCTP user message (DDP-SSN
- * first), and go with the Established event (SctpHandoff).
+ * kernel's SCTP (docs/sctp.md "Handoff of the association"): the peer's
+ * segments iwcmd read before it stopped reading (passed on by the
+ * session, or held ahead of their turn), each as the whole SCTP user
+ * message (DDP-SSN first), go with the Established event (SctpHandoff).
  */
 #include <stdbool.h>
 #include <stddef.h>

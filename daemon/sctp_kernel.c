@@ -2,15 +2,10 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The kernel's SCTP under iwcmd's DDP stream sessions: one-to-one style
- * sockets (RFC 6458 §4), non-blocking, each watched by libevent on the
- * loop thread.  With sctp_udp_port set, associations run over UDP
- * encapsulation (RFC 6951, Linux 5.11 and later): the kernel receives
- * on its net.sctp.udp_port, which must be that port, and every socket
- * sends to the peer's encapsulation port (SCTP_REMOTE_UDP_ENCAPS_PORT).
- *
- * This file includes <linux/sctp.h> only: usrsctp's constants differ
- * (SCTP_ADAPTATION_LAYER, SCTP_UNORDERED, struct sctp_udpencaps) and
- * live in sctp_usrsctp.c.
+ * sockets (RFC 6458 §4), non-blocking, each watched by libevent.  With
+ * sctp_udp_port set, over UDP encapsulation (RFC 6951, Linux 5.11): the
+ * kernel receives on net.sctp.udp_port, which must be that port.  Only
+ * this file includes <linux/sctp.h>: usrsctp's constants differ.
  */
 #include "config.h"
 
@@ -28,7 +23,6 @@
 
 #include "log.h"
 #include "sctp_assoc.h"
-#include "sctp_kernel.h"
 #include "sctp_stack.h"
 
 struct sctp_sock {
@@ -46,22 +40,19 @@ struct sctp_sock {
 static struct {
 	struct event_base *base;
 	struct sctp_stack_conf conf;
-	uint8_t *rxbuf;
-	unsigned int n_socks;
 } ks;
+
+static uint8_t ks_rxbuf[SCTP_RX_MAX];
 
 static void ks_free(struct sctp_sock *s)
 {
-	ks.n_socks--;
 	if (s->rev)
 		event_free(s->rev);
 	if (s->wev)
 		event_free(s->wev);
-	if (s->as.adapt_timer)
-		event_free(s->as.adapt_timer);
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s);
+	sctp_as_free(&s->as);
 }
 
 /* End a callback pass over s; false when s was closed meanwhile. */
@@ -92,7 +83,7 @@ static void ks_as_abort(struct sctp_as *a)
 		log_warn("sctp: abort: SO_LINGER");
 }
 
-/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_sockopt_ddp()) */
+/* setsockopt(IPPROTO_SCTP) on the socket *fd (sctp_as_sockopts()) */
 static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 		     const char *what)
 {
@@ -104,7 +95,7 @@ static int ks_setopt(void *fd, int name, const void *v, socklen_t len,
 }
 
 /* The peer's UDP encapsulation port (RFC 6951 §5.1) for the socket's
- * future associations; 0: the kernel's own choice (net.sctp.encap_port). */
+ * future associations; 0: the sysctls decide (net.sctp.encap_port). */
 static int ks_encap(int fd, uint16_t port)
 {
 	struct sctp_udpencaps ue;
@@ -118,9 +109,9 @@ static int ks_encap(int fd, uint16_t port)
 			 "SCTP_REMOTE_UDP_ENCAPS_PORT");
 }
 
-static const struct sctp_opt_consts ks_opts = SCTP_OPT_CONSTS;
-SCTP_OPT_LAYOUT_CHECK;
-_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
+/* the kernel's numbers, for what both stacks share (sctp_assoc.h) */
+static const struct sctp_as_consts ks_consts = SCTP_AS_CONSTS;
+SCTP_AS_LAYOUT_CHECK;
 
 /* The options every DDP-enabled socket carries (an accepted one
  * inherits them from its listener). */
@@ -128,7 +119,7 @@ static int ks_sockopts(int fd)
 {
 	const uint32_t pd = SCTP_RX_MAX;
 
-	if (sctp_sockopt_ddp(&ks_opts, ks.conf.streams, ks_setopt, &fd) < 0)
+	if (sctp_as_sockopts(&ks_consts, ks.conf.streams, ks_setopt, &fd) < 0)
 		return -1;
 	/* a message up to SCTP_RX_MAX is delivered whole, never in parts
 	 * (the kernel refuses a point over half the receive buffer: then
@@ -142,42 +133,6 @@ static int ks_sockopts(int fd)
 
 static void ks_readable(evutil_socket_t fd, short what, void *arg);
 static void ks_writable(evutil_socket_t fd, short what, void *arg);
-
-static size_t ks_maxseg(struct sctp_as *a);
-
-static const struct sctp_as_ops ks_as_ops = {
-	.abort = ks_as_abort,
-	.stop = ks_as_stop,
-	.maxseg = ks_maxseg,
-};
-
-static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
-				     const struct sctp_cb *cb, void *arg)
-{
-	struct sctp_sock *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	ks.n_socks++;
-	s->as = (struct sctp_as){ .sock = s,
-				  .ops = &ks_as_ops,
-				  .state = st,
-				  .cb = cb,
-				  .arg = arg,
-				  .adapt_wait_ms = ks.conf.adapt_wait_ms };
-	s->fd = fd;
-	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
-	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
-	s->as.adapt_timer = evtimer_new(ks.base, sctp_as_adapt_timeout, &s->as);
-	if (!s->rev || !s->wev || !s->as.adapt_timer ||
-	    event_add(s->rev, NULL) < 0) {
-		s->fd = -1; /* the caller's */
-		ks_free(s);
-		errno = ENOMEM;
-		return NULL;
-	}
-	return s;
-}
 
 /* Largest user message that goes out unfragmented (RFC 5043 §9): the
  * association's fragmentation point, which counts the UDP header when
@@ -196,9 +151,30 @@ static size_t ks_maxseg(struct sctp_as *a)
 	return seg;
 }
 
-/* The kernel's notification constants (RFC 6458 §6.1), for the one reader
- * of both stacks (sctp_assoc.c). */
-static const struct sctp_as_consts ks_consts = SCTP_AS_CONSTS;
+static const struct sctp_as_ops ks_as_ops = {
+	.abort = ks_as_abort,
+	.stop = ks_as_stop,
+	.maxseg = ks_maxseg,
+};
+
+static struct sctp_sock *ks_sock_new(int fd, enum sctp_as_state st,
+				     const struct sctp_cb *cb, void *arg)
+{
+	struct sctp_sock *s = sctp_as_new(sizeof(*s), &ks_as_ops, st, cb, arg);
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->rev = event_new(ks.base, fd, EV_READ | EV_PERSIST, ks_readable, s);
+	s->wev = event_new(ks.base, fd, EV_WRITE, ks_writable, s);
+	if (!s->rev || !s->wev || event_add(s->rev, NULL) < 0) {
+		s->fd = -1; /* the caller's */
+		ks_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
 
 static void ks_accept_all(struct sctp_sock *l)
 {
@@ -225,49 +201,33 @@ static void ks_accept_all(struct sctp_sock *l)
 	}
 }
 
-/* One received message: 0 on, -1 stop reading this time. */
-static int ks_recv_one(struct sctp_sock *s)
+/* One received message; false: stop reading this time. */
+static bool ks_recv_one(struct sctp_sock *s)
 {
 	union {
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
 	} u;
+	struct iovec iov = { ks_rxbuf, SCTP_RX_MAX };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
 	const void *rcv = NULL;
 	struct cmsghdr *c;
-	struct msghdr m;
-	struct iovec iov;
 	ssize_t n;
 
-	memset(&m, 0, sizeof(m));
-	iov.iov_base = ks.rxbuf;
-	iov.iov_len = SCTP_RX_MAX;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
 	n = recvmsg(s->fd, &m, 0);
-	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return -1;
-		if (errno == ENOTCONN && s->as.state == SCTP_AS_CONNECTING)
-			return -1; /* the handshake is still going on */
-		sctp_as_down(&s->as, strerror(errno));
-		return -1;
-	}
-	if (n == 0) {
-		sctp_as_down(&s->as, "association closed");
-		return -1;
-	}
+	if (n < 0 && errno == ENOTCONN && s->as.state == SCTP_AS_CONNECTING)
+		return false; /* the handshake is still going on */
 	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == IPPROTO_SCTP &&
 		    c->cmsg_type == SCTP_RCVINFO &&
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct sctp_rcvinfo)))
 			rcv = CMSG_DATA(c);
-	return sctp_as_input(&s->as, &ks_consts, ks.rxbuf, (size_t)n,
+	return sctp_as_input(&s->as, &ks_consts, ks_rxbuf, n,
 			     m.msg_flags & MSG_NOTIFICATION,
-			     m.msg_flags & MSG_EOR, rcv) ?
-		       0 :
-		       -1;
+			     m.msg_flags & MSG_EOR, rcv);
 }
 
 static void ks_readable(evutil_socket_t fd, short what, void *arg)
@@ -286,7 +246,7 @@ static void ks_readable(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < KS_BATCH && !s->dead && !s->paused &&
 		    s->as.state != SCTP_AS_DOWN;
 	     i++)
-		if (ks_recv_one(s) < 0)
+		if (!ks_recv_one(s))
 			break;
 	/* more may be queued: the persistent event fires again */
 	ks_release(s);
@@ -373,11 +333,6 @@ static int ks_init(struct event_base *base, const struct sctp_stack_conf *c,
 			return -1;
 		}
 	}
-	ks.rxbuf = malloc(SCTP_RX_MAX);
-	if (!ks.rxbuf) {
-		snprintf(err, errlen, "sctp: %s", strerror(errno));
-		return -1;
-	}
 	ks.base = base;
 	ks.conf = *c;
 	if (c->udp_port)
@@ -393,19 +348,7 @@ static int ks_init(struct event_base *base, const struct sctp_stack_conf *c,
 
 static void ks_fini(void)
 {
-	free(ks.rxbuf);
-	ks.rxbuf = NULL;
 	ks.base = NULL;
-}
-
-/* The peers' encapsulation port: the connect's, else the configured. */
-static uint16_t ks_peer_port(uint16_t remote_udp_port)
-{
-	if (remote_udp_port)
-		return remote_udp_port;
-	if (!ks.conf.udp_port)
-		return 0; /* no encapsulation of ours: the sysctls decide */
-	return ks.conf.encap_port ? ks.conf.encap_port : ks.conf.udp_port;
 }
 
 static int ks_socket(int family, uint16_t encap)
@@ -444,7 +387,7 @@ static struct sctp_sock *ks_sock_or_close(int fd, bool ok,
 static struct sctp_sock *ks_listen(const struct sockaddr *sa, socklen_t len,
 				   const struct sctp_cb *cb, void *arg)
 {
-	int fd = ks_socket(sa->sa_family, ks_peer_port(0));
+	int fd = ks_socket(sa->sa_family, sctp_addr_encap_port(&ks.conf, 0));
 	const int on = 1;
 
 	if (fd < 0)
@@ -460,7 +403,8 @@ static struct sctp_sock *ks_connect(const struct sockaddr *sa, socklen_t len,
 				    const struct sctp_cb *cb, void *arg)
 {
 	/* RFC 6951 §5.1: the peer's encapsulation port, before connect */
-	int fd = ks_socket(sa->sa_family, ks_peer_port(remote_udp_port));
+	int fd = ks_socket(sa->sa_family,
+			   sctp_addr_encap_port(&ks.conf, remote_udp_port));
 
 	if (fd < 0)
 		return NULL;
@@ -476,27 +420,22 @@ static int ks_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		struct cmsghdr c;
 		uint8_t b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
 	} u;
-	struct sctp_sndinfo si;
+	/* RFC 5043 §5: unordered */
+	const struct sctp_sndinfo si = { .snd_sid = stream,
+					 .snd_flags = SCTP_UNORDERED,
+					 .snd_ppid = htonl(ppid) };
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.b,
+			    .msg_controllen = sizeof(u.b) };
 	struct cmsghdr *c;
-	struct msghdr m;
-	struct iovec iov;
 
 	if (s->dead) {
 		errno = ENOTCONN;
 		return -1;
 	}
 	memset(&u, 0, sizeof(u));
-	memset(&m, 0, sizeof(m));
-	memset(&si, 0, sizeof(si));
-	si.snd_sid = stream;
-	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5 */
-	si.snd_ppid = htonl(ppid);
-	iov.iov_base = (void *)(uintptr_t)buf;
-	iov.iov_len = len;
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = u.b;
-	m.msg_controllen = sizeof(u.b);
 	c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = IPPROTO_SCTP;
 	c->cmsg_type = SCTP_SNDINFO;
@@ -543,18 +482,13 @@ static void ks_close(struct sctp_sock *s, bool abort)
 
 /* The socket of an association that is up, for its handoff (a copy goes
  * to the owner; closing iwcmd's then leaves the association running). */
-int sctp_kernel_fd(const struct sctp_sock *s)
+static int ks_fd(struct sctp_sock *s)
 {
 	if (!s || s->dead || s->fd < 0 || s->as.state != SCTP_AS_UP) {
 		errno = EINVAL;
 		return -1;
 	}
 	return s->fd;
-}
-
-static unsigned int ks_sockets(void)
-{
-	return ks.n_socks;
 }
 
 static void ks_pause(struct sctp_sock *s, bool pause)
@@ -566,9 +500,8 @@ static void ks_pause(struct sctp_sock *s, bool pause)
 		return;
 	if (pause)
 		event_del(s->rev);
-	else
-		event_add(s->rev,
-			  NULL); /* level-triggered: what waits is read */
+	else /* level-triggered: what waits is read */
+		event_add(s->rev, NULL);
 }
 
 const struct sctp_stack_ops sctp_stack_kernel = {
@@ -580,5 +513,5 @@ const struct sctp_stack_ops sctp_stack_kernel = {
 	.addr = ks_addr,
 	.close = ks_close,
 	.pause = ks_pause,
-	.sockets = ks_sockets,
+	.fd = ks_fd,
 };

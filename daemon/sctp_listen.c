@@ -1,11 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Copyright (c) 2026 The iwcm authors */
-/*
- * SCTP's listening sockets for DDP stream sessions (RFC 5043 §6): the
- * transport listener.c calls (open, close), whose books are listener.c's
- * for both transports.  sctp_conn.c starts the stack before it calls
- * here, and takes the associations the sockets accept.
- */
+/* SCTP's listening sockets for DDP stream sessions (sctp_listen.h). */
 #include "config.h"
 
 #include <string.h>

@@ -5,10 +5,9 @@
 
 /*
  * SCTP's listening sockets for DDP stream sessions (RFC 5043 §6), the
- * transport listener.c calls for them (sctp_listen.c): a client's own,
- * and the services of iwcmd.conf a client attaches to, in listener.c's
- * books.  sctp_conn.c starts the stack first and takes the associations
- * they accept (the callbacks given to sctp_listen_init()).
+ * transport listener.c calls for them (sctp_listen.c), in its books.
+ * sctp_conn.c starts the stack first and takes the associations they
+ * accept (sctp_listen_init()).
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -82,8 +82,10 @@ void sctp_relay_free(struct sctp_relay *r)
 		STAILQ_REMOVE_HEAD(&r->q, entry);
 		free(m);
 	}
-	event_free(r->rev);
-	event_free(r->wev);
+	if (r->rev)
+		event_free(r->rev);
+	if (r->wev)
+		event_free(r->wev);
 	close(r->fd);
 	free(r->rxbuf);
 	free(r);
@@ -251,6 +253,7 @@ struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
 		free(r);
 		return NULL;
 	}
+	LIST_INSERT_HEAD(&relays, r, entry);
 	r->fd = sv[0];
 	r->stream = stream;
 	r->maxseg = maxseg;
@@ -265,18 +268,11 @@ struct sctp_relay *sctp_relay_new(struct event_base *base, uint16_t stream,
 			   r);
 	if (!r->rxbuf || !r->rev || !r->wev) {
 		close(sv[1]);
-		if (r->rev)
-			event_free(r->rev);
-		if (r->wev)
-			event_free(r->wev);
-		close(r->fd);
-		free(r->rxbuf);
-		free(r);
+		sctp_relay_free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
 	*owner_fd = sv[1];
-	LIST_INSERT_HEAD(&relays, r, entry);
 	return r;
 }
 

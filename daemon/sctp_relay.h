@@ -4,19 +4,13 @@
 #define IWCM_SCTP_RELAY_H
 
 /*
- * The relay between one DDP Stream Session and its owner: the daemon
- * keeps the SCTP association (it may carry sessions of other clients,
- * RFC 5043 §6) and passes each session's messages over one end of a
- * SOCK_SEQPACKET socketpair; the other end is the connection's fd in the
- * owner.  One datagram is one message: an 8-octet header {stream (16),
- * reserved (16), PPID (32)}, network order, then the DDP Segment
- * (without its DDP-SSN, which the daemon keeps) or, PPID 17, a session
- * control message.  Nothing is lost, duplicated or reordered: messages
- * for the owner wait in a queue while its socket is full, and the queue
- * above its high watermark asks the association to stop reading
- * (backpressure to the peer); the owner's messages are read only while
- * the stack takes them.  The owner closing its end, or the session
- * ending, closes the relay (after the queue drained).
+ * The relay between one DDP Stream Session and its owner, over one end
+ * of a SOCK_SEQPACKET socketpair whose other end is the owner's fd
+ * (docs/sctp.md "Handoff by relay"): one datagram, one message, an
+ * 8-octet header {stream (16), reserved (16), PPID (32)}, network order,
+ * then the DDP Segment without its DDP-SSN (RFC 5043 §5.2).  Messages
+ * for the owner wait in a queue, whose high watermark pauses the
+ * association; the owner's are read only while the stack takes them.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +27,7 @@ struct sctp_relay_ops {
 	/*
 	 * One message from the owner (header checked: the session's stream,
 	 * PPID 16).  0, or -1 with errno: EAGAIN stops reading the owner
-	 * until sctp_relay_resume(); anything else closes the relay.
+	 * until sctp_relay_start(); anything else closes the relay.
 	 */
 	int (*from_owner)(void *arg, const uint8_t *seg, size_t len);
 	/* the owner closed its end, sent garbage, or the relay failed */

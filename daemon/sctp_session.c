@@ -19,14 +19,10 @@
 #include "sctp_session.h"
 
 /*
- * RFC 5043 §5: every chunk is unordered, so SCTP may deliver a session's
- * messages out of DDP-SSN order (a retransmission, or the passive side's
- * first segments overtaking its Accept, §6.6 orders only control
- * messages).  Messages ahead of the next DDP-SSN wait here, a bounded
- * number and size; beyond that no legal pattern fits (§6.1).  A lost
- * packet's retransmission can trail every message a full receive window
- * carries: 256 small messages or 256 KiB wait (32 did not: a session
- * under load, its packets dropped by a full UDP socket, ended).
+ * RFC 5043 §5: every chunk is unordered, so a session's messages may
+ * come out of DDP-SSN order (§6.6 orders only control messages).  Those
+ * ahead of the next DDP-SSN wait, up to a full receive window (32 were
+ * too few under load); beyond that no legal pattern fits (§6.1).
  */
 #define SESS_HOLD_MAX 256
 #define SESS_HOLD_BYTES (256 * 1024)
@@ -45,7 +41,6 @@ struct sctp_session {
 	bool active;
 	bool pending; /* counted in a->pending (WAIT_ULP) */
 	bool nonulp;  /* active: rejected by a Terminate (§6.4) */
-	void *owner;
 	struct event *timer;
 	struct sctp_ss_seq seq; /* legal sequence and DDP-SSNs (§6.1) */
 	struct neg_policy policy;
@@ -641,9 +636,7 @@ struct sctp_assoc *sctp_assoc_new(uint64_t id, struct event_base *base,
 	a->sess = calloc(c->streams, sizeof(*a->sess));
 	a->txbuf = malloc(c->maxseg);
 	if (!a->sess || !a->txbuf) {
-		free(a->sess);
-		free(a->txbuf);
-		free(a);
+		sctp_assoc_detach(a); /* a->conf.streams is 0 */
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -719,8 +712,7 @@ static int sess_pd_check(bool enhanced, size_t pd_len)
 /* Active side: start a session on a free stream. */
 struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
 					  const struct neg_policy *p,
-					  const uint8_t *pd, size_t pd_len,
-					  void *owner)
+					  const uint8_t *pd, size_t pd_len)
 {
 	const struct neg_policy *pol = p ? p : &a->conf.active;
 	struct sctp_session *s;
@@ -739,7 +731,6 @@ struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
 	if (!s)
 		return NULL;
 	s->policy = *pol;
-	s->owner = owner;
 	if (pd_len)
 		memcpy(s->my_pd, pd, pd_len);
 	s->my_pd_len = (uint16_t)pd_len;
@@ -751,8 +742,8 @@ struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
 }
 
 /* Passive side: the owner's decision on an Initiate. */
-int sctp_session_decide(struct sctp_session *s, bool accept, void *owner,
-			const uint8_t *pd, size_t pd_len)
+int sctp_session_decide(struct sctp_session *s, bool accept, const uint8_t *pd,
+			size_t pd_len)
 {
 	bool enh = s->init.fc == SCTP_SS_ENH_INITIATE;
 
@@ -763,7 +754,6 @@ int sctp_session_decide(struct sctp_session *s, bool accept, void *owner,
 	/* the Enhanced Reject carries no word (RFC 6581 §7) */
 	if (sess_pd_check(enh && accept, pd_len) < 0)
 		return -1;
-	s->owner = owner;
 	if (pd_len)
 		memcpy(s->my_pd, pd, pd_len);
 	s->my_pd_len = (uint16_t)pd_len;
@@ -815,8 +805,6 @@ int sctp_session_send_segment(struct sctp_session *s, const uint8_t *seg,
 /* The owner closed its end, or went away. */
 void sctp_session_ulp_close(struct sctp_session *s, bool gone)
 {
-	if (gone)
-		s->owner = NULL;
 	sess_feed(s, gone ? SESS_EV_ULP_GONE : SESS_EV_ULP_CLOSE);
 }
 
@@ -859,12 +847,6 @@ int sctp_session_export(const struct sctp_session *s,
 			 s->held[i].len) < 0)
 			return -1;
 	return 0;
-}
-
-/* The owner given to connect/decide, or NULL. */
-void *sctp_session_owner(const struct sctp_session *s)
-{
-	return s->owner;
 }
 
 /* The stream of s. */

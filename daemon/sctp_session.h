@@ -11,21 +11,13 @@ enum sess_end {
 };
 /*
  * DDP Stream Sessions on one SCTP association (RFC 5043 §5.2, §6, RFC
- * 6581 §7): the phase that owns the session-control I/O and feeds the
- * FSM of sctp_session_fsm.h.  One association carries several sessions,
- * one per SCTP stream (§6: a DDP stream is the pair of SCTP streams with
- * the same identifier), each with its own DDP-SSN sequence per direction
- * (§5.2.1) and its own owner.
- *
- * Below, an association sends user messages through struct
- * sctp_assoc_io (sctp_stack_send() in the daemon, a recorder in the
- * tests); above, the owner of each session is reached through struct
- * sctp_session_ulp.  Received messages come in through
- * sctp_assoc_input().  Whatever the peer sends ends at most the session
- * it belongs to; the association and the daemon live on.
- *
- * ULP callbacks must not call back into this module synchronously: a
- * decision (sctp_session_decide) comes from a later turn of the loop.
+ * 6581 §7), one per SCTP stream (§6), each with its DDP-SSNs (§5.2.1)
+ * and owner: the phase that owns the session-control I/O and feeds the
+ * FSM of sctp_session_fsm.h.  Messages go out through struct
+ * sctp_assoc_io and come in through sctp_assoc_input(); owners are told
+ * through struct sctp_session_ulp, whose callbacks must not call back
+ * into this module synchronously.  Whatever the peer sends ends at most
+ * the session it belongs to.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -109,11 +101,10 @@ void sctp_assoc_input(struct sctp_assoc *a, uint16_t stream, uint32_t ppid,
  */
 struct sctp_session *sctp_session_connect(struct sctp_assoc *a, uint16_t stream,
 					  const struct neg_policy *p,
-					  const uint8_t *pd, size_t pd_len,
-					  void *owner);
+					  const uint8_t *pd, size_t pd_len);
 /* Passive side: the owner's decision on an Initiate; 0 or -1 (errno). */
-int sctp_session_decide(struct sctp_session *s, bool accept, void *owner,
-			const uint8_t *pd, size_t pd_len);
+int sctp_session_decide(struct sctp_session *s, bool accept, const uint8_t *pd,
+			size_t pd_len);
 /* The Established event reached the owner (ok) or did not. */
 void sctp_session_handoff_done(struct sctp_session *s, bool ok);
 /*
@@ -167,7 +158,5 @@ int sctp_session_export(const struct sctp_session *s,
 /* The association left iwcmd (its socket handed to the owner of its
  * sessions): free a, each session released, nothing sent, none ended. */
 void sctp_assoc_detach(struct sctp_assoc *a);
-/* The owner given to connect/decide, or NULL. */
-void *sctp_session_owner(const struct sctp_session *s);
 
 #endif

@@ -35,7 +35,6 @@ const char *const sctp_session_event_names[SESS_EV_MAX] = {
 	[SESS_EV_HANDOFF_DONE] = "HANDOFF_DONE",
 	[SESS_EV_HANDOFF_FAILED] = "HANDOFF_FAILED",
 	[SESS_EV_ASSOC_DOWN] = "ASSOC_DOWN",
-	[SESS_EV_ABORT] = "ABORT",
 };
 
 const char *const sctp_session_action_names[SESS_A_MAX] = {
@@ -126,12 +125,9 @@ static const struct sess_fsm_row sess_fsm_tab[] = {
 	R(S(TERM_SENT), TERMINATE, NONE, CLOSE, CLOSED),
 	R(S(TERM_SENT), TIMEOUT, NONE, CLOSE, CLOSED),
 	R(S(TERM_SENT), ASSOC_DOWN, NONE, CLOSE, CLOSED),
-	R(S(TERM_SENT), ABORT, NONE, CLOSE, CLOSED),
 
-	/* the association or the daemon ends under a live session */
+	/* the association ends under a live session (the daemon's end too) */
 	R(S(WAIT_REPLY) | S(WAIT_ULP) | S_OPEN, ASSOC_DOWN, NONE, ERROR,
-	  CLOSED),
-	R(S(WAIT_REPLY) | S(WAIT_ULP) | S_OPEN, ABORT, NONE, TERM_ERROR,
 	  CLOSED),
 };
 /* clang-format on */

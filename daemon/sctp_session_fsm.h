@@ -5,19 +5,12 @@
 
 /*
  * The state machine of one DDP Stream Session (RFC 5043 §6, RFC 6581
- * §7): one SCTP stream of an association, active or passive side, from
- * the Initiate to the last Terminate, as a transition table {state mask,
- * event, guard, action, next state} like conn_fsm.h.  The FSM does no
- * I/O: the phase code (sctp_session.c) turns each received message, each
- * decision of the owning client and each timer into an event, and the
- * actions it is handed do the work.
- *
- * A (state, event) pair not in the table is a protocol error (RFC 5043
- * §6.1: "the DDP Stream Session MUST be terminated"): it is logged and
- * the session ends, never the association or the daemon.  In NONE the
- * stranger is answered with a Terminate (SESS_A_TERMINATE), in TERM_SENT
- * it is dropped (SESS_A_CLOSE), elsewhere the owner is told as well
- * (SESS_A_TERM_ERROR); in CLOSED nothing changes.
+ * §7), active or passive, as a transition table {state mask, event,
+ * guard, action, next state} like conn_fsm.h; no I/O (sctp_session.c
+ * turns messages, decisions and timers into events).  A (state, event)
+ * pair not in the table is a protocol error (RFC 5043 §6.1: "the DDP
+ * Stream Session MUST be terminated"): logged, and the session ends
+ * with sctp_session_fsm_error_action().
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,7 +49,6 @@ enum sess_event {
 	SESS_EV_HANDOFF_DONE,
 	SESS_EV_HANDOFF_FAILED,
 	SESS_EV_ASSOC_DOWN, /* the association ended under the session */
-	SESS_EV_ABORT,	    /* daemon shutdown or iwcmctl kill */
 	SESS_EV_MAX
 };
 

@@ -63,6 +63,7 @@ int sctp_stack_init(struct event_base *base, const struct sctp_stack_conf *c,
 		errno = EINVAL;
 		return -1;
 	}
+	sctp_as_start(base, c->adapt_wait_ms);
 	if (ops->init(base, c, err, errlen) < 0)
 		return -1;
 	sctp_ops = ops;
@@ -146,12 +147,21 @@ void sctp_stack_close(struct sctp_sock *s, bool abort)
 
 unsigned int sctp_stack_sockets(void)
 {
-	return sctp_ops ? sctp_ops->sockets() : 0;
+	return sctp_ops ? sctp_as_sockets() : 0;
 }
 
 void sctp_stack_pause(struct sctp_sock *s, bool pause)
 {
 	sctp_ops->pause(s, pause);
+}
+
+int sctp_stack_fd(struct sctp_sock *s)
+{
+	if (!sctp_ops->fd) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return sctp_ops->fd(s);
 }
 
 bool sctp_stack_drops(struct sctp_drops *d)

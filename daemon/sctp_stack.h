@@ -4,26 +4,15 @@
 #define IWCM_SCTP_STACK_H
 
 /*
- * The SCTP stack under iwcmd's DDP stream sessions, behind one interface
- * whichever stack runs: usrsctp over UDP encapsulation (RFC 6951, the
- * default, sctp_usrsctp.c) or the kernel's SCTP where present.  One
- * struct sctp_sock is a listening endpoint or one association
- * (one-to-one style).  Everything is called and calls back on the
- * libevent loop thread.
- *
- * What the stack guarantees to its user (RFC 5043):
- *  - every association sends the DDP Adaptation Layer Indication and is
- *    reported up only once the peer's arrived with the DDP code point
- *    (§5.1); an association whose peer sent none or another one is
- *    aborted (§7.1) and reported down;
- *  - associations are initialised with equal inbound and outbound stream
- *    counts (§8); up reports the usable count, min(inbound, outbound);
- *  - user messages are sent unordered (§5) with the PPID given (16, 17),
- *    never fragmented by SCTP (§9): a message over the reported maxseg
- *    fails with EMSGSIZE;
- *  - a received message is whole (MSG_EOR) and comes with its stream,
- *    PPID and ordering flag; a message larger than SCTP_RX_MAX aborts the
- *    association.
+ * The SCTP stack under iwcmd's DDP stream sessions: one interface over
+ * usrsctp (UDP encapsulation, RFC 6951, the default) and the kernel's
+ * SCTP.  One struct sctp_sock is a listener or one association
+ * (one-to-one style), called and calling back on the loop thread.  The
+ * rules of RFC 5043 it keeps (docs/sctp.md): an association is up only
+ * once the peer's DDP Adaptation Layer Indication came, else aborted
+ * (§5.1, §7.1); equal stream counts asked for, the smaller used (§8);
+ * every message unordered with its PPID (§5), whole, never fragmented
+ * (§9: EMSGSIZE over maxseg; one over SCTP_RX_MAX in aborts).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,6 +81,10 @@ bool sctp_addr_match(const struct sockaddr_storage *a, const struct sockaddr *b,
  * it, which gives the address's length. */
 uint16_t sctp_addr_port(const void *sa);
 socklen_t sctp_addr_set_port(void *sa, uint16_t port);
+/* The peer's UDP encapsulation port (RFC 6951 §5.1, host order) for a
+ * connect naming rport (0: none) on a stack configured with c; 0: no
+ * encapsulation of ours. */
+uint16_t sctp_addr_encap_port(const struct sctp_stack_conf *c, uint16_t rport);
 
 /*
  * Callbacks of one socket; arg is the one given with them.  A callback
@@ -131,55 +124,11 @@ struct sctp_stack_ops {
 		    socklen_t *len);
 	void (*close)(struct sctp_sock *s, bool abort);
 	void (*pause)(struct sctp_sock *s, bool pause);
-	unsigned int (*sockets)(void);
+	/* NULL where an association cannot leave iwcmd */
+	int (*fd)(struct sctp_sock *s);
 	/* NULL where the host's stack counts them itself */
 	void (*drops)(struct sctp_drops *d);
 };
-
-/*
- * A stack's numbers for the options of RFC 5043 (RFC 6458 §8.1, §6.2.1):
- * SCTP_OPT_CONSTS expands where the stack's own header defines them,
- * SCTP_OPT_LAYOUT_CHECK there asserts the structures' RFC 6458 layout,
- * which sctp_sockopt_ddp() fills.
- */
-struct sctp_opt_consts {
-	int adaptation_layer, event, initmsg;
-	int recvrcvinfo, disable_fragments, nodelay;
-	uint16_t events[3]; /* the notifications subscribed to */
-};
-
-#define SCTP_OPT_CONSTS                                                    \
-	{                                                                  \
-		.adaptation_layer = SCTP_ADAPTATION_LAYER,                 \
-		.event = SCTP_EVENT, .initmsg = SCTP_INITMSG,              \
-		.recvrcvinfo = SCTP_RECVRCVINFO,                           \
-		.disable_fragments = SCTP_DISABLE_FRAGMENTS,               \
-		.nodelay = SCTP_NODELAY,                                   \
-		.events = { SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION, \
-			    SCTP_SHUTDOWN_EVENT },                         \
-	}
-#define SCTP_OPT_LAYOUT_CHECK                                                \
-	_Static_assert(sizeof(struct sctp_setadaptation) == 4 &&             \
-			       sizeof(struct sctp_initmsg) == 8 &&           \
-			       sizeof(struct sctp_event) == 8 &&             \
-			       offsetof(struct sctp_event, se_on) == 6 &&    \
-			       offsetof(struct sctp_rcvinfo, rcv_flags) ==   \
-				       4 &&                                  \
-			       offsetof(struct sctp_rcvinfo, rcv_ppid) == 8, \
-		       "RFC 6458 layouts")
-
-/*
- * Set the options of RFC 5043 on a socket: the DDP Adaptation Layer
- * Indication (§5.1), the notifications sctp_assoc.c reads, as many
- * inbound as outbound streams (§8), no fragmentation (§9), rcvinfo, no
- * Nagle delay.  setopt is the stack's setsockopt(IPPROTO_SCTP) on h,
- * logging a failure as what.  0, or -1 at the first that fails
- * (sctp_sockopt.c).
- */
-int sctp_sockopt_ddp(const struct sctp_opt_consts *k, uint16_t streams,
-		     int (*setopt)(void *h, int name, const void *v,
-				   socklen_t len, const char *what),
-		     void *h);
 
 extern const struct sctp_stack_ops sctp_stack_usrsctp;
 #ifdef HAVE_KERNEL_SCTP
@@ -235,6 +184,10 @@ void sctp_stack_pause(struct sctp_sock *s, bool pause);
  * completes on its own); no callback follows, and s is not to be used
  * again. */
 void sctp_stack_close(struct sctp_sock *s, bool abort);
+/* The socket of s, an association that is up, whose copy carries it on
+ * once sctp_stack_close(s, false) closed iwcmd's (a kernel one-to-one
+ * socket, RFC 6458 §4); -1 with errno EINVAL, ENOTSUP (usrsctp). */
+int sctp_stack_fd(struct sctp_sock *s);
 /* The sockets the stack holds for iwcmd: the open ones. */
 unsigned int sctp_stack_sockets(void);
 /* The dropped datagrams; false (d untouched) when the running stack

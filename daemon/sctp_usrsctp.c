@@ -2,21 +2,13 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The usrsctp stack (SCTP over UDP encapsulation, RFC 6951) in iwcmd's
- * libevent loop, single-threaded: usrsctp_init_nothreads() starts
- * neither its receive nor its timer threads, packets reach it from the
- * loop (sctp_usrsctp_udp.c feeds usrsctp_conninput() and runs
- * usrsctp_handle_timers()), and its upcalls, which now run inside those
- * calls on the loop thread, only put the socket on a list.  Once usrsctp
- * has returned, us_run() serves that list: every accept, receive, send
- * and close happens here, never inside usrsctp.
- *
- * Sockets are AF_CONN ones: usrsctp's address of a peer is its UDP
- * endpoint (sctp_usrsctp_udp.c), so usrsctp puts no IP address in its
- * INIT and INIT ACK and the peer takes the packet's source address
- * (RFC 4960 §5.1.2), as a kernel peer over UDP encapsulation does.
- *
- * This file includes usrsctp's <usrsctp.h> only: the kernel's SCTP
- * constants differ and live in sctp_kernel.c.
+ * loop, without threads (docs/sctp.md): its upcalls, which run inside
+ * our calls into usrsctp (sctp_usrsctp_udp.c), only put the socket on a
+ * list, which us_run() serves once usrsctp has returned.  Its sockets
+ * are AF_CONN ones whose peer address is a UDP endpoint, so the peer
+ * takes the packet's source address (RFC 4960 §5.1.2).  Only this file
+ * and sctp_usrsctp_udp.c include <usrsctp.h>: the kernel's constants
+ * differ.
  */
 #include "config.h"
 
@@ -58,24 +50,17 @@ struct sctp_sock {
 
 /* The stack's sockets. */
 static struct {
-	struct event_base *base;
 	struct sctp_stack_conf conf;
 	TAILQ_HEAD(, sctp_sock) socks;
 	TAILQ_HEAD(, sctp_sock) ready; /* named by an upcall, not served */
 	TAILQ_HEAD(, sctp_sock) dead;  /* freed at the end of a pass */
-	unsigned int n_socks;
 	int in_pass;
-	uint8_t *rxbuf;
-} us = {
-	.socks = TAILQ_HEAD_INITIALIZER(us.socks),
-	.ready = TAILQ_HEAD_INITIALIZER(us.ready),
-	.dead = TAILQ_HEAD_INITIALIZER(us.dead),
-};
+} us; /* the lists set up by us_init() */
+
+static uint8_t us_rxbuf[SCTP_RX_MAX];
 
 /* A closed socket's callbacks: none. */
 static const struct sctp_cb us_nocb;
-
-static void us_run(void);
 
 /*
  * usrsctp's upcall, inside a call of ours into usrsctp (its input, its
@@ -93,13 +78,6 @@ static void us_upcall(struct socket *so, void *arg, int flags)
 	TAILQ_INSERT_TAIL(&us.ready, s, ready_entry);
 }
 
-static void us_noupcall(struct socket *so, void *arg, int flags)
-{
-	(void)so;
-	(void)arg;
-	(void)flags;
-}
-
 /* s served on the next pass. */
 static void us_rewake(struct sctp_sock *s)
 {
@@ -110,10 +88,7 @@ static void us_rewake(struct sctp_sock *s)
 static void us_free(struct sctp_sock *s)
 {
 	TAILQ_REMOVE(&us.socks, s, entry);
-	us.n_socks--;
-	if (s->as.adapt_timer)
-		event_free(s->as.adapt_timer);
-	free(s);
+	sctp_as_free(&s->as);
 }
 
 /* Largest user message that goes out in one packet (RFC 5043 §9): the
@@ -143,12 +118,10 @@ static size_t us_maxseg(struct sctp_as *a)
 }
 
 /*
- * The path MTU of an association: the UDP path's (RFC 6951 §5.6 leaves
- * PMTU discovery to the SCTP layer; the route's MTU is where it starts
- * and, as usrsctp cannot see ICMP here, where it stays).  usrsctp only
- * lowers an association's MTU, so every socket starts at the largest
- * (us_sockopts(), peer NULL) and each association is lowered to its
- * path's.
+ * The path MTU of an association: the UDP path's, fixed (RFC 6951 §5.6
+ * leaves PMTU discovery to SCTP, and usrsctp sees no ICMP here).
+ * usrsctp only lowers an MTU: every socket starts at the largest (peer
+ * NULL), each association is lowered to its path's.
  */
 static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 {
@@ -170,9 +143,9 @@ static void us_set_mtu(struct socket *so, void *peer, sctp_assoc_t id)
 		log_debug("sctp: path MTU %u: %s", mtu, strerror(errno));
 }
 
-static const struct sctp_opt_consts us_opts = SCTP_OPT_CONSTS;
-SCTP_OPT_LAYOUT_CHECK;
-_Static_assert(offsetof(struct sctp_sock, as) == 0, "sctp_stack.h");
+/* usrsctp's numbers, for what both stacks share (sctp_assoc.h) */
+static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
+SCTP_AS_LAYOUT_CHECK;
 
 static int us_setopt(void *h, int name, const void *v, socklen_t len,
 		     const char *what)
@@ -191,7 +164,7 @@ static int us_sockopts(struct socket *so)
 		log_warn("sctp: non-blocking");
 		return -1;
 	}
-	if (sctp_sockopt_ddp(&us_opts, us.conf.streams, us_setopt, so) < 0)
+	if (sctp_as_sockopts(&us_consts, us.conf.streams, us_setopt, so) < 0)
 		return -1;
 	us_set_mtu(so, NULL, SCTP_FUTURE_ASSOC);
 	return 0;
@@ -201,10 +174,8 @@ static int us_sockopts(struct socket *so)
 static void us_as_abort(struct sctp_as *a)
 {
 	static const char none[1];
-	struct sctp_sndinfo si;
+	struct sctp_sndinfo si = { .snd_flags = SCTP_ABORT };
 
-	memset(&si, 0, sizeof(si));
-	si.snd_flags = SCTP_ABORT;
 	/* usrsctp_sendv() refuses a NULL buffer (EFAULT) even for an
 	 * ABORT without a cause; the length is what counts */
 	if (usrsctp_sendv(a->sock->so, none, 0, NULL, 0, &si, sizeof(si),
@@ -214,14 +185,9 @@ static void us_as_abort(struct sctp_as *a)
 	us_kick();
 }
 
-static void us_as_stop(struct sctp_as *a)
-{
-	(void)a; /* usrsctp's socket stays until closed; nothing to stop */
-}
-
+/* usrsctp's socket stays until closed: nothing to stop */
 static const struct sctp_as_ops us_as_ops = {
 	.abort = us_as_abort,
-	.stop = us_as_stop,
 	.maxseg = us_maxseg,
 };
 
@@ -229,25 +195,12 @@ static const struct sctp_as_ops us_as_ops = {
 static struct sctp_sock *us_sock_new(struct socket *so, enum sctp_as_state st,
 				     const struct sctp_cb *cb, void *arg)
 {
-	struct sctp_sock *s = calloc(1, sizeof(*s));
+	struct sctp_sock *s = sctp_as_new(sizeof(*s), &us_as_ops, st, cb, arg);
 
 	if (!s)
 		return NULL;
-	s->as = (struct sctp_as){ .sock = s,
-				  .ops = &us_as_ops,
-				  .state = st,
-				  .cb = cb,
-				  .arg = arg,
-				  .adapt_wait_ms = us.conf.adapt_wait_ms };
-	s->as.adapt_timer = evtimer_new(us.base, sctp_as_adapt_timeout, &s->as);
-	if (!s->as.adapt_timer) {
-		free(s);
-		errno = ENOMEM;
-		return NULL;
-	}
 	s->so = so;
 	TAILQ_INSERT_TAIL(&us.socks, s, entry);
-	us.n_socks++;
 	usrsctp_set_upcall(so, us_upcall, s);
 	/* what reached it before its upcall did (an accepted socket's
 	 * COMM_UP) is served on the next pass */
@@ -293,7 +246,7 @@ static void us_close(struct sctp_sock *s, bool abort)
 	s->as.cb = &us_nocb;
 	s->as.arg = NULL;
 	evtimer_del(s->as.adapt_timer);
-	usrsctp_set_upcall(s->so, us_noupcall, NULL);
+	usrsctp_set_upcall(s->so, us_upcall, NULL); /* which ignores it */
 	if (s->ready) {
 		TAILQ_REMOVE(&us.ready, s, ready_entry);
 		s->ready = false;
@@ -312,10 +265,6 @@ static void us_close(struct sctp_sock *s, bool abort)
 	}
 	us_free(s);
 }
-
-/* usrsctp's notification constants (RFC 6458 §6.1), for the one reader
- * of both stacks (sctp_assoc.c). */
-static const struct sctp_as_consts us_consts = SCTP_AS_CONSTS;
 
 static void us_accept_all(struct sctp_sock *l)
 {
@@ -373,19 +322,9 @@ static void us_recv_all(struct sctp_sock *s)
 		ssize_t n;
 
 		memset(&rcv, 0, sizeof(rcv));
-		n = usrsctp_recvv(s->so, us.rxbuf, SCTP_RX_MAX, NULL, NULL,
+		n = usrsctp_recvv(s->so, us_rxbuf, SCTP_RX_MAX, NULL, NULL,
 				  &rcv, &infolen, &infotype, &flags);
-		if (n < 0) {
-			if (errno == EWOULDBLOCK || errno == EAGAIN)
-				return;
-			sctp_as_down(&s->as, strerror(errno));
-			return;
-		}
-		if (n == 0) {
-			sctp_as_down(&s->as, "association closed");
-			return;
-		}
-		if (!sctp_as_input(&s->as, &us_consts, us.rxbuf, (size_t)n,
+		if (!sctp_as_input(&s->as, &us_consts, us_rxbuf, n,
 				   flags & MSG_NOTIFICATION, flags & MSG_EOR,
 				   infotype == SCTP_RECVV_RCVINFO ? &rcv :
 								    NULL))
@@ -445,37 +384,18 @@ static void us_run(void)
 static int us_init(struct event_base *base, const struct sctp_stack_conf *c,
 		   char *err, size_t errlen)
 {
-	us.base = base;
 	us.conf = *c;
 	TAILQ_INIT(&us.socks);
 	TAILQ_INIT(&us.ready);
 	TAILQ_INIT(&us.dead);
-	us.n_socks = 0;
-	us.rxbuf = malloc(SCTP_RX_MAX);
-	if (!us.rxbuf) {
-		snprintf(err, errlen, "sctp: %s", strerror(errno));
-		return -1;
-	}
 	if (us_udp_init(base, &us.conf.udp_port, c->udp_gso, us_run, err,
-			errlen) < 0) {
-		free(us.rxbuf);
-		us.rxbuf = NULL;
+			errlen) < 0)
 		return -1;
-	}
-	/*
-	 * No receive thread, no timer thread, no UDP or raw socket of
-	 * usrsctp's own (port 0: its UDP tunneling is not used; the
-	 * datagrams are ours).  Its iterator thread still starts, idle:
-	 * it runs only for address changes and SCTP_SENDALL, neither of
-	 * which iwcmd uses (docs/sctp.md).
-	 */
+	/* no thread but its idle iterator (docs/sctp.md), no UDP socket of
+	 * its own (port 0: the datagrams are ours) */
 	usrsctp_init_nothreads(0, us_conn_output, NULL);
-	/* the CRC32c of every packet is ours (RFC 4960 §6.8): ISA-L on
-	 * the way out in us_conn_output(), checked before
-	 * usrsctp_conninput() (sctp_usrsctp_udp.c) */
+	/* the CRC32c is ours (RFC 4960 §6.8, sctp_usrsctp_udp.c) */
 	usrsctp_enable_crc32c_offload();
-	/* heartbeats and retransmissions by usrsctp's own timers, which
-	 * usrsctp_handle_timers() runs */
 	log_info("sctp: usrsctp on UDP port %u, %u streams", us.conf.udp_port,
 		 c->streams);
 	return 0;
@@ -497,8 +417,6 @@ static void us_fini(void)
 			break;
 	}
 	us_udp_fini();
-	free(us.rxbuf);
-	us.rxbuf = NULL;
 }
 
 /* Bind so to port (network order; 0: a free one), all of usrsctp's
@@ -585,11 +503,7 @@ static struct sctp_sock *us_connect(const struct sockaddr *sa, socklen_t len,
 	int e;
 
 	(void)len;
-	/* RFC 6951 §5.1: the peer's encapsulation port */
-	if (!remote_udp_port)
-		remote_udp_port = us.conf.encap_port ? us.conf.encap_port :
-						       us.conf.udp_port;
-	peer = us_peer_get(sa, remote_udp_port);
+	peer = us_peer_get(sa, sctp_addr_encap_port(&us.conf, remote_udp_port));
 	if (!peer)
 		return NULL;
 	so = us_socket();
@@ -630,16 +544,15 @@ fail:
 static int us_send(struct sctp_sock *s, uint16_t stream, uint32_t ppid,
 		   const void *buf, size_t len)
 {
-	struct sctp_sndinfo si;
+	/* RFC 5043 §5: unordered */
+	struct sctp_sndinfo si = { .snd_sid = stream,
+				   .snd_flags = SCTP_UNORDERED,
+				   .snd_ppid = htonl(ppid) };
 
 	if (s->dead) {
 		errno = ENOTCONN;
 		return -1;
 	}
-	memset(&si, 0, sizeof(si));
-	si.snd_sid = stream;
-	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5 */
-	si.snd_ppid = htonl(ppid);
 	if (usrsctp_sendv(s->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0) {
 		if (errno == EWOULDBLOCK || errno == EAGAIN) {
@@ -669,11 +582,6 @@ static int us_addr(struct sctp_sock *s, bool peer, struct sockaddr_storage *ss,
 	return 0;
 }
 
-static unsigned int us_sockets(void)
-{
-	return us.n_socks;
-}
-
 static void us_pause(struct sctp_sock *s, bool pause)
 {
 	s->paused = pause;
@@ -690,6 +598,5 @@ const struct sctp_stack_ops sctp_stack_usrsctp = {
 	.addr = us_addr,
 	.close = us_close,
 	.pause = us_pause,
-	.sockets = us_sockets,
 	.drops = us_udp_drops,
 };

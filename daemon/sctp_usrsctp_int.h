@@ -5,11 +5,8 @@
 
 /*
  * What sctp_usrsctp.c (the stack's sockets) and sctp_usrsctp_udp.c (its
- * UDP socket, its peers and its timers) share.  usrsctp runs without
- * threads of its own here (usrsctp_init_nothreads()): every packet in,
- * every packet out, every timer and every upcall happens on iwcmd's
- * loop thread, inside a call iwcmd made.  Includes <usrsctp.h>: for
- * those two files only.
+ * UDP socket, its peers and its timers) share, on the loop thread
+ * (usrsctp_init_nothreads()).  Includes <usrsctp.h>: for those two only.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,10 +22,7 @@
 
 /*
  * The UDP side of RFC 6951: iwcmd's own socket(s) on *port (0: one the
- * host picks, written back), read
- * in batches; each peer's UDP endpoint (address, port, and the local
- * address it reached) is one AF_CONN address of usrsctp, a value that
- * names a slot of a bounded table.  run is called after each call into
+ * host picks, written back).  run is called after each call into
  * usrsctp from the loop (sctp_usrsctp.c serves the sockets its upcalls
  * named, then flushes).  -1 with a message in err.
  */

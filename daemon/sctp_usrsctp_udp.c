@@ -2,38 +2,17 @@
 /* Copyright (c) 2026 The iwcm authors */
 /*
  * The UDP side of SCTP over UDP encapsulation (RFC 6951) for usrsctp run
- * without threads: iwcmd owns the UDP socket(s) on sctp_udp_port, reads
- * them from its loop in batches (recvmmsg) and hands each datagram, the
- * SCTP packet of RFC 6951 §5, to usrsctp_conninput(); what usrsctp hands
- * to its output callback is queued and sent in batches (sendmmsg) before
- * the loop sleeps; usrsctp_handle_timers() runs from a libevent timer.
+ * without threads (docs/sctp.md): iwcmd's UDP socket(s) read in batches
+ * (recvmmsg, UDP GRO) into usrsctp_conninput(), one SCTP packet (§5)
+ * each; what usrsctp outputs sent in batches (sendmmsg, UDP GSO) before
+ * the loop sleeps; usrsctp_handle_timers() on a libevent timer.  The
+ * CRC32c (RFC 4960 §6.8) is ours, summed and checked with ISA-L.
  *
- * usrsctp sees every peer as an AF_CONN address: a value naming a slot
- * of a bounded table of remote UDP endpoints (IP address and UDP port,
- * RFC 6951 §5.1, with the local address they reach).  A slot is reused
- * only once no socket of iwcmd refers to it; what an association usrsctp
- * still winds down sends there then reaches the new peer, which drops it
- * (RFC 4960 §8.5: not its Verification Tag).  A packet waiting in the
- * send batch carries its own destination and source address, copied
- * when usrsctp handed it out: a slot reused before the batch leaves
- * sends it to the peer it was for.  A datagram from an unknown endpoint
- * takes a slot only when it is an SCTP packet with a correct CRC32c (RFC
- * 4960 §6.8); a full table evicts the endpoint unused longest that no socket
- * of iwcmd refers to, or drops the datagram.
- *
- * The CRC32c is ours, not usrsctp's (usrsctp_enable_crc32c_offload()):
- * usrsctp then leaves the checksum of what it sends zero and checks
- * none of what it receives, so every packet is summed here with ISA-L
- * (wire/crc32c.c) on its way out and verified on its way in, before
- * usrsctp_conninput(); usrsctp's own table-driven CRC cost iwcmd more
- * than any other function of the data path.
- *
- * Packets queued one after another for the same peer, of one size (the
- * last may be shorter), leave as one UDP GSO send (UDP_SEGMENT, up to
- * 64): the kernel cuts them into the same datagrams on the wire, and a
- * receiver asking for UDP GRO (as iwcmd does) gets them back whole, one
- * buffer cut at the segment size it is told.  A kernel or device that
- * refuses either is served one datagram at a time, as before.
+ * A peer is an AF_CONN address of usrsctp naming a slot of a bounded
+ * table of UDP endpoints (RFC 6951 §5.1, with the local address they
+ * reach).  A slot is reused only once no socket of iwcmd refers to it:
+ * what usrsctp still sends there reaches the new peer, which drops it
+ * (RFC 4960 §8.5), and a packet queued before carries its own addresses.
  */
 #include "config.h"
 
@@ -59,10 +38,7 @@
 #define US_TICK_MS 10	     /* usrsctp's timers, as its own thread ran them */
 #define US_SCTP_HDR 12	     /* RFC 4960 §3.1 common header */
 #define US_SCTP_CSUM 8	     /* its Checksum field */
-/* The IP MTU a path is taken to have at most: Ethernet's, what usrsctp
- * assumed on its own UDP sockets.  Larger packets (a loopback's 64 KiB)
- * cost a whole segment per lost datagram and overrun the UDP receive
- * buffer in bursts. */
+/* The IP MTU a path is taken to have at most: Ethernet's (docs/sctp.md) */
 #define US_IP_MTU_MAX 1500
 #define US_CHUNK_HDR 4
 /* UDP GSO: segments per send (the kernel's UDP_MAX_SEGMENTS, 64 before
@@ -277,8 +253,6 @@ static void us_route(const struct sockaddr_storage *remote,
 			       hdr;
 	}
 	close(fd);
-	if (*mtu > US_PKT_MAX - 29)
-		*mtu = US_PKT_MAX - 29; /* the largest IPv4 UDP payload */
 	if (local->ss_family)
 		sctp_addr_set_port(local, 0);
 }
@@ -300,7 +274,6 @@ static int us_peer_take(const struct sockaddr_storage *remote,
 		return -1;
 	}
 	p = &udp.peer[i];
-	memset(&p->remote, 0, sizeof(p->remote));
 	memset(&p->local, 0, sizeof(p->local));
 	p->remote = *remote;
 	if (local)
@@ -396,12 +369,6 @@ static uint32_t us_crc_of(uint8_t *buf, size_t len)
 {
 	memset(buf + US_SCTP_CSUM, 0, 4);
 	return crc32c(buf, len);
-}
-
-/* Sum a packet usrsctp handed out (offloaded: its field is zero). */
-static void us_crc_put(uint8_t *buf, size_t len)
-{
-	crc32c_put_wire(us_crc_of(buf, len), buf + US_SCTP_CSUM);
 }
 
 /* Whether buf is an SCTP packet whose CRC32c is right (RFC 4960 §6.8);
@@ -526,6 +493,7 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct us_peer *p = us_peer_of(addr);
 	unsigned int i;
 	struct msghdr *mh;
+	uint8_t *pkt;
 
 	(void)tos;
 	(void)set_df;
@@ -536,10 +504,12 @@ int us_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	if (udp.n_tx == US_TX_BATCH)
 		us_udp_flush();
 	i = udp.n_tx++;
-	memcpy(udp.tbuf + (size_t)i * US_PKT_MAX, buf, len);
+	pkt = udp.tbuf + (size_t)i * US_PKT_MAX;
+	memcpy(pkt, buf, len);
+	/* offloaded: usrsctp left the field zero */
 	if (len >= US_SCTP_HDR)
-		us_crc_put(udp.tbuf + (size_t)i * US_PKT_MAX, len);
-	udp.tiov[i].iov_base = udp.tbuf + (size_t)i * US_PKT_MAX;
+		crc32c_put_wire(us_crc_of(pkt, len), pkt + US_SCTP_CSUM);
+	udp.tiov[i].iov_base = pkt;
 	udp.tiov[i].iov_len = len;
 	udp.tto[i] = p->remote;
 	udp.tfd[i] = udp.fd[p->remote.ss_family == AF_INET6];
@@ -671,11 +641,8 @@ static void us_udp_read(evutil_socket_t fd, short what, void *arg)
 			uint8_t *p = udp.riov[k].iov_base;
 			size_t len = udp.rmsg[k].msg_len, seg;
 
-			if (mh->msg_flags & MSG_TRUNC) {
-				udp.drops.not_sctp++;
-				continue;
-			}
-			if (udp.rfrom[k].ss_family != family) {
+			if ((mh->msg_flags & MSG_TRUNC) ||
+			    udp.rfrom[k].ss_family != family) {
 				udp.drops.not_sctp++;
 				continue;
 			}

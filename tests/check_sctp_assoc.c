@@ -224,16 +224,14 @@ START_TEST(test_passive_accept)
 	ck_assert_mem_eq(info.peer_pd, "hello", 5);
 	ck_assert_int_eq(n_sent, 0);
 
-	ck_assert_int_eq(sctp_session_decide(req[0], true, &conf,
-					     (const uint8_t *)"ok", 2),
-			 0);
+	ck_assert_int_eq(
+		sctp_session_decide(req[0], true, (const uint8_t *)"ok", 2), 0);
 	m = sent_ctl(0, 2);
 	ck_assert_uint_eq(m.fc, SCTP_SS_ACCEPT);
 	ck_assert_uint_eq(m.ssn, 0);
 	ck_assert_uint_eq(m.pd_len, 2);
 	ck_assert_int_eq(n_est, 1);
 	ck_assert_uint_eq(sctp_assoc_pending(a), 0);
-	ck_assert_ptr_eq(sctp_session_owner(req[0]), &conf);
 
 	peer_seg(2, 1, "early"); /* after the Accept: legal */
 	ck_assert_int_eq(n_seg, 1);
@@ -281,7 +279,7 @@ START_TEST(test_passive_enhanced)
 			  4);
 	ck_assert_uint_eq((info.peer_word[2] & 0x3f) << 8 | info.peer_word[3],
 			  8);
-	ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, 0), 0);
 	m = sent_ctl(0, 0);
 	ck_assert_uint_eq(m.fc, SCTP_SS_ENH_ACCEPT);
 	ck_assert(m.enhanced);
@@ -307,17 +305,17 @@ START_TEST(test_passive_reject)
 	/* Private Data over 512 is refused, the session stays */
 	memset(big, 'p', sizeof(big));
 	errno = 0;
-	ck_assert_int_eq(sctp_session_decide(req[0], false, NULL,
+	ck_assert_int_eq(sctp_session_decide(req[0], false,
 					     (const uint8_t *)big, 513),
 			 -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(sctp_session_decide(req[0], false, NULL,
+	ck_assert_int_eq(sctp_session_decide(req[0], false,
 					     (const uint8_t *)big, 512),
 			 0);
 	m = sent_ctl(0, 1);
 	ck_assert_uint_eq(m.fc, SCTP_SS_REJECT);
 	ck_assert_uint_eq(m.pd_len, 512);
-	ck_assert_int_eq(sctp_session_decide(req[1], false, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sctp_session_decide(req[1], false, NULL, 0), 0);
 	m = sent_ctl(1, 3);
 	ck_assert_uint_eq(m.fc, SCTP_SS_ENH_REJECT);
 	ck_assert_int_eq(n_est, 0);
@@ -337,14 +335,14 @@ START_TEST(test_active)
 	setup();
 	for (i = 0; i < 4; i++) {
 		s[i] = sctp_session_connect(a, (uint16_t)i, NULL,
-					    (const uint8_t *)"ini", 3, &conf);
+					    (const uint8_t *)"ini", 3);
 		ck_assert_ptr_nonnull(s[i]);
 		m = sent_ctl(i, (uint16_t)i);
 		ck_assert_uint_eq(m.fc, SCTP_SS_ENH_INITIATE);
 		ck_assert_uint_eq(m.ulp_pd_len, 3);
 	}
 	errno = 0;
-	ck_assert_ptr_null(sctp_session_connect(a, 0, NULL, NULL, 0, NULL));
+	ck_assert_ptr_null(sctp_session_connect(a, 0, NULL, NULL, 0));
 	ck_assert_int_eq(errno, EBUSY);
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 4);
 
@@ -421,8 +419,7 @@ START_TEST(test_hostile)
 		break;
 	case H_SECOND_INITIATE:
 		peer_ctl(4, 0, SCTP_SS_INITIATE, NULL, 0, 0);
-		ck_assert_int_eq(
-			sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
+		ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, 0), 0);
 		sctp_session_handoff_done(req[0], true);
 		peer_ctl(4, 1, SCTP_SS_INITIATE, NULL, 0, 0);
 		break;
@@ -432,8 +429,7 @@ START_TEST(test_hostile)
 		break;
 	case H_BAD_SSN:
 		peer_ctl(4, 0, SCTP_SS_INITIATE, NULL, 0, 0);
-		ck_assert_int_eq(
-			sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
+		ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, 0), 0);
 		peer_seg(4, 0, "old"); /* behind: never held */
 		break;
 	case H_BAD_PPID:
@@ -507,7 +503,7 @@ START_TEST(test_timeouts)
 	struct sctp_session *s;
 
 	setup();
-	s = sctp_session_connect(a, 0, NULL, NULL, 0, NULL);
+	s = sctp_session_connect(a, 0, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(s);
 	/* no answer: Terminate, the owner told, then TERM_SENT expires */
 	event_base_dispatch(base);
@@ -517,7 +513,7 @@ START_TEST(test_timeouts)
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
 	send_fail = ENOBUFS;
 	errno = 0;
-	ck_assert_ptr_null(sctp_session_connect(a, 1, NULL, NULL, 0, NULL));
+	ck_assert_ptr_null(sctp_session_connect(a, 1, NULL, NULL, 0));
 	ck_assert_uint_eq(sctp_assoc_sessions(a), 0);
 	teardown();
 }
@@ -528,7 +524,7 @@ START_TEST(test_assoc_down)
 {
 	setup();
 	peer_ctl(0, 0, SCTP_SS_INITIATE, NULL, 0, 0);
-	ck_assert_ptr_nonnull(sctp_session_connect(a, 1, NULL, NULL, 0, NULL));
+	ck_assert_ptr_nonnull(sctp_session_connect(a, 1, NULL, NULL, 0));
 	sctp_assoc_free(a);
 	a = NULL;
 	/* both owners told, as an association that ended (a reset) */
@@ -548,7 +544,7 @@ START_TEST(test_reorder)
 
 	setup();
 	peer_ctl(1, 0, SCTP_SS_INITIATE, NULL, 0, 0);
-	ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sctp_session_decide(req[0], true, NULL, 0), 0);
 	sctp_session_handoff_done(req[0], true);
 	peer_seg(1, 4, "d");
 	peer_seg(1, 2, "b");
@@ -577,7 +573,7 @@ START_TEST(test_reorder)
 
 	/* the passive side's first segments overtake its Accept (§6.6
 	 * orders control messages only) */
-	s = sctp_session_connect(a, 2, NULL, NULL, 0, NULL);
+	s = sctp_session_connect(a, 2, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(s);
 	peer_seg(2, 2, "y");
 	peer_seg(2, 1, "x");
@@ -595,7 +591,7 @@ START_TEST(test_reorder)
 	 * cannot wait, and no legal pattern fits it (§6.1) */
 	peer_ctl(3, 0, SCTP_SS_INITIATE, NULL, 0, 0);
 	ck_assert_int_eq(n_req, 2);
-	ck_assert_int_eq(sctp_session_decide(req[1], true, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sctp_session_decide(req[1], true, NULL, 0), 0);
 	sctp_session_handoff_done(req[1], true);
 	n_seg = 0;
 	for (i = 2; i < 2 + 256; i++)
@@ -636,7 +632,7 @@ START_TEST(test_peel)
 	const struct sctp_peel_msg *m;
 
 	setup();
-	s = sctp_session_connect(a, 3, NULL, NULL, 0, NULL);
+	s = sctp_session_connect(a, 3, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_int_eq(n_sent, 1); /* our Initiate, DDP-SSN 0 */
 	/* the peer's first segments overtake its Accept; 4 is ahead */

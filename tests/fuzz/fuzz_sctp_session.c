@@ -124,10 +124,10 @@ static void step(struct sctp_assoc *a, uint8_t op, uint16_t stream,
 	case 3:
 	case 4:
 		if (s)
-			sctp_session_decide(s, (op & 7) == 3, NULL, d, n);
+			sctp_session_decide(s, (op & 7) == 3, d, n);
 		break;
 	case 5:
-		s = sctp_session_connect(a, stream, NULL, d, n, NULL);
+		s = sctp_session_connect(a, stream, NULL, d, n);
 		if (s)
 			known_add(s);
 		break;
