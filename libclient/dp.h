@@ -361,10 +361,8 @@ struct iwcm_qp {
 	uint32_t tx_head, tx_count; /* frames ring */
 	enum tx_kind tx_cur;	    /* message being segmented, or 0 */
 	struct sq_wqe *tx_wqe;
-	bool tx_blocked;	     /* socket full: wait for POLLOUT */
-	struct rdmap_term term;	     /* ours */
-	struct rdmap_term peer_term; /* the peer's, once peer_term_rx */
-	bool peer_term_rx;
+	bool tx_blocked;	/* socket full: wait for POLLOUT */
+	struct rdmap_term term; /* ours */
 
 	/* Bounded close (iwcm_qp_disconnect(), our Terminate). */
 	uint32_t disconnect_ms;	 /* the bound */
@@ -415,6 +413,11 @@ struct iwcm_qp {
 	int poll_events;
 	uv_timer_t timer; /* the disconnect timeout */
 	enum dp_handle timer_state;
+
+	/* The peer's Terminate, once it came (iwcm_qp_peer_term()); cold,
+	 * so last. */
+	struct rdmap_term peer_term;
+	bool peer_term_rx;
 };
 
 /* ---- the context's datapath ---- */
