@@ -30,6 +30,7 @@ write_bw-q8 write_bw -q 8                               >=0.9
 EOF
 }
 
+usage="ratios.sh [-r RUNS] [-b BUSY] [CASE...]"
 runs=3
 busy=0
 while getopts r:b: o; do
@@ -37,14 +38,13 @@ while getopts r:b: o; do
 	r) runs=$OPTARG ;;
 	b) busy=$OPTARG ;;
 	*)
-		echo "usage: ratios.sh [-r RUNS] [-b BUSY] [CASE...]" >&2
+		echo "usage: $usage" >&2
 		exit 2
 		;;
 	esac
 done
 shift $((OPTIND - 1))
 prog=ratios.sh
-usage="ratios.sh [-r RUNS] [-b BUSY] [CASE...]"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/bench_lib.sh
 . "$here/bench_lib.sh"
