@@ -44,6 +44,7 @@ while getopts r:b: o; do
 	esac
 done
 shift $((OPTIND - 1))
+# shellcheck disable=SC2034 # prog: bench_lib.sh's messages
 prog=ratios.sh
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/bench_lib.sh
